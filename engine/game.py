@@ -1,0 +1,152 @@
+"""The one interface every game implements.
+
+Search, server, clients and bots only ever talk to a `Game`; none of them special-cases a game.
+A `Game` object holds the rules and options of one variant (board size, rule flags) and is
+itself stateless: positions are immutable values passed in and returned, so they can be shared,
+hashed into transposition tables and sent across threads without copying.
+
+Players are numbered 0 (South / Black, moves first) and 1 (North / White).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+P = TypeVar("P", bound=Hashable)
+"""A position: an immutable, hashable value (a tuple or a frozen dataclass)."""
+
+M = TypeVar("M", bound=Hashable)
+"""A move: an immutable, hashable value, meaningful only together with the position it is for."""
+
+Evaluation = Callable[[Any], float]
+"""A static evaluation: a score of a non-terminal position from player 0's point of view."""
+
+
+class GameError(ValueError):
+    """Base class of every error a game raises for bad user input."""
+
+
+class OptionsError(GameError):
+    """Game options that are unknown, of the wrong type or out of range."""
+
+
+class NotationError(GameError):
+    """A move or position text that cannot be parsed; the message says what is wrong."""
+
+
+class IllegalMoveError(GameError):
+    """A well-formed move that the rules do not allow in this position."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game."""
+
+    winner: int | None
+    """0, 1, or None for a draw."""
+    score: tuple[int, int]
+    """Each player's points at the end (stores, discs, seeds), player 0 first."""
+    reason: str = "normal"
+    """Why the game ended: "normal", "no_moves", "ply_limit", "repetition", ..."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "score": list(self.score), "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One hole touched by a move, in order, for clients that animate a sowing."""
+
+    hole: str
+    """The hole's label in the game's notation (e.g. "S3", "N*" for North's store, "B5", "d3")."""
+    action: str
+    """What happened there: "sow", "lift", "capture", "store", "place", "flip"."""
+
+
+class Game(ABC, Generic[P, M]):
+    """The rules of one game variant with fixed options.
+
+    Subclasses set `name` and implement the abstract methods; `children` and `is_over` have
+    generic implementations that a game overrides when it can do better.
+    """
+
+    name: ClassVar[str]
+    """The game's name on the command line and the wire ("kalah", "bao", "othello", ...)."""
+
+    options: Mapping[str, Any]
+    """The complete, validated options of this variant (defaults filled in)."""
+
+    evaluations: Mapping[str, Evaluation]
+    """Named static evaluations; the first one is the default."""
+
+    @abstractmethod
+    def start(self) -> P:
+        """The start position."""
+
+    @abstractmethod
+    def to_move(self, position: P) -> int:
+        """The player to move (0 or 1)."""
+
+    @abstractmethod
+    def legal_moves(self, position: P) -> list[M]:
+        """All legal moves, in a fixed order; empty exactly when the game is over."""
+
+    @abstractmethod
+    def play(self, position: P, move: M) -> P:
+        """The position after `move`; raises IllegalMoveError if it is not legal."""
+
+    def children(self, position: P) -> list[tuple[M, P]]:
+        """Every legal move with the position it leads to, for search."""
+        return [(move, self.play(position, move)) for move in self.legal_moves(position)]
+
+    @abstractmethod
+    def outcome(self, position: P) -> Outcome | None:
+        """The result if the game is over, else None."""
+
+    def is_over(self, position: P) -> bool:
+        return self.outcome(position) is not None
+
+    @abstractmethod
+    def format_move(self, position: P, move: M) -> str:
+        """The move in the game's notation."""
+
+    @abstractmethod
+    def parse_move(self, position: P, text: str) -> M:
+        """The move that `text` names; NotationError if malformed, IllegalMoveError if illegal."""
+
+    @abstractmethod
+    def format_position(self, position: P) -> str:
+        """One line that `parse_position` turns back into the same position."""
+
+    @abstractmethod
+    def parse_position(self, text: str) -> P:
+        """The position that `text` describes; NotationError says what is wrong."""
+
+    def position_json(self, position: P) -> Any:
+        """The position as JSON-ready data (for `--json` output)."""
+        return self.format_position(position)
+
+    def parse_position_json(self, data: Any) -> P:
+        """The inverse of `position_json`."""
+        if not isinstance(data, str):
+            raise NotationError(f"{self.name}: a position in JSON must be a string")
+        return self.parse_position(data)
+
+    def key(self, position: P) -> Hashable:
+        """A hashable key identifying the position (for transposition tables)."""
+        return position
+
+    @abstractmethod
+    def sowing_path(self, position: P, move: M) -> list[Step]:
+        """Every hole the move touches, in order (seeds sown, captured, discs flipped)."""
+
+    def play_text(self, position: P, text: str) -> P:
+        """Parse and play one move given in notation."""
+        return self.play(position, self.parse_move(position, text))
+
+    def describe(self) -> str:
+        """The variant with its options, e.g. `kalah(6,4)`."""
+        return self.name
