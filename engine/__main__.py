@@ -1,0 +1,5 @@
+"""`python -m engine` is `ubao-engine`."""
+
+from engine.cli import main
+
+main()

@@ -1,0 +1,406 @@
+"""The two-row mancala family: Kalah (m,n) with its rule options, Egyptian and Ethiopian mancala.
+
+A position is a flat tuple: the ring of holes in counter-clockwise order as South sees the
+board, then the player to move:
+
+    index 0..m-1     South's pits, from South's left
+    index m          South's store
+    index m+1..2m    North's pits, from North's left
+    index 2m+1       North's store
+    index 2m+2       the player to move (0 South, 1 North)
+
+so sowing counter-clockwise is walking up the ring, and South's pit i faces ring hole 2m-i.
+A move is the pit number 1..m from the mover's own left; in the Ethiopian variant a clockwise
+move is the negated pit number (notation `3L` = -3, `3R` = 3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from engine.game import (
+    Evaluation,
+    Game,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    Outcome,
+    Step,
+)
+
+Position = tuple[int, ...]
+Move = int
+
+SIDE_LETTERS = "SN"
+MAX_PITS = 12
+MAX_SEEDS = 12
+
+
+def _check_int(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
+    value = options[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise OptionsError(
+            f"option {name!r} must be an integer from {low} to {high}, not {value!r}"
+        )
+    return value
+
+
+def _check_bool(options: Mapping[str, Any], name: str) -> bool:
+    value = options[name]
+    if not isinstance(value, bool):
+        raise OptionsError(f"option {name!r} must be true or false, not {value!r}")
+    return value
+
+
+def _check_choice(options: Mapping[str, Any], name: str, choices: tuple[str, ...]) -> str:
+    value = options[name]
+    if value not in choices:
+        raise OptionsError(f"option {name!r} must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
+
+
+class Mancala(Game[Position, Move]):
+    """The rules shared by the whole two-row family; subclasses only set defaults."""
+
+    name: ClassVar[str]
+    defaults: ClassVar[dict[str, Any]]
+    choose_direction: ClassVar[bool] = False
+    """Ethiopian: the mover picks the sowing direction and may not sow a single seed."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        given = dict(options or {})
+        unknown = sorted(set(given) - set(self.defaults))
+        if unknown:
+            raise OptionsError(
+                f"unknown option(s) {', '.join(map(repr, unknown))} for {self.name}; "
+                f"known: {', '.join(self.defaults)}"
+            )
+        merged = {**self.defaults, **given}
+        self.pits = _check_int(merged, "pits", 1, MAX_PITS)
+        self.seeds = _check_int(merged, "seeds", 1, MAX_SEEDS)
+        self.capture_sower = _check_bool(merged, "capture_sower")
+        self.empty_capture = _check_bool(merged, "empty_capture")
+        self.end_check = _check_choice(merged, "end_check", ("either", "mover"))
+        self.remaining = _check_choice(merged, "remaining", ("owner", "mover"))
+        self.options = merged
+        self.evaluations: dict[str, Evaluation] = {
+            "store_diff": self.store_diff,
+            "store_seeds": self.store_seeds,
+            "mobility": self.mobility,
+        }
+        m = self.pits
+        self._stores = (m, 2 * m + 1)
+        self._first_pit = (0, m + 1)
+        self._ring = 2 * m + 2
+        self._to_move = 2 * m + 2
+        self._min_seeds = 2 if self.choose_direction else 1
+
+    def describe(self) -> str:
+        return f"{self.name}({self.pits},{self.seeds})"
+
+    # -- rules -----------------------------------------------------------------------------
+
+    def start(self) -> Position:
+        row = (self.seeds,) * self.pits
+        return (*row, 0, *row, 0, 0)
+
+    def to_move(self, position: Position) -> int:
+        return position[self._to_move]
+
+    def legal_moves(self, position: Position) -> list[Move]:
+        if self._finished(position):
+            return []
+        player = position[self._to_move]
+        first = self._first_pit[player]
+        least = self._min_seeds
+        pits = [i + 1 for i in range(self.pits) if position[first + i] >= least]
+        if self.choose_direction:
+            return [move for pit in pits for move in (-pit, pit)]
+        return pits
+
+    def play(self, position: Position, move: Move) -> Position:
+        if move not in self.legal_moves(position):
+            raise IllegalMoveError(
+                f"{self.format_move(position, move)} is not legal in "
+                f"{self.format_position(position)}; legal: "
+                f"{' '.join(self.format_move(position, m) for m in self.legal_moves(position))}"
+            )
+        return self._sow(position, move, None)
+
+    def children(self, position: Position) -> list[tuple[Move, Position]]:
+        sow = self._sow
+        return [(move, sow(position, move, None)) for move in self.legal_moves(position)]
+
+    def sowing_path(self, position: Position, move: Move) -> list[Step]:
+        self.play(position, move)
+        path: list[Step] = []
+        self._sow(position, move, path)
+        return path
+
+    def _sow(self, position: Position, move: Move, path: list[Step] | None) -> Position:
+        """Sow `move` (known legal); record the holes touched in `path` when it is given."""
+        m = self.pits
+        ring = self._ring
+        board = list(position)
+        player = board[-1]
+        own_store, skipped = self._stores[player], self._stores[1 - player]
+        step = 1 if move > 0 else -1
+        hole = self._first_pit[player] + abs(move) - 1
+        seeds = board[hole]
+        board[hole] = 0
+        if path is not None:
+            path.append(Step(self._label(hole), "lift"))
+        laps, rest = divmod(seeds, ring - 1)
+        if laps:
+            for i in range(ring):
+                if i != skipped:
+                    board[i] += laps
+        last = hole  # after whole laps the last seed fell in the origin pit itself
+        for _ in range(rest):
+            last = (last + step) % ring
+            if last == skipped:
+                last = (last + step) % ring
+            board[last] += 1
+        if path is not None:
+            walk = hole
+            for _ in range(seeds):
+                walk = (walk + step) % ring
+                if walk == skipped:
+                    walk = (walk + step) % ring
+                path.append(Step(self._label(walk), "store" if walk == own_store else "sow"))
+        if last == own_store:
+            board[-1] = player
+        else:
+            board[-1] = 1 - player
+            first = self._first_pit[player]
+            if first <= last < first + m and board[last] == 1:
+                self._capture(board, last, own_store, path)
+        if self._finished_board(board):
+            self._sweep(board, player, path)
+        return tuple(board)
+
+    def _capture(self, board: list[int], last: int, store: int, path: list[Step] | None) -> None:
+        opposite = 2 * self.pits - last
+        taken = board[opposite]
+        if not taken and not self.empty_capture:
+            return
+        board[opposite] = 0
+        if self.capture_sower:
+            taken += 1
+            board[last] = 0
+        board[store] += taken
+        if path is not None:
+            path.append(Step(self._label(opposite), "capture"))
+            if self.capture_sower:
+                path.append(Step(self._label(last), "capture"))
+            path.append(Step(self._label(store), "store"))
+
+    def _can_move(self, board: tuple[int, ...] | list[int], player: int) -> bool:
+        first = self._first_pit[player]
+        least = self._min_seeds
+        return any(board[first + i] >= least for i in range(self.pits))
+
+    def _finished_board(self, board: tuple[int, ...] | list[int]) -> bool:
+        if self.end_check == "mover":
+            return not self._can_move(board, board[-1])
+        return not (self._can_move(board, 0) and self._can_move(board, 1))
+
+    def _finished(self, position: Position) -> bool:
+        return self._finished_board(position)
+
+    def _sweep(self, board: list[int], last_mover: int, path: list[Step] | None) -> None:
+        """Move the seeds left in the pits to the stores, as option `remaining` says."""
+        m = self.pits
+        left = [sum(board[first : first + m]) for first in self._first_pit]
+        if self.remaining == "owner":
+            takers = (0, 1)
+        else:
+            holder = last_mover if all(left) else (0 if left[0] else 1)
+            takers = (holder, holder)
+        for player, first in enumerate(self._first_pit):
+            for i in range(first, first + m):
+                if board[i] and path is not None:
+                    path.append(Step(self._label(i), "capture"))
+                board[i] = 0
+            board[self._stores[takers[player]]] += left[player]
+
+    def outcome(self, position: Position) -> Outcome | None:
+        if not self._finished(position):
+            return None
+        board = list(position)
+        self._sweep(board, 1 - position[-1], None)
+        south, north = board[self._stores[0]], board[self._stores[1]]
+        winner = None if south == north else (0 if south > north else 1)
+        return Outcome(winner, (south, north))
+
+    # -- evaluations (player 0's point of view) --------------------------------------------
+
+    def store_diff(self, position: Position) -> float:
+        """Seeds already banked: the final score if the game stopped now."""
+        return position[self.pits] - position[2 * self.pits + 1]
+
+    def store_seeds(self, position: Position) -> float:
+        """Stores plus a quarter of the seeds on each side: seeds on your side tend to end yours."""
+        m = self.pits
+        south_row = sum(position[:m])
+        north_row = sum(position[m + 1 : 2 * m + 1])
+        return position[m] - position[2 * m + 1] + 0.25 * (south_row - north_row)
+
+    def mobility(self, position: Position) -> float:
+        """Stores plus extra-turn moves and capture threats: tempo and material in reach."""
+        m = self.pits
+        score = float(position[m] - position[2 * m + 1])
+        for player, sign in ((0, 1.0), (1, -1.0)):
+            first = self._first_pit[player]
+            for i in range(m):
+                seeds = position[first + i]
+                if not seeds:
+                    continue
+                if seeds == m - i:
+                    score += sign * 1.0
+                target = i + seeds
+                if target < m and position[first + target] == 0:
+                    score += sign * 0.5 * position[2 * m - (first + target)]
+        return score
+
+    # -- notation --------------------------------------------------------------------------
+
+    def _label(self, hole: int) -> str:
+        m = self.pits
+        if hole == m:
+            return "S*"
+        if hole == 2 * m + 1:
+            return "N*"
+        return f"S{hole + 1}" if hole < m else f"N{hole - m}"
+
+    def format_move(self, position: Position, move: Move) -> str:
+        if self.choose_direction:
+            return f"{abs(move)}{'R' if move > 0 else 'L'}"
+        return str(move)
+
+    _MOVE = re.compile(r"\s*(\d+)\s*([LRlr]?)\s*")
+
+    def parse_move(self, position: Position, text: str) -> Move:
+        match = self._MOVE.fullmatch(text)
+        if match is None:
+            example = "3R or 3L" if self.choose_direction else "3"
+            raise NotationError(
+                f"{text!r} is not a {self.name} move: write a pit number 1..{self.pits}"
+                f" (e.g. {example})"
+            )
+        pit, direction = int(match[1]), match[2].upper()
+        if not 1 <= pit <= self.pits:
+            raise NotationError(f"{text!r}: pit {pit} does not exist; pits are 1..{self.pits}")
+        if self.choose_direction and not direction:
+            raise NotationError(f"{text!r}: add the direction, {pit}L or {pit}R")
+        if not self.choose_direction and direction:
+            raise NotationError(f"{text!r}: {self.name} moves have no direction; write {pit}")
+        move = -pit if direction == "L" else pit
+        if move not in self.legal_moves(position):
+            if self._finished(position):
+                why = "the game is over"
+            elif position[self._first_pit[position[-1]] + pit - 1] < self._min_seeds:
+                why = "a single seed may not be sown" if self.choose_direction else "it is empty"
+                why = f"pit {pit} holds {position[self._first_pit[position[-1]] + pit - 1]}: {why}"
+            else:
+                why = "not a legal move"
+            raise IllegalMoveError(f"{text.strip()} is illegal: {why}")
+        return move
+
+    def format_position(self, position: Position) -> str:
+        m = self.pits
+        south = ",".join(map(str, position[:m]))
+        north = ",".join(map(str, position[m + 1 : 2 * m + 1]))
+        side = SIDE_LETTERS[position[-1]]
+        return f"{self.describe()} {side} {south}/{north} {position[m]},{position[2 * m + 1]}"
+
+    def parse_position(self, text: str) -> Position:
+        fields = text.split()
+        grammar = f"'{self.describe()} S|N s1,..,s{self.pits}/n1,..,n{self.pits} store_s,store_n'"
+        if len(fields) != 4:
+            raise NotationError(f"{text!r}: a position has 4 fields separated by spaces: {grammar}")
+        variant, side, rows, stores = fields
+        if variant != self.describe():
+            raise NotationError(
+                f"{text!r}: the position is for {variant!r}, but the game is {self.describe()!r}"
+            )
+        if side not in ("S", "N"):
+            raise NotationError(f"{text!r}: the side to move must be S or N, not {side!r}")
+        row_texts = rows.split("/")
+        if len(row_texts) != 2:
+            raise NotationError(f"{text!r}: write South's pits / North's pits, e.g. {grammar}")
+        south, north = (self._counts(text, row, self.pits, "pits") for row in row_texts)
+        store_counts = self._counts(text, stores, 2, "stores")
+        position = (*south, store_counts[0], *north, store_counts[1], SIDE_LETTERS.index(side))
+        if sum(position[:-1]) == 0:
+            raise NotationError(f"{text!r}: a position needs at least one seed")
+        return position
+
+    @staticmethod
+    def _counts(text: str, field: str, count: int, what: str) -> list[int]:
+        parts = field.split(",")
+        if len(parts) != count or not all(part.isdigit() for part in parts):
+            raise NotationError(
+                f"{text!r}: {field!r} must be {count} {what} as non-negative integers "
+                "separated by commas"
+            )
+        return [int(part) for part in parts]
+
+    def position_json(self, position: Position) -> Any:
+        m = self.pits
+        return {
+            "game": self.describe(),
+            "pits": [list(position[:m]), list(position[m + 1 : 2 * m + 1])],
+            "stores": [position[m], position[2 * m + 1]],
+            "to_move": SIDE_LETTERS[position[-1]],
+        }
+
+    def parse_position_json(self, data: Any) -> Position:
+        try:
+            pits, stores, side = data["pits"], data["stores"], data["to_move"]
+            text = (
+                f"{data.get('game', self.describe())} {side} "
+                f"{','.join(map(str, pits[0]))}/{','.join(map(str, pits[1]))} "
+                f"{','.join(map(str, stores))}"
+            )
+        except (KeyError, TypeError, IndexError) as error:
+            raise NotationError(
+                'a mancala position in JSON is {"pits": [[south...], [north...]], '
+                f'"stores": [s, n], "to_move": "S" or "N"}}: {error!r}'
+            ) from None
+        return self.parse_position(text)
+
+
+class Kalah(Mancala):
+    """Kalah (m,n), the game of the solving literature."""
+
+    name = "kalah"
+    defaults: ClassVar[dict[str, Any]] = {
+        "pits": 6,
+        "seeds": 4,
+        "capture_sower": True,
+        "empty_capture": True,
+        "end_check": "either",
+        "remaining": "owner",
+    }
+
+
+class Egyptian(Mancala):
+    """Egyptian mancala: the capturing seed stays, and an empty opposite pit captures nothing."""
+
+    name = "egyptian"
+    defaults: ClassVar[dict[str, Any]] = {
+        **Kalah.defaults,
+        "capture_sower": False,
+        "empty_capture": False,
+    }
+
+
+class Ethiopian(Mancala):
+    """Ethiopian mancala: the mover chooses the direction; a single seed may never be sown."""
+
+    name = "ethiopian"
+    defaults: ClassVar[dict[str, Any]] = Egyptian.defaults
+    choose_direction = True

@@ -1,0 +1,460 @@
+"""Othello on every even board from 4x4 to 16x16, with bitboards.
+
+A board is two Python ints, one bit per square for each colour: bit `row * size + column`, row 0
+at the top (row "1" in the notation) and column 0 on the left (column "a"). Python's unbounded
+ints make one representation fit every size, and whole-board operations (shift a colour one
+step in a direction, mask, count) cost a handful of big-int operations instead of a loop over
+squares.
+
+A move is a square index (`row * size + column`) or `PASS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final, NamedTuple
+
+from engine.game import (
+    Evaluation,
+    Game,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    Outcome,
+    Step,
+)
+
+Move = int
+
+PASS: Final[Move] = -1
+"""The pass: a move of its own, legal exactly when the mover cannot place but the opponent can."""
+
+MIN_SIZE: Final = 4
+MAX_SIZE: Final = 16
+DEFAULT_SIZE: Final = 8
+COLUMNS: Final = "abcdefghijklmnop"
+DISC_LETTERS: Final = "XO"
+"""A disc or side to move in position text: X Black (player 0), O White (player 1)."""
+EMPTY_LETTER: Final = "-"
+
+_SQUARE = re.compile(r"([a-z])(0|[1-9][0-9]*)")
+
+# Positional weights by the role of a square, the classic 8x8 table generalised to any size: a
+# corner can never be flipped; an X-square (diagonal to a corner) or C-square (beside a corner
+# on the edge) tends to hand that corner to the opponent while the corner is empty; other edge
+# squares are hard to flip, the A-squares (two from a corner) the most; the ring just inside the
+# edge gives the opponent access to the edge; inner discs mostly give the opponent moves.
+CORNER: Final = 100
+C_SQUARE: Final = -20
+A_SQUARE: Final = 10
+EDGE: Final = 5
+X_SQUARE: Final = -50
+SECOND_RING: Final = -2
+INNER: Final = -1
+
+MOBILITY_WEIGHT: Final = 10
+"""Points per legal placement more than the opponent: a mobility lead of one is worth about a
+safe edge disc, several of them outweigh a poor square (see docs/othello.md)."""
+
+
+class Position(NamedTuple):
+    """The discs of each colour and the side to move; the game's size places the bits."""
+
+    black: int
+    """Bit `row * size + column` is set where a black disc stands."""
+    white: int
+    """Bit `row * size + column` is set where a white disc stands."""
+    player: int
+    """The player to move: 0 Black or 1 White."""
+
+
+class Othello(Game[Position, Move]):
+    """Othello on an s x s board, s even from 4 to 16; option `size` (default 8)."""
+
+    name: ClassVar[str] = "othello"
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        given = dict(options or {})
+        unknown = sorted(set(given) - {"size"})
+        if unknown:
+            raise OptionsError(
+                f"unknown option(s) {', '.join(map(repr, unknown))} for othello; known: size"
+            )
+        size = given.get("size", DEFAULT_SIZE)
+        if (
+            isinstance(size, bool)
+            or not isinstance(size, int)
+            or not MIN_SIZE <= size <= MAX_SIZE
+            or size % 2
+        ):
+            raise OptionsError(
+                f"option 'size' must be an even integer from {MIN_SIZE} to {MAX_SIZE}, not {size!r}"
+            )
+        self.size = size
+        self.options = {"size": size}
+        self.evaluations: dict[str, Evaluation] = {
+            "standard": self.standard,
+            "positional": self.positional,
+            "mobility": self.mobility,
+            "discs": self.discs,
+        }
+        s = size
+        self._squares = s * s
+        self._full = (1 << self._squares) - 1
+        column_a = sum(1 << (row * s) for row in range(s))
+        not_a = self._full & ~column_a
+        not_last = self._full & ~(column_a << (s - 1))
+        # The eight directions clockwise from north as (index step, mask of squares a step may
+        # land on): a step east or west that wraps round a row edge lands in the column the mask
+        # removes. Shifting by a negative step is a right shift.
+        self._directions = (
+            (-s, self._full),
+            (1 - s, not_a),
+            (1, not_a),
+            (s + 1, not_a),
+            (s, self._full),
+            (s - 1, not_last),
+            (-1, not_last),
+            (-s - 1, not_last),
+        )
+        self._left_shifts = tuple((k, m) for k, m in self._directions if k > 0)
+        self._right_shifts = tuple((-k, m) for k, m in self._directions if k < 0)
+        self._weights, self._corner_reliefs = self._positional_tables()
+        self._endgame_empties = s
+        """From here on the evaluations count discs exactly (see `_exact`)."""
+
+    def describe(self) -> str:
+        return f"othello({self.size})"
+
+    # -- rules -----------------------------------------------------------------------------
+
+    def start(self) -> Position:
+        s, m = self.size, self.size // 2
+        white = 1 << ((m - 1) * s + m - 1) | 1 << (m * s + m)
+        black = 1 << ((m - 1) * s + m) | 1 << (m * s + m - 1)
+        return Position(black, white, 0)
+
+    def to_move(self, position: Position) -> int:
+        return position.player
+
+    def legal_moves(self, position: Position) -> list[Move]:
+        own, opp = _mover_first(position)
+        placements = self._placements(own, opp)
+        if placements:
+            return _squares_of(placements)
+        return [PASS] if self._placements(opp, own) else []
+
+    def play(self, position: Position, move: Move) -> Position:
+        black, white, player = position
+        own, opp = _mover_first(position)
+        if move == PASS:
+            if self._placements(own, opp) or not self._placements(opp, own):
+                raise self._illegal(position, move)
+            return Position(black, white, 1 - player)
+        if not 0 <= move < self._squares:
+            raise IllegalMoveError(f"{move!r} is not a square of the {self.size}x{self.size} board")
+        bit = 1 << move
+        flips = 0 if (own | opp) & bit else self._flips(own, opp, bit)
+        if not flips:
+            raise self._illegal(position, move)
+        return _after(position, own | bit | flips, opp ^ flips)
+
+    def children(self, position: Position) -> list[tuple[Move, Position]]:
+        """Generates the placements once and plays each without re-checking its legality."""
+        own, opp = _mover_first(position)
+        placements = self._placements(own, opp)
+        if not placements:
+            if self._placements(opp, own):
+                return [(PASS, Position(position.black, position.white, 1 - position.player))]
+            return []
+        children = []
+        flips_of = self._flips
+        while placements:
+            bit = placements & -placements
+            placements ^= bit
+            flips = flips_of(own, opp, bit)
+            children.append(
+                (bit.bit_length() - 1, _after(position, own | bit | flips, opp ^ flips))
+            )
+        return children
+
+    def outcome(self, position: Position) -> Outcome | None:
+        black, white, _ = position
+        if self._placements(black, white) or self._placements(white, black):
+            return None
+        score = (black.bit_count(), white.bit_count())
+        winner = None if score[0] == score[1] else 0 if score[0] > score[1] else 1
+        return Outcome(winner, score)
+
+    def sowing_path(self, position: Position, move: Move) -> list[Step]:
+        """The placed square, then the flipped discs line by line clockwise from north, each
+        line from the placed disc outwards (the order in which a player turns them)."""
+        self.play(position, move)
+        if move == PASS:
+            return []
+        own, opp = _mover_first(position)
+        bit = 1 << move
+        flips = self._flips(own, opp, bit)
+        path = [Step(self._label(move), "place")]
+        for step, mask in self._directions:
+            square = _shift(bit, step) & mask
+            while square & flips:
+                path.append(Step(self._label(square.bit_length() - 1), "flip"))
+                square = _shift(square, step) & mask
+        return path
+
+    def _placements(self, own: int, opp: int) -> int:
+        """The squares where `own` may place, by flood fill along each direction at once.
+
+        From every own disc, the run of opponent discs is extended one step per round; an
+        empty square one step past a run closes it. A run holds at most size - 2 discs, so
+        each direction takes at most that many rounds over the whole board.
+        """
+        candidates = 0
+        for step, mask in self._left_shifts:
+            run_mask = opp & mask
+            run = (own << step) & run_mask
+            while run:
+                run <<= step
+                candidates |= run & mask
+                run &= run_mask
+        for step, mask in self._right_shifts:
+            run_mask = opp & mask
+            run = (own >> step) & run_mask
+            while run:
+                run >>= step
+                candidates |= run & mask
+                run &= run_mask
+        return candidates & ~(own | opp)
+
+    def _flips(self, own: int, opp: int, bit: int) -> int:
+        """The opponent discs a disc placed on `bit` turns: every run it closes with an own disc."""
+        flips = 0
+        for step, mask in self._left_shifts:
+            line = 0
+            square = (bit << step) & mask
+            while square & opp:
+                line |= square
+                square = (square << step) & mask
+            if square & own:
+                flips |= line
+        for step, mask in self._right_shifts:
+            line = 0
+            square = (bit >> step) & mask
+            while square & opp:
+                line |= square
+                square = (square >> step) & mask
+            if square & own:
+                flips |= line
+        return flips
+
+    def _illegal(self, position: Position, move: Move) -> IllegalMoveError:
+        """The error that says why `move` (a pass or a square on the board) is not legal."""
+        if self.outcome(position) is not None:
+            return IllegalMoveError("the game is over: neither player can move")
+        mover = ("Black", "White")[position.player]
+        own, opp = _mover_first(position)
+        placements = self._placements(own, opp)
+        if move == PASS:
+            moves = " ".join(self._label(square) for square in _squares_of(placements))
+            return IllegalMoveError(f"{mover} cannot pass while a move is possible: {moves}")
+        label = self._label(move)
+        if not placements:
+            return IllegalMoveError(f"{mover} cannot play {label}: no move is possible, so pass")
+        if (own | opp) >> move & 1:
+            return IllegalMoveError(f"{label} is occupied")
+        return IllegalMoveError(
+            f"{label} flips no disc: no line of the opponent's discs ends there"
+        )
+
+    # -- notation --------------------------------------------------------------------------
+
+    def format_move(self, position: Position, move: Move) -> str:
+        if move == PASS:
+            return "pass"
+        if not 0 <= move < self._squares:
+            raise IllegalMoveError(f"{move!r} is not a square of the {self.size}x{self.size} board")
+        return self._label(move)
+
+    def parse_move(self, position: Position, text: str) -> Move:
+        """A square such as `d3` or `pass`, any case; legality is checked by playing it."""
+        word = text.strip().lower()
+        if word == "pass":
+            move = PASS
+        else:
+            match = _SQUARE.fullmatch(word)
+            if match is None:
+                raise NotationError(
+                    f"{text!r} is not a move: give a square, a column letter and a row number "
+                    f"such as d3, or pass"
+                )
+            column, row = COLUMNS.find(match[1]), int(match[2]) - 1
+            if not (0 <= column < self.size and 0 <= row < self.size):
+                raise NotationError(
+                    f"{text!r} is off the {self.size}x{self.size} board: columns run "
+                    f"a-{COLUMNS[self.size - 1]}, rows 1-{self.size}"
+                )
+            move = row * self.size + column
+        self.play(position, move)
+        return move
+
+    def format_position(self, position: Position) -> str:
+        """The board row by row from a1, then a space and the side to move: `--XO... X`."""
+        black, white, player = position
+        board = "".join(
+            DISC_LETTERS[0] if black >> i & 1 else DISC_LETTERS[1] if white >> i & 1 else "-"
+            for i in range(self._squares)
+        )
+        return f"{board} {DISC_LETTERS[player]}"
+
+    def parse_position(self, text: str) -> Position:
+        fields = text.split()
+        if len(fields) != 2:
+            raise NotationError(
+                f"an othello position is the board ({self._squares} characters X, O or -, row by "
+                f"row from a1) and the side to move (X or O), separated by a space; "
+                f"got {len(fields)} field(s)"
+            )
+        board, side = fields
+        if len(board) != self._squares:
+            raise NotationError(
+                f"the board has {len(board)} squares; a {self.size}x{self.size} board has "
+                f"{self._squares}"
+            )
+        black = white = 0
+        for i, letter in enumerate(board):
+            if letter == DISC_LETTERS[0]:
+                black |= 1 << i
+            elif letter == DISC_LETTERS[1]:
+                white |= 1 << i
+            elif letter != EMPTY_LETTER:
+                raise NotationError(
+                    f"{letter!r} at {self._label(i)} is not a square: use X (black), "
+                    f"O (white) or - (empty)"
+                )
+        if side not in DISC_LETTERS:
+            raise NotationError(f"the side to move must be X (black) or O (white), not {side!r}")
+        return Position(black, white, DISC_LETTERS.index(side))
+
+    def _label(self, square: int) -> str:
+        row, column = divmod(square, self.size)
+        return f"{COLUMNS[column]}{row + 1}"
+
+    # -- evaluations -----------------------------------------------------------------------
+
+    def discs(self, position: Position) -> float:
+        """Black's discs minus White's: the final score, but a poor guide before the end."""
+        return position.black.bit_count() - position.white.bit_count()
+
+    def positional(self, position: Position) -> float:
+        """Square weights (corners good, X- and C-squares bad while their corner is empty)."""
+        exact = self._exact(position)
+        if exact is not None:
+            return exact
+        return self._square_score(position)
+
+    def mobility(self, position: Position) -> float:
+        """Black's legal placements minus White's, as if each were to move."""
+        exact = self._exact(position)
+        if exact is not None:
+            return exact
+        return MOBILITY_WEIGHT * self._mobility_lead(position)
+
+    def standard(self, position: Position) -> float:
+        """Square weights plus mobility: the two ideas that matter before the disc count does."""
+        exact = self._exact(position)
+        if exact is not None:
+            return exact
+        return self._square_score(position) + MOBILITY_WEIGHT * self._mobility_lead(position)
+
+    def _exact(self, position: Position) -> int | None:
+        """The disc difference once few squares are empty, else None.
+
+        In the last `size` empties the game ends within reach of a search, corners and
+        mobility have mostly been cashed in as discs, and the disc count is what the outcome
+        scores; counting it exactly keeps the heuristics from preferring a square to the win.
+        """
+        black, white, _ = position
+        if self._squares - (black | white).bit_count() > self._endgame_empties:
+            return None
+        return black.bit_count() - white.bit_count()
+
+    def _square_score(self, position: Position) -> int:
+        black, white, _ = position
+        score = 0
+        for weight, mask in self._weights:
+            score += weight * ((black & mask).bit_count() - (white & mask).bit_count())
+        occupied = black | white
+        for corner, c_squares, x_square in self._corner_reliefs:
+            if occupied & corner:
+                score += (EDGE - C_SQUARE) * (
+                    (black & c_squares).bit_count() - (white & c_squares).bit_count()
+                )
+                score += (SECOND_RING - X_SQUARE) * (
+                    (black & x_square).bit_count() - (white & x_square).bit_count()
+                )
+        return score
+
+    def _mobility_lead(self, position: Position) -> int:
+        black, white, _ = position
+        return (
+            self._placements(black, white).bit_count() - self._placements(white, black).bit_count()
+        )
+
+    def _positional_tables(
+        self,
+    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int, int], ...]]:
+        """The square weights as (weight, mask) pairs, and per corner the (corner, C-squares,
+        X-square) masks whose penalty lapses once the corner is taken."""
+        s = self.size
+        masks: dict[int, int] = {}
+        for square in range(self._squares):
+            row, column = divmod(square, s)
+            ring = min(row, column, s - 1 - row, s - 1 - column)
+            along = max(min(row, s - 1 - row), min(column, s - 1 - column))
+            if ring == 0:
+                weight = (CORNER, C_SQUARE, A_SQUARE)[along] if along < 3 else EDGE
+            elif ring == 1:
+                weight = X_SQUARE if along == 1 else SECOND_RING
+            else:
+                weight = INNER
+            masks[weight] = masks.get(weight, 0) | 1 << square
+        reliefs = []
+        for row, column, dr, dc in (
+            (0, 0, 1, 1),
+            (0, s - 1, 1, -1),
+            (s - 1, 0, -1, 1),
+            (s - 1, s - 1, -1, -1),
+        ):
+            corner = 1 << (row * s + column)
+            c_squares = 1 << (row * s + column + dc) | 1 << ((row + dr) * s + column)
+            x_square = 1 << ((row + dr) * s + column + dc)
+            reliefs.append((corner, c_squares, x_square))
+        return tuple(masks.items()), tuple(reliefs)
+
+
+def _mover_first(position: Position) -> tuple[int, int]:
+    """The mover's discs, then the opponent's."""
+    black, white, player = position
+    return (white, black) if player else (black, white)
+
+
+def _after(position: Position, own: int, opp: int) -> Position:
+    """The position with the mover's and opponent's new discs, the other player to move."""
+    return Position(opp, own, 0) if position.player else Position(own, opp, 1)
+
+
+def _squares_of(bits: int) -> list[int]:
+    """The set bits' indices, lowest first."""
+    squares = []
+    while bits:
+        low = bits & -bits
+        squares.append(low.bit_length() - 1)
+        bits ^= low
+    return squares
+
+
+def _shift(bits: int, step: int) -> int:
+    """`bits` moved `step` squares along the index: left for positive steps, right otherwise."""
+    return bits << step if step > 0 else bits >> -step

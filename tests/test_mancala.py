@@ -1,0 +1,407 @@
+"""The two-row mancala family, rule by rule as in shared/rules/mancala.md."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.game import IllegalMoveError, NotationError, OptionsError, Step
+from engine.games import make_game
+from engine.mancala import Mancala
+from engine.perft import perft
+
+
+def kalah(**options: object) -> Mancala:
+    game = make_game("kalah", options)
+    assert isinstance(game, Mancala)
+    return game
+
+
+def at(game: Mancala, text: str) -> tuple[int, ...]:
+    return game.parse_position(text)
+
+
+def after(game: Mancala, text: str, *moves: str) -> str:
+    position = game.parse_position(text)
+    for move in moves:
+        position = game.play_text(position, move)
+    return game.format_position(position)
+
+
+# -- §1 Board ---------------------------------------------------------------------------------
+
+
+def test_start_position_has_n_seeds_in_every_pit_empty_stores_south_to_move() -> None:
+    game = kalah(pits=5, seeds=3)
+    assert game.format_position(game.start()) == "kalah(5,3) S 3,3,3,3,3/3,3,3,3,3 0,0"
+    assert game.to_move(game.start()) == 0
+
+
+@pytest.mark.parametrize(("pits", "seeds"), [(1, 1), (12, 12), (6, 6)])
+def test_every_size_from_1_to_12_is_accepted(pits: int, seeds: int) -> None:
+    game = kalah(pits=pits, seeds=seeds)
+    assert sum(game.start()[:-1]) == 2 * pits * seeds
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"pits": 0},
+        {"pits": 13},
+        {"seeds": "4"},
+        {"capture_sower": 1},
+        {"end_check": "both"},
+        {"remaining": "nobody"},
+        {"colour": "red"},
+    ],
+)
+def test_bad_options_are_rejected_with_a_message_naming_them(options: dict[str, object]) -> None:
+    with pytest.raises(OptionsError, match=next(iter(options))):
+        kalah(**options)
+
+
+def test_unknown_game_is_rejected() -> None:
+    with pytest.raises(OptionsError, match="unknown game"):
+        make_game("chess")
+
+
+# -- §2 Sowing --------------------------------------------------------------------------------
+
+
+def test_sowing_goes_counter_clockwise_into_own_store_then_opponent_row() -> None:
+    game = kalah()
+    assert after(game, "kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "5") == (
+        "kalah(6,4) N 4,4,4,4,0,5/5,5,4,4,4,4 1,0"
+    )
+
+
+def test_north_sows_along_its_row_into_its_store_then_south_row() -> None:
+    game = kalah()
+    assert after(game, "kalah(6,4) N 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "5") == (
+        "kalah(6,4) S 5,5,4,4,4,4/4,4,4,4,0,5 0,1"
+    )
+
+
+def test_sowing_skips_the_opponent_store() -> None:
+    game = kalah(pits=2, seeds=1)
+    # 6 seeds from S2: S*, N1, N2, (skip N*), S1, S2, S*.
+    assert after(game, "kalah(2,1) S 0,6/1,0 0,0", "2") == "kalah(2,1) S 1,1/2,1 2,0"
+
+
+def test_a_lap_sows_into_the_origin_pit_again() -> None:
+    game = kalah(pits=2, seeds=1, end_check="mover")
+    # 6 seeds from S2 on a 2-pit board: S*, N1, N2, S1, S2 (the origin, not skipped), S*.
+    position = after(game, "kalah(2,1) S 0,6/0,1 0,0", "2")
+    assert position == "kalah(2,1) S 1,1/1,2 2,0"
+
+
+def test_many_laps_give_every_hole_but_the_opponent_store_the_same_share() -> None:
+    game = kalah(pits=1, seeds=1)
+    # Ring S1, S*, N1 (N* skipped): 7 seeds = 2 laps + 1, the last in S1's store? S1 gets laps.
+    position = game.play_text(at(game, "kalah(1,1) S 7/1 0,0"), "1")
+    assert sum(position[:-1]) == 8
+    assert game.sowing_path(at(game, "kalah(1,1) S 7/1 0,0"), 1)[0] == Step("S1", "lift")
+
+
+# -- §3 Outcomes of the last seed -------------------------------------------------------------
+
+
+def test_extra_turn_when_the_last_seed_falls_in_own_store() -> None:
+    game = kalah()
+    position = game.play_text(game.start(), "3")
+    assert game.to_move(position) == 0
+
+
+def test_capture_takes_the_opposite_pit_and_the_sower_by_default() -> None:
+    game = kalah(pits=3, seeds=2)
+    # S1 has 1 seed: it falls into empty S2, opposite N2 (3 seeds) is captured with the sower.
+    assert after(game, "kalah(3,2) S 1,0,5/1,3,1 0,1", "1") == "kalah(3,2) N 0,0,5/1,0,1 4,1"
+
+
+def test_capture_sower_false_leaves_the_capturing_seed() -> None:
+    game = kalah(pits=3, seeds=2, capture_sower=False)
+    assert after(game, "kalah(3,2) S 1,0,5/1,3,1 0,1", "1") == "kalah(3,2) N 0,1,5/1,0,1 3,1"
+
+
+def test_empty_capture_true_banks_the_sower_even_when_the_opposite_pit_is_empty() -> None:
+    game = kalah(pits=3, seeds=2)
+    assert after(game, "kalah(3,2) S 1,0,5/1,0,4 0,1", "1") == "kalah(3,2) N 0,0,5/1,0,4 1,1"
+
+
+def test_empty_capture_false_captures_nothing_when_the_opposite_pit_is_empty() -> None:
+    game = kalah(pits=3, seeds=2, empty_capture=False)
+    assert after(game, "kalah(3,2) S 1,0,5/1,0,4 0,1", "1") == "kalah(3,2) N 0,1,5/1,0,4 0,1"
+
+
+def test_no_capture_when_the_last_seed_falls_on_the_opponent_side() -> None:
+    game = kalah(pits=3, seeds=2)
+    assert after(game, "kalah(3,2) S 1,1,2/0,3,1 0,4", "3") == "kalah(3,2) N 1,1,0/1,3,1 1,4"
+
+
+def test_no_capture_when_the_last_seed_falls_in_an_occupied_own_pit() -> None:
+    game = kalah(pits=3, seeds=2)
+    assert after(game, "kalah(3,2) S 1,1,2/2,3,1 0,2", "1") == "kalah(3,2) N 0,2,2/2,3,1 0,2"
+
+
+def test_a_lap_that_ends_in_the_emptied_origin_pit_captures() -> None:
+    game = kalah(pits=2, seeds=2)
+    # 5 seeds from S1 on the 5-hole ring end in S1 itself, which was empty: capture.
+    result = game.play_text(at(game, "kalah(2,2) S 5,1/1,1 0,0"), "1")
+    assert game.format_position(result) == "kalah(2,2) N 0,2/2,0 4,0"
+
+
+def test_egyptian_defaults_keep_the_sower_and_need_a_seed_opposite() -> None:
+    game = make_game("egyptian")
+    assert game.options["capture_sower"] is False and game.options["empty_capture"] is False
+    text = "egyptian(6,4) S 1,0,4,4,4,4/4,4,4,4,0,4 0,3"
+    assert game.format_position(game.play_text(game.parse_position(text), "1")) == (
+        "egyptian(6,4) N 0,1,4,4,4,4/4,4,4,4,0,4 0,3"
+    )
+    text = "egyptian(6,4) S 1,0,4,4,4,4/4,4,4,4,2,4 0,1"
+    assert game.format_position(game.play_text(game.parse_position(text), "1")) == (
+        "egyptian(6,4) N 0,1,4,4,4,4/4,4,4,4,0,4 2,1"
+    )
+
+
+# -- §4 End of the game -----------------------------------------------------------------------
+
+
+def test_game_ends_when_either_row_is_empty_and_remaining_seeds_go_to_their_owner() -> None:
+    game = kalah(pits=3, seeds=2)
+    # South sows its last seed into the store (extra turn), its row is empty: the game ends.
+    final = game.play_text(at(game, "kalah(3,2) S 0,0,1/2,1,0 5,3"), "3")
+    assert game.format_position(final) == "kalah(3,2) S 0,0,0/0,0,0 6,6"
+    outcome = game.outcome(final)
+    assert outcome is not None and outcome.winner is None and outcome.score == (6, 6)
+    assert game.legal_moves(final) == []
+
+
+def test_end_check_mover_lets_the_game_go_on_while_the_player_to_move_has_seeds() -> None:
+    game = kalah(pits=3, seeds=2, end_check="mover")
+    # South empties its row but moves again (extra turn): it has no seeds, so the game ends.
+    final = game.play_text(at(game, "kalah(3,2) S 0,0,1/2,1,0 5,3"), "3")
+    assert game.outcome(final) is not None
+    # North's row is empty but South is to move and has seeds: play goes on.
+    position = at(game, "kalah(3,2) S 1,2,0/0,0,0 4,5")
+    assert game.outcome(position) is None
+    assert game.legal_moves(position) == [1, 2]
+
+
+def test_remaining_mover_gives_all_seeds_left_to_the_player_who_holds_them() -> None:
+    game = kalah(pits=3, seeds=2, remaining="mover")
+    final = game.play_text(at(game, "kalah(3,2) S 0,0,1/2,1,0 5,3"), "3")
+    outcome = game.outcome(final)
+    assert outcome is not None and outcome.score == (6, 6)
+
+
+def test_the_winner_has_more_seeds_in_his_store() -> None:
+    game = kalah(pits=3, seeds=2)
+    final = game.play_text(at(game, "kalah(3,2) S 0,0,1/0,1,0 8,2"), "3")
+    outcome = game.outcome(final)
+    assert outcome is not None and outcome.winner == 0 and outcome.score == (9, 3)
+
+
+def test_a_capture_that_empties_the_opponent_row_ends_the_game() -> None:
+    game = kalah(pits=3, seeds=2)
+    final = game.play_text(at(game, "kalah(3,2) S 1,0,2/0,3,0 3,3"), "1")
+    outcome = game.outcome(final)
+    assert outcome is not None and outcome.score == (9, 3)
+
+
+# -- §5 Ethiopian -----------------------------------------------------------------------------
+
+
+def test_ethiopian_offers_both_directions_and_never_a_single_seed() -> None:
+    game = make_game("ethiopian")
+    position = game.parse_position("ethiopian(6,4) S 1,2,0,0,0,1/4,4,4,4,4,4 0,0")
+    assert [game.format_move(position, m) for m in game.legal_moves(position)] == ["2L", "2R"]
+    with pytest.raises(IllegalMoveError, match="single seed"):
+        game.parse_move(position, "1R")
+
+
+def test_ethiopian_clockwise_sows_away_from_the_store_then_opponent_row_then_own_store() -> None:
+    game = make_game("ethiopian")
+    text = "ethiopian(6,4) S 0,2,0,0,0,2/0,0,0,0,0,3 0,0"
+    # 2L from S2: S1, then (skip N*) N6.
+    assert game.format_position(game.play_text(game.parse_position(text), "2L")) == (
+        "ethiopian(6,4) N 1,0,0,0,0,2/0,0,0,0,0,4 0,0"
+    )
+
+
+def test_ethiopian_clockwise_lap_reaches_own_store_last() -> None:
+    game = make_game("ethiopian", {"pits": 2, "seeds": 2})
+    # 4 seeds from S1 clockwise: N2, N1, S*... the path skips North's store.
+    path = game.sowing_path(game.parse_position("ethiopian(2,2) S 4,2/2,2 0,0"), -1)
+    assert [step.hole for step in path] == ["S1", "N2", "N1", "S*", "S2"]
+
+
+def test_ethiopian_extra_turn_and_capture_in_the_clockwise_direction() -> None:
+    game = make_game("ethiopian", {"pits": 2, "seeds": 2})
+    # 1L from S1 with 3 seeds: N2, N1, then South's own store: South moves again.
+    extra = game.play_text(game.parse_position("ethiopian(2,2) S 3,2/2,2 0,0"), "1L")
+    assert game.format_position(extra) == "ethiopian(2,2) S 0,2/3,3 1,0"
+    game = make_game("ethiopian", {"pits": 4, "seeds": 2})
+    # 3L from S3: S2, then S1, empty: the 3 seeds of N4 opposite are captured, the sower stays.
+    text = "ethiopian(4,2) S 0,0,2,3/1,2,3,3 0,0"
+    captured = game.play_text(game.parse_position(text), "3L")
+    assert game.format_position(captured) == "ethiopian(4,2) N 1,1,0,3/1,2,3,0 3,0"
+
+
+def test_ethiopian_game_ends_when_a_player_has_only_singletons() -> None:
+    game = make_game("ethiopian", {"pits": 3, "seeds": 2})
+    position = game.parse_position("ethiopian(3,2) N 1,0,1/2,0,0 4,4")
+    outcome = game.outcome(position)
+    assert outcome is not None and outcome.score == (6, 6)
+    assert game.legal_moves(position) == []
+
+
+# -- §6 Notation ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4", "4 fields"),
+        ("kalah(6,3) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "is for 'kalah\\(6,3\\)'"),
+        ("kalah(6,4) W 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "S or N"),
+        ("kalah(6,4) S 4,4,4,4,4/4,4,4,4,4,4 0,0", "6 pits"),
+        ("kalah(6,4) S 4,4,4,4,4,4,4,4,4,4,4,4 0,0", "South's pits / North's pits"),
+        ("kalah(6,4) S 4,4,4,-4,4,4/4,4,4,4,4,4 0,0", "non-negative"),
+        ("kalah(6,4) S 0,0,0,0,0,0/0,0,0,0,0,0 0,0", "at least one seed"),
+        ("kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0", "2 stores"),
+    ],
+)
+def test_malformed_positions_are_rejected_with_the_reason(text: str, message: str) -> None:
+    with pytest.raises(NotationError, match=message):
+        kalah().parse_position(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [
+        ("x", NotationError, "pit number"),
+        ("7", NotationError, "does not exist"),
+        ("0", NotationError, "does not exist"),
+        ("3R", NotationError, "no direction"),
+        ("", NotationError, "pit number"),
+    ],
+)
+def test_malformed_moves_are_rejected_with_the_reason(
+    text: str, error: type[Exception], message: str
+) -> None:
+    game = kalah()
+    with pytest.raises(error, match=message):
+        game.parse_move(game.start(), text)
+
+
+def test_an_empty_pit_is_an_illegal_move_with_the_reason() -> None:
+    game = kalah()
+    position = game.play_text(game.start(), "3")
+    with pytest.raises(IllegalMoveError, match="pit 3 holds 0"):
+        game.parse_move(position, "3")
+    with pytest.raises(IllegalMoveError):
+        game.play(position, 3)
+
+
+def test_position_json_round_trips() -> None:
+    game = kalah(pits=4, seeds=3)
+    position = game.play_text(game.start(), "2")
+    assert game.parse_position_json(game.position_json(position)) == position
+
+
+# -- invariants over random games -------------------------------------------------------------
+
+GAME_SPECS = [
+    ("kalah", {}),
+    ("kalah", {"pits": 3, "seeds": 5, "empty_capture": False, "capture_sower": False}),
+    ("kalah", {"pits": 4, "seeds": 2, "end_check": "mover", "remaining": "mover"}),
+    ("egyptian", {}),
+    ("ethiopian", {}),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(GAME_SPECS), seed=st.integers(0, 2**32 - 1))
+def test_random_games_conserve_seeds_round_trip_notation_and_terminate(
+    spec: tuple[str, dict[str, object]], seed: int
+) -> None:
+    name, options = spec
+    game = make_game(name, options)
+    rng = random.Random(seed)
+    position = game.start()
+    total = sum(position[:-1])
+    for _ply in range(2000):
+        assert sum(position[:-1]) == total
+        assert game.parse_position(game.format_position(position)) == position
+        moves = game.legal_moves(position)
+        if not moves:
+            break
+        for move in moves:
+            assert game.parse_move(position, game.format_move(position, move)) == move
+        move = rng.choice(moves)
+        path = game.sowing_path(position, move)
+        assert path[0].action == "lift"
+        sown = itertools.takewhile(lambda step: step.action != "capture", path[1:])
+        assert len(list(sown)) == position[position[-1] * (game.pits + 1) + abs(move) - 1]
+        position = game.play(position, move)
+    outcome = game.outcome(position)
+    assert outcome is not None, "a random game must end"
+    assert sum(outcome.score) == total
+    assert outcome.winner == (
+        None if outcome.score[0] == outcome.score[1] else int(outcome.score[1] > outcome.score[0])
+    )
+
+
+# -- perft, counted two independent ways ------------------------------------------------------
+
+
+def count_by_replaying(game: Mancala, depth: int) -> int:
+    """Enumerate every sequence of pit numbers and replay it from the start through notation."""
+    count = 0
+    pits = [str(pit) for pit in range(1, game.pits + 1)]
+    prefixes: set[tuple[str, ...]] = {()}
+    for length in range(1, depth + 1):
+        extended: set[tuple[str, ...]] = set()
+        for prefix in prefixes:
+            for pit in pits:
+                sequence = (*prefix, pit)
+                position = replay(game, sequence)
+                if position is None:
+                    continue
+                if game.outcome(position) is not None or length == depth:
+                    count += 1
+                else:
+                    extended.add(sequence)
+        prefixes = extended
+    return count
+
+
+@functools.cache
+def replay(game: Mancala, sequence: tuple[str, ...]) -> tuple[int, ...] | None:
+    """The position after `sequence`, or None if a move in it is illegal."""
+    position = game.start() if not sequence else replay(game, sequence[:-1])
+    if position is None or not sequence:
+        return position
+    try:
+        return game.play_text(position, sequence[-1])
+    except IllegalMoveError:
+        return None
+
+
+def test_kalah_6_4_perft_to_depth_6_agrees_between_recursion_and_replay() -> None:
+    game = kalah()
+    recursive = [perft(game, game.start(), depth) for depth in range(1, 7)]
+    assert recursive == [count_by_replaying(game, depth) for depth in range(1, 7)]
+    assert recursive[:2] == [6, 35]
+
+
+def test_perft_counts_a_game_ending_early_once() -> None:
+    game = kalah(pits=1, seeds=1)
+    # South sows its only seed into its store: the row is empty, the game is over.
+    assert perft(game, game.start(), 5) == 1
+    assert list(itertools.islice((perft(game, game.start(), d) for d in range(3)), 3)) == [1, 1, 1]
