@@ -7,11 +7,13 @@ from typing import Any
 
 from engine.game import Game, OptionsError
 from engine.mancala import Egyptian, Ethiopian, Kalah
+from engine.othello import Othello
 
 GAMES: dict[str, Callable[[Mapping[str, Any]], Game[Any, Any]]] = {
     "kalah": Kalah,
     "egyptian": Egyptian,
     "ethiopian": Ethiopian,
+    "othello": Othello,
 }
 
 

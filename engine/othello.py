@@ -53,7 +53,7 @@ X_SQUARE: Final = -50
 SECOND_RING: Final = -2
 INNER: Final = -1
 
-MOBILITY_WEIGHT: Final = 10
+MOBILITY_WEIGHT: Final = 5
 """Points per legal placement more than the opponent: a mobility lead of one is worth about a
 safe edge disc, several of them outweigh a poor square (see docs/othello.md)."""
 
@@ -303,7 +303,11 @@ class Othello(Game[Position, Move]):
         """The board row by row from a1, then a space and the side to move: `--XO... X`."""
         black, white, player = position
         board = "".join(
-            DISC_LETTERS[0] if black >> i & 1 else DISC_LETTERS[1] if white >> i & 1 else "-"
+            DISC_LETTERS[0]
+            if black >> i & 1
+            else DISC_LETTERS[1]
+            if white >> i & 1
+            else EMPTY_LETTER
             for i in range(self._squares)
         )
         return f"{board} {DISC_LETTERS[player]}"
@@ -319,8 +323,7 @@ class Othello(Game[Position, Move]):
         board, side = fields
         if len(board) != self._squares:
             raise NotationError(
-                f"the board has {len(board)} squares; a {self.size}x{self.size} board has "
-                f"{self._squares}"
+                f"the board has {len(board)} squares; {self.size}x{self.size} needs {self._squares}"
             )
         black = white = 0
         for i, letter in enumerate(board):

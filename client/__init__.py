@@ -1,0 +1,1 @@
+"""The terminal clients of ubao: `ubao play`, `watch`, `games`, `bot`, `export` and `replay`."""

@@ -1,0 +1,395 @@
+"""`ubao`: play, watch and list games on a ubao server; run a bot; export and replay records."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import getpass
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from websockets.exceptions import InvalidHandshake, InvalidURI
+
+from client.app import STEP_SECONDS
+from client.bot import BotGame, EngineSettings, serve
+from client.connection import DEFAULT_SERVER, ServerError, fetch_snapshot, request_once
+from client.export import record_of, replay_of
+from client.live import LiveGame
+from client.record import RecordError, format_record, parse_record
+from client.replay import ReplayApp
+from engine.game import GameError
+from engine.games import make_game
+from engine.search import ALGORITHMS
+from protocol import ClockSpec, Create, GameSummary, ListGames, SeatSpec
+
+
+class UsageError(Exception):
+    """A command line that cannot be acted on; the message says why."""
+
+
+def parse_clock(text: str) -> ClockSpec:
+    """`INITIAL+INC` in seconds (decimals allowed), e.g. `300+5`; `INITIAL` alone means no
+    increment."""
+    initial, _, increment = text.partition("+")
+    try:
+        initial_ms = round(float(initial) * 1000)
+        increment_ms = round(float(increment or 0) * 1000)
+    except ValueError:
+        raise UsageError(f"--clock {text!r}: write INITIAL+INC in seconds, e.g. 300+5") from None
+    if initial_ms < 1 or increment_ms < 0:
+        raise UsageError(f"--clock {text!r}: the initial time must be positive")
+    return ClockSpec(initial_ms, increment_ms)
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    try:
+        options = json.loads(text)
+    except ValueError as error:
+        raise UsageError(f"--options is not JSON: {error}") from None
+    if not isinstance(options, dict):
+        raise UsageError('--options must be a JSON object, e.g. {"pits": 4, "seeds": 3}')
+    return options
+
+
+def creation(args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec]) -> Create:
+    """The `create` command for `--new GAME`, with the options checked by the local rules."""
+    options = parse_options(args.options)
+    try:
+        make_game(args.new, options)
+    except GameError as error:
+        raise UsageError(str(error)) from None
+    clock = parse_clock(args.clock) if args.clock else None
+    return Create(id=0, game=args.new, options=options, seats=seats, clock=clock)
+
+
+def opponent_seats(args: argparse.Namespace, vs_bot: int | None) -> tuple[SeatSpec, SeatSpec]:
+    """Seat `--seat` (default 0) open for us, the other open or a server bot."""
+    ours = args.seat if args.seat is not None else 0
+    other = SeatSpec.bot(vs_bot) if vs_bot is not None else SeatSpec.open()
+    return (SeatSpec.open(), other) if ours == 0 else (other, SeatSpec.open())
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+async def command_play(args: argparse.Namespace) -> int:
+    if args.join:
+        live = LiveGame(
+            args.server, args.name, game_id=args.join, seat=args.seat, step_seconds=args.speed
+        )
+    else:
+        create = creation(args, opponent_seats(args, args.vs_bot))
+        live = LiveGame(
+            args.server, args.name, create=create, seat=args.seat or 0, step_seconds=args.speed
+        )
+    await live.run()
+    return report_end(live)
+
+
+async def command_watch(args: argparse.Namespace) -> int:
+    if args.new:
+        if len(args.bot or []) != 2:
+            raise UsageError("watch --new needs two bots: --bot DEPTH --bot DEPTH")
+        seats = (SeatSpec.bot(args.bot[0]), SeatSpec.bot(args.bot[1]))
+        live = LiveGame(
+            args.server,
+            args.name,
+            create=creation(args, seats),
+            watch=True,
+            step_seconds=args.speed,
+        )
+    elif args.game_id:
+        live = LiveGame(
+            args.server, args.name, game_id=args.game_id, watch=True, step_seconds=args.speed
+        )
+    else:
+        raise UsageError("give a GAME_ID to watch, or --new GAME --bot DEPTH --bot DEPTH")
+    await live.run()
+    return report_end(live)
+
+
+def report_end(live: LiveGame) -> int:
+    """After the screen closed: the game's id (to come back) or why the session failed."""
+    if live.error and not live.state.started:
+        print(f"ubao: {live.error}", file=sys.stderr)
+        return 1
+    if live.game_id and not live.state.over and not live.watch:
+        print(f"left game {live.game_id}; return with: ubao play --join {live.game_id}")
+    return 0
+
+
+def lobby_table(games: Sequence[GameSummary]) -> str:
+    """The lobby as a table: game id, game, options, status, seats, ply."""
+    rows = [("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")]
+    for summary in games:
+        seats = " vs ".join(
+            (seat.name or "(open)") + ("" if seat.connected or seat.name is None else " (away)")
+            for seat in summary.seats
+        )
+        options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
+        rows.append(
+            (summary.game_id, summary.game, options, summary.status, seats, str(summary.ply))
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        + "  "
+        + row[-1]
+        for row in rows
+    )
+
+
+async def command_games(args: argparse.Namespace) -> int:
+    ok = await request_once(args.server, args.name, "spectator", ListGames(id=0))
+    games = ok.games or ()
+    print(lobby_table(games) if games else "no games on the server")
+    return 0
+
+
+async def command_bot(args: argparse.Namespace) -> int:
+    settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm)
+    if args.serve:
+        await serve(args.server, args.name, settings, max_games=args.max_games)
+        return 0
+    if args.join:
+        bot = BotGame(args.server, args.name, settings, game_id=args.join, seat=args.seat)
+    else:
+        create = creation(args, opponent_seats(args, args.vs_bot))
+        bot = BotGame(args.server, args.name, settings, create=create, seat=args.seat or 0)
+    result = await bot.run()
+    if bot.error:
+        print(f"ubao bot: {bot.error}", file=sys.stderr)
+        return 1
+    if result is not None:
+        print(
+            f"game {bot.game_id} over: winner {result.winner}, {result.reason}, "
+            f"score {result.score}"
+        )
+    return 0
+
+
+async def command_export(args: argparse.Namespace) -> int:
+    snapshot = await fetch_snapshot(args.server, args.name, args.game_id)
+    text = format_record(record_of(snapshot, datetime.date.today()))
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+async def command_replay(args: argparse.Namespace) -> int:
+    try:
+        record = parse_record(Path(args.file).read_text(encoding="utf-8"))
+        replay = replay_of(record)
+    except OSError as error:
+        raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+    except (RecordError, GameError) as error:
+        raise UsageError(f"{args.file}: {error}") from None
+    await ReplayApp(record, replay).run()
+    return 0
+
+
+# -- the parser --------------------------------------------------------------------------------
+
+
+def _add_connection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("UBAO_SERVER", DEFAULT_SERVER),
+        metavar="URL",
+        help=f"the server's WebSocket URL (default: $UBAO_SERVER or {DEFAULT_SERVER})",
+    )
+    parser.add_argument(
+        "--name", default=_default_name(), help="your name as others see it (default: login name)"
+    )
+
+
+def _add_new_game(parser: argparse.ArgumentParser, bots: bool) -> None:
+    parser.add_argument(
+        "--options",
+        default="{}",
+        metavar="JSON",
+        help='the game\'s options as JSON, e.g. \'{"pits": 4, "seeds": 3}\'',
+    )
+    parser.add_argument(
+        "--clock", metavar="INITIAL+INC", help="a Fischer clock in seconds, e.g. 300+5"
+    )
+    if bots:
+        parser.add_argument(
+            "--vs-bot",
+            type=_positive,
+            metavar="DEPTH",
+            help="the other seat is a server-hosted bot searching DEPTH plies",
+        )
+
+
+def _add_speed(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=STEP_SECONDS,
+        metavar="SECONDS",
+        help="pause between holes of the sowing animation; 0 turns it off "
+        "(Ctrl-F/Ctrl-B change it while playing)",
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def _seat(text: str) -> int:
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError("a seat is 0 (South/Black, moves first) or 1")
+    return int(text)
+
+
+def _default_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "player"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ubao",
+        description="Play and watch Bao, the mancala family and Othello on a ubao server.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    games = commands.add_parser("games", help="list the server's games")
+    _add_connection(games)
+    games.set_defaults(handler=command_games)
+
+    play = commands.add_parser(
+        "play",
+        help="create or join a game and play it",
+        description="Join a game (--join) or create one (--new) and play it full-screen.",
+    )
+    _add_connection(play)
+    target = play.add_mutually_exclusive_group(required=True)
+    target.add_argument("--join", metavar="GAME_ID", help="join (or return to) this game")
+    target.add_argument(
+        "--new", metavar="GAME", help="create a game: kalah, egyptian, ethiopian, bao, othello"
+    )
+    play.add_argument(
+        "--seat",
+        type=_seat,
+        help="the seat to take: 0 moves first (default: any open seat with --join, 0 with --new)",
+    )
+    _add_new_game(play, bots=True)
+    _add_speed(play)
+    play.set_defaults(handler=command_play)
+
+    watch = commands.add_parser(
+        "watch",
+        help="watch a game, or start a bot-vs-bot game and watch it",
+        description="Watch GAME_ID, or create a game between two server bots and watch it: "
+        "ubao watch --new kalah --bot 2 --bot 6",
+    )
+    _add_connection(watch)
+    watch.add_argument("game_id", nargs="?", metavar="GAME_ID")
+    watch.add_argument("--new", metavar="GAME", help="create a game between two server bots")
+    watch.add_argument(
+        "--bot",
+        type=_positive,
+        action="append",
+        metavar="DEPTH",
+        help="a bot's search depth; give it twice, South's first",
+    )
+    _add_new_game(watch, bots=False)
+    _add_speed(watch)
+    watch.set_defaults(handler=command_watch)
+
+    bot = commands.add_parser(
+        "bot",
+        help="play with the local engine as a bot client",
+        description="A bot that plays over the network with the local engine. --serve waits "
+        "in the lobby and joins every waiting game whose other seat is taken.",
+    )
+    _add_connection(bot)
+    bot.add_argument(
+        "--depth", type=_positive, required=True, metavar="N", help="search depth in plies"
+    )
+    bot.add_argument(
+        "--time-ms",
+        type=_positive,
+        metavar="MS",
+        help="at most this long per move (also capped by the game clock)",
+    )
+    bot.add_argument(
+        "--eval",
+        metavar="E",
+        help="the game's static evaluation by name (default: the game's first)",
+    )
+    bot.add_argument("--algorithm", choices=ALGORITHMS, default="negamax")
+    mode = bot.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--join", metavar="GAME_ID", help="play in this game")
+    mode.add_argument("--new", metavar="GAME", help="create a game and play in it")
+    mode.add_argument(
+        "--serve",
+        action="store_true",
+        help="wait in the lobby and join games that wait for an opponent",
+    )
+    bot.add_argument("--seat", type=_seat, help="the seat to take (0 moves first)")
+    bot.add_argument(
+        "--max-games",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="with --serve: games played at the same time (default 1)",
+    )
+    _add_new_game(bot, bots=True)
+    bot.set_defaults(handler=command_bot)
+
+    export = commands.add_parser("export", help="write a game's record (PGN-like)")
+    _add_connection(export)
+    export.add_argument("game_id", metavar="GAME_ID")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    export.set_defaults(handler=command_export)
+
+    replay = commands.add_parser("replay", help="step through a game record")
+    replay.add_argument("file", metavar="FILE")
+    replay.set_defaults(handler=command_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.command == "bot" else logging.WARNING,
+        format="%(asctime)s %(message)s",
+        datefmt="%H:%M:%S",
+    )
+    try:
+        status = asyncio.run(args.handler(args))
+    except UsageError as error:
+        print(f"ubao {args.command}: {error}", file=sys.stderr)
+        status = 2
+    except ServerError as error:
+        print(f"ubao {args.command}: the server refused: {error}", file=sys.stderr)
+        status = 1
+    except (OSError, InvalidHandshake, InvalidURI) as error:
+        print(
+            f"ubao {args.command}: cannot reach {getattr(args, 'server', '')}: {error}",
+            file=sys.stderr,
+        )
+        status = 1
+    except KeyboardInterrupt:
+        status = 130
+    raise SystemExit(status)
+
+
+if __name__ == "__main__":
+    main()

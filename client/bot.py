@@ -1,0 +1,331 @@
+"""`ubao bot`: a bot client that plays over the network with the local engine.
+
+Each game gets its own reconnecting `Session` and its own `Searcher` (its tables carry over
+from move to move). The search runs in a worker thread, so the connection keeps answering
+while the engine thinks. A chosen move is remembered by ply: if the connection drops while
+the move is on its way, the bot resends the same move after resuming (the server ignores a
+resend for a ply already played) instead of searching again.
+
+`serve` waits in the lobby and joins games that need an opponent: the protocol has no marker
+for "an external bot is wanted", so a bot joins the open seat of every waiting game whose other
+seat is already taken (someone is waiting for an opponent). See docs/client.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from client.connection import (
+    DEFAULT_BACKOFF,
+    Backoff,
+    Disconnected,
+    ServerError,
+    Session,
+    SessionClosed,
+)
+from client.state import Applied, GameState
+from client.tokens import SeatToken, TokenStore
+from engine.search import Searcher, SearchResult, format_score
+from protocol import (
+    Create,
+    ErrorCode,
+    Event,
+    GameSummary,
+    Join,
+    ListGames,
+    Move,
+    Result,
+    Resume,
+)
+
+log = logging.getLogger("ubao.bot")
+
+CLOCK_SHARE = 20
+"""With a clock and no --time-ms, a move may use 1/CLOCK_SHARE of the time left (plus the
+increment), so the bot never flags in a long game."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSettings:
+    """How the bot searches: like a server bot seat's depth, time_ms, eval and algorithm."""
+
+    depth: int
+    time_ms: int | None = None
+    eval: str | None = None
+    algorithm: str = "negamax"
+
+    def describe(self) -> str:
+        text = f"depth {self.depth}"
+        if self.time_ms is not None:
+            text += f", {self.time_ms} ms"
+        return text
+
+
+def time_budget(state: GameState, seat: int, settings: EngineSettings, now: float) -> int | None:
+    """The milliseconds the next search may take: --time-ms, capped by the clock if any."""
+    budgets = [settings.time_ms] if settings.time_ms is not None else []
+    remaining = state.remaining_ms(seat, now)
+    if remaining is not None:
+        increment = state.clocks.increment_ms if state.clocks else 0
+        budgets.append(max(remaining // CLOCK_SHARE + increment // 2, 1))
+    return min(budgets, default=None)
+
+
+def describe_search(game: Any, position: Any, result: SearchResult) -> str:
+    """The search report a bot logs with each move: depth, score, nodes, time and PV."""
+    pv = []
+    for move in result.pv:
+        try:
+            pv.append(game.format_move(position, move))
+            position = game.play(position, move)
+        except ValueError:
+            break
+    stats = result.stats
+    return (
+        f"depth {stats.depth} score {format_score(result.score)} nodes {stats.generated} "
+        f"time {stats.seconds * 1000:.0f} ms pv {' '.join(pv)}"
+    )
+
+
+class BotGame:
+    """Plays one seat of one game to its end."""
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        settings: EngineSettings,
+        *,
+        game_id: str | None = None,
+        create: Create | None = None,
+        seat: int | None = None,
+        tokens: TokenStore | None = None,
+        backoff: Backoff = DEFAULT_BACKOFF,
+    ) -> None:
+        if (game_id is None) == (create is None):
+            raise ValueError("give either the id of a game or a game to create")
+        self.url = url
+        self.settings = settings
+        self.game_id = game_id
+        self.create = create
+        self.wanted_seat = seat
+        self.tokens = tokens or TokenStore()
+        self.held: SeatToken | None = None
+        self.state = GameState(game_id or "")
+        self.searcher: Searcher | None = None
+        self.decided: tuple[int, str] | None = None
+        """The move chosen for a ply, kept until the server has it."""
+        self.done = asyncio.Event()
+        self.error: str | None = None
+        self._thinking: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.session = Session(
+            url,
+            name,
+            "bot",
+            on_event=self._on_event,
+            on_ready=self._on_ready,
+            on_state=lambda text: log.info("game %s: %s", self.game_id, text),
+            backoff=backoff,
+        )
+
+    async def run(self) -> Result | None:
+        """Play until the game is over (its result) or the session fails (None, `error`)."""
+        session = asyncio.create_task(self._run_session())
+        try:
+            await self.done.wait()
+        finally:
+            if self.searcher is not None:
+                self.searcher.stop()
+            await self.session.close()
+            session.cancel()
+            for task in (session, *self._tasks):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, SessionClosed):
+                    await task
+        return self.state.result
+
+    async def _run_session(self) -> None:
+        try:
+            await self.session.run()
+        except SessionClosed as error:
+            if not self.session.closing:
+                self.error = str(error)
+                log.error("game %s: %s", self.game_id, error)
+        self.done.set()
+
+    async def _on_ready(self) -> None:
+        if self.game_id is None:
+            assert self.create is not None
+            ok = await self.session.request(self.create)
+            assert ok.game_id is not None
+            self.game_id = self.state.game_id = ok.game_id
+            log.info("created game %s", self.game_id)
+        if self.held is None:
+            self.held = self.tokens.get(self.url, self.game_id)
+        if self.held is None:
+            ok = await self.session.request(Join(id=0, game_id=self.game_id, seat=self.wanted_seat))
+            assert ok.seat is not None and ok.token is not None
+            self.held = SeatToken(ok.seat, ok.token)
+            self.tokens.put(self.url, self.game_id, self.held)
+            log.info(
+                "game %s: joined seat %d (%s)", self.game_id, ok.seat, self.settings.describe()
+            )
+            return
+        await self.session.request(
+            Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
+        )
+        self._consider()
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _on_event(self, event: Event) -> None:
+        if self.state.apply(event, time.monotonic()) is Applied.GAP:
+            self._spawn(self._resync())
+        elif self.state.over:
+            self._finish()
+        else:
+            self._consider()
+
+    async def _resync(self) -> None:
+        assert self.held is not None and self.game_id is not None
+        with contextlib.suppress(Disconnected):
+            await self.session.request(
+                Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
+            )
+
+    def _finish(self) -> None:
+        if self.done.is_set():
+            return
+        result = self.state.result
+        if result is not None:
+            log.info(
+                "game %s over: winner %s, %s, score %s",
+                self.game_id,
+                result.winner,
+                result.reason,
+                result.score,
+            )
+        if self.game_id is not None:
+            self.tokens.remove(self.url, self.game_id)
+        self.done.set()
+
+    def _consider(self) -> None:
+        """Think if it is this bot's turn and it is not thinking already."""
+        if not self.state.legal or self.state.over:
+            return
+        if self._thinking is not None and not self._thinking.done():
+            return
+        self._thinking = self._spawn(self._play(self.state.ply))
+
+    async def _play(self, ply: int) -> None:
+        state = self.state
+        game, position = state.game, state.position
+        assert game is not None and self.held is not None and self.game_id is not None
+        if self.decided is None or self.decided[0] != ply:
+            if self.searcher is None:
+                self.searcher = Searcher(game, self.settings.algorithm, self.settings.eval)
+            budget = time_budget(state, self.held.seat, self.settings, time.monotonic())
+            result = await asyncio.to_thread(
+                self.searcher.search, position, self.settings.depth, budget
+            )
+            if state.ply != ply or state.over:
+                return
+            move = game.format_move(position, result.move)
+            self.decided = (ply, move)
+            log.info(
+                "game %s ply %d: %s (%s)",
+                self.game_id,
+                ply,
+                move,
+                describe_search(game, position, result),
+            )
+        _, move = self.decided
+        try:
+            await self.session.request(
+                Move(id=0, game_id=self.game_id, token=self.held.token, ply=ply, move=move)
+            )
+        except ServerError as error:
+            if error.code != ErrorCode.STALE_PLY:
+                log.error("game %s ply %d: %s refused: %s", self.game_id, ply, move, error)
+        except Disconnected:
+            log.warning(
+                "game %s ply %d: connection lost sending %s; resending after resume",
+                self.game_id,
+                ply,
+                move,
+            )
+
+
+def wants_bot(summary: GameSummary) -> int | None:
+    """The seat a serving bot should take in this lobby entry, or None.
+
+    A waiting game with one open, unjoined seat and the other seat taken (by a person or a
+    server bot) is waiting for an opponent.
+    """
+    if summary.status != "waiting":
+        return None
+    free = [i for i, seat in enumerate(summary.seats) if seat.kind == "open" and seat.name is None]
+    if len(free) != 1:
+        return None
+    return free[0]
+
+
+async def serve(
+    url: str,
+    name: str,
+    settings: EngineSettings,
+    *,
+    max_games: int = 1,
+    poll_seconds: float = 2.0,
+    tokens: TokenStore | None = None,
+    backoff: Backoff = DEFAULT_BACKOFF,
+) -> None:
+    """Wait in the lobby forever, playing up to `max_games` games at a time."""
+    lobby = Session(url, name, "bot", on_event=lambda event: None, backoff=backoff)
+    lobby_task = asyncio.create_task(lobby.run())
+    playing: dict[str, asyncio.Task[Result | None]] = {}
+    try:
+        while True:
+            for game_id in [game_id for game_id, task in playing.items() if task.done()]:
+                del playing[game_id]
+            if len(playing) < max_games:
+                with contextlib.suppress(Disconnected, ServerError):
+                    await lobby.connected.wait()
+                    games = (await lobby.request(ListGames(id=0))).games or ()
+                    for summary in games:
+                        seat = wants_bot(summary)
+                        if seat is None or summary.game_id in playing:
+                            continue
+                        if len(playing) >= max_games:
+                            break
+                        log.info(
+                            "joining game %s (%s) as seat %d", summary.game_id, summary.game, seat
+                        )
+                        bot = BotGame(
+                            url,
+                            name,
+                            settings,
+                            game_id=summary.game_id,
+                            seat=seat,
+                            tokens=tokens,
+                            backoff=backoff,
+                        )
+                        playing[summary.game_id] = asyncio.create_task(bot.run())
+            if lobby_task.done():
+                lobby_task.result()
+            await asyncio.sleep(poll_seconds)
+    finally:
+        await lobby.close()
+        for task in (*playing.values(), lobby_task):
+            task.cancel()
+        await asyncio.gather(*playing.values(), lobby_task, return_exceptions=True)

@@ -1,0 +1,271 @@
+"""A protocol session that survives dropped connections.
+
+`Session.run()` connects, says `hello`, calls the owner's `on_ready` (which resumes its seat or
+watches its game again, with the last version it saw), then passes every game event to
+`on_event` until the connection drops; then it waits (exponential backoff with jitter) and
+starts over. Commands go through `request`, which assigns the id and waits for the `ok` or
+`error` with that id. Every frame is built and read by `protocol/`: nothing here knows msgpack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from protocol import (
+    PROTOCOL_VERSION,
+    AppCloseCode,
+    Command,
+    Error,
+    Event,
+    Hello,
+    Ok,
+    ProtocolError,
+    Role,
+    Snapshot,
+    Watch,
+    decode_server_message,
+    encode,
+)
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765/"
+log = logging.getLogger(__name__)
+
+
+class ServerError(Exception):
+    """The server refused a command: `code` is the protocol's error code, the message human."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+
+
+class Disconnected(Exception):
+    """The connection dropped before the command was answered; it may or may not have run."""
+
+
+class SessionClosed(Exception):
+    """The session ended for good: closed by its owner, or by the server for a reason that
+    reconnecting cannot mend (seat taken over, unsupported version)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Delays between reconnection attempts: doubling from `first` up to `limit`, each varied
+    by up to `jitter` of itself so that many clients dropped together do not return together."""
+
+    first: float = 0.5
+    limit: float = 10.0
+    jitter: float = 0.25
+
+    def delay(self, attempt: int) -> float:
+        base = min(self.first * 2**attempt, self.limit)
+        return base * (1 + random.uniform(-self.jitter, self.jitter))
+
+
+DEFAULT_BACKOFF = Backoff()
+
+FATAL_CLOSE_CODES: dict[int, str] = {
+    AppCloseCode.SEAT_TAKEN_OVER: "another connection took over this seat",
+    AppCloseCode.UNSUPPORTED_VERSION: "the server does not speak this protocol version",
+}
+"""Close codes after which reconnecting would only repeat the failure."""
+
+CONNECT_OPTIONS: dict[str, Any] = {"max_size": 1 << 22, "compression": None, "open_timeout": 10}
+"""Snapshots of long games are the largest frames a client receives; no compression, as the
+server has none."""
+
+EventHandler = Callable[[Event], None]
+StateHandler = Callable[[str], None]
+ReadyHandler = Callable[[], Awaitable[None]]
+
+
+class Session:
+    """One client's protocol session with a server, reconnected whenever it drops."""
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        role: Role,
+        *,
+        on_event: EventHandler,
+        on_ready: ReadyHandler | None = None,
+        on_state: StateHandler | None = None,
+        backoff: Backoff = DEFAULT_BACKOFF,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.role: Role = role
+        self.on_event = on_event
+        self.on_ready = on_ready
+        self.on_state = on_state or (lambda text: None)
+        self.backoff = backoff
+        self.connected = asyncio.Event()
+        """Set while a connection is open and `hello` (and `on_ready`) succeeded."""
+        self.reconnects = 0
+        """How many established connections were lost (and then opened again)."""
+        self._ws: ClientConnection | None = None
+        self._pending: dict[int, asyncio.Future[Ok]] = {}
+        self._next_id = 1
+        self._closing = False
+
+    @property
+    def closing(self) -> bool:
+        """`close()` was called: the session is ending by its owner's wish."""
+        return self._closing
+
+    async def run(self) -> None:
+        """Connect and reconnect until `close()`; raises SessionClosed when the session ends."""
+        attempt = 0
+        while not self._closing:
+            self.on_state("connecting")
+            try:
+                async with connect(self.url, **CONNECT_OPTIONS) as ws:
+                    attempt = 0
+                    with contextlib.suppress(ConnectionClosed, Disconnected):
+                        await self._serve(ws)
+                    reason = ws.close_reason or "connection closed"
+                    fatal = FATAL_CLOSE_CODES.get(ws.close_code or 0)
+                    if fatal is not None:
+                        raise SessionClosed(fatal)
+                    self.reconnects += 1
+            except ServerError as error:
+                raise SessionClosed(error.message) from None
+            except InvalidURI as error:
+                raise SessionClosed(f"bad server address: {error}") from None
+            except (OSError, TimeoutError, InvalidHandshake) as error:
+                reason = str(error) or type(error).__name__
+            finally:
+                self._ws = None
+                self.connected.clear()
+                self._fail_pending()
+            if self._closing:
+                break
+            delay = self.backoff.delay(attempt)
+            attempt += 1
+            self.on_state(f"disconnected ({reason}); reconnecting in {delay:.1f} s")
+            await asyncio.sleep(delay)
+        raise SessionClosed("closed")
+
+    async def _serve(self, ws: ClientConnection) -> None:
+        """Say hello, let the owner resume, then read until the connection ends."""
+        self._ws = ws
+        reader = asyncio.create_task(self._read(ws))
+        try:
+            await self.request(Hello(id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role))
+            if self.on_ready is not None:
+                await self.on_ready()
+            self.connected.set()
+            self.on_state("connected")
+            await reader
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+
+    async def _read(self, ws: ClientConnection) -> None:
+        """Route every frame: replies to their waiting command, events to the owner."""
+        try:
+            await self._route(ws)
+        finally:
+            # Commands still waiting can never be answered on this connection.
+            self._fail_pending()
+
+    async def _route(self, ws: ClientConnection) -> None:
+        async for frame in ws:
+            try:
+                message = decode_server_message(frame)
+            except ProtocolError as error:
+                log.warning("ignoring a frame the protocol does not allow: %s", error)
+                continue
+            if isinstance(message, Ok | Error):
+                self._answer(message)
+            else:
+                self.on_event(message)
+
+    def _answer(self, reply: Ok | Error) -> None:
+        future = self._pending.pop(reply.id, None) if reply.id is not None else None
+        if future is None or future.done():
+            if isinstance(reply, Error):
+                self.on_state(f"server: {reply.message}")
+            return
+        if isinstance(reply, Error):
+            future.set_exception(ServerError(reply.code, reply.message))
+        else:
+            future.set_result(reply)
+
+    def _fail_pending(self) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(Disconnected("the connection dropped"))
+        self._pending.clear()
+
+    async def request(self, command: Command) -> Ok:
+        """Send `command` (its `id` is replaced by a fresh one) and wait for its `ok`.
+
+        Raises ServerError for an `error` reply, Disconnected if no connection is open or it
+        drops before the reply.
+        """
+        ws = self._ws
+        if ws is None:
+            raise Disconnected("not connected")
+        command_id = self._next_id
+        self._next_id += 1
+        future: asyncio.Future[Ok] = asyncio.get_running_loop().create_future()
+        self._pending[command_id] = future
+        try:
+            await ws.send(encode(dataclasses.replace(command, id=command_id)))
+        except ConnectionClosed:
+            self._pending.pop(command_id, None)
+            raise Disconnected("the connection dropped") from None
+        return await future
+
+    async def close(self) -> None:
+        """End the session: no more reconnects; `run()` returns with SessionClosed."""
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def drop(self) -> None:
+        """Close the current connection as a network failure would; `run()` reconnects."""
+        if self._ws is not None:
+            await self._ws.close()
+
+
+async def _exchange(ws: ClientConnection, command: Command, command_id: int) -> Ok:
+    """Send one command and read until its reply; events before it are dropped."""
+    await ws.send(encode(dataclasses.replace(command, id=command_id)))
+    while True:
+        reply = decode_server_message(await ws.recv())
+        if isinstance(reply, Error) and reply.id == command_id:
+            raise ServerError(reply.code, reply.message)
+        if isinstance(reply, Ok) and reply.id == command_id:
+            return reply
+
+
+async def request_once(url: str, name: str, role: Role, command: Command) -> Ok:
+    """Connect, say hello, send one command and return its `ok` (for `ubao games`)."""
+    async with connect(url, **CONNECT_OPTIONS) as ws:
+        await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role), 1)
+        return await _exchange(ws, command, 2)
+
+
+async def fetch_snapshot(url: str, name: str, game_id: str) -> Snapshot:
+    """Watch `game_id` just long enough to receive its snapshot (for `ubao export`)."""
+    async with connect(url, **CONNECT_OPTIONS) as ws:
+        await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role="spectator"), 1)
+        await _exchange(ws, Watch(id=0, game_id=game_id), 2)
+        while True:
+            message = decode_server_message(await ws.recv())
+            if isinstance(message, Snapshot) and message.game_id == game_id:
+                return message

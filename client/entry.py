@@ -1,0 +1,125 @@
+"""Move entry: from what a player typed to a move to send, a question to ask, or a clear refusal.
+
+The server's `legal` list is the judge; the game's own parser only turns aliases into canonical
+notation (`a5:cw`, `>` for `+`, any letter case) and explains what is wrong with a bad entry.
+An entry that names a hole but leaves a choice open (Bao's kichwa or direction, an Ethiopian
+direction) becomes a question with the candidates, and a Bao move that reaches the namua
+nyumba decision without a suffix asks "stop or safari" (rules §17.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game, GameError, IllegalMoveError
+
+SAFARI = "+"
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """The entry names exactly one legal move."""
+
+    move: str
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One answer to a question: what to type, and the move it leads to."""
+
+    answer: str
+    move: str
+    final: bool
+    """True when the move is complete; False when it may still need a decision."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """The entry leaves a choice open; the player answers with one of `options`."""
+
+    question: str
+    options: tuple[Option, ...]
+
+    def pick(self, answer: str) -> Option | None:
+        """The option `answer` names (its answer or its move, any case), or None; a bare
+        Enter confirms a question with a single option."""
+        word = answer.strip().lower()
+        if not word and len(self.options) == 1:
+            return self.options[0]
+        for option in self.options:
+            if word in (option.answer.lower(), option.move.lower()):
+                return option
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """The entry is not a legal move; `message` says why; nothing is sent."""
+
+    message: str
+
+
+Entry = Send | Ask | Reject
+
+
+def resolve(
+    text: str, legal: Sequence[str], game: Game[Any, Any], position: Any, decided: bool = False
+) -> Entry:
+    """What the entry `text` means for the player to move, given the server's `legal` moves.
+
+    `decided` says the player already answered the stop/safari question for this move.
+    """
+    entry = text.strip()
+    if not entry:
+        return Reject("type a move (Tab lists the legal moves)")
+    if not legal:
+        return Reject("it is not your turn")
+    try:
+        canonical = game.format_move(position, game.parse_move(position, entry))
+    except IllegalMoveError as error:
+        return Reject(str(error))
+    except GameError as error:
+        return _complete(entry, legal) or Reject(str(error))
+    if canonical not in legal:
+        return Reject(f"{canonical} is not among the legal moves: {' '.join(legal)}")
+    safari = canonical + SAFARI
+    if not decided and not canonical.endswith(SAFARI) and safari in legal:
+        return Ask(
+            f"{canonical} ends in the nyumba: stop there or go on safari?",
+            (Option("stop", canonical, True), Option("safari", safari, True)),
+        )
+    return Send(canonical)
+
+
+def _complete(entry: str, legal: Sequence[str]) -> Ask | None:
+    """The question that completes an unfinished entry (`A5` for `A5L`/`A5R`), if any."""
+    prefix = entry.lower()
+    bases = sorted({move.removesuffix(SAFARI) for move in legal if move.lower().startswith(prefix)})
+    if not bases:
+        return None
+    if len(bases) == 1:
+        move = bases[0]
+        return Ask(f"{entry} means {move}: confirm with Enter", (Option(move, move, False),))
+    options = tuple(Option(move[len(entry) :] or move, move, False) for move in bases)
+    answers = " or ".join(option.answer for option in options)
+    return Ask(f"{entry} needs more: {answers}? ({', '.join(bases)})", options)
+
+
+def hole_entry(
+    hole: str,
+    legal: Sequence[str],
+    game: Game[Any, Any],
+    position: Any,
+    moves_from: Sequence[str],
+) -> Entry:
+    """What choosing `hole` with the keyboard means: `moves_from` are the legal moves that
+    start there; one is played (after the stop/safari question if it arises), several ask."""
+    bases = sorted({move.removesuffix(SAFARI) for move in moves_from})
+    if not bases:
+        return Reject(f"no legal move starts at {hole}")
+    if len(bases) == 1:
+        return resolve(bases[0], legal, game, position)
+    options = tuple(Option(move, move, False) for move in bases)
+    return Ask(f"{hole}: which move? {' or '.join(bases)}", options)

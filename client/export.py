@@ -1,0 +1,79 @@
+"""From a server's snapshot of a game to a record, and from a record back to its positions."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from client.record import Record, options_tag, result_token
+from client.views import BoardView, view_of
+from engine.game import Game, GameError
+from engine.games import make_game
+from protocol import Snapshot
+
+_DEPTH = re.compile(r"depth (\d+)")
+
+
+def side_tags(game_name: str) -> tuple[str, str]:
+    """The tag names of the two seats, as the board names the sides."""
+    return ("Black", "White") if game_name == "othello" else ("South", "North")
+
+
+def record_of(snapshot: Snapshot, date: datetime.date) -> Record:
+    """The record of the game in `snapshot`, finished or running, exported on `date`.
+
+    A bot seat's depth is read from its name (the server calls its bots "... (depth N)"):
+    the protocol's seat information has no depth field.
+    """
+    tags = {
+        "Game": snapshot.game,
+        "Options": options_tag(snapshot.options),
+        "GameId": snapshot.game_id,
+        "Date": date.strftime("%Y.%m.%d"),
+    }
+    for side, seat in zip(side_tags(snapshot.game), snapshot.seats, strict=True):
+        tags[side] = seat.name or "?"
+        tags[f"{side}Kind"] = seat.kind
+        depth = _DEPTH.search(seat.name or "") if seat.kind == "bot" else None
+        if depth:
+            tags[f"{side}Depth"] = depth[1]
+    if snapshot.clock is not None:
+        tags["Clock"] = f"{snapshot.clock.initial_ms}+{snapshot.clock.increment_ms}"
+    result = snapshot.result
+    tags["Result"] = result_token(result.winner if result else None, snapshot.status == "over")
+    if result is not None:
+        tags["Reason"] = result.reason
+        if result.score is not None:
+            tags["Score"] = f"{result.score[0]}-{result.score[1]}"
+    tags["Plies"] = str(len(snapshot.history))
+    return Record(tags, snapshot.history)
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Every position of a recorded game, with who played each move."""
+
+    game: Game[Any, Any]
+    positions: tuple[Any, ...]
+    """The start position, then the position after each move."""
+    movers: tuple[int, ...]
+
+    def view(self, ply: int) -> BoardView:
+        return view_of(self.game, self.positions[ply])
+
+
+def replay_of(record: Record) -> Replay:
+    """Play the record's moves from the start; GameError names the first move that fails."""
+    game = make_game(record.game, record.options)
+    position = game.start()
+    positions, movers = [position], []
+    for ply, move in enumerate(record.moves):
+        movers.append(game.to_move(position))
+        try:
+            position = game.play_text(position, move)
+        except GameError as error:
+            raise GameError(f"move {ply + 1} ({move}): {error}") from None
+        positions.append(position)
+    return Replay(game, tuple(positions), tuple(movers))

@@ -1,0 +1,133 @@
+"""`ubao replay FILE`: step through a game record in the board view.
+
+Keys: right/left one move forward/back, home/end the start/the end, q to leave.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.application import Application, create_app_session
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.output import Output
+
+from client.app import STYLE, move_list
+from client.export import Replay, side_tags
+from client.record import Record
+from client.views import Marks
+
+
+class ReplayApp:
+    """The board at one ply of a recorded game; the keys move through the game."""
+
+    def __init__(
+        self,
+        record: Record,
+        replay: Replay,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        self.record = record
+        self.replay = replay
+        self.ply = 0
+        """How many moves are played on the board shown (0 = the start position)."""
+        self.application = self._build(input, output)
+
+    @property
+    def last_ply(self) -> int:
+        return len(self.record.moves)
+
+    def go(self, ply: int) -> None:
+        self.ply = min(max(ply, 0), self.last_ply)
+        self.application.invalidate()
+
+    def _board_text(self) -> StyleAndTextTuples:
+        view = self.replay.view(self.ply)
+        last: frozenset[str] = frozenset()
+        if self.ply:
+            hole = view.move_hole(self.record.moves[self.ply - 1], self.replay.movers[self.ply - 1])
+            last = frozenset([hole] if hole else [])
+        names = [self.record.tags.get(tag) for tag in side_tags(self.record.game)]
+        title = f"{self.record.game}  move {self.ply} of {self.last_ply}"
+        if self.ply == self.last_ply:
+            title += f"  result {self.record.result}"
+        text: StyleAndTextTuples = [("class:panel.title", title + "\n\n")]
+        return text + view.render(0, Marks(last=last), names)
+
+    def _tags_text(self) -> StyleAndTextTuples:
+        return [("", f"{name}: {value}\n") for name, value in self.record.tags.items()]
+
+    def _moves_text(self) -> StyleAndTextTuples:
+        names = self.replay.view(0).side_names
+        return move_list(self.record.moves, self.replay.movers, names, self.ply - 1)
+
+    def _build(self, input: Input | None, output: Output | None) -> Application[None]:
+        keys = KeyBindings()
+
+        @keys.add("right")
+        def _forward(event: KeyPressEvent) -> None:
+            self.go(self.ply + 1)
+
+        @keys.add("left")
+        def _back(event: KeyPressEvent) -> None:
+            self.go(self.ply - 1)
+
+        @keys.add("home")
+        def _start(event: KeyPressEvent) -> None:
+            self.go(0)
+
+        @keys.add("end")
+        def _end(event: KeyPressEvent) -> None:
+            self.go(self.last_ply)
+
+        @keys.add("q")
+        @keys.add("c-c")
+        @keys.add("c-q")
+        def _quit(event: KeyPressEvent) -> None:
+            event.app.exit()
+
+        panel = HSplit(
+            [
+                Window(FormattedTextControl(self._tags_text), height=Dimension(max=12)),
+                Window(
+                    FormattedTextControl(
+                        self._moves_text, get_cursor_position=lambda: Point(0, max(self.ply - 1, 0))
+                    )
+                ),
+            ],
+            width=Dimension(preferred=40, max=48),
+        )
+        root = HSplit(
+            [
+                VSplit(
+                    [
+                        Window(FormattedTextControl(self._board_text)),
+                        Window(width=1, char="|", style="class:label"),
+                        panel,
+                    ]
+                ),
+                Window(
+                    FormattedTextControl(
+                        [("class:help", "left/right: move  home/end: start/end  q: quit")]
+                    ),
+                    height=1,
+                ),
+            ]
+        )
+        return Application(
+            layout=Layout(root),
+            key_bindings=keys,
+            style=STYLE,
+            full_screen=True,
+            input=input,
+            output=output,
+        )
+
+    async def run(self) -> None:
+        app = self.application
+        with create_app_session(input=app.input, output=app.output):
+            await app.run_async()

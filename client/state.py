@@ -1,0 +1,224 @@
+"""What a client knows about one game, updated only from the server's events.
+
+Pure: no sockets, no UI. The terminal app draws from a `GameState`, the bot decides from it,
+and tests feed it events directly. Versions (`v`) make it safe to apply what a reconnect
+replays: an event already seen is ignored, and an event after a gap is refused so that the
+caller can ask for what it missed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from client.views import BoardView, view_of
+from engine.game import Game, GameError, Step
+from engine.games import make_game
+from protocol import BotInfo, Clocks, Event, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
+
+
+class Applied(Enum):
+    """What `GameState.apply` did with an event."""
+
+    APPLIED = "applied"
+    DUPLICATE = "duplicate"
+    """Seen before (a replay after a reconnect): ignored."""
+    GAP = "gap"
+    """Events are missing before this one: ignored; resume from `state.v` to get them."""
+
+
+@dataclass(frozen=True, slots=True)
+class LastMove:
+    """The last move played, with what the animation and the move list need."""
+
+    ply: int
+    seat: int
+    move: str
+    before: BoardView
+    """The board before the move, where the animation starts."""
+    steps: tuple[Step, ...]
+    """The holes the move touched, in order (`Game.sowing_path`)."""
+    info: BotInfo | None = None
+
+
+@dataclass
+class GameState:
+    """One game as the server last described it."""
+
+    game_id: str
+    v: int = 0
+    """The version of the last event applied; 0 before the first snapshot."""
+    game: Game[Any, Any] | None = None
+    game_name: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    status: str = "waiting"
+    position: Any = None
+    ply: int = 0
+    to_move: int = 0
+    history: list[str] = field(default_factory=list)
+    movers: list[int] = field(default_factory=list)
+    """The seat that played each move of `history` (extra turns make them irregular)."""
+    legal: tuple[str, ...] = ()
+    """The moves the server offers this client (only when it holds the seat to move)."""
+    seats: list[SeatInfo] = field(default_factory=list)
+    clocks: Clocks | None = None
+    clocks_at: float = 0.0
+    """Monotonic time at which `clocks` arrived; the running clock counts down from there."""
+    result: Result | None = None
+    last: LastMove | None = None
+    info: dict[int, BotInfo] = field(default_factory=dict)
+    """The latest engine report per seat (bot moves only)."""
+    away_until: dict[int, float] = field(default_factory=dict)
+    """Seats whose player dropped: the monotonic time until which the server holds the seat."""
+
+    @property
+    def view(self) -> BoardView:
+        assert self.game is not None, "no snapshot yet"
+        return view_of(self.game, self.position)
+
+    @property
+    def started(self) -> bool:
+        return self.game is not None
+
+    @property
+    def over(self) -> bool:
+        return self.status == "over"
+
+    def names(self) -> list[str | None]:
+        return [seat.name for seat in self.seats]
+
+    def last_hole(self) -> str | None:
+        """The hole the last move started from (or the square it placed), to mark it."""
+        if not self.history:
+            return None
+        return self.view.move_hole(self.history[-1], self.movers[-1])
+
+    def remaining_ms(self, seat: int, now: float) -> int | None:
+        """The seat's clock at monotonic time `now`: the running one ticks down locally."""
+        if self.clocks is None:
+            return None
+        remaining = self.clocks.remaining_ms[seat]
+        if self.clocks.running == seat and not self.over:
+            remaining -= int((now - self.clocks_at) * 1000)
+        return max(remaining, 0)
+
+    def apply(self, event: Event, now: float) -> Applied:
+        """Apply one event received at monotonic time `now`."""
+        if isinstance(event, Snapshot):
+            if event.v < self.v:
+                return Applied.DUPLICATE
+            self._snapshot(event, now)
+            return Applied.APPLIED
+        if event.v <= self.v:
+            return Applied.DUPLICATE
+        if event.v != self.v + 1 or self.game is None:
+            return Applied.GAP
+        self.v = event.v
+        if isinstance(event, Moved):
+            self._moved(event, now)
+        elif isinstance(event, Over):
+            self._over(event.result)
+        elif isinstance(event, SeatEvent):
+            self._seat(event, now)
+        return Applied.APPLIED
+
+    def _set_clocks(self, clocks: Clocks | None, now: float) -> None:
+        if clocks is not None:
+            self.clocks, self.clocks_at = clocks, now
+
+    def _snapshot(self, event: Snapshot, now: float) -> None:
+        game = make_game(event.game, event.options)
+        self.v = event.v
+        self.game, self.game_name, self.options = game, event.game, dict(event.options)
+        self.status = event.status
+        self.position = game.parse_position(event.position)
+        self.ply, self.to_move = event.ply, event.to_move
+        self.history = list(event.history)
+        self.movers = _movers(game, event.history)
+        self.legal = event.legal or ()
+        self.seats = list(event.seats)
+        self.clocks = None
+        self._set_clocks(event.clocks, now)
+        self.result = event.result
+        self.last = None
+        self.away_until.clear()
+
+    def _moved(self, event: Moved, now: float) -> None:
+        assert self.game is not None
+        game = self.game
+        before = self.view
+        try:
+            steps = tuple(
+                game.sowing_path(self.position, game.parse_move(self.position, event.move))
+            )
+        except GameError:
+            # Our copy of the rules disagrees with the server's; the server is the judge, so
+            # show its position without an animation rather than refuse it.
+            steps = ()
+        self.position = game.parse_position(event.position)
+        self.ply, self.to_move = event.ply + 1, event.to_move
+        self.history.append(event.move)
+        self.movers.append(event.seat)
+        self.legal = event.legal or ()
+        self._set_clocks(event.clocks, now)
+        if event.info is not None:
+            self.info[event.seat] = event.info
+        self.last = LastMove(event.ply, event.seat, event.move, before, steps, event.info)
+        if self.status == "waiting":
+            self.status = "playing"
+
+    def _over(self, result: Result) -> None:
+        self.status, self.result, self.legal = "over", result, ()
+        if self.clocks is not None:
+            self.clocks = Clocks(self.clocks.remaining_ms, None, self.clocks.increment_ms)
+
+    def _seat(self, event: SeatEvent, now: float) -> None:
+        self.seats[event.seat] = SeatInfo(self.seats[event.seat].kind, event.name, event.connected)
+        if event.connected or event.grace_ms is None:
+            self.away_until.pop(event.seat, None)
+        else:
+            self.away_until[event.seat] = now + event.grace_ms / 1000
+        if event.status is not None:
+            self.status = event.status
+        if event.legal is not None:
+            self.legal = event.legal
+        self._set_clocks(event.clocks, now)
+
+
+def _movers(game: Game[Any, Any], history: Sequence[str]) -> list[int]:
+    """Who played each move, by replaying the history from the start position."""
+    position = game.start()
+    movers = []
+    for move in history:
+        movers.append(game.to_move(position))
+        position = game.play_text(position, move)
+    return movers
+
+
+REASONS = {
+    "normal": "at the end of play",
+    "no_moves": "as the other side cannot move",
+    "resign": "by resignation",
+    "timeout": "on time",
+    "abandoned": "by abandonment",
+    "aborted": "aborted",
+    "ply_limit": "by adjudication at the ply limit",
+    "repetition": "by adjudication after a repetition",
+    "engine_failure": "after an engine failure",
+}
+"""How each `Result.reason` reads after "wins" or "Draw"."""
+
+
+def describe_result(result: Result, names: Sequence[str | None], side_names: Sequence[str]) -> str:
+    """The result in one sentence: who won, why, and the score."""
+    reason = REASONS.get(result.reason, f"({result.reason.replace('_', ' ')})")
+    if result.winner is None:
+        text = f"Draw {reason}"
+    else:
+        winner = names[result.winner] if result.winner < len(names) else None
+        text = f"{side_names[result.winner]} ({winner or 'open seat'}) wins {reason}"
+    if result.score is not None:
+        text += f", {result.score[0]}-{result.score[1]}"
+    return text

@@ -1,0 +1,83 @@
+"""Seat tokens kept on disk, so that `ubao play --join ID` after a restart returns to the seat.
+
+A seat token is a capability: whoever holds it moves for the seat. The file is therefore
+written with mode 0600, and atomically (a temporary file renamed over the old one), so that a
+crash never leaves half a file and two clients never interleave their writes. Tokens are keyed
+by server URL and game id: game ids are only unique per server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def default_path() -> Path:
+    """`$XDG_DATA_HOME/ubao/tokens.json`, or `~/.local/share/ubao/tokens.json`."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "ubao" / "tokens.json"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatToken:
+    """The seat held in one game and the token that proves it."""
+
+    seat: int
+    token: str
+
+
+class TokenStore:
+    """Seat tokens by (server, game); every change goes to disk at once."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+
+    def _load(self) -> dict[str, dict[str, dict[str, object]]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            # A damaged file must not stop anyone from playing: treat it as empty; the next
+            # save replaces it.
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save(self, data: dict[str, dict[str, dict[str, object]]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                json.dump(data, file, indent=1, sort_keys=True)
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def get(self, server: str, game_id: str) -> SeatToken | None:
+        """The seat kept for `game_id` on `server`, if any."""
+        entry = self._load().get(server, {}).get(game_id)
+        if not isinstance(entry, dict):
+            return None
+        seat, token = entry.get("seat"), entry.get("token")
+        if seat not in (0, 1) or not isinstance(token, str):
+            return None
+        assert isinstance(seat, int)
+        return SeatToken(seat, token)
+
+    def put(self, server: str, game_id: str, seat: SeatToken) -> None:
+        data = self._load()
+        data.setdefault(server, {})[game_id] = {"seat": seat.seat, "token": seat.token}
+        self._save(data)
+
+    def remove(self, server: str, game_id: str) -> None:
+        """Forget a seat (the game is over: the token is worth nothing any more)."""
+        data = self._load()
+        if data.get(server, {}).pop(game_id, None) is not None:
+            if not data[server]:
+                del data[server]
+            self._save(data)

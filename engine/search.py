@@ -1,0 +1,785 @@
+"""Game-tree search over the `Game` interface: minimax, alpha-beta and negamax.
+
+The three algorithms return the same value at the same depth. The pruning ones add iterative
+deepening, a transposition table with bound flags, move ordering (table move, killers, history)
+and, in negamax, principal variation search. The side to move decides whether a node maximises,
+so extra turns and passes need no special case. Finished games score beyond every evaluation and
+prefer faster wins and slower losses. docs/engine.md explains each part.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, replace
+from math import inf, nextafter
+from typing import Any
+
+from engine.game import Evaluation, Game, Outcome
+
+ALGORITHMS = ("minimax", "alphabeta", "negamax")
+"""Every search algorithm by name."""
+DEFAULT_ALGORITHM = "negamax"
+
+MATE = 1_000_000_000
+"""The score of a won finished game at the root; a win k plies away scores MATE - k."""
+MATE_BOUND = MATE - 1_000_000
+"""Scores beyond this are finished games, not evaluations (evaluations must stay below it)."""
+DEFAULT_TABLE_SIZE = 1 << 20
+"""Transposition-table entries kept at most."""
+MAX_DEPTH = 200
+"""The deepest iteration a search without a depth limit starts."""
+
+EXACT, LOWER, UPPER = 0, 1, 2
+"""Transposition-table bound flags: the stored score is exact, a lower or an upper bound."""
+
+TableEntry = tuple[int, int, float, Any]
+"""(depth, flag, score, best move); a win's score is stored relative to its node."""
+
+
+class SearchAborted(Exception):
+    """Raised inside the tree when the deadline passes or `stop` is called; never escapes."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStats:
+    """What one search did; the counters add up every iteration."""
+
+    generated: int
+    """Positions created by move generation (every child of every expanded node)."""
+    expanded: int
+    """Positions whose children were generated."""
+    evaluated: int
+    """Positions scored by the static evaluation (the leaves at the horizon)."""
+    cutoffs: int
+    """Nodes left before their last move because a move refuted the window (prunes)."""
+    table_hits: int
+    """Nodes answered by the transposition table without a search."""
+    depth: int
+    """The deepest iteration completed."""
+    seconds: float
+    table_entries: int
+    """Transposition-table entries after the search: what the search keeps in memory."""
+    peak_memory: int | None = None
+    """Peak bytes allocated during the search (tracemalloc; only when asked, it is slow)."""
+
+    @property
+    def nps(self) -> float:
+        """Generated nodes per second."""
+        return self.generated / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "generated": self.generated,
+            "expanded": self.expanded,
+            "evaluated": self.evaluated,
+            "cutoffs": self.cutoffs,
+            "table_hits": self.table_hits,
+            "depth": self.depth,
+            "seconds": self.seconds,
+            "nps": round(self.nps),
+            "table_entries": self.table_entries,
+            "peak_memory": self.peak_memory,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search found: the move to play, its score and the principal variation."""
+
+    move: Any
+    """The best move found, always legal; None only when the game is over."""
+    score: float
+    """From the side to move's point of view; beyond ±MATE_BOUND a forced win or loss."""
+    pv: tuple[Any, ...]
+    """The principal variation, starting with `move`."""
+    stats: SearchStats
+    stopped: bool
+    """The deadline or `stop` ended the search before the depth it was given."""
+
+    @property
+    def mate(self) -> int | None:
+        """Plies to a forced end of the game (negative when losing), None if not forced."""
+        return mate_distance(self.score)
+
+
+@dataclass(frozen=True, slots=True)
+class Tracer:
+    """Prints the tree as it is searched, for teaching: windows, values, table hits, prunes."""
+
+    write: Callable[[str], None]
+    max_ply: int = 3
+    """Nodes deeper than this are searched but not printed."""
+    max_lines: int = 1000
+    """Printing stops after this many lines (the search goes on)."""
+
+
+class SearchControl:
+    """The deadline a running search polls; `stop` from any thread moves it to now."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self) -> None:
+        self.deadline = inf
+
+    def stop(self) -> None:
+        self.deadline = -inf
+
+
+def mate_distance(score: float) -> int | None:
+    """Plies to the end of a forced game from a score, negative for a loss; else None."""
+    if score > MATE_BOUND:
+        return round(MATE - score)
+    if score < -MATE_BOUND:
+        return -round(MATE + score)
+    return None
+
+
+def format_score(score: float) -> str:
+    """A score for people: `+3`, `-1.25`, `win in 7`, `loss in 4`, `draw`."""
+    distance = mate_distance(score)
+    if distance is not None:
+        return f"win in {distance}" if distance >= 0 else f"loss in {-distance}"
+    if score == int(score):
+        return f"{int(score):+d}"
+    return f"{score:+.2f}"
+
+
+def pick_evaluation(game: Game[Any, Any], name: str | None) -> tuple[str, Evaluation]:
+    """The evaluation `name` of `game` (its first when None); ValueError lists the names."""
+    evaluations: Mapping[str, Evaluation] = game.evaluations
+    if name is None:
+        name = next(iter(evaluations))
+    try:
+        return name, evaluations[name]
+    except KeyError:
+        raise ValueError(
+            f"{game.name} has no evaluation {name!r}; known: {', '.join(evaluations)}"
+        ) from None
+
+
+def final_score(outcome: Outcome, player: int, ply: int) -> float:
+    """A finished game's score for `player`, `ply` plies from the root: wins sooner are better."""
+    if outcome.winner is None:
+        return 0
+    return MATE - ply if outcome.winner == player else ply - MATE
+
+
+class Searcher:
+    """One engine: a game, an algorithm and an evaluation, with tables kept between searches.
+
+    Keeping the transposition table, killers and history across the searches of one game lets
+    a bot's next search start from what the last one learnt.
+    """
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        algorithm: str = DEFAULT_ALGORITHM,
+        evaluation: str | None = None,
+        table_size: int = DEFAULT_TABLE_SIZE,
+    ) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+        if table_size < 0:
+            raise ValueError("the table size must be 0 or more")
+        self.game = game
+        self.algorithm = algorithm
+        self.evaluation_name, self.evaluation = pick_evaluation(game, evaluation)
+        self.table_size = table_size
+        self.table: dict[Hashable, TableEntry] = {}
+        self.history: tuple[dict[Any, int], dict[Any, int]] = ({}, {})
+        """Per player, how often (weighted by depth²) each move caused a cut-off."""
+        self.control = SearchControl()
+
+    def clear(self) -> None:
+        """Forget everything learnt (a new game)."""
+        self.table.clear()
+        for table in self.history:
+            table.clear()
+
+    def stop(self) -> None:
+        """Make the running search return now with the best move of its last iteration."""
+        self.control.stop()
+
+    def search(
+        self,
+        position: Any,
+        depth: int | None = None,
+        time_ms: float | None = None,
+        *,
+        soft_time_ms: float | None = None,
+        control: SearchControl | None = None,
+        on_iteration: Callable[[SearchResult], None] | None = None,
+        tracer: Tracer | None = None,
+        measure_memory: bool = False,
+    ) -> SearchResult:
+        """Search `position` by iterative deepening to `depth` plies and/or for `time_ms`.
+
+        `time_ms` aborts the iteration under way; `soft_time_ms` only keeps a new one from
+        starting (a clock budget). With neither a depth nor a time the search runs until
+        `stop`. A `control` made beforehand can stop the search even before it starts.
+        `on_iteration` receives the result of every completed iteration.
+        """
+        if depth is not None and depth < 1:
+            raise ValueError("the depth must be 1 or more")
+        if depth is not None and depth > MAX_DEPTH:
+            raise ValueError(f"the depth must be at most {MAX_DEPTH}")
+        start = time.perf_counter()
+        self.control = control = control if control is not None else SearchControl()
+        if time_ms is not None:
+            control.deadline = min(control.deadline, start + time_ms / 1000)
+        soft_deadline = inf if soft_time_ms is None else start + soft_time_ms / 1000
+        if not measure_memory:
+            return self._deepen(position, depth, start, soft_deadline, on_iteration, tracer)
+        started_tracing = not tracemalloc.is_tracing()
+        if started_tracing:
+            tracemalloc.start()
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        try:
+            result = self._deepen(position, depth, start, soft_deadline, on_iteration, tracer)
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            if started_tracing:
+                tracemalloc.stop()
+        return replace(result, stats=replace(result.stats, peak_memory=peak))
+
+    def _deepen(
+        self,
+        position: Any,
+        depth: int | None,
+        start: float,
+        soft_deadline: float,
+        on_iteration: Callable[[SearchResult], None] | None,
+        tracer: Tracer | None,
+    ) -> SearchResult:
+        """Iterative deepening: each iteration orders the next one's moves through the table."""
+        game = self.game
+        tree = _Tree(self, tracer)
+        moves = game.legal_moves(position)
+        if not moves:
+            outcome = game.outcome(position)
+            score = final_score(outcome, game.to_move(position), 0) if outcome else 0.0
+            return self._result(tree, score, (), 0, start, False)
+        # Plain minimax gains nothing from shallower iterations; it only needs them for time.
+        plain = self.algorithm == "minimax" and depth is not None and tracer is None
+        last_depth = depth if depth is not None else MAX_DEPTH
+        best: SearchResult | None = None
+        for iteration in range(last_depth if plain else 1, last_depth + 1):
+            tree.root_move = best.move if best is not None else None
+            try:
+                score = tree.run(position, iteration)
+            except SearchAborted:
+                if best is None or tree.root_best not in (None, best.move):
+                    # The last best move was searched first; a move that beat it at the new
+                    # depth is the better guess (with its score at that depth so far).
+                    move = tree.root_best if tree.root_best is not None else moves[0]
+                    best = self._result(tree, tree.root_score, (move,), iteration - 1, start, True)
+                return replace(best, stopped=True)
+            best = self._result(
+                tree, score, tree.principal_variation(position, iteration), iteration, start, False
+            )
+            if on_iteration is not None:
+                on_iteration(best)
+            if mate_distance(score) is not None or (len(moves) == 1 and depth is None):
+                break  # deeper iterations find the same forced result, or the only move
+            if tree.exhausted:
+                break  # every line ended the game within the horizon: the value is exact
+            if time.perf_counter() >= soft_deadline:
+                break
+        assert best is not None
+        return best
+
+    def _result(
+        self,
+        tree: _Tree,
+        score: float,
+        pv: tuple[Any, ...],
+        depth: int,
+        start: float,
+        stopped: bool,
+    ) -> SearchResult:
+        stats = SearchStats(
+            generated=tree.generated,
+            expanded=tree.expanded,
+            evaluated=tree.evaluated,
+            cutoffs=tree.cutoffs,
+            table_hits=tree.hits,
+            depth=depth,
+            seconds=time.perf_counter() - start,
+            table_entries=len(self.table),
+        )
+        return SearchResult(pv[0] if pv else None, score, pv, stats, stopped)
+
+
+def search(
+    game: Game[Any, Any],
+    position: Any,
+    depth: int | None = None,
+    time_ms: float | None = None,
+    *,
+    algorithm: str = DEFAULT_ALGORITHM,
+    evaluation: str | None = None,
+    table_size: int = DEFAULT_TABLE_SIZE,
+    tracer: Tracer | None = None,
+    measure_memory: bool = False,
+) -> SearchResult:
+    """One search with fresh tables: the best move of `position` at `depth` and/or `time_ms`."""
+    searcher = Searcher(game, algorithm, evaluation, table_size)
+    return searcher.search(position, depth, time_ms, tracer=tracer, measure_memory=measure_memory)
+
+
+class _Tree:
+    """One search's tree walk.
+
+    The node functions are closures over local variables, the fastest way to reach shared
+    state in CPython; their counters are read through `counts`.
+    """
+
+    def __init__(self, searcher: Searcher, tracer: Tracer | None) -> None:
+        self.root_move: Any = None
+        """The move to search first at the root (the last iteration's best)."""
+        self.root_best: Any = None
+        """The best root move so far in the iteration under way."""
+        self.root_score: float = 0.0
+        self.exhausted = False
+        """The last iteration met no horizon: every line it searched ended the game."""
+        self.table = searcher.table
+        self.game = searcher.game
+        self.algorithm = searcher.algorithm
+        self._counts, self._root = _build(self, searcher, tracer)
+        self._tracer = tracer
+
+    def run(self, position: Any, depth: int) -> float:
+        """One iteration to `depth`; the score from the side to move's point of view."""
+        before = self._counts()
+        self.root_best = None
+        if self._tracer is not None:
+            view = "the side to move's" if self.algorithm == "negamax" else "player 0's"
+            self._tracer.write(
+                f"{self.algorithm} to depth {depth}, player {self.game.to_move(position)} to "
+                f"move; windows and values from {view} point of view"
+            )
+        score = self._root(position, depth)
+        after = self._counts()
+        self.exhausted = after[2] == before[2] and after[4] == before[4]
+        return score
+
+    @property
+    def generated(self) -> int:
+        return self._counts()[0]
+
+    @property
+    def expanded(self) -> int:
+        return self._counts()[1]
+
+    @property
+    def evaluated(self) -> int:
+        return self._counts()[2]
+
+    @property
+    def cutoffs(self) -> int:
+        return self._counts()[3]
+
+    @property
+    def hits(self) -> int:
+        return self._counts()[4]
+
+    def principal_variation(self, position: Any, depth: int) -> tuple[Any, ...]:
+        """The root's line from the search, continued through the table where a hit cut it."""
+        game = self.game
+        pv = list(self._pv_line())
+        for move in pv:
+            position = game.play(position, move)
+        key = None if type(game).key is Game.key else game.key
+        while len(pv) < depth:
+            entry = self.table.get(position if key is None else key(position))
+            if entry is None or entry[3] is None or entry[3] not in game.legal_moves(position):
+                break
+            pv.append(entry[3])
+            position = game.play(position, entry[3])
+        return tuple(pv)
+
+    _pv_line: Callable[[], tuple[Any, ...]]
+
+
+def _build(
+    tree: _Tree, searcher: Searcher, tracer: Tracer | None
+) -> tuple[Callable[[], tuple[int, int, int, int, int]], Callable[[Any, int], float]]:
+    """The node functions of one search, specialised for its algorithm and tracing."""
+    game = searcher.game
+    children = game.children
+    outcome = game.outcome
+    to_move = game.to_move
+    evaluate = searcher.evaluation
+    key = None if type(game).key is Game.key else game.key
+    table = searcher.table
+    table_get = table.get
+    capacity = searcher.table_size
+    history = searcher.history
+    control = searcher.control
+    clock = time.perf_counter
+    killers: list[list[Any]] = [[None, None] for _ in range(MAX_DEPTH + 2)]
+    pv_lines: list[tuple[Any, ...]] = [()] * (MAX_DEPTH + 2)
+    generated = expanded = evaluated = cutoffs = hits = 0
+    trace_ply = tracer.max_ply if tracer is not None else -1
+    out = _TraceOut(game, tracer)
+
+    def ended(pos: Any, player: int, ply: int) -> float:
+        """The score of a position without legal moves, for `player`: the game is over."""
+        result = outcome(pos)
+        assert result is not None, f"{game.name}: no legal moves but no outcome"
+        return final_score(result, player, ply)
+
+    def counts() -> tuple[int, int, int, int, int]:
+        return generated, expanded, evaluated, cutoffs, hits
+
+    def pv_line() -> tuple[Any, ...]:
+        return pv_lines[0]
+
+    tree._pv_line = pv_line
+
+    def order(kids: list[tuple[Any, Any]], me: int, ply: int, depth: int, first: Any) -> None:
+        """Best first: the table's (or last iteration's) move, the killers, then by history."""
+        if depth > 1:
+            weights = history[me]
+            if weights:
+                kids.sort(key=lambda kid: weights.get(kid[0], 0), reverse=True)
+        killer1, killer2 = killers[ply]
+        for wanted in (killer2, killer1, first):
+            if wanted is not None:
+                for i, kid in enumerate(kids):
+                    if kid[0] == wanted:
+                        if i:
+                            del kids[i]
+                            kids.insert(0, kid)
+                        break
+
+    def remember_cutoff(me: int, ply: int, depth: int, move: Any) -> None:
+        weights = history[me]
+        weights[move] = weights.get(move, 0) + depth * depth
+        slot = killers[ply]
+        if slot[0] != move:
+            slot[1] = slot[0]
+            slot[0] = move
+
+    def negamax(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """The value for `me`, the side to move; children of the same side are not negated."""
+        nonlocal generated, expanded, evaluated, cutoffs, hits
+        pv_lines[ply] = ()
+        if depth == 0:
+            result = outcome(pos)
+            if result is None:
+                evaluated += 1
+                return evaluate(pos) if me == 0 else -evaluate(pos)
+            return final_score(result, me, ply)
+        k = pos if key is None else key(pos)
+        entry = table_get(k)
+        first = None
+        if entry is not None:
+            e_depth, e_flag, e_score, first = entry
+            if e_depth == depth and ply:  # the root always searches, to know its move
+                if e_score > MATE_BOUND:
+                    e_score -= ply
+                elif e_score < -MATE_BOUND:
+                    e_score += ply
+                if e_flag == EXACT or (e_score >= beta if e_flag == LOWER else e_score <= alpha):
+                    hits += 1
+                    if ply <= trace_ply:
+                        out.hit(ply, e_flag, e_score, alpha, beta)
+                    return e_score
+        if ply == 0 and tree.root_move is not None:
+            first = tree.root_move
+        if clock() >= control.deadline:
+            raise SearchAborted
+        kids = children(pos)
+        if not kids:
+            return ended(pos, me, ply)
+        expanded += 1
+        generated += len(kids)
+        if len(kids) > 1:
+            order(kids, me, ply, depth, first)
+        alpha0 = alpha
+        best = -inf
+        best_move = None
+        d1 = depth - 1
+        p1 = ply + 1
+        null = False  # the first move gets the full window, the others a null window first
+        for i, (move, child) in enumerate(kids):
+            side = to_move(child)
+            high = nextafter(alpha, inf) if null else beta
+            if p1 <= trace_ply:
+                out.enter(p1, pos, move, side, d1, alpha, high, side != me)
+            if side == me:
+                value = negamax(child, side, d1, alpha, high, p1)
+            else:
+                value = -negamax(child, side, d1, -high, -alpha, p1)
+            if null and alpha < value < beta:
+                if p1 <= trace_ply:
+                    out.research(p1, pos, move, value)
+                if side == me:
+                    value = negamax(child, side, d1, alpha, beta, p1)
+                else:
+                    value = -negamax(child, side, d1, -beta, -alpha, p1)
+            if p1 <= trace_ply:
+                out.leave(p1, pos, move, d1, value, me)
+            if value > best:
+                best = value
+                best_move = move
+                if value > alpha:
+                    alpha = value
+                    pv_lines[ply] = (move, *pv_lines[p1])
+                    if ply == 0:
+                        tree.root_best = move
+                        tree.root_score = value
+                    if value >= beta:
+                        cutoffs += 1
+                        remember_cutoff(me, ply, depth, move)
+                        if p1 <= trace_ply:
+                            out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
+                        break
+            null = d1 > 0
+        if entry is not None or len(table) < capacity:
+            if best <= alpha0:
+                flag = UPPER
+                best_move = first  # a failing-low node learnt no best move
+            else:
+                flag = LOWER if best >= beta else EXACT
+            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
+            table[k] = (depth, flag, stored, best_move)
+        return best
+
+    def alphabeta(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """The value for player 0: player 0's nodes maximise, player 1's minimise."""
+        nonlocal generated, expanded, evaluated, cutoffs, hits
+        pv_lines[ply] = ()
+        if depth == 0:
+            result = outcome(pos)
+            if result is None:
+                evaluated += 1
+                return evaluate(pos)
+            return final_score(result, 0, ply)
+        k = pos if key is None else key(pos)
+        entry = table_get(k)
+        first = None
+        if entry is not None:
+            e_depth, e_flag, e_score, first = entry
+            if e_depth == depth and ply:  # the root always searches, to know its move
+                if e_score > MATE_BOUND:
+                    e_score -= ply
+                elif e_score < -MATE_BOUND:
+                    e_score += ply
+                if e_flag == EXACT or (e_score >= beta if e_flag == LOWER else e_score <= alpha):
+                    hits += 1
+                    if ply <= trace_ply:
+                        out.hit(ply, e_flag, e_score, alpha, beta)
+                    return e_score
+        if ply == 0 and tree.root_move is not None:
+            first = tree.root_move
+        if clock() >= control.deadline:
+            raise SearchAborted
+        kids = children(pos)
+        if not kids:
+            return ended(pos, 0, ply)
+        expanded += 1
+        generated += len(kids)
+        if len(kids) > 1:
+            order(kids, me, ply, depth, first)
+        alpha0 = alpha
+        beta0 = beta
+        best_move = None
+        d1 = depth - 1
+        p1 = ply + 1
+        if me == 0:
+            best = -inf
+            for i, (move, child) in enumerate(kids):
+                side = to_move(child)
+                if p1 <= trace_ply:
+                    out.enter(p1, pos, move, side, d1, alpha, beta, None)
+                value = alphabeta(child, side, d1, alpha, beta, p1)
+                if p1 <= trace_ply:
+                    out.leave(p1, pos, move, d1, value, 0)
+                if value > best:
+                    best = value
+                    best_move = move
+                    if value > alpha:
+                        alpha = value
+                        pv_lines[ply] = (move, *pv_lines[p1])
+                        if ply == 0:
+                            tree.root_best = move
+                            tree.root_score = value
+                        if alpha >= beta:
+                            cutoffs += 1
+                            remember_cutoff(me, ply, depth, move)
+                            if p1 <= trace_ply:
+                                out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
+                            break
+        else:
+            best = inf
+            for i, (move, child) in enumerate(kids):
+                side = to_move(child)
+                if p1 <= trace_ply:
+                    out.enter(p1, pos, move, side, d1, alpha, beta, None)
+                value = alphabeta(child, side, d1, alpha, beta, p1)
+                if p1 <= trace_ply:
+                    out.leave(p1, pos, move, d1, value, 0)
+                if value < best:
+                    best = value
+                    best_move = move
+                    if value < beta:
+                        beta = value
+                        pv_lines[ply] = (move, *pv_lines[p1])
+                        if ply == 0:
+                            tree.root_best = move
+                            tree.root_score = -value
+                        if alpha >= beta:
+                            cutoffs += 1
+                            remember_cutoff(me, ply, depth, move)
+                            if p1 <= trace_ply:
+                                out.prune(p1, pos, kids[i + 1 :], value, alpha, "alpha")
+                            break
+        if entry is not None or len(table) < capacity:
+            if best <= alpha0:
+                flag = UPPER
+            elif best >= beta0:
+                flag = LOWER
+            else:
+                flag = EXACT
+            if flag != EXACT and (flag == UPPER) == (me == 0):
+                best_move = first  # a node failing on its own side learnt no best move
+            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
+            table[k] = (depth, flag, stored, best_move)
+        return best
+
+    def minimax(pos: Any, me: int, depth: int, ply: int) -> float:
+        """The value for player 0 by visiting every node to the horizon: the baseline."""
+        nonlocal generated, expanded, evaluated
+        pv_lines[ply] = ()
+        if depth == 0:
+            result = outcome(pos)
+            if result is None:
+                evaluated += 1
+                return evaluate(pos)
+            return final_score(result, 0, ply)
+        if clock() >= control.deadline:
+            raise SearchAborted
+        kids = children(pos)
+        if not kids:
+            return ended(pos, 0, ply)
+        expanded += 1
+        generated += len(kids)
+        if ply == 0 and tree.root_move is not None:
+            order(kids, me, ply, 0, tree.root_move)
+        d1 = depth - 1
+        p1 = ply + 1
+        best = -inf if me == 0 else inf
+        for move, child in kids:
+            side = to_move(child)
+            if p1 <= trace_ply:
+                out.enter(p1, pos, move, side, d1, -inf, inf, None)
+            value = minimax(child, side, d1, p1)
+            if p1 <= trace_ply:
+                out.leave(p1, pos, move, d1, value, 0)
+            if value > best if me == 0 else value < best:
+                best = value
+                pv_lines[ply] = (move, *pv_lines[p1])
+                if ply == 0:
+                    tree.root_best = move
+                    tree.root_score = value if me == 0 else -value
+        return best
+
+    def root_negamax(pos: Any, depth: int) -> float:
+        return negamax(pos, to_move(pos), depth, -inf, inf, 0)
+
+    def root_alphabeta(pos: Any, depth: int) -> float:
+        me = to_move(pos)
+        value = alphabeta(pos, me, depth, -inf, inf, 0)
+        return value if me == 0 else -value
+
+    def root_minimax(pos: Any, depth: int) -> float:
+        me = to_move(pos)
+        value = minimax(pos, me, depth, 0)
+        return value if me == 0 else -value
+
+    roots = {"negamax": root_negamax, "alphabeta": root_alphabeta, "minimax": root_minimax}
+    return counts, roots[searcher.algorithm]
+
+
+class _TraceOut:
+    """Formats trace lines, indented by ply, until the tracer's line budget is spent."""
+
+    def __init__(self, game: Game[Any, Any], tracer: Tracer | None) -> None:
+        self.game = game
+        self.tracer = tracer
+        self.lines = 0
+
+    def _line(self, ply: int, text: str) -> None:
+        tracer = self.tracer
+        if tracer is not None and self.lines < tracer.max_lines:
+            self.lines += 1
+            tracer.write("  " * ply + text)
+            if self.lines == tracer.max_lines:
+                tracer.write(f"... trace stopped after {self.lines} lines")
+
+    def enter(
+        self,
+        ply: int,
+        parent: Any,
+        move: Any,
+        side: int,
+        depth: int,
+        alpha: float,
+        beta: float,
+        negated: bool | None,
+    ) -> None:
+        """A node about to be searched with the window [alpha, beta] of its parent's view."""
+        if depth == 0:
+            return  # a leaf is one line, printed when its value is known
+        window = f"[{_num(alpha)}, {_num(beta)}]"
+        if negated:
+            window += f", its own view [{_num(-beta)}, {_num(-alpha)}]"
+        elif negated is not None:
+            window += ", kept: the same player moves again"
+        text = self.game.format_move(parent, move)
+        self._line(ply, f"{text}: player {side} to move, window {window}")
+
+    def research(self, ply: int, parent: Any, move: Any, value: float) -> None:
+        text = self.game.format_move(parent, move)
+        self._line(ply, f"{text}: null window failed high with {_num(value)}, search again")
+
+    def leave(self, ply: int, parent: Any, move: Any, depth: int, value: float, view: int) -> None:
+        kind = "leaf" if depth == 0 else "value"
+        text = self.game.format_move(parent, move)
+        self._line(ply, f"{text} {kind} {_num(value)} for player {view}")
+
+    def hit(self, ply: int, flag: int, score: float, alpha: float, beta: float) -> None:
+        kind = ("exact value", "lower bound", "upper bound")[flag]
+        window = f"[{_num(alpha)}, {_num(beta)}]"
+        self._line(ply + 1, f"table hit: {kind} {_num(score)} settles the window {window}")
+
+    def prune(
+        self,
+        ply: int,
+        parent: Any,
+        rest: list[tuple[Any, Any]],
+        value: float,
+        bound: float,
+        name: str,
+    ) -> None:
+        """A cut-off: the moves in `rest` are never searched."""
+        relation = ">=" if name == "beta" else "<="
+        skipped = " ".join(self.game.format_move(parent, move) for move, _ in rest) or "none"
+        self._line(
+            ply,
+            f"cut-off: {_num(value)} {relation} {name} {_num(bound)}: the player above will "
+            f"not allow this line; pruned moves: {skipped}",
+        )
+
+
+def _num(value: float) -> str:
+    """A score or window bound in trace lines."""
+    if value in (inf, -inf):
+        return "+inf" if value > 0 else "-inf"
+    return format_score(value)

@@ -1,0 +1,68 @@
+"""Error codes and close codes of the wire protocol, and the one exception `decode` raises."""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+
+class ErrorCode(StrEnum):
+    """The stable `code` of an `error` reply; clients switch on these, humans read `message`."""
+
+    BAD_MESSAGE = "bad_message"
+    """The frame is not a valid message: not msgpack, not a map, unknown type, bad field."""
+    UNSUPPORTED_VERSION = "unsupported_version"
+    """`hello` asked for a protocol version the server does not speak (the server then closes)."""
+    HELLO_REQUIRED = "hello_required"
+    """A command other than `hello` or `ping` came before `hello`."""
+    UNKNOWN_GAME = "unknown_game"
+    """No game has this `game_id`."""
+    BAD_OPTIONS = "bad_options"
+    """`create` named a game, options, seat or clock that the server cannot set up."""
+    NOT_YOUR_SEAT = "not_your_seat"
+    """The token does not hold a seat of this game on this connection (or the sender watches)."""
+    NOT_YOUR_TURN = "not_your_turn"
+    """The seat is not the one to move."""
+    NOT_STARTED = "not_started"
+    """The game still waits for a player; nobody may move yet."""
+    GAME_OVER = "game_over"
+    """The game has ended; nothing more can be played."""
+    ILLEGAL_MOVE = "illegal_move"
+    """The move is malformed or not allowed by the rules in this position."""
+    STALE_PLY = "stale_ply"
+    """The move is for a ply that was already played (a resend); nothing changed."""
+    BAD_PLY = "bad_ply"
+    """The move is for a ply that has not been reached yet."""
+    SEAT_TAKEN = "seat_taken"
+    """The seat asked for (or every seat) is already taken or is a bot's."""
+    RATE_LIMITED = "rate_limited"
+    """The connection sent more messages than its budget; the server closes it next."""
+    SERVER_BUSY = "server_busy"
+    """A server-wide limit (games, bot seats) is reached; try again later."""
+    INTERNAL_ERROR = "internal_error"
+    """A bug on the server; the command may not have taken effect."""
+
+
+class AppCloseCode(IntEnum):
+    """WebSocket close codes of the application range (4000-4999) that the server uses."""
+
+    UNSUPPORTED_VERSION = 4000
+    """After the `unsupported_version` error: the server does not speak the client's version."""
+    SEAT_TAKEN_OVER = 4001
+    """Another connection resumed a seat this connection held."""
+
+
+class ProtocolError(ValueError):
+    """A frame that is not a valid message; `decode` raises nothing else.
+
+    `id` is the command's id when the frame was a map with a string `type` and a valid `id`, so
+    that the reply can name the offending command; otherwise None, as the protocol requires.
+    """
+
+    def __init__(self, message: str, *, id: int | None = None, reason: str = "bad_field") -> None:
+        super().__init__(message)
+        self.message = message
+        self.id = id
+        self.code = ErrorCode.BAD_MESSAGE
+        self.reason = reason
+        """A short slug (`malformed`, `not_a_map`, `no_type`, `unknown_type`, `bad_field`) for
+        counting rejections by cause."""

@@ -1,0 +1,248 @@
+"""Server-hosted bot seats: one `ubao-engine stdio` subprocess per seat, driven over pipes.
+
+The server owns the deadline: past a move's time budget it sends `stop`, and an engine that
+still does not answer, or that dies, is killed and restarted. The best move found so far (the
+first move of the last `info` line's pv) is kept, so a hung engine still moves. All of it is
+asyncio subprocess I/O: the event loop never blocks on an engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from protocol import BotInfo
+from server.core import BotTurn
+from server.engine_lines import (
+    go_command,
+    parse_bestmove,
+    parse_info,
+    position_command,
+    setup_commands,
+)
+
+log = logging.getLogger("ubao.server.bots")
+
+ENGINE_COMMAND = (sys.executable, "-m", "engine", "stdio")
+"""`ubao-engine stdio`, run with this server's own interpreter."""
+
+MAX_LINE = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class BotSettings:
+    command: tuple[str, ...] = ENGINE_COMMAND
+    start_timeout_s: float = 20.0
+    """For the engine to answer `uci` and `isready` (imports are slow on a busy machine)."""
+    move_timeout_s: float = 60.0
+    """A move's budget when the seat has no `time_ms` (a depth-only search must end too)."""
+    margin_s: float = 2.0
+    """Added to a seat's `time_ms` before the server sends `stop`."""
+    stop_grace_s: float = 2.0
+    """After `stop`, how long the engine has to answer before it is killed."""
+    attempts: int = 3
+    """Engine starts per move before the bot's seat forfeits."""
+
+
+class EngineFailure(Exception):
+    """The engine died, hung or could not start; `info` is its last report, if any."""
+
+    def __init__(self, message: str, info: BotInfo | None = None) -> None:
+        super().__init__(message)
+        self.info = info
+
+
+class Engine:
+    """One engine subprocess speaking the line protocol."""
+
+    def __init__(self, process: asyncio.subprocess.Process, label: str) -> None:
+        self.process = process
+        self.label = label
+
+    @classmethod
+    async def start(
+        cls, command: Sequence[str], label: str, setup: Sequence[str], timeout_s: float
+    ) -> Engine:
+        """Start the engine, check it speaks the protocol and apply the seat's options."""
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                limit=MAX_LINE,
+            )
+        except OSError as exc:
+            raise EngineFailure(f"cannot start {command[0]}: {exc}") from None
+        engine = cls(process, label)
+        log.info("%s: engine started (pid %d)", label, process.pid)
+        try:
+            await engine.send("uci")
+            await engine.expect("uciok", timeout_s)
+            for line in [*setup, "ucinewgame", "isready"]:
+                await engine.send(line)
+            await engine.expect("readyok", timeout_s)
+        except BaseException:  # a failure, or the game ended while the engine started
+            engine.kill()
+            raise
+        return engine
+
+    async def think(
+        self, position: str, go: str, budget_s: float, stop_grace_s: float
+    ) -> tuple[str | None, BotInfo | None]:
+        """The engine's `bestmove` and its last `info`, within `budget_s` (then `stop`)."""
+        await self.send(position)
+        await self.send(go)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + budget_s
+        stopped = False
+        info: BotInfo | None = None
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                if stopped:
+                    raise EngineFailure("no bestmove even after stop", info)
+                await self.send("stop")
+                stopped = True
+                deadline = loop.time() + stop_grace_s
+                continue
+            line = await self.readline(left, info)
+            if line is None:
+                continue
+            if line.startswith("info "):
+                info = parse_info(line) or info
+            elif line.startswith("bestmove"):
+                return parse_bestmove(line), info
+            elif line.startswith("error"):
+                log.warning("%s: engine says %s", self.label, line)
+
+    async def expect(self, word: str, timeout_s: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise EngineFailure(f"no {word} within {timeout_s:g} s")
+            line = await self.readline(left)
+            if line == word:
+                return
+            if line is not None and line.startswith("error"):
+                raise EngineFailure(f"engine refused its setup: {line}")
+
+    async def readline(self, timeout_s: float, info: BotInfo | None = None) -> str | None:
+        """The next line, or None if none came within `timeout_s`; EngineFailure at exit."""
+        assert self.process.stdout is not None
+        try:
+            raw = await asyncio.wait_for(self.process.stdout.readline(), timeout_s)
+        except TimeoutError:
+            return None
+        except ValueError as exc:  # a line longer than MAX_LINE
+            raise EngineFailure(f"unreadable output: {exc}", info) from None
+        if not raw:
+            raise EngineFailure(f"engine exited (code {await self.process.wait()})", info)
+        return raw.decode(errors="replace").strip()
+
+    async def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(line.encode() + b"\n")
+            await self.process.stdin.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            raise EngineFailure(f"engine does not read its input: {exc}") from None
+
+    async def close(self, timeout_s: float = 2.0) -> None:
+        """Ask the engine to quit; kill it if it does not."""
+        if self.process.returncode is None:
+            with contextlib.suppress(EngineFailure):
+                await self.send("quit")
+            try:
+                await asyncio.wait_for(self.process.wait(), timeout_s)
+            except TimeoutError:
+                self.kill()
+        await self.process.wait()
+
+    def kill(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+        log.info("%s: engine stopped", self.label)
+
+
+Accept = Callable[[str, BotInfo | None], bool]
+"""Offers a move to the game; False if the rules reject it."""
+
+
+class Bots:
+    """The engines of every bot seat, started on a seat's first turn, closed when it ends."""
+
+    def __init__(self, settings: BotSettings) -> None:
+        self.settings = settings
+        self._engines: dict[tuple[str, int], Engine] = {}
+        self._tasks: dict[str, set[asyncio.Task[None]]] = {}
+
+    def spawn(self, game_id: str, work: asyncio.Task[None]) -> None:
+        """Track a bot turn's task so that `release` can cancel it."""
+        tasks = self._tasks.setdefault(game_id, set())
+        tasks.add(work)
+        work.add_done_callback(tasks.discard)
+
+    async def play(self, turn: BotTurn, accept: Accept) -> str | None:
+        """Have the seat's engine move; None once a move was accepted, else why it failed."""
+        settings = self.settings
+        budget_s = settings.move_timeout_s
+        if turn.spec.time_ms is not None:
+            budget_s = turn.spec.time_ms / 1000 + settings.margin_s
+        position = position_command(turn.game, turn.options, turn.moves)
+        go = go_command(turn.spec, turn.clocks)
+        why = "no attempt"
+        for _ in range(settings.attempts):
+            try:
+                engine = await self._engine(turn)
+                move, info = await engine.think(position, go, budget_s, settings.stop_grace_s)
+            except EngineFailure as exc:
+                why = str(exc)
+                log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
+                self._discard((turn.game_id, turn.seat))
+                # The best move found so far still counts.
+                if exc.info is not None and exc.info.pv and accept(exc.info.pv[0], exc.info):
+                    return None
+                continue
+            if move is not None and accept(move, info):
+                return None
+            why = f"the engine's move {move!r} is not legal here"
+            self._discard((turn.game_id, turn.seat))
+        return why
+
+    async def release(self, game_id: str) -> None:
+        """The game is over: stop its thinking and close its engines."""
+        for work in list(self._tasks.pop(game_id, ())):
+            work.cancel()
+        closing = [key for key in self._engines if key[0] == game_id]
+        await asyncio.gather(*(self._engines.pop(key).close() for key in closing))
+
+    async def close(self) -> None:
+        for game_id in list(self._tasks):
+            for work in self._tasks.pop(game_id):
+                work.cancel()
+        engines, self._engines = list(self._engines.values()), {}
+        await asyncio.gather(*(engine.close() for engine in engines))
+
+    async def _engine(self, turn: BotTurn) -> Engine:
+        key = (turn.game_id, turn.seat)
+        engine = self._engines.get(key)
+        if engine is None:
+            label = f"game {turn.game_id} seat {turn.seat}"
+            setup = setup_commands(turn.spec)
+            engine = await Engine.start(
+                self.settings.command, label, setup, self.settings.start_timeout_s
+            )
+            self._engines[key] = engine
+        return engine
+
+    def _discard(self, key: tuple[str, int]) -> None:
+        engine = self._engines.pop(key, None)
+        if engine is not None:
+            engine.kill()

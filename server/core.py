@@ -1,0 +1,554 @@
+"""The session core: who may do what, versions, acks, seats, clocks, limits. Sans-I/O.
+
+The asyncio layer feeds it what happened (a connection opened, a frame arrived, a connection
+closed, time passed, a bot engine answered) and drains `outputs()`: frames to send, connections
+to close, bot turns to think about. The core never awaits, sleeps or reads a clock other than
+the injected `now`, so tests drive it by hand.
+
+Every change goes through `_commit`: persist, then reply, then broadcast. So an accepted move is
+durable before anybody hears of it, and the mover's `ok` precedes its `moved` event.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.game import Game, GameError
+from engine.games import make_game
+from engine.search import ALGORITHMS
+from protocol import (
+    PROTOCOL_VERSION,
+    AppCloseCode,
+    BotInfo,
+    Clocks,
+    Create,
+    Error,
+    ErrorCode,
+    Event,
+    Hello,
+    Join,
+    ListGames,
+    Move,
+    Ok,
+    Ping,
+    ProtocolError,
+    Reply,
+    Resign,
+    Resume,
+    Role,
+    SeatSpec,
+    ServerMessage,
+    Watch,
+    decode_command,
+)
+from server.clock import MessageBudget, Now, monotonic_ms, wall_ms
+from server.room import Bounds, Rejected, Room, hash_token
+from server.store import Store, StoredGame
+
+log = logging.getLogger("ubao.server")
+
+POLICY_VIOLATION = 1008
+"""The WebSocket close code for a connection over its limits (RFC 6455)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The server's limits; tests shrink them (a grace period of a few ms, tiny budgets)."""
+
+    grace_ms: int = 60_000
+    """How long a dropped player's seat is held before the game is abandoned."""
+    burst: int = 60
+    """Messages a connection may send at once..."""
+    per_second: float = 20.0
+    """...and per second after that; beyond, the connection is closed (policy violation)."""
+    connections_per_ip: int = 32
+    max_games: int = 1000
+    """Games not over at the same time."""
+    max_bot_seats: int = 32
+    """Server-hosted bot seats (one engine process each) in games not over."""
+    keep_finished: int = 200
+    """Finished games kept in memory for the lobby and late watchers."""
+    bounds: Bounds = field(default_factory=Bounds)
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    to: tuple[int, ...]
+    message: ServerMessage
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    conn: int
+    code: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A server-hosted bot is to move: the layer asks its engine and calls `bot_moved`."""
+
+    game_id: str
+    seat: int
+    ply: int
+    game: str
+    options: dict[str, Any]
+    moves: tuple[str, ...]
+    """Every move from the start position, in the game's notation."""
+    spec: SeatSpec
+    clocks: Clocks | None
+
+
+@dataclass(frozen=True, slots=True)
+class BotsDone:
+    """The game is over or gone: its bot engines can be shut down."""
+
+    game_id: str
+
+
+Output = Send | Close | BotTurn | BotsDone
+
+
+@dataclass(slots=True)
+class Connection:
+    id: int
+    ip: str
+    session: str
+    budget: MessageBudget
+    name: str = ""
+    role: Role | None = None
+    """None until `hello`."""
+    seats: set[tuple[str, int]] = field(default_factory=set)
+    """(game_id, seat) of the seats this connection holds."""
+    rooms: set[str] = field(default_factory=set)
+    """Games whose events this connection receives."""
+    closing: bool = False
+
+
+class Core:
+    def __init__(
+        self,
+        store: Store,
+        limits: Limits | None = None,
+        *,
+        now: Now = monotonic_ms,
+        wall: Now = wall_ms,
+        games: Callable[[str, dict[str, Any]], Game[Any, Any]] = make_game,
+    ) -> None:
+        self.store = store
+        self.limits = limits or Limits()
+        self.now = now
+        self.wall = wall
+        self.make_game = games
+        self.rooms: dict[str, Room] = {}
+        self.conns: dict[int, Connection] = {}
+        self.per_ip: Counter[str] = Counter()
+        self.rejected: Counter[str] = Counter()
+        """Rejected messages by reason (error code, with the decode failure's cause)."""
+        self.closing = False
+        self._finished: deque[str] = deque()
+        self._bot_plies: dict[str, int] = {}
+        """The ply each game's pending bot turn was issued for, so each is issued once."""
+        self._next_conn = 0
+        self._out: list[Output] = []
+
+    # -- what the layer calls ------------------------------------------------------------------
+
+    def outputs(self) -> list[Output]:
+        """Everything to do since the last call, in order."""
+        out, self._out = self._out, []
+        return out
+
+    def restore(self) -> int:
+        """Load every unfinished game from the store; returns how many. Clocks restart now:
+        they did not run while the server was down. Players have a grace period to resume."""
+        restored = 0
+        for stored in self.store.unfinished():
+            try:
+                room = self._rebuild(stored)
+            except (GameError, ValueError, KeyError) as exc:
+                log.error("cannot restore game %s: %s", stored.game_id, exc)
+                continue
+            self.rooms[room.game_id] = room
+            restored += 1
+            log.info("restored game %s (%s, ply %d)", room.game_id, room.game_name, room.ply)
+            self._follow_up(room)
+        return restored
+
+    def connect(self, ip: str) -> int:
+        self._next_conn += 1
+        now = self.now()
+        conn = Connection(
+            id=self._next_conn,
+            ip=ip,
+            session=secrets.token_hex(8),
+            budget=MessageBudget.new(self.limits.burst, self.limits.per_second, now),
+        )
+        self.conns[conn.id] = conn
+        self.per_ip[ip] += 1
+        if self.per_ip[ip] > self.limits.connections_per_ip:
+            self.rejected["too_many_connections"] += 1
+            self._close(conn, POLICY_VIOLATION, "too many connections from this address")
+        return conn.id
+
+    def receive(self, conn_id: int, data: bytes | str) -> None:
+        conn = self.conns.get(conn_id)
+        if conn is None or conn.closing or self.closing:
+            return
+        within_budget = conn.budget.take(self.now())
+        try:
+            command = decode_command(data)
+        except ProtocolError as exc:
+            self._error(conn, exc.id, exc.code, exc.message, f"{exc.code}:{exc.reason}")
+            command = None
+        if not within_budget:
+            message = "too many messages: this connection is closed"
+            self._error(conn, command.id if command else None, ErrorCode.RATE_LIMITED, message)
+            self._close(conn, POLICY_VIOLATION, "message budget exceeded")
+            return
+        if command is None:
+            return
+        try:
+            self._dispatch(conn, command)
+        except Rejected as exc:
+            self._error(conn, command.id, exc.code, exc.message)
+        except Exception:
+            log.exception("error handling %s from connection %d", command.type, conn.id)
+            self._error(conn, command.id, ErrorCode.INTERNAL_ERROR, "internal server error")
+
+    def disconnect(self, conn_id: int) -> None:
+        conn = self.conns.pop(conn_id, None)
+        if conn is None:
+            return
+        self.per_ip[conn.ip] -= 1
+        if self.per_ip[conn.ip] <= 0:
+            del self.per_ip[conn.ip]
+        for game_id in conn.rooms:
+            room = self.rooms.get(game_id)
+            if room is not None:
+                room.watchers.discard(conn.id)
+        if self.closing:
+            return  # a restart is not a player leaving: seats stay as they were
+        for game_id, seat in sorted(conn.seats):
+            room = self.rooms.get(game_id)
+            if room is not None and room.seats[seat].holder == conn.id:
+                self._commit(room, room.drop(seat, self.now(), self.limits.grace_ms))
+
+    def next_deadline(self) -> int | None:
+        """When `tick` next has work (a flag fall, a grace period's end), if ever."""
+        deadlines = (room.deadline() for room in self.rooms.values() if room.status != "over")
+        return min((d for d in deadlines if d is not None), default=None)
+
+    def tick(self) -> None:
+        now = self.now()
+        for room in list(self.rooms.values()):
+            deadline = room.deadline()
+            if deadline is not None and deadline <= now:
+                self._expire(room)
+
+    def bot_moved(self, turn: BotTurn, move: str, info: BotInfo | None) -> bool:
+        """A bot engine chose `move`. False if the rules reject it (the layer asks again);
+        True once the turn is settled, including when the game moved on meanwhile."""
+        room = self.rooms.get(turn.game_id)
+        if room is None or not self._turn_current(room, turn):
+            return True
+        self._expire(room)
+        if room.status != "playing":
+            return True
+        try:
+            events = room.play(turn.seat, turn.ply, move, self.now(), info)
+        except Rejected as exc:
+            log.warning("bot in game %s seat %d: %s", turn.game_id, turn.seat, exc.message)
+            return False
+        self._commit(room, events)
+        return True
+
+    def bot_failed(self, turn: BotTurn, why: str) -> None:
+        """The engine could not produce a move, even after restarts: the bot's seat loses."""
+        room = self.rooms.get(turn.game_id)
+        if room is None or not self._turn_current(room, turn):
+            return
+        log.error("bot in game %s seat %d failed: %s", turn.game_id, turn.seat, why)
+        self._commit(room, room.forfeit(turn.seat, "engine_failure", self.now()))
+
+    def shutdown(self) -> None:
+        """Freeze the clocks and persist every game; later disconnects change no seat."""
+        self.closing = True
+        now = self.now()
+        for room in self.rooms.values():
+            if room.status != "over":
+                room.pause(now)
+                self.store.save(room, [], now)
+        if self.rejected:
+            log.info("rejected messages: %s", dict(self.rejected))
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def _dispatch(self, conn: Connection, command: Any) -> None:
+        if isinstance(command, Hello):
+            self._hello(conn, command)
+        elif isinstance(command, Ping):
+            self._send(conn, Ok(id=command.id, t=command.t, server_t=self.wall()))
+        elif conn.role is None:
+            raise Rejected(ErrorCode.HELLO_REQUIRED, "send hello first")
+        elif isinstance(command, ListGames):
+            summaries = tuple(room.summary() for room in self.rooms.values())
+            self._send(conn, Ok(id=command.id, games=summaries))
+        elif isinstance(command, Create):
+            self._create(conn, command)
+        elif isinstance(command, Watch):
+            self._watch(conn, command)
+        elif conn.role == "spectator":
+            raise Rejected(ErrorCode.NOT_YOUR_SEAT, "spectators cannot take seats or move")
+        elif isinstance(command, Join):
+            self._join(conn, command)
+        elif isinstance(command, Resume):
+            self._resume(conn, command)
+        elif isinstance(command, Move):
+            room = self._room(command.game_id)
+            seat = self._held_seat(conn, room, command.token)
+            events = room.play(seat, command.ply, command.move, self.now())
+            self._commit(room, events, reply=(conn, Ok(id=command.id)))
+        elif isinstance(command, Resign):
+            room = self._room(command.game_id)
+            seat = self._held_seat(conn, room, command.token)
+            self._commit(room, room.resign(seat, self.now()), reply=(conn, Ok(id=command.id)))
+
+    def _hello(self, conn: Connection, hello: Hello) -> None:
+        if conn.role is not None:
+            raise Rejected(ErrorCode.BAD_MESSAGE, "hello was already received on this connection")
+        if hello.proto != PROTOCOL_VERSION:
+            message = f"protocol version {hello.proto} is not supported; this server speaks 1"
+            self._error(conn, hello.id, ErrorCode.UNSUPPORTED_VERSION, message)
+            self._close(conn, AppCloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
+            return
+        conn.name, conn.role = hello.name, hello.role
+        log.info("connection %d (%s) is %s %r", conn.id, conn.ip, hello.role, hello.name)
+        self._send(conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session))
+
+    def _create(self, conn: Connection, create: Create) -> None:
+        live = [room for room in self.rooms.values() if room.status != "over"]
+        if len(live) >= self.limits.max_games:
+            raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
+        try:
+            game = self.make_game(create.game, create.options)
+        except GameError as exc:
+            raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
+        for index, spec in enumerate(create.seats):
+            if spec.eval is not None and spec.eval not in game.evaluations:
+                known = ", ".join(game.evaluations)
+                message = f"seat {index}: {create.game} has no evaluation {spec.eval!r} ({known})"
+                raise Rejected(ErrorCode.BAD_OPTIONS, message)
+            if spec.algorithm is not None and spec.algorithm not in ALGORITHMS:
+                known = ", ".join(ALGORITHMS)
+                message = f"seat {index}: unknown algorithm {spec.algorithm!r} ({known})"
+                raise Rejected(ErrorCode.BAD_OPTIONS, message)
+        bots = sum(spec.kind == "bot" for spec in create.seats)
+        running = sum(seat.is_bot for room in live for seat in room.seats)
+        if bots and running + bots > self.limits.max_bot_seats:
+            raise Rejected(ErrorCode.SERVER_BUSY, "too many bot seats are busy; try again later")
+        game_id = secrets.token_urlsafe(6)
+        while game_id in self.rooms:
+            game_id = secrets.token_urlsafe(6)
+        room = Room(
+            game_id,
+            create.game,
+            create.options,
+            game,
+            create.seats,
+            create.clock,
+            self.limits.bounds,
+        )
+        self.rooms[game_id] = room
+        log.info("game %s created by connection %d: %s", game_id, conn.id, game.describe())
+        events = room.start_if_full(self.now())
+        self._commit(room, events, reply=(conn, Ok(id=create.id, game_id=game_id)))
+
+    def _join(self, conn: Connection, join: Join) -> None:
+        room = self._room(join.game_id)
+        token = secrets.token_urlsafe(24)
+        seat, events = room.join(join.seat, conn.name, hash_token(token), conn.id, self.now())
+        conn.seats.add((room.game_id, seat))
+        log.info("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
+        ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
+        self._commit(room, events, reply=(conn, ok), exclude=conn.id)
+        self._subscribe(conn, room, None)
+
+    def _resume(self, conn: Connection, resume: Resume) -> None:
+        room = self._room(resume.game_id)
+        seat = room.seat_of(resume.token)
+        if seat is None:
+            raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
+        previous, events = room.attach(seat, conn.id, self.now())
+        if previous is not None and previous != conn.id:
+            self._take_over(previous, room, seat)
+        conn.seats.add((room.game_id, seat))
+        log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
+        self._commit(room, events, reply=(conn, Ok(id=resume.id)), exclude=conn.id)
+        self._subscribe(conn, room, resume.since_v)
+
+    def _watch(self, conn: Connection, watch: Watch) -> None:
+        room = self._room(watch.game_id)
+        self._send(conn, Ok(id=watch.id))
+        self._subscribe(conn, room, watch.since_v)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _room(self, game_id: str) -> Room:
+        """The game, with whatever its clock or grace periods decided by now."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {game_id!r}")
+        self._expire(room)
+        return room
+
+    def _held_seat(self, conn: Connection, room: Room, token: str) -> int:
+        seat = room.seat_of(token)
+        if seat is None:
+            raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
+        if (room.game_id, seat) not in conn.seats:
+            message = f"seat {seat} is played from another connection; resume it to take over"
+            raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
+        return seat
+
+    def _take_over(self, previous: int, room: Room, seat: int) -> None:
+        old = self.conns.get(previous)
+        if old is None:
+            return
+        old.seats.discard((room.game_id, seat))
+        log.info("connection %d lost game %s seat %d to a takeover", old.id, room.game_id, seat)
+        self._close(old, AppCloseCode.SEAT_TAKEN_OVER, "seat taken over by another connection")
+
+    def _subscribe(self, conn: Connection, room: Room, since_v: int | None) -> None:
+        """Send the joiner, resumer or watcher what it missed, then keep it informed."""
+        room.watchers.add(conn.id)
+        conn.rooms.add(room.game_id)
+        missed = room.events_since(since_v) if since_v is not None else None
+        to_move = self._holds_turn(conn, room)
+        if missed is None:
+            self._send(conn, room.snapshot(self.now(), with_legal=to_move))
+            return
+        for event in missed:
+            self._send(conn, room.with_legal(event) if to_move else event)
+
+    def _holds_turn(self, conn: Connection, room: Room) -> bool:
+        return (room.game_id, room.to_move) in conn.seats
+
+    def _expire(self, room: Room) -> None:
+        events = room.expire(self.now())
+        if events:
+            self._commit(room, events)
+
+    def _turn_current(self, room: Room, turn: BotTurn) -> bool:
+        return room.bot_to_move() and room.ply == turn.ply and room.to_move == turn.seat
+
+    def _commit(
+        self,
+        room: Room,
+        events: Sequence[Event],
+        *,
+        reply: tuple[Connection, Reply] | None = None,
+        exclude: int | None = None,
+    ) -> None:
+        """Persist, then reply, then broadcast, then start whatever comes next."""
+        self.store.save(room, events, self.now())
+        if reply is not None:
+            self._send(*reply)
+        recipients = [conn for conn in room.watchers if conn != exclude]
+        movers = tuple(c for c in recipients if self._holds_turn(self.conns[c], room))
+        others = tuple(c for c in recipients if c not in movers)
+        for event in events:
+            personal = room.with_legal(event)
+            if personal is not event and movers:
+                self._out.append(Send(movers, personal))
+                self._out.append(Send(others, event))
+            elif recipients:
+                self._out.append(Send(tuple(recipients), event))
+        self._follow_up(room)
+
+    def _follow_up(self, room: Room) -> None:
+        """Ask a bot for its move, or retire a finished game."""
+        if room.status == "over":
+            if room.game_id in self._finished:
+                return
+            log.info("game %s over: %s", room.game_id, room.result)
+            self._bot_plies.pop(room.game_id, None)
+            if any(seat.is_bot for seat in room.seats):
+                self._out.append(BotsDone(room.game_id))
+            self._finished.append(room.game_id)
+            while len(self._finished) > self.limits.keep_finished:
+                self._forget(self._finished.popleft())
+        elif room.bot_to_move() and self._bot_plies.get(room.game_id) != room.ply:
+            self._bot_plies[room.game_id] = room.ply
+            seat = room.to_move
+            self._out.append(
+                BotTurn(
+                    game_id=room.game_id,
+                    seat=seat,
+                    ply=room.ply,
+                    game=room.game_name,
+                    options=room.options,
+                    moves=tuple(room.history),
+                    spec=room.seats[seat].spec,
+                    clocks=room.clocks(self.now()),
+                )
+            )
+
+    def _forget(self, game_id: str) -> None:
+        room = self.rooms.pop(game_id, None)
+        if room is None:
+            return
+        for conn_id in room.watchers:
+            conn = self.conns.get(conn_id)
+            if conn is not None:
+                conn.rooms.discard(game_id)
+                conn.seats -= {(game_id, 0), (game_id, 1)}
+
+    def _rebuild(self, stored: StoredGame) -> Room:
+        now = self.now()
+        if stored.status not in ("waiting", "playing"):
+            raise ValueError(f"unexpected status {stored.status!r}")
+        room = Room(
+            stored.game_id,
+            stored.game,
+            stored.options,
+            self.make_game(stored.game, stored.options),
+            [spec for spec, _, _ in stored.seats],
+            stored.clock,
+            self.limits.bounds,
+        )
+        for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
+            seat.name, seat.token_hash = name, token_hash
+            if token_hash is not None:
+                seat.grace_until = now + self.limits.grace_ms
+        room.replay(stored.movers, stored.moves)
+        room.restore_events(stored.events)
+        room.status = "playing" if stored.status == "playing" else "waiting"
+        if room.clock is not None and stored.clocks is not None:
+            room.clock.remaining = list(stored.clocks)
+        room.resume_clock(now)
+        return room
+
+    def _send(self, conn: Connection, message: ServerMessage) -> None:
+        self._out.append(Send((conn.id,), message))
+
+    def _error(
+        self,
+        conn: Connection,
+        id: int | None,
+        code: ErrorCode,
+        message: str,
+        reason: str | None = None,
+    ) -> None:
+        self.rejected[reason or code] += 1
+        log.debug("connection %d: %s (%s)", conn.id, code, message)
+        self._send(conn, Error(id=id, code=code, message=message))
+
+    def _close(self, conn: Connection, code: int, reason: str) -> None:
+        conn.closing = True
+        self._out.append(Close(conn.id, code, reason))

@@ -1,0 +1,91 @@
+"""The lines the server writes to and reads from `ubao-engine stdio` (docs/engine-protocol.md).
+
+Pure text in, text out, so the bot driver's I/O stays thin and this part is tested alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from protocol import BotInfo, Clocks, SeatSpec
+
+MATE_SCORE = 1_000_000
+"""`score mate K` is reported on the wire as ±(MATE_SCORE - |K|), with `mate` set to K, so that
+scores still order: a faster win scores higher."""
+
+
+def position_command(game: str, options: dict[str, Any], moves: Sequence[str]) -> str:
+    # OPTIONS is one space-free token; in compact JSON spaces can only sit inside strings,
+    # where the escape \u0020 means the same thing.
+    compact = json.dumps(options, separators=(",", ":")).replace(" ", "\\u0020")
+    line = f"position {game} {compact} startpos"
+    return f"{line} moves {' '.join(moves)}" if moves else line
+
+
+def setup_commands(spec: SeatSpec) -> list[str]:
+    """The `setoption` lines for a bot seat's algorithm and evaluation."""
+    lines = []
+    if spec.algorithm is not None:
+        lines.append(f"setoption name Algorithm value {spec.algorithm}")
+    if spec.eval is not None:
+        lines.append(f"setoption name Eval value {spec.eval}")
+    return lines
+
+
+def go_command(spec: SeatSpec, clocks: Clocks | None) -> str:
+    parts = ["go", "depth", str(spec.depth)]
+    if spec.time_ms is not None:
+        parts += ["movetime", str(spec.time_ms)]
+    if clocks is not None:
+        white, black = clocks.remaining_ms
+        increment = str(clocks.increment_ms)
+        parts += ["wtime", str(white), "btime", str(black), "winc", increment, "binc", increment]
+    return " ".join(parts)
+
+
+def parse_info(line: str) -> BotInfo | None:
+    """An `info` line as a BotInfo, or None if it is not one the server can use."""
+    tokens = line.split()
+    if not tokens or tokens[0] != "info":
+        return None
+    values: dict[str, int] = {}
+    mate: int | None = None
+    pv: tuple[str, ...] = ()
+    i = 1
+    try:
+        while i < len(tokens):
+            key = tokens[i]
+            if key == "pv":
+                pv = tuple(tokens[i + 1 :])
+                break
+            if key == "score" and tokens[i + 1] == "mate":
+                mate = int(tokens[i + 2])
+                i += 3
+                continue
+            values[key] = int(tokens[i + 1])
+            i += 2
+    except (IndexError, ValueError):
+        return None
+    if "depth" not in values:
+        return None
+    score = values.get("score", 0)
+    if mate is not None:
+        score = MATE_SCORE - abs(mate) if mate > 0 else -(MATE_SCORE - abs(mate))
+    return BotInfo(
+        depth=values["depth"],
+        score=score,
+        nodes=max(0, values.get("nodes", 0)),
+        time_ms=max(0, values.get("time", 0)),
+        pv=pv,
+        mate=mate,
+    )
+
+
+def parse_bestmove(line: str) -> str | None:
+    """The move of a `bestmove` line; None for `bestmove none` or a line that is not one."""
+    tokens = line.split()
+    if len(tokens) < 2 or tokens[0] != "bestmove" or tokens[1] == "none":
+        return None
+    return tokens[1]

@@ -1,0 +1,429 @@
+"""One game on the server: rules, seats, clock, versions and the event log. Pure: no I/O.
+
+A room only changes through its methods, each of which returns the events it made (already
+numbered and appended to the log); the core persists and fans them out. Commands that are not
+allowed raise `Rejected` before anything changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game, GameError
+from protocol import (
+    BotInfo,
+    Clocks,
+    ClockSpec,
+    ErrorCode,
+    Event,
+    GameSummary,
+    Moved,
+    Over,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    SeatSpec,
+    Snapshot,
+    Status,
+)
+from server.clock import GameClock
+
+
+class Rejected(Exception):
+    """A command that is not allowed; the reply is an `error` with this code, nothing changed."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def hash_token(token: str) -> str:
+    """Seat tokens are kept (and stored) only as hashes, so a leaked database seats nobody."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def bot_name(spec: SeatSpec) -> str:
+    return f"ubao-engine (depth {spec.depth})"
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """Server-side rules that make every game finish, bots or not."""
+
+    max_plies: int = 1000
+    """A game still going at this ply is drawn (`ply_limit`)."""
+    repetitions: int = 3
+    """A position seen this often is drawn (`repetition`)."""
+
+
+@dataclass(slots=True)
+class Seat:
+    spec: SeatSpec
+    name: str | None = None
+    token_hash: str | None = None
+    holder: int | None = None
+    """The connection that plays this seat now, if any."""
+    grace_until: int | None = None
+    """While the player is away: when the seat stops being held for them."""
+
+    @property
+    def is_bot(self) -> bool:
+        return self.spec.kind == "bot"
+
+    @property
+    def free(self) -> bool:
+        return not self.is_bot and self.token_hash is None
+
+    @property
+    def connected(self) -> bool:
+        return self.is_bot or self.holder is not None
+
+    def info(self) -> SeatInfo:
+        return SeatInfo(kind=self.spec.kind, name=self.name, connected=self.connected)
+
+
+class Room:
+    """The authoritative state of one game."""
+
+    def __init__(
+        self,
+        game_id: str,
+        game_name: str,
+        options: dict[str, Any],
+        game: Game[Any, Any],
+        seats: Sequence[SeatSpec],
+        clock: ClockSpec | None,
+        bounds: Bounds,
+    ) -> None:
+        self.game_id = game_id
+        self.game_name = game_name
+        self.options = options
+        """The options as the creator gave them (the engine fills in defaults itself)."""
+        self.game = game
+        self.seats = [Seat(spec, bot_name(spec) if spec.kind == "bot" else None) for spec in seats]
+        self.clock_spec = clock
+        self.bounds = bounds
+        self.position: Any = game.start()
+        self.history: list[str] = []
+        self.movers: list[int] = []
+        """The seat that played each ply (Kalah's extra turns make it more than ply parity)."""
+        self.seen: Counter[Hashable] = Counter([game.key(self.position)])
+        self.status: Status = "waiting"
+        self.result: Result | None = None
+        self.v = 0
+        self.events: list[Event] = []
+        self.legal_v: int | None = None
+        """The event after which the current legal moves were first sent: replays attach them
+        there, exactly as the live broadcast did."""
+        self.clock = GameClock.new(clock.initial_ms, clock.increment_ms) if clock else None
+        self.watchers: set[int] = set()
+        """Connections that receive this game's events (players and spectators)."""
+        self._legal: tuple[str, ...] | None = None
+
+    # -- queries -------------------------------------------------------------------------------
+
+    @property
+    def ply(self) -> int:
+        return len(self.history)
+
+    @property
+    def to_move(self) -> int:
+        return self.game.to_move(self.position)
+
+    def legal(self) -> tuple[str, ...]:
+        if self._legal is None:
+            position = self.position
+            moves = self.game.legal_moves(position)
+            self._legal = tuple(self.game.format_move(position, move) for move in moves)
+        return self._legal
+
+    def seat_of(self, token: str) -> int | None:
+        digest = hash_token(token)
+        for index, seat in enumerate(self.seats):
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                return index
+        return None
+
+    def bot_to_move(self) -> bool:
+        return self.status == "playing" and self.seats[self.to_move].is_bot
+
+    def clocks(self, now: int) -> Clocks | None:
+        return self.clock.wire(now) if self.clock else None
+
+    def deadline(self) -> int | None:
+        """The next moment `expire` has something to do: a flag fall or a grace period's end."""
+        times = [seat.grace_until for seat in self.seats if seat.grace_until is not None]
+        if self.status == "playing" and self.clock is not None:
+            flag = self.clock.deadline()
+            if flag is not None:
+                times.append(flag)
+        return min(times, default=None)
+
+    def snapshot(self, now: int, with_legal: bool) -> Snapshot:
+        return Snapshot(
+            game_id=self.game_id,
+            v=self.v,
+            game=self.game_name,
+            options=self.options,
+            status=self.status,
+            position=self.game.format_position(self.position),
+            to_move=self.to_move,
+            ply=self.ply,
+            history=tuple(self.history),
+            seats=tuple(seat.info() for seat in self.seats),
+            legal=self.legal() if with_legal and self.status == "playing" else None,
+            clocks=self.clocks(now),
+            result=self.result,
+            clock=self.clock_spec,
+        )
+
+    def summary(self) -> GameSummary:
+        return GameSummary(
+            game_id=self.game_id,
+            game=self.game_name,
+            options=self.options,
+            status=self.status,
+            ply=self.ply,
+            seats=tuple(seat.info() for seat in self.seats),
+            clock=self.clock_spec,
+        )
+
+    def with_legal(self, event: Event) -> Event:
+        """The copy of `event` for the seat to move: with the legal moves if they belong there."""
+        if self.status == "playing" and event.v == self.legal_v:
+            assert isinstance(event, Moved | SeatEvent)
+            return dataclasses.replace(event, legal=self.legal())
+        return event
+
+    def events_since(self, v: int) -> list[Event] | None:
+        """The events after version `v`, or None if `v` is not one this game has had."""
+        if not 1 <= v <= self.v:
+            return None
+        return self.events[v:]
+
+    # -- changes -------------------------------------------------------------------------------
+
+    def start_if_full(self, now: int) -> list[Event]:
+        """Start the game once no seat is free; a game of two bots starts at creation."""
+        if not self._begin(now):
+            return []
+        ended = self._judge()
+        return [self._finish(ended, now)] if ended else []
+
+    def join(
+        self, seat: int | None, name: str, token_hash: str, conn: int, now: int
+    ) -> tuple[int, list[Event]]:
+        if self.status == "over":
+            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        if seat is None:
+            free = [index for index, s in enumerate(self.seats) if s.free]
+            if not free:
+                raise Rejected(ErrorCode.SEAT_TAKEN, f"every seat of game {self.game_id} is taken")
+            seat = free[0]
+        elif not self.seats[seat].free:
+            raise Rejected(ErrorCode.SEAT_TAKEN, f"seat {seat} of game {self.game_id} is taken")
+        taken = self.seats[seat]
+        taken.name, taken.token_hash, taken.holder, taken.grace_until = name, token_hash, conn, None
+        started = self._begin(now)
+        event = self._append_seat_event(seat, now)
+        if not started:
+            return seat, [event]
+        ended = self._judge()
+        if ended:
+            return seat, [event, self._finish(ended, now)]
+        self.legal_v = event.v
+        return seat, [event]
+
+    def attach(self, seat: int, conn: int, now: int) -> tuple[int | None, list[Event]]:
+        """Give the seat to connection `conn`; returns the connection it is taken from."""
+        held = self.seats[seat]
+        previous, held.holder, held.grace_until = held.holder, conn, None
+        if previous is not None or self.status == "over":
+            return previous, []
+        return None, [self._append_seat_event(seat, now)]
+
+    def drop(self, seat: int, now: int, grace_ms: int) -> list[Event]:
+        """The seat's connection went away: hold the seat for `grace_ms`."""
+        held = self.seats[seat]
+        held.holder = None
+        if self.status == "over":
+            return []
+        held.grace_until = now + grace_ms
+        return [self._append_seat_event(seat, now, grace_ms)]
+
+    def play(
+        self, seat: int, ply: int, text: str, now: int, info: BotInfo | None = None
+    ) -> list[Event]:
+        """Play `text` for `seat` at `ply`; `info` is a bot's search report."""
+        if ply < self.ply:
+            raise Rejected(
+                ErrorCode.STALE_PLY, f"ply {ply} was already played; the game is at ply {self.ply}"
+            )
+        if self.status == "over":
+            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        if self.status == "waiting":
+            raise Rejected(ErrorCode.NOT_STARTED, f"game {self.game_id} waits for a player")
+        if seat != self.to_move:
+            raise Rejected(ErrorCode.NOT_YOUR_TURN, f"seat {self.to_move} is to move, not {seat}")
+        if ply > self.ply:
+            raise Rejected(ErrorCode.BAD_PLY, f"the game is at ply {self.ply}, not {ply}")
+        before = self.position
+        try:
+            move = self.game.parse_move(before, text)
+            after = self.game.play(before, move)
+        except GameError as exc:
+            raise Rejected(ErrorCode.ILLEGAL_MOVE, f"{text!r} cannot be played: {exc}") from None
+        notation = self.game.format_move(before, move)
+        self.position, self._legal = after, None
+        self.history.append(notation)
+        self.movers.append(seat)
+        self.seen[self.game.key(after)] += 1
+        ended = self._judge()
+        if self.clock is not None:
+            if ended:
+                self.clock.stop(now)
+            else:
+                self.clock.press(seat, now, self.to_move)
+        moved = self._append(
+            Moved(
+                game_id=self.game_id,
+                v=self.v + 1,
+                ply=ply,
+                seat=seat,
+                move=notation,
+                position=self.game.format_position(after),
+                to_move=self.to_move,
+                clocks=self.clocks(now),
+                info=info,
+            )
+        )
+        if ended:
+            return [moved, self._finish(ended, now)]
+        self.legal_v = moved.v
+        return [moved]
+
+    def resign(self, seat: int, now: int) -> list[Event]:
+        if self.status == "over":
+            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        if self.status == "waiting":
+            return [self._finish(Result(None, "aborted", None), now)]
+        return [self._finish(Result(1 - seat, "resign", None), now)]
+
+    def forfeit(self, seat: int, reason: str, now: int) -> list[Event]:
+        """End the game against `seat` for a reason of the server's (a bot engine that failed)."""
+        if self.status == "over":
+            return []
+        return [self._finish(Result(1 - seat, reason, None), now)]
+
+    def expire(self, now: int) -> list[Event]:
+        """Whatever time has decided by `now`: a flag fall, a seat no longer held."""
+        events: list[Event] = []
+        if self.status == "playing" and self.clock is not None:
+            flagged = self.clock.flagged(now)
+            if flagged is not None:
+                events.append(self._finish(Result(1 - flagged, "timeout", None), now))
+        for index, seat in enumerate(self.seats):
+            if seat.grace_until is None or seat.grace_until > now or seat.holder is not None:
+                continue
+            seat.grace_until = None
+            if self.status == "playing":
+                # A player who leaves before making a move aborts the game rather than loses it.
+                if index in self.movers:
+                    result = Result(1 - index, "abandoned", None)
+                else:
+                    result = Result(None, "aborted", None)
+                events.append(self._finish(result, now))
+            elif self.status == "waiting":
+                seat.name = seat.token_hash = None
+                events.append(self._append_seat_event(index, now))
+        return events
+
+    def pause(self, now: int) -> None:
+        """Stop the running clock (the server is going down); `resume_clock` restarts it."""
+        if self.clock is not None and self.clock.running is not None:
+            self.clock.stop(now)
+
+    def resume_clock(self, now: int) -> None:
+        if self.clock is not None and self.status == "playing":
+            self.clock.start(self.to_move, now)
+
+    # -- restoring from the store --------------------------------------------------------------
+
+    def replay(self, movers: Sequence[int], moves: Sequence[str]) -> None:
+        """Replay stored moves through the rules (no events: those come from the store)."""
+        for seat, text in zip(movers, moves, strict=True):
+            move = self.game.parse_move(self.position, text)
+            self.position = self.game.play(self.position, move)
+            self.history.append(text)
+            self.movers.append(seat)
+            self.seen[self.game.key(self.position)] += 1
+        self._legal = None
+
+    def restore_events(self, events: Sequence[Event]) -> None:
+        self.events = list(events)
+        self.v = len(self.events)
+        self.legal_v = None
+        for event in self.events:
+            if isinstance(event, Moved) or (
+                isinstance(event, SeatEvent) and event.status == "playing" and self.legal_v is None
+            ):
+                self.legal_v = event.v
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _append(self, event: Event) -> Event:
+        assert event.v == self.v + 1
+        self.v = event.v
+        self.events.append(event)
+        return event
+
+    def _append_seat_event(self, seat: int, now: int, grace_ms: int | None = None) -> Event:
+        held = self.seats[seat]
+        return self._append(
+            SeatEvent(
+                game_id=self.game_id,
+                v=self.v + 1,
+                seat=seat,
+                name=held.name,
+                connected=held.connected,
+                grace_ms=grace_ms,
+                status=self.status,
+                clocks=self.clocks(now),
+            )
+        )
+
+    def _begin(self, now: int) -> bool:
+        if self.status != "waiting" or any(seat.free for seat in self.seats):
+            return False
+        self.status = "playing"
+        if self.clock is not None:
+            self.clock.start(self.to_move, now)
+        return True
+
+    def _judge(self) -> Result | None:
+        """The result if the position ends the game, by the rules or by the server's bounds."""
+        outcome = self.game.outcome(self.position)
+        if outcome is not None:
+            return Result(outcome.winner, outcome.reason, outcome.score)
+        if self.seen[self.game.key(self.position)] >= self.bounds.repetitions:
+            return Result(None, "repetition", None)
+        if self.ply >= self.bounds.max_plies:
+            return Result(None, "ply_limit", None)
+        return None
+
+    def _finish(self, result: Result, now: int) -> Event:
+        self.status = "over"
+        self.result = result
+        self.legal_v = None
+        for seat in self.seats:
+            seat.grace_until = None
+        if self.clock is not None:
+            self.clock.stop(now)
+        return self._append(Over(game_id=self.game_id, v=self.v + 1, result=result))

@@ -1,0 +1,227 @@
+"""Persistence in SQLite: games, seats, every move, every event, results.
+
+`save` writes everything a change produced in one transaction, and the core calls it before it
+sends anything, so an accepted move is durable before it is broadcast. On start the server
+reloads the unfinished games from here and replays their moves through the rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from protocol import (
+    ClockSpec,
+    Event,
+    Moved,
+    Over,
+    SeatEvent,
+    SeatSpec,
+    decode_server_message,
+    encode,
+    to_wire,
+)
+from server.room import Room
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    game_id    TEXT PRIMARY KEY,
+    game       TEXT NOT NULL,
+    options    TEXT NOT NULL,           -- JSON, as the creator gave them
+    clock      TEXT,                    -- JSON {initial_ms, increment_ms} or NULL
+    status     TEXT NOT NULL,           -- waiting, playing, over
+    result     TEXT,                    -- JSON {winner, reason, score} once over
+    v          INTEGER NOT NULL,
+    ply        INTEGER NOT NULL,
+    clocks     TEXT,                    -- JSON [ms0, ms1]: time left when last saved
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id    TEXT NOT NULL REFERENCES games(game_id),
+    seat       INTEGER NOT NULL,
+    spec       TEXT NOT NULL,           -- JSON seat spec {kind, depth, ...}
+    name       TEXT,
+    token_hash TEXT,                    -- sha256 of the seat token, never the token
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id    TEXT NOT NULL REFERENCES games(game_id),
+    ply        INTEGER NOT NULL,
+    seat       INTEGER NOT NULL,
+    move       TEXT NOT NULL,
+    clocks     TEXT,                    -- JSON [ms0, ms1] after the move
+    info       TEXT,                    -- JSON bot search report
+    played_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (game_id, ply)
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id    TEXT NOT NULL REFERENCES games(game_id),
+    v          INTEGER NOT NULL,
+    type       TEXT NOT NULL,
+    body       BLOB NOT NULL,           -- the event as sent on the wire (msgpack), without legal
+    PRIMARY KEY (game_id, v)
+);
+CREATE INDEX IF NOT EXISTS games_status ON games(status);
+"""
+
+
+def default_path() -> Path:
+    """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "ubao" / "ubao.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """An unfinished game as the store holds it, for the core to rebuild a Room from."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    clock: ClockSpec | None
+    status: str
+    clocks: tuple[int, int] | None
+    seats: tuple[tuple[SeatSpec, str | None, str | None], ...]
+    """(spec, name, token hash) per seat."""
+    movers: tuple[int, ...]
+    moves: tuple[str, ...]
+    events: tuple[Event, ...]
+
+
+def _json(value: object) -> str | None:
+    return None if value is None else json.dumps(to_wire(value), separators=(",", ":"))
+
+
+class Store:
+    """The server's database; `path` ":memory:" keeps it for the process only."""
+
+    def __init__(self, path: str | Path) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, SCHEMA_VERSION):
+            raise RuntimeError(f"{path}: database schema {version} is newer than this server's")
+        self.db.executescript(_SCHEMA)
+        self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def save(self, room: Room, events: Sequence[Event], now: int) -> None:
+        """Write the room's state and the events (with their moves) in one transaction."""
+        left = (room.clock.left(0, now), room.clock.left(1, now)) if room.clock else None
+        clocks = _json([max(0, t) for t in left]) if left else None
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(
+                """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
+                       result = excluded.result, v = excluded.v, ply = excluded.ply,
+                       clocks = excluded.clocks,
+                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
+                (
+                    room.game_id,
+                    room.game_name,
+                    _json(room.options),
+                    _json(room.clock_spec),
+                    room.status,
+                    _json(room.result),
+                    room.v,
+                    room.ply,
+                    clocks,
+                ),
+            )
+            db.executemany(
+                """INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
+                       token_hash = excluded.token_hash""",
+                [
+                    (room.game_id, index, _json(seat.spec), seat.name, seat.token_hash)
+                    for index, seat in enumerate(room.seats)
+                ],
+            )
+            for event in events:
+                if isinstance(event, Moved):
+                    db.execute(
+                        "INSERT INTO moves (game_id, ply, seat, move, clocks, info)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        (
+                            room.game_id,
+                            event.ply,
+                            event.seat,
+                            event.move,
+                            _json(event.clocks.remaining_ms) if event.clocks else None,
+                            _json(event.info),
+                        ),
+                    )
+                db.execute(
+                    "INSERT INTO events (game_id, v, type, body) VALUES (?, ?, ?, ?)",
+                    (room.game_id, event.v, event.type, encode(event)),
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def unfinished(self) -> list[StoredGame]:
+        """Every game not over, oldest first, with its seats, moves and events."""
+        rows = self.db.execute(
+            "SELECT game_id, game, options, clock, status, clocks FROM games"
+            " WHERE status != 'over' ORDER BY created_at, game_id"
+        ).fetchall()
+        return [self._load(*row) for row in rows]
+
+    def _load(
+        self,
+        game_id: str,
+        game: str,
+        options: str,
+        clock: str | None,
+        status: str,
+        clocks: str | None,
+    ) -> StoredGame:
+        seats = self.db.execute(
+            "SELECT spec, name, token_hash FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
+        ).fetchall()
+        moves = self.db.execute(
+            "SELECT seat, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+        ).fetchall()
+        events = self.db.execute(
+            "SELECT body FROM events WHERE game_id = ? ORDER BY v", (game_id,)
+        ).fetchall()
+        spec = json.loads(clock) if clock else None
+        left = json.loads(clocks) if clocks else None
+        return StoredGame(
+            game_id=game_id,
+            game=game,
+            options=json.loads(options),
+            clock=ClockSpec(**spec) if spec else None,
+            status=status,
+            clocks=(left[0], left[1]) if left else None,
+            seats=tuple((SeatSpec(**json.loads(s)), name, token) for s, name, token in seats),
+            movers=tuple(seat for seat, _ in moves),
+            moves=tuple(move for _, move in moves),
+            events=tuple(_event(body) for (body,) in events),
+        )
+
+
+def _event(body: bytes) -> Event:
+    event = decode_server_message(body)
+    if not isinstance(event, Moved | Over | SeatEvent):
+        raise RuntimeError(f"stored event is a {event.type}")
+    return event

@@ -1,0 +1,163 @@
+"""Othello evaluations: what each one rewards, their symmetries, and the exact count at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from engine.othello import PASS, Othello, Position
+
+Transform = Callable[[list[str]], list[str]]
+SYMMETRIES: list[Transform] = [
+    lambda rows: rows,
+    lambda rows: rows[::-1],
+    lambda rows: [row[::-1] for row in rows],
+    lambda rows: [row[::-1] for row in rows[::-1]],
+    lambda rows: ["".join(column) for column in zip(*rows, strict=True)],
+    lambda rows: ["".join(column) for column in zip(*rows, strict=True)][::-1],
+    lambda rows: ["".join(column)[::-1] for column in zip(*rows, strict=True)],
+    lambda rows: ["".join(column)[::-1] for column in zip(*rows, strict=True)][::-1],
+]
+"""The eight symmetries of a square board, acting on its rows."""
+
+
+def single_disc(game: Othello, label: str) -> Position:
+    """Black alone on one square: what the positional evaluation makes of that square."""
+    return game.parse_position(board_with(game, {label: "X"}) + " X")
+
+
+def board_with(game: Othello, discs: dict[str, str]) -> str:
+    s = game.size
+    board = ["-"] * (s * s)
+    for label, letter in discs.items():
+        board[(int(label[1:]) - 1) * s + ord(label[0]) - ord("a")] = letter
+    return "".join(board)
+
+
+def transformed(game: Othello, position: Position, symmetry: Transform) -> Position:
+    board, side = game.format_position(position).split()
+    s = game.size
+    rows = symmetry([board[r * s : (r + 1) * s] for r in range(s)])
+    return game.parse_position("".join(rows) + " " + side)
+
+
+@st.composite
+def played_positions(draw: st.DrawFn) -> tuple[Othello, Position]:
+    """A position some plies into a random game on a random board size."""
+    game = Othello({"size": draw(st.sampled_from(range(4, 17, 2)))})
+    position = game.start()
+    for _ in range(draw(st.integers(0, 60))):
+        moves = game.legal_moves(position)
+        if not moves:
+            break
+        position = game.play(position, draw(st.sampled_from(moves)))
+    return game, position
+
+
+def test_standard_is_the_default_and_four_evaluations_are_offered() -> None:
+    assert list(Othello().evaluations) == ["standard", "positional", "mobility", "discs"]
+
+
+@pytest.mark.parametrize("size", range(4, 17, 2))
+def test_every_evaluation_scores_the_start_even(size: int) -> None:
+    game = Othello({"size": size})
+    for evaluate in game.evaluations.values():
+        assert evaluate(game.start()) == 0
+
+
+def test_discs_counts_black_minus_white() -> None:
+    game = Othello()
+    position = game.play_text(game.start(), "d3")
+    assert game.discs(position) == 4 - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(played=played_positions())
+def test_swapping_the_colours_negates_every_evaluation(played: tuple[Othello, Position]) -> None:
+    game, position = played
+    swapped = Position(position.white, position.black, 1 - position.player)
+    for name, evaluate in game.evaluations.items():
+        assert evaluate(swapped) == -evaluate(position), name
+
+
+@settings(max_examples=60, deadline=None)
+@given(played=played_positions())
+def test_rotating_or_reflecting_the_board_changes_no_evaluation(
+    played: tuple[Othello, Position],
+) -> None:
+    game, position = played
+    for symmetry in SYMMETRIES:
+        image = transformed(game, position, symmetry)
+        assert len(game.legal_moves(image)) == len(game.legal_moves(position))
+        for name, evaluate in game.evaluations.items():
+            assert evaluate(image) == evaluate(position), name
+
+
+@pytest.mark.parametrize("size", range(4, 17, 2))
+def test_a_corner_is_the_best_square_and_an_x_square_the_worst_on_every_size(size: int) -> None:
+    game = Othello({"size": size})
+    value = {
+        (r, c): game.positional(single_disc(game, label(r, c)))
+        for r in range(size)
+        for c in range(size)
+    }
+    far = size - 1
+    assert [rc for rc, v in value.items() if v == max(value.values())] == [
+        (0, 0),
+        (0, far),
+        (far, 0),
+        (far, far),
+    ]
+    assert [rc for rc, v in value.items() if v == min(value.values())] == [
+        (1, 1),
+        (1, far - 1),
+        (far - 1, 1),
+        (far - 1, far - 1),
+    ]
+    for c_square in [(0, 1), (1, 0), (0, far - 1), (far, far - 1)]:
+        assert value[c_square] < 0, "a C-square is poor while its corner is empty"
+
+
+def test_x_and_c_squares_stop_costing_once_their_corner_is_taken() -> None:
+    game = Othello()
+    for square in ["b2", "b1", "a2"]:
+        alone = game.positional(single_disc(game, square))
+        corner_taken = game.parse_position(board_with(game, {"a1": "O", square: "X"}) + " X")
+        corner_only = game.parse_position(board_with(game, {"a1": "O"}) + " X")
+        assert game.positional(corner_taken) - game.positional(corner_only) > alone, square
+
+
+@settings(max_examples=60, deadline=None)
+@given(played=played_positions())
+def test_mobility_follows_the_difference_in_placements_whoever_is_to_move(
+    played: tuple[Othello, Position],
+) -> None:
+    game, position = played
+    assume((position.black | position.white).bit_count() < game.size * (game.size - 1))
+    black, white, _ = position
+    placements = [
+        len([m for m in game.legal_moves(Position(black, white, player)) if m != PASS])
+        for player in (0, 1)
+    ]
+    lead = placements[0] - placements[1]
+    for player in (0, 1):
+        value = game.mobility(Position(black, white, player))
+        assert (value > 0, value < 0) == (lead > 0, lead < 0)
+
+
+def test_every_evaluation_counts_discs_exactly_in_the_last_row_of_empties() -> None:
+    game = Othello()
+    # 8 empties (a row's worth): the count decides; one more empty and it is still a heuristic.
+    near_end = game.parse_position("O" + "-" * 8 + "X" * 39 + "O" * 16 + " X")
+    assert game.discs(near_end) == 39 - 17
+    for name, evaluate in game.evaluations.items():
+        assert evaluate(near_end) == 39 - 17, name
+    earlier = game.parse_position("O" + "-" * 9 + "X" * 38 + "O" * 16 + " X")
+    assert game.positional(earlier) != game.discs(earlier)
+
+
+def label(row: int, column: int) -> str:
+    return f"{'abcdefghijklmnop'[column]}{row + 1}"

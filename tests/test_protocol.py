@@ -1,0 +1,352 @@
+"""Wire protocol v1: every message round-trips, and every kind of bad frame is rejected with
+`bad_message`, the right human message and, where the protocol says so, the command's id."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocol import (
+    COMMAND_TYPES,
+    GAME_NAMES,
+    SERVER_MESSAGE_TYPES,
+    BotInfo,
+    Clocks,
+    ClockSpec,
+    Create,
+    Error,
+    ErrorCode,
+    GameSummary,
+    Hello,
+    Join,
+    ListGames,
+    Message,
+    Move,
+    Moved,
+    Ok,
+    Over,
+    Ping,
+    ProtocolError,
+    Resign,
+    Result,
+    Resume,
+    SeatEvent,
+    SeatInfo,
+    SeatSpec,
+    Snapshot,
+    Watch,
+    decode,
+    decode_command,
+    decode_server_message,
+    encode,
+    to_wire,
+)
+
+# -- strategies for valid messages -------------------------------------------------------------
+
+ids = st.integers(0, 2**63 - 1)
+counts = st.integers(0, 2**40)
+seats = st.sampled_from([0, 1])
+texts = st.text(min_size=1, max_size=20)
+moves = st.text(min_size=1, max_size=8)
+names = st.text(min_size=1, max_size=64)
+statuses = st.sampled_from(["waiting", "playing", "over"])
+plain = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=8,
+)
+options = st.dictionaries(texts, plain, max_size=4)
+maybe = st.none().__or__
+seat_specs = st.just(SeatSpec.open()) | st.builds(
+    SeatSpec.bot,
+    st.integers(1, 64),
+    time_ms=maybe(st.integers(1, 3_600_000)),
+    eval=maybe(texts),
+    algorithm=maybe(texts),
+)
+clock_specs = st.builds(ClockSpec, st.integers(1, 10**8), st.integers(0, 10**6))
+clocks = st.builds(Clocks, st.tuples(counts, counts), maybe(seats), counts)
+results = st.builds(Result, maybe(seats), texts, maybe(st.tuples(st.integers(), st.integers())))
+seat_infos = st.builds(SeatInfo, st.sampled_from(["open", "bot"]), maybe(names), st.booleans())
+two_seats = st.tuples(seat_infos, seat_infos)
+move_lists = st.lists(moves, max_size=5).map(tuple)
+bot_infos = st.builds(BotInfo, counts, st.integers(), counts, counts, move_lists, maybe(st.integers()))
+summaries = st.builds(
+    GameSummary, texts, texts, options, statuses, counts, two_seats, maybe(clock_specs)
+)
+
+MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
+    Hello: st.builds(Hello, ids, st.integers(0, 2**31), names, st.sampled_from(["human", "bot"])),
+    ListGames: st.builds(ListGames, ids),
+    Create: st.builds(
+        Create,
+        ids,
+        st.sampled_from(GAME_NAMES),
+        options,
+        st.tuples(seat_specs, seat_specs),
+        maybe(clock_specs),
+    ),
+    Join: st.builds(Join, ids, texts, maybe(seats)),
+    Resume: st.builds(Resume, ids, texts, texts, counts),
+    Watch: st.builds(Watch, ids, texts, maybe(counts)),
+    Move: st.builds(Move, ids, texts, texts, counts, moves),
+    Resign: st.builds(Resign, ids, texts, texts),
+    Ping: st.builds(Ping, ids, st.integers(-(2**63), 2**63 - 1)),
+    Ok: st.builds(
+        Ok,
+        ids,
+        maybe(counts),
+        maybe(texts),
+        maybe(st.lists(summaries, max_size=2).map(tuple)),
+        maybe(texts),
+        maybe(seats),
+        maybe(texts),
+        maybe(st.integers()),
+        maybe(st.integers()),
+    ),
+    Error: st.builds(Error, maybe(ids), texts, st.text(max_size=50)),
+    Snapshot: st.builds(
+        Snapshot,
+        texts,
+        counts,
+        texts,
+        options,
+        statuses,
+        texts,
+        seats,
+        counts,
+        move_lists,
+        two_seats,
+        maybe(move_lists),
+        maybe(clocks),
+        maybe(results),
+        maybe(clock_specs),
+    ),
+    Moved: st.builds(
+        Moved,
+        texts,
+        st.integers(1, 2**40),
+        counts,
+        seats,
+        moves,
+        texts,
+        seats,
+        maybe(move_lists),
+        maybe(clocks),
+        maybe(bot_infos),
+    ),
+    Over: st.builds(Over, texts, st.integers(1, 2**40), results),
+    SeatEvent: st.builds(
+        SeatEvent,
+        texts,
+        st.integers(1, 2**40),
+        seats,
+        maybe(names),
+        st.booleans(),
+        maybe(counts),
+        maybe(statuses),
+        maybe(move_lists),
+        maybe(clocks),
+    ),
+}
+any_message = st.one_of(*MESSAGES.values())
+
+
+def test_every_message_type_has_a_strategy() -> None:
+    assert set(MESSAGES) == set(COMMAND_TYPES) | set(SERVER_MESSAGE_TYPES)
+
+
+@given(any_message)
+def test_every_message_round_trips(message: Message) -> None:
+    assert decode(encode(message)) == message
+
+
+@given(st.one_of(*(MESSAGES[cls] for cls in COMMAND_TYPES)))
+def test_commands_are_what_a_server_decodes(message: Message) -> None:
+    assert decode_command(encode(message)) == message
+    with pytest.raises(ProtocolError, match="unknown message type"):
+        decode_server_message(encode(message))
+
+
+@given(st.one_of(*(MESSAGES[cls] for cls in SERVER_MESSAGE_TYPES)))
+def test_server_messages_are_what_a_client_decodes(message: Message) -> None:
+    assert decode_server_message(encode(message)) == message
+    with pytest.raises(ProtocolError, match="unknown message type"):
+        decode_command(encode(message))
+
+
+# -- what goes on the wire ---------------------------------------------------------------------
+
+
+def test_unset_optional_fields_are_left_out_but_required_nils_are_sent() -> None:
+    assert to_wire(Join(id=1, game_id="g")) == {"type": "join", "id": 1, "game_id": "g"}
+    assert to_wire(Error(id=None, code="bad_message", message="m")) == {
+        "type": "error",
+        "id": None,
+        "code": "bad_message",
+        "message": "m",
+    }
+    over = Over(game_id="g", v=3, result=Result(winner=None, reason="resign", score=None))
+    assert to_wire(over)["result"] == {"winner": None, "reason": "resign", "score": None}
+    assert to_wire(Create(1, "kalah", {}, (SeatSpec.open(), SeatSpec.bot(3))))["seats"] == [
+        {"kind": "open"},
+        {"kind": "bot", "depth": 3},
+    ]
+
+
+def test_frames_are_msgpack_maps_with_snake_case_string_keys() -> None:
+    raw = msgpack.unpackb(encode(Ping(id=1, t=5)))
+    assert raw == {"type": "ping", "id": 1, "t": 5}
+
+
+def test_an_explicit_nil_for_an_optional_field_means_unset() -> None:
+    frame = msgpack.packb({"type": "join", "id": 1, "game_id": "g", "seat": None})
+    assert decode(frame) == Join(id=1, game_id="g", seat=None)
+    clock = msgpack.packb({"initial_ms": 5, "increment_ms": None})
+    create = {"type": "create", "id": 1, "game": "kalah", "options": {}}
+    create["seats"] = [{"kind": "open"}, {"kind": "open"}]
+    create["clock"] = msgpack.unpackb(clock)
+    decoded = decode(msgpack.packb(create))
+    assert isinstance(decoded, Create) and decoded.clock == ClockSpec(5, 0)
+
+
+def test_unknown_fields_are_ignored() -> None:
+    frame = msgpack.packb({"type": "ping", "id": 1, "t": 2, "future": {"x": [1, 2]}})
+    assert decode(frame) == Ping(id=1, t=2)
+
+
+# -- rejections --------------------------------------------------------------------------------
+
+
+def reject(frame: bytes | str) -> ProtocolError:
+    with pytest.raises(ProtocolError) as caught:
+        decode_command(frame)
+    assert caught.value.code == ErrorCode.BAD_MESSAGE
+    return caught.value
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def command(**fields: Any) -> bytes:
+    return pack({"type": "move", "id": 9, "game_id": "g", "token": "t", "ply": 0, "move": "1"} | fields)
+
+
+@pytest.mark.parametrize(
+    ("frame", "reason"),
+    [
+        (b"", "malformed"),
+        (b"\xc1", "malformed"),
+        (b"\x81\xa4type", "malformed"),  # truncated
+        (pack({"type": "ping", "id": 1, "t": 1}) + b"\x00", "malformed"),  # trailing bytes
+        (b"\x81\xa4type\xa4\xff\xfe\xfd\xfc", "malformed"),  # invalid UTF-8
+        (pack({"type": "ping", "x": msgpack.ExtType(5, b"a")}), "malformed"),
+        ("text frame", "text_frame"),
+        (pack([1, 2]), "not_a_map"),
+        (pack("ping"), "not_a_map"),
+        (pack(None), "not_a_map"),
+        (pack({"id": 1}), "no_type"),
+        (pack({"type": 7, "id": 1}), "no_type"),
+        (pack({b"type": "ping", "id": 1}), "no_type"),
+    ],
+)
+def test_frames_that_are_not_messages_have_no_id(frame: bytes | str, reason: str) -> None:
+    error = reject(frame)
+    assert (error.reason, error.id) == (reason, None)
+
+
+def test_an_unknown_type_is_rejected_with_the_commands_id() -> None:
+    error = reject(pack({"type": "castle", "id": 12}))
+    assert (error.reason, error.id) == ("unknown_type", 12)
+    assert "castle" in error.message
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (pack({"type": "move", "id": 9}), "missing field game_id, move, ply, token"),
+        (command(ply="0"), "ply must be an integer"),
+        (command(ply=True), "ply must be an integer"),
+        (command(ply=1.0), "ply must be an integer"),
+        (command(ply=-1), "ply must be between 0"),
+        (command(move=""), "move must have 1 to 32 characters"),
+        (command(move="x" * 33), "move must have 1 to 32 characters"),
+        (command(move=b"1"), "move must be a string"),
+        (command(game_id=None), "game_id must be a string"),
+        (command(token=["t"]), "token must be a string"),
+        (command(extra=msgpack.Timestamp(1)), "type the protocol does not allow"),
+        (command(extra=b"bytes"), "type the protocol does not allow"),
+        (command(extra=float("nan")), "must be a finite number"),
+        (pack({"type": "join", "id": 9, "game_id": "g", "seat": 2}), "seat must be one of 0, 1"),
+        (pack({"type": "join", "id": 9, "game_id": "g", "seat": False}), "seat must be one of"),
+        (pack({"type": "hello", "id": 9, "proto": 1, "name": "a", "role": "god"}), "role"),
+        (pack({"type": "hello", "id": 9, "proto": 1, "name": "", "role": "bot"}), "name"),
+        (pack({"type": "ping", "id": 9, "t": 2**64 - 1}), "t must be between"),
+        (pack({"type": "resume", "id": 9, "game_id": "g", "token": "t"}), "missing field since_v"),
+    ],
+)
+def test_fields_are_checked_for_presence_type_and_range(frame: bytes, words: str) -> None:
+    error = reject(frame)
+    assert (error.reason, error.id) == ("bad_field", 9)
+    assert words in error.message
+
+
+def test_a_bad_id_leaves_the_id_out_of_the_error() -> None:
+    assert reject(pack({"type": "ping", "id": -1, "t": 0})).id is None
+    assert reject(pack({"type": "ping", "id": True, "t": 0})).id is None
+    assert reject(pack({"type": "ping", "id": "1", "t": 0})).id is None
+
+
+def create(**fields: Any) -> bytes:
+    base = {"type": "create", "id": 3, "game": "kalah", "options": {}}
+    base["seats"] = [{"kind": "open"}, {"kind": "open"}]
+    return pack(base | fields)
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (create(game="chess"), "game must be one of"),
+        (create(options=[]), "options must be a map"),
+        (create(options={"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {}}}}}}}}}), "nested"),
+        (create(options={str(i): i for i in range(33)}), "at most 32 entries"),
+        (create(options={"": 1}), "keys must be strings"),
+        (create(seats=[{"kind": "open"}]), "seats must have exactly 2 items"),
+        (create(seats=[{"kind": "open"}, {"kind": "human"}]), "kind must be one of"),
+        (create(seats=[{"kind": "open"}, {"kind": "bot"}]), "depth is required"),
+        (create(seats=[{"kind": "open", "depth": 2}, {"kind": "open"}]), "only for bot seats"),
+        (create(seats=[{"kind": "bot", "depth": 0}, {"kind": "open"}]), "depth must be between"),
+        (create(seats=[{"kind": "open"}, "open"]), "seats[1] must be a map"),
+        (create(clock={"initial_ms": 0}), "initial_ms must be between 1"),
+        (create(clock={"increment_ms": 5}), "missing field initial_ms in clock"),
+    ],
+)
+def test_create_is_checked_down_to_the_nested_values(frame: bytes, words: str) -> None:
+    error = reject(frame)
+    assert error.id == 3 and words in error.message, error.message
+
+
+def test_integer_keys_are_refused_by_the_strict_decoder() -> None:
+    assert reject(pack({"type": "ping", "id": 1, "t": 0, 5: 1})).reason == "malformed"
+
+
+def test_a_deeply_nested_frame_is_refused_without_recursion_errors() -> None:
+    assert reject(b"\x91" * 100_000 + b"\x01").reason == "malformed"
+    nested = pack({"type": "ping", "id": 1, "t": 0, "x": [[[[[[[[[[1]]]]]]]]]]})
+    assert reject(nested).id == 1
+
+
+def test_messages_are_plain_values() -> None:
+    message = Moved("g", 1, 0, 0, "1", "p", 1, legal=("1", "2"))
+    assert dataclasses.replace(message, legal=None) == Moved("g", 1, 0, 0, "1", "p", 1)
