@@ -225,7 +225,13 @@ class BotGame:
             return
         if self._thinking is not None and not self._thinking.done():
             return
-        self._thinking = self._spawn(self._play(self.state.ply))
+        ply = self.state.ply
+        self._thinking = self._spawn(self._play(ply))
+        # The `moved` event of this move (with the legal moves of an extra turn) may arrive
+        # while the task still runs; look again when it is done, if the game went on.
+        self._thinking.add_done_callback(
+            lambda _: self._consider() if self.state.ply != ply else None
+        )
 
     async def _play(self, ply: int) -> None:
         state = self.state

@@ -119,7 +119,7 @@ class GameState:
         if isinstance(event, Moved):
             self._moved(event, now)
         elif isinstance(event, Over):
-            self._over(event.result)
+            self._over(event.result, now)
         elif isinstance(event, SeatEvent):
             self._seat(event, now)
         return Applied.APPLIED
@@ -169,10 +169,12 @@ class GameState:
         if self.status == "waiting":
             self.status = "playing"
 
-    def _over(self, result: Result) -> None:
-        self.status, self.result, self.legal = "over", result, ()
+    def _over(self, result: Result, now: float) -> None:
         if self.clocks is not None:
-            self.clocks = Clocks(self.clocks.remaining_ms, None, self.clocks.increment_ms)
+            # `over` carries no clocks: freeze them as they stood when it arrived.
+            frozen = (self.remaining_ms(0, now) or 0, self.remaining_ms(1, now) or 0)
+            self.clocks, self.clocks_at = Clocks(frozen, None, self.clocks.increment_ms), now
+        self.status, self.result, self.legal = "over", result, ()
 
     def _seat(self, event: SeatEvent, now: float) -> None:
         self.seats[event.seat] = SeatInfo(self.seats[event.seat].kind, event.name, event.connected)

@@ -94,7 +94,8 @@ class BoardView(ABC):
 
     values: Mapping[str, int | str]
     """Hole label -> seeds (mancala, Bao) or disc letter (Othello)."""
-    to_move: int
+    to_move: int | None
+    """The side to move; None when the position's JSON form gives none (a finished Bao game)."""
     side_names: ClassVar[tuple[str, str]] = ("South", "North")
 
     @abstractmethod
@@ -111,16 +112,20 @@ class BoardView(ABC):
     def move_hole(self, move: str, mover: int) -> str | None:
         """The hole `move` (in notation) starts from; None for a move on no hole (a pass)."""
 
-    def apply_step(self, step: Step, mover: int, hand: Hand) -> tuple[BoardView, Hand]:
+    def apply_step(
+        self, step: Step, mover: int, hand: Hand, lifted: int | None = None
+    ) -> tuple[BoardView, Hand]:
         """The board and hand after one step of a sowing (seed games; Othello overrides).
 
+        `lifted` is how many seeds a "lift" takes (a Bao tax lifts only two); None takes all.
         Only the animation uses this; the final frame is always the server's position, so a
-        step this model cannot follow exactly (a sweep at the end) costs nothing but a frame.
+        step this model cannot follow exactly costs nothing but a frame.
         """
         values = dict(self.values)
         count = int(values.get(step.hole, 0))
         if step.action == "lift":
-            values[step.hole], hand = 0, Hand(count)
+            taken = count if lifted is None else min(lifted, count)
+            values[step.hole], hand = count - taken, Hand(taken)
         elif step.action == "capture":
             values[step.hole], hand = 0, Hand(hand.seeds + count, capturing=True)
         elif step.action == "store" and hand.capturing:
@@ -276,7 +281,7 @@ class BaoView(BoardView):
             takasia = (player, _bao_label(player, hole[0], int(hole[1:])))
         return cls(
             values,
-            "SN".index(data["to_move"]),
+            "SN".index(data["to_move"]) if "to_move" in data else None,
             (data["stock"][0], data["stock"][1]),
             (data["owned"][0], data["owned"][1]),
             takasia,
@@ -323,6 +328,18 @@ class BaoView(BoardView):
         text += _header([str(n) for n in range(1, 9)], 3)
         text += self.side_line(near, names, self._side_extra(near))
         return text
+
+    def apply_step(
+        self, step: Step, mover: int, hand: Hand, lifted: int | None = None
+    ) -> tuple[BoardView, Hand]:
+        """As for every seed game, and a "place" takes its seed from the mover's stock."""
+        view, hand = BoardView.apply_step(self, step, mover, hand, lifted)
+        assert isinstance(view, BaoView)
+        if step.action == "place":
+            stock = list(self.stock)
+            stock[mover] = max(stock[mover] - 1, 0)
+            view = dataclasses.replace(view, stock=(stock[0], stock[1]))
+        return view, hand
 
     def move_hole(self, move: str, mover: int) -> str | None:
         match = re.match(r"\s*([abAB])([1-8])", move)
@@ -388,7 +405,9 @@ class OthelloView(BoardView):
         word = move.strip().lower()
         return word if re.fullmatch(r"[a-p][0-9]+", word) else None
 
-    def apply_step(self, step: Step, mover: int, hand: Hand) -> tuple[BoardView, Hand]:
+    def apply_step(
+        self, step: Step, mover: int, hand: Hand, lifted: int | None = None
+    ) -> tuple[BoardView, Hand]:
         """A placed or flipped disc takes the mover's colour."""
         values = dict(self.values)
         values[step.hole] = "XO"[mover]
@@ -432,10 +451,21 @@ def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int) -> list[Fr
     """The frames of a move's animation, one per step of `Game.sowing_path`."""
     frames = []
     hand = Hand()
-    for step in steps:
-        view, hand = view.apply_step(step, mover, hand)
+    for index, step in enumerate(steps):
+        lifted = _sown_after(steps, index) if step.action == "lift" else None
+        view, hand = view.apply_step(step, mover, hand, lifted)
         frames.append(Frame(view, step, hand))
     return frames
+
+
+def _sown_after(steps: Sequence[Step], lift: int) -> int:
+    """The seeds a lift takes: one for each hole sown before the next lift or capture."""
+    sown = 0
+    for step in steps[lift + 1 :]:
+        if step.action in ("lift", "capture"):
+            break
+        sown += step.action in ("sow", "store")
+    return sown
 
 
 def step_cursor(

@@ -16,9 +16,9 @@ def perft(game: Game[Any, Any], position: Hashable, depth: int) -> int:
     """
     if depth == 0:
         return 1
+    if depth == 1:
+        return len(game.legal_moves(position)) or 1
     children = game.children(position)
     if not children:
         return 1
-    if depth == 1:
-        return len(children)
     return sum(perft(game, child, depth - 1) for _, child in children)

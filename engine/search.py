@@ -272,12 +272,13 @@ class Searcher:
             try:
                 score = tree.run(position, iteration)
             except SearchAborted:
+                done = best.stats.depth if best is not None else 0
                 if best is None or tree.root_best not in (None, best.move):
                     # The last best move was searched first; a move that beat it at the new
-                    # depth is the better guess (with its score at that depth so far).
+                    # depth is the better guess, with its exact score at that depth.
                     move = tree.root_best if tree.root_best is not None else moves[0]
-                    best = self._result(tree, tree.root_score, (move,), iteration - 1, start, True)
-                return replace(best, stopped=True)
+                    return self._result(tree, tree.root_score, (move,), done, start, True)
+                return self._result(tree, best.score, best.pv, done, start, True)
             best = self._result(
                 tree, score, tree.principal_variation(position, iteration), iteration, start, False
             )
@@ -349,7 +350,8 @@ class _Tree:
         self.table = searcher.table
         self.game = searcher.game
         self.algorithm = searcher.algorithm
-        self._counts, self._root = _build(self, searcher, tracer)
+        self._out = _TraceOut(searcher.game, tracer)
+        self._counts, self._root = _build(self, searcher, self._out, tracer)
         self._tracer = tracer
 
     def run(self, position: Any, depth: int) -> float:
@@ -358,9 +360,10 @@ class _Tree:
         self.root_best = None
         if self._tracer is not None:
             view = "the side to move's" if self.algorithm == "negamax" else "player 0's"
-            self._tracer.write(
+            self._out.line(
+                0,
                 f"{self.algorithm} to depth {depth}, player {self.game.to_move(position)} to "
-                f"move; windows and values from {view} point of view"
+                f"move; windows and values from {view} point of view",
             )
         score = self._root(position, depth)
         after = self._counts()
@@ -406,7 +409,7 @@ class _Tree:
 
 
 def _build(
-    tree: _Tree, searcher: Searcher, tracer: Tracer | None
+    tree: _Tree, searcher: Searcher, out: _TraceOut, tracer: Tracer | None
 ) -> tuple[Callable[[], tuple[int, int, int, int, int]], Callable[[Any, int], float]]:
     """The node functions of one search, specialised for its algorithm and tracing."""
     game = searcher.game
@@ -425,7 +428,6 @@ def _build(
     pv_lines: list[tuple[Any, ...]] = [()] * (MAX_DEPTH + 2)
     generated = expanded = evaluated = cutoffs = hits = 0
     trace_ply = tracer.max_ply if tracer is not None else -1
-    out = _TraceOut(game, tracer)
 
     def ended(pos: Any, player: int, ply: int) -> float:
         """The score of a position without legal moves, for `player`: the game is over."""
@@ -441,12 +443,11 @@ def _build(
 
     tree._pv_line = pv_line
 
-    def order(kids: list[tuple[Any, Any]], me: int, ply: int, depth: int, first: Any) -> None:
+    def order(kids: list[tuple[Any, Any]], me: int, ply: int, first: Any) -> None:
         """Best first: the table's (or last iteration's) move, the killers, then by history."""
-        if depth > 1:
-            weights = history[me]
-            if weights:
-                kids.sort(key=lambda kid: weights.get(kid[0], 0), reverse=True)
+        weights = history[me]
+        if weights:
+            kids.sort(key=lambda kid: weights.get(kid[0], 0), reverse=True)
         killer1, killer2 = killers[ply]
         for wanted in (killer2, killer1, first):
             if wanted is not None:
@@ -499,8 +500,8 @@ def _build(
             return ended(pos, me, ply)
         expanded += 1
         generated += len(kids)
-        if len(kids) > 1:
-            order(kids, me, ply, depth, first)
+        if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
+            order(kids, me, ply, first)
         alpha0 = alpha
         best = -inf
         best_move = None
@@ -519,12 +520,13 @@ def _build(
             if null and alpha < value < beta:
                 if p1 <= trace_ply:
                     out.research(p1, pos, move, value)
+                high = beta
                 if side == me:
                     value = negamax(child, side, d1, alpha, beta, p1)
                 else:
                     value = -negamax(child, side, d1, -beta, -alpha, p1)
             if p1 <= trace_ply:
-                out.leave(p1, pos, move, d1, value, me)
+                out.leave(p1, pos, move, d1, value, me, alpha, high)
             if value > best:
                 best = value
                 best_move = move
@@ -585,8 +587,8 @@ def _build(
             return ended(pos, 0, ply)
         expanded += 1
         generated += len(kids)
-        if len(kids) > 1:
-            order(kids, me, ply, depth, first)
+        if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
+            order(kids, me, ply, first)
         alpha0 = alpha
         beta0 = beta
         best_move = None
@@ -600,7 +602,7 @@ def _build(
                     out.enter(p1, pos, move, side, d1, alpha, beta, None)
                 value = alphabeta(child, side, d1, alpha, beta, p1)
                 if p1 <= trace_ply:
-                    out.leave(p1, pos, move, d1, value, 0)
+                    out.leave(p1, pos, move, d1, value, 0, alpha, beta)
                 if value > best:
                     best = value
                     best_move = move
@@ -624,7 +626,7 @@ def _build(
                     out.enter(p1, pos, move, side, d1, alpha, beta, None)
                 value = alphabeta(child, side, d1, alpha, beta, p1)
                 if p1 <= trace_ply:
-                    out.leave(p1, pos, move, d1, value, 0)
+                    out.leave(p1, pos, move, d1, value, 0, alpha, beta)
                 if value < best:
                     best = value
                     best_move = move
@@ -671,7 +673,7 @@ def _build(
         expanded += 1
         generated += len(kids)
         if ply == 0 and tree.root_move is not None:
-            order(kids, me, ply, 0, tree.root_move)
+            order(kids, me, ply, tree.root_move)
         d1 = depth - 1
         p1 = ply + 1
         best = -inf if me == 0 else inf
@@ -681,7 +683,7 @@ def _build(
                 out.enter(p1, pos, move, side, d1, -inf, inf, None)
             value = minimax(child, side, d1, p1)
             if p1 <= trace_ply:
-                out.leave(p1, pos, move, d1, value, 0)
+                out.leave(p1, pos, move, d1, value, 0, -inf, inf)
             if value > best if me == 0 else value < best:
                 best = value
                 pv_lines[ply] = (move, *pv_lines[p1])
@@ -715,7 +717,7 @@ class _TraceOut:
         self.tracer = tracer
         self.lines = 0
 
-    def _line(self, ply: int, text: str) -> None:
+    def line(self, ply: int, text: str) -> None:
         tracer = self.tracer
         if tracer is not None and self.lines < tracer.max_lines:
             self.lines += 1
@@ -737,27 +739,47 @@ class _TraceOut:
         """A node about to be searched with the window [alpha, beta] of its parent's view."""
         if depth == 0:
             return  # a leaf is one line, printed when its value is known
-        window = f"[{_num(alpha)}, {_num(beta)}]"
+        if beta == nextafter(alpha, inf):
+            window = f"null window at {_num(alpha)} (a yes/no test)"
+            own = f"null window at {_num(-alpha)}"
+        else:
+            window = f"window [{_num(alpha)}, {_num(beta)}]"
+            own = f"[{_num(-beta)}, {_num(-alpha)}]"
         if negated:
-            window += f", its own view [{_num(-beta)}, {_num(-alpha)}]"
+            window += f", its own view {own}"
         elif negated is not None:
             window += ", kept: the same player moves again"
         text = self.game.format_move(parent, move)
-        self._line(ply, f"{text}: player {side} to move, window {window}")
+        self.line(ply, f"{text}: player {side} to move, {window}")
 
     def research(self, ply: int, parent: Any, move: Any, value: float) -> None:
         text = self.game.format_move(parent, move)
-        self._line(ply, f"{text}: null window failed high with {_num(value)}, search again")
+        self.line(ply, f"{text}: null window failed high with {_num(value)}, search again")
 
-    def leave(self, ply: int, parent: Any, move: Any, depth: int, value: float, view: int) -> None:
+    def leave(
+        self,
+        ply: int,
+        parent: Any,
+        move: Any,
+        depth: int,
+        value: float,
+        view: int,
+        alpha: float,
+        beta: float,
+    ) -> None:
+        """A searched node's value; outside the window it was searched with, only a bound."""
         kind = "leaf" if depth == 0 else "value"
+        if value <= alpha and depth:
+            kind = "value at most"
+        elif value >= beta and depth:
+            kind = "value at least"
         text = self.game.format_move(parent, move)
-        self._line(ply, f"{text} {kind} {_num(value)} for player {view}")
+        self.line(ply, f"{text} {kind} {_num(value)} for player {view}")
 
     def hit(self, ply: int, flag: int, score: float, alpha: float, beta: float) -> None:
         kind = ("exact value", "lower bound", "upper bound")[flag]
         window = f"[{_num(alpha)}, {_num(beta)}]"
-        self._line(ply + 1, f"table hit: {kind} {_num(score)} settles the window {window}")
+        self.line(ply, f"table hit: {kind} {_num(score)} settles the window {window}")
 
     def prune(
         self,
@@ -771,7 +793,7 @@ class _TraceOut:
         """A cut-off: the moves in `rest` are never searched."""
         relation = ">=" if name == "beta" else "<="
         skipped = " ".join(self.game.format_move(parent, move) for move, _ in rest) or "none"
-        self._line(
+        self.line(
             ply,
             f"cut-off: {_num(value)} {relation} {name} {_num(bound)}: the player above will "
             f"not allow this line; pruned moves: {skipped}",
@@ -779,7 +801,9 @@ class _TraceOut:
 
 
 def _num(value: float) -> str:
-    """A score or window bound in trace lines."""
+    """A score or window bound in trace lines (a null window's far edge reads as its near one)."""
     if value in (inf, -inf):
         return "+inf" if value > 0 else "-inf"
+    if mate_distance(value) is None and abs(value - round(value)) < 1e-9:
+        value = round(value)
     return format_score(value)

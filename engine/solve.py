@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game, Outcome
-from engine.search import SearchAborted, SearchControl, pick_evaluation
+from engine.search import pick_evaluation
 
 UNBOUNDED = 1 << 40
 """Beyond any final score difference."""
@@ -45,14 +45,14 @@ class Solution:
         return None if self.value == 0 else 0 if self.value > 0 else 1
 
     @property
-    def result(self) -> str:
+    def wdl(self) -> str:
         """W, D or L for player 0 (the first player from the start position)."""
         return "D" if self.value == 0 else "W" if self.value > 0 else "L"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "value": self.value,
-            "result": self.result,
+            "wdl": self.wdl,
             "winner": self.winner,
             "expanded": self.expanded,
             "probes": self.probes,
@@ -69,11 +69,10 @@ def margin(outcome: Outcome) -> int:
 class Solver:
     """Solves positions of one game, keeping what it proved between calls."""
 
-    def __init__(self, game: Game[Any, Any], control: SearchControl | None = None) -> None:
+    def __init__(self, game: Game[Any, Any]) -> None:
         self.game = game
         self.table: dict[Hashable, tuple[int, int, Any]] = {}
         """key -> (lower bound, upper bound, best move) of the side to move's difference."""
-        self.control = control if control is not None else SearchControl()
         self.expanded = 0
         self._node = self._build()
 
@@ -88,7 +87,7 @@ class Solver:
         sys.setrecursionlimit(max(limit, 20_000))
         try:
             value, probes = self._mtdf(position)
-            pv = self._line(position)
+            pv = self._line(position, value)
         except RecursionError:
             raise ValueError(f"{game.describe()}: the game is too long to solve") from None
         finally:
@@ -122,22 +121,38 @@ class Solver:
                 low = guess
         return low, probes
 
-    def _line(self, position: Any) -> tuple[Any, ...]:
-        """Best play to the end: at each step a move whose child keeps the value."""
+    def _line(self, position: Any, value: int) -> tuple[Any, ...]:
+        """Best play to the end: at each step a move that keeps `value` (the mover's view).
+
+        One null-window probe per move tried suffices, and the table's best move is tried
+        first, so the line costs little after the solve.
+        """
         game = self.game
+        node = self._node
         line: list[Any] = []
         while True:
             kids = game.children(position)
             if not kids:
                 return tuple(line)
             me = game.to_move(position)
-            target, _ = self._mtdf(position)
+            entry = self.table.get(self._key(position))
+            first = entry[2] if entry is not None else None
+            kids.sort(key=lambda kid: kid[0] != first)
             for move, child in kids:
-                value, _ = self._mtdf(child)
-                if (value if game.to_move(child) == me else -value) == target:
+                side = game.to_move(child)
+                if side == me:
+                    keeps = node(child, side, value - 1, value) >= value
+                else:
+                    keeps = node(child, side, -value, 1 - value) <= -value
+                if keeps:
                     line.append(move)
                     position = child
+                    value = value if side == me else -value
                     break
+
+    def _key(self, position: Any) -> Hashable:
+        game = self.game
+        return position if type(game).key is Game.key else game.key(position)
 
     def _build(self) -> Callable[[Any, int, int, int], int]:
         """The node function: closures over locals, for speed."""
@@ -150,8 +165,6 @@ class Solver:
         bounds: Callable[[Any], tuple[int, int]] | None = getattr(game, "score_bounds", None)
         table = self.table
         table_get = table.get
-        control = self.control
-        clock = time.perf_counter
         solver = self
 
         def node(pos: Any, me: int, alpha: int, beta: int) -> int:
@@ -186,8 +199,6 @@ class Solver:
                 value = -value if me else value
                 table[k] = (value, value, None)
                 return value
-            if clock() >= control.deadline:
-                raise SearchAborted
             solver.expanded += 1
             if len(kids) > 1:
                 if me:

@@ -146,6 +146,8 @@ class Session:
         """The (algorithm, evaluation, table size) the searcher was made with."""
         self._thread: threading.Thread | None = None
         self._control: SearchControl | None = None
+        self._infinite = False
+        """The running search only ends on `stop`."""
         self._stopped = threading.Event()
         """Set by `stop`: an infinite search that finished early waits for it."""
 
@@ -180,6 +182,12 @@ class Session:
         self._stopped.set()
         if self._control is not None:
             self._control.stop()
+        self.wait()
+
+    def finish(self) -> None:
+        """The end of input: let a bounded search answer, stop an infinite one."""
+        if self._infinite:
+            self.stop()
         self.wait()
 
     def wait(self) -> None:
@@ -293,6 +301,7 @@ class Session:
             return
         hard, soft = time_budget(go, game.to_move(position))
         self._stopped.clear()
+        self._infinite = go.infinite or (go.depth is None and hard is None)
         self._control = control = SearchControl()
         self._thread = threading.Thread(
             target=self._think,
@@ -357,7 +366,7 @@ def serve(lines: Iterable[str], out: TextIO) -> None:
     for line in lines:
         if not session.handle(line):
             return
-    session.stop()
+    session.finish()
 
 
 def main() -> None:

@@ -239,7 +239,8 @@ _SEAT_SPEC = _Record(
     },
 )
 _CLOCK_SPEC = _Record(
-    ClockSpec, {"initial_ms": _int(1, MAX_CLOCK_MS), "increment_ms": _int(0, MAX_CLOCK_MS)}
+    ClockSpec,
+    {"initial_ms": _int(1, MAX_CLOCK_MS), "increment_ms": _nullable(_int(0, MAX_CLOCK_MS))},
 )
 _SEAT_INFO = _Record(
     SeatInfo,
@@ -248,7 +249,11 @@ _SEAT_INFO = _Record(
 _SEAT_INFOS = _list(_SEAT_INFO, length=2)
 _CLOCKS = _Record(
     Clocks,
-    {"remaining_ms": _list(_ms, length=2), "running": _nullable(_seat), "increment_ms": _ms},
+    {
+        "remaining_ms": _list(_ms, length=2),
+        "running": _nullable(_seat),
+        "increment_ms": _nullable(_ms),
+    },
 )
 _RESULT = _Record(
     Result,

@@ -132,8 +132,7 @@ class GameServer:
         if self._timer is not None:
             self._timer.cancel()
         await self.bots.close()
-        for task in list(self._background):
-            task.cancel()
+        # Engines of finished games are still being closed: let them finish (it is bounded).
         await asyncio.gather(*self._background, return_exceptions=True)
         self.store.close()
         log.info("stopped")

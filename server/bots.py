@@ -46,6 +46,8 @@ class BotSettings:
     """After `stop`, how long the engine has to answer before it is killed."""
     attempts: int = 3
     """Engine starts per move before the bot's seat forfeits."""
+    quit_timeout_s: float = 2.0
+    """After `quit` at the end of a game, how long the engine has to exit before it is killed."""
 
 
 class EngineFailure(Exception):
@@ -87,7 +89,7 @@ class Engine:
                 await engine.send(line)
             await engine.expect("readyok", timeout_s)
         except BaseException:  # a failure, or the game ended while the engine started
-            engine.kill()
+            await engine.kill()
             raise
         return engine
 
@@ -154,7 +156,7 @@ class Engine:
         except (ConnectionError, RuntimeError) as exc:
             raise EngineFailure(f"engine does not read its input: {exc}") from None
 
-    async def close(self, timeout_s: float = 2.0) -> None:
+    async def close(self, timeout_s: float) -> None:
         """Ask the engine to quit; kill it if it does not."""
         if self.process.returncode is None:
             with contextlib.suppress(EngineFailure):
@@ -162,12 +164,17 @@ class Engine:
             try:
                 await asyncio.wait_for(self.process.wait(), timeout_s)
             except TimeoutError:
-                self.kill()
-        await self.process.wait()
+                self.process.kill()
+        await self.kill()
 
-    def kill(self) -> None:
+    async def kill(self) -> None:
+        """Kill the engine (if it still runs) and reap it."""
         if self.process.returncode is None:
             self.process.kill()
+        # Closing our end of stdin lets asyncio release the process's transport.
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        await self.process.wait()
         log.info("%s: engine stopped", self.label)
 
 
@@ -205,7 +212,7 @@ class Bots:
             except EngineFailure as exc:
                 why = str(exc)
                 log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
-                self._discard((turn.game_id, turn.seat))
+                await self._discard((turn.game_id, turn.seat))
                 # The best move found so far still counts.
                 if exc.info is not None and exc.info.pv and accept(exc.info.pv[0], exc.info):
                     return None
@@ -213,22 +220,22 @@ class Bots:
             if move is not None and accept(move, info):
                 return None
             why = f"the engine's move {move!r} is not legal here"
-            self._discard((turn.game_id, turn.seat))
+            await self._discard((turn.game_id, turn.seat))
         return why
 
     async def release(self, game_id: str) -> None:
         """The game is over: stop its thinking and close its engines."""
         for work in list(self._tasks.pop(game_id, ())):
             work.cancel()
-        closing = [key for key in self._engines if key[0] == game_id]
-        await asyncio.gather(*(self._engines.pop(key).close() for key in closing))
+        closing = [self._engines.pop(key) for key in list(self._engines) if key[0] == game_id]
+        await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in closing))
 
     async def close(self) -> None:
         for game_id in list(self._tasks):
             for work in self._tasks.pop(game_id):
                 work.cancel()
         engines, self._engines = list(self._engines.values()), {}
-        await asyncio.gather(*(engine.close() for engine in engines))
+        await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
     async def _engine(self, turn: BotTurn) -> Engine:
         key = (turn.game_id, turn.seat)
@@ -242,7 +249,7 @@ class Bots:
             self._engines[key] = engine
         return engine
 
-    def _discard(self, key: tuple[str, int]) -> None:
+    async def _discard(self, key: tuple[str, int]) -> None:
         engine = self._engines.pop(key, None)
         if engine is not None:
-            engine.kill()
+            await engine.kill()

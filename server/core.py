@@ -26,6 +26,7 @@ from protocol import (
     AppCloseCode,
     BotInfo,
     Clocks,
+    Command,
     Create,
     Error,
     ErrorCode,
@@ -255,8 +256,8 @@ class Core:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
         True once the turn is settled, including when the game moved on meanwhile."""
         room = self.rooms.get(turn.game_id)
-        if room is None or not self._turn_current(room, turn):
-            return True
+        if self.closing or room is None or not self._turn_current(room, turn):
+            return True  # after a restart the bot is asked again
         self._expire(room)
         if room.status != "playing":
             return True
@@ -271,7 +272,7 @@ class Core:
     def bot_failed(self, turn: BotTurn, why: str) -> None:
         """The engine could not produce a move, even after restarts: the bot's seat loses."""
         room = self.rooms.get(turn.game_id)
-        if room is None or not self._turn_current(room, turn):
+        if self.closing or room is None or not self._turn_current(room, turn):
             return
         log.error("bot in game %s seat %d failed: %s", turn.game_id, turn.seat, why)
         self._commit(room, room.forfeit(turn.seat, "engine_failure", self.now()))
@@ -289,7 +290,7 @@ class Core:
 
     # -- commands ------------------------------------------------------------------------------
 
-    def _dispatch(self, conn: Connection, command: Any) -> None:
+    def _dispatch(self, conn: Connection, command: Command) -> None:
         if isinstance(command, Hello):
             self._hello(conn, command)
         elif isinstance(command, Ping):

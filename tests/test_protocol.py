@@ -50,6 +50,7 @@ from protocol import (
 # -- strategies for valid messages -------------------------------------------------------------
 
 ids = st.integers(0, 2**63 - 1)
+int64 = st.integers(-(2**63), 2**63 - 1)
 counts = st.integers(0, 2**40)
 seats = st.sampled_from([0, 1])
 texts = st.text(min_size=1, max_size=20)
@@ -59,7 +60,7 @@ statuses = st.sampled_from(["waiting", "playing", "over"])
 plain = st.recursive(
     st.none()
     | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
+    | int64
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=10),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
@@ -76,11 +77,11 @@ seat_specs = st.just(SeatSpec.open()) | st.builds(
 )
 clock_specs = st.builds(ClockSpec, st.integers(1, 10**8), st.integers(0, 10**6))
 clocks = st.builds(Clocks, st.tuples(counts, counts), maybe(seats), counts)
-results = st.builds(Result, maybe(seats), texts, maybe(st.tuples(st.integers(), st.integers())))
+results = st.builds(Result, maybe(seats), texts, maybe(st.tuples(int64, int64)))
 seat_infos = st.builds(SeatInfo, st.sampled_from(["open", "bot"]), maybe(names), st.booleans())
 two_seats = st.tuples(seat_infos, seat_infos)
 move_lists = st.lists(moves, max_size=5).map(tuple)
-bot_infos = st.builds(BotInfo, counts, st.integers(), counts, counts, move_lists, maybe(st.integers()))
+bot_infos = st.builds(BotInfo, counts, int64, counts, counts, move_lists, maybe(int64))
 summaries = st.builds(
     GameSummary, texts, texts, options, statuses, counts, two_seats, maybe(clock_specs)
 )
@@ -101,7 +102,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Watch: st.builds(Watch, ids, texts, maybe(counts)),
     Move: st.builds(Move, ids, texts, texts, counts, moves),
     Resign: st.builds(Resign, ids, texts, texts),
-    Ping: st.builds(Ping, ids, st.integers(-(2**63), 2**63 - 1)),
+    Ping: st.builds(Ping, ids, int64),
     Ok: st.builds(
         Ok,
         ids,
@@ -111,8 +112,8 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(texts),
         maybe(seats),
         maybe(texts),
-        maybe(st.integers()),
-        maybe(st.integers()),
+        maybe(int64),
+        maybe(int64),
     ),
     Error: st.builds(Error, maybe(ids), texts, st.text(max_size=50)),
     Snapshot: st.builds(
@@ -240,7 +241,9 @@ def pack(value: Any) -> bytes:
 
 
 def command(**fields: Any) -> bytes:
-    return pack({"type": "move", "id": 9, "game_id": "g", "token": "t", "ply": 0, "move": "1"} | fields)
+    return pack(
+        {"type": "move", "id": 9, "game_id": "g", "token": "t", "ply": 0, "move": "1"} | fields
+    )
 
 
 @pytest.mark.parametrize(
@@ -319,7 +322,7 @@ def create(**fields: Any) -> bytes:
     [
         (create(game="chess"), "game must be one of"),
         (create(options=[]), "options must be a map"),
-        (create(options={"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {}}}}}}}}}), "nested"),
+        (create(options={"a": [[[[[[[[[1]]]]]]]]]}), "nested too deeply"),
         (create(options={str(i): i for i in range(33)}), "at most 32 entries"),
         (create(options={"": 1}), "keys must be strings"),
         (create(seats=[{"kind": "open"}]), "seats must have exactly 2 items"),

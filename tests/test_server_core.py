@@ -8,7 +8,7 @@ from collections.abc import Hashable
 from typing import Any
 
 import msgpack
-import pytest
+from test_server_support import SMALL_KALAH, Harness, Peer, small_limits
 
 from engine.game import Game, IllegalMoveError, Outcome, Step
 from protocol import (
@@ -35,7 +35,6 @@ from protocol import (
 from server.core import POLICY_VIOLATION, Core, Limits
 from server.room import Bounds
 from server.store import Store
-from test_server_support import SMALL_KALAH, Harness, Peer, small_limits
 
 
 def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
@@ -572,7 +571,7 @@ def test_finished_games_are_not_restored() -> None:
 
 def test_events_published_are_exactly_those_stored() -> None:
     h = Harness()
-    game_id, south, s_token, north, n_token = started_game(h)
+    game_id, south, s_token, north, _ = started_game(h)
     move(south, game_id, s_token, 0, "1")
     rows = h.store.db.execute("SELECT v, type FROM events WHERE game_id = ?", (game_id,))
     assert [tuple(r) for r in rows] == [(1, "seat"), (2, "seat"), (3, "moved")]

@@ -42,7 +42,7 @@ TIMEOUT = 30.0
 
 def fake_engine(mode: str = "good", state: Path | None = None) -> tuple[str, ...]:
     command = (sys.executable, FAKE_ENGINE, "--mode", mode)
-    return command + ("--state", str(state)) if state else command
+    return (*command, "--state", str(state)) if state else command
 
 
 class FakeClock:

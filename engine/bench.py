@@ -1,0 +1,409 @@
+"""Benchmarks: AI-vs-AI games per algorithm x evaluation x depth, search speed, and solving.
+
+Everything here is reproducible: games start from the start position, searches are limited by
+depth (not time), and random players are seeded, so two runs print the same node counts; only
+the times differ. Used by `ubao-engine bench` (see docs/engine.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, TextIO
+
+from engine.game import Game
+from engine.games import GAMES, make_game
+from engine.players import BASELINES, GameRecord, Player, make_player, play_game
+from engine.search import ALGORITHMS, Searcher
+from engine.solve import Solver
+
+KALAH_VALUES: dict[tuple[int, int], int] = {
+    (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,
+    (2, 1): 2, (2, 2): -2, (2, 3): -2, (2, 4): -12, (2, 5): 6, (2, 6): 8,
+    (3, 1): 0, (3, 2): 4, (3, 3): 2, (3, 4): 2, (3, 5): 6, (3, 6): -10,
+    (4, 1): 2, (4, 2): 6, (4, 3): 8, (4, 4): 2, (4, 5): 2, (4, 6): 0,
+    (5, 1): 0, (5, 2): 0, (5, 3): 8, (5, 4): 12, (5, 5): 2, (5, 6): 2,
+    (6, 1): 2, (6, 2): 10, (6, 3): 2, (6, 4): 10, (6, 5): 12, (6, 6): 2,
+}  # fmt: skip
+"""(pits, seeds) -> South's final margin under perfect play in `kalah` with default rules:
+the table of /work/shared/rules/mancala.md §7 (Irving, Donkers & Uiterwijk 2000)."""
+
+DEFAULT_SOLVE_CELLS = (
+    *((m, n) for m in (1, 2, 3) for n in range(1, 7)),
+    (4, 1), (4, 2), (4, 3), (5, 1), (5, 2), (6, 1),
+)  # fmt: skip
+"""The cells `bench --solve` checks by default: every m <= 3 and the quick larger ones."""
+
+SPEED_PLIES = (0, 10, 20)
+"""`bench --speed` searches the start position and the positions these many seeded random
+plies into the game."""
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRow:
+    """One combination's game: what its searches did and how the game ended."""
+
+    game: str
+    algorithm: str
+    evaluation: str
+    depth: int | None
+    opponent: str
+    generated: int
+    expanded: int
+    plies: int
+    """The game's length."""
+    seconds: float
+    """Time spent in the combination's own searches."""
+    peak_memory: int | None
+    """The highest tracemalloc peak of its searches, in bytes (only with --memory)."""
+    table_entries: int
+    """The most transposition-table entries it held."""
+    winner: str
+    """`player 0`, `player 1`, `draw`, or `unfinished` at the ply limit."""
+    score: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedRow:
+    """The search's speed in one game, over the fixed positions."""
+
+    game: str
+    algorithm: str
+    positions: int
+    generated: int
+    seconds: float
+    movegen_per_second: float
+    """Children the game's own `children` generates per second: the rules' share of the cost."""
+
+    @property
+    def nps(self) -> float:
+        return self.generated / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "nps": round(self.nps)}
+
+
+@dataclass(frozen=True, slots=True)
+class SolveRow:
+    """One solved Kalah cell against the published value."""
+
+    pits: int
+    seeds: int
+    value: int
+    reference: int | None
+    expanded: int
+    table_entries: int
+    seconds: float
+
+    @property
+    def agrees(self) -> bool | None:
+        return None if self.reference is None else self.value == self.reference
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "agrees": self.agrees}
+
+
+class Progress:
+    """A one-line progress bar redrawn in place on `stream`; silent when it is None."""
+
+    def __init__(self, total: int, stream: TextIO | None, width: int = 30) -> None:
+        self.total = max(total, 1)
+        self.stream = stream
+        self.width = width
+        self.done = 0
+
+    def step(self, label: str) -> None:
+        """Show that the step `label` is starting."""
+        if self.stream is not None:
+            filled = self.width * self.done // self.total
+            bar = "#" * filled + "." * (self.width - filled)
+            self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label[:40]:<40}")
+            self.stream.flush()
+        self.done += 1
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.write("\r" + " " * (self.width + 55) + "\r")
+            self.stream.flush()
+
+
+def parse_opponent(game: Game[Any, Any], spec: str, seed: int) -> Callable[[], Player] | None:
+    """A factory of fresh opponents from `same` (None: self-play), a baseline or ALG:EVAL:DEPTH."""
+    if spec == "same":
+        return None
+    name, _, rest = spec.partition(":")
+    if name in BASELINES:
+        return lambda: make_player(game, name, seed=seed)
+    evaluation, _, depth_text = rest.partition(":")
+    if name not in ALGORITHMS or not depth_text.isdigit() or int(depth_text) < 1:
+        raise ValueError(
+            f"--opponent {spec!r}: write same, random, first, or ALGORITHM:EVAL:DEPTH "
+            "(e.g. alphabeta:store_diff:4; an empty EVAL is the game's first)"
+        )
+    make_player(game, name, evaluation or None, int(depth_text))  # reject unknown names now
+    return lambda: make_player(game, name, evaluation or None, int(depth_text))
+
+
+def bench_games(
+    game: Game[Any, Any],
+    algorithms: Sequence[str],
+    evaluations: Sequence[str],
+    depths: Sequence[int],
+    opponent: str = "same",
+    seat: int = 0,
+    seed: int = 0,
+    max_plies: int | None = None,
+    measure_memory: bool = False,
+    progress: TextIO | None = None,
+) -> list[BenchRow]:
+    """One complete game per algorithm x evaluation x depth (one per baseline player).
+
+    With `opponent` "same" the combination plays itself; otherwise it plays `seat` against the
+    opponent, and only its own searches are counted.
+    """
+    make_opponent = parse_opponent(game, opponent, seed)
+    combinations: list[tuple[str, str | None, int | None]] = []
+    for algorithm in algorithms:
+        if algorithm in BASELINES:
+            combinations.append((algorithm, None, None))
+        else:
+            combinations.extend(
+                (algorithm, evaluation, depth) for evaluation in evaluations for depth in depths
+            )
+    bar = Progress(len(combinations), progress)
+    rows = []
+    try:
+        for algorithm, evaluation, depth in combinations:
+            bar.step(f"{algorithm} {evaluation or ''} {depth or ''}")
+            ours = make_player(
+                game, algorithm, evaluation, depth, seed=seed, measure_memory=measure_memory
+            )
+            players: tuple[Player, Player]
+            counted: tuple[int, ...]
+            if make_opponent is None:
+                twin = make_player(
+                    game, algorithm, evaluation, depth, seed=seed + 1, measure_memory=measure_memory
+                )
+                players, counted = (ours, twin), (0, 1)
+            else:
+                theirs = make_opponent()
+                players = (ours, theirs) if seat == 0 else (theirs, ours)
+                counted = (seat,)
+            record = play_game(game, players, max_plies=max_plies)
+            rows.append(_row(game, record, algorithm, evaluation, depth, opponent, counted))
+    finally:
+        bar.close()
+    return rows
+
+
+def _row(
+    game: Game[Any, Any],
+    record: GameRecord,
+    algorithm: str,
+    evaluation: str | None,
+    depth: int | None,
+    opponent: str,
+    counted: Sequence[int],
+) -> BenchRow:
+    sides = [record.sides[side] for side in counted]
+    peaks = [side.peak_memory for side in sides if side.peak_memory is not None]
+    outcome = record.outcome
+    if outcome is None:
+        winner, score = "unfinished", "-"
+    else:
+        winner = "draw" if outcome.winner is None else f"player {outcome.winner}"
+        score = f"{outcome.score[0]}-{outcome.score[1]}"
+    return BenchRow(
+        game=game.describe(),
+        algorithm=algorithm,
+        evaluation=evaluation or "-",
+        depth=depth,
+        opponent=opponent,
+        generated=sum(side.generated for side in sides),
+        expanded=sum(side.expanded for side in sides),
+        plies=len(record.moves),
+        seconds=sum(side.seconds for side in sides),
+        peak_memory=max(peaks) if peaks else None,
+        table_entries=max(side.table_entries for side in sides),
+        winner=winner,
+        score=score,
+    )
+
+
+def fixed_positions(game: Game[Any, Any], seed: int = 1) -> list[Any]:
+    """The start and the positions SPEED_PLIES seeded random plies in (while not over)."""
+    rng = random.Random(seed)
+    position = game.start()
+    found = []
+    for ply in range(max(SPEED_PLIES) + 1):
+        if ply in SPEED_PLIES:
+            found.append(position)
+        moves = game.legal_moves(position)
+        if not moves:
+            break
+        position = game.play(position, rng.choice(moves))
+    return found
+
+
+def bench_speed(
+    names: Iterable[str] = GAMES,
+    algorithms: Sequence[str] = ("negamax",),
+    seconds: float = 1.0,
+    progress: TextIO | None = None,
+) -> list[SpeedRow]:
+    """Nodes per second of each algorithm in each game's default variant, `seconds` per position."""
+    names = list(names)
+    bar = Progress(len(names) * len(algorithms), progress)
+    rows = []
+    try:
+        for name in names:
+            game = make_game(name, {})
+            positions = fixed_positions(game)
+            movegen = _movegen_rate(game, positions, seconds / 2)
+            for algorithm in algorithms:
+                bar.step(f"{name} {algorithm}")
+                generated = 0
+                spent = 0.0
+                for position in positions:
+                    stats = Searcher(game, algorithm).search(position, time_ms=seconds * 1000).stats
+                    generated += stats.generated
+                    spent += stats.seconds
+                rows.append(SpeedRow(name, algorithm, len(positions), generated, spent, movegen))
+    finally:
+        bar.close()
+    return rows
+
+
+def _movegen_rate(game: Game[Any, Any], positions: Sequence[Any], seconds: float) -> float:
+    """Children per second of `game.children` over `positions` and their children."""
+    sample = [kid for position in positions for _, kid in game.children(position)] + list(positions)
+    sample = [position for position in sample if game.legal_moves(position)]
+    made = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for position in sample:
+            made += len(game.children(position))
+    return made / (time.perf_counter() - start)
+
+
+def bench_solve(
+    cells: Sequence[tuple[int, int]] = DEFAULT_SOLVE_CELLS, progress: TextIO | None = None
+) -> list[SolveRow]:
+    """Solve `kalah` (pits, seeds) cells and set each beside its published value."""
+    bar = Progress(len(cells), progress)
+    rows = []
+    try:
+        for pits, seeds in cells:
+            bar.step(f"kalah({pits},{seeds})")
+            solution = Solver(make_game("kalah", {"pits": pits, "seeds": seeds})).solve()
+            rows.append(
+                SolveRow(
+                    pits,
+                    seeds,
+                    solution.value,
+                    KALAH_VALUES.get((pits, seeds)),
+                    solution.expanded,
+                    solution.table_entries,
+                    solution.seconds,
+                )
+            )
+    finally:
+        bar.close()
+    return rows
+
+
+def format_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Columns right-aligned to their widest cell, text columns left-aligned."""
+    cells = [[str(value) for value in row] for row in rows]
+    widths = [max(len(text) for text in column) for column in zip(header, *cells, strict=True)]
+    numeric = [all(_is_number(row[i]) for row in cells) and bool(cells) for i in range(len(header))]
+    lines = []
+    for row in [list(header), *cells]:
+        parts = [
+            text.rjust(width) if right else text.ljust(width)
+            for text, width, right in zip(row, widths, numeric, strict=True)
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def _is_number(text: str) -> bool:
+    return text.replace(".", "", 1).replace("-", "", 1).isdigit() or text == "-"
+
+
+def games_table(rows: Sequence[BenchRow]) -> str:
+    header = (
+        "algorithm", "eval", "depth", "generated", "expanded", "plies", "time s", "peak KiB",
+        "table", "winner", "score",
+    )  # fmt: skip
+    return format_table(
+        header,
+        (
+            (
+                row.algorithm,
+                row.evaluation,
+                "-" if row.depth is None else row.depth,
+                row.generated,
+                row.expanded,
+                row.plies,
+                f"{row.seconds:.2f}",
+                "-" if row.peak_memory is None else round(row.peak_memory / 1024),
+                row.table_entries,
+                row.winner,
+                row.score,
+            )
+            for row in rows
+        ),
+    )
+
+
+def speed_table(rows: Sequence[SpeedRow]) -> str:
+    header = ("game", "algorithm", "positions", "generated", "time s", "nodes/s", "movegen/s")
+    return format_table(
+        header,
+        (
+            (
+                row.game,
+                row.algorithm,
+                row.positions,
+                row.generated,
+                f"{row.seconds:.2f}",
+                round(row.nps),
+                round(row.movegen_per_second),
+            )
+            for row in rows
+        ),
+    )
+
+
+def solve_table(rows: Sequence[SolveRow]) -> str:
+    header = ("game", "value", "published", "agrees", "expanded", "table", "time s")
+    return format_table(
+        header,
+        (
+            (
+                f"kalah({row.pits},{row.seeds})",
+                f"{row.value:+d}",
+                "-" if row.reference is None else f"{row.reference:+d}",
+                {True: "yes", False: "NO", None: "-"}[row.agrees],
+                row.expanded,
+                row.table_entries,
+                f"{row.seconds:.2f}",
+            )
+            for row in rows
+        ),
+    )
+
+
+def write_csv(path: str, rows: Sequence[dict[str, Any]]) -> None:
+    """`rows` as CSV with a header line (nothing but the header when there are none)."""
+    with open(path, "w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]) if rows else [])
+        writer.writeheader()
+        writer.writerows(rows)

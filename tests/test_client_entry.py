@@ -1,0 +1,116 @@
+"""Move entry: a typed move is sent, completed by a question, or refused with a clear reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from client.entry import Ask, Option, Reject, Send, hole_entry, resolve
+from engine.bao import Bao
+from engine.games import make_game
+
+SAFARI_POSITION = "00000000/12070000/11207020/00000000 N 20-21 SN ply=3"
+"""North to move in the namua stage; a7 and a8 capture and reach the nyumba decision."""
+
+
+def legal_of(game: Any, position: Any) -> list[str]:
+    return [game.format_move(position, move) for move in game.legal_moves(position)]
+
+
+def entry(game: Any, position: Any, text: str, decided: bool = False) -> Any:
+    return resolve(text, legal_of(game, position), game, position, decided)
+
+
+def test_a_legal_kalah_move_is_sent_in_canonical_form() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    assert entry(game, game.start(), " 2 ") == Send("2")
+
+
+def test_an_empty_pit_is_refused_with_the_rules_reason() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    position = game.parse_position("kalah(4,3) S 0,3,3,3/3,3,3,3 0,0")
+    result = entry(game, position, "1")
+    assert isinstance(result, Reject) and "pit 1 holds 0" in result.message
+
+
+def test_a_malformed_entry_is_refused_with_the_notation_help() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    result = entry(game, game.start(), "x9")
+    assert isinstance(result, Reject) and "write a pit number 1..4" in result.message
+
+
+def test_nothing_is_accepted_when_it_is_not_your_turn() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    assert resolve("2", [], game, game.start()) == Reject("it is not your turn")
+
+
+def test_an_ethiopian_pit_without_direction_asks_left_or_right() -> None:
+    game = make_game("ethiopian", {"pits": 4, "seeds": 3})
+    result = entry(game, game.start(), "3")
+    assert isinstance(result, Ask)
+    assert [(o.answer, o.move) for o in result.options] == [("L", "3L"), ("R", "3R")]
+    picked = result.pick("r")
+    assert picked == Option("R", "3R", False)
+    assert entry(game, game.start(), picked.move) == Send("3R")
+
+
+def test_othello_accepts_any_case_and_refuses_an_occupied_square() -> None:
+    game = make_game("othello", {"size": 6})
+    assert entry(game, game.start(), "C2") == Send("c2")
+    result = entry(game, game.start(), "c3")
+    assert isinstance(result, Reject) and "occupied" in result.message
+
+
+def test_bao_move_without_letter_lists_the_candidates() -> None:
+    game = Bao()
+    result = entry(game, game.start(), "a6")
+    assert isinstance(result, Ask)
+    assert [o.move for o in result.options] == ["A6L", "A6R"]
+    assert "L or R" in result.question
+
+
+def test_bao_move_reaching_the_nyumba_decision_asks_stop_or_safari() -> None:
+    game = Bao()
+    position = game.parse_position(SAFARI_POSITION)
+    result = entry(game, position, "a7r")
+    assert isinstance(result, Ask) and "stop there or go on safari" in result.question
+    assert result.pick("safari") == Option("safari", "a7R+", True)
+    assert result.pick("stop") == Option("stop", "a7R", True)
+    assert entry(game, position, "a7R", decided=True) == Send("a7R")
+    assert entry(game, position, "a7R+") == Send("a7R+")
+    assert entry(game, position, "a7:ccw>") == Send("a7R+")
+
+
+def test_bao_safari_where_no_decision_arises_is_refused() -> None:
+    game = Bao()
+    result = entry(game, game.start(), "A6L+")
+    assert isinstance(result, Reject) and "no stop/safari decision" in result.message
+
+
+def test_choosing_a_hole_with_two_moves_asks_which() -> None:
+    game = Bao()
+    position = game.start()
+    result = hole_entry("A6", legal_of(game, position), game, position, ["A6R", "A6L"])
+    assert isinstance(result, Ask) and [o.move for o in result.options] == ["A6L", "A6R"]
+
+
+def test_choosing_a_hole_with_one_move_plays_it() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    position = game.start()
+    assert hole_entry("S3", legal_of(game, position), game, position, ["3"]) == Send("3")
+
+
+def test_choosing_a_hole_that_leads_to_the_nyumba_still_asks_stop_or_safari() -> None:
+    game = Bao()
+    position = game.parse_position(SAFARI_POSITION)
+    legal = legal_of(game, position)
+    result = hole_entry("a8", legal, game, position, ["a8R", "a8R+"])
+    assert isinstance(result, Ask) and [o.answer for o in result.options] == ["stop", "safari"]
+
+
+@pytest.mark.parametrize("answer", ["", "L"])
+def test_a_single_candidate_question_is_confirmed_by_enter_or_its_answer(answer: str) -> None:
+    question = Ask("A5 means A5L: confirm with Enter", (Option("L", "A5L", False),))
+    assert question.pick(answer) == Option("L", "A5L", False)
+    assert question.pick("R") is None

@@ -1,0 +1,224 @@
+"""`ubao play` and `ubao watch` against a real in-process server, typed through pipe input."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from test_client_support import (
+    Proxy,
+    game_server,
+    kalah_create,
+    recording,
+    screen,
+    until,
+    url_of,
+)
+
+from client.tokens import TokenStore
+from engine.games import make_game
+from protocol import Move, SeatSpec
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def board_text(live: object) -> str:
+    return fragment_list_to_text(live.app._board_text())  # type: ignore[attr-defined]
+
+
+async def test_two_players_see_the_board_and_a_typed_move_reaches_both(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started, "alice's game")
+            assert "waiting for a player" in alice.live.app.turn_text()[1]
+            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
+                await until(lambda: alice.live.state.legal, "alice's turn")
+                assert alice.live.app.seat == 0 and bob.live.app.seat == 1
+                assert alice.live.app.turn_text() == ("class:status.turn", "Your move (South)")
+                text = board_text(alice.live)
+                assert "North: bob" in text and "South: alice" in text
+                assert set(alice.live.app.legal_holes()) == {"S1", "S2", "S3", "S4"}
+                alice.type("2\r")
+                await until(lambda: bob.live.state.history == ["2"], "the move at bob's")
+                assert alice.live.state.history == ["2"]
+                assert bob.live.state.view.values["S2"] == 0
+                assert bob.live.app.turn_text()[1] == "South (alice) to move"  # extra turn
+
+
+async def test_an_illegal_entry_is_refused_locally_and_nothing_is_sent(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id):
+                await until(lambda: alice.live.state.legal)
+                with recording(alice.live) as sent:
+                    alice.type("9\r")
+                    await until(lambda: alice.live.app.message[1], "a message")
+                    assert "pit 9 does not exist" in alice.live.app.message[1]
+                    assert alice.live.app.message[0] == "class:status.error"
+                    alice.type("3\r")
+                    await until(lambda: alice.live.state.history, "the legal move")
+                assert [type(command) for command in sent] == [Move]
+                assert alice.live.state.history == ["3"]
+
+
+async def test_arrow_keys_and_enter_play_the_hole_under_the_cursor(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id):
+                await until(lambda: alice.live.state.legal)
+                assert alice.live.app.cursor == "S1"
+                alice.type("\x1b[C\x1b[C")  # right, right
+                await until(lambda: alice.live.app.cursor == "S3", "the cursor on S3")
+                alice.type("\r")
+                await until(lambda: alice.live.state.history == ["3"], "the move 3")
+
+
+async def test_resigning_asks_first_then_ends_the_game_with_a_result_screen(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
+                await until(lambda: alice.live.state.legal)
+                alice.type("\x12")  # Ctrl-R
+                await until(lambda: alice.live.app.confirming_resign, "the question")
+                alice.type("n")
+                await until(lambda: not alice.live.app.confirming_resign, "the answer")
+                assert not alice.live.state.over
+                alice.type("\x12y")
+                await until(lambda: bob.live.state.over, "the end at bob's")
+                result = bob.live.state.result
+                assert result is not None and (result.winner, result.reason) == (1, "resign")
+                end = fragment_list_to_text(bob.live.app._end_text())
+                assert "North (bob) wins by resignation" in end
+                assert TokenStore(tmp_path / "a.json").get(url, alice.live.game_id or "") is None
+
+
+async def test_playing_a_server_bot_shows_its_moves_and_engine_info(tmp_path: Path) -> None:
+    async with game_server() as server:
+        create = kalah_create(SeatSpec.open(), SeatSpec.bot(2))
+        async with screen(url_of(server), "alice", tmp_path / "a.json", create=create) as alice:
+            live = alice.live
+            while not live.state.over:
+                await until(lambda: live.state.legal or live.state.over, "a turn or the end")
+                if live.state.over:
+                    break
+                ply = live.state.ply
+                alice.type(live.state.legal[0] + "\r")
+                await until(lambda p=ply: live.state.ply > p or live.state.over, "the move")
+            assert live.state.info, "the bot's search reports"
+            assert 1 in live.state.movers, "the bot moved"
+            info = fragment_list_to_text(live.app._info_text())
+            assert "North: depth 2" in info and "pv" in info
+            game = make_game("kalah", live.state.options)
+            position = game.start()
+            for move in live.state.history:
+                position = game.play_text(position, move)
+            assert game.format_position(position) == game.format_position(live.state.position)
+
+
+async def test_watching_an_ai_vs_ai_game_follows_it_to_the_end(tmp_path: Path) -> None:
+    async with game_server() as server:
+        create = kalah_create(SeatSpec.bot(1), SeatSpec.bot(2))
+        async with screen(
+            url_of(server),
+            "carol",
+            tmp_path / "c.json",
+            create=create,
+            watch=True,
+            step_seconds=0.001,
+        ) as carol:
+            live = carol.live
+            await until(lambda: live.state.over, "the end of the bots' game")
+            assert live.app.seat is None and live.session.role == "spectator"
+            game = make_game("kalah", live.state.options)
+            position = game.start()
+            for move in live.state.history:
+                position = game.play_text(position, move)
+            outcome = game.outcome(position)
+            result = live.state.result
+            assert outcome is not None and result is not None
+            assert (result.winner, result.reason) == (outcome.winner, outcome.reason)
+            assert "wins" in fragment_list_to_text(live.app._end_text()) or result.winner is None
+            assert live.state.history and live.state.movers.count(1) > 0
+
+
+async def test_a_dropped_connection_reconnects_and_resumes_with_the_missed_moves(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        proxy = Proxy(server.port)
+        await proxy.start()
+        try:
+            async with screen(
+                proxy.url,
+                "alice",
+                tmp_path / "a.json",
+                create=kalah_create(options={"pits": 4, "seeds": 1}),
+            ) as alice:
+                await until(lambda: alice.live.state.started)
+                game_id = alice.live.game_id
+                async with screen(
+                    url_of(server), "bob", tmp_path / "b.json", game_id=game_id
+                ) as bob:
+                    await until(lambda: alice.live.state.legal)
+                    alice.type("1\r")  # one seed from S1 to S2: bob's turn
+                    await until(lambda: bob.live.state.legal, "bob's turn")
+                    proxy.cut()
+                    await until(lambda: not alice.live.session.connected.is_set(), "the drop")
+                    await until(lambda: not bob.live.state.seats[0].connected, "bob sees it")
+                    bob.type(bob.live.state.legal[0] + "\r")
+                    await until(lambda: len(bob.live.state.history) == 2, "bob's move")
+                    assert len(alice.live.state.history) == 1
+                    proxy.restore()
+                    await until(lambda: len(alice.live.state.history) == 2, "the missed move")
+                    assert alice.live.session.reconnects >= 1
+                    assert alice.live.app.seat == 0
+                    await until(lambda: bob.live.state.seats[0].connected, "alice is back")
+                    if alice.live.state.legal:
+                        ply = alice.live.state.ply
+                        alice.type(alice.live.state.legal[0] + "\r")
+                        await until(lambda: bob.live.state.ply > ply, "alice moves again")
+        finally:
+            await proxy.close()
+
+
+async def test_restarting_play_join_returns_to_the_same_seat(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        tokens = tmp_path / "a.json"
+        async with screen(url, "alice", tokens, create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            game_id = alice.live.game_id
+            assert game_id is not None
+            await alice.quit()
+        assert TokenStore(tokens).get(url, game_id) is not None
+        async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
+            await until(lambda: bob.live.app.seat == 1, "bob in the free seat")
+            async with screen(url, "alice", tokens, game_id=game_id) as again:
+                with recording(again.live) as sent:
+                    await until(lambda: again.live.state.legal, "alice's turn after the restart")
+                assert again.live.app.seat == 0
+                assert [type(c).__name__ for c in sent] == ["Hello", "Resume"]
+                again.type(again.live.state.legal[0] + "\r")
+                await until(lambda: bob.live.state.history, "the move at bob's")
+
+
+async def test_a_game_id_that_does_not_exist_ends_with_the_servers_reason(
+    tmp_path: Path,
+) -> None:
+    async with (
+        game_server() as server,
+        screen(url_of(server), "alice", tmp_path / "a.json", game_id="nope") as alice,
+    ):
+        await asyncio.wait_for(alice.task, 30)
+        assert alice.live.error is not None and "there is no game 'nope'" in alice.live.error

@@ -1,0 +1,61 @@
+"""Seat tokens on disk: kept per server and game, private, and never a reason to crash."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from client.tokens import SeatToken, TokenStore, default_path
+
+
+def test_a_token_put_is_found_again_by_a_new_store(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    TokenStore(path).put("ws://a/", "g1", SeatToken(1, "secret"))
+    assert TokenStore(path).get("ws://a/", "g1") == SeatToken(1, "secret")
+
+
+def test_tokens_are_kept_per_server_and_game(tmp_path: Path) -> None:
+    store = TokenStore(tmp_path / "tokens.json")
+    store.put("ws://a/", "g1", SeatToken(0, "t-a"))
+    store.put("ws://b/", "g1", SeatToken(1, "t-b"))
+    assert store.get("ws://a/", "g1") == SeatToken(0, "t-a")
+    assert store.get("ws://b/", "g1") == SeatToken(1, "t-b")
+    assert store.get("ws://a/", "g2") is None
+
+
+def test_removing_a_token_forgets_only_that_game(tmp_path: Path) -> None:
+    store = TokenStore(tmp_path / "tokens.json")
+    store.put("ws://a/", "g1", SeatToken(0, "t1"))
+    store.put("ws://a/", "g2", SeatToken(0, "t2"))
+    store.remove("ws://a/", "g1")
+    store.remove("ws://a/", "missing")
+    assert store.get("ws://a/", "g1") is None
+    assert store.get("ws://a/", "g2") == SeatToken(0, "t2")
+
+
+def test_the_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "tokens.json"
+    TokenStore(path).put("ws://a/", "g1", SeatToken(0, "t"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"ws://a/": {"g1": {"seat": 5}}}'])
+def test_a_damaged_file_reads_as_no_token(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "tokens.json"
+    path.write_text(content)
+    store = TokenStore(path)
+    assert store.get("ws://a/", "g1") is None
+    store.put("ws://a/", "g1", SeatToken(0, "t"))
+    assert store.get("ws://a/", "g1") == SeatToken(0, "t")
+
+
+def test_the_default_path_follows_xdg_data_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_path() == tmp_path / "ubao" / "tokens.json"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_path() == tmp_path / ".local" / "share" / "ubao" / "tokens.json"

@@ -1,0 +1,406 @@
+"""The search: three algorithms that agree, iterative deepening, the table, time control, trace."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from functools import cache
+from typing import Any, ClassVar
+
+import pytest
+
+from engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
+from engine.games import GAMES, make_game
+from engine.search import (
+    ALGORITHMS,
+    MATE,
+    SearchControl,
+    Searcher,
+    Tracer,
+    format_score,
+    mate_distance,
+    search,
+)
+
+# Small variants keep the suite fast; a game registered later is tested with its defaults.
+SMALL_OPTIONS: dict[str, dict[str, Any]] = {
+    "kalah": {"pits": 4, "seeds": 3},
+    "egyptian": {"pits": 4, "seeds": 3},
+    "ethiopian": {"pits": 4, "seeds": 3},
+    "othello": {"size": 6},
+}
+POSITIONS_PER_GAME = 200
+
+
+def sample_positions(game: Game[Any, Any], count: int, seed: int = 1) -> list[Any]:
+    """Positions from seeded random playouts (restarting at each game's end), none over."""
+    rng = random.Random(seed)
+    positions = []
+    position = game.start()
+    while len(positions) < count:
+        moves = game.legal_moves(position)
+        if not moves:
+            position = game.start()
+            continue
+        positions.append(position)
+        position = game.play(position, rng.choice(moves))
+    return positions
+
+
+class Pebbles(Game[tuple[int, int], int]):
+    """Take 1, 3 or 4 pebbles; whoever takes the last one wins; taking 3 earns another turn.
+
+    Small enough to solve by brute force in the test, and its extra turns break any search
+    that decides max or min by the parity of the depth.
+    """
+
+    name: ClassVar[str] = "pebbles"
+
+    def __init__(self) -> None:
+        self.options = {}
+        self.evaluations = {"zero": lambda position: 0.0, "pile": lambda position: position[0]}
+
+    def start(self) -> tuple[int, int]:
+        return (12, 0)
+
+    def to_move(self, position: tuple[int, int]) -> int:
+        return position[1]
+
+    def legal_moves(self, position: tuple[int, int]) -> list[int]:
+        return [take for take in (1, 3, 4) if take <= position[0]]
+
+    def play(self, position: tuple[int, int], move: int) -> tuple[int, int]:
+        pile, player = position
+        if move not in self.legal_moves(position):
+            raise IllegalMoveError(f"cannot take {move} of {pile}")
+        left = pile - move
+        return (left, player if move == 3 and left else 1 - player)
+
+    def outcome(self, position: tuple[int, int]) -> Outcome | None:
+        if position[0]:
+            return None
+        winner = 1 - position[1]  # the player who took the last pebble
+        return Outcome(winner, (1, 0) if winner == 0 else (0, 1))
+
+    def format_move(self, position: tuple[int, int], move: int) -> str:
+        return str(move)
+
+    def parse_move(self, position: tuple[int, int], text: str) -> int:
+        if not text.isdigit():
+            raise NotationError(text)
+        return int(text)
+
+    def format_position(self, position: tuple[int, int]) -> str:
+        return f"{position[0]} {position[1]}"
+
+    def parse_position(self, text: str) -> tuple[int, int]:
+        pile, player = text.split()
+        return (int(pile), int(player))
+
+    def sowing_path(self, position: tuple[int, int], move: int) -> list[Step]:
+        return []
+
+
+@cache
+def pebbles_truth(pile: int, player: int) -> tuple[bool, int]:
+    """(the mover wins, plies to the end) with fast wins and slow losses, by brute force."""
+    game = Pebbles()
+    position = (pile, player)
+    if not pile:
+        return False, 0
+    lines = []
+    for move in game.legal_moves(position):
+        child = game.play(position, move)
+        won, plies = pebbles_truth(*child)
+        lines.append((won if child[1] == player else not won, plies + 1))
+    wins = [plies for won, plies in lines if won]
+    return (True, min(wins)) if wins else (False, max(plies for _, plies in lines))
+
+
+# -- the three algorithms agree ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_minimax_alphabeta_and_negamax_return_the_same_value_on_random_positions(
+    name: str,
+) -> None:
+    game = make_game(name, SMALL_OPTIONS.get(name, {}))
+    for depth in (1, 2, 3):
+        for position in sample_positions(game, POSITIONS_PER_GAME, seed=depth):
+            scores = {
+                algorithm: search(game, position, depth, algorithm=algorithm).score
+                for algorithm in ALGORITHMS
+            }
+            assert len(set(scores.values())) == 1, (game.format_position(position), scores)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_alpha_beta_expands_fewer_nodes_than_minimax_for_the_same_value(name: str) -> None:
+    game = make_game(name, SMALL_OPTIONS.get(name, {}))
+    expanded = dict.fromkeys(ALGORITHMS, 0)
+    for position in sample_positions(game, 25, seed=4):
+        scores = set()
+        for algorithm in ALGORITHMS:
+            result = search(game, position, 4, algorithm=algorithm)
+            scores.add(result.score)
+            expanded[algorithm] += result.stats.expanded
+        assert len(scores) == 1, game.format_position(position)
+    # Even counting the shallower iterations of iterative deepening.
+    assert expanded["alphabeta"] < expanded["minimax"]
+    assert expanded["negamax"] < expanded["minimax"]
+
+
+def test_the_algorithms_agree_deeper_on_kalah_where_alpha_beta_prunes_most() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    expanded = dict.fromkeys(ALGORITHMS, 0)
+    for position in sample_positions(game, 40, seed=2):
+        scores = set()
+        for algorithm in ALGORITHMS:
+            result = search(game, position, 5, algorithm=algorithm)
+            scores.add(result.score)
+            expanded[algorithm] += result.stats.expanded
+        assert len(scores) == 1
+    assert expanded["alphabeta"] < 0.8 * expanded["minimax"]
+    assert expanded["negamax"] < 0.8 * expanded["minimax"]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_extra_turns_let_the_side_to_move_decide_so_every_forced_result_is_exact(
+    algorithm: str,
+) -> None:
+    game = Pebbles()
+    for pile in range(1, 13):
+        for player in (0, 1):
+            result = search(game, (pile, player), 14, algorithm=algorithm, evaluation="zero")
+            won, plies = pebbles_truth(pile, player)
+            assert result.mate == (plies if won else -plies), (pile, player)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_the_quickest_win_is_chosen_over_a_slower_one(algorithm: str) -> None:
+    # From 3 pebbles, taking all 3 wins at once; taking 1 wins too, two plies later.
+    assert pebbles_truth(2, 1) == (False, 2)
+    result = search(Pebbles(), (3, 0), 4, algorithm=algorithm, evaluation="zero")
+    assert result.move == 3
+    assert result.score == MATE - 1
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_lost_position_is_played_out_as_long_as_possible(algorithm: str) -> None:
+    # From 8 every move loses: taking 4 loses two plies later, taking 1 holds out for four.
+    won, plies = pebbles_truth(8, 0)
+    assert (won, plies) == (False, 4)
+    assert pebbles_truth(4, 1) == (True, 1)
+    result = search(Pebbles(), (8, 0), 6, algorithm=algorithm, evaluation="zero")
+    assert result.score == plies - MATE
+    assert result.mate == -plies
+
+
+def test_finished_games_outrank_every_evaluation() -> None:
+    game = Pebbles()
+    result = search(game, (5, 0), 1, evaluation="pile")
+    # Taking 1 leaves a pile of 4 worth +4 to the evaluation, but no move wins at once.
+    assert mate_distance(result.score) is None
+    win = search(game, (3, 0), 1, evaluation="pile")
+    assert win.move == 3 and win.score > 1e6
+
+
+# -- iterative deepening, the table, ordering ---------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm", ["alphabeta", "negamax"])
+def test_iterative_deepening_returns_the_fixed_depth_minimax_value(algorithm: str) -> None:
+    game = make_game("kalah", {"pits": 5, "seeds": 3})
+    for position in sample_positions(game, 15, seed=3):
+        plain = search(game, position, 6, algorithm="minimax")
+        deepened = Searcher(game, algorithm).search(position, 6)
+        assert deepened.score == plain.score
+        if deepened.mate is None:
+            assert deepened.stats.depth == 6
+        # The chosen move really is worth the score at depth 6.
+        child = game.play(position, deepened.move)
+        value = search(game, child, 5, algorithm="minimax").score
+        if game.to_move(child) != game.to_move(position):
+            value = -value
+        if mate_distance(value) is not None:  # one ply further from the root
+            value += -1 if value > 0 else 1
+        assert value == deepened.score
+
+
+def test_the_principal_variation_is_a_legal_line_starting_with_the_move() -> None:
+    game = make_game("kalah", {})
+    for position in sample_positions(game, 10, seed=4):
+        result = search(game, position, 6)
+        assert result.pv[0] == result.move
+        assert 1 <= len(result.pv) <= 6
+        for move in result.pv:
+            position = game.play(position, move)
+
+
+def test_a_searcher_reuses_its_table_and_keeps_the_value() -> None:
+    game = make_game("kalah", {})
+    position = sample_positions(game, 1, seed=5)[0]
+    searcher = Searcher(game)
+    first = searcher.search(position, 7)
+    again = searcher.search(position, 7)
+    assert again.score == first.score
+    assert again.stats.table_hits > 0
+    assert again.stats.expanded < first.stats.expanded
+    searcher.clear()
+    assert not searcher.table
+
+
+def test_a_table_of_size_zero_gives_the_same_values() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 4})
+    for position in sample_positions(game, 10, seed=6):
+        with_table = search(game, position, 6)
+        without = search(game, position, 6, table_size=0)
+        assert with_table.score == without.score
+        assert without.stats.table_entries == 0
+
+
+def test_move_ordering_and_the_table_prune_more_than_alpha_beta_alone() -> None:
+    game = make_game("kalah", {})
+    position = game.start()
+    deep = search(game, position, 6)
+    assert deep.stats.cutoffs > 0
+    assert deep.stats.table_hits > 0
+    plain = search(game, position, 6, algorithm="minimax")
+    assert deep.score == plain.score
+    assert deep.stats.generated * 10 < plain.stats.generated
+
+
+# -- statistics ------------------------------------------------------------------------------
+
+
+def test_statistics_count_what_the_search_did() -> None:
+    game = make_game("kalah", {})
+    result = search(game, game.start(), 5)
+    stats = result.stats
+    assert stats.generated >= stats.expanded > 0
+    assert stats.evaluated > 0
+    assert stats.depth == 5
+    assert stats.seconds > 0 and stats.nps > 0
+    assert stats.table_entries > 0
+    assert stats.peak_memory is None
+    assert set(stats.to_dict()) >= {"generated", "expanded", "cutoffs", "table_hits", "nps"}
+
+
+def test_peak_memory_is_measured_only_when_asked() -> None:
+    game = make_game("kalah", {})
+    result = search(game, game.start(), 6, measure_memory=True)
+    assert result.stats.peak_memory is not None and result.stats.peak_memory > 0
+
+
+def test_minimax_at_depth_d_generates_every_position_perft_counts() -> None:
+    from engine.perft import perft
+
+    game = make_game("kalah", {})
+    # Minimax expands every position above the horizon: it generates perft(1..d) together
+    # (minus lines that end the game early, which the start of Kalah has none of).
+    result = search(game, game.start(), 3, algorithm="minimax")
+    assert result.stats.generated == sum(perft(game, game.start(), d) for d in (1, 2, 3))
+
+
+# -- time control and stop ----------------------------------------------------------------------
+
+
+def test_a_time_limit_stops_the_search_with_a_legal_move() -> None:
+    game = make_game("kalah", {"pits": 6, "seeds": 6})
+    start = time.perf_counter()
+    result = search(game, game.start(), time_ms=150)
+    elapsed = time.perf_counter() - start
+    assert result.stopped
+    assert result.move in game.legal_moves(game.start())
+    assert elapsed < 3.0  # generous: the suite runs on a slow shared machine
+    assert result.stats.depth >= 1
+
+
+def test_stop_from_another_thread_ends_an_unlimited_search() -> None:
+    game = make_game("kalah", {"pits": 6, "seeds": 6})
+    searcher = Searcher(game)
+    control = SearchControl()
+    results = []
+    thread = threading.Thread(
+        target=lambda: results.append(searcher.search(game.start(), control=control))
+    )
+    thread.start()
+    time.sleep(0.1)
+    control.stop()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+    assert results[0].stopped
+    assert results[0].move in game.legal_moves(game.start())
+
+
+def test_a_search_stopped_before_it_starts_still_returns_a_legal_move() -> None:
+    game = make_game("kalah", {})
+    control = SearchControl()
+    control.stop()
+    result = Searcher(game).search(game.start(), 10, control=control)
+    assert result.stopped
+    assert result.move in game.legal_moves(game.start())
+
+
+def test_a_finished_game_has_no_move_and_scores_its_result() -> None:
+    # Player 0 took the last pebble; player 1 is to move in a lost game.
+    result = search(Pebbles(), (0, 1), 3, evaluation="zero")
+    assert result.move is None and result.pv == ()
+    assert result.score == -MATE
+
+
+# -- names and errors -------------------------------------------------------------------------
+
+
+def test_evaluations_are_chosen_by_name_and_unknown_names_are_refused() -> None:
+    game = make_game("kalah", {})
+    assert Searcher(game).evaluation_name == next(iter(game.evaluations))
+    for name in game.evaluations:
+        assert Searcher(game, evaluation=name).evaluation_name == name
+    with pytest.raises(ValueError, match="no evaluation 'nope'"):
+        Searcher(game, evaluation="nope")
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        Searcher(game, algorithm="mcts")
+    with pytest.raises(ValueError, match="depth"):
+        search(game, game.start(), 0)
+
+
+def test_scores_read_as_numbers_or_forced_results() -> None:
+    assert format_score(3) == "+3"
+    assert format_score(-1.5) == "-1.50"
+    assert format_score(MATE - 7) == "win in 7"
+    assert format_score(4 - MATE) == "loss in 4"
+
+
+# -- trace ----------------------------------------------------------------------------------
+
+
+def test_the_trace_shows_windows_values_and_prunes_indented_by_depth() -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 2})
+    lines: list[str] = []
+    search(game, game.start(), 4, algorithm="alphabeta", tracer=Tracer(lines.append, 4, 10_000))
+    text = "\n".join(lines)
+    assert "alphabeta to depth 4" in text
+    assert "window [-inf, +inf]" in text
+    assert "cut-off:" in text and "pruned moves:" in text
+    assert any(line.startswith("        ") for line in lines)  # ply 4 is indented 8 spaces
+
+
+def test_the_negamax_trace_shows_negated_and_null_windows() -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 3})
+    lines: list[str] = []
+    search(game, game.start(), 5, tracer=Tracer(lines.append, 5, 100_000))
+    text = "\n".join(lines)
+    assert "its own view" in text
+    assert "null window at" in text
+
+
+def test_the_trace_respects_its_depth_and_line_limits() -> None:
+    game = make_game("kalah", {})
+    lines: list[str] = []
+    result = search(game, game.start(), 6, tracer=Tracer(lines.append, max_ply=2, max_lines=50))
+    assert len(lines) == 50 + 1  # the budget, then a notice
+    assert lines[-1] == "... trace stopped after 50 lines"
+    assert not any(line.startswith("      ") for line in lines)  # nothing below ply 2
+    assert result.score == search(game, game.start(), 6).score

@@ -1,0 +1,122 @@
+"""`ubao-engine analyse` and `solve`, and `python -m engine` as the same program."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*argv: str) -> tuple[str, str]:
+    """`ubao-engine ARGV` in process: (stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        main(list(argv))
+    return out.getvalue(), err.getvalue()
+
+
+def test_analyse_prints_the_move_score_pv_and_statistics() -> None:
+    out, _ = run("analyse", "kalah", "--depth", "5")
+    assert "best move: " in out
+    assert "score: " in out and "pv: " in out
+    assert "generated" in out and "expanded" in out and "cut-offs" in out
+    assert "table hits" in out and "nodes/s" in out and "table entries" in out
+    assert [line for line in out.splitlines() if line.startswith("depth  5")]
+
+
+def test_analyse_json_has_every_statistic() -> None:
+    out, _ = run(
+        "analyse",
+        "kalah",
+        "--options",
+        '{"pits":4,"seeds":3}',
+        "--depth",
+        "4",
+        "--algorithm",
+        "alphabeta",
+        "--eval",
+        "mobility",
+        "--memory",
+        "--json",
+    )
+    data = json.loads(out)
+    assert (data["algorithm"], data["evaluation"]) == ("alphabeta", "mobility")
+    assert data["pv"][0] == data["move"]
+    stats = data["stats"]
+    for key in ("generated", "expanded", "evaluated", "cutoffs", "table_hits", "depth", "nps"):
+        assert key in stats
+    assert stats["depth"] == 4 and stats["peak_memory"] > 0
+
+
+def test_analyse_trace_prints_the_tree_and_keeps_json_on_stdout_clean() -> None:
+    out, err = run(
+        "analyse", "kalah", "--options", '{"pits":2,"seeds":2}', "--depth", "3", "--trace",
+        "--json",
+    )  # fmt: skip
+    json.loads(out)
+    assert "negamax to depth 3" in err and "window" in err
+
+
+def test_analyse_with_a_time_limit_stops_in_time() -> None:
+    out, _ = run("analyse", "kalah", "--options", '{"seeds":6}', "--time-ms", "200", "--json")
+    data = json.loads(out)
+    assert data["stopped"] and data["move"]
+    assert data["stats"]["seconds"] < 3
+
+
+def test_analyse_of_a_finished_game_says_so() -> None:
+    out, _ = run(
+        "analyse", "kalah", "--options", '{"pits":2,"seeds":1}', "--position",
+        "kalah(2,1) N 0,0/0,0 3,1", "--depth", "2",
+    )  # fmt: skip
+    assert "best move: none, the game is over" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["analyse", "kalah"], "--depth N, --time-ms MS"),
+        (["analyse", "kalah", "--depth", "0"], "--depth must be 1"),
+        (["analyse", "kalah", "--depth", "2", "--eval", "nope"], "no evaluation 'nope'"),
+        (["bench", "--algorithms", "nope"], "unknown nope"),
+        (["bench", "--depths", "2,x"], "--depths must be integers"),
+        (["bench", "--speed", "--games", "chess"], "unknown game(s) chess"),
+        (["bench", "--solve", "--cells", "3by3"], "is not PITSxSEEDS"),
+    ],
+)
+def test_command_errors_exit_with_status_2_and_say_what_is_wrong(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_solve_prints_the_value_and_a_line_of_best_play() -> None:
+    out, _ = run("solve", "kalah", "--options", '{"pits":3,"seeds":2}')
+    assert out.startswith("value: +4 (player 0's final score minus player 1's): player 0 wins")
+    data = json.loads(run("solve", "kalah", "--options", '{"pits":2,"seeds":4}', "--json")[0])
+    assert (data["value"], data["wdl"], data["winner"]) == (-12, "L", 1)
+    assert data["pv"][0] == data["move"]
+
+
+def test_python_dash_m_engine_is_ubao_engine() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "analyse", "kalah", "--depth", "3", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout)["stats"]["depth"] == 3

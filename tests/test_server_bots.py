@@ -1,0 +1,186 @@
+"""Bot seats: the engine line protocol (pure) and the subprocess driver, against a scripted fake
+engine that can crash, hang or cheat."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from test_server_support import SMALL_KALAH, fake_engine
+
+from engine.game import GameError
+from engine.games import make_game
+from protocol import BotInfo, Clocks, SeatSpec
+from server.bots import Bots, BotSettings
+from server.core import BotTurn
+from server.engine_lines import (
+    MATE_SCORE,
+    go_command,
+    parse_bestmove,
+    parse_info,
+    position_command,
+    setup_commands,
+)
+
+# -- the lines ---------------------------------------------------------------------------------
+
+
+def test_position_is_one_line_with_space_free_options() -> None:
+    assert position_command("kalah", {}, ()) == "position kalah {} startpos"
+    line = position_command("kalah", {"pits": 3, "name": "a b"}, ("1", "3"))
+    assert line == 'position kalah {"pits":3,"name":"a\\u0020b"} startpos moves 1 3'
+
+
+def test_go_carries_depth_time_and_clocks() -> None:
+    assert go_command(SeatSpec.bot(4), None) == "go depth 4"
+    clocks = Clocks(remaining_ms=(9000, 8000), running=0, increment_ms=100)
+    assert go_command(SeatSpec.bot(4, time_ms=250), clocks) == (
+        "go depth 4 movetime 250 wtime 9000 btime 8000 winc 100 binc 100"
+    )
+
+
+def test_setup_sets_only_what_the_seat_asks_for() -> None:
+    assert setup_commands(SeatSpec.bot(2)) == []
+    assert setup_commands(SeatSpec.bot(2, eval="mobility", algorithm="alphabeta")) == [
+        "setoption name Algorithm value alphabeta",
+        "setoption name Eval value mobility",
+    ]
+
+
+def test_info_lines_become_bot_info() -> None:
+    info = parse_info("info depth 5 score -12 nodes 4000 nps 80000 time 50 pv 3 1 2")
+    assert info == BotInfo(depth=5, score=-12, nodes=4000, time_ms=50, pv=("3", "1", "2"))
+    mate = parse_info("info depth 7 score mate 3 nodes 9 time 1 pv 2")
+    assert mate is not None and (mate.score, mate.mate) == (MATE_SCORE - 3, 3)
+    mated = parse_info("info depth 7 score mate -4 nodes 9 time 1")
+    assert mated is not None and (mated.score, mated.mate, mated.pv) == (-(MATE_SCORE - 4), -4, ())
+    for junk in ["info string hello", "info score 3", "info depth x", "bestmove 1", ""]:
+        assert parse_info(junk) is None
+
+
+def test_bestmove_lines() -> None:
+    assert parse_bestmove("bestmove 3L") == "3L"
+    assert parse_bestmove("bestmove none") is None
+    assert parse_bestmove("info depth 1") is None
+
+
+# -- the driver --------------------------------------------------------------------------------
+
+
+def turn(game_id: str = "g", moves: tuple[str, ...] = ("1",)) -> BotTurn:
+    return BotTurn(
+        game_id=game_id,
+        seat=1,
+        ply=len(moves),
+        game="kalah",
+        options=SMALL_KALAH,
+        moves=moves,
+        spec=SeatSpec.bot(2, eval="mobility"),
+        clocks=None,
+    )
+
+
+class Referee:
+    """Accepts a move exactly when the rules do, and records what it was offered."""
+
+    def __init__(self, moves: tuple[str, ...] = ("1",)) -> None:
+        game = make_game("kalah", SMALL_KALAH)
+        position = game.start()
+        for text in moves:
+            position = game.play_text(position, text)
+        self.game, self.position = game, position
+        self.offered: list[tuple[str, BotInfo | None]] = []
+
+    def __call__(self, move: str, info: BotInfo | None) -> bool:
+        self.offered.append((move, info))
+        try:
+            self.game.parse_move(self.position, move)
+        except GameError:
+            return False
+        return True
+
+
+def settings(command: tuple[str, ...], **changes: float) -> BotSettings:
+    values = {"start_timeout_s": 30.0, "move_timeout_s": 30.0, "stop_grace_s": 0.2}
+    values |= {"quit_timeout_s": 0.2} | changes
+    return BotSettings(command=command, attempts=3, **values)  # type: ignore[arg-type]
+
+
+async def play(bots: Bots, referee: Referee, game_id: str = "g") -> str | None:
+    try:
+        return await bots.play(turn(game_id), referee)
+    finally:
+        await bots.close()
+
+
+async def test_a_good_engine_moves_and_reports_its_search() -> None:
+    referee = Referee()
+    assert await play(Bots(settings(fake_engine())), referee) is None
+    ((move, info),) = referee.offered
+    assert move == "1" and info is not None and info.mate == 3 and info.pv == ("1",)
+
+
+async def test_the_engine_is_reused_for_the_next_turn_and_closed_at_the_end() -> None:
+    bots = Bots(settings(fake_engine()))
+    assert await bots.play(turn(), Referee()) is None
+    (engine,) = bots._engines.values()
+    assert await bots.play(turn(moves=("1", "1")), Referee(("1", "1"))) is None
+    assert list(bots._engines.values()) == [engine]
+    await bots.release("g")
+    assert engine.process.returncode is not None and not bots._engines
+
+
+async def test_a_crashed_engine_is_restarted_and_the_game_goes_on(tmp_path: Path) -> None:
+    referee = Referee()
+    bots = Bots(settings(fake_engine("crash", tmp_path / "once")))
+    assert await play(bots, referee) is None
+    assert [move for move, _ in referee.offered] == ["1"]
+
+
+async def test_a_hung_engine_is_killed_and_restarted(tmp_path: Path) -> None:
+    referee = Referee()
+    bots = Bots(settings(fake_engine("hang", tmp_path / "once"), move_timeout_s=0.3))
+    assert await play(bots, referee) is None
+    assert [move for move, _ in referee.offered] == ["1"]
+
+
+async def test_a_hung_engine_still_plays_the_best_move_it_reported() -> None:
+    referee = Referee()
+    bots = Bots(settings(fake_engine("hang-info"), move_timeout_s=0.3))
+    assert await play(bots, referee) is None
+    ((move, info),) = referee.offered
+    assert move == "1" and info is not None and info.score == 7
+
+
+async def test_an_engine_that_keeps_failing_gives_up_with_the_reason() -> None:
+    referee = Referee()
+    why = await play(Bots(settings(fake_engine("illegal"))), referee)
+    assert why is not None and "'9Z' is not legal" in why
+    assert [move for move, _ in referee.offered] == ["9Z"] * 3
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (fake_engine("silent"), "no uciok"),
+        (("/nonexistent/engine",), "cannot start"),
+        (fake_engine("crash"), "engine exited"),
+    ],
+)
+async def test_an_engine_that_cannot_play_at_all(command: tuple[str, ...], words: str) -> None:
+    why = await play(Bots(settings(command, start_timeout_s=0.5)), Referee())
+    assert why is not None and words in why
+
+
+async def test_release_stops_a_thinking_bot_and_its_engine() -> None:
+    bots = Bots(settings(fake_engine("hang"), move_timeout_s=60))
+    task = asyncio.create_task(bots.play(turn(), Referee()))
+    bots.spawn("g", task)
+    while not bots._engines:
+        await asyncio.sleep(0.01)
+    (engine,) = bots._engines.values()
+    await bots.release("g")
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert engine.process.returncode is not None

@@ -1,0 +1,152 @@
+"""A server process stopped with SIGTERM mid-game, and a new process on the same database:
+the games go on where they were, and the players resume with their tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import signal
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from test_server_e2e import autoplay
+from test_server_support import SMALL_KALAH, TIMEOUT, Client
+from websockets.exceptions import ConnectionClosed
+
+from protocol import (
+    ClockSpec,
+    Create,
+    Join,
+    Move,
+    Moved,
+    Over,
+    Resume,
+    SeatEvent,
+    SeatSpec,
+    Snapshot,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
+
+
+@contextlib.asynccontextmanager
+async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+    """`python -m server` on a free port; yields the process and its port."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        cwd=ROOT,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    log: list[str] = []
+    port = None
+    while port is None:
+        line = (await asyncio.wait_for(process.stderr.readline(), TIMEOUT)).decode()
+        assert line, f"the server exited: {''.join(log)}"
+        log.append(line)
+        match = LISTENING.search(line)
+        port = int(match.group(1)) if match else None
+    drain = asyncio.create_task(process.stderr.read())
+    try:
+        yield process, port
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+        await drain
+
+
+async def closed_by_restart(client: Client) -> None:
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await client.recv()
+    assert (client.ws.close_code, client.ws.close_reason) == (1012, "service restart")
+
+
+async def test_a_new_server_process_resumes_every_game_with_nothing_lost(tmp_path: Path) -> None:
+    db = tmp_path / "ubao.sqlite3"
+    async with server_process(db) as (process, port):
+        async with (
+            Client.connected(port, "south") as south,
+            Client.connected(port, "north") as north,
+        ):
+            clock = ClockSpec(initial_ms=600_000, increment_ms=0)
+            seats = (SeatSpec.open(), SeatSpec.open())
+            create = Create(id=0, game="kalah", options={}, seats=seats, clock=clock)
+            game_id = (await south.ok(create)).game_id
+            assert game_id is not None
+            south_token = (await south.ok(Join(id=0, game_id=game_id, seat=0))).token
+            north_token = (await north.ok(Join(id=0, game_id=game_id, seat=1))).token
+            assert south_token and north_token
+            # Moves that stay on South's side keep turns simple: 3 then 1 (no extra turn).
+            await south.ok(Move(id=0, game_id=game_id, token=south_token, ply=0, move="1"))
+            seen = (await north.event_of(Moved)).v
+            await north.ok(Move(id=0, game_id=game_id, token=north_token, ply=1, move="1"))
+            last = await north.event_of(Moved)
+            assert last.clocks is not None
+            north_left = last.clocks.remaining_ms[1]
+
+            bot_game = (
+                await north.ok(
+                    Create(
+                        id=0,
+                        game="kalah",
+                        options=SMALL_KALAH,
+                        seats=(SeatSpec.bot(2), SeatSpec.open()),
+                    )
+                )
+            ).game_id
+            assert bot_game is not None
+            bot_token = (await north.ok(Join(id=0, game_id=bot_game, seat=1))).token
+            assert bot_token
+            bot_moved = await north.event_of(Moved)
+            assert bot_moved.seat == 0 and bot_moved.info is not None
+
+            process.send_signal(signal.SIGTERM)
+            await closed_by_restart(south)
+            await closed_by_restart(north)
+        assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+    async with server_process(db) as (_, port), Client.connected(port, "south") as south:
+        await south.ok(Resume(id=0, game_id=game_id, token=south_token, since_v=seen))
+        missed = [await south.event(), await south.event()]
+        # North's move, which South had not seen, then South's own return.
+        assert isinstance(missed[0], Moved) and missed[0].ply == 1 and missed[0].legal
+        assert isinstance(missed[1], SeatEvent) and missed[1].connected
+        async with Client.connected(port, "north") as north:
+            await north.ok(Resume(id=0, game_id=game_id, token=north_token, since_v=0))
+            snapshot = await north.event_of(Snapshot)
+            assert snapshot.history == ("1", "1") and snapshot.ply == 2
+            assert snapshot.clocks is not None
+            assert snapshot.clocks.remaining_ms[1] == north_left  # North's clock is stopped
+            south_play = autoplay(south, game_id, south_token, [missed[0]])
+            # South moves from the legal moves it got in the replay.
+            await south.ok(
+                Move(id=0, game_id=game_id, token=south_token, ply=2, move=missed[0].legal[0])
+            )
+            over, _ = await asyncio.gather(autoplay(north, game_id, north_token, []), south_play)
+            assert isinstance(over, Over) and over.result.reason == "normal"
+
+            await north.ok(Resume(id=0, game_id=bot_game, token=bot_token, since_v=0))
+            bot_over = await autoplay(north, bot_game, bot_token, [])
+            assert bot_over.result.reason == "normal"
+
+    with contextlib.closing(sqlite3.connect(db)) as database:
+        rows = database.execute(
+            "SELECT g.status, g.ply, COUNT(m.ply) FROM games g JOIN moves m USING (game_id)"
+            " WHERE game_id = ? GROUP BY game_id",
+            (game_id,),
+        ).fetchall()
+    ((status, ply, moves),) = rows
+    assert status == "over" and ply == moves > 2

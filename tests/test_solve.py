@@ -1,0 +1,87 @@
+"""The solver: exact values of small games, checked against the published Kalah table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.games import make_game
+from engine.mancala import Kalah
+from engine.search import search
+from engine.solve import Solver
+
+# (pits, seeds) -> South's final margin under perfect play, default `kalah` rules: the rows
+# m <= 3 of the table in shared/rules/mancala.md §7 (Irving, Donkers & Uiterwijk 2000).
+PUBLISHED = {
+    (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,
+    (2, 1): 2, (2, 2): -2, (2, 3): -2, (2, 4): -12, (2, 5): 6, (2, 6): 8,
+    (3, 1): 0, (3, 2): 4, (3, 3): 2, (3, 4): 2, (3, 5): 6, (3, 6): -10,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("pits", "seeds"), sorted(PUBLISHED))
+def test_the_solver_reproduces_the_published_kalah_value(pits: int, seeds: int) -> None:
+    solution = Solver(make_game("kalah", {"pits": pits, "seeds": seeds})).solve()
+    value = PUBLISHED[pits, seeds]
+    assert solution.value == value
+    assert solution.wdl == ("W" if value > 0 else "L" if value < 0 else "D")
+
+
+@pytest.mark.parametrize(("pits", "seeds"), [(2, 4), (3, 3), (3, 5)])
+def test_the_line_of_best_play_ends_with_the_solved_margin(pits: int, seeds: int) -> None:
+    game = make_game("kalah", {"pits": pits, "seeds": seeds})
+    solution = Solver(game).solve()
+    position = game.start()
+    assert solution.move == solution.pv[0]
+    for move in solution.pv:
+        position = game.play(position, move)
+    outcome = game.outcome(position)
+    assert outcome is not None
+    assert outcome.score[0] - outcome.score[1] == solution.value
+
+
+def test_every_position_on_the_best_line_keeps_the_value_for_player_0() -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 4})
+    solver = Solver(game)
+    solution = solver.solve()
+    position = game.start()
+    for move in solution.pv[:6]:
+        position = game.play(position, move)
+        assert solver.solve(position).value == solution.value
+
+
+def test_a_finished_position_solves_to_its_final_margin() -> None:
+    game = make_game("kalah", {"pits": 2, "seeds": 1})
+    position = game.parse_position("kalah(2,1) N 0,0/0,0 3,1")
+    solution = Solver(game).solve(position)
+    assert (solution.value, solution.move, solution.pv) == (2, None, ())
+    assert solution.winner == 0
+
+
+def test_the_solver_agrees_with_an_unlimited_depth_search() -> None:
+    for pits, seeds in [(2, 2), (2, 5), (3, 2), (3, 3)]:
+        game = make_game("kalah", {"pits": pits, "seeds": seeds})
+        forced = search(game, game.start(), 60)
+        assert forced.mate is not None
+        solved = Solver(game).solve()
+        assert (forced.mate > 0) == (solved.value > 0)
+
+
+class BoundedKalah(Kalah):
+    """Kalah that tells the solver how far the final margin can still move."""
+
+    def score_bounds(self, position: Any) -> tuple[int, int]:
+        m = self.pits
+        lead = position[m] - position[2 * m + 1]
+        in_play = 2 * m * self.seeds - position[m] - position[2 * m + 1]
+        return lead - in_play, lead + in_play
+
+
+@pytest.mark.parametrize(("pits", "seeds"), [(3, 5), (4, 2)])
+def test_score_bounds_from_the_game_prune_without_changing_the_value(pits: int, seeds: int) -> None:
+    options = {"pits": pits, "seeds": seeds}
+    plain = Solver(Kalah(options)).solve()
+    bounded = Solver(BoundedKalah(options)).solve()
+    assert bounded.value == plain.value
+    assert bounded.expanded < plain.expanded

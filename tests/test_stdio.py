@@ -1,0 +1,286 @@
+"""`ubao-engine stdio`: the line protocol of docs/engine-protocol.md, in process and over pipes."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.games import make_game
+from engine.stdio import Go, ProtocolError, Session, parse_go, time_budget
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Recorder:
+    """A session whose replies are collected in a list."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.session = Session(self.lines.append)
+
+    def send(self, *commands: str) -> list[str]:
+        """Send commands, wait for any search to end, and return the new reply lines."""
+        start = len(self.lines)
+        for command in commands:
+            self.session.handle(command)
+        self.session.wait()
+        return self.lines[start:]
+
+
+def bestmove(lines: list[str]) -> str:
+    found = [line.split()[1] for line in lines if line.startswith("bestmove ")]
+    assert len(found) == 1, lines
+    return found[0]
+
+
+def test_uci_identifies_the_engine_and_its_options() -> None:
+    lines = Recorder().send("uci")
+    assert lines[0] == "id name ubao-engine"
+    assert lines[-1] == "uciok"
+    options = [line for line in lines if line.startswith("option name ")]
+    assert [line.split()[2] for line in options] == ["Algorithm", "Eval", "Hash"]
+
+
+def test_isready_answers_readyok() -> None:
+    assert Recorder().send("isready") == ["readyok"]
+
+
+def test_go_depth_reports_every_iteration_then_one_legal_bestmove() -> None:
+    lines = Recorder().send("position kalah {} startpos moves 3", "go depth 4")
+    infos = [line for line in lines if line.startswith("info ")]
+    assert [int(line.split()[2]) for line in infos] == [1, 2, 3, 4]
+    for line in infos:
+        words = line.split()
+        assert words[1::2][:6] == ["depth", "score", "nodes", "nps", "time", "pv"]
+    game = make_game("kalah", {})
+    position = game.play_text(game.start(), "3")
+    move = bestmove(lines)
+    game.parse_move(position, move)  # raises if illegal
+    assert infos[-1].split(" pv ")[1].split()[0] == move
+
+
+def test_positions_in_the_games_notation_may_contain_spaces() -> None:
+    lines = Recorder().send(
+        'position kalah {"pits":2,"seeds":1} kalah(2,1) N 1,0/1,1 0,0 moves 1', "go depth 2"
+    )
+    assert bestmove(lines) in ("1", "2")
+
+
+def test_a_forced_win_is_reported_as_mate_in_plies() -> None:
+    lines = Recorder().send('position kalah {"pits":3,"seeds":3} startpos', "go depth 30")
+    last_info = [line for line in lines if line.startswith("info ")][-1]
+    assert " score mate 12 " in last_info
+
+
+def test_a_finished_game_answers_bestmove_none() -> None:
+    lines = Recorder().send(
+        'position kalah {"pits":2,"seeds":1} kalah(2,1) N 0,0/0,0 3,1', "go depth 3"
+    )
+    assert lines == ["bestmove none"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "frobnicate",
+        "go depth x",
+        "go depth 0",
+        "go nodes 5",
+        "go movetime",
+        "go",
+        "position",
+        "position chess {} startpos",
+        "position kalah {bad startpos",
+        "position kalah [] startpos",
+        "position kalah {} startpos moves 9",
+        'position kalah {"pits":99} startpos',
+        "position kalah {} kalah(6,4) X 1/2 0,0",
+        "setoption name Algorithm value mcts",
+        "setoption name Hash value lots",
+        "setoption name Colour value blue",
+        "setoption Algorithm minimax",
+    ],
+)
+def test_a_malformed_command_gets_an_error_and_changes_nothing(command: str) -> None:
+    recorder = Recorder()
+    recorder.send('position kalah {"pits":3,"seeds":2} startpos moves 1')
+    session = recorder.session
+    before = (session.game, session.position, session.algorithm, session.table_size)
+    lines = recorder.send(command)
+    assert len(lines) == 1 and lines[0].startswith("error "), lines
+    assert (session.game, session.position, session.algorithm, session.table_size) == before
+    assert bestmove(recorder.send("go depth 2")) in ("1", "2", "3")  # still running
+
+
+def test_go_before_any_position_is_an_error() -> None:
+    assert Recorder().send("go depth 2")[0].startswith("error ")
+
+
+def test_options_choose_the_algorithm_and_evaluation() -> None:
+    recorder = Recorder()
+    lines = recorder.send(
+        "setoption name Algorithm value minimax",
+        "setoption name Eval value mobility",
+        "setoption name Hash value 1000",
+        "position kalah {} startpos",
+        "go depth 3",
+    )
+    assert not [line for line in lines if line.startswith("error")]
+    searcher = recorder.session._searcher
+    assert searcher is not None
+    assert (searcher.algorithm, searcher.evaluation_name, searcher.table_size) == (
+        "minimax",
+        "mobility",
+        1000,
+    )
+
+
+def test_an_evaluation_the_new_game_lacks_falls_back_to_its_first_with_an_error() -> None:
+    recorder = Recorder()
+    recorder.send("setoption name Eval value store_diff")
+    lines = recorder.send("position othello {} startpos")
+    assert lines[0].startswith("error ") and "using" in lines[0]
+    assert recorder.session.evaluation is None
+    assert recorder.send("setoption name Eval value nope")[0].startswith("error ")
+
+
+def test_go_infinite_answers_only_after_stop_and_isready_meanwhile() -> None:
+    recorder = Recorder()
+    session = recorder.session
+    session.handle('position kalah {"pits":6,"seeds":6} startpos')
+    session.handle("go infinite")
+    time.sleep(0.2)
+    session.handle("isready")
+    assert "readyok" in recorder.lines
+    assert not [line for line in recorder.lines if line.startswith("bestmove")]
+    assert session.handle("go depth 3") is True  # refused while searching
+    assert recorder.lines[-1].startswith("error ")
+    session.handle("stop")  # returns once the bestmove is written
+    assert recorder.lines[-1].startswith("bestmove ")
+
+
+def test_go_infinite_that_finishes_early_still_waits_for_stop() -> None:
+    recorder = Recorder()
+    session = recorder.session
+    session.handle('position kalah {"pits":2,"seeds":1} startpos')
+    session.handle("go infinite")
+    time.sleep(0.3)  # the tiny game is solved long before this
+    assert not [line for line in recorder.lines if line.startswith("bestmove")]
+    session.handle("stop")
+    assert recorder.lines[-1].startswith("bestmove ")
+
+
+def test_movetime_and_clocks_end_the_search_in_time() -> None:
+    recorder = Recorder()
+    start = time.perf_counter()
+    lines = recorder.send('position kalah {"pits":6,"seeds":6} startpos', "go movetime 200")
+    assert bestmove(lines)
+    lines = recorder.send("go wtime 3000 btime 3000 winc 0 binc 0")
+    assert bestmove(lines)
+    assert time.perf_counter() - start < 10  # generous: a slow shared machine
+
+
+def test_quit_ends_the_session_and_stops_a_search() -> None:
+    recorder = Recorder()
+    recorder.session.handle('position kalah {"pits":6,"seeds":6} startpos')
+    recorder.session.handle("go infinite")
+    assert recorder.session.handle("quit") is False
+    assert recorder.lines[-1].startswith("bestmove ")
+
+
+def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
+    assert parse_go(["depth", "5", "movetime", "100"]) == Go(depth=5, movetime=100)
+    assert parse_go(["wtime", "1000", "btime", "2000", "winc", "10", "binc", "20"]) == Go(
+        clocks=(1000, 2000), increments=(10, 20)
+    )
+    assert parse_go(["infinite"]).infinite
+    for words in (["depth"], ["depth", "-1"], ["wtime", "-5"], ["ponder"], []):
+        with pytest.raises(ProtocolError):
+            parse_go(words)
+
+
+def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
+    hard, soft = time_budget(Go(clocks=(30_000, 60_000), increments=(1000, 0)), 0)
+    assert soft == pytest.approx(30_000 / 30 + 750)
+    assert hard == pytest.approx(4 * soft)
+    hard, soft = time_budget(Go(clocks=(30_000, 900), increments=(0, 1000)), 1)
+    assert hard == pytest.approx(450)  # never more than half of what is left
+    assert time_budget(Go(movetime=500), 0) == (500, None)
+    assert time_budget(Go(depth=4), 0) == (None, None)
+    assert time_budget(Go(movetime=100, clocks=(60_000, 60_000)), 1)[0] == 100
+
+
+# -- over real pipes -------------------------------------------------------------------------
+
+
+class Engine:
+    """`python -m engine stdio` in a subprocess, its output read by a thread into a queue."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "engine", "stdio"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def expect(self, prefix: str, timeout: float = 30.0) -> list[str]:
+        """Lines up to and including the first that starts with `prefix`."""
+        seen = []
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
+
+
+def test_the_engine_subprocess_speaks_the_protocol_and_survives_errors() -> None:
+    engine = Engine()
+    try:
+        engine.send("uci")
+        engine.expect("uciok")
+        engine.send("isready")
+        engine.expect("readyok")
+        engine.send("position kalah {} startpos moves 3 4")
+        engine.send("go depth 5")
+        lines = engine.expect("bestmove ")
+        assert [line for line in lines if line.startswith("info depth 5 ")]
+        engine.send("this is not a command")
+        assert engine.expect("error")[-1] == "error unknown command 'this'"
+        engine.send('position kalah {"pits":6,"seeds":6} startpos')
+        engine.send("go infinite")
+        engine.expect("info depth 1 ")
+        engine.send("isready")
+        assert not [line for line in engine.expect("readyok") if line.startswith("bestmove")]
+        engine.send("stop")
+        move = engine.expect("bestmove ")[-1].split()[1]
+        game = make_game("kalah", {"pits": 6, "seeds": 6})
+        game.parse_move(game.start(), move)
+        engine.send("go movetime 300")
+        engine.expect("bestmove ", timeout=10)
+        engine.send("quit")
+        assert engine.process.wait(timeout=10) == 0
+    finally:
+        engine.process.kill()
+        engine.process.wait()
