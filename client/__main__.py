@@ -18,7 +18,13 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from client.app import STEP_SECONDS
 from client.bot import BotGame, EngineSettings, serve
-from client.connection import DEFAULT_SERVER, ServerError, fetch_snapshot, request_once
+from client.connection import (
+    DEFAULT_SERVER,
+    ServerError,
+    SessionClosed,
+    fetch_snapshot,
+    request_once,
+)
 from client.export import record_of, replay_of
 from client.live import LiveGame
 from client.record import RecordError, format_record, parse_record
@@ -26,7 +32,7 @@ from client.replay import ReplayApp
 from engine.game import GameError
 from engine.games import make_game
 from engine.search import ALGORITHMS
-from protocol import ClockSpec, Create, GameSummary, ListGames, SeatSpec
+from protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
 
 
 class UsageError(Exception):
@@ -124,12 +130,17 @@ def report_end(live: LiveGame) -> int:
     return 0
 
 
+def away(seat: SeatInfo, summary: GameSummary) -> bool:
+    """A player who left a game that still goes on (nobody is expected at a finished one)."""
+    return summary.status != "over" and seat.name is not None and not seat.connected
+
+
 def lobby_table(games: Sequence[GameSummary]) -> str:
     """The lobby as a table: game id, game, options, status, seats, ply."""
     rows = [("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")]
     for summary in games:
         seats = " vs ".join(
-            (seat.name or "(open)") + ("" if seat.connected or seat.name is None else " (away)")
+            (seat.name or "(open)") + (" (away)" if away(seat, summary) else "")
             for seat in summary.seats
         )
         options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
@@ -379,6 +390,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         status = 2
     except ServerError as error:
         print(f"ubao {args.command}: the server refused: {error}", file=sys.stderr)
+        status = 1
+    except SessionClosed as error:
+        print(f"ubao {args.command}: {error}", file=sys.stderr)
         status = 1
     except (OSError, InvalidHandshake, InvalidURI) as error:
         print(

@@ -10,6 +10,7 @@ player whose opponent is to move) simply has no legal moves to enter.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, Protocol
@@ -95,7 +96,7 @@ def format_clock(ms: int) -> str:
 
 
 def format_info(info: BotInfo) -> str:
-    """An engine report in one line, as chess GUIs show it."""
+    """An engine report as chess GUIs show it: the numbers, then the principal variation."""
     score = f"mate {info.mate:+d}" if info.mate is not None else f"{info.score:+d}"
     return (
         f"depth {info.depth}  score {score}  nodes {info.nodes}  {info.time_ms} ms\n"
@@ -163,6 +164,7 @@ class GameApp:
         self.frames: list[Frame] = []
         self.frame = 0
         self._animation: asyncio.Task[None] | None = None
+        self._quitting = False
         self.buffer = Buffer(
             multiline=False,
             completer=_MoveCompleter(self._choices),
@@ -180,10 +182,6 @@ class GameApp:
     @property
     def my_turn(self) -> bool:
         return bool(self.state.legal) and not self.state.over and not self.sending
-
-    @property
-    def animating(self) -> bool:
-        return bool(self.frames)
 
     def side_name(self, side: int) -> str:
         return self.state.view.side_names[side]
@@ -209,7 +207,10 @@ class GameApp:
                 trail=frozenset(f.step.hole for f in steps), active=frame.step.hole
             )
         last = self.state.last_hole()
-        return self.state.view, Marks(
+        view = self.state.view
+        if self.state.over:
+            view = dataclasses.replace(view, to_move=None)
+        return view, Marks(
             legal=frozenset(self.legal_holes()),
             last=frozenset([last] if last else []),
             cursor=self.cursor if self.my_turn else None,
@@ -422,7 +423,9 @@ class GameApp:
         def _quit(event: KeyPressEvent) -> None:
             self.quit()
 
-        @keys.add("q", filter=over & Condition(lambda: not self.buffer.text))
+        watching = Condition(lambda: self.seat is None)
+
+        @keys.add("q", filter=(over | watching) & Condition(lambda: not self.buffer.text))
         def _leave(event: KeyPressEvent) -> None:
             self.quit()
 
@@ -467,7 +470,15 @@ class GameApp:
         self.message = (style, text)
         self.invalidate()
 
+    def set_seat(self, seat: int) -> None:
+        """The server gave us `seat` (its events may have arrived before its answer did)."""
+        self.seat = seat
+        self._turn_started()
+        self.invalidate()
+
     def quit(self) -> None:
+        """Leave the screen (at once if it is not running yet)."""
+        self._quitting = True
         if self.application.is_running:
             self.application.exit()
 
@@ -672,8 +683,13 @@ class GameApp:
         screens run in one event loop (two players in one test).
         """
         app = self.application
+
+        def leave_if_asked() -> None:
+            if self._quitting:
+                app.exit()
+
         with create_app_session(input=app.input, output=app.output):
-            await app.run_async()
+            await app.run_async(pre_run=leave_if_asked)
 
 
 def _game(state: GameState) -> Game[Any, Any]:

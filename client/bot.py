@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from client.connection import (
     ServerError,
     Session,
     SessionClosed,
+    take_seat,
 )
 from client.state import Applied, GameState
 from client.tokens import SeatToken, TokenStore
@@ -36,7 +38,6 @@ from protocol import (
     ErrorCode,
     Event,
     GameSummary,
-    Join,
     ListGames,
     Move,
     Result,
@@ -166,23 +167,22 @@ class BotGame:
             assert ok.game_id is not None
             self.game_id = self.state.game_id = ok.game_id
             log.info("created game %s", self.game_id)
-        if self.held is None:
-            self.held = self.tokens.get(self.url, self.game_id)
-        if self.held is None:
-            ok = await self.session.request(Join(id=0, game_id=self.game_id, seat=self.wanted_seat))
-            assert ok.seat is not None and ok.token is not None
-            self.held = SeatToken(ok.seat, ok.token)
-            self.tokens.put(self.url, self.game_id, self.held)
-            log.info(
-                "game %s: joined seat %d (%s)", self.game_id, ok.seat, self.settings.describe()
-            )
-            return
-        await self.session.request(
-            Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
+        joined = self.held is None
+        self.held = await take_seat(
+            self.session,
+            self.tokens,
+            self.game_id,
+            seat=self.wanted_seat,
+            held=self.held,
+            since_v=self.state.v,
         )
+        if joined:
+            log.info(
+                "game %s: seat %d (%s)", self.game_id, self.held.seat, self.settings.describe()
+            )
         self._consider()
 
-    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -21,15 +21,19 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from client.tokens import SeatToken, TokenStore
 from protocol import (
     PROTOCOL_VERSION,
     AppCloseCode,
     Command,
     Error,
+    ErrorCode,
     Event,
     Hello,
+    Join,
     Ok,
     ProtocolError,
+    Resume,
     Role,
     Snapshot,
     Watch,
@@ -236,10 +240,35 @@ class Session:
         if self._ws is not None:
             await self._ws.close()
 
-    async def drop(self) -> None:
-        """Close the current connection as a network failure would; `run()` reconnects."""
-        if self._ws is not None:
-            await self._ws.close()
+
+async def take_seat(
+    session: Session,
+    tokens: TokenStore,
+    game_id: str,
+    *,
+    seat: int | None,
+    held: SeatToken | None,
+    since_v: int,
+) -> SeatToken:
+    """Come back to the seat held (or stored) for `game_id`, else join one and store its token.
+
+    A stored token the server no longer knows (`not_your_seat`) is forgotten and a seat joined.
+    """
+    held = held or tokens.get(session.url, game_id)
+    if held is not None:
+        try:
+            await session.request(Resume(id=0, game_id=game_id, token=held.token, since_v=since_v))
+        except ServerError as error:
+            if error.code != ErrorCode.NOT_YOUR_SEAT:
+                raise
+            tokens.remove(session.url, game_id)
+        else:
+            return held
+    ok = await session.request(Join(id=0, game_id=game_id, seat=seat))
+    assert ok.seat is not None and ok.token is not None
+    held = SeatToken(ok.seat, ok.token)
+    tokens.put(session.url, game_id, held)
+    return held
 
 
 async def _exchange(ws: ClientConnection, command: Command, command_id: int) -> Ok:

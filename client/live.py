@@ -16,10 +16,17 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from client.app import STEP_SECONDS, GameApp
-from client.connection import DEFAULT_BACKOFF, Backoff, ServerError, Session, SessionClosed
+from client.connection import (
+    DEFAULT_BACKOFF,
+    Backoff,
+    ServerError,
+    Session,
+    SessionClosed,
+    take_seat,
+)
 from client.state import GameState
 from client.tokens import SeatToken, TokenStore
-from protocol import Create, ErrorCode, Event, Join, Move, Over, Resign, Resume, Role, Watch
+from protocol import Create, ErrorCode, Event, Move, Over, Resign, Resume, Watch
 
 
 class LiveGame:
@@ -34,7 +41,6 @@ class LiveGame:
         create: Create | None = None,
         seat: int | None = None,
         watch: bool = False,
-        role: Role | None = None,
         tokens: TokenStore | None = None,
         step_seconds: float = STEP_SECONDS,
         backoff: Backoff = DEFAULT_BACKOFF,
@@ -64,7 +70,7 @@ class LiveGame:
         self.session = Session(
             url,
             name,
-            role or ("spectator" if watch else "human"),
+            "spectator" if watch else "human",
             on_event=self._on_event,
             on_ready=self._on_ready,
             on_state=self._on_state,
@@ -108,34 +114,22 @@ class LiveGame:
         if self.watch:
             await self._watch()
             return
-        if self.held is None:
-            self.held = self.tokens.get(self.url, self.game_id)
-        if self.held is not None:
-            try:
-                await self.session.request(
-                    Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
-                )
-            except ServerError as error:
-                if error.code != ErrorCode.NOT_YOUR_SEAT:
-                    raise
-                self.tokens.remove(self.url, self.game_id)
-                self.held = None
-                self.app.say("the stored seat is gone; joining again")
-            else:
-                self.app.seat = self.held.seat
-                return
         try:
-            ok = await self.session.request(Join(id=0, game_id=self.game_id, seat=self.wanted_seat))
+            self.held = await take_seat(
+                self.session,
+                self.tokens,
+                self.game_id,
+                seat=self.wanted_seat,
+                held=self.held,
+                since_v=self.state.v,
+            )
         except ServerError as error:
             if error.code != ErrorCode.GAME_OVER:
                 raise
-            self.watch = True
+            self.watch = True  # a finished game is still worth a look
             await self._watch()
             return
-        assert ok.seat is not None and ok.token is not None
-        self.held = SeatToken(ok.seat, ok.token)
-        self.tokens.put(self.url, self.game_id, self.held)
-        self.app.seat = ok.seat
+        self.app.set_seat(self.held.seat)
 
     async def _watch(self) -> None:
         assert self.game_id is not None

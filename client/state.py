@@ -31,16 +31,13 @@ class Applied(Enum):
 
 @dataclass(frozen=True, slots=True)
 class LastMove:
-    """The last move played, with what the animation and the move list need."""
+    """The last move played, with what its animation needs."""
 
-    ply: int
     seat: int
-    move: str
     before: BoardView
     """The board before the move, where the animation starts."""
     steps: tuple[Step, ...]
     """The holes the move touched, in order (`Game.sowing_path`)."""
-    info: BotInfo | None = None
 
 
 @dataclass
@@ -165,7 +162,7 @@ class GameState:
         self._set_clocks(event.clocks, now)
         if event.info is not None:
             self.info[event.seat] = event.info
-        self.last = LastMove(event.ply, event.seat, event.move, before, steps, event.info)
+        self.last = LastMove(event.seat, before, steps)
         if self.status == "waiting":
             self.status = "playing"
 
@@ -220,7 +217,7 @@ def describe_result(result: Result, names: Sequence[str | None], side_names: Seq
         text = f"Draw {reason}"
     else:
         winner = names[result.winner] if result.winner < len(names) else None
-        text = f"{side_names[result.winner]} ({winner or 'open seat'}) wins {reason}"
+        text = f"{side_names[result.winner]}, {winner or 'open seat'}, wins {reason}"
     if result.score is not None:
         text += f", {result.score[0]}-{result.score[1]}"
     return text

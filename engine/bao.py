@@ -8,7 +8,6 @@ docs/bao.md for the options, notation grammars, draw convention and evaluations.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import fields
 from typing import Any, ClassVar
 
 from engine import bao_notation as notation
@@ -69,9 +68,6 @@ DEFAULT_MAX_PLIES = 500
 CACHE_SIZE = 8192
 """Positions whose children are kept, so that `legal_moves` then `play` simulate once."""
 
-assert tuple(f.name for f in fields(Rules)) == tuple(FLAGS)
-assert all(f.default == FLAGS[f.name][0] for f in fields(Rules))
-
 
 def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
     """The complete options: the profile's values, then the given overrides, all checked."""
@@ -82,7 +78,7 @@ def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
             f"unknown bao option(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
         )
     profile = options.get("profile", "core")
-    if profile not in PROFILES:
+    if not isinstance(profile, str) or profile not in PROFILES:
         raise OptionsError(
             f"bao option 'profile' must be one of {', '.join(PROFILES)}, not {profile!r}"
         )
@@ -97,7 +93,9 @@ def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
     for name, values in (("setup", SETUPS), *FLAGS.items()):
         value = merged[name]
         if not any(type(value) is type(allowed) and value == allowed for allowed in values):
-            shown = ", ".join(repr(v).replace("True", "true").replace("False", "false") for v in values)
+            shown = ", ".join(
+                repr(v).replace("True", "true").replace("False", "false") for v in values
+            )
             raise OptionsError(f"bao option {name!r} must be one of {shown}, not {value!r}")
     plies = merged["max_plies"]
     if type(plies) is not int or plies < 0:
@@ -165,9 +163,9 @@ class Bao(Game[Position, BaoMove]):
         for legal, child in found:
             if legal == move:
                 return child
+        listed = " ".join(self.format_move(position, m) for m, _ in found)
         raise IllegalMoveError(
-            f"{move!r} is not legal here; legal moves: "
-            f"{' '.join(self.format_move(position, m) for m, _ in found) or 'none, the game is over'}"
+            f"{move!r} is not legal here; legal moves: {listed or 'none, the game is over'}"
         )
 
     def outcome(self, position: Position) -> Outcome | None:
@@ -180,7 +178,11 @@ class Bao(Game[Position, BaoMove]):
             return self._result(position, winner, "never_ending")
         at_limit = 0 < self.max_plies <= position[PLY]
         cached = None if at_limit else self._children.get(position)
-        if not (bool(cached) if cached is not None else has_legal_move(position, self.rules, self._simulate)):
+        if not (
+            bool(cached)
+            if cached is not None
+            else has_legal_move(position, self.rules, self._simulate)
+        ):
             return self._result(position, 1 - player, "no_moves")
         if at_limit:
             return self._result(position, None, "ply_limit")

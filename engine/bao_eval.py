@@ -28,11 +28,13 @@ def _threatened(position: Position, player: int) -> list[int]:
     me, op = rings(position, player)
     if position[STOCK + player]:
         return [op[7 - i] for i in range(8) if me[i] and op[7 - i]]
-    return [op[7 - landing] for landing in {landing for _, _, landing in capture_landings(me, op, True)}]
+    return [
+        op[7 - landing] for landing in {landing for _, _, landing in capture_landings(me, op, True)}
+    ]
 
 
 def _material(position: Position, player: int) -> int:
-    """Seeds a player has: on his 16 holes, in stock, and captured in hand at the end."""
+    """Seeds a player has on his 16 holes and in stock."""
     start = 16 * player
     return sum(position[start : start + 16]) + position[STOCK + player]
 

@@ -7,6 +7,7 @@ is decided by engine.bao, which matches parsed text against the legal moves.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from engine.bao_rules import (
@@ -149,9 +150,11 @@ def _count(text: str, value: str, what: str) -> int:
     return int(value)
 
 
-def _front_hole(text: str, value: str, what: str) -> int:
-    if not re.fullmatch(r"[aA][1-8]", value):
-        raise _bad(text, f"the {what} hole must be a front hole A1..A8, not {value!r}")
+def _front_hole(text: str, value: str, what: str, owner: int) -> int:
+    """A front hole written in its owner's case: `A2` for South, `a2` for North."""
+    row = "a" if owner else "A"
+    if not re.fullmatch(f"{row}[1-8]", value):
+        raise _bad(text, f"the {what} hole must be one of {SIDES[owner]}'s {row}1..{row}8")
     return int(value[1]) - 1
 
 
@@ -178,14 +181,15 @@ def parse_position_text(text: str) -> Position:
     stock = [_count(text, part, "a stock") for part in stock_parts]
     if houses not in ("SN", "S", "N", "-"):
         raise _bad(text, f"nyumba ownership is SN, S, N or -, not {houses!r}")
+    player = SIDES.index(side)
     takasia = target = -1
     hand = ply = endless = 0
     for extra in extras:
         name, _, value = extra.partition("=")
         if name == "takasia" and value:
-            takasia = _front_hole(text, value, "takasia")
+            takasia = _front_hole(text, value, "takasia", player)
         elif name == "target" and value:
-            target = _front_hole(text, value, "target")
+            target = _front_hole(text, value, "target", 1 - player)
         elif name == "hand" and value:
             hand = _count(text, value, "hand")
         elif name == "ply" and value:
@@ -195,7 +199,6 @@ def parse_position_text(text: str) -> Position:
         else:
             raise _bad(text, f"unknown field {extra!r}")
     owned = [int("S" in houses), int("N" in houses)]
-    player = SIDES.index(side)
     return build_position(
         rows, stock, owned, player, takasia, target, hand, endless, ply, lambda why: _bad(text, why)
     )
@@ -211,7 +214,7 @@ def build_position(
     hand: int,
     endless: int,
     ply: int,
-    error: Any,
+    error: Callable[[str], NotationError],
 ) -> Position:
     """The position tuple from its parts, checked; `error(why)` makes the exception to raise."""
     board = _rings_from_rows(rows)

@@ -11,7 +11,7 @@ front hole `7 - i`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -33,7 +33,6 @@ ENDLESS = 40
 """1 after a never-ending move when such moves are a loss or a draw (§13)."""
 PLY = 41
 """Plies played, for the draw convention of engine play."""
-SIZE = 42
 
 NYUMBA = 4
 """Ring index of A5, the nyumba."""
@@ -53,7 +52,8 @@ A move that never ends repeats a state however late the recording starts, and 99
 end within 15 laps, so ordinary moves never pay for building the keys."""
 MAX_LAPS = 100_000
 """Safety cap: more laps than this count as a never-ending move. Cycle detection is exact, so
-only a pathological pre-period could reach it; the longest legal move seen has 166 laps."""
+only a pathological pre-period could reach it; the longest legal moves known have 166 (§13)
+and 230 laps (tests/test_bao_rules.py)."""
 
 
 class BaoMove(NamedTuple):
@@ -113,9 +113,9 @@ def front_empty(position: Position, player: int) -> bool:
 
 
 def capture_landings(
-    me: Position | list[int], op: Position | list[int], sixteen_rule: bool
+    me: Sequence[int], op: Sequence[int], sixteen_rule: bool
 ) -> list[tuple[int, int, int]]:
-    """Every mtaji capture start (hole, direction, landing hole) of the player owning `me` [R7.1]."""
+    """Every mtaji capture start (hole, direction, landing) of the player owning `me` [R7.1]."""
     found = []
     for hole in range(16):
         seeds = me[hole]
@@ -138,7 +138,7 @@ def capture_landings(
     return found
 
 
-def _has_capture(me: Position | list[int], op: Position | list[int], sixteen_rule: bool) -> bool:
+def _has_capture(me: Sequence[int], op: Sequence[int], sixteen_rule: bool) -> bool:
     """Whether any mtaji capture start exists, stopping at the first (hot in takasia checks)."""
     for hole in range(16):
         seeds = me[hole]
@@ -151,12 +151,14 @@ def _has_capture(me: Position | list[int], op: Position | list[int], sixteen_rul
     return False
 
 
-def capture_targets(me: Position | list[int], op: Position | list[int], rules: Rules) -> set[int]:
+def capture_targets(me: Sequence[int], op: Sequence[int], rules: Rules) -> set[int]:
     """The opponent's front holes the owner of `me` could capture by a mtaji first lap."""
     return {7 - landing for _, _, landing in capture_landings(me, op, rules.sixteen_rule)}
 
 
-def takasia_hole(x_ring: list[int], y_ring: list[int], y_owns_nyumba: int, rules: Rules) -> int:
+def takasia_hole(
+    x_ring: Sequence[int], y_ring: Sequence[int], y_owns_nyumba: int, rules: Rules
+) -> int:
     """The hole of Y that X's mtaji takasa just blocked, or -1 [R11.1, R11.2]."""
     if max(y_ring) < 2 or _has_capture(y_ring, x_ring, rules.sixteen_rule):
         return -1  # Y cannot move at all (the game is over) or Y has a capture
@@ -277,6 +279,7 @@ def make_simulate(rules: Rules) -> Simulate:
     endless_illegal = rules.never_ending == "illegal"
     de_voogt = rules.takasia == "de_voogt"
     attacker_must_capture = rules.takasia_attacker_must_capture
+    capture_kinds = (NAMUA_CAPTURE, MTAJI_CAPTURE)
 
     def simulate(
         position: Position,
@@ -300,7 +303,7 @@ def make_simulate(rules: Rules) -> Simulate:
         stock = position[STOCK + player]
         owned, other_owned = position[OWNED + player], position[OWNED + other]
         mtaji_stage = not position[STOCK] and not position[STOCK + 1]
-        capture_move = kind == NAMUA_CAPTURE or kind == MTAJI_CAPTURE
+        capture_move = kind in capture_kinds
         stop_rule = stop_rules[kind]
         blocked = -1 if capture_move else position[TAKASIA]
         first_lap_free = blocked >= 0 and first_lap_exception and hole == NYUMBA and owned
@@ -344,8 +347,7 @@ def make_simulate(rules: Rules) -> Simulate:
                     landing = holes[-1] if rest else cursor
                 if trace is not None:
                     trace.extend(
-                        ("sow", player, (cursor + direction * j) & 15)
-                        for j in range(1, seeds + 1)
+                        ("sow", player, (cursor + direction * j) & 15) for j in range(1, seeds + 1)
                     )
                 laps += 1
                 if me[landing] == 1:
@@ -428,9 +430,7 @@ _MOVES = [
 """Every move, built once: index (hole * 2 + (direction > 0)) * 2 + safari."""
 
 
-def expand(
-    position: Position, rules: Rules, simulate: Simulate
-) -> list[tuple[BaoMove, Position]]:
+def expand(position: Position, rules: Rules, simulate: Simulate) -> list[tuple[BaoMove, Position]]:
     """Every legal move with its child position, in a fixed order."""
     moves = _MOVES
     found: list[tuple[BaoMove, Position]] = []
@@ -448,7 +448,7 @@ def expand(
                 found.append((moves[index + 1], child))
                 masks.append(captured)
     target = position[TARGET]
-    if target >= 0:
+    if target >= 0 and rules.takasia_attacker_must_capture:
         hits = [entry for entry, mask in zip(found, masks, strict=True) if mask >> target & 1]
         if hits:  # [R11.5] the attacker must take the blocked hole when some capture does
             return hits

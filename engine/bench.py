@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import random
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
@@ -257,21 +258,25 @@ def bench_speed(
     seconds: float = 1.0,
     progress: TextIO | None = None,
 ) -> list[SpeedRow]:
-    """Nodes per second of each algorithm in each game's default variant, `seconds` per position."""
+    """Nodes per second of each algorithm in each game's default variant, `seconds` per position.
+
+    Every search gets a fresh game object, so that a game that caches its move generation
+    (Bao does) starts each search cold.
+    """
     names = list(names)
     bar = Progress(len(names) * len(algorithms), progress)
     rows = []
     try:
         for name in names:
-            game = make_game(name, {})
-            positions = fixed_positions(game)
-            movegen = _movegen_rate(game, positions, seconds / 2)
+            positions = fixed_positions(make_game(name, {}))
+            movegen = _movegen_rate(name, positions, seconds / 2)
             for algorithm in algorithms:
                 bar.step(f"{name} {algorithm}")
                 generated = 0
                 spent = 0.0
                 for position in positions:
-                    stats = Searcher(game, algorithm).search(position, time_ms=seconds * 1000).stats
+                    searcher = Searcher(make_game(name, {}), algorithm)
+                    stats = searcher.search(position, time_ms=seconds * 1000).stats
                     generated += stats.generated
                     spent += stats.seconds
                 rows.append(SpeedRow(name, algorithm, len(positions), generated, spent, movegen))
@@ -280,16 +285,29 @@ def bench_speed(
     return rows
 
 
-def _movegen_rate(game: Game[Any, Any], positions: Sequence[Any], seconds: float) -> float:
-    """Children per second of `game.children` over `positions` and their children."""
-    sample = [kid for position in positions for _, kid in game.children(position)] + list(positions)
-    sample = [position for position in sample if game.legal_moves(position)]
+def _movegen_rate(name: str, positions: Sequence[Any], seconds: float) -> float:
+    """Children per second of the game's `children`, each position generated once.
+
+    A breadth-first walk from `positions` visits new positions only, and only the `children`
+    calls are timed.
+    """
+    game = make_game(name, {})
+    frontier = deque(positions)
+    seen = set(positions)
     made = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for position in sample:
-            made += len(game.children(position))
-    return made / (time.perf_counter() - start)
+    spent = 0.0
+    clock = time.perf_counter
+    while frontier and spent < seconds:
+        position = frontier.popleft()
+        start = clock()
+        kids = game.children(position)
+        spent += clock() - start
+        made += len(kids)
+        for _, kid in kids:
+            if kid not in seen:
+                seen.add(kid)
+                frontier.append(kid)
+    return made / spent if spent else 0.0
 
 
 def bench_solve(
@@ -342,7 +360,7 @@ def games_table(rows: Sequence[BenchRow]) -> str:
         "algorithm", "eval", "depth", "generated", "expanded", "plies", "time s", "peak KiB",
         "table", "winner", "score",
     )  # fmt: skip
-    return format_table(
+    table = format_table(
         header,
         (
             (
@@ -361,6 +379,10 @@ def games_table(rows: Sequence[BenchRow]) -> str:
             for row in rows
         ),
     )
+    notes = ["table: the most transposition-table entries a side held after a move"]
+    if any(row.peak_memory is None for row in rows):
+        notes.append("peak KiB: measured with --memory only (tracemalloc slows the search)")
+    return "\n".join([table, *notes])
 
 
 def speed_table(rows: Sequence[SpeedRow]) -> str:

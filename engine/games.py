@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.bao import Bao
 from engine.game import Game, OptionsError
 from engine.mancala import Egyptian, Ethiopian, Kalah
 from engine.othello import Othello
@@ -13,6 +14,7 @@ GAMES: dict[str, Callable[[Mapping[str, Any]], Game[Any, Any]]] = {
     "kalah": Kalah,
     "egyptian": Egyptian,
     "ethiopian": Ethiopian,
+    "bao": Bao,
     "othello": Othello,
 }
 

@@ -351,7 +351,7 @@ class _Tree:
         self.game = searcher.game
         self.algorithm = searcher.algorithm
         self._out = _TraceOut(searcher.game, tracer)
-        self._counts, self._root = _build(self, searcher, self._out, tracer)
+        self._counts, self._root, self._pv_line = _build(self, searcher, self._out, tracer)
         self._tracer = tracer
 
     def run(self, position: Any, depth: int) -> float:
@@ -405,13 +405,15 @@ class _Tree:
             position = game.play(position, entry[3])
         return tuple(pv)
 
-    _pv_line: Callable[[], tuple[Any, ...]]
-
 
 def _build(
     tree: _Tree, searcher: Searcher, out: _TraceOut, tracer: Tracer | None
-) -> tuple[Callable[[], tuple[int, int, int, int, int]], Callable[[Any, int], float]]:
-    """The node functions of one search, specialised for its algorithm and tracing."""
+) -> tuple[
+    Callable[[], tuple[int, int, int, int, int]],
+    Callable[[Any, int], float],
+    Callable[[], tuple[Any, ...]],
+]:
+    """The node functions of one search: (counters, the root's search, the root's line)."""
     game = searcher.game
     children = game.children
     outcome = game.outcome
@@ -440,8 +442,6 @@ def _build(
 
     def pv_line() -> tuple[Any, ...]:
         return pv_lines[0]
-
-    tree._pv_line = pv_line
 
     def order(kids: list[tuple[Any, Any]], me: int, ply: int, first: Any) -> None:
         """Best first: the table's (or last iteration's) move, the killers, then by history."""
@@ -500,6 +500,7 @@ def _build(
             return ended(pos, me, ply)
         expanded += 1
         generated += len(kids)
+        rank = _ranks(kids) if ply == 0 else None
         if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
             order(kids, me, ply, first)
         alpha0 = alpha
@@ -510,27 +511,30 @@ def _build(
         null = False  # the first move gets the full window, the others a null window first
         for i, (move, child) in enumerate(kids):
             side = to_move(child)
-            high = nextafter(alpha, inf) if null else beta
+            low = alpha
+            if rank is not None and best_move is not None and rank[move] < rank[best_move]:
+                low = nextafter(alpha, -inf)  # a tie with the best goes to the game's first move
+            high = nextafter(low, inf) if null else beta
             if p1 <= trace_ply:
-                out.enter(p1, pos, move, side, d1, alpha, high, side != me)
+                out.enter(p1, pos, move, side, d1, low, high, side != me)
             if side == me:
-                value = negamax(child, side, d1, alpha, high, p1)
+                value = negamax(child, side, d1, low, high, p1)
             else:
-                value = -negamax(child, side, d1, -high, -alpha, p1)
-            if null and alpha < value < beta:
+                value = -negamax(child, side, d1, -high, -low, p1)
+            if null and low < value < beta:
                 if p1 <= trace_ply:
                     out.research(p1, pos, move, value)
                 high = beta
                 if side == me:
-                    value = negamax(child, side, d1, alpha, beta, p1)
+                    value = negamax(child, side, d1, low, beta, p1)
                 else:
-                    value = -negamax(child, side, d1, -beta, -alpha, p1)
+                    value = -negamax(child, side, d1, -beta, -low, p1)
             if p1 <= trace_ply:
-                out.leave(p1, pos, move, d1, value, me, alpha, high)
-            if value > best:
+                out.leave(p1, pos, move, d1, value, me, low, high)
+            if value > best or (value == best and low < alpha):
                 best = value
                 best_move = move
-                if value > alpha:
+                if value > low:
                     alpha = value
                     pv_lines[ply] = (move, *pv_lines[p1])
                     if ply == 0:
@@ -587,6 +591,7 @@ def _build(
             return ended(pos, 0, ply)
         expanded += 1
         generated += len(kids)
+        rank = _ranks(kids) if ply == 0 else None
         if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
             order(kids, me, ply, first)
         alpha0 = alpha
@@ -598,15 +603,18 @@ def _build(
             best = -inf
             for i, (move, child) in enumerate(kids):
                 side = to_move(child)
+                low = alpha
+                if rank is not None and best_move is not None and rank[move] < rank[best_move]:
+                    low = nextafter(alpha, -inf)  # a tie goes to the game's first move
                 if p1 <= trace_ply:
-                    out.enter(p1, pos, move, side, d1, alpha, beta, None)
-                value = alphabeta(child, side, d1, alpha, beta, p1)
+                    out.enter(p1, pos, move, side, d1, low, beta, None)
+                value = alphabeta(child, side, d1, low, beta, p1)
                 if p1 <= trace_ply:
-                    out.leave(p1, pos, move, d1, value, 0, alpha, beta)
-                if value > best:
+                    out.leave(p1, pos, move, d1, value, 0, low, beta)
+                if value > best or (value == best and low < alpha):
                     best = value
                     best_move = move
-                    if value > alpha:
+                    if value > low:
                         alpha = value
                         pv_lines[ply] = (move, *pv_lines[p1])
                         if ply == 0:
@@ -622,15 +630,18 @@ def _build(
             best = inf
             for i, (move, child) in enumerate(kids):
                 side = to_move(child)
+                high = beta
+                if rank is not None and best_move is not None and rank[move] < rank[best_move]:
+                    high = nextafter(beta, inf)  # a tie goes to the game's first move
                 if p1 <= trace_ply:
-                    out.enter(p1, pos, move, side, d1, alpha, beta, None)
-                value = alphabeta(child, side, d1, alpha, beta, p1)
+                    out.enter(p1, pos, move, side, d1, alpha, high, None)
+                value = alphabeta(child, side, d1, alpha, high, p1)
                 if p1 <= trace_ply:
-                    out.leave(p1, pos, move, d1, value, 0, alpha, beta)
-                if value < best:
+                    out.leave(p1, pos, move, d1, value, 0, alpha, high)
+                if value < best or (value == best and high > beta):
                     best = value
                     best_move = move
-                    if value < beta:
+                    if value < high:
                         beta = value
                         pv_lines[ply] = (move, *pv_lines[p1])
                         if ply == 0:
@@ -672,11 +683,13 @@ def _build(
             return ended(pos, 0, ply)
         expanded += 1
         generated += len(kids)
+        rank = _ranks(kids) if ply == 0 else None
         if ply == 0 and tree.root_move is not None:
             order(kids, me, ply, tree.root_move)
         d1 = depth - 1
         p1 = ply + 1
         best = -inf if me == 0 else inf
+        best_move = None
         for move, child in kids:
             side = to_move(child)
             if p1 <= trace_ply:
@@ -684,8 +697,11 @@ def _build(
             value = minimax(child, side, d1, p1)
             if p1 <= trace_ply:
                 out.leave(p1, pos, move, d1, value, 0, -inf, inf)
-            if value > best if me == 0 else value < best:
+            if (value > best if me == 0 else value < best) or (
+                value == best and rank is not None and rank[move] < rank[best_move]
+            ):
                 best = value
+                best_move = move
                 pv_lines[ply] = (move, *pv_lines[p1])
                 if ply == 0:
                     tree.root_best = move
@@ -706,7 +722,7 @@ def _build(
         return value if me == 0 else -value
 
     roots = {"negamax": root_negamax, "alphabeta": root_alphabeta, "minimax": root_minimax}
-    return counts, roots[searcher.algorithm]
+    return counts, roots[searcher.algorithm], pv_line
 
 
 class _TraceOut:
@@ -798,6 +814,11 @@ class _TraceOut:
             f"cut-off: {_num(value)} {relation} {name} {_num(bound)}: the player above will "
             f"not allow this line; pruned moves: {skipped}",
         )
+
+
+def _ranks(kids: list[tuple[Any, Any]]) -> dict[Any, int]:
+    """Each root move's place in the game's order, which breaks ties between equal moves."""
+    return {move: i for i, (move, _) in enumerate(kids)}
 
 
 def _num(value: float) -> str:

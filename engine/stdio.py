@@ -141,7 +141,8 @@ class Session:
         self.table_size = DEFAULT_TABLE_SIZE
         self.game: Game[Any, Any] | None = None
         self.position: Any = None
-        self._searcher: Searcher | None = None
+        self.searcher: Searcher | None = None
+        """The engine of the current game, kept between searches for its tables."""
         self._settings: tuple[str, str | None, int] | None = None
         """The (algorithm, evaluation, table size) the searcher was made with."""
         self._thread: threading.Thread | None = None
@@ -235,7 +236,7 @@ class Session:
 
     def _ucinewgame(self, words: list[str]) -> None:
         self._require_idle("ucinewgame")
-        self._searcher = None
+        self.searcher = None
 
     def _position(self, words: list[str]) -> None:
         if len(words) < 3:
@@ -279,7 +280,7 @@ class Session:
             self.game.name,
             dict(self.game.options),
         ):
-            self._searcher = None  # the tables belong to the old game
+            self.searcher = None  # the tables belong to the old game
         self.game, self.position = game, position
 
     def _go(self, words: list[str]) -> None:
@@ -289,13 +290,13 @@ class Session:
         go = parse_go(words)
         game, position = self.game, self.position
         settings = (self.algorithm, self.evaluation, self.table_size)
-        if self._searcher is None or self._settings != settings:
+        if self.searcher is None or self._settings != settings:
             try:
-                self._searcher = Searcher(game, *settings)
+                self.searcher = Searcher(game, *settings)
             except ValueError as error:
                 raise ProtocolError(str(error)) from None
             self._settings = settings
-        searcher = self._searcher
+        searcher = self.searcher
         if not game.legal_moves(position):
             self.say("bestmove none")
             return

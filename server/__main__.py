@@ -52,7 +52,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 async def serve(config: ServerConfig) -> None:
     server = GameServer(config)
-    await server.start()
+    try:
+        await server.start()
+    except OSError as exc:
+        raise SystemExit(f"ubao-server: cannot listen on {config.host}:{config.port}: {exc}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -217,7 +217,11 @@ class GameServer:
             self._flush()
             return accepted
 
-        why = await self.bots.play(turn, accept)
+        try:
+            why = await self.bots.play(turn, accept)
+        except Exception as exc:  # a bug in the driver must not leave the game hanging
+            log.exception("bot turn in game %s failed", turn.game_id)
+            why = f"internal error: {exc!r}"
         if why is not None:
             self.core.bot_failed(turn, why)
             self._flush()
@@ -235,5 +239,8 @@ class GameServer:
             timeout = None if deadline is None else max(0, deadline - self.now()) / 1000
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            self.core.tick()
+            try:
+                self.core.tick()
+            except Exception:  # keep the clocks running for every other game
+                log.exception("error while expiring games")
             self._flush()

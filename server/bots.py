@@ -97,10 +97,13 @@ class Engine:
         self, position: str, go: str, budget_s: float, stop_grace_s: float
     ) -> tuple[str | None, BotInfo | None]:
         """The engine's `bestmove` and its last `info`, within `budget_s` (then `stop`)."""
-        await self.send(position)
-        await self.send(go)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budget_s
+        # As UCI GUIs do: make sure the engine is done with the last search before the next.
+        await self.send("isready")
+        await self.expect("readyok", budget_s)
+        await self.send(position)
+        await self.send(go)
         stopped = False
         info: BotInfo | None = None
         while True:
@@ -120,7 +123,8 @@ class Engine:
             elif line.startswith("bestmove"):
                 return parse_bestmove(line), info
             elif line.startswith("error"):
-                log.warning("%s: engine says %s", self.label, line)
+                # The engine refused the position or the search: no bestmove will come.
+                raise EngineFailure(f"engine says {line!r}", info)
 
     async def expect(self, word: str, timeout_s: float) -> None:
         loop = asyncio.get_running_loop()
@@ -133,7 +137,7 @@ class Engine:
             if line == word:
                 return
             if line is not None and line.startswith("error"):
-                raise EngineFailure(f"engine refused its setup: {line}")
+                raise EngineFailure(f"engine says {line!r}")
 
     async def readline(self, timeout_s: float, info: BotInfo | None = None) -> str | None:
         """The next line, or None if none came within `timeout_s`; EngineFailure at exit."""

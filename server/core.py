@@ -205,14 +205,13 @@ class Core:
         try:
             command = decode_command(data)
         except ProtocolError as exc:
-            self._error(conn, exc.id, exc.code, exc.message, f"{exc.code}:{exc.reason}")
-            command = None
-        if not within_budget:
-            message = "too many messages: this connection is closed"
-            self._error(conn, command.id if command else None, ErrorCode.RATE_LIMITED, message)
-            self._close(conn, POLICY_VIOLATION, "message budget exceeded")
+            if within_budget:
+                self._error(conn, exc.id, exc.code, exc.message, f"{exc.code}:{exc.reason}")
+            else:
+                self._flooded(conn, exc.id)
             return
-        if command is None:
+        if not within_budget:
+            self._flooded(conn, command.id)
             return
         try:
             self._dispatch(conn, command)
@@ -467,7 +466,8 @@ class Core:
             personal = room.with_legal(event)
             if personal is not event and movers:
                 self._out.append(Send(movers, personal))
-                self._out.append(Send(others, event))
+                if others:
+                    self._out.append(Send(others, event))
             elif recipients:
                 self._out.append(Send(tuple(recipients), event))
         self._follow_up(room)
@@ -549,6 +549,11 @@ class Core:
         self.rejected[reason or code] += 1
         log.debug("connection %d: %s (%s)", conn.id, code, message)
         self._send(conn, Error(id=id, code=code, message=message))
+
+    def _flooded(self, conn: Connection, id: int | None) -> None:
+        message = "too many messages: this connection is closed"
+        self._error(conn, id, ErrorCode.RATE_LIMITED, message)
+        self._close(conn, POLICY_VIOLATION, "message budget exceeded")
 
     def _close(self, conn: Connection, code: int, reason: str) -> None:
         conn.closing = True

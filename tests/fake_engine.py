@@ -6,9 +6,10 @@ real rules), unless told to misbehave:
     python tests/fake_engine.py [--mode MODE] [--state FILE]
 
 MODE is `good`, `crash` (exit at `go`), `hang` (never answer `go`, ignore `stop`), `hang-info`
-(print an `info` line with a pv, then hang), `illegal` (answer an impossible move), `silent`
-(never answer `uci`). With `--state FILE`, the misbehaviour happens only in the first process
-that finds FILE missing (it creates it): the restarted engine then behaves.
+(print an `info` line with a pv, then hang), `illegal` (answer an impossible move), `refuse`
+(answer `go` with an `error` line), `silent` (never answer `uci`). With `--state FILE`, the
+misbehaviour happens only in the first process that finds FILE missing (it creates it): the
+restarted engine then behaves.
 """
 
 from __future__ import annotations
@@ -71,6 +72,9 @@ def main() -> None:
             best = game.format_move(position, moves[0]) if moves else "none"
             if mode == "crash":
                 sys.exit(3)
+            if mode == "refuse":
+                say("error go: a search is running; send stop first")
+                continue
             if mode in ("hang", "hang-info"):
                 if mode == "hang-info":
                     say(f"info depth 1 score 7 nodes 3 nps 3 time 1 pv {best}")

@@ -1,12 +1,11 @@
-"""Properties of §16.5 over random games: each test replays games chosen by hypothesis.
+"""Properties of §16.5 over random games: hypothesis picks the seeds of the games.
 
-Games are cached by seed so the tests share the cost of playing them; hypothesis runs
-derandomized so that the suite is reproducible.
+Each property test plays its own 500 games (120 for the costlier symmetry checks), about 2,700
+games in all; hypothesis runs derandomized so that the suite is reproducible.
 """
 
 from __future__ import annotations
 
-import functools
 import random
 
 from hypothesis import given, settings
@@ -26,17 +25,14 @@ from engine.bao_rules import (
 )
 
 GAME = Bao()
-GAMES = 3000
-"""Property tests draw their games from this many seeds."""
-PROPERTY = settings(max_examples=700, deadline=None, derandomize=True, database=None)
+PROPERTY = settings(max_examples=500, deadline=None, derandomize=True, database=None)
 SAMPLE = settings(max_examples=120, deadline=None, derandomize=True, database=None)
-seeds = st.integers(0, GAMES - 1)
+seeds = st.integers(0, 2**32 - 1)
 
 Ply = tuple[Position, list[tuple[BaoMove, Position]], BaoMove | None]
 
 
-@functools.cache
-def random_game(seed: int) -> tuple[Ply, ...]:
+def random_game(seed: int) -> list[Ply]:
     """A random game from the start: each position, its children and the move played."""
     rng = random.Random(seed)
     position = GAME.start()
@@ -45,7 +41,7 @@ def random_game(seed: int) -> tuple[Ply, ...]:
         children = GAME.children(position)
         if not children:
             plies.append((position, children, None))
-            return tuple(plies)
+            return plies
         move, child = rng.choice(children)
         plies.append((position, children, move))
         position = child
@@ -102,7 +98,7 @@ def has_capture(position: Position) -> bool:
 @PROPERTY
 @given(seeds)
 def test_R3_3_seeds_are_conserved_after_every_move(seed: int) -> None:
-    for position, children, _ in random_game(seed):
+    for _, children, _ in random_game(seed):
         for _, child in children:
             assert sum(child[:34]) + child[HAND] == 64
 
@@ -128,9 +124,11 @@ def test_R5_2_capture_obligation_all_moves_capture_or_none_does(seed: int) -> No
         if not children:
             continue
         must = has_capture(position)
-        for move, _ in children:
-            actions = {step.action for step in GAME.sowing_path(position, move)}
-            assert ("capture" in actions) == must
+        opponent = 16 * (1 - position[TO_MOVE])
+        for _, child in children:
+            # Only a capture ever touches the opponent's holes.
+            captured = child[opponent : opponent + 16] != position[opponent : opponent + 16]
+            assert captured == must
 
 
 @PROPERTY
@@ -175,7 +173,3 @@ def test_mirror_symmetry_without_owned_nyumba(seed: int) -> None:
         assert set(mirrored) == {mirror_move(move) for move, _ in children}
         for move, child in children:
             assert mirrored[mirror_move(move)] == mirror(child)
-
-
-def test_zz_report() -> None:
-    print(random_game.cache_info())

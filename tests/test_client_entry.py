@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from client.entry import Ask, Option, Reject, Send, hole_entry, resolve
-from engine.bao import Bao
 from engine.games import make_game
 
 SAFARI_POSITION = "00000000/12070000/11207020/00000000 N 20-21 SN ply=3"
@@ -63,7 +62,7 @@ def test_othello_accepts_any_case_and_refuses_an_occupied_square() -> None:
 
 
 def test_bao_move_without_letter_lists_the_candidates() -> None:
-    game = Bao()
+    game = make_game("bao")
     result = entry(game, game.start(), "a6")
     assert isinstance(result, Ask)
     assert [o.move for o in result.options] == ["A6L", "A6R"]
@@ -71,7 +70,7 @@ def test_bao_move_without_letter_lists_the_candidates() -> None:
 
 
 def test_bao_move_reaching_the_nyumba_decision_asks_stop_or_safari() -> None:
-    game = Bao()
+    game = make_game("bao")
     position = game.parse_position(SAFARI_POSITION)
     result = entry(game, position, "a7r")
     assert isinstance(result, Ask) and "stop there or go on safari" in result.question
@@ -83,13 +82,13 @@ def test_bao_move_reaching_the_nyumba_decision_asks_stop_or_safari() -> None:
 
 
 def test_bao_safari_where_no_decision_arises_is_refused() -> None:
-    game = Bao()
+    game = make_game("bao")
     result = entry(game, game.start(), "A6L+")
     assert isinstance(result, Reject) and "no stop/safari decision" in result.message
 
 
 def test_choosing_a_hole_with_two_moves_asks_which() -> None:
-    game = Bao()
+    game = make_game("bao")
     position = game.start()
     result = hole_entry("A6", legal_of(game, position), game, position, ["A6R", "A6L"])
     assert isinstance(result, Ask) and [o.move for o in result.options] == ["A6L", "A6R"]
@@ -102,7 +101,7 @@ def test_choosing_a_hole_with_one_move_plays_it() -> None:
 
 
 def test_choosing_a_hole_that_leads_to_the_nyumba_still_asks_stop_or_safari() -> None:
-    game = Bao()
+    game = make_game("bao")
     position = game.parse_position(SAFARI_POSITION)
     legal = legal_of(game, position)
     result = hole_entry("a8", legal, game, position, ["a8R", "a8R+"])

@@ -17,9 +17,9 @@ from test_client_support import (
     url_of,
 )
 
-from client.tokens import TokenStore
+from client.tokens import SeatToken, TokenStore
 from engine.games import make_game
-from protocol import Move, SeatSpec
+from protocol import Create, Move, SeatSpec
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -80,6 +80,26 @@ async def test_arrow_keys_and_enter_play_the_hole_under_the_cursor(tmp_path: Pat
                 await until(lambda: alice.live.state.history == ["3"], "the move 3")
 
 
+async def test_a_bao_move_without_its_letter_is_completed_by_a_question(tmp_path: Path) -> None:
+    async with game_server() as server:
+        create = Create(id=0, game="bao", options={}, seats=(SeatSpec.open(), SeatSpec.bot(1)))
+        async with screen(url_of(server), "alice", tmp_path / "a.json", create=create) as alice:
+            live = alice.live
+            await until(lambda: live.state.legal, "alice's turn")
+            await until(lambda: live.app.seat == 0, "alice's seat")
+            assert set(live.app.legal_holes()) == {"A6", "A7"}
+            assert live.app.cursor == "A6"
+            with recording(live) as sent:
+                alice.type("a6\r")
+                await until(lambda: live.app.question is not None, "the question")
+                assert "A6L" in live.app.question.question and "A6R" in live.app.question.question
+                assert sent == []
+                alice.type("L\r")
+                await until(lambda: live.state.history, "the move")
+            assert live.state.history[0] == "A6L"
+            assert [type(command) for command in sent] == [Move]
+
+
 async def test_resigning_asks_first_then_ends_the_game_with_a_result_screen(
     tmp_path: Path,
 ) -> None:
@@ -99,7 +119,7 @@ async def test_resigning_asks_first_then_ends_the_game_with_a_result_screen(
                 result = bob.live.state.result
                 assert result is not None and (result.winner, result.reason) == (1, "resign")
                 end = fragment_list_to_text(bob.live.app._end_text())
-                assert "North (bob) wins by resignation" in end
+                assert "North, bob, wins by resignation" in end
                 assert TokenStore(tmp_path / "a.json").get(url, alice.live.game_id or "") is None
 
 
@@ -148,7 +168,9 @@ async def test_watching_an_ai_vs_ai_game_follows_it_to_the_end(tmp_path: Path) -
             result = live.state.result
             assert outcome is not None and result is not None
             assert (result.winner, result.reason) == (outcome.winner, outcome.reason)
-            assert "wins" in fragment_list_to_text(live.app._end_text()) or result.winner is None
+            end = fragment_list_to_text(live.app._end_text())
+            assert ("wins" if result.winner is not None else "Draw") in end
+            assert "to move" not in board_text(live)
             assert live.state.history and live.state.movers.count(1) > 0
 
 
@@ -222,3 +244,20 @@ async def test_a_game_id_that_does_not_exist_ends_with_the_servers_reason(
     ):
         await asyncio.wait_for(alice.task, 30)
         assert alice.live.error is not None and "there is no game 'nope'" in alice.live.error
+
+
+async def test_a_stored_token_the_server_no_longer_knows_is_replaced_by_a_join(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            game_id = alice.live.game_id
+            assert game_id is not None
+            stale = TokenStore(tmp_path / "b.json")
+            stale.put(url, game_id, SeatToken(0, "not-a-token"))
+            async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
+                await until(lambda: bob.live.app.seat == 1, "bob's new seat")
+                held = TokenStore(tmp_path / "b.json").get(url, game_id)
+                assert held is not None and held.seat == 1 and held.token != "not-a-token"

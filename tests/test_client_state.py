@@ -134,10 +134,10 @@ def test_results_read_as_a_sentence() -> None:
     names = ["alice", None]
     sides = ("South", "North")
     assert describe_result(Result(0, "normal", (10, 8)), names, sides) == (
-        "South (alice) wins at the end of play, 10-8"
+        "South, alice, wins at the end of play, 10-8"
     )
     assert describe_result(Result(1, "resign", None), names, sides) == (
-        "North (open seat) wins by resignation"
+        "North, open seat, wins by resignation"
     )
     assert describe_result(Result(None, "repetition", None), names, sides) == (
         "Draw by adjudication after a repetition"

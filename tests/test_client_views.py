@@ -19,7 +19,6 @@ from client.views import (
     view_from_json,
     view_of,
 )
-from engine.bao import Bao
 from engine.games import make_game
 
 VECTORS = Path(__file__).with_name("data") / "bao.jsonl"
@@ -248,7 +247,7 @@ def test_cursor_is_none_without_selectable_holes() -> None:
 
 
 def test_every_bao_vector_move_animates_to_the_position_the_rules_give() -> None:
-    game = Bao()
+    game = make_game("bao")
     for line in VECTORS.read_text().splitlines():
         vector = json.loads(line)
         position = game.parse_position_json(vector["position"])

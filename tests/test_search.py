@@ -128,11 +128,14 @@ def test_minimax_alphabeta_and_negamax_return_the_same_value_on_random_positions
     game = make_game(name, SMALL_OPTIONS.get(name, {}))
     for depth in (1, 2, 3):
         for position in sample_positions(game, POSITIONS_PER_GAME, seed=depth):
-            scores = {
-                algorithm: search(game, position, depth, algorithm=algorithm).score
+            found = {
+                algorithm: search(game, position, depth, algorithm=algorithm)
                 for algorithm in ALGORITHMS
             }
-            assert len(set(scores.values())) == 1, (game.format_position(position), scores)
+            scores = {result.score for result in found.values()}
+            assert len(scores) == 1, (game.format_position(position), found)
+            # Ties go to the move the game lists first, so the moves agree too.
+            assert len({result.move for result in found.values()}) == 1
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

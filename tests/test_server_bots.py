@@ -138,16 +138,24 @@ async def test_a_crashed_engine_is_restarted_and_the_game_goes_on(tmp_path: Path
     assert [move for move, _ in referee.offered] == ["1"]
 
 
+async def test_an_engine_that_refuses_the_search_is_restarted(tmp_path: Path) -> None:
+    referee = Referee()
+    bots = Bots(settings(fake_engine("refuse", tmp_path / "once")))
+    assert await play(bots, referee) is None
+    assert [move for move, _ in referee.offered] == ["1"]
+
+
 async def test_a_hung_engine_is_killed_and_restarted(tmp_path: Path) -> None:
     referee = Referee()
-    bots = Bots(settings(fake_engine("hang", tmp_path / "once"), move_timeout_s=0.3))
+    # The timeout is generous so that the restarted engine answers within it on a busy machine.
+    bots = Bots(settings(fake_engine("hang", tmp_path / "once"), move_timeout_s=1.5))
     assert await play(bots, referee) is None
     assert [move for move, _ in referee.offered] == ["1"]
 
 
 async def test_a_hung_engine_still_plays_the_best_move_it_reported() -> None:
     referee = Referee()
-    bots = Bots(settings(fake_engine("hang-info"), move_timeout_s=0.3))
+    bots = Bots(settings(fake_engine("hang-info"), move_timeout_s=1.5))
     assert await play(bots, referee) is None
     ((move, info),) = referee.offered
     assert move == "1" and info is not None and info.score == 7
@@ -161,15 +169,17 @@ async def test_an_engine_that_keeps_failing_gives_up_with_the_reason() -> None:
 
 
 @pytest.mark.parametrize(
-    ("command", "words"),
+    ("command", "start_timeout_s", "words"),
     [
-        (fake_engine("silent"), "no uciok"),
-        (("/nonexistent/engine",), "cannot start"),
-        (fake_engine("crash"), "engine exited"),
+        (fake_engine("silent"), 0.5, "no uciok"),
+        (("/nonexistent/engine",), 30.0, "cannot start"),
+        (fake_engine("crash"), 30.0, "engine exited"),
     ],
 )
-async def test_an_engine_that_cannot_play_at_all(command: tuple[str, ...], words: str) -> None:
-    why = await play(Bots(settings(command, start_timeout_s=0.5)), Referee())
+async def test_an_engine_that_cannot_play_at_all(
+    command: tuple[str, ...], start_timeout_s: float, words: str
+) -> None:
+    why = await play(Bots(settings(command, start_timeout_s=start_timeout_s)), Referee())
     assert why is not None and words in why
 
 

@@ -331,6 +331,7 @@ async def test_bad_frames_are_answered_with_bad_message() -> None:
             error = await raw_error(client, frame)
             assert (error.id, error.code) == (id, ErrorCode.BAD_MESSAGE)
         assert "teleport" in (await raw_error(client, msgpack.packb({"type": "teleport"}))).message
+        assert (await client.ok(ListGames(id=0))).games == ()
         status, metrics = await http_get(server.port, "/metrics")
         assert (
             status == 200 and 'ubao_rejected_total{reason="bad_message:unknown_type"} 2' in metrics

@@ -8,6 +8,7 @@ import contextlib
 import re
 import signal
 import sqlite3
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from protocol import (
     SeatSpec,
     Snapshot,
 )
+from server.store import default_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
@@ -65,6 +67,24 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
             process.kill()
         await process.wait()
         await drain
+
+
+def test_the_command_line_explains_itself() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "server", "--help"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0
+    for option in ("--host", "--port", "--db", "--log-level"):
+        assert option in result.stdout
+
+
+def test_the_default_database_is_in_the_users_data_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_path() == tmp_path / "ubao" / "ubao.sqlite3"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_path() == Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
 
 
 async def closed_by_restart(client: Client) -> None:

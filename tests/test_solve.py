@@ -28,6 +28,19 @@ def test_the_solver_reproduces_the_published_kalah_value(pits: int, seeds: int) 
     assert solution.wdl == ("W" if value > 0 else "L" if value < 0 else "D")
 
 
+# The same with `empty_capture: false` (standard commercial rules), rows m = 2 and 3 of §7.
+PUBLISHED_NO_EMPTY_CAPTURE = {
+    (2, 1): 2, (2, 2): -2, (2, 3): -2, (2, 4): -10, (2, 5): 6, (2, 6): 8,
+    (3, 1): 0, (3, 2): 4, (3, 3): 2, (3, 4): 2, (3, 5): 6, (3, 6): -8,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("pits", "seeds"), sorted(PUBLISHED_NO_EMPTY_CAPTURE))
+def test_the_solver_reproduces_the_values_without_empty_captures(pits: int, seeds: int) -> None:
+    game = make_game("kalah", {"pits": pits, "seeds": seeds, "empty_capture": False})
+    assert Solver(game).solve().value == PUBLISHED_NO_EMPTY_CAPTURE[pits, seeds]
+
+
 @pytest.mark.parametrize(("pits", "seeds"), [(2, 4), (3, 3), (3, 5)])
 def test_the_line_of_best_play_ends_with_the_solved_margin(pits: int, seeds: int) -> None:
     game = make_game("kalah", {"pits": pits, "seeds": seeds})

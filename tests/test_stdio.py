@@ -132,7 +132,7 @@ def test_options_choose_the_algorithm_and_evaluation() -> None:
         "go depth 3",
     )
     assert not [line for line in lines if line.startswith("error")]
-    searcher = recorder.session._searcher
+    searcher = recorder.session.searcher
     assert searcher is not None
     assert (searcher.algorithm, searcher.evaluation_name, searcher.table_size) == (
         "minimax",

@@ -1,0 +1,466 @@
+"""Bao rules, one test per numbered rule [Rx] of shared/rules/bao.md that no vector covers.
+
+Positions are written in the one-line notation of docs/bao.md: the four screen rows of §2.3
+(North back b8..b1 / North front a8..a1 / South front A1..A8 / South back B1..B8), the side to
+move, the stocks South-North, and who owns a nyumba. The rules the vectors already prove
+(tests/test_bao_vectors.py) are listed at the end of this file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.bao import Bao
+from engine.bao_rules import OWNED, PLY, TAKASIA, TARGET, Position, takasia_hole
+
+CORE = Bao()
+
+
+def at(text: str, game: Bao = CORE) -> Position:
+    return game.parse_position(text)
+
+
+def legal(text: str, game: Bao = CORE) -> list[str]:
+    position = at(text, game)
+    return sorted(game.format_move(position, move) for move in game.legal_moves(position))
+
+
+def after(text: str, move: str, game: Bao = CORE) -> str:
+    """The position after `move`, without the ply counter the vectors do not carry."""
+    result = game.play_text(at(text, game), move)
+    return game.format_position((*result[:PLY], 0))
+
+
+def path(text: str, move: str, game: Bao = CORE) -> list[str]:
+    position = at(text, game)
+    steps = game.sowing_path(position, game.parse_move(position, move))
+    return [f"{step.action}:{step.hole}" for step in steps]
+
+
+def sows(*holes: str) -> list[str]:
+    return [f"sow:{hole}" for hole in holes]
+
+
+# -- §3 Material, initial position and game state ---------------------------------------------
+
+
+def test_R3_1_start_6_2_2_with_22_in_stock_both_nyumba_owned_south_to_move() -> None:
+    start = CORE.start()
+    assert CORE.format_position(start) == "00000000/02260000/00006220/00000000 S 22-22 SN"
+    assert CORE.to_move(start) == 0
+    assert sum(start[0:16]) + start[32] == sum(start[16:32]) + start[33] == 32
+
+
+def test_R3_2_the_position_holds_every_state_field() -> None:
+    text = "00000000/00000001/10000000/20000000 S 0-0 - takasia=A1 target=a1 hand=3 ply=7 endless"
+    position = at(text)
+    assert CORE.format_position(position) == text
+    assert CORE.parse_position_json(CORE.position_json(position)) == position
+
+
+def test_R3_4_namua_turn_means_own_stock_so_a_player_without_stock_plays_mtaji() -> None:
+    # South has no stock while North has: South plays the mtaji back-row fallback [R5.1].
+    text = "00000000/00000001/10000000/20000000 S 0-2 -"
+    assert legal(text) == ["B1L", "B1R"]
+    assert after(text, "B1L") == "00000000/00000001/21000000/00000000 N 0-2 -"
+
+
+# -- §4 Sowing primitives ---------------------------------------------------------------------
+
+
+def test_R4_1_a_lap_drops_one_seed_in_each_next_hole() -> None:
+    assert path(CORE.format_position(CORE.start()), "A6L") == [
+        "place:A6",
+        "lift:A6",
+        *sows("A5", "A4", "A3"),
+    ]
+
+
+SEVENTEEN = "00000000/00000001/000(17)0000/00000000 S 0-0 -"
+
+
+def test_R4_2_a_lap_of_17_passes_its_start_hole_and_fills_it() -> None:
+    steps = path(SEVENTEEN, "A4R")
+    first_lap = ["A5", "A6", "A7", "A8", "B8", "B7", "B6", "B5", "B4", "B3", "B2", "B1"]
+    assert steps[:19] == ["lift:A4", *sows(*first_lap, "A1", "A2", "A3", "A4", "A5"), "lift:A5"]
+    assert after(SEVENTEEN, "A4R") == "00000000/00000001/02021202/20202020 N 0-0 -"
+
+
+def test_R4_3_captured_seeds_start_in_the_kichwa_itself() -> None:
+    text = "00000000/43180256/12008034/00000000 S 10-10 SN"  # Nierse diagram (vector N06a)
+    assert path(text, "A1L") == ["place:A1", "capture:a8", *sows("A1", "A2", "A3", "A4")]
+
+
+def test_R4_4_a_lap_ending_in_an_empty_hole_ends_the_move() -> None:
+    steps = path("00000000/10000000/00201000/00000000 S 0-0 -", "A3L")
+    assert steps == ["lift:A3", *sows("A2", "A1")]
+
+
+def test_R4_5_an_occupied_landing_relays_in_the_same_direction() -> None:
+    text = "00000000/10000000/00201000/00000000 S 0-0 -"
+    assert path(text, "A3R") == ["lift:A3", *sows("A4", "A5"), "lift:A5", *sows("A6", "A7")]
+    assert after(text, "A3R") == "00000000/10000000/00010110/00000000 N 0-0 -"
+
+
+# -- §5 Turn structure ------------------------------------------------------------------------
+
+
+def test_R5_3_a_namua_takasa_relays_through_a_hole_facing_seeds_without_capturing() -> None:
+    # The first lap fills the empty A5; a later lap ends there, facing North's 2 in a4.
+    text = "33010212/120(14)2000/00400281/00112213 S 4-4 N"
+    steps = path(text, "A6L")
+    assert "lift:A5" in steps and not any(step.startswith("capture") for step in steps)
+    assert after(text, "A6L").split("/")[:2] == text.split("/")[:2]  # North untouched
+
+
+def test_R5_5_only_front_rows_are_captured_the_back_row_is_safe() -> None:
+    # North's back row is full, yet South's capture only ever takes front holes.
+    text = "55555555/02000001/01020000/00000000 S 0-0 -"
+    steps = path(text, "A4L")
+    assert [step for step in steps if step.startswith("capture")] == ["capture:a7"]
+    assert after(text, "A4L").startswith("55555555/00000001/")
+
+
+# -- §6 The namua stage -----------------------------------------------------------------------
+
+
+def test_R6_1_an_empty_own_hole_cannot_capture_even_facing_seeds() -> None:
+    # A3 is empty and faces North's 5: the only move is the takasa of the lone kichwa A1.
+    text = "00000000/00500000/20000000/00000000 S 5-5 -"
+    assert legal(text) == ["A1R"]
+    assert after(text, "A1R") == "00000000/00500000/01110000/00000000 N 4-5 -"
+
+
+def test_R6_2_a_capture_of_the_opponents_nyumba_ends_its_ownership() -> None:
+    text = "00000000/00020001/00010000/00000000 S 3-3 SN"
+    assert after(text, "A4L") == "00000000/00000001/11020000/00000000 N 2-3 S"
+
+
+# -- §7 The mtaji stage -----------------------------------------------------------------------
+
+
+def test_R7_1_singletons_never_start_and_back_row_starts_capture_round_the_corner() -> None:
+    # A1 (1) would land in A2 facing a7 but is a singleton; B1 (2) reaches A2 and captures.
+    text = "00000000/02000001/11000000/20000000 S 0-0 -"
+    assert legal(text) == ["B1L"]
+    assert path(text, "B1L")[:4] == ["lift:B1", "sow:A1", "sow:A2", "capture:a7"]
+    assert after(text, "B1L") == "00000000/00000001/30111000/00000000 N 0-0 -"
+
+
+def test_R7_2_a_mtaji_capture_from_the_owned_nyumba_ends_its_ownership() -> None:
+    # With R7.3 switched off only the lifting itself can end South's ownership.
+    game = Bao({"ownership_lost_first_mtaji_capture": "off"})
+    text = "00000000/00100001/00102000/00000000 S 0-0 SN"
+    assert legal(text, game) == ["A5L"]
+    assert after(text, "A5L", game) == "00000000/00000001/00210001/00000000 N 0-0 N"
+
+
+R7_3 = "00000000/00100001/20103000/00000000 S 0-0 SN"
+"""South's A1R captures a6 in the mtaji stage; neither nyumba is touched."""
+
+
+@pytest.mark.parametrize(
+    ("value", "owners"), [("both", "-"), ("mover", "N"), ("off", "SN")], ids=str
+)
+def test_R7_3_the_first_mtaji_capture_ends_nyumba_ownership(value: str, owners: str) -> None:
+    game = Bao({"ownership_lost_first_mtaji_capture": value})
+    assert after(R7_3, "A1R", game) == f"00000000/00000001/11203000/00000000 N 0-0 {owners}"
+
+
+def test_R7_4_a_hole_of_16_or_more_may_start_a_takasa() -> None:
+    assert legal(SEVENTEEN) == ["A4L", "A4R"]
+
+
+def test_R7_4_front_row_first_even_when_the_back_row_is_fuller() -> None:
+    assert legal("00000000/00000001/20000000/09000000 S 0-0 -") == ["A1R"]
+
+
+# -- §8 Captures and direction ----------------------------------------------------------------
+
+
+def test_R8_1_a_capture_in_the_left_kimbi_reverses_the_direction() -> None:
+    text = "00000000/02000001/01020000/00000000 S 0-0 -"
+    assert path(text, "A4L") == [
+        "lift:A4",
+        *sows("A3", "A2"),  # anticlockwise
+        "capture:a7",
+        *sows("A1", "A2"),  # from the left kichwa, clockwise
+        "lift:A2",
+        *sows("A3", "A4", "A5"),
+    ]
+
+
+def test_R8_1_a_central_capture_keeps_the_direction_of_a_back_row_start() -> None:
+    text = "00000000/00020001/00010000/05000000 S 0-0 -"
+    steps = path(text, "B2L")
+    assert steps[:8] == ["lift:B2", *sows("B1", "A1", "A2", "A3", "A4"), "capture:a5", "sow:A1"]
+    assert after(text, "B2L") == "00000000/00000001/20201110/10000000 N 0-0 -"
+
+
+# -- §10 Nyumba -------------------------------------------------------------------------------
+
+
+def test_R10_1_a_dormant_nyumba_refilled_to_6_stops_a_namua_takasa() -> None:
+    text = "00000000/00000001/00105000/00000000 S 3-3 S"
+    assert legal(text) == ["A3L", "A3R", "A5L", "A5R"]  # dormant: an ordinary start [R10.5]
+    assert after(text, "A3R") == "00000000/00000001/00016000/00000000 N 2-3 S"
+
+
+def test_R10_2_a_dormant_nyumba_sown_in_namua_loses_ownership() -> None:
+    text = "00000000/00000001/00105000/00000000 S 3-3 S"
+    assert after(text, "A5R") == "00000000/00000001/00100111/00000111 N 2-3 -"
+
+
+def test_R10_2_a_safari_loses_ownership() -> None:
+    text = "00000000/10500000/00205000/00000000 S 1-1 S"  # vector N15a
+    assert legal(text) == ["A3L", "A3L+", "A3R"]
+    assert after(text, "A3L").endswith(" N 0-1 S")
+    assert after(text, "A3L+").endswith(" N 0-1 -")
+
+
+def test_R10_3_a_capture_lap_ending_in_the_nyumba_facing_seeds_captures_not_stops() -> None:
+    text = "00000000/50002001/10006000/00000000 S 5-5 SN"
+    assert legal(text) == ["A1L", "A5L", "A5R"]  # no A1L+: no decision arises
+    assert path(text, "A1L")[:8] == [
+        "place:A1",
+        "capture:a8",
+        *sows("A1", "A2", "A3", "A4", "A5"),
+        "capture:a4",
+    ]
+    assert after(text, "A1L") == "00000000/00000001/40208100/00000000 N 4-5 SN"
+
+
+NYUMBA_TARGET = "13212332/11(11)310(10)0/03000000/01214063 S 0-0 {} ply=48"
+"""South's A2R leaves one target, North's nyumba a5."""
+
+
+def test_R10_4_an_owned_nyumba_cannot_be_the_takasia_target() -> None:
+    assert at(after(NYUMBA_TARGET.format("N"), "A2R"))[TAKASIA] == -1
+    assert at(after(NYUMBA_TARGET.format("-"), "A2R"))[TAKASIA] == 4  # a5, an ordinary hole
+
+
+# -- §11 Takasia ------------------------------------------------------------------------------
+
+
+def test_R11_1_the_namua_to_mtaji_transition_move_never_sets_takasia() -> None:
+    # North's last stock seed: the position after it would block South's A2 in the mtaji stage.
+    text = "21000000/100(22)0000/0440(19)011/10012013 N 0-1 SN ply=43"
+    child = CORE.play_text(at(text), "a8L")
+    assert child[TAKASIA] == -1
+    north, south = list(child[16:32]), list(child[0:16])
+    assert takasia_hole(north, south, child[OWNED], CORE.rules) == 1
+
+
+SINGLETON_TARGET = "00231330/11000000/50818112/5(10)521010 S 0-0 - ply=66"
+"""South's A1R leaves one target, North's a7 holding a single seed."""
+
+
+def test_R11_2_a_single_seed_target_is_not_blocked() -> None:
+    assert CORE.play_text(at(SINGLETON_TARGET), "A1R")[TAKASIA] == -1
+    game = Bao({"takasia_singleton_exception": False})
+    assert game.play_text(at(SINGLETON_TARGET, game), "A1R")[TAKASIA] == 6
+
+
+def test_R11_2_the_only_occupied_front_hole_is_not_blocked() -> None:
+    # a5 holds North's only front seed: no takasia even without the single-seed exception.
+    game = Bao({"takasia_singleton_exception": False})
+    text = "12013102/00010000/41241(13)1(11)/50321014 S 0-0 - ply=78"
+    assert game.play_text(at(text, game), "A1R")[TAKASIA] == -1
+
+
+def test_R11_2_the_only_front_hole_with_2_or_more_is_not_blocked() -> None:
+    text = "00102010/21001000/01(17)40611/47112236 S 0-0 - ply=66"
+    assert CORE.play_text(at(text), "A4R")[TAKASIA] == -1
+
+
+def test_R11_3_a_takasa_lap_ending_in_the_blocked_hole_stops_there() -> None:
+    text = "11301330/11000000/61018112/6(11)632110 S 0-0 - takasia=A1 ply=68"
+    steps = path(text, "A5R")
+    assert steps[-1] == "sow:A1" and "lift:A1" not in steps
+    assert after(text, "A5R").split("/")[2].startswith("7")  # A1: 6 + 1, not lifted
+
+
+def test_R11_3_a_lap_from_the_nyumba_ending_in_the_blocked_hole_stops_too() -> None:
+    text = "00000000/00000200/02003000/00000000 S 0-0 S takasia=A2"
+    assert legal(text) == ["A5L", "A5R"]
+    assert after(text, "A5L") == "00000000/00000200/03110000/00000000 N 0-0 -"
+
+
+def test_R11_4_takasia_lasts_one_move() -> None:
+    text = "00000000/00200020/00031110/00000000 N 0-0 - takasia=a2"  # vector M08b
+    assert at(text)[TAKASIA] == 1
+    assert at(after(text, "a6L"))[TAKASIA] == -1
+
+
+# -- §12 End of the game ----------------------------------------------------------------------
+
+
+def test_R12_1_a_player_with_an_empty_front_row_has_lost_at_once() -> None:
+    position = at("00000000/00000000/10000000/00000000 N 3-3 SN")
+    assert CORE.legal_moves(position) == []
+    outcome = CORE.outcome(position)
+    assert outcome is not None and (outcome.winner, outcome.reason) == (0, "front_row_empty")
+
+
+def test_R12_2_no_traditional_draw_but_engine_play_is_drawn_at_the_ply_limit() -> None:
+    game = Bao({"max_plies": 12})
+    position = game.start()
+    for _ in range(12):
+        assert game.outcome(position) is None
+        position = game.play(position, game.legal_moves(position)[0])
+    assert game.legal_moves(position) == []
+    outcome = game.outcome(position)
+    assert outcome is not None and (outcome.winner, outcome.reason) == (None, "ply_limit")
+
+
+def test_R12_3_the_game_ending_capture_leaves_its_seeds_in_hand() -> None:
+    text = "00000000/00002000/00003000/00100000 S 5-5 SN"  # vector N17
+    result = CORE.play_text(at(text), "A5L")
+    assert CORE.format_position(result).endswith(" N 4-5 SN hand=2 ply=1")
+    outcome = CORE.outcome(result)
+    assert outcome is not None and outcome.winner == 0 and outcome.score == (11, 5)
+
+
+# -- §13 Never-ending moves -------------------------------------------------------------------
+
+ENDLESS = "30181030/4(11)1(15)1721/11010000/00101001 N 0-0 - ply=61"
+"""North's a2R and a8L never end (found in random play; they still run after 20,000 laps)."""
+
+
+def test_never_ending_moves_are_illegal() -> None:
+    assert legal(ENDLESS) == ["a2L", "a3L", "a3R", "a5L", "a5R", "a7L", "a7R", "a8R"]
+
+
+@pytest.mark.parametrize(("value", "winner"), [("loss", 0), ("draw", None)], ids=str)
+def test_never_ending_moves_as_a_loss_or_a_draw(value: str, winner: int | None) -> None:
+    game = Bao({"never_ending": value})
+    assert "a2R" in legal(ENDLESS, game)
+    result = game.play_text(at(ENDLESS, game), "a2R")
+    assert game.legal_moves(result) == []
+    outcome = game.outcome(result)
+    assert outcome is not None and (outcome.winner, outcome.reason) == (winner, "never_ending")
+    assert sum(result[:34]) == 64
+
+
+def test_a_230_lap_move_is_legal_the_safety_cap_does_not_trip() -> None:
+    text = "32121214/2(11)13(18)162/00010000/00010011 N 0-0 - ply=95"
+    assert "a8L" in legal(text)
+    laps = [step for step in path(text, "a8L") if step.split(":")[0] in ("lift", "capture")]
+    assert len(laps) == 230
+
+
+# -- §14 Flags that no rule test above switches ----------------------------------------------
+
+
+def test_flag_namua_takasa_nyumba_stop_optional_offers_a_safari() -> None:
+    text = "00000000/10100000/02006000/00000000 S 5-5 SN"  # vector N13a
+    assert legal(text) == ["A2L", "A2R"]
+    game = Bao({"namua_takasa_nyumba_stop": "optional"})
+    assert legal(text, game) == ["A2L", "A2R", "A2R+"]
+    assert after(text, "A2R", game) == after(text, "A2R")
+    assert after(text, "A2R+", game).endswith(" N 4-5 N")
+
+
+@pytest.mark.parametrize(
+    ("value", "moves"),
+    [
+        ("owned", ["A1L", "A1R", "A2L", "A2R"]),  # owned (dormant) nyumba: singletons allowed
+        ("functional", ["A2L", "A2R"]),  # not functional: only holes with 2+
+        ("always", ["A1L", "A1R", "A2L", "A2R"]),
+    ],
+    ids=str,
+)
+def test_flag_namua_singleton(value: str, moves: list[str]) -> None:
+    text = "00000000/00000003/12000000/00000000 S 5-5 S"
+    assert legal(text, Bao({"namua_singleton": value})) == moves
+
+
+def test_flag_namua_singleton_always_allows_singletons_without_a_nyumba() -> None:
+    text = "00000000/00000003/12000000/00000000 S 5-5 -"  # vector N11
+    assert legal(text, Bao({"namua_singleton": "always"})) == ["A1L", "A1R", "A2L", "A2R"]
+
+
+def test_flag_tax_any_owned_taxes_a_dormant_nyumba() -> None:
+    text = "00000030/02000000/00005000/00000000 S 1-1 S"  # vector N19
+    game = Bao({"tax_any_owned": True})
+    assert after(text, "A5L", game) == "00000030/02000000/00114000/00000000 N 0-1 S"
+
+
+def test_flag_sixteen_rule_off_lets_17_seeds_capture() -> None:
+    text = "00000000/30200000/2(17)100000/00000000 S 0-0 -"  # vector M02
+    assert legal(text) == ["A1R"]
+    assert legal(text, Bao({"sixteen_rule": False})) == ["A1R", "A2L", "A2R"]
+
+
+def test_flag_mtaji_capture_nyumba_choice_offers_stop_or_safari() -> None:
+    text = "00000030/00500100/20106000/00000000 S 0-0 S"  # vector M07
+    game = Bao({"mtaji_capture_nyumba_choice": True, "ownership_lost_first_mtaji_capture": "off"})
+    assert legal(text, game) == ["A1R", "A1R+"]
+    assert legal(text, Bao({"mtaji_capture_nyumba_choice": True})) == ["A1R"]  # R7.3 first
+
+
+M08A = "00000000/00200020/00320010/00000000 S 0-0 -"
+"""Vector M08a: South's A3R leaves North's a2 as the one target."""
+
+
+def test_flag_takasia_none() -> None:
+    game = Bao({"takasia": "none"})
+    assert game.play_text(at(M08A, game), "A3R")[TAKASIA] == -1
+
+
+def test_flag_takasia_mtaji_moja_blocks_the_one_target_at_the_victims_turn() -> None:
+    game = Bao({"takasia": "mtaji_moja"})
+    after_move = after(M08A, "A3R", game)
+    assert "takasia" not in after_move
+    assert legal(after_move, game) == ["a6L", "a6R"]
+    assert legal(after_move, Bao({"takasia": "none"})) == ["a2L", "a2R", "a6L", "a6R"]
+
+
+def test_flag_takasia_nyumba_first_lap_exception() -> None:
+    text = "00000000/00000200/02003000/00000000 S 0-0 S takasia=A2"
+    game = Bao({"takasia_nyumba_first_lap_exception": True})
+    assert after(text, "A5L", game) == "00000000/00000200/10110000/11000000 N 0-0 -"
+
+
+def test_flag_takasia_attacker_must_capture_the_blocked_hole() -> None:
+    game = Bao({"takasia_attacker_must_capture": True})
+    blocked = game.play_text(at(M08A, game), "A3R")
+    after_victim = game.play_text(blocked, "a6L")
+    assert after_victim[TARGET] == 1  # South must now take North's a2 if it can
+    text = "00000000/02000101/01020100/20000000 S 0-0 - target=a7"
+    assert legal(text) == ["A4L", "A4R", "B1L"]
+    assert legal(text, game) == ["A4L", "B1L"]  # A4R captures a3 only
+
+
+def test_flag_front_empty_check_end_of_move_finishes_the_sowing() -> None:
+    text = "00000000/00002000/00003000/00100000 S 5-5 SN"  # vector N17
+    game = Bao({"front_empty_check": "end_of_move"})
+    result = game.play_text(at(text, game), "A5L")
+    assert game.format_position(result) == "00000000/00000000/11004000/00100000 N 4-5 SN ply=1"
+    outcome = game.outcome(result)
+    assert outcome is not None and outcome.winner == 0
+
+
+# -- Profiles ---------------------------------------------------------------------------------
+
+
+def test_profile_nierse_sets_its_four_flags() -> None:
+    options = Bao({"profile": "nierse"}).options
+    assert options["namua_takasa_nyumba_stop"] == "optional"
+    assert options["namua_singleton"] == "always"
+    assert options["sixteen_rule"] is False
+    assert options["takasia"] == "mtaji_moja"
+
+
+def test_profile_kujifunza_starts_with_2_everywhere_no_stock_no_nyumba() -> None:
+    game = Bao({"profile": "kujifunza"})
+    start = game.start()
+    assert game.format_position(start) == "22222222/22222222/22222222/22222222 S 0-0 -"
+    assert game.options["takasia"] == "none"
+    assert legal(game.format_position(start), game)  # South captures at once
+
+
+# Proved by the vectors: R3.3 (with the property tests), R5.2 (N03, N04), R5.4 (N07a), R6.3
+# (N04-N06), R6.4 (N01, N11, N12, N16), R6.5 (N01, N02), R6.6 (N10a/b, N19), R7.1's 16-seed
+# rule (M02), R7.4 (M04, M05, M08b, M16a), R7.5 (M13), R10.2 b/tax (N08a, N10), R11.1 (M08a,
+# M12), R11.2 only-2+ (M09), R12.1 (N17, M13), R12.3 (N17, M02). R12.4 is a property test.

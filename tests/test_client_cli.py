@@ -1,0 +1,223 @@
+"""The `ubao` command line: help, argument checks, the lobby table, export and replay."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import socket
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from test_client_support import game_server, kalah_create, screen, until, url_of
+
+from client.__main__ import build_parser, lobby_table, main, parse_clock
+from client.export import record_of, replay_of
+from client.record import format_record, parse_record
+from client.replay import ReplayApp
+from protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Snapshot
+
+pytestmark = pytest.mark.timeout(120)
+
+COMMANDS = ["games", "play", "watch", "bot", "export", "replay"]
+
+
+@pytest.mark.parametrize("command", [[], *[[c] for c in COMMANDS]])
+def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main([*command, "--help"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: ubao {' '.join(command)}".rstrip())
+
+
+def test_clocks_are_given_in_seconds_with_an_increment() -> None:
+    assert parse_clock("300+5") == ClockSpec(300_000, 5_000)
+    assert parse_clock("90") == ClockSpec(90_000, 0)
+    assert parse_clock("0.5+0.1") == ClockSpec(500, 100)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "--new", "kalah", "--clock", "five"], "write INITIAL+INC in seconds"),
+        (["play", "--new", "kalah", "--options", "[1]"], "--options must be a JSON object"),
+        (["play", "--new", "kalah", "--options", '{"pits": 99}'], "option 'pits' must be"),
+        (["play", "--new", "chess"], "unknown game 'chess'"),
+        (["watch", "--new", "kalah", "--bot", "2"], "needs two bots"),
+        (["watch"], "give a GAME_ID to watch"),
+        (["replay", "/nonexistent/record.txt"], "cannot read /nonexistent/record.txt"),
+    ],
+)
+def test_bad_arguments_say_what_is_wrong(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    assert exit.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_unreachable_server_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(SystemExit) as exit:
+        main(["games", "--server", f"ws://127.0.0.1:{port}/"])
+    assert exit.value.code == 1
+    assert "cannot reach" in capsys.readouterr().err
+
+
+def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
+    games = [
+        GameSummary(
+            "abc",
+            "kalah",
+            {"pits": 4},
+            "playing",
+            7,
+            (SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 3)", True)),
+        ),
+        GameSummary(
+            "xyz",
+            "othello",
+            {},
+            "waiting",
+            0,
+            (SeatInfo("open", "bo", False), SeatInfo("open", None, False)),
+        ),
+    ]
+    games.append(
+        GameSummary(
+            "old",
+            "bao",
+            {},
+            "over",
+            90,
+            (SeatInfo("open", "cy", False), SeatInfo("open", "di", False)),
+        )
+    )
+    rows = lobby_table(games).splitlines()
+    assert rows[0].split() == ["ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY"]
+    assert rows[1].split() == [
+        "abc",
+        "kalah",
+        '{"pits":4}',
+        "playing",
+        "ann",
+        "vs",
+        "ubao-engine",
+        "(depth",
+        "3)",
+        "7",
+    ]
+    assert rows[2].split() == [
+        "xyz",
+        "othello",
+        "-",
+        "waiting",
+        "bo",
+        "(away)",
+        "vs",
+        "(open)",
+        "0",
+    ]
+
+
+async def test_ubao_games_lists_the_servers_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            args = build_parser().parse_args(["games", "--server", url])
+            assert await args.handler(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split()[:5] == [
+        alice.live.game_id,
+        "kalah",
+        '{"pits":4,"seeds":3}',
+        "waiting",
+        "alice",
+    ]
+
+
+def test_a_snapshot_becomes_a_record_with_players_bot_depths_and_result() -> None:
+    snapshot = Snapshot(
+        game_id="g1",
+        v=9,
+        game="kalah",
+        options={"seeds": 3, "pits": 4},
+        status="over",
+        position="kalah(4,3) S 0,0,0,0/0,0,0,0 14,10",
+        to_move=0,
+        ply=3,
+        history=("2", "1", "4"),
+        seats=(SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 5)", True)),
+        result=Result(0, "normal", (14, 10)),
+        clock=ClockSpec(60_000, 1_000),
+    )
+    record = record_of(snapshot, datetime.date(2024, 5, 1))
+    assert record.tags == {
+        "Game": "kalah",
+        "Options": '{"pits":4,"seeds":3}',
+        "GameId": "g1",
+        "Date": "2024.05.01",
+        "South": "ann",
+        "SouthKind": "open",
+        "North": "ubao-engine (depth 5)",
+        "NorthKind": "bot",
+        "NorthDepth": "5",
+        "Clock": "60000+1000",
+        "Result": "1-0",
+        "Reason": "normal",
+        "Score": "14-10",
+        "Plies": "3",
+    }
+    assert format_record(record).endswith("\n1. 2 1 2. 4 1-0\n")
+
+
+async def test_export_writes_a_record_that_replays_in_the_board_view(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        create = kalah_create(SeatSpec.bot(1), SeatSpec.bot(2))
+        async with screen(url, "carol", tmp_path / "c.json", create=create, watch=True) as carol:
+            await until(lambda: carol.live.state.over, "the bots' game to end")
+        out = tmp_path / "game.txt"
+        args = build_parser().parse_args(
+            ["export", carol.live.game_id or "", "--server", url, "-o", str(out)]
+        )
+        assert await args.handler(args) == 0
+    record = parse_record(out.read_text())
+    assert record.moves == tuple(carol.live.state.history)
+    assert record.tags["SouthDepth"] == "1" and record.tags["NorthDepth"] == "2"
+    replay = replay_of(record)
+    assert replay.game.format_position(replay.positions[-1]) == replay.game.format_position(
+        carol.live.state.position
+    )
+    with create_pipe_input() as keys:
+        app = ReplayApp(record, replay, input=keys, output=DummyOutput())
+        task = asyncio.create_task(app.run())
+        keys.send_text("\x1b[C\x1b[C")  # right, right
+        await until(lambda: app.ply == 2, "two moves forward")
+        keys.send_text("\x1b[F")  # end
+        await until(lambda: app.ply == len(record.moves), "the end")
+        assert f"result {record.result}" in str(app._board_text())
+        keys.send_text("\x1b[D")  # left
+        await until(lambda: app.ply == len(record.moves) - 1, "one back")
+        keys.send_text("\x1b[H")  # home
+        await until(lambda: app.ply == 0, "the start")
+        keys.send_text("q")
+        await asyncio.wait_for(task, 30)
+
+
+def test_a_record_with_an_illegal_move_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text('[Game "kalah"]\n[Options "{\\"pits\\":4}"]\n\n1. 2 9 *\n')
+    with pytest.raises(SystemExit) as exit:
+        main(["replay", str(path)])
+    assert exit.value.code == 2
+    assert "move 2 (9)" in capsys.readouterr().err
