@@ -31,7 +31,7 @@ from client.record import RecordError, format_record, parse_record
 from client.replay import ReplayApp
 from engine.game import GameError
 from engine.games import make_game
-from engine.search import ALGORITHMS
+from engine.search import ALGORITHMS, pick_evaluation
 from protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
 
 
@@ -172,6 +172,10 @@ async def command_bot(args: argparse.Namespace) -> int:
         bot = BotGame(args.server, args.name, settings, game_id=args.join, seat=args.seat)
     else:
         create = creation(args, opponent_seats(args, args.vs_bot))
+        try:
+            pick_evaluation(make_game(create.game, create.options), args.eval)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         bot = BotGame(args.server, args.name, settings, create=create, seat=args.seat or 0)
     result = await bot.run()
     if bot.error:
@@ -227,17 +231,17 @@ def _add_new_game(parser: argparse.ArgumentParser, bots: bool) -> None:
         "--options",
         default="{}",
         metavar="JSON",
-        help='the game\'s options as JSON, e.g. \'{"pits": 4, "seeds": 3}\'',
+        help='with --new: the game\'s options as JSON, e.g. \'{"pits": 4, "seeds": 3}\'',
     )
     parser.add_argument(
-        "--clock", metavar="INITIAL+INC", help="a Fischer clock in seconds, e.g. 300+5"
+        "--clock", metavar="INITIAL+INC", help="with --new: a Fischer clock in seconds, e.g. 300+5"
     )
     if bots:
         parser.add_argument(
             "--vs-bot",
             type=_positive,
             metavar="DEPTH",
-            help="the other seat is a server-hosted bot searching DEPTH plies",
+            help="with --new: the other seat is a server-hosted bot searching DEPTH plies",
         )
 
 
@@ -297,6 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--seat",
         type=_seat,
+        metavar="N",
         help="the seat to take: 0 moves first (default: any open seat with --join, 0 with --new)",
     )
     _add_new_game(play, bots=True)
@@ -353,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="wait in the lobby and join games that wait for an opponent",
     )
-    bot.add_argument("--seat", type=_seat, help="the seat to take (0 moves first)")
+    bot.add_argument("--seat", type=_seat, metavar="N", help="the seat to take (0 moves first)")
     bot.add_argument(
         "--max-games",
         type=_positive,

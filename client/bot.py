@@ -239,7 +239,13 @@ class BotGame:
         assert game is not None and self.held is not None and self.game_id is not None
         if self.decided is None or self.decided[0] != ply:
             if self.searcher is None:
-                self.searcher = Searcher(game, self.settings.algorithm, self.settings.eval)
+                try:
+                    self.searcher = Searcher(game, self.settings.algorithm, self.settings.eval)
+                except ValueError as error:  # an --eval this game does not have
+                    self.error = str(error)
+                    log.error("game %s: %s", self.game_id, error)
+                    self.done.set()
+                    return
             budget = time_budget(state, self.held.seat, self.settings, time.monotonic())
             result = await asyncio.to_thread(
                 self.searcher.search, position, self.settings.depth, budget

@@ -20,7 +20,7 @@ import dataclasses
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -95,7 +95,7 @@ class BoardView(ABC):
     values: Mapping[str, int | str]
     """Hole label -> seeds (mancala, Bao) or disc letter (Othello)."""
     to_move: int | None
-    """The side to move; None when the position's JSON form gives none (a finished Bao game)."""
+    """The side to move; None when nobody is (a finished game)."""
     side_names: ClassVar[tuple[str, str]] = ("South", "North")
 
     @abstractmethod
@@ -444,7 +444,7 @@ class Frame:
 
     view: BoardView
     step: Step
-    hand: Hand = field(default_factory=Hand)
+    hand: Hand
 
 
 def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int) -> list[Frame]:

@@ -17,7 +17,7 @@ move is the negated pit number (notation `3L` = -3, `3R` = 3).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.game import (
@@ -177,7 +177,7 @@ class Mancala(Game[Position, Move]):
             first = self._first_pit[player]
             if first <= last < first + m and board[last] == 1:
                 self._capture(board, last, own_store, path)
-        if self._finished_board(board):
+        if self._finished(board):
             self._sweep(board, player, path)
         return tuple(board)
 
@@ -197,18 +197,25 @@ class Mancala(Game[Position, Move]):
                 path.append(Step(self._label(last), "capture"))
             path.append(Step(self._label(store), "store"))
 
-    def _can_move(self, board: tuple[int, ...] | list[int], player: int) -> bool:
+    def _can_move(self, board: Sequence[int], player: int) -> bool:
         first = self._first_pit[player]
-        least = self._min_seeds
-        return any(board[first + i] >= least for i in range(self.pits))
+        return max(board[first : first + self.pits]) >= self._min_seeds
 
-    def _finished_board(self, board: tuple[int, ...] | list[int]) -> bool:
+    def _finished(self, board: Sequence[int]) -> bool:
+        """The end condition of §4, checked after every move (and on any given position)."""
         if self.end_check == "mover":
             return not self._can_move(board, board[-1])
         return not (self._can_move(board, 0) and self._can_move(board, 1))
 
-    def _finished(self, position: Position) -> bool:
-        return self._finished_board(position)
+    def is_over(self, position: Position) -> bool:
+        return self._finished(position)
+
+    def score_bounds(self, position: Position) -> tuple[int, int]:
+        """Bounds on South's final margin: every seed still in a pit may end in either store."""
+        m = self.pits
+        banked = position[m] - position[2 * m + 1]
+        loose = sum(position[:m]) + sum(position[m + 1 : 2 * m + 1])
+        return banked - loose, banked + loose
 
     def _sweep(self, board: list[int], last_mover: int, path: list[Step] | None) -> None:
         """Move the seeds left in the pits to the stores, as option `remaining` says."""

@@ -125,6 +125,21 @@ async def test_serving_bot_joins_a_game_waiting_for_an_opponent_and_plays_it(
         assert waiting.state.names() == ["host", "server-bot"]
 
 
+async def test_an_evaluation_the_game_lacks_ends_the_bot_with_the_reason(tmp_path: Path) -> None:
+    async with game_server() as server:
+        bot = BotGame(
+            url_of(server),
+            "robo",
+            EngineSettings(depth=2, eval="magic"),
+            create=kalah_create(SeatSpec.open(), SeatSpec.bot(1)),
+            seat=0,
+            tokens=TokenStore(tmp_path / "t.json"),
+            backoff=FAST,
+        )
+        await asyncio.wait_for(bot.run(), 60)
+        assert bot.error is not None and "no evaluation 'magic'" in bot.error
+
+
 def summary(status: str, *seats: SeatInfo) -> GameSummary:
     return GameSummary("g", "kalah", {}, status, 0, seats)  # type: ignore[arg-type]
 

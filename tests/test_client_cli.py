@@ -46,6 +46,7 @@ def test_clocks_are_given_in_seconds_with_an_increment() -> None:
         (["play", "--new", "chess"], "unknown game 'chess'"),
         (["watch", "--new", "kalah", "--bot", "2"], "needs two bots"),
         (["watch"], "give a GAME_ID to watch"),
+        (["bot", "--depth", "2", "--new", "kalah", "--eval", "magic"], "no evaluation 'magic'"),
         (["replay", "/nonexistent/record.txt"], "cannot read /nonexistent/record.txt"),
     ],
 )
