@@ -55,7 +55,9 @@ async def serve(config: ServerConfig) -> None:
     try:
         await server.start()
     except OSError as exc:
-        raise SystemExit(f"ubao-server: cannot listen on {config.host}:{config.port}: {exc}")
+        raise SystemExit(
+            f"ubao-server: cannot listen on {config.host}:{config.port}: {exc}"
+        ) from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

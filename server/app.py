@@ -131,6 +131,8 @@ class GameServer:
             await self._server.wait_closed()
         if self._timer is not None:
             self._timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timer
         await self.bots.close()
         # Engines of finished games are still being closed: let them finish (it is bounded).
         await asyncio.gather(*self._background, return_exceptions=True)

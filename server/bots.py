@@ -229,17 +229,24 @@ class Bots:
 
     async def release(self, game_id: str) -> None:
         """The game is over: stop its thinking and close its engines."""
-        for work in list(self._tasks.pop(game_id, ())):
-            work.cancel()
+        await self._cancel(self._tasks.pop(game_id, set()))
         closing = [self._engines.pop(key) for key in list(self._engines) if key[0] == game_id]
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in closing))
 
     async def close(self) -> None:
-        for game_id in list(self._tasks):
-            for work in self._tasks.pop(game_id):
-                work.cancel()
+        tasks, self._tasks = self._tasks, {}
+        await self._cancel(set().union(*tasks.values()))
         engines, self._engines = list(self._engines.values()), {}
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
+
+    @staticmethod
+    async def _cancel(tasks: set[asyncio.Task[None]]) -> None:
+        """Cancel bot turns and wait until they have cleaned up (killed a starting engine)."""
+        current = asyncio.current_task()
+        pending = [task for task in tasks if task is not current]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     async def _engine(self, turn: BotTurn) -> Engine:
         key = (turn.game_id, turn.seat)
