@@ -151,6 +151,8 @@ class Session:
         """The running search only ends on `stop`."""
         self._stopped = threading.Event()
         """Set by `stop`: an infinite search that finished early waits for it."""
+        self._answered = threading.Event()
+        """Set as the search thread writes `bestmove`: the next `go` may start at once."""
 
     def say(self, line: str) -> None:
         with self._lock:
@@ -158,7 +160,13 @@ class Session:
 
     @property
     def searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """A search is running and has not answered yet."""
+        if self._thread is None or not self._thread.is_alive():
+            return False
+        if self._answered.is_set():
+            self._thread.join()  # only returning from the thread is left
+            return False
+        return True
 
     def handle(self, line: str) -> bool:
         """Process one command line; False after `quit`."""
@@ -302,6 +310,7 @@ class Session:
             return
         hard, soft = time_budget(go, game.to_move(position))
         self._stopped.clear()
+        self._answered.clear()
         self._infinite = go.infinite or (go.depth is None and hard is None)
         self._control = control = SearchControl()
         self._thread = threading.Thread(
@@ -343,6 +352,7 @@ class Session:
             move = game.legal_moves(position)[0]
         if go.infinite:
             self._stopped.wait()  # `go infinite` answers only after `stop`
+        self._answered.set()
         self.say(f"bestmove {game.format_move(position, move)}")
 
     _handlers: ClassVar[dict[str, Callable[[Session, list[str]], None]]] = {

@@ -284,3 +284,24 @@ def test_the_engine_subprocess_speaks_the_protocol_and_survives_errors() -> None
     finally:
         engine.process.kill()
         engine.process.wait()
+
+
+def test_go_right_after_bestmove_starts_the_next_search() -> None:
+    """A driver may send `go` the moment it reads `bestmove`, before the thread has returned."""
+    lines: list[str] = []
+    answered = threading.Event()
+
+    def slow_write(line: str) -> None:
+        lines.append(line)
+        if line.startswith("bestmove"):
+            answered.set()
+            time.sleep(0.05)  # the search thread is still alive when the driver reacts
+
+    session = Session(slow_write)
+    session.handle("position kalah {} startpos")
+    session.handle("go depth 1")
+    assert answered.wait(30)
+    session.handle("go depth 1")
+    session.wait()
+    assert not [line for line in lines if line.startswith("error")], lines
+    assert sum(line.startswith("bestmove") for line in lines) == 2
