@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from engine import bench, stdio
+from engine.chart import bench_svg
 from engine.game import Game, GameError, Outcome
 from engine.games import GAMES, make_game
 from engine.perft import perft
@@ -42,15 +43,20 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
-    """The game and the starting position the user asked for."""
+def parse_options(text: str) -> dict[str, Any]:
+    """The `--options` JSON object."""
     try:
-        options = json.loads(args.options)
+        options = json.loads(text)
     except json.JSONDecodeError as error:
         raise CommandError(f"--options is not valid JSON: {error}") from None
     if not isinstance(options, dict):
         raise CommandError("--options must be a JSON object, e.g. '{\"pits\": 6}'")
-    game = make_game(args.game, options)
+    return options
+
+
+def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
+    """The game and the starting position the user asked for."""
+    game = make_game(args.game, parse_options(args.options))
     if args.position is not None:
         return game, game.parse_position(args.position)
     if args.position_json is not None:
@@ -232,6 +238,8 @@ def parse_cells(text: str) -> list[tuple[int, int]]:
 def command_bench(args: argparse.Namespace) -> None:
     progress = sys.stderr if args.progress == "always" or sys.stderr.isatty() else None
     header: str
+    if args.svg and (args.speed or args.solve):
+        raise CommandError("--svg draws the games bench; it has no chart for --speed or --solve")
     if args.speed:
         names = split_list(args.games) if args.games else list(GAMES)
         unknown = [name for name in names if name not in GAMES]
@@ -260,13 +268,7 @@ def command_bench(args: argparse.Namespace) -> None:
 def _bench_games(
     args: argparse.Namespace, progress: TextIO | None
 ) -> tuple[list[dict[str, Any]], str]:
-    try:
-        options = json.loads(args.options)
-    except json.JSONDecodeError as error:
-        raise CommandError(f"--options is not valid JSON: {error}") from None
-    if not isinstance(options, dict):
-        raise CommandError("--options must be a JSON object")
-    game = make_game(args.game, options)
+    game = make_game(args.game, parse_options(args.options))
     algorithms = split_list(args.algorithms) if args.algorithms else list(ALGORITHMS)
     _check_names("--algorithms", algorithms, PLAYERS)
     evaluations = split_list(args.evals) if args.evals else list(game.evaluations)
@@ -297,6 +299,9 @@ def _bench_games(
     title = f"{game.describe()}, opponent {args.opponent}" + (
         "" if args.opponent == "same" else f", playing as player {args.seat}"
     )
+    if args.svg:
+        with open(args.svg, "w") as file:
+            file.write(bench_svg(game_rows, title))
     return [row.to_dict() for row in game_rows], f"{title}\n{bench.games_table(game_rows)}"
 
 
@@ -393,6 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument("--cells", metavar="LIST", help="--solve: e.g. 3x6,4x4")
     bench_parser.add_argument("--csv", metavar="PATH", help="also write the rows as CSV")
     bench_parser.add_argument("--json-file", metavar="PATH", help="also write the rows as JSON")
+    bench_parser.add_argument(
+        "--svg", metavar="PATH", help="games: also draw nodes and results by depth as an SVG chart"
+    )
     bench_parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     bench_parser.add_argument(
         "--progress",
