@@ -156,7 +156,10 @@ class Bao(Game[Position, BaoMove]):
         return list(found)
 
     def legal_moves(self, position: Position) -> list[BaoMove]:
-        return [move for move, _ in self.children(position)]
+        """In notation order (`A2L A3L A3R A3R+`), as the reference vectors list them;
+        `children` keeps the cheaper generation order for search."""
+        moves = [move for move, _ in self.children(position)]
+        return sorted(moves, key=lambda move: notation.move_text(position, move))
 
     def play(self, position: Position, move: BaoMove) -> Position:
         found = self.children(position)
