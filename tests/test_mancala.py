@@ -405,3 +405,21 @@ def test_perft_counts_a_game_ending_early_once() -> None:
     # South sows its only seed into its store: the row is empty, the game is over.
     assert perft(game, game.start(), 5) == 1
     assert list(itertools.islice((perft(game, game.start(), d) for d in range(3)), 3)) == [1, 1, 1]
+
+
+@pytest.mark.parametrize(("name", "options"), GAME_SPECS)
+def test_a_thousand_random_games_per_variant_conserve_seeds_and_end_with_a_true_result(
+    name: str, options: dict[str, object]
+) -> None:
+    game = make_game(name, options)
+    rng = random.Random(f"{name}{options}")
+    start = game.start()
+    total = sum(start[:-1])
+    for _game in range(1000):
+        position = start
+        while moves := game.legal_moves(position):
+            position = game.play(position, rng.choice(moves))
+            assert sum(position[:-1]) == total and min(position[:-1]) >= 0
+        outcome = game.outcome(position)
+        assert outcome is not None and sum(outcome.score) == total
+        assert sum(position[:-1]) == sum(outcome.score), "the end banks every seed"
