@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime
 import getpass
 import json
 import logging
@@ -74,10 +73,14 @@ def creation(args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec]) -> Crea
     return Create(id=0, game=args.new, options=options, seats=seats, clock=clock)
 
 
-def opponent_seats(args: argparse.Namespace, vs_bot: int | None) -> tuple[SeatSpec, SeatSpec]:
-    """Seat `--seat` (default 0) open for us, the other open or a server bot."""
+def opponent_seats(args: argparse.Namespace) -> tuple[SeatSpec, SeatSpec]:
+    """Seat `--seat` (default 0) open for us; the other a server bot (`--vs-bot`), a seat for
+    a bot client (`--vs-external-bot`), or open for anybody."""
     ours = args.seat if args.seat is not None else 0
-    other = SeatSpec.bot(vs_bot) if vs_bot is not None else SeatSpec.open()
+    if args.vs_bot is not None:
+        other = SeatSpec.bot(args.vs_bot)
+    else:
+        other = args.vs_external_bot or SeatSpec.open()
     return (SeatSpec.open(), other) if ours == 0 else (other, SeatSpec.open())
 
 
@@ -90,7 +93,7 @@ async def command_play(args: argparse.Namespace) -> int:
             args.server, args.name, game_id=args.join, seat=args.seat, step_seconds=args.speed
         )
     else:
-        create = creation(args, opponent_seats(args, args.vs_bot))
+        create = creation(args, opponent_seats(args))
         live = LiveGame(
             args.server, args.name, create=create, seat=args.seat or 0, step_seconds=args.speed
         )
@@ -100,13 +103,15 @@ async def command_play(args: argparse.Namespace) -> int:
 
 async def command_watch(args: argparse.Namespace) -> int:
     if args.new:
-        if len(args.bot or []) != 2:
-            raise UsageError("watch --new needs two bots: --bot DEPTH --bot DEPTH")
-        seats = (SeatSpec.bot(args.bot[0]), SeatSpec.bot(args.bot[1]))
+        if len(args.seats or []) != 2:
+            raise UsageError(
+                "watch --new needs two bots, South's first: each --bot DEPTH (a server bot) "
+                "or --vs-external-bot [DEPTH] (a bot client, e.g. ubao bot --serve)"
+            )
         live = LiveGame(
             args.server,
             args.name,
-            create=creation(args, seats),
+            create=creation(args, (args.seats[0], args.seats[1])),
             watch=True,
             step_seconds=args.speed,
         )
@@ -136,11 +141,13 @@ def away(seat: SeatInfo, summary: GameSummary) -> bool:
 
 
 def lobby_table(games: Sequence[GameSummary]) -> str:
-    """The lobby as a table: game id, game, options, status, seats, ply."""
+    """The lobby as a table: game id, game, options, status, seats, ply. A free seat is
+    `(open)`, or `(bot wanted)` when it asks for a bot client."""
     rows = [("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")]
     for summary in games:
         seats = " vs ".join(
-            (seat.name or "(open)") + (" (away)" if away(seat, summary) else "")
+            (seat.name or ("(bot wanted)" if seat.wants_bot else "(open)"))
+            + (" (away)" if away(seat, summary) else "")
             for seat in summary.seats
         )
         options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
@@ -171,7 +178,7 @@ async def command_bot(args: argparse.Namespace) -> int:
     if args.join:
         bot = BotGame(args.server, args.name, settings, game_id=args.join, seat=args.seat)
     else:
-        create = creation(args, opponent_seats(args, args.vs_bot))
+        create = creation(args, opponent_seats(args))
         try:
             pick_evaluation(make_game(create.game, create.options), args.eval)
         except ValueError as error:
@@ -191,7 +198,7 @@ async def command_bot(args: argparse.Namespace) -> int:
 
 async def command_export(args: argparse.Namespace) -> int:
     snapshot = await fetch_snapshot(args.server, args.name, args.game_id)
-    text = format_record(record_of(snapshot, datetime.date.today()))
+    text = format_record(record_of(snapshot))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -237,12 +244,30 @@ def _add_new_game(parser: argparse.ArgumentParser, bots: bool) -> None:
         "--clock", metavar="INITIAL+INC", help="with --new: a Fischer clock in seconds, e.g. 300+5"
     )
     if bots:
-        parser.add_argument(
+        opponent = parser.add_mutually_exclusive_group()
+        opponent.add_argument(
             "--vs-bot",
             type=_positive,
             metavar="DEPTH",
             help="with --new: the other seat is a server-hosted bot searching DEPTH plies",
         )
+        opponent.add_argument(
+            "--vs-external-bot",
+            help="with --new: the other seat waits for a bot client (ubao bot --serve), "
+            "wished to search DEPTH plies if given",
+            **_external_bot_options(),
+        )
+
+
+def _external_bot_options() -> dict[str, Any]:
+    """`--vs-external-bot [DEPTH]`: a seat spec that asks for a bot client, with or without a
+    wished depth."""
+    return {
+        "nargs": "?",
+        "type": _external_bot,
+        "const": SeatSpec.external_bot(),
+        "metavar": "DEPTH",
+    }
 
 
 def _add_speed(parser: argparse.ArgumentParser) -> None:
@@ -261,6 +286,14 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
     return value
+
+
+def _server_bot(text: str) -> SeatSpec:
+    return SeatSpec.bot(_positive(text))
+
+
+def _external_bot(text: str) -> SeatSpec:
+    return SeatSpec.external_bot(_positive(text))
 
 
 def _seat(text: str) -> int:
@@ -311,18 +344,27 @@ def build_parser() -> argparse.ArgumentParser:
     watch = commands.add_parser(
         "watch",
         help="watch a game, or start a bot-vs-bot game and watch it",
-        description="Watch GAME_ID, or create a game between two server bots and watch it: "
-        "ubao watch --new kalah --bot 2 --bot 6",
+        description="Watch GAME_ID, or create a game between two bots and watch it: "
+        "ubao watch --new kalah --bot 2 --bot 6 (server bots), or --bot 2 --vs-external-bot "
+        "(a server bot against a bot client that serves, ubao bot --serve)",
     )
     _add_connection(watch)
     watch.add_argument("game_id", nargs="?", metavar="GAME_ID")
-    watch.add_argument("--new", metavar="GAME", help="create a game between two server bots")
+    watch.add_argument("--new", metavar="GAME", help="create a game between two bots")
     watch.add_argument(
         "--bot",
-        type=_positive,
+        type=_server_bot,
         action="append",
+        dest="seats",
         metavar="DEPTH",
-        help="a bot's search depth; give it twice, South's first",
+        help="a seat for a server bot searching DEPTH plies; two seats in all, South's first",
+    )
+    watch.add_argument(
+        "--vs-external-bot",
+        action="append",
+        dest="seats",
+        help="a seat for a bot client (ubao bot --serve), wished to search DEPTH plies if given",
+        **_external_bot_options(),
     )
     _add_new_game(watch, bots=False)
     _add_speed(watch)
@@ -332,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         "bot",
         help="play with the local engine as a bot client",
         description="A bot that plays over the network with the local engine. --serve waits "
-        "in the lobby and joins every waiting game whose other seat is taken.",
+        "in the lobby and joins the seats that ask for a bot client (--vs-external-bot).",
     )
     _add_connection(bot)
     bot.add_argument(
@@ -356,7 +398,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument(
         "--serve",
         action="store_true",
-        help="wait in the lobby and join games that wait for an opponent",
+        help="wait in the lobby and join the seats that ask for a bot client "
+        "(their wished depth is honoured up to --depth)",
     )
     bot.add_argument("--seat", type=_seat, metavar="N", help="the seat to take (0 moves first)")
     bot.add_argument(

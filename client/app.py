@@ -44,10 +44,11 @@ from prompt_toolkit.widgets import Frame as FrameWidget
 
 from client.connection import Disconnected, ServerError
 from client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
+from client.lag import format_lag
 from client.state import Applied, GameState, describe_result
 from client.views import BoardView, Frame, Marks, sowing_frames, step_cursor
 from engine.game import Game
-from protocol import BotInfo, Event, Moved, Over, SeatEvent, Snapshot
+from protocol import BotInfo, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
 
 STYLE = Style.from_dict(
     {
@@ -102,6 +103,21 @@ def format_info(info: BotInfo) -> str:
         f"depth {info.depth}  score {score}  nodes {info.nodes}  {info.time_ms} ms\n"
         f"  pv {' '.join(info.pv)}"
     )
+
+
+def describe_seat(seat: SeatInfo) -> str:
+    """Who or what plays a seat, beyond the name: a server bot with its settings, or a seat
+    that waits for a player or a bot client."""
+    if seat.kind == "bot":
+        settings = [f"depth {seat.depth}"] if seat.depth is not None else []
+        if seat.time_ms is not None:
+            settings.append(f"{seat.time_ms} ms")
+        settings += [value for value in (seat.eval, seat.algorithm) if value is not None]
+        return "server bot" + (f" ({', '.join(settings)})" if settings else "")
+    wanted = "a bot client" if seat.wants_bot else "a player"
+    if seat.wants_bot and seat.depth is not None:
+        wanted += f" (depth {seat.depth})"
+    return f"waiting for {wanted}"
 
 
 def move_list(
@@ -273,7 +289,10 @@ class GameApp:
         if not state.started:
             return []
         now = self.clock()
-        text: StyleAndTextTuples = [("class:panel.title", "Players\n")]
+        text: StyleAndTextTuples = [
+            ("class:panel.title", "Players"),
+            ("class:label", f"  {format_lag(state.rtt_ms)}\n"),
+        ]
         for side in (1, 0):
             seat = state.seats[side]
             name = seat.name or "open seat"
@@ -285,10 +304,8 @@ class GameApp:
             if remaining is not None:
                 text.append(("class:side.name", f"  {format_clock(remaining)}"))
             text.append(("", "\n    "))
-            if seat.kind == "bot":
-                text.append(("", "server bot"))
-            elif seat.name is None:
-                text.append(("", "waiting for a player"))
+            if seat.kind == "bot" or seat.name is None:
+                text.append(("", describe_seat(seat)))
             elif seat.connected:
                 text.append(("", "connected"))
             elif side in state.away_until:

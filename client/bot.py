@@ -4,17 +4,18 @@ Each game gets its own reconnecting `Session` and its own `Searcher` (its tables
 from move to move). The search runs in a worker thread, so the connection keeps answering
 while the engine thinks. A chosen move is remembered by ply: if the connection drops while
 the move is on its way, the bot resends the same move after resuming (the server ignores a
-resend for a ply already played) instead of searching again.
+resend for a ply already played) instead of searching again. Each move carries the search's
+report (`info`), which the server passes on to everyone in the game.
 
-`serve` waits in the lobby and joins games that need an opponent: the protocol has no marker
-for "an external bot is wanted", so a bot joins the open seat of every waiting game whose other
-seat is already taken (someone is waiting for an opponent). See docs/client.md.
+`serve` waits in the lobby and joins only the seats that ask for an external bot
+(`wants_bot`), never a seat a person may be waiting to take. See docs/client.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Coroutine
@@ -32,8 +33,10 @@ from client.connection import (
 )
 from client.state import Applied, GameState
 from client.tokens import SeatToken, TokenStore
-from engine.search import Searcher, SearchResult, format_score
+from engine.search import Searcher, SearchResult
 from protocol import (
+    MAX_PV,
+    BotInfo,
     Create,
     ErrorCode,
     Event,
@@ -42,6 +45,7 @@ from protocol import (
     Move,
     Result,
     Resume,
+    mate_score,
 )
 
 log = logging.getLogger("ubao.bot")
@@ -77,19 +81,38 @@ def time_budget(state: GameState, seat: int, settings: EngineSettings, now: floa
     return min(budgets, default=None)
 
 
-def describe_search(game: Any, position: Any, result: SearchResult) -> str:
-    """The search report a bot logs with each move: depth, score, nodes, time and PV."""
+def search_info(game: Any, position: Any, result: SearchResult) -> BotInfo:
+    """The search report sent with a move, shaped as a server bot's: the score from the mover's
+    point of view in whole points, a forced result as ±(MATE_SCORE - plies) with `mate` set.
+    The pv is cut to what the protocol lets a client send."""
     pv = []
-    for move in result.pv:
+    for move in result.pv[:MAX_PV]:
         try:
             pv.append(game.format_move(position, move))
             position = game.play(position, move)
         except ValueError:
             break
+    mate = result.mate
     stats = result.stats
+    return BotInfo(
+        depth=stats.depth,
+        score=mate_score(mate) if mate is not None else round(result.score),
+        nodes=stats.generated,
+        time_ms=round(stats.seconds * 1000),
+        pv=tuple(pv),
+        mate=mate,
+    )
+
+
+def describe_search(info: BotInfo) -> str:
+    """The search report a bot logs with each move: depth, score, nodes, time and PV."""
+    if info.mate is None:
+        score = f"{info.score:+d}"
+    else:
+        score = f"win in {info.mate}" if info.mate >= 0 else f"loss in {-info.mate}"
     return (
-        f"depth {stats.depth} score {format_score(result.score)} nodes {stats.generated} "
-        f"time {stats.seconds * 1000:.0f} ms pv {' '.join(pv)}"
+        f"depth {info.depth} score {score} nodes {info.nodes} "
+        f"time {info.time_ms} ms pv {' '.join(info.pv)}"
     )
 
 
@@ -119,8 +142,8 @@ class BotGame:
         self.held: SeatToken | None = None
         self.state = GameState(game_id or "")
         self.searcher: Searcher | None = None
-        self.decided: tuple[int, str] | None = None
-        """The move chosen for a ply, kept until the server has it."""
+        self.decided: tuple[int, str, BotInfo] | None = None
+        """The move chosen for a ply, with its search report, kept until the server has it."""
         self.done = asyncio.Event()
         self.error: str | None = None
         self._thinking: asyncio.Task[None] | None = None
@@ -132,8 +155,13 @@ class BotGame:
             on_event=self._on_event,
             on_ready=self._on_ready,
             on_state=lambda text: log.info("game %s: %s", self.game_id, text),
+            on_lag=self._on_lag,
             backoff=backoff,
         )
+
+    def _on_lag(self, rtt_ms: float) -> None:
+        """The round trip, so that the time budget counts the clock as the server does."""
+        self.state.rtt_ms = rtt_ms
 
     async def run(self) -> Result | None:
         """Play until the game is over (its result) or the session fails (None, `error`)."""
@@ -253,18 +281,15 @@ class BotGame:
             if state.ply != ply or state.over:
                 return
             move = game.format_move(position, result.move)
-            self.decided = (ply, move)
-            log.info(
-                "game %s ply %d: %s (%s)",
-                self.game_id,
-                ply,
-                move,
-                describe_search(game, position, result),
-            )
-        _, move = self.decided
+            info = search_info(game, position, result)
+            self.decided = (ply, move, info)
+            log.info("game %s ply %d: %s (%s)", self.game_id, ply, move, describe_search(info))
+        _, move, info = self.decided
         try:
             await self.session.request(
-                Move(id=0, game_id=self.game_id, token=self.held.token, ply=ply, move=move)
+                Move(
+                    id=0, game_id=self.game_id, token=self.held.token, ply=ply, move=move, info=info
+                )
             )
         except ServerError as error:
             if error.code != ErrorCode.STALE_PLY:
@@ -278,18 +303,22 @@ class BotGame:
             )
 
 
-def wants_bot(summary: GameSummary) -> int | None:
-    """The seat a serving bot should take in this lobby entry, or None.
-
-    A waiting game with one open, unjoined seat and the other seat taken (by a person or a
-    server bot) is waiting for an opponent.
-    """
+def bot_seat(summary: GameSummary) -> int | None:
+    """The seat a serving bot should take in this lobby entry: a free seat of a waiting game
+    that asks for an external bot. Plain open seats are left to people."""
     if summary.status != "waiting":
         return None
-    free = [i for i, seat in enumerate(summary.seats) if seat.kind == "open" and seat.name is None]
-    if len(free) != 1:
-        return None
-    return free[0]
+    wanted = (i for i, seat in enumerate(summary.seats) if seat.wants_bot and seat.name is None)
+    return next(wanted, None)
+
+
+def settings_for(summary: GameSummary, seat: int, settings: EngineSettings) -> EngineSettings:
+    """The serving bot's settings for a seat: the depth the seat wishes for, if it names one,
+    but never deeper than the bot's own `depth`."""
+    wished = summary.seats[seat].depth
+    if wished is None or wished >= settings.depth:
+        return settings
+    return dataclasses.replace(settings, depth=wished)
 
 
 async def serve(
@@ -315,18 +344,23 @@ async def serve(
                     await lobby.connected.wait()
                     games = (await lobby.request(ListGames(id=0))).games or ()
                     for summary in games:
-                        seat = wants_bot(summary)
+                        seat = bot_seat(summary)
                         if seat is None or summary.game_id in playing:
                             continue
                         if len(playing) >= max_games:
                             break
+                        chosen = settings_for(summary, seat, settings)
                         log.info(
-                            "joining game %s (%s) as seat %d", summary.game_id, summary.game, seat
+                            "joining game %s (%s) as seat %d, %s",
+                            summary.game_id,
+                            summary.game,
+                            seat,
+                            chosen.describe(),
                         )
                         bot = BotGame(
                             url,
                             name,
-                            settings,
+                            chosen,
                             game_id=summary.game_id,
                             seat=seat,
                             tokens=tokens,

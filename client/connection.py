@@ -4,7 +4,9 @@
 watches its game again, with the last version it saw), then passes every game event to
 `on_event` until the connection drops; then it waits (exponential backoff with jitter) and
 starts over. Commands go through `request`, which assigns the id and waits for the `ok` or
-`error` with that id. Every frame is built and read by `protocol/`: nothing here knows msgpack.
+`error` with that id. While connected, it pings the server every few seconds (app-level `ping`)
+to measure the round trip, which screens show and use to correct their clocks. Every frame is
+built and read by `protocol/`: nothing here knows msgpack.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +24,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from client.lag import Lag
 from client.tokens import SeatToken, TokenStore
 from protocol import (
     PROTOCOL_VERSION,
@@ -32,6 +36,7 @@ from protocol import (
     Hello,
     Join,
     Ok,
+    Ping,
     ProtocolError,
     Resume,
     Role,
@@ -89,9 +94,18 @@ CONNECT_OPTIONS: dict[str, Any] = {"max_size": 1 << 22, "compression": None, "op
 """Snapshots of long games are the largest frames a client receives; no compression, as the
 server has none."""
 
+PING_SECONDS = 5.0
+"""Between two app-level pings while connected."""
+
 EventHandler = Callable[[Event], None]
 StateHandler = Callable[[str], None]
 ReadyHandler = Callable[[], Awaitable[None]]
+LagHandler = Callable[[float], None]
+"""Called with the smoothed round-trip time in milliseconds after every ping."""
+
+
+def monotonic_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
 
 
 class Session:
@@ -106,7 +120,9 @@ class Session:
         on_event: EventHandler,
         on_ready: ReadyHandler | None = None,
         on_state: StateHandler | None = None,
+        on_lag: LagHandler | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
+        ping_seconds: float = PING_SECONDS,
     ) -> None:
         self.url = url
         self.name = name
@@ -114,7 +130,11 @@ class Session:
         self.on_event = on_event
         self.on_ready = on_ready
         self.on_state = on_state or (lambda text: None)
+        self.on_lag = on_lag or (lambda rtt_ms: None)
         self.backoff = backoff
+        self.ping_seconds = ping_seconds
+        self.lag = Lag()
+        """The round trip to the server, from the pings."""
         self.connected = asyncio.Event()
         """Set while a connection is open and `hello` (and `on_ready`) succeeded."""
         self.reconnects = 0
@@ -166,16 +186,29 @@ class Session:
         """Say hello, let the owner resume, then read until the connection ends."""
         self._ws = ws
         reader = asyncio.create_task(self._read(ws))
+        pinger: asyncio.Task[None] | None = None
         try:
             await self.request(Hello(id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role))
             if self.on_ready is not None:
                 await self.on_ready()
             self.connected.set()
             self.on_state("connected")
+            pinger = asyncio.create_task(self._ping())
             await reader
         finally:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
+            for task in (reader, pinger):
+                if task is not None:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+
+    async def _ping(self) -> None:
+        """Measure the round trip now and every `ping_seconds`, until the connection ends."""
+        with contextlib.suppress(Disconnected, ServerError):
+            while True:
+                ok = await self.request(Ping(id=0, t=monotonic_ms()))
+                if ok.t is not None:
+                    self.on_lag(self.lag.observe(ok.t, monotonic_ms()))
+                await asyncio.sleep(self.ping_seconds)
 
     async def _read(self, ws: ClientConnection) -> None:
         """Route every frame: replies to their waiting command, events to the owner."""

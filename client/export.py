@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,9 +10,10 @@ from client.record import Record, options_tag, result_token
 from client.views import BoardView, view_of
 from engine.game import Game, GameError
 from engine.games import make_game
-from protocol import Snapshot
+from protocol import SeatInfo, Snapshot
 
-_DEPTH = re.compile(r"depth (\d+)")
+UNKNOWN_DATE = "????.??.??"
+"""PGN's date of a game whose date is unknown (a server that does not send `created`)."""
 
 
 def side_tags(game_name: str) -> tuple[str, str]:
@@ -21,24 +21,39 @@ def side_tags(game_name: str) -> tuple[str, str]:
     return ("Black", "White") if game_name == "othello" else ("South", "North")
 
 
-def record_of(snapshot: Snapshot, date: datetime.date) -> Record:
-    """The record of the game in `snapshot`, finished or running, exported on `date`.
+def date_tag(created_ms: int | None) -> str:
+    """The `Date` tag: the UTC day the game was created on."""
+    if created_ms is None:
+        return UNKNOWN_DATE
+    created = datetime.datetime.fromtimestamp(created_ms / 1000, datetime.UTC)
+    return created.strftime("%Y.%m.%d")
 
-    A bot seat's depth is read from its name (the server calls its bots "... (depth N)"):
-    the protocol's seat information has no depth field.
-    """
+
+def bot_tags(side: str, seat: SeatInfo) -> dict[str, str]:
+    """A server bot's settings as the seat info gives them: `SouthDepth`, `SouthTimeMs`, ..."""
+    if seat.kind != "bot":
+        return {}
+    settings = {
+        "Depth": seat.depth,
+        "TimeMs": seat.time_ms,
+        "Eval": seat.eval,
+        "Algorithm": seat.algorithm,
+    }
+    return {f"{side}{name}": str(value) for name, value in settings.items() if value is not None}
+
+
+def record_of(snapshot: Snapshot) -> Record:
+    """The record of the game in `snapshot`, finished or running, dated the day it was created."""
     tags = {
         "Game": snapshot.game,
         "Options": options_tag(snapshot.options),
         "GameId": snapshot.game_id,
-        "Date": date.strftime("%Y.%m.%d"),
+        "Date": date_tag(snapshot.created),
     }
     for side, seat in zip(side_tags(snapshot.game), snapshot.seats, strict=True):
         tags[side] = seat.name or "?"
         tags[f"{side}Kind"] = seat.kind
-        depth = _DEPTH.search(seat.name or "") if seat.kind == "bot" else None
-        if depth:
-            tags[f"{side}Depth"] = depth[1]
+        tags.update(bot_tags(side, seat))
     if snapshot.clock is not None:
         tags["Clock"] = f"{snapshot.clock.initial_ms}+{snapshot.clock.increment_ms}"
     result = snapshot.result

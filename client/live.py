@@ -74,6 +74,7 @@ class LiveGame:
             on_event=self._on_event,
             on_ready=self._on_ready,
             on_state=self._on_state,
+            on_lag=self._on_lag,
             backoff=backoff,
         )
         self._resyncing = False
@@ -142,6 +143,10 @@ class LiveGame:
 
     def _on_state(self, text: str) -> None:
         self.app.connection = text
+        self.app.invalidate()
+
+    def _on_lag(self, rtt_ms: float) -> None:
+        self.state.rtt_ms = rtt_ms
         self.app.invalidate()
 
     def _resync(self) -> None:

@@ -2,8 +2,11 @@
 
     [Game "kalah"]
     [Options "{\\"pits\\":4,\\"seeds\\":3}"]
+    [Date "2024.05.01"]
     [South "alice"]
-    [North "bot depth 3"]
+    [North "ubao-engine (depth 3)"]
+    [NorthKind "bot"]
+    [NorthDepth "3"]
     [Result "1-0"]
 
     1. 3 2 2. 4 1 1-0
@@ -13,7 +16,9 @@ Move numbers count pairs of plies, as in de Voogt's Bao records (`1. A7L a5R 2. 
 mancala games an extra turn is simply a ply of its own, so a number may start with either side's
 move. The numbers are checked on reading but carry no information: the moves alone, replayed
 from the start position, give the game. Tags are kept in their order; values are strings with
-`\\` and `"` escaped by a backslash, as in PGN.
+`\\` and `"` escaped by a backslash, as in PGN. Which tags a record has is up to its writer
+(`client/export.py`: the date the game was created, the server bots' settings from their seat
+info, ...); this module only reads and writes them.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ caller can ask for what it missed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -62,7 +63,10 @@ class GameState:
     seats: list[SeatInfo] = field(default_factory=list)
     clocks: Clocks | None = None
     clocks_at: float = 0.0
-    """Monotonic time at which `clocks` arrived; the running clock counts down from there."""
+    """Monotonic time at which `clocks` were made, as far as the client can tell: when they
+    arrived, less half the round trip; the running clock counts down from there."""
+    rtt_ms: float | None = None
+    """The round trip to the server (from the session's pings), once measured."""
     result: Result | None = None
     last: LastMove | None = None
     info: dict[int, BotInfo] = field(default_factory=dict)
@@ -123,7 +127,9 @@ class GameState:
 
     def _set_clocks(self, clocks: Clocks | None, now: float) -> None:
         if clocks is not None:
-            self.clocks, self.clocks_at = clocks, now
+            # The event was on its way for about half a round trip: the running clock ran on.
+            transit = (self.rtt_ms or 0.0) / 2000
+            self.clocks, self.clocks_at = clocks, now - transit
 
     def _snapshot(self, event: Snapshot, now: float) -> None:
         game = make_game(event.game, event.options)
@@ -174,7 +180,10 @@ class GameState:
         self.status, self.result, self.legal = "over", result, ()
 
     def _seat(self, event: SeatEvent, now: float) -> None:
-        self.seats[event.seat] = SeatInfo(self.seats[event.seat].kind, event.name, event.connected)
+        # The seat's kind and bot settings stay: only who sits there and presence change.
+        self.seats[event.seat] = dataclasses.replace(
+            self.seats[event.seat], name=event.name, connected=event.connected
+        )
         if event.connected or event.grace_ms is None:
             self.away_until.pop(event.seat, None)
         else:

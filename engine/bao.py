@@ -166,7 +166,7 @@ class Bao(Game[Position, BaoMove]):
         for legal, child in found:
             if legal == move:
                 return child
-        listed = " ".join(self.format_move(position, m) for m, _ in found)
+        listed = " ".join(self.format_move(position, m) for m in self.legal_moves(position))
         raise IllegalMoveError(
             f"{move!r} is not legal here; legal moves: {listed or 'none, the game is over'}"
         )

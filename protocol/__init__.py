@@ -15,6 +15,8 @@ from protocol.errors import AppCloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     COMMAND_TYPES,
     GAME_NAMES,
+    MATE_SCORE,
+    MAX_PV,
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
     BotInfo,
@@ -47,11 +49,14 @@ from protocol.messages import (
     Snapshot,
     Status,
     Watch,
+    mate_score,
 )
 
 __all__ = [
     "COMMAND_TYPES",
     "GAME_NAMES",
+    "MATE_SCORE",
+    "MAX_PV",
     "PROTOCOL_VERSION",
     "SERVER_MESSAGE_TYPES",
     "AppCloseCode",
@@ -91,5 +96,6 @@ __all__ = [
     "decode_command",
     "decode_server_message",
     "encode",
+    "mate_score",
     "to_wire",
 ]

@@ -19,6 +19,7 @@ from protocol.errors import ProtocolError
 from protocol.messages import (
     COMMAND_TYPES,
     GAME_NAMES,
+    MAX_PV,
     SERVER_MESSAGE_TYPES,
     BotInfo,
     Clocks,
@@ -211,10 +212,16 @@ class _Record:
 
 def _seat_spec(value: Any, path: str) -> SeatSpec:
     spec: SeatSpec = _SEAT_SPEC(value, path)
-    if spec.kind == "bot" and spec.depth is None:
-        _fail(f"{path}.depth is required for a bot seat")
-    if spec.kind == "open" and spec != SeatSpec.open():
-        _fail(f"{path}: depth, time_ms, eval and algorithm are only for bot seats")
+    if spec.kind == "bot":
+        if spec.depth is None:
+            _fail(f"{path}.depth is required for a bot seat")
+        if spec.wants_bot:
+            _fail(f"{path}: wants_bot is only for open seats")
+    elif spec not in (SeatSpec.open(), SeatSpec.external_bot(spec.depth)):
+        _fail(
+            f"{path}: time_ms, eval and algorithm are only for bot seats, "
+            "and depth only for them and open seats that want a bot"
+        )
     return spec
 
 
@@ -236,6 +243,7 @@ _SEAT_SPEC = _Record(
         "time_ms": _nullable(_int(1, MAX_BOT_TIME_MS)),
         "eval": _nullable(_text(MAX_NAME)),
         "algorithm": _nullable(_text(MAX_NAME)),
+        "wants_bot": _nullable(_bool),
     },
 )
 _CLOCK_SPEC = _Record(
@@ -244,7 +252,16 @@ _CLOCK_SPEC = _Record(
 )
 _SEAT_INFO = _Record(
     SeatInfo,
-    {"kind": _choice(get_args(SeatKind)), "name": _nullable(_name), "connected": _bool},
+    {
+        "kind": _choice(get_args(SeatKind)),
+        "name": _nullable(_name),
+        "connected": _bool,
+        "wants_bot": _nullable(_bool),
+        "depth": _nullable(_count),
+        "time_ms": _nullable(_ms),
+        "eval": _nullable(_name),
+        "algorithm": _nullable(_name),
+    },
 )
 _SEAT_INFOS = _list(_SEAT_INFO, length=2)
 _CLOCKS = _Record(
@@ -259,17 +276,25 @@ _RESULT = _Record(
     Result,
     {"winner": _nullable(_seat), "reason": _text(MAX_NAME), "score": _nullable(_pair)},
 )
-_BOT_INFO = _Record(
-    BotInfo,
-    {
-        "depth": _count,
-        "score": _int(),
-        "nodes": _count,
-        "time_ms": _ms,
-        "pv": _list(_move),
-        "mate": _nullable(_int()),
-    },
-)
+
+
+def _bot_info(max_pv: int) -> _Record:
+    return _Record(
+        BotInfo,
+        {
+            "depth": _count,
+            "score": _int(),
+            "nodes": _count,
+            "time_ms": _ms,
+            "pv": _list(_move, max_len=max_pv),
+            "mate": _nullable(_int()),
+        },
+    )
+
+
+_BOT_INFO = _bot_info(MAX_LIST)
+_CLIENT_BOT_INFO = _bot_info(MAX_PV)
+"""What a client may say of its search: the server passes it on, so its pv is held shorter."""
 _GAME_SUMMARY = _Record(
     GameSummary,
     {
@@ -280,6 +305,7 @@ _GAME_SUMMARY = _Record(
         "ply": _count,
         "seats": _SEAT_INFOS,
         "clock": _nullable(_CLOCK_SPEC),
+        "created": _nullable(_count),
     },
 )
 _LEGAL = _nullable(_list(_move))
@@ -303,6 +329,7 @@ _SCHEMAS: dict[type[Any], dict[str, Check]] = {
         "token": _text(MAX_TOKEN),
         "ply": _count,
         "move": _move,
+        "info": _nullable(_CLIENT_BOT_INFO),
     },
     Resign: {"id": _id, "game_id": _game_id, "token": _text(MAX_TOKEN)},
     Ping: {"id": _id, "t": _int()},
@@ -333,6 +360,7 @@ _SCHEMAS: dict[type[Any], dict[str, Check]] = {
         "clocks": _nullable(_CLOCKS),
         "result": _nullable(_RESULT),
         "clock": _nullable(_CLOCK_SPEC),
+        "created": _nullable(_count),
     },
     Moved: {
         "game_id": _game_id,
@@ -421,9 +449,9 @@ def _wire(value: Any) -> Any:
             out["type"] = kind
         for f in dataclasses.fields(value):
             item = getattr(value, f.name)
-            # Optional fields (default None) are left out while unset; required ones are sent
-            # even when nil (an error's id, a draw's winner).
-            if item is None and f.default is None:
+            # Optional fields (default None) are left out while unset, flags (default False)
+            # while false; required ones are sent even when nil (an error's id, a draw's winner).
+            if item is f.default and (item is None or item is False):
                 continue
             out[f.name] = _wire(item)
         return out

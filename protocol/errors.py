@@ -38,6 +38,8 @@ class ErrorCode(StrEnum):
     """The connection sent more messages than its budget; the server closes it next."""
     SERVER_BUSY = "server_busy"
     """A server-wide limit (games, bot seats) is reached; try again later."""
+    STORAGE_ERROR = "storage_error"
+    """The server could not store the change, so it made none; the command may be sent again."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the command may not have taken effect."""
 

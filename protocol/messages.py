@@ -2,7 +2,8 @@
 
 Field names are the wire's field names. Sequences are tuples so that messages are plain,
 comparable values; `options` maps stay dicts. A field whose default is None is optional on the
-wire: `encode` leaves it out while it is None and `decode` fills in None when it is absent.
+wire: `encode` leaves it out while it is None and `decode` fills in None when it is absent. A
+flag whose default is False is likewise sent only when true, so that older peers see nothing new.
 """
 
 from __future__ import annotations
@@ -20,6 +21,18 @@ Role = Literal["human", "bot", "spectator"]
 Status = Literal["waiting", "playing", "over"]
 SeatKind = Literal["open", "bot"]
 
+MATE_SCORE = 1_000_000
+"""A forced result is scored ±(MATE_SCORE - plies) in `BotInfo.score` (with `mate` set to the
+plies), so that scores still order: a faster win scores higher."""
+
+MAX_PV = 128
+"""Most moves of a principal variation a client may send with its `move`."""
+
+
+def mate_score(plies: int) -> int:
+    """The `BotInfo.score` of a forced result `plies` away (negative plies: a forced loss)."""
+    return MATE_SCORE - plies if plies > 0 else -(MATE_SCORE + plies)
+
 
 # -- values nested in messages -----------------------------------------------------------------
 
@@ -34,21 +47,31 @@ class ClockSpec:
 
 @dataclass(frozen=True, slots=True)
 class SeatSpec:
-    """Who sits in a seat of a new game: an open seat, or a bot hosted by the server."""
+    """Who sits in a seat of a new game: an open seat (which may ask for an external bot), or a
+    bot hosted by the server."""
 
     kind: SeatKind
     depth: int | None = None
-    """Search depth in plies (bot seats only, required there)."""
+    """Search depth in plies: required for bot seats; for an open seat that wants a bot, the
+    depth wished for (optional)."""
     time_ms: int | None = None
     """Thinking time per move (bot seats only)."""
     eval: str | None = None
     """Name of the game's static evaluation (bot seats only; default: the game's first)."""
     algorithm: str | None = None
     """`minimax`, `alphabeta` or `negamax` (bot seats only; default: the engine's)."""
+    wants_bot: bool = False
+    """Extension, open seats only: an external bot client is wanted here (`ubao bot --serve`
+    joins only such seats), so that bots do not take the seats people wait for."""
 
     @classmethod
     def open(cls) -> SeatSpec:
         return cls("open")
+
+    @classmethod
+    def external_bot(cls, depth: int | None = None) -> SeatSpec:
+        """An open seat for an external bot client, optionally wishing for a search depth."""
+        return cls("open", depth, wants_bot=True)
 
     @classmethod
     def bot(
@@ -64,12 +87,23 @@ class SeatSpec:
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
-    """A seat as others see it: its kind, the name of whoever sits there, and presence."""
+    """A seat as others see it: its kind, the name of whoever sits there, and presence; and,
+    as extensions, what its seat spec says of bots, so that nobody parses names for it."""
 
     kind: SeatKind
     name: str | None
     """None while an open seat has not been joined."""
     connected: bool
+    wants_bot: bool = False
+    """Extension: an open seat that asks for an external bot client."""
+    depth: int | None = None
+    """Extension: a server bot's search depth, or the depth an open seat wishes for its bot."""
+    time_ms: int | None = None
+    """Extension: a server bot's thinking time per move, when set."""
+    eval: str | None = None
+    """Extension: a server bot's evaluation, when set (else the game's first)."""
+    algorithm: str | None = None
+    """Extension: a server bot's search algorithm, when set."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +118,8 @@ class GameSummary:
     seats: tuple[SeatInfo, ...]
     clock: ClockSpec | None = None
     """Extension: the game's time control, if it has one."""
+    created: int | None = None
+    """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +148,8 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class BotInfo:
-    """What a server-hosted bot reported about the search that chose its move."""
+    """What a bot reported about the search that chose its move: a server-hosted bot's engine,
+    or a bot client in its `move`."""
 
     depth: int
     score: int
@@ -189,6 +226,9 @@ class Move:
     ply: int
     """The ply this move is for (0-based): a resend for a ply already played changes nothing."""
     move: str
+    info: BotInfo | None = None
+    """Extension: a bot client's report of the search that chose the move; the server passes
+    it on in the `moved` event."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +302,8 @@ class Snapshot:
     result: Result | None = None
     clock: ClockSpec | None = None
     """Extension: the game's time control."""
+    created: int | None = None
+    """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +321,7 @@ class Moved:
     """Only in the copy sent to the seat to move, and only while the game goes on."""
     clocks: Clocks | None = None
     info: BotInfo | None = None
-    """For moves of server-hosted bots."""
+    """For moves of server-hosted bots, and of bot clients that sent their search report."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,14 @@ to close, bot turns to think about. The core never awaits, sleeps or reads a clo
 the injected `now`, so tests drive it by hand.
 
 Every change goes through `_commit`: persist, then reply, then broadcast. So an accepted move is
-durable before anybody hears of it, and the mover's `ok` precedes its `moved` event.
+durable before anybody hears of it, and the mover's `ok` precedes its `moved` event. A change the
+store cannot keep is rolled back in memory too and answered with `storage_error`: what clients
+were told, what the server holds and what the disk holds never disagree.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections import Counter, deque
@@ -48,13 +51,16 @@ from protocol import (
     decode_command,
 )
 from server.clock import MessageBudget, Now, monotonic_ms, wall_ms
-from server.room import Bounds, Rejected, Room, hash_token
-from server.store import Store, StoredGame
+from server.room import Bounds, Checkpoint, Rejected, Room, hash_token
+from server.store import Store, StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
 POLICY_VIOLATION = 1008
 """The WebSocket close code for a connection over its limits (RFC 6455)."""
+STORE_RETRY_MS = 1_000
+"""After a failed write, how long timers and bot turns wait before the store is tried again
+(a broken disk must not make the server spin)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +161,8 @@ class Core:
         self._finished: deque[str] = deque()
         self._bot_plies: dict[str, int] = {}
         """The ply each game's pending bot turn was issued for, so each is issued once."""
+        self._retry_at: int | None = None
+        """After a failed write: when to try the store again (timers, bot turns)."""
         self._next_conn = 0
         self._out: list[Output] = []
 
@@ -234,22 +242,37 @@ class Core:
                 room.watchers.discard(conn.id)
         if self.closing:
             return  # a restart is not a player leaving: seats stay as they were
+        now, grace_ms = self.now(), self.limits.grace_ms
         for game_id, seat in sorted(conn.seats):
             room = self.rooms.get(game_id)
             if room is not None and room.seats[seat].holder == conn.id:
-                self._commit(room, room.drop(seat, self.now(), self.limits.grace_ms))
+                before = room.checkpoint()
+                try:
+                    self._commit(room, before, room.drop(seat, now, grace_ms))
+                except Rejected:
+                    # The drop could not be stored or told; the seat is still held in memory.
+                    room.release(seat, now, grace_ms)
 
     def next_deadline(self) -> int | None:
-        """When `tick` next has work (a flag fall, a grace period's end), if ever."""
+        """When `tick` next has work (a flag fall, a grace period's end, a retry), if ever."""
+        if self._retry_at is not None:
+            return self._retry_at
         deadlines = (room.deadline() for room in self.rooms.values() if room.status != "over")
         return min((d for d in deadlines if d is not None), default=None)
 
     def tick(self) -> None:
         now = self.now()
+        if self._retry_at is not None:
+            if now < self._retry_at:
+                return
+            self._retry_at = None
+            for room in list(self.rooms.values()):
+                self._follow_up(room)  # bot turns whose move could not be stored
         for room in list(self.rooms.values()):
             deadline = room.deadline()
             if deadline is not None and deadline <= now:
-                self._expire(room)
+                with contextlib.suppress(Rejected):  # not stored: tried again after a pause
+                    self._expire(room)
 
     def bot_moved(self, turn: BotTurn, move: str, info: BotInfo | None) -> bool:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
@@ -257,15 +280,17 @@ class Core:
         room = self.rooms.get(turn.game_id)
         if self.closing or room is None or not self._turn_current(room, turn):
             return True  # after a restart the bot is asked again
-        self._expire(room)
-        if room.status != "playing":
-            return True
         try:
-            events = room.play(turn.seat, turn.ply, move, self.now(), info)
+            self._expire(room)
+            if room.status == "playing":
+                before = room.checkpoint()
+                self._commit(room, before, room.play(turn.seat, turn.ply, move, self.now(), info))
         except Rejected as exc:
-            log.warning("bot in game %s seat %d: %s", turn.game_id, turn.seat, exc.message)
-            return False
-        self._commit(room, events)
+            if exc.code != ErrorCode.STORAGE_ERROR:
+                log.warning("bot in game %s seat %d: %s", turn.game_id, turn.seat, exc.message)
+                return False
+            # Not stored, so not played: the bot is asked again once the store may work.
+            self._bot_plies.pop(turn.game_id, None)
         return True
 
     def bot_failed(self, turn: BotTurn, why: str) -> None:
@@ -274,7 +299,11 @@ class Core:
         if self.closing or room is None or not self._turn_current(room, turn):
             return
         log.error("bot in game %s seat %d failed: %s", turn.game_id, turn.seat, why)
-        self._commit(room, room.forfeit(turn.seat, "engine_failure", self.now()))
+        before = room.checkpoint()
+        try:
+            self._commit(room, before, room.forfeit(turn.seat, "engine_failure", self.now()))
+        except Rejected:
+            self._bot_plies.pop(turn.game_id, None)  # the bot gets another chance
 
     def shutdown(self) -> None:
         """Freeze the clocks and persist every game; later disconnects change no seat."""
@@ -283,7 +312,10 @@ class Core:
         for room in self.rooms.values():
             if room.status != "over":
                 room.pause(now)
-                self.store.save(room, [], now)
+                try:
+                    self.store.save(room, [], now)
+                except StoreError as exc:
+                    log.error("%s: its clocks restart from its last saved state", exc)
         if self.rejected:
             log.info("rejected messages: %s", dict(self.rejected))
 
@@ -312,12 +344,15 @@ class Core:
         elif isinstance(command, Move):
             room = self._room(command.game_id)
             seat = self._held_seat(conn, room, command.token)
-            events = room.play(seat, command.ply, command.move, self.now())
-            self._commit(room, events, reply=(conn, Ok(id=command.id)))
+            before = room.checkpoint()
+            events = room.play(seat, command.ply, command.move, self.now(), command.info)
+            self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Resign):
             room = self._room(command.game_id)
             seat = self._held_seat(conn, room, command.token)
-            self._commit(room, room.resign(seat, self.now()), reply=(conn, Ok(id=command.id)))
+            before = room.checkpoint()
+            events = room.resign(seat, self.now())
+            self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
@@ -363,20 +398,27 @@ class Core:
             create.seats,
             create.clock,
             self.limits.bounds,
+            created=self.wall(),
         )
+        before = room.checkpoint()
+        events = room.start_if_full(self.now())
+        self._persist(room, before, events)
         self.rooms[game_id] = room
         log.info("game %s created by connection %d: %s", game_id, conn.id, game.describe())
-        events = room.start_if_full(self.now())
-        self._commit(room, events, reply=(conn, Ok(id=create.id, game_id=game_id)))
+        self._publish(room, events, reply=(conn, Ok(id=create.id, game_id=game_id)))
 
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
         token = secrets.token_urlsafe(24)
-        seat, events = room.join(join.seat, conn.name, hash_token(token), conn.id, self.now())
+        before = room.checkpoint()
+        seat, events = room.join(
+            join.seat, conn.name, hash_token(token), conn.id, self.now(), is_bot=conn.role == "bot"
+        )
+        self._persist(room, before, events)
         conn.seats.add((room.game_id, seat))
         log.info("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
         ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
-        self._commit(room, events, reply=(conn, ok), exclude=conn.id)
+        self._publish(room, events, reply=(conn, ok), exclude=conn.id)
         self._subscribe(conn, room, None)
 
     def _resume(self, conn: Connection, resume: Resume) -> None:
@@ -384,12 +426,14 @@ class Core:
         seat = room.seat_of(resume.token)
         if seat is None:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
+        before = room.checkpoint()
         previous, events = room.attach(seat, conn.id, self.now())
+        self._persist(room, before, events)
         if previous is not None and previous != conn.id:
             self._take_over(previous, room, seat)
         conn.seats.add((room.game_id, seat))
         log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
-        self._commit(room, events, reply=(conn, Ok(id=resume.id)), exclude=conn.id)
+        self._publish(room, events, reply=(conn, Ok(id=resume.id)), exclude=conn.id)
         self._subscribe(conn, room, resume.since_v)
 
     def _watch(self, conn: Connection, watch: Watch) -> None:
@@ -440,9 +484,10 @@ class Core:
         return (room.game_id, room.to_move) in conn.seats
 
     def _expire(self, room: Room) -> None:
+        before = room.checkpoint()
         events = room.expire(self.now())
         if events:
-            self._commit(room, events)
+            self._commit(room, before, events)
 
     def _turn_current(self, room: Room, turn: BotTurn) -> bool:
         return room.bot_to_move() and room.ply == turn.ply and room.to_move == turn.seat
@@ -450,13 +495,39 @@ class Core:
     def _commit(
         self,
         room: Room,
+        before: Checkpoint,
         events: Sequence[Event],
         *,
         reply: tuple[Connection, Reply] | None = None,
         exclude: int | None = None,
     ) -> None:
-        """Persist, then reply, then broadcast, then start whatever comes next."""
-        self.store.save(room, events, self.now())
+        """Persist the change made since `before`, then publish it."""
+        self._persist(room, before, events)
+        self._publish(room, events, reply=reply, exclude=exclude)
+
+    def _persist(self, room: Room, before: Checkpoint, events: Sequence[Event]) -> None:
+        """Store the room as changed since `before`; if that fails, undo the change in memory
+        too, so that nothing changed anywhere, and refuse the command with `storage_error`."""
+        try:
+            self.store.save(room, events, self.now())
+        except Exception as exc:
+            room.rollback(before)
+            if not isinstance(exc, StoreError):
+                raise
+            self._retry_at = self.now() + STORE_RETRY_MS
+            log.error("%s; the change was undone", exc)
+            message = "the server could not store this change, so nothing changed; try again"
+            raise Rejected(ErrorCode.STORAGE_ERROR, message) from None
+
+    def _publish(
+        self,
+        room: Room,
+        events: Sequence[Event],
+        *,
+        reply: tuple[Connection, Reply] | None = None,
+        exclude: int | None = None,
+    ) -> None:
+        """Reply, then broadcast, then start whatever comes next."""
         if reply is not None:
             self._send(*reply)
         recipients = [conn for conn in room.watchers if conn != exclude]
@@ -522,6 +593,7 @@ class Core:
             [spec for spec, _, _ in stored.seats],
             stored.clock,
             self.limits.bounds,
+            created=stored.created,
         )
         for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
             seat.name, seat.token_hash = name, token_hash

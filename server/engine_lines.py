@@ -9,11 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from protocol import BotInfo, Clocks, SeatSpec
-
-MATE_SCORE = 1_000_000
-"""`score mate K` is reported on the wire as ±(MATE_SCORE - |K|), with `mate` set to K, so that
-scores still order: a faster win scores higher."""
+from protocol import BotInfo, Clocks, SeatSpec, mate_score
 
 
 def position_command(game: str, options: dict[str, Any], moves: Sequence[str]) -> str:
@@ -72,7 +68,7 @@ def parse_info(line: str) -> BotInfo | None:
         return None
     score = values.get("score", 0)
     if mate is not None:
-        score = MATE_SCORE - abs(mate) if mate > 0 else -(MATE_SCORE - abs(mate))
+        score = mate_score(mate)
     return BotInfo(
         depth=values["depth"],
         score=score,

@@ -2,7 +2,8 @@
 
 A room only changes through its methods, each of which returns the events it made (already
 numbered and appended to the log); the core persists and fans them out. Commands that are not
-allowed raise `Rejected` before anything changes.
+allowed raise `Rejected` before anything changes. A change the store could not keep is undone
+with `rollback` to the `checkpoint` taken before it, so memory never runs ahead of the disk.
 """
 
 from __future__ import annotations
@@ -86,7 +87,34 @@ class Seat:
         return self.is_bot or self.holder is not None
 
     def info(self) -> SeatInfo:
-        return SeatInfo(kind=self.spec.kind, name=self.name, connected=self.connected)
+        spec = self.spec
+        return SeatInfo(
+            kind=spec.kind,
+            name=self.name,
+            connected=self.connected,
+            wants_bot=spec.wants_bot,
+            depth=spec.depth,
+            time_ms=spec.time_ms,
+            eval=spec.eval,
+            algorithm=spec.algorithm,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A room's state before a change: everything a change may touch, so that it can be undone.
+    Its mutable parts become the room's again on `rollback`, so it serves once."""
+
+    position: Any
+    plies: int
+    """The length of the history (and of the movers); changes only append to them."""
+    seen: Counter[Hashable]
+    status: Status
+    result: Result | None
+    v: int
+    legal_v: int | None
+    clock: GameClock | None
+    seats: tuple[Seat, ...]
 
 
 class Room:
@@ -101,6 +129,7 @@ class Room:
         seats: Sequence[SeatSpec],
         clock: ClockSpec | None,
         bounds: Bounds,
+        created: int,
     ) -> None:
         self.game_id = game_id
         self.game_name = game_name
@@ -110,6 +139,8 @@ class Room:
         self.seats = [Seat(spec, bot_name(spec) if spec.kind == "bot" else None) for spec in seats]
         self.clock_spec = clock
         self.bounds = bounds
+        self.created = created
+        """Wall-clock milliseconds since the epoch when the game was created."""
         self.position: Any = game.start()
         self.history: list[str] = []
         self.movers: list[int] = []
@@ -182,6 +213,7 @@ class Room:
             clocks=self.clocks(now),
             result=self.result,
             clock=self.clock_spec,
+            created=self.created,
         )
 
     def summary(self) -> GameSummary:
@@ -193,6 +225,7 @@ class Room:
             ply=self.ply,
             seats=tuple(seat.info() for seat in self.seats),
             clock=self.clock_spec,
+            created=self.created,
         )
 
     def with_legal(self, event: Event) -> Event:
@@ -218,15 +251,24 @@ class Room:
         return [self._finish(ended, now)] if ended else []
 
     def join(
-        self, seat: int | None, name: str, token_hash: str, conn: int, now: int
+        self,
+        seat: int | None,
+        name: str,
+        token_hash: str,
+        conn: int,
+        now: int,
+        *,
+        is_bot: bool = False,
     ) -> tuple[int, list[Event]]:
+        """Seat a player; with `seat` None, the first free seat that suits them: one that wants
+        a bot for a bot client, another for a person, else any."""
         if self.status == "over":
             raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
         if seat is None:
             free = [index for index, s in enumerate(self.seats) if s.free]
             if not free:
                 raise Rejected(ErrorCode.SEAT_TAKEN, f"every seat of game {self.game_id} is taken")
-            seat = free[0]
+            seat = min(free, key=lambda index: self.seats[index].spec.wants_bot != is_bot)
         elif not self.seats[seat].free:
             raise Rejected(ErrorCode.SEAT_TAKEN, f"seat {seat} of game {self.game_id} is taken")
         taken = self.seats[seat]
@@ -250,13 +292,18 @@ class Room:
         return None, [self._append_seat_event(seat, now)]
 
     def drop(self, seat: int, now: int, grace_ms: int) -> list[Event]:
-        """The seat's connection went away: hold the seat for `grace_ms`."""
-        held = self.seats[seat]
-        held.holder = None
+        """The seat's connection went away: hold the seat for `grace_ms`, and say so."""
+        self.release(seat, now, grace_ms)
         if self.status == "over":
             return []
-        held.grace_until = now + grace_ms
         return [self._append_seat_event(seat, now, grace_ms)]
+
+    def release(self, seat: int, now: int, grace_ms: int) -> None:
+        """The part of `drop` that is never stored: nobody holds the seat, held until a time."""
+        held = self.seats[seat]
+        held.holder = None
+        if self.status != "over":
+            held.grace_until = now + grace_ms
 
     def play(
         self, seat: int, ply: int, text: str, now: int, info: BotInfo | None = None
@@ -353,6 +400,32 @@ class Room:
     def resume_clock(self, now: int) -> None:
         if self.clock is not None and self.status == "playing":
             self.clock.start(self.to_move, now)
+
+    # -- undoing a change the store could not keep ---------------------------------------------
+
+    def checkpoint(self) -> Checkpoint:
+        clock = self.clock
+        return Checkpoint(
+            position=self.position,
+            plies=self.ply,
+            seen=self.seen.copy(),
+            status=self.status,
+            result=self.result,
+            v=self.v,
+            legal_v=self.legal_v,
+            clock=dataclasses.replace(clock, remaining=list(clock.remaining)) if clock else None,
+            seats=tuple(dataclasses.replace(seat) for seat in self.seats),
+        )
+
+    def rollback(self, saved: Checkpoint) -> None:
+        """Back to the state of `saved`, as if the changes since had never happened."""
+        self.position, self._legal = saved.position, None
+        del self.history[saved.plies :], self.movers[saved.plies :], self.events[saved.v :]
+        self.seen = saved.seen
+        self.status, self.result = saved.status, saved.result
+        self.v, self.legal_v = saved.v, saved.legal_v
+        self.clock = saved.clock
+        self.seats = list(saved.seats)
 
     # -- restoring from the store --------------------------------------------------------------
 

@@ -28,7 +28,8 @@ from protocol import (
 )
 from server.room import Room
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first schema; 2: `games.created_ms`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -41,6 +42,7 @@ CREATE TABLE IF NOT EXISTS games (
     v          INTEGER NOT NULL,
     ply        INTEGER NOT NULL,
     clocks     TEXT,                    -- JSON [ms0, ms1]: time left when last saved
+    created_ms INTEGER NOT NULL,        -- the server's wall clock at creation (ms since epoch)
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
@@ -72,6 +74,17 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 """
 
+_MIGRATE_FROM_1 = """
+ALTER TABLE games ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE games
+   SET created_ms = CAST(ROUND((julianday(created_at) - 2440587.5) * 86400000) AS INTEGER);
+"""
+"""Schema 1 kept the creation time only as SQLite's text timestamp, which the server did not set."""
+
+
+class StoreError(Exception):
+    """The database refused a write (disk full, I/O error, locked): nothing of it was kept."""
+
 
 def default_path() -> Path:
     """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3."""
@@ -88,6 +101,7 @@ class StoredGame:
     options: dict[str, Any]
     clock: ClockSpec | None
     status: str
+    created: int
     clocks: tuple[int, int] | None
     seats: tuple[tuple[SeatSpec, str | None, str | None], ...]
     """(spec, name, token hash) per seat."""
@@ -112,8 +126,10 @@ class Store:
         self.db.execute("PRAGMA synchronous = FULL")
         self.db.execute("PRAGMA foreign_keys = ON")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version not in (0, SCHEMA_VERSION):
+        if version > SCHEMA_VERSION:
             raise RuntimeError(f"{path}: database schema {version} is newer than this server's")
+        if version == 1:
+            self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
         self.db.executescript(_SCHEMA)
         self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -121,15 +137,23 @@ class Store:
         self.db.close()
 
     def save(self, room: Room, events: Sequence[Event], now: int) -> None:
-        """Write the room's state and the events (with their moves) in one transaction."""
+        """Write the room's state and the events (with their moves) in one transaction: all of
+        it, or, raising StoreError, none of it."""
+        try:
+            self._save(room, events, now)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot save game {room.game_id}: {exc}") from exc
+
+    def _save(self, room: Room, events: Sequence[Event], now: int) -> None:
         left = (room.clock.left(0, now), room.clock.left(1, now)) if room.clock else None
         clocks = _json([max(0, t) for t in left]) if left else None
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute(
-                """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
+                                      created_ms)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
                        result = excluded.result, v = excluded.v, ply = excluded.ply,
                        clocks = excluded.clocks,
@@ -144,6 +168,7 @@ class Store:
                     room.v,
                     room.ply,
                     clocks,
+                    room.created,
                 ),
             )
             db.executemany(
@@ -175,14 +200,15 @@ class Store:
                 )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
 
     def unfinished(self) -> list[StoredGame]:
         """Every game not over, oldest first, with its seats, moves and events."""
         rows = self.db.execute(
-            "SELECT game_id, game, options, clock, status, clocks FROM games"
-            " WHERE status != 'over' ORDER BY created_at, game_id"
+            "SELECT game_id, game, options, clock, status, created_ms, clocks FROM games"
+            " WHERE status != 'over' ORDER BY created_ms, game_id"
         ).fetchall()
         return [self._load(*row) for row in rows]
 
@@ -193,6 +219,7 @@ class Store:
         options: str,
         clock: str | None,
         status: str,
+        created: int,
         clocks: str | None,
     ) -> StoredGame:
         seats = self.db.execute(
@@ -212,6 +239,7 @@ class Store:
             options=json.loads(options),
             clock=ClockSpec(**spec) if spec else None,
             status=status,
+            created=created,
             clocks=(left[0], left[1]) if left else None,
             seats=tuple((SeatSpec(**json.loads(s)), name, token) for s, name, token in seats),
             movers=tuple(seat for seat, _ in moves),

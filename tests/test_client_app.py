@@ -10,7 +10,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import until
 
-from client.app import MAX_STEP, GameApp, format_clock
+from client.app import MAX_STEP, GameApp, describe_seat, format_clock
 from client.state import GameState
 from protocol import Moved, SeatInfo, Snapshot
 
@@ -99,3 +99,24 @@ async def test_a_screen_told_to_quit_before_it_runs_leaves_at_once() -> None:
 @pytest.mark.parametrize(("ms", "text"), [(300_000, "5:00"), (61_999, "1:01"), (9_450, "0:09.4")])
 def test_clocks_show_minutes_and_seconds_and_tenths_at_the_end(ms: int, text: str) -> None:
     assert format_clock(ms) == text
+
+
+def test_the_players_panel_names_bot_settings_and_seats_waiting_for_a_bot_client() -> None:
+    assert describe_seat(SeatInfo("bot", "b", True, depth=3, time_ms=500, eval="mobility")) == (
+        "server bot (depth 3, 500 ms, mobility)"
+    )
+    assert describe_seat(SeatInfo("bot", "b", True)) == "server bot"
+    assert describe_seat(SeatInfo("open", None, False)) == "waiting for a player"
+    wanted = SeatInfo("open", None, False, wants_bot=True, depth=4)
+    assert describe_seat(wanted) == "waiting for a bot client (depth 4)"
+
+
+async def test_the_players_panel_shows_the_lag_once_measured() -> None:
+    with create_pipe_input() as keys:
+        state = GameState("g1")
+        app = GameApp(state, input=keys, output=DummyOutput())
+        state.apply(SNAPSHOT, 0.0)
+        panel = "".join(text for _, text in app._players_text())
+        assert "lag -" in panel and "server bot" in panel
+        state.rtt_ms = 42.4
+        assert "lag 42 ms" in "".join(text for _, text in app._players_text())

@@ -9,12 +9,22 @@ from pathlib import Path
 import pytest
 from test_client_support import FAST, Proxy, game_server, kalah_create, until, url_of
 
-from client.bot import BotGame, EngineSettings, serve, time_budget, wants_bot
+from client.bot import (
+    BotGame,
+    EngineSettings,
+    bot_seat,
+    describe_search,
+    search_info,
+    serve,
+    settings_for,
+    time_budget,
+)
 from client.connection import fetch_snapshot
 from client.state import GameState
 from client.tokens import TokenStore
 from engine.games import make_game
-from protocol import Clocks, GameSummary, SeatInfo, SeatSpec, Snapshot
+from engine.search import search
+from protocol import MATE_SCORE, Clocks, GameSummary, SeatInfo, SeatSpec, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,6 +69,9 @@ async def test_the_bot_plays_a_complete_game_against_a_server_bot(
         assert len(logged) == len(ours)
         assert all("depth" in line and "score" in line and "pv" in line for line in logged)
         assert TokenStore(tmp_path / "t.json").get(url, bot.game_id) is None
+        # Its search reports reached the server and came back in the `moved` events.
+        report = bot.state.info.get(0)
+        assert report is not None and report.depth >= 1 and report.pv
 
 
 async def test_the_bot_resumes_after_a_dropped_connection_and_finishes_the_game(
@@ -90,39 +103,51 @@ async def test_the_bot_resumes_after_a_dropped_connection_and_finishes_the_game(
             await proxy.close()
 
 
-async def test_serving_bot_joins_a_game_waiting_for_an_opponent_and_plays_it(
+async def test_serving_bot_joins_only_seats_that_ask_for_a_bot_and_plays_them(
     tmp_path: Path,
 ) -> None:
     async with game_server() as server:
         url = url_of(server)
-        waiting = BotGame(
-            url,
-            "host",
-            EngineSettings(depth=1),
-            create=kalah_create(),
-            seat=0,
-            tokens=TokenStore(tmp_path / "host.json"),
-            backoff=FAST,
-        )
-        host = asyncio.create_task(waiting.run())
-        await until(lambda: waiting.held is not None, "the host's seat")
+
+        def host(name: str, *seats: SeatSpec) -> BotGame:
+            return BotGame(
+                url,
+                name,
+                EngineSettings(depth=1),
+                create=kalah_create(*seats),
+                seat=0,
+                tokens=TokenStore(tmp_path / f"{name}.json"),
+                backoff=FAST,
+            )
+
+        # A person waits for a person: listed first, so a bot that took any open seat would
+        # take this one.
+        person = host("person", SeatSpec.open(), SeatSpec.open())
+        person_task = asyncio.create_task(person.run())
+        await until(lambda: person.held is not None, "the person's seat")
+        wanting = host("host", SeatSpec.open(), SeatSpec.external_bot(1))
+        host_task = asyncio.create_task(wanting.run())
+        await until(lambda: wanting.held is not None, "the host's seat")
         server_task = asyncio.create_task(
             serve(
                 url,
                 "server-bot",
                 EngineSettings(depth=2),
+                max_games=2,
                 poll_seconds=0.05,
                 tokens=TokenStore(tmp_path / "serve.json"),
                 backoff=FAST,
             )
         )
         try:
-            result = await asyncio.wait_for(host, 60)
+            result = await asyncio.wait_for(host_task, 60)
         finally:
             server_task.cancel()
-            await asyncio.gather(server_task, return_exceptions=True)
+            person_task.cancel()
+            await asyncio.gather(server_task, person_task, return_exceptions=True)
         assert result is not None
-        assert waiting.state.names() == ["host", "server-bot"]
+        assert wanting.state.names() == ["host", "server-bot"]
+        assert person.state.names() == ["person", None] and person.state.status == "waiting"
 
 
 async def test_an_evaluation_the_game_lacks_ends_the_bot_with_the_reason(tmp_path: Path) -> None:
@@ -144,14 +169,48 @@ def summary(status: str, *seats: SeatInfo) -> GameSummary:
     return GameSummary("g", "kalah", {}, status, 0, seats)  # type: ignore[arg-type]
 
 
-def test_a_serving_bot_takes_only_the_last_open_seat_of_a_waiting_game() -> None:
+def test_a_serving_bot_takes_only_free_seats_that_ask_for_a_bot() -> None:
     person = SeatInfo("open", "ann", True)
-    bot = SeatInfo("bot", "ubao-engine (depth 3)", True)
+    bot = SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3)
     free = SeatInfo("open", None, False)
-    assert wants_bot(summary("waiting", person, free)) == 1
-    assert wants_bot(summary("waiting", free, bot)) == 0
-    assert wants_bot(summary("waiting", free, free)) is None
-    assert wants_bot(summary("playing", person, person)) is None
+    wanted = SeatInfo("open", None, False, wants_bot=True)
+    taken = SeatInfo("open", "robo", True, wants_bot=True)
+    assert bot_seat(summary("waiting", person, free)) is None  # a person waits for a person
+    assert bot_seat(summary("waiting", free, bot)) is None
+    assert bot_seat(summary("waiting", person, wanted)) == 1
+    assert bot_seat(summary("waiting", wanted, bot)) == 0
+    assert bot_seat(summary("waiting", taken, wanted)) == 1
+    assert bot_seat(summary("waiting", wanted, wanted)) == 0
+    assert bot_seat(summary("playing", taken, person)) is None
+
+
+def test_a_serving_bot_searches_as_deep_as_a_seat_wishes_but_no_deeper_than_its_own_depth() -> None:
+    settings = EngineSettings(depth=5, time_ms=100)
+    free = SeatInfo("open", None, False)
+
+    def wishing(depth: int | None) -> GameSummary:
+        return summary("waiting", free, SeatInfo("open", None, False, wants_bot=True, depth=depth))
+
+    assert settings_for(wishing(None), 1, settings) == settings
+    assert settings_for(wishing(3), 1, settings) == EngineSettings(depth=3, time_ms=100)
+    assert settings_for(wishing(9), 1, settings) == settings
+
+
+def test_the_search_report_has_the_shape_of_a_server_bots() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    position = game.start()
+    result = search(game, position, depth=4)
+    info = search_info(game, position, result)
+    assert (info.depth, info.nodes, info.mate) == (4, result.stats.generated, None)
+    assert info.score == round(result.score) and len(info.pv) == len(result.pv)
+    assert info.pv[0] == game.format_move(position, result.move)
+    assert describe_search(info).startswith(f"depth 4 score {info.score:+d} nodes ")
+    # A small game solved to its end: a forced result is scored as the server's bots score it.
+    tiny = make_game("kalah", {"pits": 2, "seeds": 1})
+    solved = search(tiny, tiny.start(), depth=20)
+    report = search_info(tiny, tiny.start(), solved)
+    assert report.mate is not None and abs(report.score) == MATE_SCORE - abs(report.mate)
+    assert ("win in" in describe_search(report)) == (report.mate >= 0)
 
 
 def test_the_time_budget_respects_time_ms_and_the_clock() -> None:

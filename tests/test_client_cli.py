@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
+import dataclasses
+import re
 import socket
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import game_server, kalah_create, screen, until, url_of
 
-from client.__main__ import build_parser, lobby_table, main, parse_clock
-from client.export import record_of, replay_of
+from client.__main__ import build_parser, lobby_table, main, opponent_seats, parse_clock
+from client.export import UNKNOWN_DATE, record_of, replay_of
 from client.record import format_record, parse_record
 from client.replay import ReplayApp
 from protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Snapshot
@@ -45,6 +46,7 @@ def test_clocks_are_given_in_seconds_with_an_increment() -> None:
         (["play", "--new", "kalah", "--options", '{"pits": 99}'], "option 'pits' must be"),
         (["play", "--new", "chess"], "unknown game 'chess'"),
         (["watch", "--new", "kalah", "--bot", "2"], "needs two bots"),
+        (["watch", "--new", "kalah", "--vs-external-bot"], "needs two bots"),
         (["watch"], "give a GAME_ID to watch"),
         (["bot", "--depth", "2", "--new", "kalah", "--eval", "magic"], "no evaluation 'magic'"),
         (["replay", "/nonexistent/record.txt"], "cannot read /nonexistent/record.txt"),
@@ -57,6 +59,33 @@ def test_bad_arguments_say_what_is_wrong(
         main(argv)
     assert exit.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_new_games_can_leave_a_seat_for_a_bot_client_with_or_without_a_wished_depth() -> None:
+    parse = build_parser().parse_args
+    plain, wanted, deep = SeatSpec.open(), SeatSpec.external_bot(), SeatSpec.external_bot(6)
+    assert opponent_seats(parse(["play", "--new", "kalah"])) == (plain, plain)
+    assert opponent_seats(parse(["play", "--new", "kalah", "--vs-external-bot"])) == (
+        plain,
+        wanted,
+    )
+    args = parse(["play", "--new", "kalah", "--vs-external-bot", "6", "--seat", "1"])
+    assert opponent_seats(args) == (deep, plain)
+    args = parse(["bot", "--depth", "3", "--new", "kalah", "--vs-external-bot"])
+    assert opponent_seats(args) == (plain, wanted)
+    args = parse(["watch", "--new", "kalah", "--vs-external-bot", "6", "--bot", "2"])
+    assert args.seats == [deep, SeatSpec.bot(2)]
+    args = parse(["watch", "--new", "kalah", "--bot", "2", "--vs-external-bot"])
+    assert args.seats == [SeatSpec.bot(2), wanted]
+
+
+def test_a_server_bot_and_a_bot_client_cannot_both_take_the_other_seat(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(["play", "--new", "kalah", "--vs-bot", "2", "--vs-external-bot"])
+    assert exit.value.code == 2
+    assert "not allowed with argument --vs-bot" in capsys.readouterr().err
 
 
 def test_an_unreachable_server_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,6 +127,16 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
             (SeatInfo("open", "cy", False), SeatInfo("open", "di", False)),
         )
     )
+    games.append(
+        GameSummary(
+            "bot",
+            "kalah",
+            {},
+            "waiting",
+            0,
+            (SeatInfo("open", "ed", True), SeatInfo("open", None, False, wants_bot=True)),
+        )
+    )
     rows = lobby_table(games).splitlines()
     assert rows[0].split() == ["ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY"]
     assert rows[1].split() == [
@@ -123,6 +162,7 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
         "(open)",
         "0",
     ]
+    assert rows[4].split()[4:] == ["ed", "vs", "(bot", "wanted)", "0"]
 
 
 async def test_ubao_games_lists_the_servers_games(
@@ -144,7 +184,7 @@ async def test_ubao_games_lists_the_servers_games(
     ]
 
 
-def test_a_snapshot_becomes_a_record_with_players_bot_depths_and_result() -> None:
+def test_a_snapshot_becomes_a_record_with_its_date_players_bot_settings_and_result() -> None:
     snapshot = Snapshot(
         game_id="g1",
         v=9,
@@ -155,11 +195,15 @@ def test_a_snapshot_becomes_a_record_with_players_bot_depths_and_result() -> Non
         to_move=0,
         ply=3,
         history=("2", "1", "4"),
-        seats=(SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 5)", True)),
+        seats=(
+            SeatInfo("open", "ann", True),
+            SeatInfo("bot", "deep thought", True, depth=5, time_ms=500, algorithm="negamax"),
+        ),
         result=Result(0, "normal", (14, 10)),
         clock=ClockSpec(60_000, 1_000),
+        created=1_714_607_999_000,  # 2024-05-01 23:59:59 UTC
     )
-    record = record_of(snapshot, datetime.date(2024, 5, 1))
+    record = record_of(snapshot)
     assert record.tags == {
         "Game": "kalah",
         "Options": '{"pits":4,"seeds":3}',
@@ -167,9 +211,11 @@ def test_a_snapshot_becomes_a_record_with_players_bot_depths_and_result() -> Non
         "Date": "2024.05.01",
         "South": "ann",
         "SouthKind": "open",
-        "North": "ubao-engine (depth 5)",
+        "North": "deep thought",
         "NorthKind": "bot",
         "NorthDepth": "5",
+        "NorthTimeMs": "500",
+        "NorthAlgorithm": "negamax",
         "Clock": "60000+1000",
         "Result": "1-0",
         "Reason": "normal",
@@ -177,6 +223,9 @@ def test_a_snapshot_becomes_a_record_with_players_bot_depths_and_result() -> Non
         "Plies": "3",
     }
     assert format_record(record).endswith("\n1. 2 1 2. 4 1-0\n")
+    # A server that does not say when the game was created: PGN's unknown date.
+    undated = record_of(dataclasses.replace(snapshot, created=None))
+    assert undated.tags["Date"] == UNKNOWN_DATE
 
 
 async def test_export_writes_a_record_that_replays_in_the_board_view(tmp_path: Path) -> None:
@@ -193,6 +242,7 @@ async def test_export_writes_a_record_that_replays_in_the_board_view(tmp_path: P
     record = parse_record(out.read_text())
     assert record.moves == tuple(carol.live.state.history)
     assert record.tags["SouthDepth"] == "1" and record.tags["NorthDepth"] == "2"
+    assert re.fullmatch(r"\d{4}\.\d{2}\.\d{2}", record.tags["Date"])
     replay = replay_of(record)
     assert replay.game.format_position(replay.positions[-1]) == replay.game.format_position(
         carol.live.state.position

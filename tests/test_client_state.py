@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from client.lag import Lag, format_lag
 from client.state import Applied, GameState, describe_result
 from protocol import BotInfo, Clocks, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
 
@@ -104,6 +105,23 @@ def test_the_running_clock_ticks_down_locally_and_stops_at_zero() -> None:
     assert state.remaining_ms(0, now=500.0) == 0
 
 
+def test_the_running_clock_is_shown_half_a_round_trip_lower_for_the_events_transit() -> None:
+    state = GameState("g1", rtt_ms=400.0)
+    state.apply(snapshot(clocks=Clocks((60_000, 30_000), running=0)), now=100.0)
+    assert state.remaining_ms(0, now=100.0) == 59_800
+    assert state.remaining_ms(0, now=101.0) == 58_800
+    assert state.remaining_ms(1, now=101.0) == 30_000  # a stopped clock is exact as sent
+
+
+def test_lag_starts_with_the_first_round_trip_then_moves_smoothly() -> None:
+    lag = Lag()
+    assert lag.rtt_ms is None and format_lag(lag.rtt_ms) == "lag -"
+    assert lag.observe(sent_ms=1_000, received_ms=1_080) == 80.0
+    assert lag.observe(sent_ms=2_000, received_ms=2_480) == 80.0 + (480 - 80) / 4
+    assert lag.observe(sent_ms=3_000, received_ms=2_999) == 180.0 * 3 / 4  # never negative
+    assert format_lag(lag.rtt_ms) == "lag 135 ms"
+
+
 def test_game_over_stops_the_clocks_and_withdraws_the_legal_moves() -> None:
     state = GameState("g1")
     state.apply(snapshot(clocks=Clocks((60_000, 30_000), running=0)), now=0.0)
@@ -120,6 +138,14 @@ def test_a_dropped_player_shows_the_grace_period_until_they_return() -> None:
     assert not state.seats[0].connected and state.away_until[0] == 40.0
     state.apply(SeatEvent(game_id="g1", v=3, seat=0, name="alice", connected=True), now=20.0)
     assert state.seats[0].connected and 0 not in state.away_until
+
+
+def test_a_seat_event_keeps_what_the_seat_info_says_of_bots() -> None:
+    wanted = SeatInfo("open", None, False, wants_bot=True, depth=4)
+    state = GameState("g1")
+    state.apply(snapshot(seats=(wanted, SEATS[1])), 0.0)
+    state.apply(SeatEvent(game_id="g1", v=2, seat=0, name="robo", connected=True), 0.0)
+    assert state.seats[0] == SeatInfo("open", "robo", True, wants_bot=True, depth=4)
 
 
 def test_bot_info_is_kept_per_seat() -> None:

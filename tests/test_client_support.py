@@ -16,7 +16,7 @@ from prompt_toolkit.output import DummyOutput
 from client.connection import Backoff
 from client.live import LiveGame
 from client.tokens import TokenStore
-from protocol import Create, SeatSpec
+from protocol import Create, Ping, SeatSpec
 from server.app import GameServer, ServerConfig
 from server.core import Limits
 
@@ -154,12 +154,13 @@ async def screen(url: str, name: str, tokens: Path, **kwargs: Any) -> AsyncItera
 
 @contextlib.contextmanager
 def recording(live: LiveGame) -> Iterator[list[Any]]:
-    """Every command the screen's session sends while the block runs."""
+    """Every command the screen's session sends while the block runs, but its periodic pings."""
     sent: list[Any] = []
     request = live.session.request
 
     async def spy(command: Any) -> Any:
-        sent.append(command)
+        if not isinstance(command, Ping):
+            sent.append(command)
         return await request(command)
 
     live.session.request = spy  # type: ignore[method-assign]

@@ -68,22 +68,45 @@ plain = st.recursive(
 )
 options = st.dictionaries(texts, plain, max_size=4)
 maybe = st.none().__or__
-seat_specs = st.just(SeatSpec.open()) | st.builds(
-    SeatSpec.bot,
-    st.integers(1, 64),
-    time_ms=maybe(st.integers(1, 3_600_000)),
-    eval=maybe(texts),
-    algorithm=maybe(texts),
+seat_specs = (
+    st.just(SeatSpec.open())
+    | st.builds(SeatSpec.external_bot, maybe(st.integers(1, 64)))
+    | st.builds(
+        SeatSpec.bot,
+        st.integers(1, 64),
+        time_ms=maybe(st.integers(1, 3_600_000)),
+        eval=maybe(texts),
+        algorithm=maybe(texts),
+    )
 )
 clock_specs = st.builds(ClockSpec, st.integers(1, 10**8), st.integers(0, 10**6))
 clocks = st.builds(Clocks, st.tuples(counts, counts), maybe(seats), counts)
 results = st.builds(Result, maybe(seats), texts, maybe(st.tuples(int64, int64)))
-seat_infos = st.builds(SeatInfo, st.sampled_from(["open", "bot"]), maybe(names), st.booleans())
+seat_infos = st.builds(
+    SeatInfo,
+    st.sampled_from(["open", "bot"]),
+    maybe(names),
+    st.booleans(),
+    st.booleans(),
+    maybe(counts),
+    maybe(counts),
+    maybe(names),
+    maybe(names),
+)
 two_seats = st.tuples(seat_infos, seat_infos)
 move_lists = st.lists(moves, max_size=5).map(tuple)
 bot_infos = st.builds(BotInfo, counts, int64, counts, counts, move_lists, maybe(int64))
+client_bot_infos = st.builds(BotInfo, counts, int64, counts, counts, move_lists, maybe(int64))
 summaries = st.builds(
-    GameSummary, texts, texts, options, statuses, counts, two_seats, maybe(clock_specs)
+    GameSummary,
+    texts,
+    texts,
+    options,
+    statuses,
+    counts,
+    two_seats,
+    maybe(clock_specs),
+    maybe(counts),
 )
 
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
@@ -100,7 +123,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Join: st.builds(Join, ids, texts, maybe(seats)),
     Resume: st.builds(Resume, ids, texts, texts, counts),
     Watch: st.builds(Watch, ids, texts, maybe(counts)),
-    Move: st.builds(Move, ids, texts, texts, counts, moves),
+    Move: st.builds(Move, ids, texts, texts, counts, moves, maybe(client_bot_infos)),
     Resign: st.builds(Resign, ids, texts, texts),
     Ping: st.builds(Ping, ids, int64),
     Ok: st.builds(
@@ -132,6 +155,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(clocks),
         maybe(results),
         maybe(clock_specs),
+        maybe(counts),
     ),
     Moved: st.builds(
         Moved,
@@ -329,6 +353,20 @@ def create(**fields: Any) -> bytes:
         (create(seats=[{"kind": "open"}, {"kind": "human"}]), "kind must be one of"),
         (create(seats=[{"kind": "open"}, {"kind": "bot"}]), "depth is required"),
         (create(seats=[{"kind": "open", "depth": 2}, {"kind": "open"}]), "only for bot seats"),
+        (
+            create(seats=[{"kind": "open", "wants_bot": False, "depth": 2}, {"kind": "open"}]),
+            "only",
+        ),
+        (
+            create(seats=[{"kind": "open", "wants_bot": True, "time_ms": 5}, {"kind": "open"}]),
+            "only",
+        ),
+        (
+            create(seats=[{"kind": "open", "wants_bot": True, "depth": 0}, {"kind": "open"}]),
+            "depth",
+        ),
+        (create(seats=[{"kind": "open", "wants_bot": 1}, {"kind": "open"}]), "true or false"),
+        (create(seats=[{"kind": "bot", "depth": 2, "wants_bot": True}, {"kind": "open"}]), "open"),
         (create(seats=[{"kind": "bot", "depth": 0}, {"kind": "open"}]), "depth must be between"),
         (create(seats=[{"kind": "open"}, "open"]), "seats[1] must be a map"),
         (create(clock={"initial_ms": 0}), "initial_ms must be between 1"),
@@ -353,3 +391,83 @@ def test_a_deeply_nested_frame_is_refused_without_recursion_errors() -> None:
 def test_messages_are_plain_values() -> None:
     message = Moved("g", 1, 0, 0, "1", "p", 1, legal=("1", "2"))
     assert dataclasses.replace(message, legal=None) == Moved("g", 1, 0, 0, "1", "p", 1)
+
+
+# -- extensions: seats that want a bot, bot settings in seat info, creation time, move info --------
+
+
+def test_a_seat_that_wants_a_bot_adds_a_flag_and_plain_open_seats_stay_as_they_were() -> None:
+    seats = (SeatSpec.open(), SeatSpec.external_bot(), SeatSpec.external_bot(5))
+    assert [to_wire(seat) for seat in seats] == [
+        {"kind": "open"},
+        {"kind": "open", "wants_bot": True},
+        {"kind": "open", "depth": 5, "wants_bot": True},
+    ]
+    frame = create(
+        seats=[{"kind": "open", "wants_bot": False}, {"kind": "open", "wants_bot": None}]
+    )
+    decoded = decode_command(frame)
+    assert isinstance(decoded, Create) and decoded.seats == (SeatSpec.open(), SeatSpec.open())
+
+
+def test_seat_info_names_bot_settings_only_when_there_are_some() -> None:
+    assert to_wire(SeatInfo("open", None, False)) == {
+        "kind": "open",
+        "name": None,
+        "connected": False,
+    }
+    bot = SeatInfo("bot", "b", True, depth=4, time_ms=500, eval="mobility", algorithm="negamax")
+    assert to_wire(bot) == {
+        "kind": "bot",
+        "name": "b",
+        "connected": True,
+        "depth": 4,
+        "time_ms": 500,
+        "eval": "mobility",
+        "algorithm": "negamax",
+    }
+    wanted = to_wire(SeatInfo("open", None, False, wants_bot=True, depth=3))
+    assert (wanted["wants_bot"], wanted["depth"]) == (True, 3)
+    assert decode_server_message(encode(Ok(id=1, games=()))) == Ok(id=1, games=())
+
+
+def test_a_snapshot_and_a_summary_carry_the_creation_time_in_epoch_milliseconds() -> None:
+    summary = GameSummary("g", "kalah", {}, "waiting", 0, (SeatInfo("open", None, False),) * 2)
+    assert "created" not in to_wire(summary)
+    dated = dataclasses.replace(summary, created=1_714_521_600_000)
+    assert to_wire(dated)["created"] == 1_714_521_600_000
+    bad = to_wire(Ok(id=4, games=(dated,)))
+    bad["games"][0]["created"] = -1
+    with pytest.raises(ProtocolError, match="created must be between 0"):
+        decode_server_message(pack(bad))
+
+
+def test_a_move_may_carry_the_bots_search_report() -> None:
+    info = BotInfo(depth=6, score=-2, nodes=5210, time_ms=38, pv=("3", "1"), mate=None)
+    sent = Move(id=5, game_id="g", token="t", ply=4, move="3", info=info)
+    assert decode_command(encode(sent)) == sent
+    assert "info" not in to_wire(dataclasses.replace(sent, info=None))
+
+
+GOOD_INFO = {"depth": 6, "score": 2, "nodes": 100, "time_ms": 38, "pv": ["3", "1"]}
+
+
+@pytest.mark.parametrize(
+    ("info", "words"),
+    [
+        ("depth 6", "info must be a map"),
+        ({k: v for k, v in GOOD_INFO.items() if k != "score"}, "missing field score in info"),
+        (GOOD_INFO | {"depth": -1}, "info.depth must be between 0"),
+        (GOOD_INFO | {"nodes": -1}, "info.nodes must be between 0"),
+        (GOOD_INFO | {"time_ms": 1.5}, "info.time_ms must be an integer"),
+        (GOOD_INFO | {"score": True}, "info.score must be an integer"),
+        (GOOD_INFO | {"pv": ["1"] * 129}, "info.pv must have at most 128 items"),
+        (GOOD_INFO | {"pv": ["1", ""]}, "info.pv[1] must have 1 to 32 characters"),
+        (GOOD_INFO | {"pv": "3 1"}, "info.pv must be a list"),
+        (GOOD_INFO | {"mate": "3"}, "info.mate must be an integer"),
+    ],
+)
+def test_a_moves_search_report_is_checked_strictly(info: Any, words: str) -> None:
+    error = reject(command(info=info))
+    assert (error.reason, error.id) == ("bad_field", 9)
+    assert words in error.message, error.message

@@ -52,6 +52,9 @@ FIELD_NAMES = [
     "result",
     "winner",
     "score",
+    "wants_bot",
+    "info",
+    "created",
 ]
 
 scalars = (

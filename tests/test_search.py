@@ -145,7 +145,7 @@ def test_alpha_beta_expands_fewer_nodes_than_minimax_for_the_same_value(name: st
     for position in sample_positions(game, 25, seed=4):
         scores = set()
         for algorithm in ALGORITHMS:
-            result = search(game, position, 4, algorithm=algorithm)
+            result = search(game, position, 5, algorithm=algorithm)
             scores.add(result.score)
             expanded[algorithm] += result.stats.expanded
         assert len(scores) == 1, game.format_position(position)

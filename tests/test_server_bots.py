@@ -11,11 +11,10 @@ from test_server_support import SMALL_KALAH, fake_engine
 
 from engine.game import GameError
 from engine.games import make_game
-from protocol import BotInfo, Clocks, SeatSpec
+from protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec
 from server.bots import Bots, BotSettings
 from server.core import BotTurn
 from server.engine_lines import (
-    MATE_SCORE,
     go_command,
     parse_bestmove,
     parse_info,

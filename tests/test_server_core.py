@@ -8,7 +8,7 @@ from collections.abc import Hashable
 from typing import Any
 
 import msgpack
-from test_server_support import SMALL_KALAH, Harness, Peer, small_limits
+from test_server_support import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
 
 from engine.game import Game, IllegalMoveError, Outcome, Step
 from protocol import (
@@ -32,9 +32,9 @@ from protocol import (
     Snapshot,
     Watch,
 )
-from server.core import POLICY_VIOLATION, Core, Limits
+from server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits
 from server.room import Bounds
-from server.store import Store
+from server.store import SCHEMA_VERSION, Store
 
 
 def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
@@ -578,3 +578,221 @@ def test_events_published_are_exactly_those_stored() -> None:
     moves = h.store.db.execute("SELECT ply, seat, move FROM moves").fetchall()
     assert [tuple(r) for r in moves] == [(0, 0, "1")]
     assert dataclasses.replace(north.inbox[-1], legal=None) == h.core.rooms[game_id].events[-1]
+
+
+# -- seats that want an external bot, bot settings in seat info, creation time ------------------
+
+
+def test_a_seat_can_ask_for_an_external_bot_and_the_lobby_says_so() -> None:
+    h = Harness()
+    host = h.player("host")
+    game_id = host.create(SeatSpec.open(), SeatSpec.external_bot(5))
+    (summary,) = host.ok(ListGames(id=1)).games or ()
+    assert summary.game_id == game_id
+    assert [(s.kind, s.wants_bot, s.depth) for s in summary.seats] == [
+        ("open", False, None),
+        ("open", True, 5),
+    ]
+    stored = h.store.db.execute("SELECT spec FROM seats WHERE seat = 1").fetchone()[0]
+    assert '"wants_bot":true' in stored
+
+
+def test_joining_any_seat_seats_bots_where_a_bot_is_wanted_and_people_elsewhere() -> None:
+    h = Harness()
+    host = h.player("host")
+    game_id = host.create(SeatSpec.external_bot(), SeatSpec.open())
+    assert h.player("robo", "bot").join(game_id)[0] == 0
+    other = host.create(SeatSpec.external_bot(), SeatSpec.open())
+    assert h.player("ann").join(other)[0] == 1
+    # Asking for the seat by number still takes it, and with no other choice any role fits.
+    assert h.player("bea").join(other)[0] == 0
+    plain = host.create()
+    assert h.player("robo", "bot").join(plain)[0] == 0
+
+
+def test_seat_info_carries_a_server_bots_settings_in_summaries_and_snapshots() -> None:
+    h = Harness()
+    peer = h.player()
+    spec = SeatSpec.bot(3, time_ms=200, eval="store_seeds", algorithm="alphabeta")
+    game_id = peer.create(spec, SeatSpec.open())
+    (summary,) = peer.ok(ListGames(id=1)).games or ()
+    _, _, (snapshot,) = peer.join(game_id, 1)
+    assert isinstance(snapshot, Snapshot)
+    for bot in (summary.seats[0], snapshot.seats[0]):
+        assert (bot.kind, bot.depth, bot.time_ms, bot.eval, bot.algorithm) == (
+            "bot",
+            3,
+            200,
+            "store_seeds",
+            "alphabeta",
+        )
+    assert snapshot.seats[1].depth is None and not snapshot.seats[1].wants_bot
+
+
+def test_the_creation_time_is_the_servers_wall_clock_and_survives_a_restart() -> None:
+    store = Store(":memory:")
+    h = Harness(store=store)
+    peer = h.player()
+    game_id = peer.create()
+    (summary,) = peer.ok(ListGames(id=1)).games or ()
+    _, _, (snapshot,) = peer.join(game_id, 0)
+    assert summary.created == 42 and isinstance(snapshot, Snapshot) and snapshot.created == 42
+    later = Core(store, Limits(), now=h.clock, wall=lambda: 99_999)
+    assert later.restore() == 1
+    assert later.rooms[game_id].summary().created == 42
+
+
+def test_a_schema_1_database_gets_creation_times_from_its_timestamps(tmp_path: Any) -> None:
+    path = tmp_path / "old.sqlite3"
+    h = Harness(store=Store(path))
+    h.player().create()
+    h.store.db.executescript(
+        "ALTER TABLE games DROP COLUMN created_ms;"
+        " UPDATE games SET created_at = '2024-05-01T12:00:00.000Z'; PRAGMA user_version = 1;"
+    )
+    h.store.close()
+    upgraded = Store(path)
+    assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    (game,) = upgraded.unfinished()
+    assert game.created == 1_714_564_800_000
+
+
+# -- a bot client's search report ---------------------------------------------------------------
+
+
+def test_a_bot_clients_search_report_is_passed_on_with_its_move_and_stored() -> None:
+    h = Harness()
+    game_id, south, s_token, north, _ = started_game(h)
+    info = BotInfo(depth=4, score=-1, nodes=321, time_ms=7, pv=("1", "3"), mate=None)
+    command = Move(id=8, game_id=game_id, token=s_token, ply=0, move="1", info=info)
+    ok, moved = south.send(command)
+    assert isinstance(ok, Ok) and isinstance(moved, Moved) and moved.info == info
+    seen = north.inbox[-1]
+    assert isinstance(seen, Moved) and seen.info == info
+    stored = h.store.db.execute("SELECT info FROM moves WHERE game_id = ?", (game_id,))
+    assert '"nodes":321' in stored.fetchone()[0]
+
+
+# -- a write that fails changes nothing ---------------------------------------------------------
+
+
+def failing_harness() -> tuple[Harness, FailingStore]:
+    store = FailingStore()
+    return Harness(small_limits(grace_ms=5_000), store=store), store
+
+
+def stored_rows(store: Store) -> tuple[Any, ...]:
+    db = store.db
+    return (
+        db.execute("SELECT game_id, status, v, ply, clocks, result FROM games").fetchall(),
+        db.execute("SELECT game_id, seat, name, token_hash FROM seats").fetchall(),
+        db.execute("SELECT COUNT(*) FROM moves").fetchone(),
+        db.execute("SELECT COUNT(*) FROM events").fetchone(),
+    )
+
+
+def room_state(h: Harness, game_id: str) -> tuple[Any, ...]:
+    room = h.core.rooms[game_id]
+    seats = [(seat.name, seat.token_hash, seat.holder, seat.grace_until) for seat in room.seats]
+    return (
+        room.v,
+        room.position,
+        list(room.history),
+        list(room.events),
+        room.status,
+        room.result,
+        room.legal_v,
+        room.clocks(h.clock()),
+        dict(room.seen),
+        seats,
+    )
+
+
+def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing_anywhere() -> None:
+    h, store = failing_harness()
+    game_id, south, s_token, north, _ = started_game(h, clock=ClockSpec(60_000, 1_000))
+    h.clock.advance(1_500)
+    before = (room_state(h, game_id), stored_rows(store), len(north.inbox))
+    store.fail("events")  # the games row is written first: the whole transaction must go
+    got = move(south, game_id, s_token, 0, "1")
+    assert len(got) == 1 and got[0].type == "error"
+    assert got[0].code == ErrorCode.STORAGE_ERROR  # type: ignore[union-attr]
+    assert (room_state(h, game_id), stored_rows(store), len(north.inbox)) == before
+    store.heal()
+    ok, moved = move(south, game_id, s_token, 0, "1")
+    assert (
+        isinstance(ok, Ok)
+        and isinstance(moved, Moved)
+        and moved.v == 3
+        and moved.clocks is not None
+    )
+    assert moved.clocks.remaining_ms == (59_500, 60_000)
+    assert isinstance(north.inbox[-1], Moved) and north.inbox[-1].v == 3
+    restored = Core(store, Limits(), now=h.clock, wall=lambda: 42)
+    restored.restore()
+    assert restored.rooms[game_id].events == h.core.rooms[game_id].events
+
+
+def test_a_game_that_cannot_be_stored_is_not_created() -> None:
+    h, store = failing_harness()
+    peer = h.player()
+    store.fail("games")
+    seats = (SeatSpec.open(), SeatSpec.open())
+    error = peer.error(Create(id=3, game="kalah", options={}, seats=seats))
+    assert (error.id, error.code) == (3, ErrorCode.STORAGE_ERROR)
+    assert h.core.rooms == {} and peer.ok(ListGames(id=4)).games == ()
+
+
+def test_joins_resumes_and_resignations_that_cannot_be_stored_change_nothing() -> None:
+    h, store = failing_harness()
+    host, guest = h.player("host"), h.player("guest")
+    game_id = host.create()
+    _, host_token, _ = host.join(game_id, 0)
+    before = room_state(h, game_id)
+    store.fail("events")
+    assert guest.error(Join(id=1, game_id=game_id, seat=1)).code == ErrorCode.STORAGE_ERROR
+    assert room_state(h, game_id) == before and not h.core.conns[guest.conn].seats
+    error = guest.error(Resign(id=2, game_id=game_id, token=host_token))
+    assert error.code == ErrorCode.NOT_YOUR_SEAT  # the failed join gave the guest nothing
+    assert host.error(Resign(id=3, game_id=game_id, token=host_token)).code == "storage_error"
+    assert room_state(h, game_id) == before
+    store.heal()
+    assert guest.join(game_id, 1)[0] == 1
+    assert h.core.rooms[game_id].status == "playing"
+
+
+def test_a_drop_that_cannot_be_stored_still_frees_the_connection_and_holds_the_seat() -> None:
+    h, store = failing_harness()
+    game_id, south, s_token, north, _ = started_game(h)
+    events = len(north.inbox)
+    store.fail("events")
+    h.disconnect(south)
+    room = h.core.rooms[game_id]
+    assert room.seats[0].holder is None and room.seats[0].grace_until == h.clock() + 5_000
+    assert len(north.inbox) == events and room.v == 2
+    store.heal()
+    back = h.player("south")
+    got = back.send(Resume(id=1, game_id=game_id, token=s_token, since_v=2))
+    assert [m.type for m in got] == ["ok", "seat"]  # the return only: the drop was never told
+
+
+def test_timers_and_bot_turns_wait_a_moment_after_a_failed_write_then_try_again() -> None:
+    h, store = failing_harness()
+    human = h.player()
+    game_id = human.create(SeatSpec.bot(1), SeatSpec.open(), clock=ClockSpec(10_000, 0))
+    human.join(game_id, 1)
+    (turn,) = h.bot_turns
+    store.fail("events")
+    assert h.core.bot_moved(turn, "1", None) is True  # settled for now, not played
+    room = h.core.rooms[game_id]
+    assert room.ply == 0 and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
+    h.advance(STORE_RETRY_MS - 1)
+    assert len(h.bot_turns) == 1
+    h.advance(1)  # the bot is asked again, even though the disk is still broken
+    assert [t.ply for t in h.bot_turns] == [0, 0]
+    h.advance(10_000)  # the flag falls but cannot be stored: nothing changes, no spinning
+    assert room.status == "playing" and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
+    store.heal()
+    h.advance(STORE_RETRY_MS)
+    over = human.inbox[-1]
+    assert isinstance(over, Over) and over.result.reason == "timeout"

@@ -58,6 +58,25 @@ class FakeClock:
         self.t += ms
 
 
+class FailingStore(Store):
+    """An in-memory store whose writes fail on demand, inside the transaction, as on a full or
+    broken disk: `fail(table)` makes every write to `table` fail, `heal()` ends it."""
+
+    def __init__(self) -> None:
+        super().__init__(":memory:")
+
+    def fail(self, table: str = "events") -> None:
+        self.db.execute(
+            f"CREATE TRIGGER fail_{table} BEFORE INSERT ON {table}"
+            " BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END"
+        )
+
+    def heal(self) -> None:
+        triggers = self.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        for (name,) in triggers.fetchall():
+            self.db.execute(f"DROP TRIGGER {name}")
+
+
 # -- the pure core -----------------------------------------------------------------------------
 
 
