@@ -140,9 +140,7 @@ def test_walkthrough_1_two_people_play_each_other_from_two_terminals(
     alice.shows("2. N 3")
 
 
-def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(
-    server: str, home: Path
-) -> None:
+def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(server: str, home: Path) -> None:
     serving = subprocess.Popen(
         [str(BIN / "ubao"), "bot", "--server", server, "--depth", "2", "--serve"],
         stdout=subprocess.DEVNULL,
@@ -162,7 +160,7 @@ def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(
     assert re.search(r"ply \d+: ", log), "the serving bot logs each move with its info"
     (game_id,) = game_ids(home, server)
     lobby = ubao(home, "games", "--server", server)
-    assert "over" in lobby
+    assert re.search(rf"^{game_id} .* over ", lobby, re.MULTILINE), lobby
 
 
 @needs_tmux
