@@ -107,7 +107,7 @@ def command_play(args: argparse.Namespace) -> None:
         try:
             move = game.parse_move(position, text)
         except GameError as error:
-            raise CommandError(f"move {number} ({text!r}): {error}") from None
+            raise type(error)(f"move {number} ({text!r}): {error}") from None
         played.append(game.format_move(position, move))
         position = game.play(position, move)
     report = {"moves": played, **position_report(game, position)}
@@ -429,4 +429,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         handler(args)
     except (CommandError, GameError) as error:
         print(f"ubao-engine {args.command}: {error}", file=sys.stderr)
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(error), "kind": type(error).__name__}))
         raise SystemExit(2) from None

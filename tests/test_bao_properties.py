@@ -98,6 +98,7 @@ def has_capture(position: Position) -> bool:
 @PROPERTY
 @given(seeds)
 def test_R3_3_seeds_are_conserved_after_every_move(seed: int) -> None:
+    """[R3.3] sum(board) + sum(stock) + seeds in hand == 64 after every move."""
     for _, children, _ in random_game(seed):
         for _, child in children:
             assert sum(child[:34]) + child[HAND] == 64
@@ -106,6 +107,7 @@ def test_R3_3_seeds_are_conserved_after_every_move(seed: int) -> None:
 @PROPERTY
 @given(seeds)
 def test_R3_4_one_stock_seed_per_namua_turn_and_mtaji_from_turn_45(seed: int) -> None:
+    """[R3.4] Stocks fall together, one seed a namua turn; South opens the mtaji stage."""
     for position, _, move in random_game(seed):
         ply = position[PLY]
         if ply < 44:
@@ -120,6 +122,7 @@ def test_R3_4_one_stock_seed_per_namua_turn_and_mtaji_from_turn_45(seed: int) ->
 @PROPERTY
 @given(seeds)
 def test_R5_2_capture_obligation_all_moves_capture_or_none_does(seed: int) -> None:
+    """[R5.2] When a capture exists every legal move captures; otherwise none does."""
     for position, children, _ in random_game(seed):
         if not children:
             continue
@@ -134,6 +137,7 @@ def test_R5_2_capture_obligation_all_moves_capture_or_none_does(seed: int) -> No
 @PROPERTY
 @given(seeds)
 def test_R12_4_the_mover_never_empties_his_own_front_row(seed: int) -> None:
+    """[R12.4] No legal move leaves the mover's own front row empty."""
     for position, children, _ in random_game(seed):
         mover = position[TO_MOVE]
         for _, child in children:
@@ -143,6 +147,7 @@ def test_R12_4_the_mover_never_empties_his_own_front_row(seed: int) -> None:
 @PROPERTY
 @given(seeds)
 def test_termination_every_random_game_ends_by_the_rules(seed: int) -> None:
+    """[R12.2] Every random game ends with a winner, by an empty front row or no move."""
     plies = random_game(seed)
     last = plies[-1][0]
     outcome = GAME.outcome(last)

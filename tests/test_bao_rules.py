@@ -45,6 +45,9 @@ def sows(*holes: str) -> list[str]:
 
 
 def test_R3_1_start_6_2_2_with_22_in_stock_both_nyumba_owned_south_to_move() -> None:
+    """[R3.1] 64 seeds, 32 a side: 6-2-2 in A5-A7 and 22 in stock each, both nyumba
+    owned, South to move.
+    """
     start = CORE.start()
     assert CORE.format_position(start) == "00000000/02260000/00006220/00000000 S 22-22 SN"
     assert CORE.to_move(start) == 0
@@ -52,6 +55,9 @@ def test_R3_1_start_6_2_2_with_22_in_stock_both_nyumba_owned_south_to_move() -> 
 
 
 def test_R3_2_the_position_holds_every_state_field() -> None:
+    """[R3.2] Board, stocks, ownership, side to move, takasia, the capture target of a
+    variant, seeds in hand and the ply counter all survive text and JSON.
+    """
     text = "00000000/00000001/10000000/20000000 S 0-0 - takasia=A1 target=a1 hand=3 ply=7 endless"
     position = at(text)
     assert CORE.format_position(position) == text
@@ -59,6 +65,9 @@ def test_R3_2_the_position_holds_every_state_field() -> None:
 
 
 def test_R3_4_namua_turn_means_own_stock_so_a_player_without_stock_plays_mtaji() -> None:
+    """[R3.4] [R5.1] namua_turn(p) is stock[p] > 0: without stock South plays the mtaji
+    rules (a back-row takasa) although North still has stock.
+    """
     # South has no stock while North has: South plays the mtaji back-row fallback [R5.1].
     text = "00000000/00000001/10000000/20000000 S 0-2 -"
     assert legal(text) == ["B1L", "B1R"]
@@ -69,6 +78,7 @@ def test_R3_4_namua_turn_means_own_stock_so_a_player_without_stock_plays_mtaji()
 
 
 def test_R4_1_a_lap_drops_one_seed_in_each_next_hole() -> None:
+    """[R4.1] A lap of k seeds drops one in each of the next k holes (vector N01)."""
     assert path(CORE.format_position(CORE.start()), "A6L") == [
         "place:A6",
         "lift:A6",
@@ -80,6 +90,7 @@ SEVENTEEN = "00000000/00000001/000(17)0000/00000000 S 0-0 -"
 
 
 def test_R4_2_a_lap_of_17_passes_its_start_hole_and_fills_it() -> None:
+    """[R4.2] A lap of 17 does not skip its emptied start hole (16 exactly: vector M03)."""
     steps = path(SEVENTEEN, "A4R")
     first_lap = ["A5", "A6", "A7", "A8", "B8", "B7", "B6", "B5", "B4", "B3", "B2", "B1"]
     assert steps[:19] == ["lift:A4", *sows(*first_lap, "A1", "A2", "A3", "A4", "A5"), "lift:A5"]
@@ -87,16 +98,19 @@ def test_R4_2_a_lap_of_17_passes_its_start_hole_and_fills_it() -> None:
 
 
 def test_R4_3_captured_seeds_start_in_the_kichwa_itself() -> None:
+    """[R4.3] Capture re-entry puts the first seed into the kichwa itself (vector N06a)."""
     text = "00000000/43180256/12008034/00000000 S 10-10 SN"  # Nierse diagram (vector N06a)
     assert path(text, "A1L") == ["place:A1", "capture:a8", *sows("A1", "A2", "A3", "A4")]
 
 
 def test_R4_4_a_lap_ending_in_an_empty_hole_ends_the_move() -> None:
+    """[R4.4] An unoccupied landing (now 1 seed) ends the move."""
     steps = path("00000000/10000000/00201000/00000000 S 0-0 -", "A3L")
     assert steps == ["lift:A3", *sows("A2", "A1")]
 
 
 def test_R4_5_an_occupied_landing_relays_in_the_same_direction() -> None:
+    """[R4.5] An occupied landing is lifted and sown on in the same direction."""
     text = "00000000/10000000/00201000/00000000 S 0-0 -"
     assert path(text, "A3R") == ["lift:A3", *sows("A4", "A5"), "lift:A5", *sows("A6", "A7")]
     assert after(text, "A3R") == "00000000/10000000/00010110/00000000 N 0-0 -"
@@ -106,6 +120,7 @@ def test_R4_5_an_occupied_landing_relays_in_the_same_direction() -> None:
 
 
 def test_R5_3_a_namua_takasa_relays_through_a_hole_facing_seeds_without_capturing() -> None:
+    """[R5.3] A namua takasa never captures, even on a later lap facing seeds."""
     # The first lap fills the empty A5; a later lap ends there, facing North's 2 in a4.
     text = "33010212/120(14)2000/00400281/00112213 S 4-4 N"
     steps = path(text, "A6L")
@@ -114,6 +129,9 @@ def test_R5_3_a_namua_takasa_relays_through_a_hole_facing_seeds_without_capturin
 
 
 def test_R5_5_only_front_rows_are_captured_the_back_row_is_safe() -> None:
+    """[R5.5] A lap ending opposite an empty front hole with a full back hole behind it
+    captures nothing.
+    """
     # North's back row is full, yet South's capture only ever takes front holes.
     text = "55555555/02000001/01020000/00000000 S 0-0 -"
     steps = path(text, "A4L")
@@ -125,13 +143,17 @@ def test_R5_5_only_front_rows_are_captured_the_back_row_is_safe() -> None:
 
 
 def test_R6_1_an_empty_own_hole_cannot_capture_even_facing_seeds() -> None:
+    """[R6.1] A capture hole needs seeds of its own before the stock seed."""
     # A3 is empty and faces North's 5: the only move is the takasa of the lone kichwa A1.
     text = "00000000/00500000/20000000/00000000 S 5-5 -"
     assert legal(text) == ["A1R"]
     assert after(text, "A1R") == "00000000/00500000/01110000/00000000 N 4-5 -"
 
 
-def test_R6_2_a_capture_of_the_opponents_nyumba_ends_its_ownership() -> None:
+def test_R6_2_a_namua_capture_keeps_its_seeds_and_takes_the_nyumba_with_its_ownership() -> None:
+    """[R6.2] Stock -1, the capturing hole keeps its seeds (1 + 1), the captured nyumba
+    loses ownership and its seeds are sown from a kichwa.
+    """
     text = "00000000/00020001/00010000/00000000 S 3-3 SN"
     assert after(text, "A4L") == "00000000/00000001/11020000/00000000 N 2-3 S"
 
@@ -140,6 +162,7 @@ def test_R6_2_a_capture_of_the_opponents_nyumba_ends_its_ownership() -> None:
 
 
 def test_R7_1_singletons_never_start_and_back_row_starts_capture_round_the_corner() -> None:
+    """[R7.1] Singletons never start a move; a back-row hole may start a capture."""
     # A1 (1) would land in A2 facing a7 but is a singleton; B1 (2) reaches A2 and captures.
     text = "00000000/02000001/11000000/20000000 S 0-0 -"
     assert legal(text) == ["B1L"]
@@ -148,6 +171,9 @@ def test_R7_1_singletons_never_start_and_back_row_starts_capture_round_the_corne
 
 
 def test_R7_2_a_mtaji_capture_from_the_owned_nyumba_ends_its_ownership() -> None:
+    """[R7.2] Lifting the owned nyumba to start a mtaji capture ends its ownership, then
+    the move captures and re-enters from the kichwa of §8.
+    """
     # With R7.3 switched off only the lifting itself can end South's ownership.
     game = Bao({"ownership_lost_first_mtaji_capture": "off"})
     text = "00000000/00100001/00102000/00000000 S 0-0 SN"
@@ -163,15 +189,18 @@ R7_3 = "00000000/00100001/20103000/00000000 S 0-0 SN"
     ("value", "owners"), [("both", "-"), ("mover", "N"), ("off", "SN")], ids=str
 )
 def test_R7_3_the_first_mtaji_capture_ends_nyumba_ownership(value: str, owners: str) -> None:
+    """[R7.3] The first mtaji capture ends both players' ownership (and the variants)."""
     game = Bao({"ownership_lost_first_mtaji_capture": value})
     assert after(R7_3, "A1R", game) == f"00000000/00000001/11203000/00000000 N 0-0 {owners}"
 
 
 def test_R7_4_a_hole_of_16_or_more_may_start_a_takasa() -> None:
+    """[R7.4] Holes with 16 or more seeds are eligible for takasa."""
     assert legal(SEVENTEEN) == ["A4L", "A4R"]
 
 
 def test_R7_4_front_row_first_even_when_the_back_row_is_fuller() -> None:
+    """[R7.4] The back row is only a fallback when no front hole holds 2 or more."""
     assert legal("00000000/00000001/20000000/09000000 S 0-0 -") == ["A1R"]
 
 
@@ -179,6 +208,7 @@ def test_R7_4_front_row_first_even_when_the_back_row_is_fuller() -> None:
 
 
 def test_R8_1_a_capture_in_the_left_kimbi_reverses_the_direction() -> None:
+    """[R8.1] A capture in the left kimbi group re-enters at A1, clockwise."""
     text = "00000000/02000001/01020000/00000000 S 0-0 -"
     assert path(text, "A4L") == [
         "lift:A4",
@@ -191,6 +221,7 @@ def test_R8_1_a_capture_in_the_left_kimbi_reverses_the_direction() -> None:
 
 
 def test_R8_1_a_central_capture_keeps_the_direction_of_a_back_row_start() -> None:
+    """[R8.1] A central mtaji capture keeps the first lap's direction, round the corner."""
     text = "00000000/00020001/00010000/05000000 S 0-0 -"
     steps = path(text, "B2L")
     assert steps[:8] == ["lift:B2", *sows("B1", "A1", "A2", "A3", "A4"), "capture:a5", "sow:A1"]
@@ -201,17 +232,22 @@ def test_R8_1_a_central_capture_keeps_the_direction_of_a_back_row_start() -> Non
 
 
 def test_R10_1_a_dormant_nyumba_refilled_to_6_stops_a_namua_takasa() -> None:
+    """[R10.1] [R10.5] A dormant (owned, 5) nyumba is an ordinary start; refilled to 6
+    it is functional again and stops a namua takasa.
+    """
     text = "00000000/00000001/00105000/00000000 S 3-3 S"
     assert legal(text) == ["A3L", "A3R", "A5L", "A5R"]  # dormant: an ordinary start [R10.5]
     assert after(text, "A3R") == "00000000/00000001/00016000/00000000 N 2-3 S"
 
 
 def test_R10_2_a_dormant_nyumba_sown_in_namua_loses_ownership() -> None:
+    """[R10.2] a) Lifting a dormant nyumba as a namua takasa start ends ownership."""
     text = "00000000/00000001/00105000/00000000 S 3-3 S"
     assert after(text, "A5R") == "00000000/00000001/00100111/00000111 N 2-3 -"
 
 
 def test_R10_2_a_safari_loses_ownership() -> None:
+    """[R10.2] a) A safari ends ownership; the stop keeps it (vector N15a)."""
     text = "00000000/10500000/00205000/00000000 S 1-1 S"  # vector N15a
     assert legal(text) == ["A3L", "A3L+", "A3R"]
     assert after(text, "A3L").endswith(" N 0-1 S")
@@ -219,6 +255,9 @@ def test_R10_2_a_safari_loses_ownership() -> None:
 
 
 def test_R10_3_a_capture_lap_ending_in_the_nyumba_facing_seeds_captures_not_stops() -> None:
+    """[R10.3] A capture lap ending in the functional nyumba facing seeds captures: no
+    stop/safari decision arises.
+    """
     text = "00000000/50002001/10006000/00000000 S 5-5 SN"
     assert legal(text) == ["A1L", "A5L", "A5R"]  # no A1L+: no decision arises
     assert path(text, "A1L")[:8] == [
@@ -235,6 +274,7 @@ NYUMBA_TARGET = "13212332/11(11)310(10)0/03000000/01214063 S 0-0 {} ply=48"
 
 
 def test_R10_4_an_owned_nyumba_cannot_be_the_takasia_target() -> None:
+    """[R10.4] The one target being North's owned nyumba blocks nothing (random play)."""
     assert at(after(NYUMBA_TARGET.format("N"), "A2R"))[TAKASIA] == -1
     assert at(after(NYUMBA_TARGET.format("-"), "A2R"))[TAKASIA] == 4  # a5, an ordinary hole
 
@@ -243,6 +283,7 @@ def test_R10_4_an_owned_nyumba_cannot_be_the_takasia_target() -> None:
 
 
 def test_R11_1_the_namua_to_mtaji_transition_move_never_sets_takasia() -> None:
+    """[R11.1] North's last stock seed: a position that would block South's A2 does not."""
     # North's last stock seed: the position after it would block South's A2 in the mtaji stage.
     text = "21000000/100(22)0000/0440(19)011/10012013 N 0-1 SN ply=43"
     child = CORE.play_text(at(text), "a8L")
@@ -256,12 +297,14 @@ SINGLETON_TARGET = "00231330/11000000/50818112/5(10)521010 S 0-0 - ply=66"
 
 
 def test_R11_2_a_single_seed_target_is_not_blocked() -> None:
+    """[R11.2] A one-seed target is not blocked (flag off: it is); from random play."""
     assert CORE.play_text(at(SINGLETON_TARGET), "A1R")[TAKASIA] == -1
     game = Bao({"takasia_singleton_exception": False})
     assert game.play_text(at(SINGLETON_TARGET, game), "A1R")[TAKASIA] == 6
 
 
 def test_R11_2_the_only_occupied_front_hole_is_not_blocked() -> None:
+    """[R11.2] The victim's only occupied front hole is not blocked (random play)."""
     # a5 holds North's only front seed: no takasia even without the single-seed exception.
     game = Bao({"takasia_singleton_exception": False})
     text = "12013102/00010000/41241(13)1(11)/50321014 S 0-0 - ply=78"
@@ -269,11 +312,13 @@ def test_R11_2_the_only_occupied_front_hole_is_not_blocked() -> None:
 
 
 def test_R11_2_the_only_front_hole_with_2_or_more_is_not_blocked() -> None:
+    """[R11.2] The victim's only front hole with 2 or more is not blocked (random play)."""
     text = "00102010/21001000/01(17)40611/47112236 S 0-0 - ply=66"
     assert CORE.play_text(at(text), "A4R")[TAKASIA] == -1
 
 
 def test_R11_3_a_takasa_lap_ending_in_the_blocked_hole_stops_there() -> None:
+    """[R11.3] A lap ending in the blocked hole stops there, unlifted (random play)."""
     text = "11301330/11000000/61018112/6(11)632110 S 0-0 - takasia=A1 ply=68"
     steps = path(text, "A5R")
     assert steps[-1] == "sow:A1" and "lift:A1" not in steps
@@ -281,12 +326,14 @@ def test_R11_3_a_takasa_lap_ending_in_the_blocked_hole_stops_there() -> None:
 
 
 def test_R11_3_a_lap_from_the_nyumba_ending_in_the_blocked_hole_stops_too() -> None:
+    """[R11.3] The block applies to a first lap from the nyumba too (CORE)."""
     text = "00000000/00000200/02003000/00000000 S 0-0 S takasia=A2"
     assert legal(text) == ["A5L", "A5R"]
     assert after(text, "A5L") == "00000000/00000200/03110000/00000000 N 0-0 -"
 
 
 def test_R11_4_takasia_lasts_one_move() -> None:
+    """[R11.4] The victim's block ends with his move (vector M08b)."""
     text = "00000000/00200020/00031110/00000000 N 0-0 - takasia=a2"  # vector M08b
     assert at(text)[TAKASIA] == 1
     assert at(after(text, "a6L"))[TAKASIA] == -1
@@ -296,6 +343,7 @@ def test_R11_4_takasia_lasts_one_move() -> None:
 
 
 def test_R12_1_a_player_with_an_empty_front_row_has_lost_at_once() -> None:
+    """[R12.1] a) An empty front row is a loss, with no move to make."""
     position = at("00000000/00000000/10000000/00000000 N 3-3 SN")
     assert CORE.legal_moves(position) == []
     outcome = CORE.outcome(position)
@@ -303,6 +351,7 @@ def test_R12_1_a_player_with_an_empty_front_row_has_lost_at_once() -> None:
 
 
 def test_R12_2_no_traditional_draw_but_engine_play_is_drawn_at_the_ply_limit() -> None:
+    """[R12.2] No draw by the rules; only engine play's ply-limit convention draws."""
     game = Bao({"max_plies": 12})
     position = game.start()
     for _ in range(12):
@@ -314,6 +363,7 @@ def test_R12_2_no_traditional_draw_but_engine_play_is_drawn_at_the_ply_limit() -
 
 
 def test_R12_3_the_game_ending_capture_leaves_its_seeds_in_hand() -> None:
+    """[R12.3] The game-ending capture keeps its seeds in hand; the winner scores them."""
     text = "00000000/00002000/00003000/00100000 S 5-5 SN"  # vector N17
     result = CORE.play_text(at(text), "A5L")
     assert CORE.format_position(result).endswith(" N 4-5 SN hand=2 ply=1")
@@ -371,11 +421,13 @@ def test_flag_namua_takasa_nyumba_stop_optional_offers_a_safari() -> None:
     ids=str,
 )
 def test_flag_namua_singleton(value: str, moves: list[str]) -> None:
+    """[R6.4b] The singleton restriction keyed on owned (CORE), functional or never."""
     text = "00000000/00000003/12000000/00000000 S 5-5 S"
     assert legal(text, Bao({"namua_singleton": value})) == moves
 
 
 def test_flag_namua_singleton_always_allows_singletons_without_a_nyumba() -> None:
+    """[R6.4b] Nierse's reading: singletons are always eligible (CORE: vector N11)."""
     text = "00000000/00000003/12000000/00000000 S 5-5 -"  # vector N11
     assert legal(text, Bao({"namua_singleton": "always"})) == ["A1L", "A1R", "A2L", "A2R"]
 
@@ -403,12 +455,14 @@ M08A = "00000000/00200020/00320010/00000000 S 0-0 -"
 """Vector M08a: South's A3R leaves North's a2 as the one target."""
 
 
-def test_flag_takasia_none() -> None:
+def test_R11_5_takasia_none_never_blocks() -> None:
+    """[R11.5] Variant none (Bao la Kujifunza): no takasia after vector M08a's move."""
     game = Bao({"takasia": "none"})
     assert game.play_text(at(M08A, game), "A3R")[TAKASIA] == -1
 
 
-def test_flag_takasia_mtaji_moja_blocks_the_one_target_at_the_victims_turn() -> None:
+def test_R11_5_mtaji_moja_blocks_the_one_target_at_the_victims_turn() -> None:
+    """[R11.5] Variant mtaji_moja (Nierse): the victim may not sow the one target."""
     game = Bao({"takasia": "mtaji_moja"})
     after_move = after(M08A, "A3R", game)
     assert "takasia" not in after_move
@@ -416,13 +470,19 @@ def test_flag_takasia_mtaji_moja_blocks_the_one_target_at_the_victims_turn() -> 
     assert legal(after_move, Bao({"takasia": "none"})) == ["a2L", "a2R", "a6L", "a6R"]
 
 
-def test_flag_takasia_nyumba_first_lap_exception() -> None:
+def test_R11_3_the_nyumba_first_lap_exception_flag_sows_on_through_the_blocked_hole() -> None:
+    """[R11.3] With takasia_nyumba_first_lap_exception a first lap from the owned nyumba
+    relays on from the blocked hole.
+    """
     text = "00000000/00000200/02003000/00000000 S 0-0 S takasia=A2"
     game = Bao({"takasia_nyumba_first_lap_exception": True})
     assert after(text, "A5L", game) == "00000000/00000200/10110000/11000000 N 0-0 -"
 
 
-def test_flag_takasia_attacker_must_capture_the_blocked_hole() -> None:
+def test_R11_5_the_attacker_must_capture_the_blocked_hole() -> None:
+    """[R11.5] Variant takasia_attacker_must_capture: only captures that take the blocked
+    hole at some point stay legal.
+    """
     game = Bao({"takasia_attacker_must_capture": True})
     blocked = game.play_text(at(M08A, game), "A3R")
     after_victim = game.play_text(blocked, "a6L")

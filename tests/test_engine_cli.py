@@ -1,0 +1,134 @@
+"""`ubao-engine moves | play | perft`: the command-line contract scripts depend on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+ENGINE = Path(sys.executable).parent / "ubao-engine"
+START_BAO = {
+    "board": [[0] * 8, [0, 2, 2, 6, 0, 0, 0, 0], [0, 0, 0, 0, 6, 2, 2, 0], [0] * 8],
+    "stock": [22, 22],
+    "owned": [True, True],
+    "to_move": "S",
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the command in process: its exit status, standard output and error."""
+    try:
+        main(list(argv))
+        status = 0
+    except SystemExit as exit:
+        status = int(exit.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_moves_prints_one_legal_move_per_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "moves", "kalah") == (0, "1\n2\n3\n4\n5\n6\n", "")
+    assert run(capsys, "moves", "ethiopian", "--options", '{"pits": 2}')[1].split() == [
+        "1L", "1R", "2L", "2R",
+    ]  # fmt: skip
+
+
+def test_moves_reads_a_position_in_notation_or_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    position = "kalah(6,4) S 0,0,0,0,0,1/4,4,4,4,4,4 10,10"
+    assert run(capsys, "moves", "kalah", "--position", position)[1] == "6\n"
+    _, out, _ = run(capsys, "moves", "bao", "--position-json", json.dumps(START_BAO))
+    assert out.split() == ["A6L", "A6R", "A7L", "A7R"]
+
+
+def test_play_prints_the_position_and_the_result_when_the_game_ends(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "play", "kalah", "3", "6")
+    assert (status, out) == (0, "kalah(6,4) N 4,4,0,5,5,0/5,5,5,5,4,4 2,0\n")
+    options = '{"pits": 1, "seeds": 1}'
+    status, out, _ = run(capsys, "play", "kalah", "--options", options, "1")
+    assert status == 0
+    assert out.splitlines() == ["kalah(1,1) S 0/0 1,1", "result: draw 1-1 (normal)"]
+
+
+def test_play_accepts_moves_after_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "play", "othello", "--options", '{"size": 4}', "b1", "a1")
+    assert status == 0 and out.strip().endswith(" X")
+
+
+def test_play_plays_a_complete_game_in_each_mancala_variant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for game in ("kalah", "egyptian", "ethiopian"):
+        moves: list[str] = []
+        while True:
+            _, out, _ = run(capsys, "play", game, *moves, "--json")
+            report = json.loads(out)
+            if report["over"]:
+                break
+            _, listed, _ = run(capsys, "moves", game, "--position", report["position"])
+            moves.append(listed.split()[0])
+        assert sum(report["result"]["score"]) == 48
+        assert report["moves"] == moves
+
+
+@pytest.mark.parametrize(
+    ("moves", "says"),
+    [
+        (["3", "3"], "move 2 ('3'): 3 is illegal: pit 3 holds 0"),
+        (["x"], "move 1 ('x'): 'x' is not a kalah move"),
+        (["1", "7"], "move 2 ('7'): '7': pit 7 does not exist"),
+    ],
+)
+def test_a_bad_move_exits_non_zero_naming_the_move_and_why(
+    capsys: pytest.CaptureFixture[str], moves: list[str], says: str
+) -> None:
+    status, out, err = run(capsys, "play", "kalah", *moves)
+    assert status == 2 and out == "" and says in err
+
+
+def test_json_errors_are_machine_readable(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "play", "kalah", "3", "3", "--json")
+    assert status == 2
+    assert json.loads(out) == {
+        "error": "move 2 ('3'): 3 is illegal: pit 3 holds 0: it is empty",
+        "kind": "IllegalMoveError",
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["moves", "kalah", "--options", "{pits"], "--options is not valid JSON"),
+        (["moves", "kalah", "--options", "[1]"], "must be a JSON object"),
+        (["moves", "kalah", "--options", '{"pits": 40}'], "'pits' must be an integer"),
+        (["moves", "kalah", "--position", "kalah(6,4) S"], "4 fields"),
+        (["moves", "bao", "--position-json", "{"], "--position-json is not valid JSON"),
+        (["perft", "kalah", "--depth", "-1"], "--depth must be 0 or more"),
+    ],
+)
+def test_bad_arguments_exit_non_zero_with_the_reason(
+    capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and says in err
+
+
+def test_perft_counts_sequences_and_reports_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "perft", "kalah", "--depth", "3")[1] == "185\n"
+    _, out, _ = run(capsys, "perft", "othello", "--depth", "4", "--json")
+    assert json.loads(out)["nodes"] == 244
+
+
+def test_the_console_script_is_installed_and_speaks_the_same() -> None:
+    result = subprocess.run(
+        [str(ENGINE), "play", "kalah", "3", "--json"], capture_output=True, text=True, check=True
+    )
+    report = json.loads(result.stdout)
+    assert report["position"] == "kalah(6,4) S 4,4,0,5,5,5/4,4,4,4,4,4 1,0"
+    assert report["to_move"] == 0 and report["result"] is None
