@@ -1,9 +1,13 @@
-"""Bao rules, one test per numbered rule [Rx] of shared/rules/bao.md that no vector covers.
+"""Bao rules: tests named after the numbered rule [Rx] of shared/rules/bao.md they prove.
+
+Each rule test names its rule in its docstring (`[R4.2] ...`); tests/test_bao_coverage.py
+checks that every rule is proved by such a test or by a vector, and lists the vectors that
+prove each rule. Expected results are derived by hand from the specification.
 
 Positions are written in the one-line notation of docs/bao.md: the four screen rows of §2.3
 (North back b8..b1 / North front a8..a1 / South front A1..A8 / South back B1..B8), the side to
-move, the stocks South-North, and who owns a nyumba. The rules the vectors already prove
-(tests/test_bao_vectors.py) are listed at the end of this file.
+move, the stocks South-North, and who owns a nyumba. Ring indices (§2.2): front hole A(i+1) is
+ring i and faces the opponent's ring 7 - i; B8..B1 are rings 8..15.
 """
 
 from __future__ import annotations
@@ -128,6 +132,39 @@ def test_R5_3_a_namua_takasa_relays_through_a_hole_facing_seeds_without_capturin
     assert after(text, "A6L").split("/")[:2] == text.split("/")[:2]  # North untouched
 
 
+NAMUA_TAKASA_ROUND = "00000000/00000003/01010120/10101010 S 5-5 -"
+"""No capture hole; without a nyumba only A7 (2) may start. A7R goes round the whole ring."""
+
+
+def test_R5_3_a_namua_takasa_lap_ending_in_a_hole_it_filled_facing_seeds_relays_on() -> None:
+    """[R5.3] The first lap of A7R fills the empty A8 (facing North's 3 in a1); seven relays
+    later a lap ends there again: a takasa captures nothing, so A8 is lifted and sown on.
+    """
+    assert legal(NAMUA_TAKASA_ROUND) == ["A7L", "A7R"]
+    assert path(NAMUA_TAKASA_ROUND, "A7R") == [
+        "place:A7",
+        "lift:A7",
+        *sows("A8", "B8", "B7"),
+        "lift:B7",
+        *sows("B6", "B5"),
+        "lift:B5",
+        *sows("B4", "B3"),
+        "lift:B3",
+        *sows("B2", "B1"),
+        "lift:B1",
+        *sows("A1", "A2"),
+        "lift:A2",
+        *sows("A3", "A4"),
+        "lift:A4",
+        *sows("A5", "A6"),
+        "lift:A6",
+        *sows("A7", "A8"),
+        "lift:A8",  # occupied, facing a1: relay, no capture
+        *sows("B8", "B7"),  # B7 was emptied: the move ends
+    ]
+    assert after(NAMUA_TAKASA_ROUND, "A7R") == "00000000/00000003/10101010/01010112 N 4-5 -"
+
+
 def test_R5_5_only_front_rows_are_captured_the_back_row_is_safe() -> None:
     """[R5.5] A lap ending opposite an empty front hole with a full back hole behind it
     captures nothing.
@@ -156,6 +193,15 @@ def test_R6_2_a_namua_capture_keeps_its_seeds_and_takes_the_nyumba_with_its_owne
     """
     text = "00000000/00020001/00010000/00000000 S 3-3 SN"
     assert after(text, "A4L") == "00000000/00000001/11020000/00000000 N 2-3 S"
+
+
+def test_R6_4c_a_lone_right_kichwa_is_sown_toward_the_centre_only() -> None:
+    """[R6.4c] A8 is South's only occupied front hole: A8R would empty the front row, so only
+    A8L (the mirror of vector N16's A1R) is legal.
+    """
+    text = "00000000/10000000/00000003/00000000 S 3-3 -"
+    assert legal(text) == ["A8L"]
+    assert after(text, "A8L") == "00000000/10000000/00011110/00000000 N 2-3 -"
 
 
 # -- §7 The mtaji stage -----------------------------------------------------------------------
@@ -269,6 +315,43 @@ def test_R10_3_a_capture_lap_ending_in_the_nyumba_facing_seeds_captures_not_stop
     assert after(text, "A1L") == "00000000/00000001/40208100/00000000 N 4-5 SN"
 
 
+def test_R10_4_in_mtaji_the_lone_functional_nyumba_is_sown_whole_not_taxed() -> None:
+    """[R10.4] No tax in the mtaji stage: the owned nyumba of 6, the only occupied front hole,
+    is an ordinary start (all 6 seeds, ownership lost); with stock the same board is a tax.
+    """
+    mtaji = "00000000/00000002/00006000/00000000 S 0-0 S"
+    assert legal(mtaji) == ["A5L", "A5R"]
+    assert after(mtaji, "A5R") == "00000000/00000002/00000111/00000111 N 0-0 -"
+    namua = "00000000/00000002/00006000/00000000 S 1-1 S"
+    assert legal(namua) == ["A5L", "A5R"]
+    assert after(namua, "A5R") == "00000000/00000002/00005110/00000000 N 0-1 S"
+
+
+OWNED_TARGET = "00000000/20020000/02000200/00000000 S 0-0 {}"
+"""South's A6L fills A4, so that A2 (2) could land there and take North's a5 (2), the one
+target; North (a5 and a8 with 2 each) has no capture."""
+
+
+@pytest.mark.parametrize(
+    ("owners", "result", "replies"),
+    [
+        ("N", "N 0-0 N", ["a5L", "a5R", "a8L", "a8R"]),
+        ("-", "N 0-0 - takasia=a5", ["a8L", "a8R"]),
+    ],
+    ids=["owned", "not-owned"],
+)
+def test_R10_4_an_owned_nyumba_target_is_not_blocked_an_unowned_one_is(
+    owners: str, result: str, replies: list[str]
+) -> None:
+    """[R10.4] [R11.2] The nyumba is the one target: owned, it is not blocked; once ownership is
+    gone it is an ordinary hole, and blocked.
+    """
+    text = OWNED_TARGET.format(owners)
+    assert legal(text) == ["A2L", "A2R", "A6L", "A6R"]
+    assert after(text, "A6L") == f"00000000/20020000/02011000/00000000 {result}"
+    assert legal(after(text, "A6L")) == replies
+
+
 NYUMBA_TARGET = "13212332/11(11)310(10)0/03000000/01214063 S 0-0 {} ply=48"
 """South's A2R leaves one target, North's nyumba a5."""
 
@@ -284,12 +367,92 @@ def test_R10_4_an_owned_nyumba_cannot_be_the_takasia_target() -> None:
 
 def test_R11_1_the_namua_to_mtaji_transition_move_never_sets_takasia() -> None:
     """[R11.1] North's last stock seed: a position that would block South's A2 does not."""
-    # North's last stock seed: the position after it would block South's A2 in the mtaji stage.
     text = "21000000/100(22)0000/0440(19)011/10012013 N 0-1 SN ply=43"
     child = CORE.play_text(at(text), "a8L")
     assert child[TAKASIA] == -1
     north, south = list(child[16:32]), list(child[0:16])
     assert takasia_hole(north, south, child[OWNED], CORE.rules) == 1
+
+
+BLOCK_A6 = "00000000/00300002/20000200/00000000 N 0-0 -"
+"""North's a6L sows a5, a4, a3; then North's a1 (2) could land in a3 and take South's A6 (2),
+the one target. South (A1 and A6, 2 each) has no capture."""
+
+
+def test_R11_1_a_mtaji_takasa_leaving_one_target_blocks_it() -> None:
+    """[R11.1] After North's mtaji takasa South has no capture and exactly one hole, A6, that
+    North could take: A6 is blocked for South's next move.
+    """
+    assert legal(BLOCK_A6) == ["a1L", "a1R", "a6L", "a6R"]
+    blocked = after(BLOCK_A6, "a6L")
+    assert blocked == "00000000/00011102/20000200/00000000 S 0-0 - takasia=A6"
+    assert legal(blocked) == ["A1L", "A1R"]
+
+
+def test_R11_1_the_last_namua_move_never_blocks() -> None:
+    """[R11.1] The same board made by North's last stock seed (2 + 1 seeds sown from a6): the
+    move did not start with both stocks at 0, so nothing is blocked.
+    """
+    text = "00000000/00200002/20000200/00000000 N 0-1 -"
+    assert legal(text) == ["a1L", "a1R", "a6L", "a6R"]
+    free = after(text, "a6L")
+    assert free == "00000000/00011102/20000200/00000000 S 0-0 -"
+    assert legal(free) == ["A1L", "A1R", "A6L", "A6R"]
+
+
+@pytest.mark.parametrize(
+    ("text", "result"),
+    [
+        # a7 (4) and a1 (2) both land in a3: two capture moves, one target hole -> blocked.
+        (
+            "00000000/04300002/20000200/00000000 N 0-0 -",
+            "00000000/04011102/20000200/00000000 S 0-0 - takasia=A6",
+        ),
+        # a2 (2) lands in a4 facing A5 (1) as well: two target holes -> no takasia.
+        (
+            "00000000/00300022/20001200/00000000 N 0-0 -",
+            "00000000/00011122/20001200/00000000 S 0-0 -",
+        ),
+        # South's A2 (2) could land in A4 and take a5: the victim can capture -> no takasia.
+        (
+            "00000000/00300002/02010200/00000000 N 0-0 -",
+            "00000000/00011102/02010200/00000000 S 0-0 -",
+        ),
+    ],
+    ids=["two-moves-one-target", "two-targets", "victim-can-capture"],
+)
+def test_R11_1_takasia_needs_exactly_one_target_hole_and_no_capture_for_the_victim(
+    text: str, result: str
+) -> None:
+    """[R11.1] Target holes are counted, not capture moves; a second target hole, or a
+    capture for the victim, means no takasia. North plays a6L as in BLOCK_A6.
+    """
+    assert after(text, "a6L") == result
+
+
+@pytest.mark.parametrize(
+    ("south", "exception", "takasia"),
+    [
+        # A6 holds 1: not blocked in CORE (de Voogt 2001); blocked with the exception off.
+        ("20000100/00000000", True, ""),
+        ("20000100/00000000", False, " takasia=A6"),
+        # A6 (1) is South's only occupied front hole (B1 holds 2): not blocked, even flag off.
+        ("00000100/20000000", False, ""),
+        # A6 (2) is South's only front hole with 2 or more (A1 holds 1): not blocked.
+        ("10000200/00000000", True, ""),
+    ],
+    ids=["one-seed", "one-seed-exception-off", "only-occupied", "only-2-or-more"],
+)
+def test_R11_2_the_exceptions_leave_the_one_target_unblocked(
+    south: str, exception: bool, takasia: str
+) -> None:
+    """[R11.2] BLOCK_A6 with South's rows changed: a one-seed target, the victim's only
+    occupied front hole and his only front hole with 2 or more are not blocked (the owned
+    nyumba: test_R10_4_an_owned_nyumba_target_is_not_blocked_an_unowned_one_is).
+    """
+    game = Bao({"takasia_singleton_exception": exception})
+    text = f"00000000/00300002/{south} N 0-0 -"
+    assert after(text, "a6L", game) == f"00000000/00011102/{south} S 0-0 -{takasia}"
 
 
 SINGLETON_TARGET = "00231330/11000000/50818112/5(10)521010 S 0-0 - ply=66"
@@ -330,6 +493,28 @@ def test_R11_3_a_lap_from_the_nyumba_ending_in_the_blocked_hole_stops_too() -> N
     text = "00000000/00000200/02003000/00000000 S 0-0 S takasia=A2"
     assert legal(text) == ["A5L", "A5R"]
     assert after(text, "A5L") == "00000000/00000200/03110000/00000000 N 0-0 -"
+
+
+BLOCKED_A3 = "00000000/00000002/30211020/00000000 S 0-0 - takasia=A3"
+"""South may not start from A3 (2 seeds); North's only seeds, a1, face the empty A8."""
+
+
+def test_R11_3_the_blocked_hole_is_no_start_a_lap_passing_it_adds_a_seed() -> None:
+    """[R11.3] A3 is no start; A1R passes through A3 (2 -> 3) and relays on from A4."""
+    assert legal(BLOCKED_A3) == ["A1L", "A1R", "A7L", "A7R"]
+    assert path(BLOCKED_A3, "A1R") == [
+        "lift:A1",
+        *sows("A2", "A3", "A4"),
+        "lift:A4",
+        *sows("A5", "A6"),
+    ]
+    assert after(BLOCKED_A3, "A1R") == "00000000/00000002/01302120/00000000 N 0-0 -"
+
+
+def test_R11_3_a_relay_lap_ending_in_the_blocked_hole_stops_there() -> None:
+    """[R11.3] A7L relays from A5 into A3, the blocked hole: the move ends, A3 keeps 3."""
+    assert path(BLOCKED_A3, "A7L") == ["lift:A7", *sows("A6", "A5"), "lift:A5", *sows("A4", "A3")]
+    assert after(BLOCKED_A3, "A7L") == "00000000/00000002/30320100/00000000 N 0-0 -"
 
 
 def test_R11_4_takasia_lasts_one_move() -> None:
@@ -518,9 +703,3 @@ def test_profile_kujifunza_starts_with_2_everywhere_no_stock_no_nyumba() -> None
     assert game.format_position(start) == "22222222/22222222/22222222/22222222 S 0-0 -"
     assert game.options["takasia"] == "none"
     assert legal(game.format_position(start), game)  # South captures at once
-
-
-# Proved by the vectors: R3.3 (with the property tests), R5.2 (N03, N04), R5.4 (N07a), R6.3
-# (N04-N06), R6.4 (N01, N11, N12, N16), R6.5 (N01, N02), R6.6 (N10a/b, N19), R7.1's 16-seed
-# rule (M02), R7.4 (M04, M05, M08b, M16a), R7.5 (M13), R10.2 b/tax (N08a, N10), R11.1 (M08a,
-# M12), R11.2 only-2+ (M09), R12.1 (N17, M13), R12.3 (N17, M02). R12.4 is a property test.
