@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from engine import bench, stdio
 from engine.chart import bench_svg
 from engine.game import Game, GameError, Outcome
-from engine.games import GAMES, make_game
+from engine.games import GAMES, game_for_position, make_game
 from engine.perft import perft
 from engine.players import PLAYERS
 from engine.search import (
@@ -56,9 +56,10 @@ def parse_options(text: str) -> dict[str, Any]:
 
 def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
     """The game and the starting position the user asked for."""
-    game = make_game(args.game, parse_options(args.options))
+    options = parse_options(args.options)
     if args.position is not None:
-        return game, game.parse_position(args.position)
+        return game_for_position(args.game, options, args.position)
+    game = make_game(args.game, options)
     if args.position_json is not None:
         try:
             data = json.loads(args.position_json)

@@ -83,6 +83,10 @@ class Game(ABC, Generic[P, M]):
     """Named static evaluations; the first one is the default."""
 
     @abstractmethod
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        """Validate `options` (OptionsError says what is wrong) and fill in the defaults."""
+
+    @abstractmethod
     def start(self) -> P:
         """The start position."""
 
@@ -124,6 +128,12 @@ class Game(ABC, Generic[P, M]):
     @abstractmethod
     def parse_position(self, text: str) -> P:
         """The position that `text` describes; NotationError says what is wrong."""
+
+    @classmethod
+    def options_in_position(cls, text: str) -> dict[str, Any]:
+        """The options a position's text implies (its board size), so that a position alone
+        names its variant; {} when it implies none or is not readable (parsing says why)."""
+        return {}
 
     def position_json(self, position: P) -> Any:
         """The position as JSON-ready data (for `--json` output)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from engine.bao import Bao
@@ -10,7 +10,7 @@ from engine.game import Game, OptionsError
 from engine.mancala import Egyptian, Ethiopian, Kalah
 from engine.othello import Othello
 
-GAMES: dict[str, Callable[[Mapping[str, Any]], Game[Any, Any]]] = {
+GAMES: dict[str, type[Game[Any, Any]]] = {
     "kalah": Kalah,
     "egyptian": Egyptian,
     "ethiopian": Ethiopian,
@@ -26,3 +26,16 @@ def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game[Any, 
     except KeyError:
         raise OptionsError(f"unknown game {name!r}; known games: {', '.join(GAMES)}") from None
     return factory(options or {})
+
+
+def game_for_position(
+    name: str, options: Mapping[str, Any], text: str
+) -> tuple[Game[Any, Any], Any]:
+    """The game a position in notation belongs to, and the position.
+
+    The position's own size fills in options not given (`kalah(4,3) …`, a 4x4 Othello board),
+    so a position alone is enough; options given explicitly win and must agree with it.
+    """
+    implied = GAMES[name].options_in_position(text) if name in GAMES else {}
+    game = make_game(name, {**implied, **options})
+    return game, game.parse_position(text)

@@ -316,6 +316,15 @@ class Mancala(Game[Position, Move]):
             raise IllegalMoveError(f"{text.strip()} is illegal: {why}")
         return move
 
+    _VARIANT = re.compile(r"\s*(\w+)\((\d+),(\d+)\)\s")
+
+    @classmethod
+    def options_in_position(cls, text: str) -> dict[str, Any]:
+        match = cls._VARIANT.match(text)
+        if match is None or match[1] != cls.name:
+            return {}
+        return {"pits": int(match[2]), "seeds": int(match[3])}
+
     def format_position(self, position: Position) -> str:
         m = self.pits
         south = ",".join(map(str, position[:m]))

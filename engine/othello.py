@@ -11,6 +11,7 @@ A move is a square index (`row * size + column`) or `PASS`.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final, NamedTuple
@@ -311,6 +312,12 @@ class Othello(Game[Position, Move]):
             for i in range(self._squares)
         )
         return f"{board} {DISC_LETTERS[player]}"
+
+    @classmethod
+    def options_in_position(cls, text: str) -> dict[str, Any]:
+        board = text.split()[0] if text.split() else ""
+        size = math.isqrt(len(board))
+        return {"size": size} if size * size == len(board) and size % 2 == 0 else {}
 
     def parse_position(self, text: str) -> Position:
         fields = text.split()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
 from engine.game import Game, GameError
-from engine.games import GAMES, make_game
+from engine.games import GAMES, game_for_position, make_game
 from engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
@@ -264,11 +264,11 @@ class Session:
             split = rest.index("moves")
             rest, moves = rest[:split], rest[split + 1 :]
         try:
-            game = make_game(name, options)
             if rest == ["startpos"]:
+                game = make_game(name, options)
                 position = game.start()
             elif rest:
-                position = game.parse_position(" ".join(rest))
+                game, position = game_for_position(name, options, " ".join(rest))
             else:
                 raise ProtocolError("position needs startpos or a position")
         except GameError as error:

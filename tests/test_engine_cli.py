@@ -132,3 +132,22 @@ def test_the_console_script_is_installed_and_speaks_the_same() -> None:
     report = json.loads(result.stdout)
     assert report["position"] == "kalah(6,4) S 4,4,0,5,5,5/4,4,4,4,4,4 1,0"
     assert report["to_move"] == 0 and report["result"] is None
+
+
+def test_a_position_alone_names_its_board_size(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "moves", "kalah", "--position", "kalah(3,2) S 2,0,1/2,2,2 1,0")
+    assert (status, out.split()) == (0, ["1", "3"])
+    board = "-XO--XO--XO-----"
+    assert run(capsys, "moves", "othello", "--position", f"{board} O")[1].split() == [
+        "a1", "a2", "a3", "a4",
+    ]  # fmt: skip
+    status, _, err = run(
+        capsys,
+        "moves",
+        "kalah",
+        "--options",
+        '{"pits": 6}',
+        "--position",
+        "kalah(3,2) S 1,1,1/1,1,1 0,0",
+    )
+    assert status == 2 and "is for 'kalah(3,2)'" in err, "explicit options win and must agree"

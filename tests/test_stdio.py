@@ -305,3 +305,10 @@ def test_go_right_after_bestmove_starts_the_next_search() -> None:
     session.wait()
     assert not [line for line in lines if line.startswith("error")], lines
     assert sum(line.startswith("bestmove") for line in lines) == 2
+
+
+def test_a_position_alone_names_its_board_size() -> None:
+    lines = Recorder().send("position othello {} -XO--XO--XO----- O", "go depth 1")
+    assert bestmove(lines) in ("a1", "a2", "a3", "a4")
+    lines = Recorder().send("position kalah {} kalah(2,1) S 1,1/1,1 0,0", "go depth 2")
+    assert bestmove(lines) in ("1", "2")
