@@ -191,6 +191,15 @@ class Bao(Game[Position, BaoMove]):
             return self._result(position, None, "ply_limit")
         return None
 
+    def is_over(self, position: Position) -> bool:
+        """`outcome(position) is not None` without building the outcome (hot in search)."""
+        if self._over(position):
+            return True
+        cached = self._children.get(position)
+        if cached is not None:
+            return not cached
+        return not has_legal_move(position, self.rules, self._simulate)
+
     @staticmethod
     def _result(position: Position, winner: int | None, reason: str) -> Outcome:
         """Each side's seeds (holes and stock; the winner also the captured seeds in hand)."""

@@ -59,7 +59,7 @@ def balanced(position: Position) -> float:
     for player, sign in ((0, 1.0), (1, -1.0)):
         start = 16 * player
         front = position[start : start + 8]
-        occupied = sum(1 for seeds in front if seeds)
+        occupied = 8 - front.count(0)
         functional = position[OWNED + player] and front[NYUMBA] >= 6
         threats = _threatened(position, player)
         biggest = max(threats, default=0)

@@ -117,15 +117,16 @@ def capture_landings(
 ) -> list[tuple[int, int, int]]:
     """Every mtaji capture start (hole, direction, landing) of the player owning `me` [R7.1]."""
     found = []
-    for hole in range(16):
-        seeds = me[hole]
+    for hole, seeds in enumerate(me):
         if seeds < 2:
             continue
-        if seeds < 16:
-            for direction in (1, -1):
-                landing = (hole + direction * seeds) & 15
-                if landing < 8 and me[landing] and op[7 - landing]:
-                    found.append((hole, direction, landing))
+        if seeds < 16:  # both directions written out: this is hot in mtaji move generation
+            landing = (hole + seeds) & 15
+            if landing < 8 and me[landing] and op[7 - landing]:
+                found.append((hole, 1, landing))
+            landing = (hole - seeds) & 15
+            if landing < 8 and me[landing] and op[7 - landing]:
+                found.append((hole, -1, landing))
         elif not sixteen_rule:
             # A lap of 16+ seeds also fills the landing hole on earlier circuits.
             laps, rest = divmod(seeds, 16)
@@ -170,7 +171,7 @@ def takasia_hole(
     if seeds == 1 and rules.takasia_singleton_exception:
         return -1
     front = y_ring[:8]
-    if sum(1 for n in front if n) == 1:
+    if front.count(0) == 7:
         return -1
     if seeds >= 2 and sum(1 for n in front if n >= 2) == 1:
         return -1
@@ -236,7 +237,7 @@ def _mtaji_candidates(
         targets = capture_targets(op, me, rules)  # [R11.5] Nierse: decided at Y's own turn
         if len(targets) == 1:
             (blocked,) = targets
-    lone = sum(1 for hole in FRONT if me[hole]) == 1
+    lone = me[:8].count(0) == 7
     front = [
         (MTAJI_TAKASA, hole, direction)
         for hole in FRONT

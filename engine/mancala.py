@@ -17,7 +17,7 @@ move is the negated pit number (notation `3L` = -3, `3R` = 3).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from engine.game import (
@@ -32,10 +32,18 @@ from engine.game import (
 
 Position = tuple[int, ...]
 Move = int
+Sowing = tuple[Move, int, tuple[tuple[int, ...], ...]]
+"""A move with its pit and the holes each count of seeds sown from there fills: see
+`Mancala._sowing_table`."""
 
 SIDE_LETTERS = "SN"
 MAX_PITS = 12
 MAX_SEEDS = 12
+
+
+def _has_two(row: Sequence[int]) -> bool:
+    """Whether a pit of the row holds two seeds or more."""
+    return max(row) >= 2
 
 
 def _check_int(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
@@ -93,9 +101,18 @@ class Mancala(Game[Position, Move]):
         m = self.pits
         self._stores = (m, 2 * m + 1)
         self._first_pit = (0, m + 1)
+        self._rows = (slice(0, m), slice(m + 1, 2 * m + 1))
         self._ring = 2 * m + 2
         self._to_move = 2 * m + 2
         self._min_seeds = 2 if self.choose_direction else 1
+        self._row_can_move: Callable[[Sequence[int]], bool] = (
+            _has_two if self.choose_direction else any
+        )
+        """Whether a row of pits holds a legal move (a seed, or two where one may not be sown)."""
+        self._sowings = (self._sowing_table(0), self._sowing_table(1))
+        self._sowing_of = tuple(
+            {move: (hole, paths) for move, hole, paths in table} for table in self._sowings
+        )
 
     def describe(self) -> str:
         return f"{self.name}({self.pits},{self.seeds})"
@@ -109,16 +126,36 @@ class Mancala(Game[Position, Move]):
     def to_move(self, position: Position) -> int:
         return position[self._to_move]
 
+    def _sowing_table(self, player: int) -> tuple[Sowing, ...]:
+        """`player`'s moves in legal order as (move, pit, paths): paths[n] is the holes that n
+        seeds sown from the pit fill, in order, skipping the opponent's store; n runs up to a
+        whole lap, which fills every hole once and ends in the pit itself."""
+        ring = self._ring
+        skipped = self._stores[1 - player]
+        table = []
+        for pit in range(1, self.pits + 1):
+            hole = self._first_pit[player] + pit - 1
+            for move in (-pit, pit) if self.choose_direction else (pit,):
+                step = 1 if move > 0 else -1
+                walk = []
+                last = hole
+                for _ in range(ring - 1):
+                    last = (last + step) % ring
+                    if last == skipped:
+                        last = (last + step) % ring
+                    walk.append(last)
+                table.append((move, hole, tuple(tuple(walk[:n]) for n in range(ring))))
+        return tuple(table)
+
     def legal_moves(self, position: Position) -> list[Move]:
-        if self._finished(position):
+        if self.is_over(position):
             return []
-        player = position[self._to_move]
-        first = self._first_pit[player]
         least = self._min_seeds
-        pits = [i + 1 for i in range(self.pits) if position[first + i] >= least]
-        if self.choose_direction:
-            return [move for pit in pits for move in (-pit, pit)]
-        return pits
+        return [
+            move
+            for move, hole, _ in self._sowings[position[self._to_move]]
+            if position[hole] >= least
+        ]
 
     def play(self, position: Position, move: Move) -> Position:
         if move not in self.legal_moves(position):
@@ -130,8 +167,59 @@ class Mancala(Game[Position, Move]):
         return self._sow(position, move, None)
 
     def children(self, position: Position) -> list[tuple[Move, Position]]:
-        sow = self._sow
-        return [(move, sow(position, move, None)) for move in self.legal_moves(position)]
+        """Every legal move sown as `_sow` sows it, inlined without the path: a search spends
+        most of its time here.
+
+        Under the "either" end rule one row check per move suffices: the opponent could move
+        before it (else the game was over) and sowing only adds to his row; only a capture can
+        leave him stuck. When the mover cannot move either, no move is generated.
+        """
+        player = position[-1]
+        other = 1 - player
+        rows = self._rows
+        own_row, their_row = rows[player], rows[other]
+        row_can_move = self._row_can_move
+        mover_ends = self.end_check == "mover"
+        if not mover_ends and not row_can_move(position[their_row]):
+            return []
+        least = self._min_seeds
+        lap = self._ring - 1
+        own_store = self._stores[player]
+        first = self._first_pit[player]
+        end = first + self.pits
+        kids = []
+        for move, hole, paths in self._sowings[player]:
+            seeds = position[hole]
+            if seeds < least:
+                continue
+            board = list(position)
+            board[hole] = 0
+            if seeds >= lap:
+                laps, seeds = divmod(seeds, lap)
+                for i in paths[lap]:
+                    board[i] += laps
+            sown = paths[seeds]
+            for i in sown:
+                board[i] += 1
+            last = sown[-1] if sown else hole  # after whole laps only, the pit itself
+            captured = False
+            if last == own_store:
+                board[-1] = player
+            else:
+                board[-1] = other
+                if first <= last < end and board[last] == 1:
+                    self._capture(board, last, own_store, None)
+                    captured = True
+            if mover_ends:
+                over = not row_can_move(board[rows[board[-1]]])
+            else:
+                over = not row_can_move(board[own_row]) or (
+                    captured and not row_can_move(board[their_row])
+                )
+            if over:
+                self._sweep(board, player, None)
+            kids.append((move, tuple(board)))
+        return kids
 
     def sowing_path(self, position: Position, move: Move) -> list[Step]:
         self.play(position, move)
@@ -141,43 +229,33 @@ class Mancala(Game[Position, Move]):
 
     def _sow(self, position: Position, move: Move, path: list[Step] | None) -> Position:
         """Sow `move` (known legal); record the holes touched in `path` when it is given."""
-        m = self.pits
-        ring = self._ring
         board = list(position)
         player = board[-1]
-        own_store, skipped = self._stores[player], self._stores[1 - player]
-        step = 1 if move > 0 else -1
-        hole = self._first_pit[player] + abs(move) - 1
+        own_store = self._stores[player]
+        hole, paths = self._sowing_of[player][move]
+        lap = self._ring - 1
         seeds = board[hole]
         board[hole] = 0
         if path is not None:
             path.append(Step(self._label(hole), "lift"))
-        laps, rest = divmod(seeds, ring - 1)
+            walk = paths[lap] * (seeds // lap) + paths[seeds % lap]
+            path.extend(Step(self._label(i), "store" if i == own_store else "sow") for i in walk)
+        laps, rest = divmod(seeds, lap)
         if laps:
-            for i in range(ring):
-                if i != skipped:
-                    board[i] += laps
-        last = hole  # after whole laps the last seed fell in the origin pit itself
-        for _ in range(rest):
-            last = (last + step) % ring
-            if last == skipped:
-                last = (last + step) % ring
-            board[last] += 1
-        if path is not None:
-            walk = hole
-            for _ in range(seeds):
-                walk = (walk + step) % ring
-                if walk == skipped:
-                    walk = (walk + step) % ring
-                path.append(Step(self._label(walk), "store" if walk == own_store else "sow"))
+            for i in paths[lap]:
+                board[i] += laps
+        sown = paths[rest]
+        for i in sown:
+            board[i] += 1
+        last = sown[-1] if sown else hole  # after whole laps the last seed fell in the pit itself
         if last == own_store:
             board[-1] = player
         else:
             board[-1] = 1 - player
             first = self._first_pit[player]
-            if first <= last < first + m and board[last] == 1:
+            if first <= last < first + self.pits and board[last] == 1:
                 self._capture(board, last, own_store, path)
-        if self._finished(board):
+        if self.is_over(board):
             self._sweep(board, player, path)
         return tuple(board)
 
@@ -197,18 +275,13 @@ class Mancala(Game[Position, Move]):
                 path.append(Step(self._label(last), "capture"))
             path.append(Step(self._label(store), "store"))
 
-    def _can_move(self, board: Sequence[int], player: int) -> bool:
-        first = self._first_pit[player]
-        return max(board[first : first + self.pits]) >= self._min_seeds
-
-    def _finished(self, board: Sequence[int]) -> bool:
-        """The end condition of §4, checked after every move (and on any given position)."""
+    def is_over(self, position: Sequence[int]) -> bool:
+        """The end condition of §4, checked after every move too (on the board being sown)."""
+        rows = self._rows
+        can_move = self._row_can_move
         if self.end_check == "mover":
-            return not self._can_move(board, board[-1])
-        return not (self._can_move(board, 0) and self._can_move(board, 1))
-
-    def is_over(self, position: Position) -> bool:
-        return self._finished(position)
+            return not can_move(position[rows[position[-1]]])
+        return not (can_move(position[rows[0]]) and can_move(position[rows[1]]))
 
     def score_bounds(self, position: Position) -> tuple[int, int]:
         """Bounds on South's final margin: every seed still in a pit may end in either store."""
@@ -234,7 +307,7 @@ class Mancala(Game[Position, Move]):
             board[self._stores[takers[player]]] += left[player]
 
     def outcome(self, position: Position) -> Outcome | None:
-        if not self._finished(position):
+        if not self.is_over(position):
             return None
         board = list(position)
         self._sweep(board, 1 - position[-1], None)
@@ -306,7 +379,7 @@ class Mancala(Game[Position, Move]):
             raise NotationError(f"{text!r}: {self.name} moves have no direction; write {pit}")
         move = -pit if direction == "L" else pit
         if move not in self.legal_moves(position):
-            if self._finished(position):
+            if self.is_over(position):
                 why = "the game is over"
             elif position[self._first_pit[position[-1]] + pit - 1] < self._min_seeds:
                 why = "a single seed may not be sown" if self.choose_direction else "it is empty"

@@ -27,6 +27,9 @@ from engine.game import (
 )
 
 Move = int
+Ray = tuple[int, int]
+"""A line of squares from a square to the board's edge: (the adjacent square's bit, the mask of
+all its squares)."""
 
 PASS: Final[Move] = -1
 """The pass: a move of its own, legal exactly when the mover cannot place but the opponent can."""
@@ -119,8 +122,10 @@ class Othello(Game[Position, Move]):
             (-1, not_last),
             (-s - 1, not_last),
         )
-        self._left_shifts = tuple((k, m) for k, m in self._directions if k > 0)
-        self._right_shifts = tuple((-k, m) for k, m in self._directions if k < 0)
+        self._inner = not_a & not_last
+        """The squares off the first and last column: where a run closed along a row or a
+        diagonal lies, so that a step from it never wraps round a row edge."""
+        self._rays = tuple(self._rays_from(square) for square in range(self._squares))
         self._weights, self._corner_reliefs = self._positional_tables()
         self._endgame_empties = s
         """From here on the evaluations count discs exactly (see `_exact`)."""
@@ -144,49 +149,59 @@ class Othello(Game[Position, Move]):
         placements = self._placements(own, opp)
         if placements:
             return _squares_of(placements)
-        return [PASS] if self._placements(opp, own) else []
+        return [PASS] if self._can_place(opp, own) else []
 
     def play(self, position: Position, move: Move) -> Position:
         black, white, player = position
         own, opp = _mover_first(position)
         if move == PASS:
-            if self._placements(own, opp) or not self._placements(opp, own):
+            if self._can_place(own, opp) or not self._can_place(opp, own):
                 raise self._illegal(position, move)
             return Position(black, white, 1 - player)
         if not 0 <= move < self._squares:
             raise IllegalMoveError(f"{move!r} is not a square of the {self.size}x{self.size} board")
         bit = 1 << move
-        flips = 0 if (own | opp) & bit else self._flips(own, opp, bit)
+        flips = 0 if (own | opp) & bit else self._flips(own, opp, move)
         if not flips:
             raise self._illegal(position, move)
         return _after(position, own | bit | flips, opp ^ flips)
 
     def children(self, position: Position) -> list[tuple[Move, Position]]:
         """Generates the placements once and plays each without re-checking its legality."""
-        own, opp = _mover_first(position)
+        black, white, player = position
+        own, opp = (white, black) if player else (black, white)
         placements = self._placements(own, opp)
         if not placements:
-            if self._placements(opp, own):
-                return [(PASS, Position(position.black, position.white, 1 - position.player))]
+            if self._can_place(opp, own):
+                return [(PASS, Position(black, white, 1 - player))]
             return []
         children = []
         flips_of = self._flips
+        new = tuple.__new__  # builds a Position without its constructor's Python-level call
         while placements:
             bit = placements & -placements
             placements ^= bit
-            flips = flips_of(own, opp, bit)
+            square = bit.bit_length() - 1
+            flips = flips_of(own, opp, square)
+            mine = own | bit | flips
+            theirs = opp ^ flips
             children.append(
-                (bit.bit_length() - 1, _after(position, own | bit | flips, opp ^ flips))
+                (square, new(Position, (theirs, mine, 0) if player else (mine, theirs, 1)))
             )
         return children
 
     def outcome(self, position: Position) -> Outcome | None:
-        black, white, _ = position
-        if self._placements(black, white) or self._placements(white, black):
+        if not self.is_over(position):
             return None
+        black, white, _ = position
         score = (black.bit_count(), white.bit_count())
         winner = None if score[0] == score[1] else 0 if score[0] > score[1] else 1
         return Outcome(winner, score)
+
+    def is_over(self, position: Position) -> bool:
+        """Neither side can place: `outcome` without counting the discs (hot in search)."""
+        black, white, _ = position
+        return not (self._can_place(black, white) or self._can_place(white, black))
 
     def sowing_path(self, position: Position, move: Move) -> list[Step]:
         """The placed square, then the flipped discs line by line clockwise from north, each
@@ -196,7 +211,7 @@ class Othello(Game[Position, Move]):
             return []
         own, opp = _mover_first(position)
         bit = 1 << move
-        flips = self._flips(own, opp, bit)
+        flips = self._flips(own, opp, move)
         path = [Step(self._label(move), "place")]
         for step, mask in self._directions:
             square = _shift(bit, step) & mask
@@ -208,47 +223,84 @@ class Othello(Game[Position, Move]):
     def _placements(self, own: int, opp: int) -> int:
         """The squares where `own` may place, by flood fill along each direction at once.
 
-        From every own disc, the run of opponent discs is extended one step per round; an
-        empty square one step past a run closes it. A run holds at most size - 2 discs, so
-        each direction takes at most that many rounds over the whole board.
+        From every own disc, the run of opponent discs is extended one step per round (each
+        axis both ways); an empty square one step past a run closes it. A run holds at most
+        size - 2 discs, so each direction takes at most that many rounds over the whole board.
+        Runs along rows and diagonals are kept to the inner columns, so no step wraps.
         """
+        s = self.size
+        inner = opp & self._inner
         candidates = 0
-        for step, mask in self._left_shifts:
-            run_mask = opp & mask
+        for step, run_mask in ((1, inner), (s - 1, inner), (s + 1, inner), (s, opp)):
             run = (own << step) & run_mask
             while run:
                 run <<= step
-                candidates |= run & mask
+                candidates |= run
                 run &= run_mask
-        for step, mask in self._right_shifts:
-            run_mask = opp & mask
             run = (own >> step) & run_mask
             while run:
                 run >>= step
-                candidates |= run & mask
+                candidates |= run
                 run &= run_mask
-        return candidates & ~(own | opp)
+        return candidates & self._full & ~(own | opp)
 
-    def _flips(self, own: int, opp: int, bit: int) -> int:
-        """The opponent discs a disc placed on `bit` turns: every run it closes with an own disc."""
+    def _can_place(self, own: int, opp: int) -> bool:
+        """Whether `own` has a placement: `_placements` stopping at the first square found."""
+        s = self.size
+        inner = opp & self._inner
+        empty = self._full & ~(own | opp)
+        for step, run_mask in ((1, inner), (s - 1, inner), (s + 1, inner), (s, opp)):
+            run = (own << step) & run_mask
+            while run:
+                run <<= step
+                if run & empty:
+                    return True
+                run &= run_mask
+            run = (own >> step) & run_mask
+            while run:
+                run >>= step
+                if run & empty:
+                    return True
+                run &= run_mask
+        return False
+
+    def _flips(self, own: int, opp: int, square: int) -> int:
+        """The opponent discs a disc placed on `square` turns: every run it closes with an own
+        disc. Along each ray that starts on an opponent disc, the nearest square that is not an
+        opponent's ends the run; the ray's squares before it turn if it is an own disc."""
         flips = 0
-        for step, mask in self._left_shifts:
-            line = 0
-            square = (bit << step) & mask
-            while square & opp:
-                line |= square
-                square = (square << step) & mask
-            if square & own:
-                flips |= line
-        for step, mask in self._right_shifts:
-            line = 0
-            square = (bit >> step) & mask
-            while square & opp:
-                line |= square
-                square = (square >> step) & mask
-            if square & own:
-                flips |= line
+        not_opp = ~opp
+        up_rays, down_rays = self._rays[square]
+        for adjacent, ray in up_rays:  # toward higher indices: the nearest is the lowest bit
+            if adjacent & opp:
+                ends = ray & not_opp
+                end = ends & -ends
+                if end & own:
+                    flips |= ray & (end - 1)
+        for adjacent, ray in down_rays:  # toward lower indices: the nearest is the highest bit
+            if adjacent & opp:
+                end = 1 << (ray & not_opp).bit_length() >> 1
+                if end & own:
+                    flips |= ray & -(end << 1)
         return flips
+
+    def _rays_from(self, square: int) -> tuple[tuple[Ray, ...], tuple[Ray, ...]]:
+        """The rays from `square` on which a placement there can flip: those toward higher
+        indices, then toward lower ones. A ray needs two squares, for an opponent disc and the
+        own disc that closes the run."""
+        s = self.size
+        row, column = divmod(square, s)
+        up: list[Ray] = []
+        down: list[Ray] = []
+        for dr, dc in ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)):
+            bits = []
+            r, c = row + dr, column + dc
+            while 0 <= r < s and 0 <= c < s:
+                bits.append(1 << (r * s + c))
+                r, c = r + dr, c + dc
+            if len(bits) >= 2:
+                (up if dr * s + dc > 0 else down).append((bits[0], sum(bits)))
+        return tuple(up), tuple(down)
 
     def _illegal(self, position: Position, move: Move) -> IllegalMoveError:
         """The error that says why `move` (a pass or a square on the board) is not legal."""

@@ -417,6 +417,7 @@ def _build(
     game = searcher.game
     children = game.children
     outcome = game.outcome
+    is_over = game.is_over
     to_move = game.to_move
     evaluate = searcher.evaluation
     key = None if type(game).key is Game.key else game.key
@@ -432,9 +433,9 @@ def _build(
     trace_ply = tracer.max_ply if tracer is not None else -1
 
     def ended(pos: Any, player: int, ply: int) -> float:
-        """The score of a position without legal moves, for `player`: the game is over."""
+        """The score of a finished position for `player`."""
         result = outcome(pos)
-        assert result is not None, f"{game.name}: no legal moves but no outcome"
+        assert result is not None, f"{game.name}: the game is over but has no outcome"
         return final_score(result, player, ply)
 
     def counts() -> tuple[int, int, int, int, int]:
@@ -466,16 +467,48 @@ def _build(
             slot[1] = slot[0]
             slot[0] = move
 
+    def horizon(
+        kids: list[tuple[Any, Any]], me: int, alpha: float, beta: float, ply: int
+    ) -> tuple[float, Any]:
+        """The best of `kids`, all leaves, and its move, for `me` in the window [alpha, beta]
+        of `me`'s view.
+
+        What the node functions do with children at depth 0, cut-offs included, without a call
+        per leaf (the last ply is most of the nodes): a leaf's value from `me`'s view does not
+        depend on who moves next, and the last ply gets no null windows. Not used at the root
+        (its ties need the game's order) nor on traced plies.
+        """
+        nonlocal evaluated, cutoffs
+        p1 = ply + 1
+        best = -inf
+        best_move = None
+        for move, child in kids:
+            if is_over(child):
+                value = ended(child, me, p1)
+            else:
+                evaluated += 1
+                value = evaluate(child) if me == 0 else -evaluate(child)
+            if value > best:
+                best = value
+                best_move = move
+                if value > alpha:
+                    alpha = value
+                    pv_lines[ply] = (move,)
+                    if value >= beta:
+                        cutoffs += 1
+                        remember_cutoff(me, ply, 1, move)  # the node is one ply deep
+                        break
+        return best, best_move
+
     def negamax(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The value for `me`, the side to move; children of the same side are not negated."""
         nonlocal generated, expanded, evaluated, cutoffs, hits
         pv_lines[ply] = ()
         if depth == 0:
-            result = outcome(pos)
-            if result is None:
-                evaluated += 1
-                return evaluate(pos) if me == 0 else -evaluate(pos)
-            return final_score(result, me, ply)
+            if is_over(pos):
+                return ended(pos, me, ply)
+            evaluated += 1
+            return evaluate(pos) if me == 0 else -evaluate(pos)
         k = pos if key is None else key(pos)
         entry = table_get(k)
         first = None
@@ -504,49 +537,52 @@ def _build(
         if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
             order(kids, me, ply, first)
         alpha0 = alpha
-        best = -inf
-        best_move = None
         d1 = depth - 1
         p1 = ply + 1
-        null = False  # the first move gets the full window, the others a null window first
-        for i, (move, child) in enumerate(kids):
-            side = to_move(child)
-            low = alpha
-            if rank is not None and best_move is not None and rank[move] < rank[best_move]:
-                low = nextafter(alpha, -inf)  # a tie with the best goes to the game's first move
-            high = nextafter(low, inf) if null else beta
-            if p1 <= trace_ply:
-                out.enter(p1, pos, move, side, d1, low, high, side != me)
-            if side == me:
-                value = negamax(child, side, d1, low, high, p1)
-            else:
-                value = -negamax(child, side, d1, -high, -low, p1)
-            if null and low < value < beta:
+        if d1 == 0 and rank is None and p1 > trace_ply:
+            best, best_move = horizon(kids, me, alpha, beta, ply)
+        else:
+            best = -inf
+            best_move = None
+            null = False  # the first move gets the full window, the others a null window first
+            for i, (move, child) in enumerate(kids):
+                side = to_move(child)
+                low = alpha
+                if rank is not None and best_move is not None and rank[move] < rank[best_move]:
+                    low = nextafter(alpha, -inf)  # a tie goes to the game's first move
+                high = nextafter(low, inf) if null else beta
                 if p1 <= trace_ply:
-                    out.research(p1, pos, move, value)
-                high = beta
+                    out.enter(p1, pos, move, side, d1, low, high, side != me)
                 if side == me:
-                    value = negamax(child, side, d1, low, beta, p1)
+                    value = negamax(child, side, d1, low, high, p1)
                 else:
-                    value = -negamax(child, side, d1, -beta, -low, p1)
-            if p1 <= trace_ply:
-                out.leave(p1, pos, move, d1, value, me, low, high)
-            if value > best or (value == best and low < alpha):
-                best = value
-                best_move = move
-                if value > low:
-                    alpha = value
-                    pv_lines[ply] = (move, *pv_lines[p1])
-                    if ply == 0:
-                        tree.root_best = move
-                        tree.root_score = value
-                    if value >= beta:
-                        cutoffs += 1
-                        remember_cutoff(me, ply, depth, move)
-                        if p1 <= trace_ply:
-                            out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
-                        break
-            null = d1 > 0
+                    value = -negamax(child, side, d1, -high, -low, p1)
+                if null and low < value < beta:
+                    if p1 <= trace_ply:
+                        out.research(p1, pos, move, value)
+                    high = beta
+                    if side == me:
+                        value = negamax(child, side, d1, low, beta, p1)
+                    else:
+                        value = -negamax(child, side, d1, -beta, -low, p1)
+                if p1 <= trace_ply:
+                    out.leave(p1, pos, move, d1, value, me, low, high)
+                if value > best or (value == best and low < alpha):
+                    best = value
+                    best_move = move
+                    if value > low:
+                        alpha = value
+                        pv_lines[ply] = (move, *pv_lines[p1])
+                        if ply == 0:
+                            tree.root_best = move
+                            tree.root_score = value
+                        if value >= beta:
+                            cutoffs += 1
+                            remember_cutoff(me, ply, depth, move)
+                            if p1 <= trace_ply:
+                                out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
+                            break
+                null = d1 > 0
         if entry is not None or len(table) < capacity:
             if best <= alpha0:
                 flag = UPPER
@@ -562,11 +598,10 @@ def _build(
         nonlocal generated, expanded, evaluated, cutoffs, hits
         pv_lines[ply] = ()
         if depth == 0:
-            result = outcome(pos)
-            if result is None:
-                evaluated += 1
-                return evaluate(pos)
-            return final_score(result, 0, ply)
+            if is_over(pos):
+                return ended(pos, 0, ply)
+            evaluated += 1
+            return evaluate(pos)
         k = pos if key is None else key(pos)
         entry = table_get(k)
         first = None
@@ -596,63 +631,70 @@ def _build(
             order(kids, me, ply, first)
         alpha0 = alpha
         beta0 = beta
-        best_move = None
         d1 = depth - 1
         p1 = ply + 1
-        if me == 0:
-            best = -inf
-            for i, (move, child) in enumerate(kids):
-                side = to_move(child)
-                low = alpha
-                if rank is not None and best_move is not None and rank[move] < rank[best_move]:
-                    low = nextafter(alpha, -inf)  # a tie goes to the game's first move
-                if p1 <= trace_ply:
-                    out.enter(p1, pos, move, side, d1, low, beta, None)
-                value = alphabeta(child, side, d1, low, beta, p1)
-                if p1 <= trace_ply:
-                    out.leave(p1, pos, move, d1, value, 0, low, beta)
-                if value > best or (value == best and low < alpha):
-                    best = value
-                    best_move = move
-                    if value > low:
-                        alpha = value
-                        pv_lines[ply] = (move, *pv_lines[p1])
-                        if ply == 0:
-                            tree.root_best = move
-                            tree.root_score = value
-                        if alpha >= beta:
-                            cutoffs += 1
-                            remember_cutoff(me, ply, depth, move)
-                            if p1 <= trace_ply:
-                                out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
-                            break
+        if d1 == 0 and rank is None and p1 > trace_ply:
+            if me == 0:
+                best, best_move = horizon(kids, 0, alpha, beta, ply)
+            else:  # the minimising side maximises the negated values, as in negamax
+                best, best_move = horizon(kids, 1, -beta, -alpha, ply)
+                best = -best
         else:
-            best = inf
-            for i, (move, child) in enumerate(kids):
-                side = to_move(child)
-                high = beta
-                if rank is not None and best_move is not None and rank[move] < rank[best_move]:
-                    high = nextafter(beta, inf)  # a tie goes to the game's first move
-                if p1 <= trace_ply:
-                    out.enter(p1, pos, move, side, d1, alpha, high, None)
-                value = alphabeta(child, side, d1, alpha, high, p1)
-                if p1 <= trace_ply:
-                    out.leave(p1, pos, move, d1, value, 0, alpha, high)
-                if value < best or (value == best and high > beta):
-                    best = value
-                    best_move = move
-                    if value < high:
-                        beta = value
-                        pv_lines[ply] = (move, *pv_lines[p1])
-                        if ply == 0:
-                            tree.root_best = move
-                            tree.root_score = -value
-                        if alpha >= beta:
-                            cutoffs += 1
-                            remember_cutoff(me, ply, depth, move)
-                            if p1 <= trace_ply:
-                                out.prune(p1, pos, kids[i + 1 :], value, alpha, "alpha")
-                            break
+            best_move = None
+            if me == 0:
+                best = -inf
+                for i, (move, child) in enumerate(kids):
+                    side = to_move(child)
+                    low = alpha
+                    if rank is not None and best_move is not None and rank[move] < rank[best_move]:
+                        low = nextafter(alpha, -inf)  # a tie goes to the game's first move
+                    if p1 <= trace_ply:
+                        out.enter(p1, pos, move, side, d1, low, beta, None)
+                    value = alphabeta(child, side, d1, low, beta, p1)
+                    if p1 <= trace_ply:
+                        out.leave(p1, pos, move, d1, value, 0, low, beta)
+                    if value > best or (value == best and low < alpha):
+                        best = value
+                        best_move = move
+                        if value > low:
+                            alpha = value
+                            pv_lines[ply] = (move, *pv_lines[p1])
+                            if ply == 0:
+                                tree.root_best = move
+                                tree.root_score = value
+                            if alpha >= beta:
+                                cutoffs += 1
+                                remember_cutoff(me, ply, depth, move)
+                                if p1 <= trace_ply:
+                                    out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
+                                break
+            else:
+                best = inf
+                for i, (move, child) in enumerate(kids):
+                    side = to_move(child)
+                    high = beta
+                    if rank is not None and best_move is not None and rank[move] < rank[best_move]:
+                        high = nextafter(beta, inf)  # a tie goes to the game's first move
+                    if p1 <= trace_ply:
+                        out.enter(p1, pos, move, side, d1, alpha, high, None)
+                    value = alphabeta(child, side, d1, alpha, high, p1)
+                    if p1 <= trace_ply:
+                        out.leave(p1, pos, move, d1, value, 0, alpha, high)
+                    if value < best or (value == best and high > beta):
+                        best = value
+                        best_move = move
+                        if value < high:
+                            beta = value
+                            pv_lines[ply] = (move, *pv_lines[p1])
+                            if ply == 0:
+                                tree.root_best = move
+                                tree.root_score = -value
+                            if alpha >= beta:
+                                cutoffs += 1
+                                remember_cutoff(me, ply, depth, move)
+                                if p1 <= trace_ply:
+                                    out.prune(p1, pos, kids[i + 1 :], value, alpha, "alpha")
+                                break
         if entry is not None or len(table) < capacity:
             if best <= alpha0:
                 flag = UPPER
@@ -671,11 +713,10 @@ def _build(
         nonlocal generated, expanded, evaluated
         pv_lines[ply] = ()
         if depth == 0:
-            result = outcome(pos)
-            if result is None:
-                evaluated += 1
-                return evaluate(pos)
-            return final_score(result, 0, ply)
+            if is_over(pos):
+                return ended(pos, 0, ply)
+            evaluated += 1
+            return evaluate(pos)
         if clock() >= control.deadline:
             raise SearchAborted
         kids = children(pos)
@@ -688,6 +729,9 @@ def _build(
             order(kids, me, ply, tree.root_move)
         d1 = depth - 1
         p1 = ply + 1
+        if d1 == 0 and rank is None and p1 > trace_ply:
+            best, _ = horizon(kids, me, -inf, inf, ply)
+            return best if me == 0 else -best
         best = -inf if me == 0 else inf
         best_move = None
         for move, child in kids:

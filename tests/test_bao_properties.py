@@ -106,6 +106,16 @@ def test_R3_3_seeds_are_conserved_after_every_move(seed: int) -> None:
 
 @PROPERTY
 @given(seeds)
+def test_is_over_agrees_with_outcome(seed: int) -> None:
+    uncached = Bao()  # never asked for children, so is_over simulates
+    for _, children, _ in random_game(seed):
+        for _, child in children:
+            assert uncached.is_over(child) == (uncached.outcome(child) is not None)
+            assert GAME.is_over(child) == (GAME.outcome(child) is not None)
+
+
+@PROPERTY
+@given(seeds)
 def test_R3_4_one_stock_seed_per_namua_turn_and_mtaji_from_turn_45(seed: int) -> None:
     """[R3.4] Stocks fall together, one seed a namua turn; South opens the mtaji stage."""
     for position, _, move in random_game(seed):

@@ -423,3 +423,29 @@ def test_a_thousand_random_games_per_variant_conserve_seeds_and_end_with_a_true_
         outcome = game.outcome(position)
         assert outcome is not None and sum(outcome.score) == total
         assert sum(position[:-1]) == sum(outcome.score), "the end banks every seed"
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        *GAME_SPECS,
+        ("kalah", {"pits": 2, "seeds": 12}),  # whole laps round the ring
+        ("kalah", {"pits": 5, "seeds": 4, "empty_capture": False, "end_check": "mover"}),
+        ("ethiopian", {"pits": 3, "seeds": 9, "end_check": "mover", "remaining": "mover"}),
+    ],
+)
+def test_children_sow_as_play_does_and_is_over_agrees_with_outcome(
+    name: str, options: dict[str, object]
+) -> None:
+    # `children` sows inline for speed and checks one row where it can; `play` is the reference.
+    game = make_game(name, options)
+    rng = random.Random(f"children {name}{options}")
+    for _game in range(100):
+        position = game.start()
+        while True:
+            moves = game.legal_moves(position)
+            assert game.children(position) == [(move, game.play(position, move)) for move in moves]
+            assert game.is_over(position) == (game.outcome(position) is not None) == (not moves)
+            if not moves:
+                break
+            position = game.play(position, rng.choice(moves))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.game import IllegalMoveError, OptionsError, Outcome, Step
@@ -111,6 +113,21 @@ def test_children_are_the_legal_moves_played() -> None:
     assert game.children(position) == [
         (move, game.play(position, move)) for move in game.legal_moves(position)
     ]
+
+
+@pytest.mark.parametrize("size", [4, 6, 8, 10, 16])
+def test_children_and_is_over_agree_with_play_and_outcome_in_random_games(size: int) -> None:
+    game = Othello({"size": size})
+    rng = random.Random(size)
+    for _game in range(20 if size < 10 else 3):
+        position = game.start()
+        while True:
+            moves = game.legal_moves(position)
+            assert game.children(position) == [(move, game.play(position, move)) for move in moves]
+            assert game.is_over(position) == (game.outcome(position) is not None) == (not moves)
+            if not moves:
+                break
+            position = game.play(position, rng.choice(moves))
 
 
 # -- playing a move --------------------------------------------------------------------------

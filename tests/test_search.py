@@ -399,6 +399,29 @@ def test_the_negamax_trace_shows_negated_and_null_windows() -> None:
     assert "null window at" in text
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_scoring_the_last_ply_in_its_parent_changes_nothing(algorithm: str) -> None:
+    # A tracer over every ply makes each leaf a node call of its own, as before the shortcut.
+    # (Traced minimax also runs the shallower iterations, so only its result is compared.)
+    for name in sorted(GAMES):
+        game = make_game(name, SMALL_OPTIONS.get(name, {}))
+        for position in sample_positions(game, 15, seed=7):
+            fast = search(game, position, 3, algorithm=algorithm)
+            calls = search(
+                game,
+                position,
+                3,
+                algorithm=algorithm,
+                tracer=Tracer(lambda line: None, max_ply=3, max_lines=0),
+            )
+            assert (fast.move, fast.score, fast.pv) == (calls.move, calls.score, calls.pv)
+            if algorithm != "minimax":
+                counts = ("generated", "expanded", "evaluated", "cutoffs", "table_hits")
+                assert [getattr(fast.stats, c) for c in counts] == [
+                    getattr(calls.stats, c) for c in counts
+                ]
+
+
 def test_the_trace_respects_its_depth_and_line_limits() -> None:
     game = make_game("kalah", {})
     lines: list[str] = []
