@@ -594,7 +594,11 @@ def _build(
         return best
 
     def alphabeta(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
-        """The value for player 0: player 0's nodes maximise, player 1's minimise."""
+        """The value for player 0: player 0's nodes maximise, player 1's minimise.
+
+        The table probe and the expansion repeat negamax's on purpose: each algorithm is
+        written out whole, to be read as the textbook form, and a shared helper would cost a
+        call per node on the hot path."""
         nonlocal generated, expanded, evaluated, cutoffs, hits
         pv_lines[ply] = ()
         if depth == 0:
