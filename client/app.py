@@ -80,6 +80,17 @@ STEP_SECONDS = 0.15
 MIN_STEP, MAX_STEP = 0.02, 2.0
 
 
+def board_beside(board: Callable[[], StyleAndTextTuples], panel: HSplit) -> VSplit:
+    """The board on the left, a rule, and the side panel: the layout every screen shares."""
+    return VSplit(
+        [
+            Window(FormattedTextControl(board)),
+            Window(width=1, char="|", style="class:label"),
+            panel,
+        ]
+    )
+
+
 class Actions(Protocol):
     """What the screen asks of the network side; both raise ServerError or Disconnected."""
 
@@ -382,13 +393,7 @@ class GameApp:
         )
         root = HSplit(
             [
-                VSplit(
-                    [
-                        Window(FormattedTextControl(self._board_text)),
-                        Window(width=1, char="|", style="class:label"),
-                        panel,
-                    ]
-                ),
+                board_beside(self._board_text, panel),
                 Window(FormattedTextControl(self._status_text), height=2, wrap_lines=True),
                 Window(
                     BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt)]),

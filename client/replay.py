@@ -10,11 +10,11 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
-from client.app import STYLE, move_list
+from client.app import STYLE, board_beside, move_list
 from client.export import Replay, side_tags
 from client.record import Record
 from client.views import Marks
@@ -103,13 +103,7 @@ class ReplayApp:
         )
         root = HSplit(
             [
-                VSplit(
-                    [
-                        Window(FormattedTextControl(self._board_text)),
-                        Window(width=1, char="|", style="class:label"),
-                        panel,
-                    ]
-                ),
+                board_beside(self._board_text, panel),
                 Window(
                     FormattedTextControl(
                         [("class:help", "left/right: move  home/end: start/end  q: quit")]
