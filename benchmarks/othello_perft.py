@@ -13,8 +13,8 @@ import argparse
 import sys
 import time
 
-from engine.othello import Othello
-from engine.perft import perft
+from ubao.engine.othello import Othello
+from ubao.engine.perft import perft
 
 REFERENCE_8X8 = {
     1: 4,

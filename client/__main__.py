@@ -13,25 +13,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from websockets.exceptions import InvalidHandshake, InvalidURI
-
-from client.app import STEP_SECONDS
-from client.bot import BotGame, EngineSettings, serve
-from client.connection import (
+from ubao.client.app import STEP_SECONDS
+from ubao.client.bot import BotGame, EngineSettings, serve
+from ubao.client.connection import (
     DEFAULT_SERVER,
     ServerError,
     SessionClosed,
     fetch_snapshot,
     request_once,
 )
-from client.export import record_of, replay_of
-from client.live import LiveGame
-from client.record import RecordError, format_record, parse_record
-from client.replay import ReplayApp
-from engine.game import GameError
-from engine.games import make_game
-from engine.search import ALGORITHMS, pick_evaluation
-from protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
+from ubao.client.export import record_of, replay_of
+from ubao.client.live import LiveGame
+from ubao.client.record import RecordError, format_record, parse_record
+from ubao.client.replay import ReplayApp
+from ubao.engine.game import GameError
+from ubao.engine.games import make_game
+from ubao.engine.search import ALGORITHMS, pick_evaluation
+from ubao.protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
+from websockets.exceptions import InvalidHandshake, InvalidURI
 
 
 class UsageError(Exception):

@@ -41,14 +41,13 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame as FrameWidget
-
-from client.connection import Disconnected, ServerError
-from client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
-from client.lag import format_lag
-from client.state import Applied, GameState, describe_result
-from client.views import BoardView, Frame, Marks, sowing_frames, step_cursor
-from engine.game import Game
-from protocol import BotInfo, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
+from ubao.client.connection import Disconnected, ServerError
+from ubao.client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
+from ubao.client.lag import format_lag
+from ubao.client.state import Applied, GameState, describe_result
+from ubao.client.views import BoardView, Frame, Marks, sowing_frames, step_cursor
+from ubao.engine.game import Game
+from ubao.protocol import BotInfo, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
 
 STYLE = Style.from_dict(
     {

@@ -22,7 +22,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from client.connection import (
+from ubao.client.connection import (
     DEFAULT_BACKOFF,
     Backoff,
     Disconnected,
@@ -31,10 +31,10 @@ from client.connection import (
     SessionClosed,
     take_seat,
 )
-from client.state import Applied, GameState
-from client.tokens import SeatToken, TokenStore
-from engine.search import Searcher, SearchResult
-from protocol import (
+from ubao.client.state import Applied, GameState
+from ubao.client.tokens import SeatToken, TokenStore
+from ubao.engine.search import Searcher, SearchResult
+from ubao.protocol import (
     MAX_PV,
     BotInfo,
     Create,

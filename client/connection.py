@@ -21,12 +21,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
-
-from client.lag import Lag
-from client.tokens import SeatToken, TokenStore
-from protocol import (
+from ubao.client.lag import Lag
+from ubao.client.tokens import SeatToken, TokenStore
+from ubao.protocol import (
     PROTOCOL_VERSION,
     AppCloseCode,
     Command,
@@ -45,6 +42,8 @@ from protocol import (
     decode_server_message,
     encode,
 )
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.game import Game, GameError, IllegalMoveError
+from ubao.engine.game import Game, GameError, IllegalMoveError
 
 SAFARI = "+"
 

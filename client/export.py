@@ -6,11 +6,11 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-from client.record import Record, options_tag, result_token
-from client.views import BoardView, view_of
-from engine.game import Game, GameError
-from engine.games import make_game
-from protocol import SeatInfo, Snapshot
+from ubao.client.record import Record, options_tag, result_token
+from ubao.client.views import BoardView, view_of
+from ubao.engine.game import Game, GameError
+from ubao.engine.games import make_game
+from ubao.protocol import SeatInfo, Snapshot
 
 UNKNOWN_DATE = "????.??.??"
 """PGN's date of a game whose date is unknown (a server that does not send `created`)."""

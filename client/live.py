@@ -14,9 +14,8 @@ import contextlib
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-
-from client.app import STEP_SECONDS, GameApp
-from client.connection import (
+from ubao.client.app import STEP_SECONDS, GameApp
+from ubao.client.connection import (
     DEFAULT_BACKOFF,
     Backoff,
     ServerError,
@@ -24,9 +23,9 @@ from client.connection import (
     SessionClosed,
     take_seat,
 )
-from client.state import GameState
-from client.tokens import SeatToken, TokenStore
-from protocol import Create, ErrorCode, Event, Move, Over, Resign, Resume, Watch
+from ubao.client.state import GameState
+from ubao.client.tokens import SeatToken, TokenStore
+from ubao.protocol import Create, ErrorCode, Event, Move, Over, Resign, Resume, Watch
 
 
 class LiveGame:

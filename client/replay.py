@@ -13,11 +13,10 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
-
-from client.app import STYLE, board_beside, move_list
-from client.export import Replay, side_tags
-from client.record import Record
-from client.views import Marks
+from ubao.client.app import STYLE, board_beside, move_list
+from ubao.client.export import Replay, side_tags
+from ubao.client.record import Record
+from ubao.client.views import Marks
 
 
 class ReplayApp:

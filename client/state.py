@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from client.views import BoardView, view_of
-from engine.game import Game, GameError, Step
-from engine.games import make_game
-from protocol import BotInfo, Clocks, Event, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
+from ubao.client.views import BoardView, view_of
+from ubao.engine.game import Game, GameError, Step
+from ubao.engine.games import make_game
+from ubao.protocol import BotInfo, Clocks, Event, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
 
 
 class Applied(Enum):

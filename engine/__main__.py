@@ -1,5 +1,5 @@
-"""`python -m engine` is `ubao-engine`."""
+"""`python -m ubao.engine` is `ubao-engine`."""
 
-from engine.cli import main
+from ubao.engine.tools.cli import main
 
 main()

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
-from engine import bao_notation as notation
-from engine.bao_eval import EVALUATIONS
-from engine.bao_rules import (
+from ubao.engine import bao_notation as notation
+from ubao.engine.bao_eval import EVALUATIONS
+from ubao.engine.bao_rules import (
     ENDLESS,
     HAND,
     PLY,
@@ -28,7 +28,7 @@ from engine.bao_rules import (
     kind_of,
     make_simulate,
 )
-from engine.game import Game, IllegalMoveError, NotationError, OptionsError, Outcome, Step
+from ubao.engine.game import Game, IllegalMoveError, NotationError, OptionsError, Outcome, Step
 
 FLAGS: dict[str, tuple[Any, ...]] = {
     "namua_takasa_nyumba_stop": ("forced", "optional"),

@@ -7,7 +7,7 @@ names the features: front-row material, capturable pairs, the nyumba and the sto
 
 from __future__ import annotations
 
-from engine.bao_rules import (
+from ubao.engine.bao_rules import (
     HAND,
     NYUMBA,
     OWNED,

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from engine.bao_rules import (
+from ubao.engine.bao_rules import (
     ENDLESS,
     HAND,
     OWNED,
@@ -22,7 +22,7 @@ from engine.bao_rules import (
     BaoMove,
     Position,
 )
-from engine.game import NotationError
+from ubao.engine.game import NotationError
 
 SIDES = "SN"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.bao import Bao
-from engine.game import Game, OptionsError
-from engine.mancala import Egyptian, Ethiopian, Kalah
-from engine.othello import Othello
+from ubao.engine.bao import Bao
+from ubao.engine.game import Game, OptionsError
+from ubao.engine.mancala import Egyptian, Ethiopian, Kalah
+from ubao.engine.othello import Othello
 
 GAMES: dict[str, type[Game[Any, Any]]] = {
     "kalah": Kalah,

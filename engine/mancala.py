@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from engine.game import (
+from ubao.engine.game import (
     Evaluation,
     Game,
     IllegalMoveError,

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final, NamedTuple
 
-from engine.game import (
+from ubao.engine.game import (
     Evaluation,
     Game,
     IllegalMoveError,

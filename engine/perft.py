@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from engine.game import Game
+from ubao.engine.game import Game
 
 
 def perft(game: Game[Any, Any], position: Hashable, depth: int) -> int:

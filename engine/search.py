@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from math import inf, nextafter
 from typing import Any
 
-from engine.game import Evaluation, Game, Outcome
+from ubao.engine.game import Evaluation, Game, Outcome
 
 ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""

@@ -16,8 +16,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.game import Game, Outcome
-from engine.search import pick_evaluation
+from ubao.engine.game import Game, Outcome
+from ubao.engine.search import pick_evaluation
 
 UNBOUNDED = 1 << 40
 """Beyond any final score difference."""

@@ -2,7 +2,7 @@
 
 Pure: no sockets, no asyncio. Server, terminal clients and bot clients share this one vocabulary::
 
-    from protocol import Hello, Move, decode_server_message, encode
+    from ubao.protocol import Hello, Move, decode_server_message, encode
 
     await ws.send(encode(Hello(id=1, proto=PROTOCOL_VERSION, name="ada", role="human")))
     reply = decode_server_message(await ws.recv())   # Ok(id=1, proto=1, session=...)
@@ -10,9 +10,9 @@ Pure: no sockets, no asyncio. Server, terminal clients and bot clients share thi
 See docs/protocol.md for every message, field and error code.
 """
 
-from protocol.codec import decode, decode_command, decode_server_message, encode, to_wire
-from protocol.errors import AppCloseCode, ErrorCode, ProtocolError
-from protocol.messages import (
+from ubao.protocol.codec import decode, decode_command, decode_server_message, encode, to_wire
+from ubao.protocol.errors import AppCloseCode, ErrorCode, ProtocolError
+from ubao.protocol.messages import (
     COMMAND_TYPES,
     GAME_NAMES,
     MATE_SCORE,

@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, cast, get_args
 
 import msgpack
-
-from protocol.errors import ProtocolError
-from protocol.messages import (
+from ubao.protocol.errors import ProtocolError
+from ubao.protocol.messages import (
     COMMAND_TYPES,
     GAME_NAMES,
     MAX_PV,

@@ -9,9 +9,9 @@ import logging
 import signal
 from collections.abc import Sequence
 
-from server.app import GameServer, ServerConfig
-from server.core import Limits
-from server.store import default_path
+from ubao.server.app import GameServer, ServerConfig
+from ubao.server.core import Limits
+from ubao.server.store import default_path
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -15,9 +15,9 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from protocol import BotInfo
-from server.core import BotTurn
-from server.engine_lines import (
+from ubao.protocol import BotInfo
+from ubao.server.core import BotTurn
+from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
     parse_info,
@@ -27,7 +27,7 @@ from server.engine_lines import (
 
 log = logging.getLogger("ubao.server.bots")
 
-ENGINE_COMMAND = (sys.executable, "-m", "engine", "stdio")
+ENGINE_COMMAND = (sys.executable, "-m", "ubao.engine", "stdio")
 """`ubao-engine stdio`, run with this server's own interpreter."""
 
 MAX_LINE = 1 << 16

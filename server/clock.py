@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from protocol import Clocks
+from ubao.protocol import Clocks
 
 Now = Callable[[], int]
 """A clock: monotonic milliseconds, only ever compared and subtracted."""

@@ -21,10 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.game import Game, GameError
-from engine.games import make_game
-from engine.search import ALGORITHMS
-from protocol import (
+from ubao.engine.game import Game, GameError
+from ubao.engine.games import make_game
+from ubao.engine.search import ALGORITHMS
+from ubao.protocol import (
     PROTOCOL_VERSION,
     AppCloseCode,
     BotInfo,
@@ -50,9 +50,9 @@ from protocol import (
     Watch,
     decode_command,
 )
-from server.clock import MessageBudget, Now, monotonic_ms, wall_ms
-from server.room import Bounds, Checkpoint, Rejected, Room, hash_token
-from server.store import Store, StoredGame, StoreError
+from ubao.server.clock import MessageBudget, Now, monotonic_ms, wall_ms
+from ubao.server.room import Bounds, Checkpoint, Rejected, Room, hash_token
+from ubao.server.store import Store, StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from protocol import BotInfo, Clocks, SeatSpec, mate_score
+from ubao.protocol import BotInfo, Clocks, SeatSpec, mate_score
 
 
 def position_command(game: str, options: dict[str, Any], moves: Sequence[str]) -> str:

@@ -16,8 +16,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.game import Game, GameError
-from protocol import (
+from ubao.engine.game import Game, GameError
+from ubao.protocol import (
     BotInfo,
     Clocks,
     ClockSpec,
@@ -33,7 +33,7 @@ from protocol import (
     Snapshot,
     Status,
 )
-from server.clock import GameClock
+from ubao.server.clock import GameClock
 
 
 class Rejected(Exception):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from protocol import (
+from ubao.protocol import (
     ClockSpec,
     Event,
     Moved,
@@ -26,7 +26,7 @@ from protocol import (
     encode,
     to_wire,
 )
-from server.room import Room
+from ubao.server.room import Room
 
 SCHEMA_VERSION = 2
 """1: the first schema; 2: `games.created_ms`."""

@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine.games import make_game
+from ubao.engine.games import make_game
 
 
 def say(line: str) -> None:

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 from test_bao_properties import swap_players
-
-from engine.bao import FLAGS, Bao
-from engine.bao_rules import PLY, BaoMove, Position, Rules
-from engine.game import IllegalMoveError, NotationError, OptionsError, Step
-from engine.games import make_game
+from ubao.engine.bao import FLAGS, Bao
+from ubao.engine.bao_rules import PLY, BaoMove, Position, Rules
+from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
+from ubao.engine.games import make_game
 
 CORE = Bao()
 START = CORE.start()

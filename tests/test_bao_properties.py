@@ -10,9 +10,8 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.bao import Bao
-from engine.bao_rules import (
+from ubao.engine.bao import Bao
+from ubao.engine.bao_rules import (
     HAND,
     OWNED,
     PLY,

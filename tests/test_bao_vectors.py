@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from engine.bao import Bao
+from ubao.engine.bao import Bao
 
 VECTORS = [
     json.loads(line)

@@ -9,11 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
-
-from engine import bench
-from engine.cli import main
-from engine.games import GAMES, make_game
-from engine.players import FirstPlayer, RandomPlayer, SearchPlayer, make_player, play_game
+from ubao.engine.games import GAMES, make_game
+from ubao.engine.tools import bench
+from ubao.engine.tools.cli import main
+from ubao.engine.tools.players import (
+    FirstPlayer,
+    RandomPlayer,
+    SearchPlayer,
+    make_player,
+    play_game,
+)
 
 SMALL = {"pits": 3, "seeds": 3}
 

@@ -6,11 +6,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
-from engine.bench import bench_games
-from engine.chart import bench_svg
-from engine.cli import main
-from engine.games import make_game
+from ubao.engine.games import make_game
+from ubao.engine.tools.bench import bench_games
+from ubao.engine.tools.chart import bench_svg
+from ubao.engine.tools.cli import main
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_client_support import FAST, Proxy, game_server, kalah_create, until, url_of
-
-from client.bot import (
+from ubao.client.bot import (
     BotGame,
     EngineSettings,
     bot_seat,
@@ -19,12 +18,12 @@ from client.bot import (
     settings_for,
     time_budget,
 )
-from client.connection import fetch_snapshot
-from client.state import GameState
-from client.tokens import TokenStore
-from engine.games import make_game
-from engine.search import search
-from protocol import MATE_SCORE, Clocks, GameSummary, SeatInfo, SeatSpec, Snapshot
+from ubao.client.connection import fetch_snapshot
+from ubao.client.state import GameState
+from ubao.client.tokens import TokenStore
+from ubao.engine.games import make_game
+from ubao.engine.search import search
+from ubao.protocol import MATE_SCORE, Clocks, GameSummary, SeatInfo, SeatSpec, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
 

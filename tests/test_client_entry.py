@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from client.entry import Ask, Option, Reject, Send, hole_entry, resolve
-from engine.games import make_game
+from ubao.client.entry import Ask, Option, Reject, Send, hole_entry, resolve
+from ubao.engine.games import make_game
 
 SAFARI_POSITION = "00000000/12070000/11207020/00000000 N 20-21 SN ply=3"
 """North to move in the namua stage; a7 and a8 capture and reach the nyumba decision."""

@@ -16,10 +16,9 @@ from test_client_support import (
     until,
     url_of,
 )
-
-from client.tokens import SeatToken, TokenStore
-from engine.games import make_game
-from protocol import Create, Move, SeatSpec
+from ubao.client.tokens import SeatToken, TokenStore
+from ubao.engine.games import make_game
+from ubao.protocol import Create, Move, SeatSpec
 
 pytestmark = pytest.mark.timeout(120)
 

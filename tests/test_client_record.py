@@ -7,8 +7,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from client.record import Record, RecordError, format_record, parse_record, result_token
+from ubao.client.record import Record, RecordError, format_record, parse_record, result_token
 
 KALAH_RECORD = """\
 [Game "kalah"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from client.lag import Lag, format_lag
-from client.state import Applied, GameState, describe_result
-from protocol import BotInfo, Clocks, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
+from ubao.client.lag import Lag, format_lag
+from ubao.client.state import Applied, GameState, describe_result
+from ubao.protocol import BotInfo, Clocks, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
 
 SEATS = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", True))
 START = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"

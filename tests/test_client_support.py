@@ -12,13 +12,12 @@ from typing import Any
 
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
-
-from client.connection import Backoff
-from client.live import LiveGame
-from client.tokens import TokenStore
-from protocol import Create, Ping, SeatSpec
-from server.app import GameServer, ServerConfig
-from server.core import Limits
+from ubao.client.connection import Backoff
+from ubao.client.live import LiveGame
+from ubao.client.tokens import TokenStore
+from ubao.protocol import Create, Ping, SeatSpec
+from ubao.server.app import GameServer, ServerConfig
+from ubao.server.core import Limits
 
 FAST = Backoff(first=0.05, limit=0.2, jitter=0.0)
 """Reconnect at once in tests; a cut proxy refuses until it is restored, so nothing races."""

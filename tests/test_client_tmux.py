@@ -48,7 +48,7 @@ async def test_ubao_play_in_a_real_terminal_shows_the_board_and_plays_a_move(
         command = [
             sys.executable,
             "-m",
-            "client",
+            "ubao.client",
             "play",
             "--server",
             url_of(server),

@@ -6,8 +6,7 @@ import stat
 from pathlib import Path
 
 import pytest
-
-from client.tokens import SeatToken, TokenStore, default_path
+from ubao.client.tokens import SeatToken, TokenStore, default_path
 
 
 def test_a_token_put_is_found_again_by_a_new_store(tmp_path: Path) -> None:

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
-
-from client.views import (
+from ubao.client.views import (
     BaoView,
     MancalaView,
     Marks,
@@ -19,7 +18,7 @@ from client.views import (
     view_from_json,
     view_of,
 )
-from engine.games import make_game
+from ubao.engine.games import make_game
 
 VECTORS = Path(__file__).with_name("data") / "bao.jsonl"
 BAO_START = {

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from engine.cli import main
+from ubao.engine.tools.cli import main
 
 ENGINE = Path(sys.executable).parent / "ubao-engine"
 START_BAO = {

@@ -9,11 +9,10 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.game import IllegalMoveError, NotationError, OptionsError, Step
-from engine.games import make_game
-from engine.mancala import Mancala
-from engine.perft import perft
+from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
+from ubao.engine.games import make_game
+from ubao.engine.mancala import Mancala
+from ubao.engine.perft import perft
 
 
 def kalah(**options: object) -> Mancala:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from engine.game import IllegalMoveError, OptionsError, Outcome, Step
-from engine.games import make_game
-from engine.othello import PASS, Othello, Position
-from engine.perft import perft
+from ubao.engine.game import IllegalMoveError, OptionsError, Outcome, Step
+from ubao.engine.games import make_game
+from ubao.engine.othello import PASS, Othello, Position
+from ubao.engine.perft import perft
 
 # The reference counts of shared/rules/othello.md (8x8 from the start), copied as the project's
 # own test data; depth 9 runs in benchmarks/othello_perft.py.

@@ -7,8 +7,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from engine.othello import PASS, Othello, Position
+from ubao.engine.othello import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]
 SYMMETRIES: list[Transform] = [

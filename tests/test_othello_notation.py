@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from engine.game import IllegalMoveError, NotationError
-from engine.othello import PASS, Othello
+from ubao.engine.game import IllegalMoveError, NotationError
+from ubao.engine.othello import PASS, Othello
 
 START_8X8 = "-" * 27 + "OX------XO" + "-" * 27 + " X"
 

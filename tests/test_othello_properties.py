@@ -10,8 +10,7 @@ from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.othello import COLUMNS, PASS, Othello, Position
+from ubao.engine.othello import COLUMNS, PASS, Othello, Position
 
 DIRECTIONS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
 sizes = st.sampled_from(range(4, 17, 2))

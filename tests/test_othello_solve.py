@@ -6,8 +6,8 @@ exhaustive negamax written for this test and by the project's solver.
 
 from __future__ import annotations
 
-from engine.othello import Othello, Position
-from engine.solve import Solver
+from ubao.engine.othello import Othello, Position
+from ubao.engine.solve import Solver
 
 SOLVED_4X4 = -8
 """Black's discs minus White's at the end of a perfectly played 4x4 game."""

@@ -9,10 +9,9 @@ from functools import cache
 from typing import Any, ClassVar
 
 import pytest
-
-from engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
-from engine.games import GAMES, make_game
-from engine.search import (
+from ubao.engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
+from ubao.engine.games import GAMES, make_game
+from ubao.engine.search import (
     ALGORITHMS,
     MATE,
     SearchControl,
@@ -297,7 +296,7 @@ def test_peak_memory_is_measured_only_when_asked() -> None:
 
 
 def test_minimax_at_depth_d_generates_every_position_perft_counts() -> None:
-    from engine.perft import perft
+    from ubao.engine.perft import perft
 
     game = make_game("kalah", {})
     # Minimax expands every position above the horizon: it generates perft(1..d) together

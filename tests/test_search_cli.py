@@ -1,4 +1,4 @@
-"""`ubao-engine analyse` and `solve`, and `python -m engine` as the same program."""
+"""`ubao-engine analyse` and `solve`, and `python -m ubao.engine` as the same program."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from engine.cli import main
+from ubao.engine.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,7 +111,7 @@ def test_solve_prints_the_value_and_a_line_of_best_play() -> None:
 
 def test_python_dash_m_engine_is_ubao_engine() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "engine", "analyse", "kalah", "--depth", "3", "--json"],
+        [sys.executable, "-m", "ubao.engine", "analyse", "kalah", "--depth", "3", "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,

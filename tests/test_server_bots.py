@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 from test_server_support import SMALL_KALAH, fake_engine
-
-from engine.game import GameError
-from engine.games import make_game
-from protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec
-from server.bots import Bots, BotSettings
-from server.core import BotTurn
-from server.engine_lines import (
+from ubao.engine.game import GameError
+from ubao.engine.games import make_game
+from ubao.protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec
+from ubao.server.bots import Bots, BotSettings
+from ubao.server.core import BotTurn
+from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
     parse_info,

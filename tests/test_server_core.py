@@ -9,9 +9,8 @@ from typing import Any
 
 import msgpack
 from test_server_support import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
-
-from engine.game import Game, IllegalMoveError, Outcome, Step
-from protocol import (
+from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
+from ubao.protocol import (
     AppCloseCode,
     BotInfo,
     ClockSpec,
@@ -32,9 +31,9 @@ from protocol import (
     Snapshot,
     Watch,
 )
-from server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits
-from server.room import Bounds
-from server.store import SCHEMA_VERSION, Store
+from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits
+from ubao.server.room import Bounds
+from ubao.server.store import SCHEMA_VERSION, Store
 
 
 def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:

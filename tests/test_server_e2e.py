@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib.util
 import urllib.request
 from typing import Any
 
@@ -19,11 +18,8 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
-
-from engine.games import GAMES
-from protocol import (
+from ubao.engine.games import GAMES
+from ubao.protocol import (
     AppCloseCode,
     ClockSpec,
     Create,
@@ -45,16 +41,13 @@ from protocol import (
     decode_server_message,
     encode,
 )
-from server.bots import ENGINE_COMMAND, BotSettings
+from ubao.server.bots import ENGINE_COMMAND, BotSettings
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
-REAL_ENGINE = importlib.util.find_spec("engine.stdio") is not None
 ENGINES = [
     pytest.param(fake_engine(), id="fake-engine"),
-    pytest.param(
-        ENGINE_COMMAND,
-        id="real-engine",
-        marks=pytest.mark.skipif(not REAL_ENGINE, reason="engine/stdio.py is not there yet"),
-    ),
+    pytest.param(ENGINE_COMMAND, id="real-engine"),
 ]
 
 

@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 from test_server_e2e import autoplay
 from test_server_support import SMALL_KALAH, TIMEOUT, Client
-from websockets.exceptions import ConnectionClosed
-
-from protocol import (
+from ubao.protocol import (
     ClockSpec,
     Create,
     Join,
@@ -30,7 +28,8 @@ from protocol import (
     SeatSpec,
     Snapshot,
 )
-from server.store import default_path
+from ubao.server.store import default_path
+from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
@@ -38,11 +37,11 @@ LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
 
 @contextlib.asynccontextmanager
 async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
-    """`python -m server` on a free port; yields the process and its port."""
+    """`python -m ubao.server` on a free port; yields the process and its port."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "server",
+        "ubao.server",
         "--port",
         "0",
         "--db",
@@ -71,7 +70,7 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
 
 def test_the_command_line_explains_itself() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server", "--help"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "ubao.server", "--help"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0
     for option in ("--host", "--port", "--db", "--log-level"):

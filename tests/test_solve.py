@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from engine.games import make_game
-from engine.mancala import Kalah
-from engine.search import search
-from engine.solve import Solver
+from ubao.engine.games import make_game
+from ubao.engine.mancala import Kalah
+from ubao.engine.search import search
+from ubao.engine.solve import Solver
 
 # (pits, seeds) -> South's final margin under perfect play, default `kalah` rules: the rows
 # m <= 3 of the table in shared/rules/mancala.md §7 (Irving, Donkers & Uiterwijk 2000).

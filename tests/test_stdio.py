@@ -10,9 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from engine.games import make_game
-from engine.stdio import Go, ProtocolError, Session, parse_go, time_budget
+from ubao.engine.games import make_game
+from ubao.engine.tools.stdio import Go, ProtocolError, Session, parse_go, time_budget
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -220,11 +219,11 @@ def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
 
 
 class Engine:
-    """`python -m engine stdio` in a subprocess, its output read by a thread into a queue."""
+    """`python -m ubao.engine stdio` in a subprocess, its output read by a thread into a queue."""
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "engine", "stdio"],
+            [sys.executable, "-m", "ubao.engine", "stdio"],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.game import Game, Outcome
-from engine.search import ALGORITHMS, DEFAULT_ALGORITHM, Searcher, SearchStats
+from ubao.engine.game import Game, Outcome
+from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, Searcher, SearchStats
 
 BASELINES = ("random", "first")
 """Players that do not search."""

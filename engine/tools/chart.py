@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from engine.bench import BenchRow
+from ubao.engine.tools.bench import BenchRow
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f")
 DASHES = ("", "6 3", "2 3", "8 3 2 3")

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-from engine.game import Game, GameError
-from engine.games import GAMES, game_for_position, make_game
-from engine.search import (
+from ubao.engine.game import Game, GameError
+from ubao.engine.games import GAMES, game_for_position, make_game
+from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
     DEFAULT_TABLE_SIZE,

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
-from engine.game import Game
-from engine.games import GAMES, make_game
-from engine.players import BASELINES, GameRecord, Player, make_player, play_game
-from engine.search import ALGORITHMS, Searcher
-from engine.solve import Solver
+from ubao.engine.game import Game
+from ubao.engine.games import GAMES, make_game
+from ubao.engine.search import ALGORITHMS, Searcher
+from ubao.engine.solve import Solver
+from ubao.engine.tools.players import BASELINES, GameRecord, Player, make_player, play_game
 
 KALAH_VALUES: dict[tuple[int, int], int] = {
     (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,

@@ -8,13 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from engine import bench, stdio
-from engine.chart import bench_svg
-from engine.game import Game, GameError, Outcome
-from engine.games import GAMES, game_for_position, make_game
-from engine.perft import perft
-from engine.players import PLAYERS
-from engine.search import (
+from ubao.engine.game import Game, GameError, Outcome
+from ubao.engine.games import GAMES, game_for_position, make_game
+from ubao.engine.perft import perft
+from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
     Searcher,
@@ -22,7 +19,10 @@ from engine.search import (
     Tracer,
     format_score,
 )
-from engine.solve import Solver
+from ubao.engine.solve import Solver
+from ubao.engine.tools import bench, stdio
+from ubao.engine.tools.chart import bench_svg
+from ubao.engine.tools.players import PLAYERS
 
 PLAYER_NAMES = ("player 0", "player 1")
 
