@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from websockets.exceptions import InvalidHandshake, InvalidURI
+
 from ubao.client.app import STEP_SECONDS
 from ubao.client.bot import BotGame, EngineSettings, serve
 from ubao.client.connection import (
@@ -30,7 +32,6 @@ from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
 from ubao.protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
-from websockets.exceptions import InvalidHandshake, InvalidURI
 
 
 class UsageError(Exception):

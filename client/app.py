@@ -41,6 +41,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame as FrameWidget
+
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
 from ubao.client.lag import format_lag

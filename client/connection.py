@@ -21,6 +21,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
 from ubao.client.lag import Lag
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.protocol import (
@@ -42,8 +45,6 @@ from ubao.protocol import (
     decode_server_message,
     encode,
 )
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
 log = logging.getLogger(__name__)

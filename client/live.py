@@ -14,6 +14,7 @@ import contextlib
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
+
 from ubao.client.app import STEP_SECONDS, GameApp
 from ubao.client.connection import (
     DEFAULT_BACKOFF,

@@ -13,6 +13,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
+
 from ubao.client.app import STYLE, board_beside, move_list
 from ubao.client.export import Replay, side_tags
 from ubao.client.record import Record

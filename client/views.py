@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+
 from ubao.engine.game import Game, Step
 
 MANCALA_GAMES = ("kalah", "egyptian", "ethiopian")

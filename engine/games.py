@@ -1,31 +1,86 @@
-"""The registry of games: every name the command line and the wire accept."""
+"""The registry of games: every name the command line and the wire accept, and what the server
+and the clients know of each game besides its rules. Adding a game is one entry here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from ubao.engine.bao import Bao
 from ubao.engine.game import Game, OptionsError
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah
 from ubao.engine.othello import Othello
 
-GAMES: dict[str, type[Game[Any, Any]]] = {
-    "kalah": Kalah,
-    "egyptian": Egyptian,
-    "ethiopian": Ethiopian,
-    "bao": Bao,
-    "othello": Othello,
+BoardFamily = Literal["mancala", "bao", "othello"]
+"""The kinds of board a client draws: two rows with stores, Bao's four rows, a square grid."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """One registered game: its rules, and how players see and name it."""
+
+    rules: type[Game[Any, Any]]
+    sides: tuple[str, str]
+    """The names of player 0 and player 1 (the seats, the record's tags)."""
+    board: BoardFamily
+    summary: str
+    """The rules in two sentences, for the client's help."""
+
+
+MANCALA_SIDES = ("South", "North")
+
+GAMES: dict[str, GameInfo] = {
+    "kalah": GameInfo(
+        Kalah,
+        MANCALA_SIDES,
+        "mancala",
+        "Sow the seeds of one of your pits counterclockwise, into your own store but not the "
+        "opponent's; ending in your store gives another turn, ending in an empty pit of yours "
+        "captures the opposite pit. When one side is empty the rest goes to its owner; most "
+        "seeds wins.",
+    ),
+    "egyptian": GameInfo(
+        Egyptian,
+        MANCALA_SIDES,
+        "mancala",
+        "Kalah's sowing and extra turn, with a milder capture: a last seed in an empty pit "
+        "of yours takes the opposite pit's seeds only when there are some, and the sowing "
+        "seed stays. Most seeds wins.",
+    ),
+    "ethiopian": GameInfo(
+        Ethiopian,
+        MANCALA_SIDES,
+        "mancala",
+        "Egyptian rules, but each move is sown either way (L or R) from a pit of yours "
+        "holding two seeds or more; with none, the game ends. Most seeds wins.",
+    ),
+    "bao": GameInfo(
+        Bao,
+        MANCALA_SIDES,
+        "bao",
+        "Bao la Kiswahili on four rows of eight: in the namua stage seeds enter from the "
+        "store, then mtaji moves sow from the board; captures from the opponent's front row "
+        "are sown again from a kichwa, relay sowing goes on until a sowing ends in an empty "
+        "hole. A player who cannot move or has no seeds in the front row loses.",
+    ),
+    "othello": GameInfo(
+        Othello,
+        ("Black", "White"),
+        "othello",
+        "Place a disc so that it brackets a line of opponent discs, which are flipped; with no "
+        "such move you pass. When neither side can move, most discs wins.",
+    ),
 }
 
 
 def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game[Any, Any]:
     """The game `name` with `options` validated; OptionsError says what is wrong."""
     try:
-        factory = GAMES[name]
+        rules = GAMES[name].rules
     except KeyError:
         raise OptionsError(f"unknown game {name!r}; known games: {', '.join(GAMES)}") from None
-    return factory(options or {})
+    return rules(options or {})
 
 
 def game_for_position(
@@ -36,6 +91,6 @@ def game_for_position(
     The position's own size fills in options not given (`kalah(4,3) …`, a 4x4 Othello board),
     so a position alone is enough; options given explicitly win and must agree with it.
     """
-    implied = GAMES[name].options_in_position(text) if name in GAMES else {}
+    implied = GAMES[name].rules.options_in_position(text) if name in GAMES else {}
     game = make_game(name, {**implied, **options})
     return game, game.parse_position(text)

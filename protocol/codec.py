@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, cast, get_args
 
 import msgpack
+
 from ubao.protocol.errors import ProtocolError
 from ubao.protocol.messages import (
     COMMAND_TYPES,

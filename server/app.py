@@ -15,15 +15,16 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+from websockets.http11 import Request, Response
+
 from ubao.protocol import BotInfo, encode
 from ubao.server.bots import Bots, BotSettings
 from ubao.server.clock import Now, monotonic_ms, wall_ms
 from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, Send
 from ubao.server.store import Store
-from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode
-from websockets.http11 import Request, Response
 
 log = logging.getLogger("ubao.server")
 

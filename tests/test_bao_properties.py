@@ -10,6 +10,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from ubao.engine.bao import Bao
 from ubao.engine.bao_rules import (
     HAND,

@@ -13,6 +13,7 @@ ring i and faces the opponent's ring 7 - i; B8..B1 are rings 8..15.
 from __future__ import annotations
 
 import pytest
+
 from ubao.engine.bao import Bao
 from ubao.engine.bao_rules import OWNED, PLY, TAKASIA, TARGET, Position, takasia_hole
 

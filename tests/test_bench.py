@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.tools import bench
 from ubao.engine.tools.cli import main

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from ubao.engine.games import make_game
 from ubao.engine.tools.bench import bench_games
 from ubao.engine.tools.chart import bench_svg

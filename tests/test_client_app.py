@@ -9,6 +9,7 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import until
+
 from ubao.client.app import MAX_STEP, GameApp, describe_seat, format_clock
 from ubao.client.state import GameState
 from ubao.protocol import Moved, SeatInfo, Snapshot

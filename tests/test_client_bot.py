@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_client_support import FAST, Proxy, game_server, kalah_create, until, url_of
+
 from ubao.client.bot import (
     BotGame,
     EngineSettings,

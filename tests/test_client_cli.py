@@ -12,6 +12,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import game_server, kalah_create, screen, until, url_of
+
 from ubao.client.__main__ import build_parser, lobby_table, main, opponent_seats, parse_clock
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.record import format_record, parse_record

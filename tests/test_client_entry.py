@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from ubao.client.entry import Ask, Option, Reject, Send, hole_entry, resolve
 from ubao.engine.games import make_game
 

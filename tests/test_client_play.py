@@ -16,6 +16,7 @@ from test_client_support import (
     until,
     url_of,
 )
+
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.engine.games import make_game
 from ubao.protocol import Create, Move, SeatSpec

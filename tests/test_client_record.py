@@ -7,6 +7,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from ubao.client.record import Record, RecordError, format_record, parse_record, result_token
 
 KALAH_RECORD = """\

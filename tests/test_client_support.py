@@ -12,6 +12,7 @@ from typing import Any
 
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+
 from ubao.client.connection import Backoff
 from ubao.client.live import LiveGame
 from ubao.client.tokens import TokenStore

@@ -6,6 +6,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from ubao.client.tokens import SeatToken, TokenStore, default_path
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
+
 from ubao.client.views import (
     BaoView,
     MancalaView,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from ubao.engine.tools.cli import main
 
 ENGINE = Path(sys.executable).parent / "ubao-engine"

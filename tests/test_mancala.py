@@ -9,6 +9,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
 from ubao.engine.games import make_game
 from ubao.engine.mancala import Mancala

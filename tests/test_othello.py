@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from ubao.engine.game import IllegalMoveError, OptionsError, Outcome, Step
 from ubao.engine.games import make_game
 from ubao.engine.othello import PASS, Othello, Position

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
 from ubao.engine.othello import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from ubao.engine.game import IllegalMoveError, NotationError
 from ubao.engine.othello import PASS, Othello
 

@@ -10,6 +10,7 @@ import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from ubao.protocol import (
     COMMAND_TYPES,
     GAME_NAMES,

@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 import pytest
+
 from ubao.engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (

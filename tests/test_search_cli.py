@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from ubao.engine.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

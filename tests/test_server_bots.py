@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_server_support import SMALL_KALAH, fake_engine
+
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgpack
 from test_server_support import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
+
 from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
 from ubao.protocol import (
     AppCloseCode,

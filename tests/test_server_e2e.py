@@ -18,7 +18,9 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-from ubao.engine.games import GAMES
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
 from ubao.protocol import (
     AppCloseCode,
     ClockSpec,
@@ -42,8 +44,6 @@ from ubao.protocol import (
     encode,
 )
 from ubao.server.bots import ENGINE_COMMAND, BotSettings
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
 ENGINES = [
     pytest.param(fake_engine(), id="fake-engine"),
@@ -150,7 +150,6 @@ async def test_two_humans_play_a_complete_kalah_game() -> None:
         await two_humans_play(server.port, "kalah", {})
 
 
-@pytest.mark.skipif("bao" not in GAMES, reason="engine/bao.py is not registered yet")
 async def test_two_humans_play_a_complete_bao_game() -> None:
     async with running_server() as server:
         await two_humans_play(server.port, "bao", {})

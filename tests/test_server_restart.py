@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from test_server_e2e import autoplay
 from test_server_support import SMALL_KALAH, TIMEOUT, Client
+from websockets.exceptions import ConnectionClosed
+
 from ubao.protocol import (
     ClockSpec,
     Create,
@@ -29,7 +31,6 @@ from ubao.protocol import (
     Snapshot,
 )
 from ubao.server.store import default_path
-from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")

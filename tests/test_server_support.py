@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection, connect
+
 from ubao.protocol import (
     PROTOCOL_VERSION,
     Command,
@@ -31,7 +33,6 @@ from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import BotSettings
 from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, Send
 from ubao.server.store import Store
-from websockets.asyncio.client import ClientConnection, connect
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
 SMALL_KALAH = {"pits": 3, "seeds": 2}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from ubao.engine.games import make_game
 from ubao.engine.mancala import Kalah
 from ubao.engine.search import search

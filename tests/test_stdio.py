@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from ubao.engine.games import make_game
 from ubao.engine.tools.stdio import Go, ProtocolError, Session, parse_go, time_budget
 
