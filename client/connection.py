@@ -78,7 +78,7 @@ class Backoff:
     jitter: float = 0.25
 
     def delay(self, attempt: int) -> float:
-        base = min(self.first * 2**attempt, self.limit)
+        base: float = min(self.first * 2.0**attempt, self.limit)
         return base * (1 + random.uniform(-self.jitter, self.jitter))
 
 
