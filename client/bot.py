@@ -81,7 +81,7 @@ def time_budget(state: GameState, seat: int, settings: EngineSettings, now: floa
     return min(budgets, default=None)
 
 
-def search_info(game: Any, position: Any, result: SearchResult) -> BotInfo:
+def search_info(game: Any, position: Any, result: SearchResult[Any]) -> BotInfo:
     """The search report sent with a move, shaped as a server bot's: the score from the mover's
     point of view in whole points, a forced result as ±(MATE_SCORE - plies) with `mate` set.
     The pv is cut to what the protocol lets a client send."""
@@ -141,7 +141,7 @@ class BotGame:
         self.tokens = tokens or TokenStore()
         self.held: SeatToken | None = None
         self.state = GameState(game_id or "")
-        self.searcher: Searcher | None = None
+        self.searcher: Searcher[Any, Any] | None = None
         self.decided: tuple[int, str, BotInfo] | None = None
         """The move chosen for a ply, with its search report, kept until the server has it."""
         self.done = asyncio.Event()

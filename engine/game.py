@@ -82,6 +82,9 @@ class Game(ABC, Generic[P, M]):
     evaluations: Mapping[str, Evaluation]
     """Named static evaluations; the first one is the default."""
 
+    has_score_bounds: ClassVar[bool] = False
+    """Whether `score_bounds` is implemented: an optional capability the solver prunes with."""
+
     @abstractmethod
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         """Validate `options` (OptionsError says what is wrong) and fill in the defaults."""
@@ -152,6 +155,11 @@ class Game(ABC, Generic[P, M]):
     @abstractmethod
     def sowing_path(self, position: P, move: M) -> list[Step]:
         """Every hole the move touches, in order (seeds sown, captured, discs flipped)."""
+
+    def score_bounds(self, position: P) -> tuple[int, int]:
+        """Bounds (low, high) on the final score difference, player 0 minus player 1, that
+        `position` can still reach; only games with `has_score_bounds` implement it."""
+        raise NotImplementedError(f"{self.name} gives no score bounds")
 
     def play_text(self, position: P, text: str) -> P:
         """Parse and play one move given in notation."""

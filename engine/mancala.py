@@ -283,6 +283,8 @@ class Mancala(Game[Position, Move]):
             return not can_move(position[rows[position[-1]]])
         return not (can_move(position[rows[0]]) and can_move(position[rows[1]]))
 
+    has_score_bounds = True
+
     def score_bounds(self, position: Position) -> tuple[int, int]:
         """Bounds on South's final margin: every seed still in a pit may end in either store."""
         m = self.pits

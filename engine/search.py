@@ -14,9 +14,9 @@ import tracemalloc
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from math import inf, nextafter
-from typing import Any
+from typing import Any, Generic
 
-from ubao.engine.game import Evaluation, Game, Outcome
+from ubao.engine.game import Evaluation, Game, M, Outcome, P
 
 ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""
@@ -85,14 +85,14 @@ class SearchStats:
 
 
 @dataclass(frozen=True, slots=True)
-class SearchResult:
+class SearchResult(Generic[M]):
     """What a search found: the move to play, its score and the principal variation."""
 
-    move: Any
+    move: M | None
     """The best move found, always legal; None only when the game is over."""
     score: float
     """From the side to move's point of view; beyond ±MATE_BOUND a forced win or loss."""
-    pv: tuple[Any, ...]
+    pv: tuple[M, ...]
     """The principal variation, starting with `move`."""
     stats: SearchStats
     stopped: bool
@@ -166,7 +166,7 @@ def final_score(outcome: Outcome, player: int, ply: int) -> float:
     return MATE - ply if outcome.winner == player else ply - MATE
 
 
-class Searcher:
+class Searcher(Generic[P, M]):
     """One engine: a game, an algorithm and an evaluation, with tables kept between searches.
 
     Keeping the transposition table, killers and history across the searches of one game lets
@@ -175,7 +175,7 @@ class Searcher:
 
     def __init__(
         self,
-        game: Game[Any, Any],
+        game: Game[P, M],
         algorithm: str = DEFAULT_ALGORITHM,
         evaluation: str | None = None,
         table_size: int = DEFAULT_TABLE_SIZE,
@@ -189,7 +189,7 @@ class Searcher:
         self.evaluation_name, self.evaluation = pick_evaluation(game, evaluation)
         self.table_size = table_size
         self.table: dict[Hashable, TableEntry] = {}
-        self.history: tuple[dict[Any, int], dict[Any, int]] = ({}, {})
+        self.history: tuple[dict[M, int], dict[M, int]] = ({}, {})
         """Per player, how often (weighted by depth²) each move caused a cut-off."""
         self.control = SearchControl()
 
@@ -205,16 +205,16 @@ class Searcher:
 
     def search(
         self,
-        position: Any,
+        position: P,
         depth: int | None = None,
         time_ms: float | None = None,
         *,
         soft_time_ms: float | None = None,
         control: SearchControl | None = None,
-        on_iteration: Callable[[SearchResult], None] | None = None,
+        on_iteration: Callable[[SearchResult[M]], None] | None = None,
         tracer: Tracer | None = None,
         measure_memory: bool = False,
-    ) -> SearchResult:
+    ) -> SearchResult[M]:
         """Search `position` by iterative deepening to `depth` plies and/or for `time_ms`.
 
         `time_ms` aborts the iteration under way; `soft_time_ms` only keeps a new one from
@@ -248,13 +248,13 @@ class Searcher:
 
     def _deepen(
         self,
-        position: Any,
+        position: P,
         depth: int | None,
         start: float,
         soft_deadline: float,
-        on_iteration: Callable[[SearchResult], None] | None,
+        on_iteration: Callable[[SearchResult[M]], None] | None,
         tracer: Tracer | None,
-    ) -> SearchResult:
+    ) -> SearchResult[M]:
         """Iterative deepening: each iteration orders the next one's moves through the table."""
         game = self.game
         tree = _Tree(self, tracer)
@@ -266,7 +266,7 @@ class Searcher:
         # Plain minimax gains nothing from shallower iterations; it only needs them for time.
         plain = self.algorithm == "minimax" and depth is not None and tracer is None
         last_depth = depth if depth is not None else MAX_DEPTH
-        best: SearchResult | None = None
+        best: SearchResult[M] | None = None
         for iteration in range(last_depth if plain else 1, last_depth + 1):
             tree.root_move = best.move if best is not None else None
             try:
@@ -297,11 +297,11 @@ class Searcher:
         self,
         tree: _Tree,
         score: float,
-        pv: tuple[Any, ...],
+        pv: tuple[M, ...],
         depth: int,
         start: float,
         stopped: bool,
-    ) -> SearchResult:
+    ) -> SearchResult[M]:
         stats = SearchStats(
             generated=tree.generated,
             expanded=tree.expanded,
@@ -316,8 +316,8 @@ class Searcher:
 
 
 def search(
-    game: Game[Any, Any],
-    position: Any,
+    game: Game[P, M],
+    position: P,
     depth: int | None = None,
     time_ms: float | None = None,
     *,
@@ -326,7 +326,7 @@ def search(
     table_size: int = DEFAULT_TABLE_SIZE,
     tracer: Tracer | None = None,
     measure_memory: bool = False,
-) -> SearchResult:
+) -> SearchResult[M]:
     """One search with fresh tables: the best move of `position` at `depth` and/or `time_ms`."""
     searcher = Searcher(game, algorithm, evaluation, table_size)
     return searcher.search(position, depth, time_ms, tracer=tracer, measure_memory=measure_memory)
@@ -339,7 +339,7 @@ class _Tree:
     state in CPython; their counters are read through `counts`.
     """
 
-    def __init__(self, searcher: Searcher, tracer: Tracer | None) -> None:
+    def __init__(self, searcher: Searcher[Any, Any], tracer: Tracer | None) -> None:
         self.root_move: Any = None
         """The move to search first at the root (the last iteration's best)."""
         self.root_best: Any = None
@@ -407,7 +407,7 @@ class _Tree:
 
 
 def _build(
-    tree: _Tree, searcher: Searcher, out: _TraceOut, tracer: Tracer | None
+    tree: _Tree, searcher: Searcher[Any, Any], out: _TraceOut, tracer: Tracer | None
 ) -> tuple[
     Callable[[], tuple[int, int, int, int, int]],
     Callable[[Any, int], float],

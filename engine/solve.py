@@ -3,9 +3,9 @@
 MTD(f) drives a null-window negamax over the whole tree (no depth limit, no evaluation) whose
 transposition table keeps a lower and an upper bound per position, so every probe reuses what
 the earlier ones proved. Children are tried best-first by the game's default evaluation after
-the table's move. A game may offer `score_bounds(position) -> (low, high)`, bounds on the final
-difference from player 0's view (in mancala: the stores plus or minus the seeds still in
-play); they cut off lines that cannot change the answer. See docs/engine.md.
+the table's move. A game may offer `score_bounds(position) -> (low, high)` (and says so with
+`has_score_bounds`), bounds on the final difference from player 0's view (in mancala: the
+stores plus or minus the seeds still in play); they cut off lines that cannot change the answer. See docs/engine.md.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sys
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
-from ubao.engine.game import Game, Outcome
+from ubao.engine.game import Game, M, Outcome, P
 from ubao.engine.search import pick_evaluation
 
 UNBOUNDED = 1 << 40
@@ -24,14 +24,14 @@ UNBOUNDED = 1 << 40
 
 
 @dataclass(frozen=True, slots=True)
-class Solution:
+class Solution(Generic[M]):
     """The game-theoretic value of a position."""
 
     value: int
     """The final score difference, player 0 minus player 1, under perfect play."""
-    move: Any
+    move: M | None
     """A best move for the side to move (None when the game is over)."""
-    pv: tuple[Any, ...]
+    pv: tuple[M, ...]
     """A line of best play to the end of the game."""
     expanded: int
     """Positions whose children were generated, over every probe."""
@@ -66,17 +66,17 @@ def margin(outcome: Outcome) -> int:
     return outcome.score[0] - outcome.score[1]
 
 
-class Solver:
+class Solver(Generic[P, M]):
     """Solves positions of one game, keeping what it proved between calls."""
 
-    def __init__(self, game: Game[Any, Any]) -> None:
+    def __init__(self, game: Game[P, M]) -> None:
         self.game = game
-        self.table: dict[Hashable, tuple[int, int, Any]] = {}
+        self.table: dict[Hashable, tuple[int, int, M | None]] = {}
         """key -> (lower bound, upper bound, best move) of the side to move's difference."""
         self.expanded = 0
         self._node = self._build()
 
-    def solve(self, position: Any = None) -> Solution:
+    def solve(self, position: P | None = None) -> Solution[M]:
         """The exact value of `position` (the start when None) and a line of best play."""
         game = self.game
         if position is None:
@@ -104,7 +104,7 @@ class Solver:
             seconds=time.perf_counter() - start,
         )
 
-    def _mtdf(self, position: Any) -> tuple[int, int]:
+    def _mtdf(self, position: P) -> tuple[int, int]:
         """The side to move's value by null-window probes that close in from both sides."""
         node = self._node
         me = self.game.to_move(position)
@@ -121,7 +121,7 @@ class Solver:
                 low = guess
         return low, probes
 
-    def _line(self, position: Any, value: int) -> tuple[Any, ...]:
+    def _line(self, position: P, value: int) -> tuple[M, ...]:
         """Best play to the end: at each step a move that keeps `value` (the mover's view).
 
         One null-window probe per move tried suffices, and the table's best move is tried
@@ -129,7 +129,7 @@ class Solver:
         """
         game = self.game
         node = self._node
-        line: list[Any] = []
+        line: list[M] = []
         while True:
             kids = game.children(position)
             if not kids:
@@ -150,7 +150,7 @@ class Solver:
                     value = value if side == me else -value
                     break
 
-    def _key(self, position: Any) -> Hashable:
+    def _key(self, position: P) -> Hashable:
         game = self.game
         return position if type(game).key is Game.key else game.key(position)
 
@@ -162,7 +162,7 @@ class Solver:
         to_move = game.to_move
         _, evaluate = pick_evaluation(game, None)
         key = None if type(game).key is Game.key else game.key
-        bounds: Callable[[Any], tuple[int, int]] | None = getattr(game, "score_bounds", None)
+        bounds = game.score_bounds if game.has_score_bounds else None
         table = self.table
         table_get = table.get
         solver = self

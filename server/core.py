@@ -52,7 +52,7 @@ from ubao.protocol import (
 )
 from ubao.server.clock import MessageBudget, Now, monotonic_ms, wall_ms
 from ubao.server.room import Bounds, Checkpoint, Rejected, Room, hash_token
-from ubao.server.store import Store, StoredGame, StoreError
+from ubao.server.storage import GameStore, StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
@@ -140,7 +140,7 @@ class Connection:
 class Core:
     def __init__(
         self,
-        store: Store,
+        store: GameStore,
         limits: Limits | None = None,
         *,
         now: Now = monotonic_ms,

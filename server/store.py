@@ -11,9 +11,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ubao.protocol import (
     ClockSpec,
@@ -27,6 +25,7 @@ from ubao.protocol import (
     to_wire,
 )
 from ubao.server.room import Room
+from ubao.server.storage import StoredGame, StoreError
 
 SCHEMA_VERSION = 2
 """1: the first schema; 2: `games.created_ms`."""
@@ -82,32 +81,10 @@ UPDATE games
 """Schema 1 kept the creation time only as SQLite's text timestamp, which the server did not set."""
 
 
-class StoreError(Exception):
-    """The database refused a write (disk full, I/O error, locked): nothing of it was kept."""
-
-
 def default_path() -> Path:
     """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "ubao" / "ubao.sqlite3"
-
-
-@dataclass(frozen=True, slots=True)
-class StoredGame:
-    """An unfinished game as the store holds it, for the core to rebuild a Room from."""
-
-    game_id: str
-    game: str
-    options: dict[str, Any]
-    clock: ClockSpec | None
-    status: str
-    created: int
-    clocks: tuple[int, int] | None
-    seats: tuple[tuple[SeatSpec, str | None, str | None], ...]
-    """(spec, name, token hash) per seat."""
-    movers: tuple[int, ...]
-    moves: tuple[str, ...]
-    events: tuple[Event, ...]
 
 
 def _json(value: object) -> str | None:
@@ -115,7 +92,7 @@ def _json(value: object) -> str | None:
 
 
 class Store:
-    """The server's database; `path` ":memory:" keeps it for the process only."""
+    """The server's database (a `GameStore`); `path` ":memory:" keeps it for the process only."""
 
     def __init__(self, path: str | Path) -> None:
         if str(path) != ":memory:":

@@ -152,7 +152,7 @@ def command_analyse(args: argparse.Namespace) -> None:
     if args.trace:
         tracer = Tracer(lambda line: print(line, file=out), args.trace_depth, args.trace_lines)
 
-    def report(result: SearchResult) -> None:
+    def report(result: SearchResult[Any]) -> None:
         if not args.json:
             pv = " ".join(format_line(game, position, result.pv))
             print(

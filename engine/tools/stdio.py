@@ -114,7 +114,7 @@ def time_budget(go: Go, player: int) -> tuple[float | None, float | None]:
     return hard, soft
 
 
-def format_info(game: Game[Any, Any], position: Any, result: SearchResult) -> str:
+def format_info(game: Game[Any, Any], position: Any, result: SearchResult[Any]) -> str:
     """The `info` line of a completed iteration."""
     distance = mate_distance(result.score)
     score = f"mate {distance}" if distance is not None else str(round(result.score))
@@ -141,7 +141,7 @@ class Session:
         self.table_size = DEFAULT_TABLE_SIZE
         self.game: Game[Any, Any] | None = None
         self.position: Any = None
-        self.searcher: Searcher | None = None
+        self.searcher: Searcher[Any, Any] | None = None
         """The engine of the current game, kept between searches for its tables."""
         self._settings: tuple[str, str | None, int] | None = None
         """The (algorithm, evaluation, table size) the searcher was made with."""
@@ -330,7 +330,7 @@ class Session:
 
     def _think(
         self,
-        searcher: Searcher,
+        searcher: Searcher[Any, Any],
         position: Any,
         go: Go,
         hard: float | None,
@@ -340,7 +340,7 @@ class Session:
         """The search thread: info after every iteration, then exactly one bestmove."""
         game = searcher.game
 
-        def report(result: SearchResult) -> None:
+        def report(result: SearchResult[Any]) -> None:
             self.say(format_info(game, position, result))
 
         try:

@@ -1,0 +1,43 @@
+"""What the server core needs of a database, apart from any database: the SQLite store
+(server/store.py) is one implementation, and the core imports no I/O through this module."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ubao.protocol import ClockSpec, Event, SeatSpec
+from ubao.server.room import Room
+
+
+class StoreError(Exception):
+    """The database refused a write (disk full, I/O error, locked): nothing of it was kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """An unfinished game as the store holds it, for the core to rebuild a Room from."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    clock: ClockSpec | None
+    status: str
+    created: int
+    clocks: tuple[int, int] | None
+    seats: tuple[tuple[SeatSpec, str | None, str | None], ...]
+    """(spec, name, token hash) per seat."""
+    movers: tuple[int, ...]
+    moves: tuple[str, ...]
+    events: tuple[Event, ...]
+
+
+class GameStore(Protocol):
+    """Durable games: `save` returns only once what a change produced is kept."""
+
+    def save(self, room: Room, events: Sequence[Event], now: int) -> None:
+        """Keep the room's new state and `events` in one transaction; StoreError if not."""
+
+    def unfinished(self) -> list[StoredGame]:
+        """Every game not over, to rebuild after a restart."""
