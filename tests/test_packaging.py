@@ -50,3 +50,44 @@ def test_console_scripts_answer_help(script: str) -> None:
     result = subprocess.run([str(path), "--help"], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "usage:" in result.stdout
+
+
+def test_a_normal_install_puts_one_namespace_in_site_packages(tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), "."],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    assert sorted(p.name for p in target.iterdir() if not p.name.endswith(".dist-info")) == [
+        "bin",
+        "ubao",
+    ]
+    assert sorted(p.name for p in (target / "ubao").iterdir()) == [
+        "client",
+        "engine",
+        "protocol",
+        "server",
+    ]
+    assert (target / "ubao" / "engine" / "tools" / "cli.py").is_file()
+
+
+@pytest.mark.parametrize(
+    ("statement", "works"),
+    [
+        ("import ubao.engine.games, ubao.protocol, ubao.server.core, ubao.client.state", True),
+        ("import engine", False),
+        ("import protocol", False),
+        ("import server", False),
+        ("import client", False),
+    ],
+)
+def test_the_installed_packages_import_only_under_ubao(
+    statement: str, works: bool, tmp_path: Path
+) -> None:
+    """From outside the repository, as a user's script runs: no generic top-level names."""
+    result = subprocess.run(
+        [sys.executable, "-c", statement], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (result.returncode == 0) == works, result.stderr
