@@ -332,6 +332,7 @@ def test_random_games_conserve_seeds_round_trip_notation_and_terminate(
 ) -> None:
     name, options = spec
     game = make_game(name, options)
+    assert isinstance(game, Mancala)
     rng = random.Random(seed)
     position = game.start()
     total = sum(position[:-1])

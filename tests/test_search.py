@@ -36,7 +36,7 @@ POSITIONS_PER_GAME = 200
 def sample_positions(game: Game[Any, Any], count: int, seed: int = 1) -> list[Any]:
     """Positions from seeded random playouts (restarting at each game's end), none over."""
     rng = random.Random(seed)
-    positions = []
+    positions: list[Any] = []
     position = game.start()
     while len(positions) < count:
         moves = game.legal_moves(position)

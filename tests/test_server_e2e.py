@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from ubao.protocol import (
     AppCloseCode,
     ClockSpec,
+    Command,
     Create,
     Error,
     ErrorCode,
@@ -54,8 +55,8 @@ ENGINES = [
 async def create(client: Client, *seats: SeatSpec, **fields: Any) -> str:
     fields.setdefault("game", "kalah")
     fields.setdefault("options", SMALL_KALAH)
-    specs = seats or (SeatSpec.open(), SeatSpec.open())
-    ok = await client.ok(Create(id=0, seats=specs, **fields))
+    first, second = seats or (SeatSpec.open(), SeatSpec.open())
+    ok = await client.ok(Create(id=0, seats=(first, second), **fields))
     assert ok.game_id is not None
     return ok.game_id
 
@@ -348,7 +349,7 @@ async def test_bad_commands_get_their_error_code_and_change_nothing() -> None:
         def move(token: str, ply: int, text: str, game: str = game_id) -> Move:
             return Move(id=0, game_id=game, token=token, ply=ply, move=text)
 
-        cases = [
+        cases: list[tuple[Client, Command, ErrorCode]] = [
             (south, move(south_token, 1, "1"), ErrorCode.NOT_YOUR_TURN),
             (north, move(north_token, 1, "9"), ErrorCode.ILLEGAL_MOVE),
             (south, move(south_token, 0, "1"), ErrorCode.STALE_PLY),
