@@ -4,7 +4,7 @@ Depth 9 is too slow for the test suite (which checks depths 1 to 8), so it runs 
 
     .venv/bin/python benchmarks/othello_perft.py [--depth N] [--size S]
 
-Exits with status 1 if an 8x8 count disagrees with shared/rules/othello.md.
+Exits with status 1 if an 8x8 count disagrees with the table of docs/othello.md §5.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Bao la Kiswahili (Zanzibar Bao) behind the `Game` interface.
 
-The rules are shared/rules/bao.md (CORE profile by default, every §14 flag as an option); the
-core is engine.bao_rules, notation engine.bao_notation, evaluations engine.bao_eval. See
-docs/bao.md for the options, notation grammars, draw convention and evaluations.
+The rules are the Rules part of docs/bao.md (CORE profile by default, every §14 flag as an
+option); the core is engine.bao_rules, notation engine.bao_notation, evaluations engine.bao_eval.
+See docs/bao.md for the options, notation grammars, draw convention and evaluations. Rule ids
+[Rx] and sections §x refer to docs/bao.md.
 """
 
 from __future__ import annotations

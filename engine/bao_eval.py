@@ -1,8 +1,8 @@
 """Static evaluations of Bao positions, from South's (player 0's) point of view.
 
 Each is a plain function of a position so that the search can call it without the game object.
-The reasoning behind the weights is in docs/bao.md ("Evaluations"); §19 of the specification
-names the features: front-row material, capturable pairs, the nyumba and the stock.
+The reasoning behind the weights is in docs/bao.md ("Evaluations"); docs/bao.md §19 names the
+features: front-row material, capturable pairs, the nyumba and the stock.
 """
 
 from __future__ import annotations

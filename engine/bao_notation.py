@@ -1,7 +1,8 @@
 """Bao la Kiswahili notation: move text (§17), the one-line position text and the JSON form.
 
 The grammars are documented in docs/bao.md. Everything here is syntax: whether a move is legal
-is decided by engine.bao, which matches parsed text against the legal moves.
+is decided by engine.bao, which matches parsed text against the legal moves. Sections §x refer to
+docs/bao.md.
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ def build_position(
     return (*board, *stock, *owned, player, takasia, target, hand, endless, ply)
 
 
-# -- the JSON form (shared/vectors/bao.jsonl) -------------------------------------------------
+# -- the JSON form (tests/data/bao.jsonl) ------------------------------------------------------
 
 JSON_GRAMMAR = (
     '{"board": [[8 ints] x 4], "stock": [s, n], "owned": [bool, bool], "to_move": "S"|"N"}'

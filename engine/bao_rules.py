@@ -2,7 +2,7 @@
 
 Everything here is a pure function of a position, a move and the rule flags, written for speed:
 a position is one flat tuple of ints and a move is simulated on two plain lists of 16 ints.
-Section and rule numbers ([Rx], §x) refer to the specification, shared/rules/bao.md.
+Section and rule numbers ([Rx], §x) refer to the Rules part of docs/bao.md.
 
 Ring indices follow §2.2: each player's ring runs 0..7 = A1..A8 (front row, from the owner's
 left), 8..15 = B8..B1 (back row); `+1` is clockwise, and front hole `i` faces the opponent's
@@ -28,7 +28,7 @@ TAKASIA = 37
 TARGET = 38
 """The opponent's front hole the mover must capture (`takasia_attacker_must_capture`), or -1."""
 HAND = 39
-"""Seeds captured by a game-ending capture and never sown (§12.3)."""
+"""Seeds captured by a game-ending capture and never sown [R12.3]."""
 ENDLESS = 40
 """1 after a never-ending move when such moves are a loss or a draw (§13)."""
 PLY = 41
@@ -107,7 +107,7 @@ def rings(position: Position, player: int) -> tuple[Position, Position]:
 
 
 def front_empty(position: Position, player: int) -> bool:
-    """Whether `player`'s front row is empty: he has lost (§12.1a)."""
+    """Whether `player`'s front row is empty: he has lost [R12.1a]."""
     start = 16 * player
     return not any(position[start : start + 8])
 

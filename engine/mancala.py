@@ -276,7 +276,7 @@ class Mancala(Game[Position, Move]):
             path.append(Step(self._label(store), "store"))
 
     def is_over(self, position: Sequence[int]) -> bool:
-        """The end condition of §4, checked after every move too (on the board being sown)."""
+        """The end condition of docs/mancala.md §4, checked after every move (on the sown board)."""
         rows = self._rows
         can_move = self._row_can_move
         if self.end_check == "mover":

@@ -1,11 +1,11 @@
-"""Every numbered rule of the Bao specification is proved by a vector or by a named rule test.
+"""Every numbered rule of the Bao rules is proved by a vector or by a named rule test.
 
-The rule ids are those of shared/rules/bao.md, written here because a fresh clone has no
-../shared. A test proves a rule when its docstring names the id in brackets, e.g.
-`[R4.2] A lap of 17 ...`; the vectors of tests/data/bao.jsonl carry no rule ids, so
-VECTOR_RULES says which vectors prove which rule. These tests fail when a rule loses its last
-proof, when a docstring names a rule the specification does not have, or when a vector named
-here is no longer in tests/data.
+The rule ids are read from the "Rules" part of docs/bao.md, where each rule is a list item that
+opens with its id in bold (`- **[R4.2]** ...`); rule ids in docstrings refer to docs/bao.md. A
+test proves a rule when its docstring names the id in brackets, e.g. `[R4.2] A lap of 17 ...`;
+the vectors of tests/data/bao.jsonl carry no rule ids, so VECTOR_RULES says which vectors prove
+which rule. These tests fail when a rule loses its last proof, when a docstring names a rule the
+doc does not have, or when a vector named here is no longer in tests/data.
 """
 
 from __future__ import annotations
@@ -16,19 +16,18 @@ import re
 from pathlib import Path
 
 TESTS = Path(__file__).parent
+RULES_DOC = TESTS.parent / "docs" / "bao.md"
+RULE_LABEL = re.compile(r"^[ \t]*- \*\*\[(R\d+\.\d+[a-z]?)\]\*\*", re.MULTILINE)
+"""A rule's own statement in the doc: a list item opening with its id in bold."""
 
-RULE_IDS = (
-    *("R3.1", "R3.2", "R3.3", "R3.4"),
-    *("R4.1", "R4.2", "R4.3", "R4.4", "R4.5"),
-    *("R5.1", "R5.2", "R5.3", "R5.4", "R5.5"),
-    *("R6.1", "R6.2", "R6.3", "R6.4", "R6.4b", "R6.4c", "R6.5", "R6.6"),
-    *("R7.1", "R7.2", "R7.3", "R7.4", "R7.5"),
-    "R8.1",
-    *("R10.1", "R10.2", "R10.3", "R10.4", "R10.5"),
-    *("R11.1", "R11.2", "R11.3", "R11.4", "R11.5"),
-    *("R12.1", "R12.2", "R12.3", "R12.4"),
-)
-"""Every [Rx] of the specification, in its order (R6.4a is part of R6.4: no id of its own)."""
+
+def rule_ids() -> tuple[str, ...]:
+    """Every rule id that docs/bao.md states, in its order."""
+    return tuple(RULE_LABEL.findall(RULES_DOC.read_text(encoding="utf-8")))
+
+
+RULE_IDS = rule_ids()
+"""Every [Rx] of docs/bao.md (R6.4a is an item of R6.4 with no id of its own)."""
 
 VECTOR_RULES: dict[str, tuple[str, ...]] = {
     "R3.1": ("N01",),
@@ -101,8 +100,10 @@ def vector_ids() -> set[str]:
     return {json.loads(line)["id"] for line in lines if line.strip()}
 
 
-def test_the_specification_has_42_distinct_rule_ids() -> None:
+def test_the_rules_doc_has_42_distinct_rule_ids() -> None:
     assert len(RULE_IDS) == len(set(RULE_IDS)) == 42
+    assert (RULE_IDS[0], RULE_IDS[-1]) == ("R3.1", "R12.4")
+    assert {"R6.4", "R6.4b", "R6.4c", "R8.1", "R10.5", "R11.5"} <= set(RULE_IDS)
 
 
 def test_every_rule_is_proved_by_a_vector_or_a_test_docstring() -> None:
@@ -111,7 +112,7 @@ def test_every_rule_is_proved_by_a_vector_or_a_test_docstring() -> None:
     assert unproved == [], "rules no vector and no test docstring proves"
 
 
-def test_docstrings_name_only_rules_of_the_specification() -> None:
+def test_docstrings_name_only_rules_of_the_doc() -> None:
     assert set(proved_by_tests()) <= set(RULE_IDS)
 
 

@@ -1,4 +1,7 @@
-"""Bao behind the `Game` interface: options, notation (§17), JSON, paths, evaluations, speed-ups."""
+"""Bao behind the `Game` interface: options, notation, JSON, paths, evaluations, speed-ups.
+
+Sections §x refer to docs/bao.md (the notation is §17).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Properties of §16.5 over random games: hypothesis picks the seeds of the games.
+"""Properties of docs/bao.md §16.5 over random games: hypothesis picks the seeds of the games.
 
 Each property test plays its own 500 games (120 for the costlier symmetry checks), about 2,700
 games in all; hypothesis runs derandomized so that the suite is reproducible.

@@ -1,4 +1,4 @@
-"""Every vector of tests/data/bao.jsonl (a copy of shared/vectors/bao.jsonl, kept identical).
+"""Every vector of tests/data/bao.jsonl, the Bao test vectors described in docs/bao.md §16.
 
 Each vector gives a position, its complete legal move list, one move and the position after it.
 """

@@ -1,4 +1,4 @@
-"""The two-row mancala family, rule by rule as in shared/rules/mancala.md."""
+"""The two-row mancala family, rule by rule as in docs/mancala.md (sections §1..§6)."""
 
 from __future__ import annotations
 

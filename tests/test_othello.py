@@ -11,7 +11,7 @@ from ubao.engine.games import make_game
 from ubao.engine.othello import PASS, Othello, Position
 from ubao.engine.perft import perft
 
-# The reference counts of shared/rules/othello.md (8x8 from the start), copied as the project's
+# The reference counts of docs/othello.md §5 (8x8 from the start), copied as the project's
 # own test data; depth 9 runs in benchmarks/othello_perft.py.
 PERFT_8X8 = {1: 4, 2: 12, 3: 56, 4: 244, 5: 1_396, 6: 8_200, 7: 55_092, 8: 390_216}
 

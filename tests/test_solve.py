@@ -10,7 +10,7 @@ from ubao.engine.search import search
 from ubao.engine.solve import Solver
 
 # (pits, seeds) -> South's final margin under perfect play, default `kalah` rules: the rows
-# m <= 3 of the table in shared/rules/mancala.md §7 (Irving, Donkers & Uiterwijk 2000).
+# m <= 3 of the table in docs/mancala.md §7 (Irving, Donkers & Uiterwijk 2000).
 PUBLISHED = {
     (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,
     (2, 1): 2, (2, 2): -2, (2, 3): -2, (2, 4): -12, (2, 5): 6, (2, 6): 8,

@@ -30,7 +30,7 @@ KALAH_VALUES: dict[tuple[int, int], int] = {
     (6, 1): 2, (6, 2): 10, (6, 3): 2, (6, 4): 10, (6, 5): 12, (6, 6): 2,
 }  # fmt: skip
 """(pits, seeds) -> South's final margin under perfect play in `kalah` with default rules:
-the table of /work/shared/rules/mancala.md §7 (Irving, Donkers & Uiterwijk 2000)."""
+the table of docs/mancala.md §7 (Irving, Donkers & Uiterwijk 2000)."""
 
 DEFAULT_SOLVE_CELLS = (
     *((m, n) for m in (1, 2, 3) for n in range(1, 7)),
