@@ -11,11 +11,11 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
-from ubao.client.app import STEP_SECONDS
+from ubao.client.board import STEP_SECONDS
 from ubao.client.bot import BotGame, EngineSettings, serve
 from ubao.client.connection import (
     DEFAULT_SERVER,
@@ -25,13 +25,14 @@ from ubao.client.connection import (
     request_once,
 )
 from ubao.client.export import record_of, replay_of
-from ubao.client.live import LiveGame
 from ubao.client.record import RecordError, format_record, parse_record
-from ubao.client.replay import ReplayApp
 from ubao.engine.game import GameError
-from ubao.engine.games import make_game
+from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
 from ubao.protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
+
+if TYPE_CHECKING:
+    from ubao.client.live import LiveGame
 
 
 class UsageError(Exception):
@@ -89,16 +90,8 @@ def opponent_seats(args: argparse.Namespace) -> tuple[SeatSpec, SeatSpec]:
 
 async def command_play(args: argparse.Namespace) -> int:
     if args.join:
-        live = LiveGame(
-            args.server, args.name, game_id=args.join, seat=args.seat, step_seconds=args.speed
-        )
-    else:
-        create = creation(args, opponent_seats(args))
-        live = LiveGame(
-            args.server, args.name, create=create, seat=args.seat or 0, step_seconds=args.speed
-        )
-    await live.run()
-    return report_end(live)
+        return await show_live(args, game_id=args.join, seat=args.seat)
+    return await show_live(args, create=creation(args, opponent_seats(args)), seat=args.seat or 0)
 
 
 async def command_watch(args: argparse.Namespace) -> int:
@@ -108,19 +101,35 @@ async def command_watch(args: argparse.Namespace) -> int:
                 "watch --new needs two bots, South's first: each --bot DEPTH (a server bot) "
                 "or --vs-external-bot [DEPTH] (a bot client, e.g. ubao bot --serve)"
             )
-        live = LiveGame(
-            args.server,
-            args.name,
-            create=creation(args, (args.seats[0], args.seats[1])),
-            watch=True,
-            step_seconds=args.speed,
-        )
-    elif args.game_id:
-        live = LiveGame(
-            args.server, args.name, game_id=args.game_id, watch=True, step_seconds=args.speed
-        )
-    else:
-        raise UsageError("give a GAME_ID to watch, or --new GAME --bot DEPTH --bot DEPTH")
+        create = creation(args, (args.seats[0], args.seats[1]))
+        return await show_live(args, create=create, watch=True)
+    if args.game_id:
+        return await show_live(args, game_id=args.game_id, watch=True)
+    raise UsageError("give a GAME_ID to watch, or --new GAME --bot DEPTH --bot DEPTH")
+
+
+async def show_live(
+    args: argparse.Namespace,
+    *,
+    game_id: str | None = None,
+    create: Create | None = None,
+    seat: int | None = None,
+    watch: bool = False,
+) -> int:
+    """The game screen until the user leaves. The screens are imported only here and in
+    `command_replay`, so that the headless commands (`bot`, `games`, `export`) never load the
+    terminal library."""
+    from ubao.client.live import LiveGame
+
+    live = LiveGame(
+        args.server,
+        args.name,
+        game_id=game_id,
+        create=create,
+        seat=seat,
+        watch=watch,
+        step_seconds=args.speed,
+    )
     await live.run()
     return report_end(live)
 
@@ -207,6 +216,8 @@ async def command_export(args: argparse.Namespace) -> int:
 
 
 async def command_replay(args: argparse.Namespace) -> int:
+    from ubao.client.replay import ReplayApp
+
     try:
         record = parse_record(Path(args.file).read_text(encoding="utf-8"))
         replay = replay_of(record)
@@ -328,9 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection(play)
     target = play.add_mutually_exclusive_group(required=True)
     target.add_argument("--join", metavar="GAME_ID", help="join (or return to) this game")
-    target.add_argument(
-        "--new", metavar="GAME", help="create a game: kalah, egyptian, ethiopian, bao, othello"
-    )
+    target.add_argument("--new", metavar="GAME", help=f"create a game: {', '.join(GAMES)}")
     play.add_argument(
         "--seat",
         type=_seat,

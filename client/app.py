@@ -39,44 +39,18 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
-from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame as FrameWidget
 
+from ubao.client.board import STEP_SECONDS, BoardView, Frame, Marks, sowing_frames, step_cursor
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
 from ubao.client.lag import format_lag
+from ubao.client.render import STYLE, render_board
 from ubao.client.state import Applied, GameState, describe_result
-from ubao.client.views import BoardView, Frame, Marks, sowing_frames, step_cursor
 from ubao.engine.game import Game
+from ubao.engine.games import GAMES
 from ubao.protocol import BotInfo, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
 
-STYLE = Style.from_dict(
-    {
-        "hole.legal": "bold ansigreen",
-        "hole.last": "underline",
-        "hole.trail": "ansiyellow",
-        "hole.active": "reverse bold ansiyellow",
-        "hole.cursor": "reverse bold",
-        "nyumba": "bold",
-        "takasia": "ansired",
-        "store": "bold",
-        "label": "ansibrightblack",
-        "side.name": "bold",
-        "side.tomove": "bold ansigreen",
-        "disc.black": "bold",
-        "disc.white": "ansibrightcyan",
-        "panel.title": "bold underline",
-        "moves.last": "reverse",
-        "status.error": "bold ansired",
-        "status.question": "bold ansiyellow",
-        "status.turn": "bold ansigreen",
-        "help": "ansibrightblack",
-        "end": "bold",
-    }
-)
-
-STEP_SECONDS = 0.15
-"""Default pause between two holes of a sowing animation."""
 MIN_STEP, MAX_STEP = 0.02, 2.0
 
 
@@ -185,6 +159,8 @@ class GameApp:
         self.connection = "connecting"
         self.question: Ask | None = None
         self.confirming_resign = False
+        self.showing_rules = False
+        """F1 shows the registry's summary of the game's rules over the screen."""
         self.sending = False
         """A move is on its way: entry waits for the answer rather than send a second one."""
         self.cursor: str | None = None
@@ -211,7 +187,7 @@ class GameApp:
         return bool(self.state.legal) and not self.state.over and not self.sending
 
     def side_name(self, side: int) -> str:
-        return self.state.view.side_names[side]
+        return self.state.view.side_labels[side]
 
     def legal_holes(self) -> dict[str, list[str]]:
         """Each hole a legal move starts from, with those moves."""
@@ -248,7 +224,7 @@ class GameApp:
             return [("", f"waiting for game {self.state.game_id or '(being created)'} ...\n")]
         view, marks = self.board()
         text: StyleAndTextTuples = [("class:panel.title", self._title() + "\n\n")]
-        return text + view.render(self.viewer, marks, self.state.names())
+        return text + render_board(view, self.viewer, marks, self.state.names())
 
     def _title(self) -> str:
         state = self.state
@@ -275,7 +251,7 @@ class GameApp:
 
     def _result_text(self) -> str:
         assert self.state.result is not None
-        return describe_result(self.state.result, self.state.names(), self.state.view.side_names)
+        return describe_result(self.state.result, self.state.names(), self.state.view.side_labels)
 
     def _status_text(self) -> StyleAndTextTuples:
         text: StyleAndTextTuples = [self.turn_text()]
@@ -330,7 +306,7 @@ class GameApp:
     def _moves_text(self) -> StyleAndTextTuples:
         if not self.state.started:
             return []
-        names = self.state.view.side_names
+        names = self.state.view.side_labels
         mark = len(self.state.history) - 1
         return [
             ("class:panel.title", "Moves\n"),
@@ -364,13 +340,19 @@ class GameApp:
 
     def _help_text(self) -> StyleAndTextTuples:
         if self.seat is None:
-            keys = "Esc: skip animation  ^F/^B: faster/slower  q or ^Q: quit"
+            keys = "F1: rules  Esc: skip animation  ^F/^B: faster/slower  q or ^Q: quit"
         else:
             keys = (
-                "Enter: play  Tab: legal moves  arrows+Enter: pick a hole  Esc: skip/cancel  "
-                "^F/^B: animation faster/slower  ^R: resign  ^Q: quit"
+                "F1: rules  Enter: play  Tab: legal moves  arrows+Enter: pick a hole  "
+                "Esc: skip/cancel  ^F/^B: animation faster/slower  ^R: resign  ^Q: quit"
             )
         return [("class:help", keys)]
+
+    def _rules_text(self) -> StyleAndTextTuples:
+        return [
+            ("", GAMES[self.state.game_name].summary + "\n\n"),
+            ("class:help", "F1 or Esc closes"),
+        ]
 
     # -- layout and keys -----------------------------------------------------------------------
 
@@ -418,6 +400,16 @@ class GameApp:
                             filter=over,
                         )
                     ),
+                    Float(
+                        ConditionalContainer(
+                            FrameWidget(
+                                Window(FormattedTextControl(self._rules_text), wrap_lines=True),
+                                title=lambda: f"Rules: {self.state.game_name}",
+                                width=Dimension(preferred=60),
+                            ),
+                            filter=Condition(lambda: self.showing_rules and self.state.started),
+                        )
+                    ),
                 ],
             ),
             focused_element=self.buffer,
@@ -454,6 +446,10 @@ class GameApp:
         @keys.add("escape", eager=True)
         def _escape(event: KeyPressEvent) -> None:
             self.escape()
+
+        @keys.add("f1")
+        def _rules(event: KeyPressEvent) -> None:
+            self.toggle_rules()
 
         @keys.add("c-f")
         def _faster(event: KeyPressEvent) -> None:
@@ -505,14 +501,21 @@ class GameApp:
             self.application.exit()
 
     def escape(self) -> None:
-        """Esc skips a running animation, else cancels a question or the resign prompt."""
-        if self.frames:
+        """Esc closes the rules, else skips a running animation, else cancels a question or
+        the resign prompt."""
+        if self.showing_rules:
+            self.toggle_rules()
+        elif self.frames:
             self.skip_animation()
         elif self.confirming_resign:
             self.confirm_resign(False)
         elif self.question is not None:
             self.question = None
             self.say("cancelled")
+
+    def toggle_rules(self) -> None:
+        self.showing_rules = not self.showing_rules
+        self.invalidate()
 
     def set_speed(self, seconds: float) -> None:
         self.step_seconds = min(max(seconds, MIN_STEP), MAX_STEP)

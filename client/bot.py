@@ -28,11 +28,10 @@ from ubao.client.connection import (
     Disconnected,
     ServerError,
     Session,
-    SessionClosed,
-    take_seat,
 )
+from ubao.client.seating import SeatSession
 from ubao.client.state import Applied, GameState
-from ubao.client.tokens import SeatToken, TokenStore
+from ubao.client.tokens import TokenStore
 from ubao.engine.search import Searcher, SearchResult
 from ubao.protocol import (
     MAX_PV,
@@ -42,9 +41,7 @@ from ubao.protocol import (
     Event,
     GameSummary,
     ListGames,
-    Move,
     Result,
-    Resume,
     mate_score,
 )
 
@@ -116,7 +113,7 @@ def describe_search(info: BotInfo) -> str:
     )
 
 
-class BotGame:
+class BotGame(SeatSession):
     """Plays one seat of one game to its end."""
 
     def __init__(
@@ -131,105 +128,68 @@ class BotGame:
         tokens: TokenStore | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
     ) -> None:
-        if (game_id is None) == (create is None):
-            raise ValueError("give either the id of a game or a game to create")
-        self.url = url
+        super().__init__(
+            url,
+            name,
+            "bot",
+            game_id=game_id,
+            create=create,
+            seat=seat,
+            tokens=tokens,
+            backoff=backoff,
+        )
         self.settings = settings
-        self.game_id = game_id
-        self.create = create
-        self.wanted_seat = seat
-        self.tokens = tokens or TokenStore()
-        self.held: SeatToken | None = None
-        self.state = GameState(game_id or "")
         self.searcher: Searcher[Any, Any] | None = None
         self.decided: tuple[int, str, BotInfo] | None = None
         """The move chosen for a ply, with its search report, kept until the server has it."""
         self.done = asyncio.Event()
-        self.error: str | None = None
         self._thinking: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self.session = Session(
-            url,
-            name,
-            "bot",
-            on_event=self._on_event,
-            on_ready=self._on_ready,
-            on_state=lambda text: log.info("game %s: %s", self.game_id, text),
-            on_lag=self._on_lag,
-            backoff=backoff,
-        )
-
-    def _on_lag(self, rtt_ms: float) -> None:
-        """The round trip, so that the time budget counts the clock as the server does."""
-        self.state.rtt_ms = rtt_ms
 
     async def run(self) -> Result | None:
         """Play until the game is over (its result) or the session fails (None, `error`)."""
-        session = asyncio.create_task(self._run_session())
-        try:
-            await self.done.wait()
-        finally:
-            if self.searcher is not None:
-                self.searcher.stop()
-            await self.session.close()
-            session.cancel()
-            for task in (session, *self._tasks):
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, SessionClosed):
-                    await task
+        async with self.connected():
+            try:
+                await self.done.wait()
+            finally:
+                if self.searcher is not None:
+                    self.searcher.stop()
+                for task in self._tasks.copy():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
         return self.state.result
 
-    async def _run_session(self) -> None:
-        try:
-            await self.session.run()
-        except SessionClosed as error:
-            if not self.session.closing:
-                self.error = str(error)
-                log.error("game %s: %s", self.game_id, error)
+    # -- the session's hooks -------------------------------------------------------------------
+
+    def on_closed(self, error: str) -> None:
+        log.error("game %s: %s", self.game_id, error)
         self.done.set()
 
-    async def _on_ready(self) -> None:
-        if self.game_id is None:
-            assert self.create is not None
-            ok = await self.session.request(self.create)
-            assert ok.game_id is not None
-            self.game_id = self.state.game_id = ok.game_id
-            log.info("created game %s", self.game_id)
-        joined = self.held is None
-        self.held = await take_seat(
-            self.session,
-            self.tokens,
-            self.game_id,
-            seat=self.wanted_seat,
-            held=self.held,
-            since_v=self.state.v,
-        )
+    def on_state(self, text: str) -> None:
+        log.info("game %s: %s", self.game_id, text)
+
+    def on_seated(self, joined: bool) -> None:
+        assert self.held is not None
         if joined:
             log.info(
                 "game %s: seat %d (%s)", self.game_id, self.held.seat, self.settings.describe()
             )
         self._consider()
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    def _on_event(self, event: Event) -> None:
+    def on_event(self, event: Event) -> None:
         if self.state.apply(event, time.monotonic()) is Applied.GAP:
-            self._spawn(self._resync())
+            self._spawn(self.resync())
         elif self.state.over:
             self._finish()
         else:
             self._consider()
 
-    async def _resync(self) -> None:
-        assert self.held is not None and self.game_id is not None
-        with contextlib.suppress(Disconnected):
-            await self.session.request(
-                Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
-            )
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     def _finish(self) -> None:
         if self.done.is_set():
@@ -243,8 +203,7 @@ class BotGame:
                 result.reason,
                 result.score,
             )
-        if self.game_id is not None:
-            self.tokens.remove(self.url, self.game_id)
+        self.forget_seat()
         self.done.set()
 
     def _consider(self) -> None:
@@ -286,11 +245,7 @@ class BotGame:
             log.info("game %s ply %d: %s (%s)", self.game_id, ply, move, describe_search(info))
         _, move, info = self.decided
         try:
-            await self.session.request(
-                Move(
-                    id=0, game_id=self.game_id, token=self.held.token, ply=ply, move=move, info=info
-                )
-            )
+            await self.move(ply, move, info)
         except ServerError as error:
             if error.code != ErrorCode.STALE_PLY:
                 log.error("game %s ply %d: %s refused: %s", self.game_id, ply, move, error)

@@ -4,7 +4,7 @@ The server's `legal` list is the judge; the game's own parser only turns aliases
 notation (`a5:cw`, `>` for `+`, any letter case) and explains what is wrong with a bad entry.
 An entry that names a hole but leaves a choice open (Bao's kichwa or direction, an Ethiopian
 direction) becomes a question with the candidates, and a Bao move that reaches the namua
-nyumba decision without a suffix asks "stop or safari" (rules §17.3).
+nyumba decision without a suffix asks "stop or safari" (docs/bao.md §17.3).
 """
 
 from __future__ import annotations

@@ -6,19 +6,14 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
+from ubao.client.board import BoardView, view_of
 from ubao.client.record import Record, options_tag, result_token
-from ubao.client.views import BoardView, view_of
 from ubao.engine.game import Game, GameError
-from ubao.engine.games import make_game
+from ubao.engine.games import GAMES, make_game
 from ubao.protocol import SeatInfo, Snapshot
 
 UNKNOWN_DATE = "????.??.??"
 """PGN's date of a game whose date is unknown (a server that does not send `created`)."""
-
-
-def side_tags(game_name: str) -> tuple[str, str]:
-    """The tag names of the two seats, as the board names the sides."""
-    return ("Black", "White") if game_name == "othello" else ("South", "North")
 
 
 def date_tag(created_ms: int | None) -> str:
@@ -50,7 +45,7 @@ def record_of(snapshot: Snapshot) -> Record:
         "GameId": snapshot.game_id,
         "Date": date_tag(snapshot.created),
     }
-    for side, seat in zip(side_tags(snapshot.game), snapshot.seats, strict=True):
+    for side, seat in zip(GAMES[snapshot.game].sides, snapshot.seats, strict=True):
         tags[side] = seat.name or "?"
         tags[f"{side}Kind"] = seat.kind
         tags.update(bot_tags(side, seat))

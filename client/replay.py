@@ -14,10 +14,12 @@ from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
-from ubao.client.app import STYLE, board_beside, move_list
-from ubao.client.export import Replay, side_tags
+from ubao.client.app import board_beside, move_list
+from ubao.client.board import Marks
+from ubao.client.export import Replay
 from ubao.client.record import Record
-from ubao.client.views import Marks
+from ubao.client.render import STYLE, render_board
+from ubao.engine.games import GAMES
 
 
 class ReplayApp:
@@ -51,18 +53,18 @@ class ReplayApp:
         if self.ply:
             hole = view.move_hole(self.record.moves[self.ply - 1], self.replay.movers[self.ply - 1])
             last = frozenset([hole] if hole else [])
-        names = [self.record.tags.get(tag) for tag in side_tags(self.record.game)]
+        names = [self.record.tags.get(tag) for tag in GAMES[self.record.game].sides]
         title = f"{self.record.game}  move {self.ply} of {self.last_ply}"
         if self.ply == self.last_ply:
             title += f"  result {self.record.result}"
         text: StyleAndTextTuples = [("class:panel.title", title + "\n\n")]
-        return text + view.render(0, Marks(last=last), names)
+        return text + render_board(view, 0, Marks(last=last), names)
 
     def _tags_text(self) -> StyleAndTextTuples:
         return [("", f"{name}: {value}\n") for name, value in self.record.tags.items()]
 
     def _moves_text(self) -> StyleAndTextTuples:
-        names = self.replay.view(0).side_names
+        names = self.replay.view(0).side_labels
         return move_list(self.record.moves, self.replay.movers, names, self.ply - 1)
 
     def _build(self, input: Input | None, output: Output | None) -> Application[None]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ubao.client.views import BoardView, view_of
+from ubao.client.board import BoardView, view_of
 from ubao.engine.game import Game, GameError, Step
 from ubao.engine.games import make_game
 from ubao.protocol import BotInfo, Clocks, Event, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot

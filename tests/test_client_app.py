@@ -6,12 +6,14 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import until
 
 from ubao.client.app import MAX_STEP, GameApp, describe_seat, format_clock
 from ubao.client.state import GameState
+from ubao.engine.games import GAMES
 from ubao.protocol import Moved, SeatInfo, Snapshot
 
 pytestmark = pytest.mark.timeout(60)
@@ -69,6 +71,17 @@ async def test_esc_skips_the_sowing_animation(watching: Running) -> None:
     assert marks.active is None and marks.last == frozenset({"S2"})
 
 
+async def test_f1_shows_the_rules_summary_and_esc_closes_it(watching: Running) -> None:
+    app = watching.app
+    app.on_event(SNAPSHOT)
+    assert "F1: rules" in fragment_list_to_text(app._help_text())
+    watching.keys.send_text("\x1bOP")  # F1
+    await until(lambda: app.showing_rules, "the rules")
+    assert GAMES["kalah"].summary in fragment_list_to_text(app._rules_text())
+    watching.keys.send_text("\x1b")
+    await until(lambda: not app.showing_rules, "the rules to close")
+
+
 async def test_ctrl_f_and_ctrl_b_change_the_animation_pace(watching: Running) -> None:
     watching.keys.send_text("\x06")  # Ctrl-F
     await until(lambda: watching.app.step_seconds == MAX_STEP / 2, "faster")
@@ -116,7 +129,7 @@ async def test_the_players_panel_shows_the_lag_once_measured() -> None:
         state = GameState("g1")
         app = GameApp(state, input=keys, output=DummyOutput())
         state.apply(SNAPSHOT, 0.0)
-        panel = "".join(text for _, text in app._players_text())
+        panel = fragment_list_to_text(app._players_text())
         assert "lag -" in panel and "server bot" in panel
         state.rtt_ms = 42.4
-        assert "lag 42 ms" in "".join(text for _, text in app._players_text())
+        assert "lag 42 ms" in fragment_list_to_text(app._players_text())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,16 @@ from ubao.engine.search import search
 from ubao.protocol import MATE_SCORE, Clocks, GameSummary, SeatInfo, SeatSpec, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize("module", ["ubao.client.bot", "ubao.client.__main__"])
+def test_the_bot_client_does_not_load_the_screen_library(module: str) -> None:
+    """`ubao bot` runs headless: importing it (or the command line) leaves prompt_toolkit out."""
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if 'prompt_toolkit' in m))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]"
 
 
 def replays_to_the_end(snapshot: Snapshot) -> bool:

@@ -95,7 +95,9 @@ async def test_a_bao_move_without_its_letter_is_completed_by_a_question(tmp_path
             with recording(live) as sent:
                 alice.type("a6\r")
                 await until(lambda: live.app.question is not None, "the question")
-                assert "A6L" in live.app.question.question and "A6R" in live.app.question.question
+                question = live.app.question
+                assert question is not None
+                assert "A6L" in question.question and "A6R" in question.question
                 assert sent == []
                 alice.type("L\r")
                 await until(lambda: live.state.history, "the move")
@@ -137,7 +139,11 @@ async def test_playing_a_server_bot_shows_its_moves_and_engine_info(tmp_path: Pa
                     break
                 ply = live.state.ply
                 alice.type(live.state.legal[0] + "\r")
-                await until(lambda p=ply: live.state.ply > p or live.state.over, "the move")
+
+                def moved(ply: int = ply) -> bool:
+                    return live.state.ply > ply or live.state.over
+
+                await until(moved, "the move")
             assert live.state.info, "the bot's search reports"
             assert 1 in live.state.movers, "the bot moved"
             info = fragment_list_to_text(live.app._info_text())

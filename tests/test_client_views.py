@@ -1,4 +1,5 @@
-"""Board views: pure functions from a position to formatted text, one game family at a time."""
+"""Board views: a position laid out as data (`board`), then drawn as formatted text (`render`),
+one game family at a time."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 
-from ubao.client.views import (
+from ubao.client.board import (
     BaoView,
     MancalaView,
     Marks,
@@ -19,6 +20,7 @@ from ubao.client.views import (
     view_from_json,
     view_of,
 )
+from ubao.client.render import render_board
 from ubao.engine.games import make_game
 
 VECTORS = Path(__file__).with_name("data") / "bao.jsonl"
@@ -33,7 +35,7 @@ BAO_START = {
     "owned": [True, True],
     "to_move": "S",
 }
-"""Bao's start position in the JSON form of rules §2.3 (vector N01)."""
+"""Bao's start position in the JSON form of docs/bao.md §2.3 (vector N01)."""
 
 
 def lines(text: StyleAndTextTuples) -> list[str]:
@@ -55,7 +57,7 @@ def kalah(**options: Any) -> Any:
 def test_kalah_shows_north_row_reversed_above_south_row_with_stores_at_the_ends() -> None:
     game = kalah(pits=4, seeds=3)
     position = game.parse_position("kalah(4,3) S 1,2,3,4/5,6,7,8 9,10")
-    text = lines(view_of(game, position).render(0, names=("alice", "bob")))
+    text = lines(render_board(view_of(game, position), 0, names=("alice", "bob")))
     assert text[0].startswith("North: bob")
     assert text[1].split() == ["N4", "N3", "N2", "N1"]
     assert text[2].split() == ["8", "7", "6", "5"]
@@ -68,7 +70,7 @@ def test_kalah_shows_north_row_reversed_above_south_row_with_stores_at_the_ends(
 def test_kalah_from_norths_seat_puts_north_at_the_bottom_read_from_norths_left() -> None:
     game = kalah(pits=4, seeds=3)
     position = game.parse_position("kalah(4,3) N 1,2,3,4/5,6,7,8 9,10")
-    text = lines(view_of(game, position).render(1))
+    text = lines(render_board(view_of(game, position), 1))
     assert text[2].split() == ["4", "3", "2", "1"]
     assert text[3].split() == ["S*", "9", "10", "N*"]
     assert text[4].split() == ["5", "6", "7", "8"]
@@ -80,7 +82,7 @@ def test_kalah_marks_legal_holes_last_move_and_cursor_by_style() -> None:
     game = kalah(pits=4, seeds=3)
     view = view_of(game, game.start())
     marks = Marks(legal=frozenset({"S1", "S2"}), last=frozenset({"N3"}), cursor="S2")
-    text = view.render(0, marks)
+    text = render_board(view, 0, marks)
     assert styled(text, "class:hole.legal") == ["3'", "[  3]"]
     assert styled(text, "class:hole.last") == ["3"]
     assert styled(text, "class:hole.cursor") == ["[  3]"]
@@ -118,7 +120,7 @@ def test_kalah_capture_frames_bank_the_captured_seeds() -> None:
 def test_bao_start_shows_four_rows_owner_labels_nyumba_and_stocks() -> None:
     view = view_from_json("bao", BAO_START)
     assert isinstance(view, BaoView)
-    text = lines(view.render(0, names=("alice", "bob")))
+    text = lines(render_board(view, 0, names=("alice", "bob")))
     assert text[0] == "North: bob  stock 22  nyumba a5 functional"
     assert text[1].split() == ["8", "7", "6", "5", "4", "3", "2", "1"]
     assert text[2].split() == ["b", *"0" * 8]
@@ -137,7 +139,7 @@ def test_bao_from_norths_seat_rotates_the_board_and_keeps_owner_labels() -> None
     assert rows[1] == [f"A{n}" for n in range(8, 0, -1)]
     assert rows[2] == [f"a{n}" for n in range(1, 9)]
     assert rows[3] == [f"b{n}" for n in range(1, 9)]
-    text = lines(view.render(1))
+    text = lines(render_board(view, 1))
     assert text[4].split() == ["a", "0", "0", "0", "0", "(", "6)", "2", "2", "0"]
 
 
@@ -156,7 +158,7 @@ def test_bao_nyumba_status_reads_functional_dormant_or_lost() -> None:
     assert isinstance(view, BaoView)
     assert view.nyumba_status(0) == "nyumba A5 dormant"
     assert view.nyumba_status(1) == "nyumba a5 lost"
-    assert styled(view.render(0), "class:nyumba") == ["(  3)"]
+    assert styled(render_board(view, 0), "class:nyumba") == ["(  3)"]
 
 
 def test_bao_takasia_names_the_blocked_hole_in_the_players_frame() -> None:
@@ -167,7 +169,7 @@ def test_bao_takasia_names_the_blocked_hole_in_the_players_frame() -> None:
     player = "SN".index(vector["position"]["takasia"]["player"])
     hole = vector["position"]["takasia"]["hole"]
     blocked = hole.upper() if player == 0 else hole.lower()
-    text = view.render(0)
+    text = render_board(view, 0)
     assert f"takasia: may not start from {blocked}" in fragment_list_to_text(text)
     assert styled(text, "class:takasia") == [str(view.values[blocked])]
 
@@ -188,7 +190,7 @@ def test_every_bao_vector_position_renders_with_64_seeds_accounted_for() -> None
         assert on_board + sum(view.stock) == sum(map(sum, position["board"])) + sum(
             position["stock"]
         )
-        assert len(lines(view.render(0))) == 8
+        assert len(lines(render_board(view, 0))) == 8
 
 
 # -- Othello ------------------------------------------------------------------------------------
@@ -196,7 +198,7 @@ def test_every_bao_vector_position_renders_with_64_seeds_accounted_for() -> None
 
 def test_othello_grid_has_coordinates_discs_and_legal_squares() -> None:
     game = make_game("othello", {"size": 6})
-    text = view_of(game, game.start()).render(0, Marks(legal=frozenset({"c2"})))
+    text = render_board(view_of(game, game.start()), 0, Marks(legal=frozenset({"c2"})))
     rows = lines(text)
     assert rows[0].startswith("White (O)") and "discs 2" in rows[0]
     assert rows[1].split() == list("abcdef")
@@ -263,5 +265,7 @@ def test_every_bao_vector_move_animates_to_the_position_the_rules_give() -> None
 
 def test_a_finished_bao_position_marks_nobody_to_move() -> None:
     finished = {key: value for key, value in BAO_START.items() if key != "to_move"}
-    text = fragment_list_to_text(view_from_json("bao", {**finished, "winner": "S"}).render(0))
+    text = fragment_list_to_text(
+        render_board(view_from_json("bao", {**finished, "winner": "S"}), 0)
+    )
     assert "to move" not in text

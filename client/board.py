@@ -1,17 +1,19 @@
-"""Board views: a game's position as the screen shows it, as pure functions to formatted text.
+"""Board views as data: a game's position as the screen lays it out, with no screen in sight.
 
 A view is built from the game's JSON position form (`Game.position_json`), not from the engine's
-internal values, so Bao can be drawn from the form the rules document fixes (§2.3) whatever the
+internal values, so Bao can be drawn from the form docs/bao.md fixes (§2.3) whatever the
 rules module's internals are. Every hole has a label in the game's notation ("S3", "N*", "a5",
 "B2", "d3"): the same labels that `Game.sowing_path` reports, so marks, the keyboard cursor and
-the sowing animation all address holes by label.
+the sowing animation all address holes by label. The registry (`GAMES[name].board`) says which
+family of view a game gets; `client/render.py` turns a view into formatted text.
 
 Each view knows:
 - `grid(viewer)`: the holes as rows of labels, top to bottom as the viewer sees them (the
   viewer's own side at the bottom); keyboard navigation walks this grid;
-- `render(viewer, marks, names)`: the board as prompt_toolkit formatted text;
 - `move_hole(move, mover)`: the hole a move starts from, to highlight legal moves;
 - `apply_step(step, mover)`: the board after one step of a sowing, for the animation.
+
+Pure: the bot client and the tests use it without loading a terminal library.
 """
 
 from __future__ import annotations
@@ -21,16 +23,16 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
-
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from typing import Any, assert_never
 
 from ubao.engine.game import Game, Step
-
-MANCALA_GAMES = ("kalah", "egyptian", "ethiopian")
+from ubao.engine.games import GAMES
 
 Grid = list[list[str]]
 """Rows of hole labels, top row first."""
+
+STEP_SECONDS = 0.15
+"""Default pause between two frames of a sowing animation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,56 +59,25 @@ class Hand:
     capturing: bool = False
 
 
-def _cell_style(label: str, marks: Marks, base: str) -> str:
-    """The style classes of one hole: later classes win, so the cursor beats everything."""
-    classes = [base]
-    if label in marks.last:
-        classes.append("class:hole.last")
-    if label in marks.trail:
-        classes.append("class:hole.trail")
-    if label in marks.legal:
-        classes.append("class:hole.legal")
-    if label == marks.active:
-        classes.append("class:hole.active")
-    if label == marks.cursor:
-        classes.append("class:hole.cursor")
-    return " ".join(classes)
-
-
-def _cell_text(value: str, label: str, marks: Marks, special: bool = False) -> str:
-    """Five characters: the value right-aligned in three, framed by markers that survive a
-    terminal without colours: [ ] the cursor, ( ) a special hole (the nyumba), > < the hole
-    being sown, and ' for a legal start."""
-    if label == marks.cursor:
-        return f"[{value:>3}]"
-    if label == marks.active:
-        return f">{value:>3}<"
-    if special:
-        return f"({value:>3})"
-    if label in marks.legal:
-        return f" {value:>3}'"
-    return f" {value:>3} "
-
-
 @dataclass(frozen=True, slots=True)
 class BoardView(ABC):
-    """One position of one game family as the screen shows it."""
+    """One position of one game family as the screen lays it out."""
 
     values: Mapping[str, int | str]
     """Hole label -> seeds (mancala, Bao) or disc letter (Othello)."""
     to_move: int | None
     """The side to move; None when nobody is (a finished game)."""
-    side_names: ClassVar[tuple[str, str]] = ("South", "North")
+    sides: tuple[str, str]
+    """The names of the two sides, from the registry."""
+
+    @property
+    def side_labels(self) -> tuple[str, str]:
+        """The sides as the screen names them."""
+        return self.sides
 
     @abstractmethod
     def grid(self, viewer: int) -> Grid:
         """The holes as the viewer sees them, top row first."""
-
-    @abstractmethod
-    def render(
-        self, viewer: int, marks: Marks = Marks(), names: Sequence[str | None] = (None, None)
-    ) -> StyleAndTextTuples:
-        """The board with each side's name, the mover marked, and `marks` applied."""
 
     @abstractmethod
     def move_hole(self, move: str, mover: int) -> str | None:
@@ -135,47 +106,6 @@ class BoardView(ABC):
             hand = Hand(max(hand.seeds - 1, 0), hand.capturing and hand.seeds > 1)
         return dataclasses.replace(self, values=values), hand
 
-    def side_line(
-        self, side: int, names: Sequence[str | None], extra: str = ""
-    ) -> StyleAndTextTuples:
-        """One line naming a side, its facts, and whether it is to move."""
-        name = (names[side] if side < len(names) else None) or "open seat"
-        line: StyleAndTextTuples = [
-            ("class:side", f"{self.side_names[side]}: "),
-            ("class:side.name", name),
-        ]
-        if extra:
-            line.append(("class:side.extra", f"  {extra}"))
-        if side == self.to_move:
-            line.append(("class:side.tomove", "  <- to move"))
-        line.append(("", "\n"))
-        return line
-
-
-def _header(labels: Sequence[str], indent: int) -> StyleAndTextTuples:
-    return [("class:label", " " * indent + "".join(f" {label:>3} " for label in labels) + "\n")]
-
-
-def _row(
-    view: BoardView,
-    labels: Sequence[str],
-    marks: Marks,
-    prefix: str,
-    special: frozenset[str] = frozenset(),
-    blocked: frozenset[str] = frozenset(),
-) -> StyleAndTextTuples:
-    """One row of holes; `special` holes (the nyumba) are framed, `blocked` (takasia) styled."""
-    row: StyleAndTextTuples = [("class:label", prefix)]
-    for label in labels:
-        base = "class:hole"
-        if label in special:
-            base += " class:nyumba"
-        if label in blocked:
-            base += " class:takasia"
-        text = _cell_text(str(view.values[label]), label, marks, label in special)
-        row.append((_cell_style(label, marks, base), text))
-    return row
-
 
 # -- the two-row mancala family ----------------------------------------------------------------
 
@@ -191,12 +121,12 @@ class MancalaView(BoardView):
     pits: int = 6
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> MancalaView:
+    def from_json(cls, data: Mapping[str, Any], sides: tuple[str, str]) -> MancalaView:
         south, north = data["pits"]
         values: dict[str, int | str] = {f"S{i + 1}": n for i, n in enumerate(south)}
         values.update({f"N{i + 1}": n for i, n in enumerate(north)})
         values["S*"], values["N*"] = data["stores"]
-        return cls(values, "SN".index(data["to_move"]), len(south))
+        return cls(values, "SN".index(data["to_move"]), sides, len(south))
 
     def _row_labels(self, side: int, near: bool) -> list[str]:
         labels = [f"{'SN'[side]}{i + 1}" for i in range(self.pits)]
@@ -205,30 +135,9 @@ class MancalaView(BoardView):
     def grid(self, viewer: int) -> Grid:
         return [self._row_labels(1 - viewer, False), self._row_labels(viewer, True)]
 
-    def render(
-        self, viewer: int, marks: Marks = Marks(), names: Sequence[str | None] = (None, None)
-    ) -> StyleAndTextTuples:
-        far, near = 1 - viewer, viewer
-        far_row, near_row = self.grid(viewer)
-        indent = 7
-        text: StyleAndTextTuples = []
-        text += self.side_line(far, names)
-        text += _header(far_row, indent)
-        text += _row(self, far_row, marks, " " * indent)
-        text.append(("", "\n"))
-        far_store, near_store = f"{'SN'[far]}*", f"{'SN'[near]}*"
-        text.append(("class:label", f" {far_store:>3}  "))
-        text.append((_cell_style(far_store, marks, "class:store"), f"{self.values[far_store]:>2}"))
-        text.append(("", " " * (5 * self.pits - 1)))
-        text.append(
-            (_cell_style(near_store, marks, "class:store"), f"{self.values[near_store]:>3}")
-        )
-        text.append(("class:label", f"  {near_store}\n"))
-        text += _row(self, near_row, marks, " " * indent)
-        text.append(("", "\n"))
-        text += _header(near_row, indent)
-        text += self.side_line(near, names)
-        return text
+    @staticmethod
+    def store(side: int) -> str:
+        return f"{'SN'[side]}*"
 
     def move_hole(self, move: str, mover: int) -> str | None:
         match = re.match(r"\s*(\d+)", move)
@@ -238,7 +147,7 @@ class MancalaView(BoardView):
 # -- Bao la Kiswahili ---------------------------------------------------------------------------
 
 
-def _bao_label(side: int, row: str, number: int) -> str:
+def bao_label(side: int, row: str, number: int) -> str:
     """A Bao hole in the owner's frame: South's in capitals (A5), North's in lower case (a5)."""
     return f"{row.upper() if side == 0 else row.lower()}{number}"
 
@@ -254,7 +163,7 @@ class BaoView(BoardView):
     """Bao la Kiswahili: four rows of eight, each player's front row (A) facing the other's.
 
     Labels are in the owner's frame, A1..A8 and B1..B8 from the owner's own left, South in
-    capitals and North in lower case, as records print them (rules §17.1). The viewer's rows
+    capitals and North in lower case, as records print them (docs/bao.md §17.1). The viewer's rows
     are at the bottom, numbered 1..8 from the viewer's left; the opponent's numbers run 8..1.
     """
 
@@ -264,24 +173,25 @@ class BaoView(BoardView):
     """The restricted player and the hole (in that player's frame) they may not start from."""
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BaoView:
+    def from_json(cls, data: Mapping[str, Any], sides: tuple[str, str]) -> BaoView:
         """From the §2.3 screen form: rows North back (b8..b1), North front (a8..a1), South
         front (A1..A8), South back (B1..B8)."""
         board = data["board"]
         values: dict[str, int | str] = {}
         for c in range(8):
-            values[_bao_label(1, "b", 8 - c)] = board[0][c]
-            values[_bao_label(1, "a", 8 - c)] = board[1][c]
-            values[_bao_label(0, "a", c + 1)] = board[2][c]
-            values[_bao_label(0, "b", c + 1)] = board[3][c]
+            values[bao_label(1, "b", 8 - c)] = board[0][c]
+            values[bao_label(1, "a", 8 - c)] = board[1][c]
+            values[bao_label(0, "a", c + 1)] = board[2][c]
+            values[bao_label(0, "b", c + 1)] = board[3][c]
         takasia = None
         if data.get("takasia"):
             player = "SN".index(data["takasia"]["player"])
             hole = data["takasia"]["hole"]
-            takasia = (player, _bao_label(player, hole[0], int(hole[1:])))
+            takasia = (player, bao_label(player, hole[0], int(hole[1:])))
         return cls(
             values,
             "SN".index(data["to_move"]) if "to_move" in data else None,
+            sides,
             (data["stock"][0], data["stock"][1]),
             (data["owned"][0], data["owned"][1]),
             takasia,
@@ -291,43 +201,23 @@ class BaoView(BoardView):
         far, near = 1 - viewer, viewer
         numbers = range(1, 9)
         return [
-            [_bao_label(far, "b", n) for n in reversed(numbers)],
-            [_bao_label(far, "a", n) for n in reversed(numbers)],
-            [_bao_label(near, "a", n) for n in numbers],
-            [_bao_label(near, "b", n) for n in numbers],
+            [bao_label(far, "b", n) for n in reversed(numbers)],
+            [bao_label(far, "a", n) for n in reversed(numbers)],
+            [bao_label(near, "a", n) for n in numbers],
+            [bao_label(near, "b", n) for n in numbers],
         ]
+
+    def nyumbas(self) -> frozenset[str]:
+        """The nyumbas still owned."""
+        return frozenset(bao_label(side, "a", NYUMBA) for side in (0, 1) if self.owned[side])
 
     def nyumba_status(self, side: int) -> str:
         """The nyumba as §10 defines it: owned and functional, owned but dormant, or gone."""
-        label = _bao_label(side, "a", NYUMBA)
+        label = bao_label(side, "a", NYUMBA)
         if not self.owned[side]:
             return f"nyumba {label} lost"
         seeds = int(self.values[label])
         return f"nyumba {label} {'functional' if seeds >= NYUMBA_SEEDS else 'dormant'}"
-
-    def _side_extra(self, side: int) -> str:
-        extra = f"stock {self.stock[side]}  {self.nyumba_status(side)}"
-        if self.takasia and self.takasia[0] == side:
-            extra += f"  takasia: may not start from {self.takasia[1]}"
-        return extra
-
-    def render(
-        self, viewer: int, marks: Marks = Marks(), names: Sequence[str | None] = (None, None)
-    ) -> StyleAndTextTuples:
-        far, near = 1 - viewer, viewer
-        rows = self.grid(viewer)
-        special = frozenset(_bao_label(side, "a", NYUMBA) for side in (0, 1) if self.owned[side])
-        blocked = frozenset([self.takasia[1]] if self.takasia else [])
-        text: StyleAndTextTuples = []
-        text += self.side_line(far, names, self._side_extra(far))
-        text += _header([str(n) for n in range(8, 0, -1)], 3)
-        prefixes = ("b", "a", "A", "B") if near == 0 else ("B", "A", "a", "b")
-        for prefix, labels in zip(prefixes, rows, strict=True):
-            text += _row(self, labels, marks, f" {prefix} ", special, blocked)
-            text.append(("", "\n"))
-        text += _header([str(n) for n in range(1, 9)], 3)
-        text += self.side_line(near, names, self._side_extra(near))
-        return text
 
     def apply_step(
         self, step: Step, mover: int, hand: Hand, lifted: int | None = None
@@ -343,12 +233,14 @@ class BaoView(BoardView):
 
     def move_hole(self, move: str, mover: int) -> str | None:
         match = re.match(r"\s*([abAB])([1-8])", move)
-        return _bao_label(mover, match[1], int(match[2])) if match else None
+        return bao_label(mover, match[1], int(match[2])) if match else None
 
 
 # -- Othello ------------------------------------------------------------------------------------
 
-DISC_GLYPHS = {"X": "X", "O": "O", "-": "."}
+COLUMNS = "abcdefghijklmnop"
+DISCS = "XO"
+"""The disc letters of the two sides in the position form."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,14 +249,18 @@ class OthelloView(BoardView):
     top left as in the notation; both players see the same board."""
 
     size: int = 8
-    side_names: ClassVar[tuple[str, str]] = ("Black (X)", "White (O)")
+
+    @property
+    def side_labels(self) -> tuple[str, str]:
+        """Each side with its disc letter, the legend of the board ("Black (X)")."""
+        return (f"{self.sides[0]} ({DISCS[0]})", f"{self.sides[1]} ({DISCS[1]})")
 
     @classmethod
-    def from_json(cls, data: str) -> OthelloView:
+    def from_json(cls, data: str, sides: tuple[str, str]) -> OthelloView:
         board, side = data.split()
         size = round(len(board) ** 0.5)
         values: dict[str, int | str] = {_square(i, size): letter for i, letter in enumerate(board)}
-        return cls(values, "XO".index(side), size)
+        return cls(values, DISCS.index(side), sides, size)
 
     def grid(self, viewer: int) -> Grid:
         return [
@@ -372,34 +268,8 @@ class OthelloView(BoardView):
             for r in range(self.size)
         ]
 
-    def render(
-        self, viewer: int, marks: Marks = Marks(), names: Sequence[str | None] = (None, None)
-    ) -> StyleAndTextTuples:
-        counts = [sum(1 for v in self.values.values() if v == letter) for letter in "XO"]
-        columns = "abcdefghijklmnop"[: self.size]
-        text: StyleAndTextTuples = []
-        text += self.side_line(1, names, f"discs {counts[1]}")
-        text.append(("class:label", "    " + " ".join(f" {c} " for c in columns) + "\n"))
-        for r, labels in enumerate(self.grid(viewer)):
-            text.append(("class:label", f"{r + 1:>3} "))
-            for label in labels:
-                letter = str(self.values[label])
-                glyph = DISC_GLYPHS[letter]
-                if label in marks.legal and letter == "-":
-                    glyph = "+"
-                disc = {"X": " class:disc.black", "O": " class:disc.white"}.get(letter, "")
-                style = _cell_style(label, marks, "class:hole" + disc)
-                if label == marks.cursor:
-                    cell = f"[{glyph}]"
-                elif label == marks.active:
-                    cell = f">{glyph}<"
-                else:
-                    cell = f" {glyph} "
-                text.append((style, cell))
-                text.append(("", " "))
-            text.append(("", "\n"))
-        text += self.side_line(0, names, f"discs {counts[0]}")
-        return text
+    def discs(self, side: int) -> int:
+        return sum(1 for value in self.values.values() if value == DISCS[side])
 
     def move_hole(self, move: str, mover: int) -> str | None:
         word = move.strip().lower()
@@ -410,13 +280,13 @@ class OthelloView(BoardView):
     ) -> tuple[BoardView, Hand]:
         """A placed or flipped disc takes the mover's colour."""
         values = dict(self.values)
-        values[step.hole] = "XO"[mover]
+        values[step.hole] = DISCS[mover]
         return dataclasses.replace(self, values=values), hand
 
 
 def _square(index: int, size: int) -> str:
     row, column = divmod(index, size)
-    return f"{'abcdefghijklmnop'[column]}{row + 1}"
+    return f"{COLUMNS[column]}{row + 1}"
 
 
 # -- choosing the view --------------------------------------------------------------------------
@@ -428,14 +298,21 @@ def view_of(game: Game[Any, Any], position: Any) -> BoardView:
 
 
 def view_from_json(game_name: str, data: Any) -> BoardView:
-    """The view of a position given in `game_name`'s JSON form."""
-    if game_name in MANCALA_GAMES:
-        return MancalaView.from_json(data)
-    if game_name == "bao":
-        return BaoView.from_json(data)
-    if game_name == "othello":
-        return OthelloView.from_json(data)
-    raise ValueError(f"no board view for {game_name!r}")
+    """The view of a position given in `game_name`'s JSON form, of the family the registry
+    names."""
+    info = GAMES[game_name]
+    match info.board:
+        case "mancala":
+            return MancalaView.from_json(data, info.sides)
+        case "bao":
+            return BaoView.from_json(data, info.sides)
+        case "othello":
+            return OthelloView.from_json(data, info.sides)
+        case _:
+            assert_never(info.board)
+
+
+# -- the animation and the keyboard cursor ------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,179 @@
+"""A client's place in one game: what the screen (`LiveGame`) and the bot (`BotGame`) share.
+
+On every (re)connection the session calls `_on_ready`, which brings the client back to where it
+was: it creates the game the first time if asked to, then resumes the seat with its stored token
+and the last version it saw (the server replays what was missed), joins a seat, or watches.
+The seat token goes to the `TokenStore` as soon as the server hands it out, so that a restarted
+client sits down in the same seat; it is forgotten when the game is over. Pure of any screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import ClassVar
+
+from ubao.client.connection import (
+    DEFAULT_BACKOFF,
+    Backoff,
+    Disconnected,
+    ServerError,
+    Session,
+    SessionClosed,
+    take_seat,
+)
+from ubao.client.state import GameState
+from ubao.client.tokens import SeatToken, TokenStore
+from ubao.protocol import BotInfo, Create, ErrorCode, Event, Move, Resign, Resume, Role, Watch
+
+log = logging.getLogger("ubao.client")
+
+
+class SeatSession:
+    """Holds a seat in (or watches) one game over a reconnecting `Session`.
+
+    Subclasses react through the hooks `on_event`, `on_state`, `on_lag`, `on_seated` and
+    `on_closed`; `GameState` is theirs to update from the events.
+    """
+
+    watch_finished: ClassVar[bool] = False
+    """Watch a game that is over instead of failing to join it."""
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        role: Role,
+        *,
+        game_id: str | None = None,
+        create: Create | None = None,
+        seat: int | None = None,
+        watch: bool = False,
+        tokens: TokenStore | None = None,
+        backoff: Backoff = DEFAULT_BACKOFF,
+    ) -> None:
+        if (game_id is None) == (create is None):
+            raise ValueError("give either the id of a game or a game to create")
+        self.url = url
+        self.game_id = game_id
+        self.create = create
+        self.wanted_seat = seat
+        self.watch = watch
+        self.tokens = tokens or TokenStore()
+        self.held: SeatToken | None = None
+        self.error: str | None = None
+        """Why the session ended for good, if it did."""
+        self.state = GameState(game_id or "")
+        self.session = Session(
+            url,
+            name,
+            role,
+            on_event=self.on_event,
+            on_ready=self._on_ready,
+            on_state=self.on_state,
+            on_lag=self.on_lag,
+            backoff=backoff,
+        )
+
+    # -- hooks ---------------------------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """A game event arrived."""
+
+    def on_state(self, text: str) -> None:
+        """The connection's state changed ("connected", "disconnected (...); reconnecting")."""
+
+    def on_lag(self, rtt_ms: float) -> None:
+        """A new round trip: clocks and time budgets count it as the server does."""
+        self.state.rtt_ms = rtt_ms
+
+    def on_seated(self, joined: bool) -> None:
+        """The seat in `held` is ours (again); `joined` the first time."""
+
+    def on_closed(self, error: str) -> None:
+        """The session ended for good, not by our wish; `error` says why."""
+
+    # -- the session ---------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def connected(self) -> AsyncIterator[None]:
+        """The session runs (reconnecting as needed) while the block does; closed after it."""
+        task = asyncio.create_task(self._run_session())
+        try:
+            yield
+        finally:
+            await self.session.close()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run_session(self) -> None:
+        try:
+            await self.session.run()
+        except SessionClosed as error:
+            if not self.session.closing:
+                self.error = str(error)
+                self.on_closed(self.error)
+
+    async def _on_ready(self) -> None:
+        if self.game_id is None:
+            assert self.create is not None
+            ok = await self.session.request(self.create)
+            assert ok.game_id is not None
+            self.game_id = self.state.game_id = ok.game_id
+            log.info("created game %s", self.game_id)
+        if self.watch:
+            await self._watch()
+            return
+        joined = self.held is None
+        try:
+            self.held = await take_seat(
+                self.session,
+                self.tokens,
+                self.game_id,
+                seat=self.wanted_seat,
+                held=self.held,
+                since_v=self.state.v,
+            )
+        except ServerError as error:
+            if error.code != ErrorCode.GAME_OVER or not self.watch_finished:
+                raise
+            self.watch = True
+            await self._watch()
+            return
+        self.on_seated(joined)
+
+    async def _watch(self) -> None:
+        assert self.game_id is not None
+        await self.session.request(Watch(id=0, game_id=self.game_id, since_v=self.state.v or None))
+
+    async def resync(self) -> None:
+        """Events were missed: ask again from the last version seen. If the connection drops
+        meanwhile, the reconnection asks by itself."""
+        with contextlib.suppress(Disconnected):
+            if self.watch or self.held is None:
+                await self._watch()
+            else:
+                assert self.game_id is not None
+                await self.session.request(
+                    Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
+                )
+
+    def forget_seat(self) -> None:
+        """The game is over: its seat token is worth nothing any more."""
+        if self.held is not None and self.game_id is not None:
+            self.tokens.remove(self.url, self.game_id)
+
+    # -- the seat's actions (both raise ServerError or Disconnected) ----------------------------
+
+    async def move(self, ply: int, move: str, info: BotInfo | None = None) -> None:
+        assert self.held is not None and self.game_id is not None
+        await self.session.request(
+            Move(id=0, game_id=self.game_id, token=self.held.token, ply=ply, move=move, info=info)
+        )
+
+    async def resign(self) -> None:
+        assert self.held is not None and self.game_id is not None
+        await self.session.request(Resign(id=0, game_id=self.game_id, token=self.held.token))

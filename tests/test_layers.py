@@ -1,0 +1,155 @@
+"""The layers hold: who may import whom, read from the source of every module (docs/layout.md).
+
+Rules import nothing of ours but rules; search imports only rules; the protocol knows no game;
+the server core and the client model import no I/O or screen library, not even through the
+modules they import; the engine's tools are imported by nobody in the library.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "protocol", "server", "client")
+
+SEARCH = {"ubao.engine.search", "ubao.engine.solve"}
+SERVER_CORE = {
+    "ubao.server.core",
+    "ubao.server.room",
+    "ubao.server.clock",
+    "ubao.server.engine_lines",
+    "ubao.server.storage",
+}
+CLIENT_MODEL = {
+    "ubao.client.state",
+    "ubao.client.board",
+    "ubao.client.entry",
+    "ubao.client.record",
+    "ubao.client.export",
+    "ubao.client.lag",
+}
+IO_AND_SCREEN = {
+    "asyncio",
+    "http",
+    "prompt_toolkit",
+    "selectors",
+    "socket",
+    "sqlite3",
+    "subprocess",
+    "threading",
+    "websockets",
+}
+TOOLING = {"argparse", "threading", "xml"}
+"""What the engine's tools use and the engine library must not carry."""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("ubao", *parts))
+
+
+MODULES = {
+    module_name(path): path for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+}
+
+
+def is_ours(name: str) -> bool:
+    return name == "ubao" or name.startswith("ubao.")
+
+
+@cache
+def imports(module: str) -> frozenset[str]:
+    """Every module `module` names in an import statement, anywhere in its source."""
+    path = MODULES[module]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module, f"{path}: imports are absolute here"
+            # `from package import module` names a module; `from module import name` does not.
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+            found.update(submodules & MODULES.keys() or {node.module})
+    return frozenset(found - {"__future__"})
+
+
+def ours(module: str) -> set[str]:
+    """The modules of ours that `module` imports directly (a package import counts as its
+    `__init__`)."""
+    return {name for name in imports(module) if is_ours(name) and name in MODULES}
+
+
+@cache
+def reachable(module: str) -> frozenset[str]:
+    """Every module, ours or not, that importing `module` imports."""
+    seen: set[str] = set()
+    stack = [module]
+    while stack:
+        for name in imports(stack.pop()):
+            if name not in seen:
+                seen.add(name)
+                if name in MODULES:
+                    stack.append(name)
+    return frozenset(seen)
+
+
+def top_levels(names: Iterable[str]) -> set[str]:
+    return {name.split(".")[0] for name in names if not is_ours(name)}
+
+
+def is_tool(module: str) -> bool:
+    return module.startswith("ubao.engine.tools") or module.endswith("__main__")
+
+
+def is_rules(module: str) -> bool:
+    return module.startswith("ubao.engine") and not is_tool(module) and module not in SEARCH
+
+
+def test_the_scan_sees_every_package_and_its_imports() -> None:
+    assert {"ubao.engine.game", "ubao.engine.search", "ubao.engine.tools.cli"} <= MODULES.keys()
+    assert "ubao.engine.game" in ours("ubao.engine.search")
+    assert "prompt_toolkit" in top_levels(reachable("ubao.client.app"))
+    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL
+
+
+@pytest.mark.parametrize("module", sorted(filter(is_rules, MODULES)))
+def test_rules_import_nothing_of_ours_but_rules(module: str) -> None:
+    assert {name for name in ours(module) if not is_rules(name)} == set()
+
+
+@pytest.mark.parametrize("module", sorted(SEARCH))
+def test_search_imports_only_rules(module: str) -> None:
+    assert {name for name in ours(module) if not (is_rules(name) or name in SEARCH)} == set()
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("ubao.protocol")))
+def test_the_protocol_imports_no_game_and_nothing_above_it(module: str) -> None:
+    assert {name for name in ours(module) if not name.startswith("ubao.protocol")} == set()
+
+
+@pytest.mark.parametrize("module", sorted(SERVER_CORE | CLIENT_MODEL))
+def test_server_core_and_client_model_reach_no_io_or_screen(module: str) -> None:
+    assert top_levels(reachable(module)) & IO_AND_SCREEN == set()
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not is_tool(m)))
+def test_nobody_in_the_library_imports_the_tools(module: str) -> None:
+    assert {name for name in reachable(module) if is_ours(name) and is_tool(name)} == set()
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if is_rules(m) or m in SEARCH))
+def test_the_engine_library_carries_no_tooling(module: str) -> None:
+    assert top_levels(reachable(module)) & TOOLING == set()
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_server_and_client_do_not_import_each_other(module: str) -> None:
+    other = {"ubao.server": "ubao.client", "ubao.client": "ubao.server"}.get(module[:11])
+    assert other is None or not any(name.startswith(other) for name in reachable(module))
