@@ -1,60 +1,268 @@
-"""`ubao-server`: run the game server until SIGTERM or SIGINT, then shut down gracefully."""
+"""`ubao-server`: run the game server until SIGTERM or SIGINT, then shut down gracefully.
+
+Every setting is one row of `SETTINGS`: its flag, the field of `Options` it sets, its help.
+The environment variable follows from the flag (`--max-games` is `UBAO_MAX_GAMES`) and the
+default from the dataclasses, so each is declared once. A flag beats its variable, which beats
+the default.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import dataclasses
+import functools
 import logging
+import math
+import os
+import shlex
 import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from ubao.server.app import GameServer, ServerConfig
-from ubao.server.core import Limits
 from ubao.server.store import default_path
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Everything `ubao-server` can be told."""
+
+    server: ServerConfig = field(default_factory=lambda: ServerConfig(db=default_path()))
+    log_level: str = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One operator setting: a flag, its environment variable, the field of `Options` it sets."""
+
+    flag: str
+    path: str
+    """The field it sets: a dotted path in `Options`, e.g. `server.limits.bounds.max_plies`."""
+    help: str
+    metavar: str = "N"
+    scale: int = 1
+    """The field counts in units `scale` times smaller than the flag (1000: seconds to ms)."""
+    choices: tuple[str, ...] = ()
+
+    @property
+    def env(self) -> str:
+        """The environment variable: `--max-games` is `UBAO_MAX_GAMES`."""
+        return "UBAO_" + self.flag.removeprefix("--").replace("-", "_").upper()
+
+    def get(self, options: Options) -> Any:
+        """The value in `options`, in the flag's unit."""
+        value: Any = options
+        for name in self.path.split("."):
+            value = getattr(value, name)
+        return value / self.scale if self.scale != 1 else value
+
+    def parse(self, text: str, like: Any) -> Any:
+        """`text` as a value of this flag, of the kind of `like` (its default)."""
+        if self.choices and text not in self.choices:
+            raise argparse.ArgumentTypeError(
+                f"must be one of {', '.join(self.choices)}, not {text!r}"
+            )
+        if isinstance(like, tuple):
+            words = tuple(shlex.split(text))
+            if not words:
+                raise argparse.ArgumentTypeError("must name a command")
+            return words
+        if not isinstance(like, int | float):
+            return text
+        kind = "a whole number" if isinstance(like, int) else "a number"
+        try:
+            value = type(like)(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {kind}, not {text!r}") from None
+        if not 0 <= value < math.inf:
+            raise argparse.ArgumentTypeError(f"must be {kind} ≥ 0, not {text!r}")
+        return value
+
+    def put(self, options: Options, value: Any) -> Options:
+        """`options` with the field set to `value` (in the flag's unit)."""
+        if self.scale != 1:
+            value = round(value * self.scale)
+        replaced: Options = replace_path(options, self.path.split("."), value)
+        return replaced
+
+    @property
+    def description(self) -> str:
+        """The help text, with the choices if there are any."""
+        return f"{self.help}: {', '.join(self.choices)}" if self.choices else self.help
+
+
+def replace_path(obj: Any, names: Sequence[str], value: Any) -> Any:
+    """A copy of the frozen dataclass `obj` with the field at `names` set to `value`."""
+    name, *rest = names
+    if rest:
+        value = replace_path(getattr(obj, name), rest, value)
+    return dataclasses.replace(obj, **{name: value})
+
+
+def shown(value: Any) -> str:
+    """A default as the help shows it."""
+    if isinstance(value, tuple):
+        return shlex.join(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+SETTINGS = (
+    Setting("--host", "server.host", "address to listen on", "ADDRESS"),
+    Setting("--port", "server.port", "port to listen on; 0 picks a free one", "PORT"),
+    Setting(
+        "--db", "server.db", "SQLite database file, or :memory: for a throwaway server", "FILE"
+    ),
+    Setting("--log-level", "log_level", "log verbosity", "LEVEL", choices=LOG_LEVELS),
+    Setting(
+        "--grace",
+        "server.limits.grace_ms",
+        "how long a dropped player's seat is held",
+        "SECONDS",
+        scale=1000,
+    ),
+    Setting(
+        "--max-plies", "server.limits.bounds.max_plies", "a game still going at this ply is drawn"
+    ),
+    Setting(
+        "--repetitions",
+        "server.limits.bounds.repetitions",
+        "a position seen this often is drawn",
+    ),
+    Setting("--max-games", "server.limits.max_games", "games not over at the same time"),
+    Setting(
+        "--max-bot-seats",
+        "server.limits.max_bot_seats",
+        "server-hosted bot seats (an engine process each) in games not over",
+    ),
+    Setting(
+        "--keep-finished",
+        "server.limits.keep_finished",
+        "finished games kept in memory for the lobby and late watchers",
+    ),
+    Setting(
+        "--connections-per-ip",
+        "server.limits.connections_per_ip",
+        "connections from one address; more are closed",
+    ),
+    Setting("--message-burst", "server.limits.burst", "messages a connection may send at once"),
+    Setting(
+        "--message-rate",
+        "server.limits.per_second",
+        "messages per second a connection may send after its burst",
+        "PER_SECOND",
+    ),
+    Setting(
+        "--max-message-size",
+        "server.max_size",
+        "largest message a client may send; larger ones close the connection",
+        "BYTES",
+    ),
+    Setting(
+        "--receive-queue",
+        "server.max_queue",
+        "messages received but not yet handled, per connection",
+    ),
+    Setting(
+        "--send-queue",
+        "server.outbox",
+        "messages waiting to be sent to one connection; more close it",
+    ),
+    Setting(
+        "--handshake-timeout",
+        "server.open_timeout_s",
+        "time for a WebSocket opening handshake",
+        "SECONDS",
+    ),
+    Setting(
+        "--engine",
+        "server.bots.command",
+        "the engine a bot seat runs, as one command line",
+        "COMMAND",
+    ),
+    Setting(
+        "--engine-start-timeout",
+        "server.bots.start_timeout_s",
+        "time for a new engine to answer uci and isready",
+        "SECONDS",
+    ),
+    Setting(
+        "--engine-move-timeout",
+        "server.bots.move_timeout_s",
+        "a move's budget when the bot seat has no time per move",
+        "SECONDS",
+    ),
+    Setting(
+        "--engine-margin",
+        "server.bots.margin_s",
+        "added to a bot seat's time per move before the engine is told to stop",
+        "SECONDS",
+    ),
+    Setting(
+        "--engine-stop-grace",
+        "server.bots.stop_grace_s",
+        "after stop, time for the engine to answer before it is killed",
+        "SECONDS",
+    ),
+    Setting(
+        "--engine-attempts",
+        "server.bots.attempts",
+        "engine starts per move before the bot's seat forfeits",
+    ),
+    Setting(
+        "--engine-quit-timeout",
+        "server.bots.quit_timeout_s",
+        "at a game's end, time for the engine to exit before it is killed",
+        "SECONDS",
+    ),
+)
+
+
+def parse_args(
+    argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Options:
+    """The options from the flags in `argv`, then the variables in `environ`, then defaults;
+    a bad value exits with status 2 and says which flag or variable it was."""
+    environ = os.environ if environ is None else environ
+    defaults = Options()
     parser = argparse.ArgumentParser(
         prog="ubao-server",
         description="Host Bao, mancala and Othello games over WebSocket (wire protocol v1).",
+        epilog="Every flag can also be set by its environment variable; a flag beats it. "
+        "docs/server.md explains every default.",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (%(default)s)")
-    parser.add_argument(
-        "--port", type=int, default=8765, help="port to listen on; 0 picks a free one (%(default)s)"
-    )
-    parser.add_argument(
-        "--db",
-        default=str(default_path()),
-        help="SQLite database file, or :memory: for a throwaway server (%(default)s)",
-    )
-    parser.add_argument(
-        "--log-level",
-        default="info",
-        choices=["debug", "info", "warning", "error"],
-        help="log verbosity (%(default)s)",
-    )
-    parser.add_argument(
-        "--grace",
-        type=float,
-        default=Limits().grace_ms / 1000,
-        metavar="SECONDS",
-        help="how long a dropped player's seat is held (%(default)s)",
-    )
-    parser.add_argument(
-        "--max-plies",
-        type=int,
-        default=Limits().bounds.max_plies,
-        help="a game still going at this ply is drawn (%(default)s)",
-    )
-    return parser.parse_args(argv)
+    for setting in SETTINGS:
+        default = setting.get(defaults)
+        text = f"{setting.description} (default {shown(default)}, env {setting.env})"
+        parser.add_argument(
+            setting.flag,
+            dest=setting.path,
+            type=functools.partial(setting.parse, like=default),
+            metavar=setting.metavar,
+            help=text.replace("%", "%%"),  # argparse expands % in help texts
+        )
+    args = parser.parse_args(argv)
+    options = defaults
+    for setting in SETTINGS:
+        value = getattr(args, setting.path)
+        if value is None and setting.env in environ:
+            try:
+                value = setting.parse(environ[setting.env], setting.get(defaults))
+            except argparse.ArgumentTypeError as exc:
+                parser.error(f"environment variable {setting.env}: {exc}")
+        if value is not None:
+            options = setting.put(options, value)
+    return options
 
 
 async def serve(config: ServerConfig) -> None:
     server = GameServer(config)
     try:
         await server.start()
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:  # OverflowError: a port over 65535
         raise SystemExit(
             f"ubao-server: cannot listen on {config.host}:{config.port}: {exc}"
         ) from None
@@ -67,19 +275,12 @@ async def serve(config: ServerConfig) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
+    options = parse_args(argv)
     logging.basicConfig(
-        level=args.log_level.upper(),
+        level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    defaults = Limits()
-    limits = dataclasses.replace(
-        defaults,
-        grace_ms=round(args.grace * 1000),
-        bounds=dataclasses.replace(defaults.bounds, max_plies=args.max_plies),
-    )
-    config = ServerConfig(host=args.host, port=args.port, db=args.db, limits=limits)
-    asyncio.run(serve(config))
+    asyncio.run(serve(options.server))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,9 @@ log = logging.getLogger("ubao.server")
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
+    """How a `GameServer` runs; `ubao-server` has a flag and an environment variable for every
+    field, and of `limits` and `bots` (server/__main__.py)."""
+
     host: str = "127.0.0.1"
     port: int = 8765
     """0 picks a free port (tests); `GameServer.port` tells which."""

@@ -2,8 +2,9 @@
 
 The server owns the deadline: past a move's time budget it sends `stop`, and an engine that
 still does not answer, or that dies, is killed and restarted. The best move found so far (the
-first move of the last `info` line's pv) is kept, so a hung engine still moves. All of it is
-asyncio subprocess I/O: the event loop never blocks on an engine.
+first move of the last `info` line's pv) is kept, so a hung engine still moves. An `error` line
+after `go` is only logged: the engine still owes its `bestmove` (docs/engine-protocol.md,
+"Errors"). All of it is asyncio subprocess I/O: the event loop never blocks on an engine.
 """
 
 from __future__ import annotations
@@ -99,10 +100,11 @@ class Engine:
         """The engine's `bestmove` and its last `info`, within `budget_s` (then `stop`)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budget_s
-        # As UCI GUIs do: make sure the engine is done with the last search before the next.
+        # Every reply to `position` comes before `readyok`: an `error` there refuses it, and a
+        # search now would be of another position.
+        await self.send(position)
         await self.send("isready")
         await self.expect("readyok", budget_s)
-        await self.send(position)
         await self.send(go)
         stopped = False
         info: BotInfo | None = None
@@ -123,10 +125,10 @@ class Engine:
             elif line.startswith("bestmove"):
                 return parse_bestmove(line), info
             elif line.startswith("error"):
-                # The engine refused the position or the search: no bestmove will come.
-                raise EngineFailure(f"engine says {line!r}", info)
+                log.warning("%s: engine says %r; waiting for its bestmove", self.label, line)
 
     async def expect(self, word: str, timeout_s: float) -> None:
+        """Wait for `word`; an `error` before it means the engine refused a command."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
@@ -137,13 +139,15 @@ class Engine:
             if line == word:
                 return
             if line is not None and line.startswith("error"):
-                raise EngineFailure(f"engine says {line!r}")
+                raise EngineFailure(f"engine refused a command: {line!r}")
 
     async def readline(self, timeout_s: float, info: BotInfo | None = None) -> str | None:
         """The next line, or None if none came within `timeout_s`; EngineFailure at exit."""
         assert self.process.stdout is not None
         try:
-            raw = await asyncio.wait_for(self.process.stdout.readline(), timeout_s)
+            # Not `wait_for`: on Python 3.11 it drops a cancellation that coincides with a line.
+            async with asyncio.timeout(timeout_s):
+                raw = await self.process.stdout.readline()
         except TimeoutError:
             return None
         except ValueError as exc:  # a line longer than MAX_LINE

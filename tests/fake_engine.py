@@ -7,8 +7,10 @@ real rules), unless told to misbehave:
 
 MODE is `good`, `crash` (exit at `go`), `hang` (never answer `go`, ignore `stop`), `hang-info`
 (print an `info` line with a pv, then hang), `illegal` (answer an impossible move), `refuse`
-(answer `go` with an `error` line), `silent` (never answer `uci`). With `--state FILE`, the
-misbehaviour happens only in the first process that finds FILE missing (it creates it): the
+(refuse `go` with an `error` line, so no `bestmove` comes), `search-error` (an `error` line, as
+of a failed search, then the `bestmove`), `refuse-position` (refuse `position` with an `error`
+line, answer `go` with an impossible move), `silent` (never answer `uci`). With `--state FILE`,
+the misbehaviour happens only in the first process that finds FILE missing (it creates it): the
 restarted engine then behaves.
 """
 
@@ -60,6 +62,9 @@ def main() -> None:
         elif command == "isready":
             say("readyok")
         elif command == "position":
+            if mode == "refuse-position":
+                say("error move 1 (1): that pit is empty")
+                continue
             name, options = words[1], json.loads(words[2])
             game = make_game(name, options)
             position = game.start()
@@ -67,6 +72,9 @@ def main() -> None:
                 for text in words[words.index("moves") + 1 :]:
                     position = game.play_text(position, text)
         elif command == "go":
+            if mode == "refuse-position":
+                say("bestmove 9Z")
+                continue
             assert game is not None
             moves = game.legal_moves(position)
             best = game.format_move(position, moves[0]) if moves else "none"
@@ -81,6 +89,8 @@ def main() -> None:
                 while True:
                     time.sleep(60)
             say(f"info depth 1 score mate 3 nodes 5 nps 5000 time 1 pv {best}")
+            if mode == "search-error":
+                say("error the search failed: RuntimeError('out of luck')")
             say("bestmove 9Z" if mode == "illegal" else f"bestmove {best}")
         elif command == "quit":
             return

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from test_server_support import SMALL_KALAH, fake_engine
+from test_server_support import FAILING_ENGINE, SMALL_KALAH, fake_engine
 
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
@@ -103,7 +103,7 @@ class Referee:
 def settings(command: tuple[str, ...], **changes: float) -> BotSettings:
     values = {"start_timeout_s": 30.0, "move_timeout_s": 30.0, "stop_grace_s": 0.2}
     values |= {"quit_timeout_s": 0.2} | changes
-    return BotSettings(command=command, attempts=3, **values)  # type: ignore[arg-type]
+    return BotSettings(command=command, attempts=3, **values)
 
 
 async def play(bots: Bots, referee: Referee, game_id: str = "g") -> str | None:
@@ -137,9 +137,47 @@ async def test_a_crashed_engine_is_restarted_and_the_game_goes_on(tmp_path: Path
     assert [move for move, _ in referee.offered] == ["1"]
 
 
-async def test_an_engine_that_refuses_the_search_is_restarted(tmp_path: Path) -> None:
+async def test_an_error_after_go_is_logged_and_the_bestmove_that_follows_is_played(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     referee = Referee()
-    bots = Bots(settings(fake_engine("refuse", tmp_path / "once")))
+    bots = Bots(settings(fake_engine("search-error")))
+    assert await bots.play(turn(), referee) is None
+    (engine,) = bots._engines.values()
+    assert engine.process.returncode is None  # kept for the next turn, not killed
+    await bots.close()
+    assert [move for move, _ in referee.offered] == ["1"]
+    assert "the search failed" in caplog.text
+
+
+async def test_a_real_engine_whose_search_fails_still_plays_its_fallback_move(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bots = Bots(settings(FAILING_ENGINE))
+    referee = Referee()
+    assert await bots.play(turn(), referee) is None
+    (engine,) = bots._engines.values()
+    ((move, info),) = referee.offered
+    assert info is not None and info.depth == 1 and move == info.pv[0]  # its best move so far
+    assert "RuntimeError('out of luck')" in caplog.text
+    # The same engine process plays the next turn too.
+    assert await bots.play(turn(moves=("1", move)), Referee(("1", move))) is None
+    assert list(bots._engines.values()) == [engine] and engine.process.returncode is None
+    await bots.close()
+
+
+async def test_an_engine_that_refuses_the_position_is_restarted_before_it_searches(
+    tmp_path: Path,
+) -> None:
+    referee = Referee()
+    bots = Bots(settings(fake_engine("refuse-position", tmp_path / "once")))
+    assert await play(bots, referee) is None
+    assert [move for move, _ in referee.offered] == ["1"]  # never the refused engine's 9Z
+
+
+async def test_an_engine_that_refuses_go_is_restarted_at_the_deadline(tmp_path: Path) -> None:
+    referee = Referee()
+    bots = Bots(settings(fake_engine("refuse", tmp_path / "once"), move_timeout_s=1.5))
     assert await play(bots, referee) is None
     assert [move for move, _ in referee.offered] == ["1"]
 
@@ -184,7 +222,11 @@ async def test_an_engine_that_cannot_play_at_all(
 
 async def test_release_stops_a_thinking_bot_and_its_engine() -> None:
     bots = Bots(settings(fake_engine("hang"), move_timeout_s=60))
-    task = asyncio.create_task(bots.play(turn(), Referee()))
+
+    async def think() -> None:
+        await bots.play(turn(), Referee())
+
+    task = asyncio.create_task(think())
     bots.spawn("g", task)
     while not bots._engines:
         await asyncio.sleep(0.01)

@@ -30,6 +30,7 @@ from ubao.protocol import (
     SeatSpec,
     Snapshot,
 )
+from ubao.server.__main__ import SETTINGS
 from ubao.server.store import default_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,8 +75,8 @@ def test_the_command_line_explains_itself() -> None:
         [sys.executable, "-m", "ubao.server", "--help"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0
-    for option in ("--host", "--port", "--db", "--log-level"):
-        assert option in result.stdout
+    for setting in SETTINGS:
+        assert setting.flag in result.stdout and setting.env in result.stdout
 
 
 def test_the_default_database_is_in_the_users_data_directory(

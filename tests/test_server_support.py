@@ -45,6 +45,25 @@ def fake_engine(mode: str = "good", state: Path | None = None) -> tuple[str, ...
     return (*command, "--state", str(state)) if state else command
 
 
+FAILING_SEARCH = """
+import runpy, sys
+from ubao.engine.search import Searcher
+
+search = Searcher.search
+
+def fail(self, position, depth=None, time_ms=None, **kwargs):
+    search(self, position, 1, **kwargs)  # one iteration, reported as usual
+    raise RuntimeError("out of luck")
+
+Searcher.search = fail
+sys.argv = ["ubao-engine", "stdio"]
+runpy.run_module("ubao.engine", run_name="__main__")
+"""
+
+FAILING_ENGINE = (sys.executable, "-c", FAILING_SEARCH)
+"""The real `python -m ubao.engine stdio`, with a search that fails after its first iteration."""
+
+
 class FakeClock:
     """Monotonic milliseconds that move only when a test says so."""
 
@@ -116,8 +135,10 @@ class Peer:
 
     def create(self, *seats: SeatSpec, game: str = "kalah", **kwargs: Any) -> str:
         options = kwargs.pop("options", SMALL_KALAH)
-        specs = seats or (SeatSpec.open(), SeatSpec.open())
-        command = Create(id=self.next_id(), game=game, options=options, seats=specs, **kwargs)
+        south, north = seats or (SeatSpec.open(), SeatSpec.open())
+        command = Create(
+            id=self.next_id(), game=game, options=options, seats=(south, north), **kwargs
+        )
         game_id = self.ok(command).game_id
         assert game_id is not None
         return game_id
@@ -217,7 +238,7 @@ class Client:
 
     async def reply(self, command: Command) -> Ok | Error:
         """Send a command and wait for its reply; events that come first are kept in order."""
-        command = dataclasses.replace(command, id=self.next_id())  # type: ignore[type-var]
+        command = dataclasses.replace(command, id=self.next_id())
         await self.send(command)
         while True:
             message = await self.recv()

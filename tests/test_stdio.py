@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_server_support import FAILING_ENGINE
 
 from ubao.engine.games import make_game
+from ubao.engine.search import Searcher
 from ubao.engine.tools.stdio import Go, ProtocolError, Session, parse_go, time_budget
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +120,20 @@ def test_a_malformed_command_gets_an_error_and_changes_nothing(command: str) -> 
     assert bestmove(recorder.send("go depth 2")) in ("1", "2", "3")  # still running
 
 
+def test_a_search_that_fails_says_so_and_still_answers_a_legal_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("out of luck")
+
+    monkeypatch.setattr(Searcher, "search", fail)
+    recorder = Recorder()
+    lines = recorder.send('position kalah {"pits":3,"seeds":2} startpos', "go depth 4")
+    assert lines == ["error the search failed: RuntimeError('out of luck')", "bestmove 1"]
+    assert not recorder.session.searching  # and the next command is served as usual
+    assert recorder.send("isready") == ["readyok"]
+
+
 def test_go_before_any_position_is_an_error() -> None:
     assert Recorder().send("go depth 2")[0].startswith("error ")
 
@@ -207,7 +223,7 @@ def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
 
 def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
     hard, soft = time_budget(Go(clocks=(30_000, 60_000), increments=(1000, 0)), 0)
-    assert soft == pytest.approx(30_000 / 30 + 750)
+    assert soft is not None and soft == pytest.approx(30_000 / 30 + 750)
     assert hard == pytest.approx(4 * soft)
     hard, soft = time_budget(Go(clocks=(30_000, 900), increments=(0, 1000)), 1)
     assert hard == pytest.approx(450)  # never more than half of what is left
@@ -222,9 +238,9 @@ def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
 class Engine:
     """`python -m ubao.engine stdio` in a subprocess, its output read by a thread into a queue."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: tuple[str, ...] = (sys.executable, "-m", "ubao.engine", "stdio")):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "ubao.engine", "stdio"],
+            command,
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -279,6 +295,24 @@ def test_the_engine_subprocess_speaks_the_protocol_and_survives_errors() -> None
         game.parse_move(game.start(), move)
         engine.send("go movetime 300")
         engine.expect("bestmove ", timeout=10)
+        engine.send("quit")
+        assert engine.process.wait(timeout=10) == 0
+    finally:
+        engine.process.kill()
+        engine.process.wait()
+
+
+def test_an_engine_whose_search_fails_answers_its_best_move_so_far_and_goes_on() -> None:
+    engine = Engine(FAILING_ENGINE)
+    try:
+        engine.send("position kalah {} startpos")
+        engine.send("go depth 6")
+        info, error, best = engine.expect("bestmove ")
+        assert info.startswith("info depth 1 ")
+        assert error == "error the search failed: RuntimeError('out of luck')"
+        assert best == f"bestmove {info.split(' pv ')[1].split()[0]}"
+        engine.send("go depth 6")
+        assert engine.expect("bestmove ")[-1].startswith("bestmove ")
         engine.send("quit")
         assert engine.process.wait(timeout=10) == 0
     finally:

@@ -305,7 +305,8 @@ class Session:
                 raise ProtocolError(str(error)) from None
             self._settings = settings
         searcher = self.searcher
-        if not game.legal_moves(position):
+        legal = game.legal_moves(position)
+        if not legal:
             self.say("bestmove none")
             return
         hard, soft = time_budget(go, game.to_move(position))
@@ -315,7 +316,7 @@ class Session:
         self._control = control = SearchControl()
         self._thread = threading.Thread(
             target=self._think,
-            args=(searcher, position, go, hard, soft, control),
+            args=(searcher, position, legal[0], go, hard, soft, control),
             name="search",
             daemon=True,
         )
@@ -332,24 +333,31 @@ class Session:
         self,
         searcher: Searcher[Any, Any],
         position: Any,
+        move: Any,
         go: Go,
         hard: float | None,
         soft: float | None,
         control: SearchControl,
     ) -> None:
-        """The search thread: info after every iteration, then exactly one bestmove."""
+        """The search thread: info after every iteration, then exactly one bestmove.
+
+        `move` is the fallback, a legal move. A search that fails still answers (`error`, then
+        the best move of its last completed iteration, or the fallback): an engine bug must not
+        cost a driver the game.
+        """
         game = searcher.game
 
         def report(result: SearchResult[Any]) -> None:
+            nonlocal move
+            move = result.move
             self.say(format_info(game, position, result))
 
         try:
             move = searcher.search(
                 position, go.depth, hard, soft_time_ms=soft, control=control, on_iteration=report
             ).move
-        except Exception as error:  # a bug must not cost the game: answer a legal move
+        except Exception as error:
             self.say(f"error the search failed: {error!r}")
-            move = game.legal_moves(position)[0]
         if go.infinite:
             self._stopped.wait()  # `go infinite` answers only after `stop`
         self._answered.set()

@@ -1,0 +1,100 @@
+"""`ubao-server`'s settings: one flag and one environment variable for every limit, a flag beats
+its variable, a bad value is a clear error, and docs/server.md explains each."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ubao.server.__main__ import SETTINGS, Options, parse_args
+from ubao.server.store import default_path
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "server.md"
+
+
+def leaves(kind: type[Any], prefix: str = "") -> set[str]:
+    """The dotted paths of every field of a dataclass that is not itself a dataclass."""
+    paths = set()
+    for field in dataclasses.fields(kind):
+        path = prefix + field.name
+        default = field.default_factory() if callable(field.default_factory) else field.default
+        if dataclasses.is_dataclass(default):
+            paths |= leaves(type(default), path + ".")
+        else:
+            paths.add(path)
+    return paths
+
+
+def test_every_limit_has_a_flag_and_an_environment_variable() -> None:
+    # Fails when a field is added to ServerConfig, Limits, Bounds or BotSettings without a flag.
+    assert {setting.path for setting in SETTINGS} == leaves(Options)
+    assert len({setting.flag for setting in SETTINGS}) == len(SETTINGS)
+    for setting in SETTINGS:
+        assert setting.env == "UBAO_" + setting.flag[2:].replace("-", "_").upper()
+
+
+def test_without_flags_or_variables_every_default_is_the_dataclasses() -> None:
+    assert parse_args([], {}) == Options()
+    assert parse_args([], {}).server.db == default_path()
+
+
+def test_a_flag_beats_its_variable_which_beats_the_default() -> None:
+    environ = {"UBAO_MAX_GAMES": "5", "UBAO_GRACE": "1.5", "UBAO_ENGINE": "nice -n 5 my-engine"}
+    options = parse_args([], environ)
+    assert options.server.limits.max_games == 5
+    assert options.server.limits.grace_ms == 1500
+    assert options.server.bots.command == ("nice", "-n", "5", "my-engine")
+    assert options.server.limits.connections_per_ip == 32  # untouched
+    options = parse_args(["--max-games", "7", "--max-plies", "80"], environ)
+    assert options.server.limits.max_games == 7
+    assert options.server.limits.bounds.max_plies == 80
+    assert options.server.limits.grace_ms == 1500
+
+
+def test_the_original_flags_keep_working() -> None:
+    argv = ["--host", "0.0.0.0", "--port", "0", "--db", ":memory:", "--log-level", "debug"]
+    options = parse_args([*argv, "--grace", "0.25", "--max-plies", "40"], {})
+    assert (options.server.host, options.server.port, options.server.db) == (
+        "0.0.0.0",
+        0,
+        ":memory:",
+    )
+    assert options.log_level == "debug"
+    assert options.server.limits.grace_ms == 250
+    assert options.server.limits.bounds.max_plies == 40
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "words"),
+    [
+        ([], {"UBAO_MAX_GAMES": "lots"}, "UBAO_MAX_GAMES: must be a whole number, not 'lots'"),
+        ([], {"UBAO_MESSAGE_RATE": "-1"}, "UBAO_MESSAGE_RATE: must be a number ≥ 0, not '-1'"),
+        ([], {"UBAO_LOG_LEVEL": "loud"}, "UBAO_LOG_LEVEL: must be one of debug, info"),
+        ([], {"UBAO_ENGINE": " "}, "UBAO_ENGINE: must name a command"),
+        (["--max-games", "1.5"], {}, "--max-games: must be a whole number, not '1.5'"),
+        (["--grace", "nan"], {}, "--grace: must be a number ≥ 0, not 'nan'"),
+    ],
+)
+def test_a_bad_value_exits_with_2_and_names_the_flag_or_variable(
+    argv: list[str], environ: dict[str, str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(argv, environ)
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("usage: ubao-server") and words in error
+
+
+def test_a_flag_overrides_a_bad_variable() -> None:
+    assert parse_args(["--max-games", "3"], {"UBAO_MAX_GAMES": "lots"}).server.limits.max_games == 3
+
+
+def test_the_docs_explain_every_setting() -> None:
+    rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| `--")]
+    documented = {row.split("`")[1]: row for row in rows}
+    assert set(documented) == {setting.flag for setting in SETTINGS}
+    for setting in SETTINGS:
+        assert f"`{setting.env}`" in documented[setting.flag]
