@@ -14,7 +14,6 @@ from ubao.protocol.codec import decode, decode_command, decode_server_message, e
 from ubao.protocol.errors import AppCloseCode, ErrorCode, ProtocolError
 from ubao.protocol.messages import (
     COMMAND_TYPES,
-    GAME_NAMES,
     MATE_SCORE,
     MAX_PV,
     PROTOCOL_VERSION,
@@ -54,7 +53,6 @@ from ubao.protocol.messages import (
 
 __all__ = [
     "COMMAND_TYPES",
-    "GAME_NAMES",
     "MATE_SCORE",
     "MAX_PV",
     "PROTOCOL_VERSION",

@@ -1,80 +1,57 @@
 """`encode` and `decode`: messages to msgpack frames and back, with strict validation.
 
 A frame is decoded in one shot (no streaming, no trailing bytes), with `strict_map_key` and no
-extension types, then every field is checked for presence, type and range against a schema
-derived from the message dataclasses. Unknown fields are ignored (so that newer peers can add
-fields), but they too must be plain data. `decode` raises `ProtocolError` and nothing else.
+extension types, then every field is checked for presence, type and range. The checks are built
+once, at import, from the message dataclasses' annotations (see messages.py), so that a field is
+declared in one place only. Unknown fields are ignored (so that newer peers can add fields), but
+they too must be plain data. `decode` raises `ProtocolError` and nothing else.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import types
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn, cast, get_args
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NoReturn,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import msgpack
 
 from ubao.protocol.errors import ProtocolError
 from ubao.protocol.messages import (
     COMMAND_TYPES,
-    GAME_NAMES,
-    MAX_PV,
+    INT64_MAX,
+    MAX_DEPTH,
+    MAX_NAME,
+    MAX_OPTIONS,
     SERVER_MESSAGE_TYPES,
-    BotInfo,
-    Clocks,
-    ClockSpec,
     Command,
-    Create,
-    Error,
-    GameSummary,
-    Hello,
-    Join,
-    ListGames,
+    Items,
     Message,
-    Move,
-    Moved,
-    Ok,
-    Over,
-    Ping,
-    Resign,
-    Result,
-    Resume,
-    Role,
-    SeatEvent,
-    SeatInfo,
-    SeatKind,
-    SeatSpec,
+    OneOf,
+    Range,
     ServerMessage,
-    Snapshot,
-    Status,
-    Watch,
+    Text,
 )
-
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-MAX_NAME = 64
-"""Longest player name."""
-MAX_GAME_ID = 64
-MAX_TOKEN = 128
-MAX_MOVE = 32
-"""Longest move text (Bao's longest canonical move is 5 characters)."""
-MAX_TEXT = 4096
-"""Longest free text from the server (positions, error messages)."""
-MAX_LIST = 100_000
-"""Longest list from the server (histories, legal move lists, lobbies)."""
-MAX_OPTIONS = 32
-"""Most entries in an `options` map (and most nesting levels of plain data: see MAX_DEPTH)."""
-MAX_DEPTH = 8
-MAX_CLOCK_MS = 7 * 24 * 3600 * 1000
-MAX_BOT_DEPTH = 64
-MAX_BOT_TIME_MS = 3600 * 1000
 
 
 class _Invalid(Exception):
     """A field failed its check; `decode` turns this into a ProtocolError naming the message."""
 
 
+_C = TypeVar("_C")
 Check = Callable[[Any, str], Any]
 """Validates one raw value found at a path (for messages) and returns the typed value."""
 
@@ -83,7 +60,7 @@ def _fail(message: str) -> NoReturn:
     raise _Invalid(message)
 
 
-def _int(lo: int = INT64_MIN, hi: int = INT64_MAX) -> Check:
+def _int(lo: int, hi: int) -> Check:
     def check(value: Any, path: str) -> int:
         # bool is an int subclass in Python, but not an integer on the wire.
         if type(value) is not int:
@@ -101,12 +78,17 @@ def _bool(value: Any, path: str) -> bool:
     return value
 
 
-def _text(max_len: int, min_len: int = 1) -> Check:
+def _text(spec: Text) -> Check:
+    min_len, max_len = spec.min, spec.max
+    allowed = re.compile(f"[{spec.chars}]*").fullmatch if spec.chars else None
+
     def check(value: Any, path: str) -> str:
         if not isinstance(value, str):
             _fail(f"{path} must be a string")
         if not min_len <= len(value) <= max_len:
             _fail(f"{path} must have {min_len} to {max_len} characters")
+        if allowed is not None and not allowed(value):
+            _fail(f"{path} may only have the characters {spec.chars}")
         return value
 
     return check
@@ -128,7 +110,7 @@ def _nullable(inner: Check) -> Check:
     return check
 
 
-def _list(inner: Check, max_len: int = MAX_LIST, length: int | None = None) -> Check:
+def _list(inner: Check, max_len: int, length: int | None = None) -> Check:
     def check(value: Any, path: str) -> tuple[Any, ...]:
         if not isinstance(value, list):
             _fail(f"{path} must be a list")
@@ -175,20 +157,66 @@ def _options(value: Any, path: str) -> dict[str, Any]:
     return _plain_map(value, path)
 
 
-class _Record:
-    """The schema of one dataclass: a check per field; required fields are those without a
-    default. Calling it turns a raw map into the dataclass."""
+def _constraint(kind: type[_C], constraints: tuple[Any, ...]) -> _C | None:
+    return next((c for c in constraints if isinstance(c, kind)), None)
 
-    def __init__(self, cls: type[Any], checks: Mapping[str, Check]) -> None:
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        assert fields.keys() == checks.keys(), f"schema of {cls.__name__} does not match"
+
+def _check_of(hint: Any) -> Check:
+    """The check of one annotated type: its shape from the type, its bounds from `Annotated`."""
+    constraints: tuple[Any, ...] = ()
+    if get_origin(hint) is Annotated:
+        hint, *extras = get_args(hint)
+        constraints = tuple(extras)
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType):
+        (inner,) = (arg for arg in args if arg is not type(None))
+        return _nullable(_check_of(inner))
+    if origin is Literal:
+        return _choice(args)
+    if hint is bool:
+        return _bool
+    if hint is int:
+        one_of = _constraint(OneOf, constraints)
+        if one_of is not None:
+            return _choice(one_of.values)
+        bounds = _constraint(Range, constraints) or Range()
+        return _int(bounds.lo, bounds.hi)
+    if hint is str:
+        text = _constraint(Text, constraints)
+        if text is None:
+            raise TypeError("a str field must say its length bounds with Text(...)")
+        return _text(text)
+    if origin is tuple and args[-1] is Ellipsis:
+        items = _constraint(Items, constraints) or Items()
+        return _list(_check_of(args[0]), items.max, items.exact)
+    if origin is tuple and len(set(args)) == 1:
+        return _list(_check_of(args[0]), len(args), len(args))
+    if origin is dict:
+        return _options
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _record(hint)
+    raise TypeError(f"no wire check for {hint!r}")
+
+
+class _Record:
+    """The schema of one dataclass, read from its annotations: a check per field; required
+    fields are those without a default, and a field with a default may also be nil. Calling
+    it turns a raw map into the dataclass, then asks the dataclass's `why_invalid`, if any."""
+
+    def __init__(self, cls: type[Any]) -> None:
+        hints = get_type_hints(cls, include_extras=True)
         self.cls = cls
-        self.checks = checks
-        self.required = frozenset(
-            name
-            for name, f in fields.items()
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        )
+        self.checks: dict[str, Check] = {}
+        required: set[str] = set()
+        for f in dataclasses.fields(cls):
+            check = _check_of(hints[f.name])
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                required.add(f.name)
+            elif f.default is not None:
+                check = _nullable(check)  # nil for a flag or a count with a default: the default
+            self.checks[f.name] = check
+        self.required = frozenset(required)
+        self.why_invalid: Callable[[Any], str | None] | None = getattr(cls, "why_invalid", None)
 
     def __call__(self, value: Any, path: str) -> Any:
         if not isinstance(value, dict):
@@ -207,188 +235,26 @@ class _Record:
             _fail(f"missing field {', '.join(missing)}" + (f" in {path}" if path else ""))
         # An explicit nil for an optional field with a non-None default means that default.
         values = {k: v for k, v in values.items() if v is not None or k in self.required}
-        return self.cls(**values)
+        result = self.cls(**values)
+        problem = self.why_invalid(result) if self.why_invalid is not None else None
+        if problem is not None:
+            _fail(f"{path}: {problem}" if path else problem)
+        return result
 
 
-def _seat_spec(value: Any, path: str) -> SeatSpec:
-    spec: SeatSpec = _SEAT_SPEC(value, path)
-    if spec.kind == "bot":
-        if spec.depth is None:
-            _fail(f"{path}.depth is required for a bot seat")
-        if spec.wants_bot:
-            _fail(f"{path}: wants_bot is only for open seats")
-    elif spec not in (SeatSpec.open(), SeatSpec.external_bot(spec.depth)):
-        _fail(
-            f"{path}: time_ms, eval and algorithm are only for bot seats, "
-            "and depth only for them and open seats that want a bot"
-        )
-    return spec
+_SCHEMAS: dict[type[Any], _Record] = {}
 
 
-_id = _int(0, INT64_MAX)
-_count = _int(0, INT64_MAX)
-_seat = _choice((0, 1))
-_game_id = _text(MAX_GAME_ID)
-_move = _text(MAX_MOVE)
-_name = _text(MAX_NAME)
-_status = _choice(get_args(Status))
-_ms = _int(0, INT64_MAX)
-_pair = _list(_int(), length=2)
-
-_SEAT_SPEC = _Record(
-    SeatSpec,
-    {
-        "kind": _choice(get_args(SeatKind)),
-        "depth": _nullable(_int(1, MAX_BOT_DEPTH)),
-        "time_ms": _nullable(_int(1, MAX_BOT_TIME_MS)),
-        "eval": _nullable(_text(MAX_NAME)),
-        "algorithm": _nullable(_text(MAX_NAME)),
-        "wants_bot": _nullable(_bool),
-    },
-)
-_CLOCK_SPEC = _Record(
-    ClockSpec,
-    {"initial_ms": _int(1, MAX_CLOCK_MS), "increment_ms": _nullable(_int(0, MAX_CLOCK_MS))},
-)
-_SEAT_INFO = _Record(
-    SeatInfo,
-    {
-        "kind": _choice(get_args(SeatKind)),
-        "name": _nullable(_name),
-        "connected": _bool,
-        "wants_bot": _nullable(_bool),
-        "depth": _nullable(_count),
-        "time_ms": _nullable(_ms),
-        "eval": _nullable(_name),
-        "algorithm": _nullable(_name),
-    },
-)
-_SEAT_INFOS = _list(_SEAT_INFO, length=2)
-_CLOCKS = _Record(
-    Clocks,
-    {
-        "remaining_ms": _list(_ms, length=2),
-        "running": _nullable(_seat),
-        "increment_ms": _nullable(_ms),
-    },
-)
-_RESULT = _Record(
-    Result,
-    {"winner": _nullable(_seat), "reason": _text(MAX_NAME), "score": _nullable(_pair)},
-)
+def _record(cls: type[Any]) -> _Record:
+    """One schema per dataclass, shared wherever the dataclass is nested."""
+    if cls not in _SCHEMAS:
+        _SCHEMAS[cls] = _Record(cls)
+    return _SCHEMAS[cls]
 
 
-def _bot_info(max_pv: int) -> _Record:
-    return _Record(
-        BotInfo,
-        {
-            "depth": _count,
-            "score": _int(),
-            "nodes": _count,
-            "time_ms": _ms,
-            "pv": _list(_move, max_len=max_pv),
-            "mate": _nullable(_int()),
-        },
-    )
-
-
-_BOT_INFO = _bot_info(MAX_LIST)
-_CLIENT_BOT_INFO = _bot_info(MAX_PV)
-"""What a client may say of its search: the server passes it on, so its pv is held shorter."""
-_GAME_SUMMARY = _Record(
-    GameSummary,
-    {
-        "game_id": _game_id,
-        "game": _name,
-        "options": _options,
-        "status": _status,
-        "ply": _count,
-        "seats": _SEAT_INFOS,
-        "clock": _nullable(_CLOCK_SPEC),
-        "created": _nullable(_count),
-    },
-)
-_LEGAL = _nullable(_list(_move))
-
-_SCHEMAS: dict[type[Any], dict[str, Check]] = {
-    Hello: {"id": _id, "proto": _int(0, 2**31), "name": _name, "role": _choice(get_args(Role))},
-    ListGames: {"id": _id},
-    Create: {
-        "id": _id,
-        "game": _choice(GAME_NAMES),
-        "options": _options,
-        "seats": _list(_seat_spec, length=2),
-        "clock": _nullable(_CLOCK_SPEC),
-    },
-    Join: {"id": _id, "game_id": _game_id, "seat": _nullable(_seat)},
-    Resume: {"id": _id, "game_id": _game_id, "token": _text(MAX_TOKEN), "since_v": _count},
-    Watch: {"id": _id, "game_id": _game_id, "since_v": _nullable(_count)},
-    Move: {
-        "id": _id,
-        "game_id": _game_id,
-        "token": _text(MAX_TOKEN),
-        "ply": _count,
-        "move": _move,
-        "info": _nullable(_CLIENT_BOT_INFO),
-    },
-    Resign: {"id": _id, "game_id": _game_id, "token": _text(MAX_TOKEN)},
-    Ping: {"id": _id, "t": _int()},
-    Ok: {
-        "id": _id,
-        "proto": _nullable(_count),
-        "session": _nullable(_text(MAX_TOKEN)),
-        "games": _nullable(_list(_GAME_SUMMARY)),
-        "game_id": _nullable(_game_id),
-        "seat": _nullable(_seat),
-        "token": _nullable(_text(MAX_TOKEN)),
-        "t": _nullable(_int()),
-        "server_t": _nullable(_int()),
-    },
-    Error: {"id": _nullable(_id), "code": _name, "message": _text(MAX_TEXT, 0)},
-    Snapshot: {
-        "game_id": _game_id,
-        "v": _count,
-        "game": _name,
-        "options": _options,
-        "status": _status,
-        "position": _text(MAX_TEXT),
-        "to_move": _seat,
-        "ply": _count,
-        "history": _list(_move),
-        "seats": _SEAT_INFOS,
-        "legal": _LEGAL,
-        "clocks": _nullable(_CLOCKS),
-        "result": _nullable(_RESULT),
-        "clock": _nullable(_CLOCK_SPEC),
-        "created": _nullable(_count),
-    },
-    Moved: {
-        "game_id": _game_id,
-        "v": _int(1),
-        "ply": _count,
-        "seat": _seat,
-        "move": _move,
-        "position": _text(MAX_TEXT),
-        "to_move": _seat,
-        "legal": _LEGAL,
-        "clocks": _nullable(_CLOCKS),
-        "info": _nullable(_BOT_INFO),
-    },
-    Over: {"game_id": _game_id, "v": _int(1), "result": _RESULT},
-    SeatEvent: {
-        "game_id": _game_id,
-        "v": _int(1),
-        "seat": _seat,
-        "name": _nullable(_name),
-        "connected": _bool,
-        "grace_ms": _nullable(_ms),
-        "status": _nullable(_status),
-        "legal": _LEGAL,
-        "clocks": _nullable(_CLOCKS),
-    },
+_RECORDS: dict[str, _Record] = {
+    cls.type: _record(cls) for cls in (*COMMAND_TYPES, *SERVER_MESSAGE_TYPES)
 }
-
-_RECORDS: dict[str, _Record] = {cls.type: _Record(cls, checks) for cls, checks in _SCHEMAS.items()}
 _COMMANDS = {cls.type: _RECORDS[cls.type] for cls in COMMAND_TYPES}
 _SERVER_MESSAGES = {cls.type: _RECORDS[cls.type] for cls in SERVER_MESSAGE_TYPES}
 

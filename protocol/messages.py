@@ -4,18 +4,95 @@ Field names are the wire's field names. Sequences are tuples so that messages ar
 comparable values; `options` maps stay dicts. A field whose default is None is optional on the
 wire: `encode` leaves it out while it is None and `decode` fills in None when it is absent. A
 flag whose default is False is likewise sent only when true, so that older peers see nothing new.
+
+Each field's annotation is also its wire schema: the codec reads the types and their
+`Annotated` constraints (`Range`, `Text`, `OneOf`, `Items`) once, at import, and checks every
+frame against them, so that a field and its limits are written in one place only. A bare `int` is
+any 64-bit integer; every `str` names its length bounds. Rules that span fields are a message's
+`why_invalid` method.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 PROTOCOL_VERSION = 1
 """The version this package speaks; `hello` carries it as `proto`."""
 
-GAME_NAMES = ("kalah", "egyptian", "ethiopian", "bao", "othello")
-"""The games a `create` may name (the server may not have every one installed)."""
+# -- limits and constraints: what the codec checks, read from the annotations ------------------
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+MAX_NAME = 64
+"""Longest player name (and other short names: codes, evaluations, reasons)."""
+MAX_GAME_NAME = 32
+"""Longest game name; which names exist is the server's registry's business, not the codec's."""
+MAX_GAME_ID = 64
+MAX_TOKEN = 128
+MAX_MOVE = 32
+"""Longest move text (Bao's longest canonical move is 5 characters)."""
+MAX_TEXT = 4096
+"""Longest free text from the server (positions, error messages)."""
+MAX_LIST = 100_000
+"""Longest list from the server (histories, legal move lists, lobbies)."""
+MAX_OPTIONS = 32
+"""Most entries in an `options` map (and most nesting levels of plain data: see MAX_DEPTH)."""
+MAX_DEPTH = 8
+MAX_CLOCK_MS = 7 * 24 * 3600 * 1000
+MAX_BOT_DEPTH = 64
+MAX_BOT_TIME_MS = 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """Bounds of an integer field, inclusive (a bare `int` is any 64-bit integer)."""
+
+    lo: int = INT64_MIN
+    hi: int = INT64_MAX
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Length bounds of a string field, in characters, and optionally the characters allowed
+    (a regular expression character class such as `a-z0-9_`)."""
+
+    max: int
+    min: int = 1
+    chars: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """An integer field that takes only these values (seat numbers), where the static type
+    stays `int` so that code computing them need not prove it."""
+
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Items:
+    """Length of a `tuple[X, ...]` field on the wire: at most `max` items, or exactly `exact`
+    (without it, at most MAX_LIST)."""
+
+    max: int = MAX_LIST
+    exact: int | None = None
+
+
+Id = Annotated[int, Range(0)]
+"""A command's id, chosen by the client."""
+Count = Annotated[int, Range(0)]
+"""Versions, plies, depths, nodes, milliseconds: never negative."""
+Version = Annotated[int, Range(1)]
+"""The version an event makes: 1, 2, 3, ... (a snapshot's `v` may still be 0)."""
+Seat = Annotated[int, OneOf((0, 1))]
+GameId = Annotated[str, Text(MAX_GAME_ID)]
+GameName = Annotated[str, Text(MAX_GAME_NAME, chars="a-z0-9_")]
+Token = Annotated[str, Text(MAX_TOKEN)]
+Name = Annotated[str, Text(MAX_NAME)]
+MoveText = Annotated[str, Text(MAX_MOVE)]
+Moves = tuple[MoveText, ...]
+Position = Annotated[str, Text(MAX_TEXT)]
 
 Role = Literal["human", "bot", "spectator"]
 Status = Literal["waiting", "playing", "over"]
@@ -41,8 +118,8 @@ def mate_score(plies: int) -> int:
 class ClockSpec:
     """A Fischer time control: every seat starts with `initial_ms`, gains `increment_ms` a move."""
 
-    initial_ms: int
-    increment_ms: int = 0
+    initial_ms: Annotated[int, Range(1, MAX_CLOCK_MS)]
+    increment_ms: Annotated[int, Range(0, MAX_CLOCK_MS)] = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +128,14 @@ class SeatSpec:
     bot hosted by the server."""
 
     kind: SeatKind
-    depth: int | None = None
+    depth: Annotated[int, Range(1, MAX_BOT_DEPTH)] | None = None
     """Search depth in plies: required for bot seats; for an open seat that wants a bot, the
     depth wished for (optional)."""
-    time_ms: int | None = None
+    time_ms: Annotated[int, Range(1, MAX_BOT_TIME_MS)] | None = None
     """Thinking time per move (bot seats only)."""
-    eval: str | None = None
+    eval: Name | None = None
     """Name of the game's static evaluation (bot seats only; default: the game's first)."""
-    algorithm: str | None = None
+    algorithm: Name | None = None
     """`minimax`, `alphabeta` or `negamax` (bot seats only; default: the engine's)."""
     wants_bot: bool = False
     """Extension, open seats only: an external bot client is wanted here (`ubao bot --serve`
@@ -84,6 +161,20 @@ class SeatSpec:
     ) -> SeatSpec:
         return cls("bot", depth, time_ms, eval, algorithm)
 
+    def why_invalid(self) -> str | None:
+        """Which settings go with which kind of seat: a rule across fields, so not a type."""
+        if self.kind == "bot":
+            if self.depth is None:
+                return "depth is required for a bot seat"
+            if self.wants_bot:
+                return "wants_bot is only for open seats"
+        elif self not in (SeatSpec.open(), SeatSpec.external_bot(self.depth)):
+            return (
+                "time_ms, eval and algorithm are only for bot seats, "
+                "and depth only for them and open seats that want a bot"
+            )
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
@@ -91,34 +182,37 @@ class SeatInfo:
     as extensions, what its seat spec says of bots, so that nobody parses names for it."""
 
     kind: SeatKind
-    name: str | None
+    name: Name | None
     """None while an open seat has not been joined."""
     connected: bool
     wants_bot: bool = False
     """Extension: an open seat that asks for an external bot client."""
-    depth: int | None = None
+    depth: Count | None = None
     """Extension: a server bot's search depth, or the depth an open seat wishes for its bot."""
-    time_ms: int | None = None
+    time_ms: Count | None = None
     """Extension: a server bot's thinking time per move, when set."""
-    eval: str | None = None
+    eval: Name | None = None
     """Extension: a server bot's evaluation, when set (else the game's first)."""
-    algorithm: str | None = None
+    algorithm: Name | None = None
     """Extension: a server bot's search algorithm, when set."""
+
+
+TwoSeats = Annotated[tuple[SeatInfo, ...], Items(exact=2)]
 
 
 @dataclass(frozen=True, slots=True)
 class GameSummary:
     """One line of the lobby (`games`)."""
 
-    game_id: str
-    game: str
+    game_id: GameId
+    game: Name
     options: dict[str, Any]
     status: Status
-    ply: int
-    seats: tuple[SeatInfo, ...]
+    ply: Count
+    seats: TwoSeats
     clock: ClockSpec | None = None
     """Extension: the game's time control, if it has one."""
-    created: int | None = None
+    created: Count | None = None
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
 
 
@@ -126,20 +220,20 @@ class GameSummary:
 class Clocks:
     """Both clocks at the moment the event was made."""
 
-    remaining_ms: tuple[int, int]
+    remaining_ms: tuple[Count, Count]
     """Time left for seat 0 and seat 1."""
-    running: int | None
+    running: Seat | None
     """The seat whose clock runs, or None when no clock runs (not started or over)."""
-    increment_ms: int = 0
+    increment_ms: Count = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a game ended."""
 
-    winner: int | None
+    winner: Seat | None
     """0, 1, or None for a draw or an aborted game."""
-    reason: str
+    reason: Name
     """`normal`, `no_moves`, ... from the rules, or `resign`, `timeout`, `abandoned`, `aborted`,
     `ply_limit`, `repetition`, `engine_failure` from the server."""
     score: tuple[int, int] | None
@@ -151,12 +245,12 @@ class BotInfo:
     """What a bot reported about the search that chose its move: a server-hosted bot's engine,
     or a bot client in its `move`."""
 
-    depth: int
+    depth: Count
     score: int
     """From the mover's point of view; a forced result is ±(1_000_000 - plies), see `mate`."""
-    nodes: int
-    time_ms: int
-    pv: tuple[str, ...]
+    nodes: Count
+    time_ms: Count
+    pv: Moves
     mate: int | None = None
     """Extension: plies to a forced win (negative: to a forced loss), when the engine found one."""
 
@@ -167,23 +261,24 @@ class BotInfo:
 @dataclass(frozen=True, slots=True)
 class Hello:
     type: ClassVar[str] = "hello"
-    id: int
-    proto: int
-    name: str
+    id: Id
+    proto: Annotated[int, Range(0, 2**31)]
+    name: Name
     role: Role
 
 
 @dataclass(frozen=True, slots=True)
 class ListGames:
     type: ClassVar[str] = "games"
-    id: int
+    id: Id
 
 
 @dataclass(frozen=True, slots=True)
 class Create:
     type: ClassVar[str] = "create"
-    id: int
-    game: str
+    id: Id
+    game: GameName
+    """Any well-formed name: the server says whether it has such a game (`bad_options`)."""
     options: dict[str, Any]
     seats: tuple[SeatSpec, SeatSpec]
     clock: ClockSpec | None = None
@@ -192,57 +287,64 @@ class Create:
 @dataclass(frozen=True, slots=True)
 class Join:
     type: ClassVar[str] = "join"
-    id: int
-    game_id: str
-    seat: int | None = None
+    id: Id
+    game_id: GameId
+    seat: Seat | None = None
     """0, 1, or None for any open seat."""
 
 
 @dataclass(frozen=True, slots=True)
 class Resume:
     type: ClassVar[str] = "resume"
-    id: int
-    game_id: str
-    token: str
-    since_v: int
+    id: Id
+    game_id: GameId
+    token: Token
+    since_v: Count
     """The last version this client saw (0 if none: it then gets a snapshot)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Watch:
     type: ClassVar[str] = "watch"
-    id: int
-    game_id: str
-    since_v: int | None = None
+    id: Id
+    game_id: GameId
+    since_v: Count | None = None
     """With a version this client saw, it gets the events after it instead of a snapshot."""
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
     type: ClassVar[str] = "move"
-    id: int
-    game_id: str
-    token: str
-    ply: int
+    id: Id
+    game_id: GameId
+    token: Token
+    ply: Count
     """The ply this move is for (0-based): a resend for a ply already played changes nothing."""
-    move: str
+    move: MoveText
     info: BotInfo | None = None
     """Extension: a bot client's report of the search that chose the move; the server passes
     it on in the `moved` event."""
+
+    def why_invalid(self) -> str | None:
+        """The server passes a client's search report on to everyone, so its pv is held
+        shorter than the lists a server may send."""
+        if self.info is not None and len(self.info.pv) > MAX_PV:
+            return f"info.pv must have at most {MAX_PV} items"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
 class Resign:
     type: ClassVar[str] = "resign"
-    id: int
-    game_id: str
-    token: str
+    id: Id
+    game_id: GameId
+    token: Token
 
 
 @dataclass(frozen=True, slots=True)
 class Ping:
     type: ClassVar[str] = "ping"
-    id: int
+    id: Id
     t: int
     """The client's clock in milliseconds, echoed back."""
 
@@ -257,13 +359,13 @@ class Ok:
     seat, token; `ping`: t, server_t)."""
 
     type: ClassVar[str] = "ok"
-    id: int
-    proto: int | None = None
-    session: str | None = None
+    id: Id
+    proto: Count | None = None
+    session: Token | None = None
     games: tuple[GameSummary, ...] | None = None
-    game_id: str | None = None
-    seat: int | None = None
-    token: str | None = None
+    game_id: GameId | None = None
+    seat: Seat | None = None
+    token: Token | None = None
     t: int | None = None
     server_t: int | None = None
 
@@ -273,11 +375,11 @@ class Error:
     """The failure reply: nothing changed on the server."""
 
     type: ClassVar[str] = "error"
-    id: int | None
+    id: Id | None
     """The command's id, or None when the frame could not be read as a command."""
-    code: str
+    code: Name
     """An `ErrorCode` value (a str, so that codes of newer servers still decode)."""
-    message: str
+    message: Annotated[str, Text(MAX_TEXT, min=0)]
 
 
 # -- server -> client game events (each carries the game's version v) ---------------------------
@@ -286,38 +388,38 @@ class Error:
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     type: ClassVar[str] = "snapshot"
-    game_id: str
-    v: int
-    game: str
+    game_id: GameId
+    v: Count
+    game: Name
     options: dict[str, Any]
     status: Status
-    position: str
-    to_move: int
-    ply: int
-    history: tuple[str, ...]
-    seats: tuple[SeatInfo, ...]
-    legal: tuple[str, ...] | None = None
+    position: Position
+    to_move: Seat
+    ply: Count
+    history: Moves
+    seats: TwoSeats
+    legal: Moves | None = None
     """Only in the copy sent to the seat to move."""
     clocks: Clocks | None = None
     result: Result | None = None
     clock: ClockSpec | None = None
     """Extension: the game's time control."""
-    created: int | None = None
+    created: Count | None = None
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Moved:
     type: ClassVar[str] = "moved"
-    game_id: str
-    v: int
-    ply: int
+    game_id: GameId
+    v: Version
+    ply: Count
     """The ply of the move just played; the game is now at ply + 1."""
-    seat: int
-    move: str
-    position: str
-    to_move: int
-    legal: tuple[str, ...] | None = None
+    seat: Seat
+    move: MoveText
+    position: Position
+    to_move: Seat
+    legal: Moves | None = None
     """Only in the copy sent to the seat to move, and only while the game goes on."""
     clocks: Clocks | None = None
     info: BotInfo | None = None
@@ -327,8 +429,8 @@ class Moved:
 @dataclass(frozen=True, slots=True)
 class Over:
     type: ClassVar[str] = "over"
-    game_id: str
-    v: int
+    game_id: GameId
+    v: Version
     result: Result
 
 
@@ -337,16 +439,16 @@ class SeatEvent:
     """Someone joined a seat, left it, came back, or the seat was freed (`name` None)."""
 
     type: ClassVar[str] = "seat"
-    game_id: str
-    v: int
-    seat: int
-    name: str | None
+    game_id: GameId
+    v: Version
+    seat: Seat
+    name: Name | None
     connected: bool
-    grace_ms: int | None = None
+    grace_ms: Count | None = None
     """Extension: when a player dropped, how long the seat is held for them."""
     status: Status | None = None
     """Extension: the game's status after this event (`playing` once the last seat is taken)."""
-    legal: tuple[str, ...] | None = None
+    legal: Moves | None = None
     """Extension: when this event starts the game, the legal moves, to the seat to move only."""
     clocks: Clocks | None = None
     """Extension: the clocks after this event, if the game has any."""

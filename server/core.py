@@ -367,13 +367,15 @@ class Core:
         self._send(conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session))
 
     def _create(self, conn: Connection, create: Create) -> None:
-        live = [room for room in self.rooms.values() if room.status != "over"]
-        if len(live) >= self.limits.max_games:
-            raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
+        # The codec checks only that the game's name is well formed; the engine's registry says
+        # whether there is such a game (OptionsError: bad_options), before any limit is asked.
         try:
             game = self.make_game(create.game, create.options)
         except GameError as exc:
             raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
+        live = [room for room in self.rooms.values() if room.status != "over"]
+        if len(live) >= self.limits.max_games:
+            raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
         for index, spec in enumerate(create.seats):
             if spec.eval is not None and spec.eval not in game.evaluations:
                 known = ", ".join(game.evaluations)

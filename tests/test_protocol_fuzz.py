@@ -3,7 +3,7 @@ decodes is a message that re-encodes to itself."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import msgpack
 from hypothesis import HealthCheck, given, settings
@@ -84,7 +84,7 @@ message_like = st.fixed_dictionaries(
 
 def packable(value: Any) -> bytes | None:
     try:
-        return msgpack.packb(value, use_bin_type=True)
+        return cast(bytes, msgpack.packb(value, use_bin_type=True))
     except (OverflowError, ValueError, TypeError):
         return None
 

@@ -8,9 +8,12 @@ from collections.abc import Hashable
 from typing import Any
 
 import msgpack
+import pytest
 from test_server_support import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
 
 from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
+from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
+from ubao.engine.mancala import Kalah
 from ubao.protocol import (
     AppCloseCode,
     BotInfo,
@@ -111,6 +114,32 @@ def test_create_validates_the_game_its_options_and_bot_settings() -> None:
         error = peer.error(command)
         assert (error.id, error.code) == (command.id, ErrorCode.BAD_OPTIONS), error
     assert h.core.rooms == {}
+
+
+def test_a_game_the_engine_does_not_have_is_bad_options_and_creates_nothing() -> None:
+    h = Harness(small_limits(max_games=1))
+    peer = h.player()
+    seats = (SeatSpec.open(), SeatSpec.open())
+    error = peer.error(Create(id=1, game="chess", options={}, seats=seats))
+    assert (error.id, error.code) == (1, ErrorCode.BAD_OPTIONS)
+    assert "unknown game 'chess'" in error.message and "kalah" in error.message
+    assert h.core.rooms == {} and h.store.unfinished() == []
+    peer.create()
+    busy = peer.error(Create(id=2, game="chess", options={}, seats=seats))
+    assert busy.code == ErrorCode.BAD_OPTIONS  # what is wrong with the request comes first
+
+
+def test_a_game_added_to_the_engine_registry_alone_can_be_created(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(GAMES, "kalah_twin", GameInfo(Kalah, MANCALA_SIDES, "mancala", "Kalah."))
+    h = Harness()
+    south = h.player()
+    game_id = south.create(game="kalah_twin")
+    _, _, (snapshot,) = south.join(game_id, 0)
+    assert isinstance(snapshot, Snapshot) and snapshot.game == "kalah_twin"
+    (summary,) = south.ok(ListGames(id=50)).games or ()
+    assert summary.game == "kalah_twin"
 
 
 def test_lobby_lists_games_with_seats_and_status() -> None:
