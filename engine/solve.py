@@ -5,7 +5,8 @@ transposition table keeps a lower and an upper bound per position, so every prob
 the earlier ones proved. Children are tried best-first by the game's default evaluation after
 the table's move. A game may offer `score_bounds(position) -> (low, high)` (and says so with
 `has_score_bounds`), bounds on the final difference from player 0's view (in mancala: the
-stores plus or minus the seeds still in play); they cut off lines that cannot change the answer. See docs/engine.md.
+stores plus or minus the seeds still in play); they cut off lines that cannot change the answer.
+See docs/engine.md.
 """
 
 from __future__ import annotations

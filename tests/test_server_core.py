@@ -388,7 +388,7 @@ def test_a_move_after_the_flag_fell_loses_on_time_even_before_the_timer_fires() 
     h.clock.advance(1_000)  # no tick: the core must still notice
     got = move(south, game_id, s_token, 0, "1")
     assert isinstance(got[0], Over) and got[0].result.reason == "timeout"
-    assert got[1].code == ErrorCode.GAME_OVER  # type: ignore[union-attr]
+    assert got[1].code == ErrorCode.GAME_OVER
 
 
 # -- limits ------------------------------------------------------------------------------------
@@ -580,7 +580,8 @@ def test_a_new_core_on_the_same_store_resumes_games_exactly_with_frozen_clocks()
         old.v,
         old.events,
     )
-    assert room.clock is not None and room.clocks(later.clock()).remaining_ms == (60_000, 58_000)
+    clocks = room.clocks(later.clock())
+    assert clocks is not None and clocks.remaining_ms == (60_000, 58_000)
     back = later.player("north")
     got = back.send(Resume(id=1, game_id=game_id, token=n_token, since_v=seen))
     assert [m.type for m in got] == ["ok", "seat"]
@@ -606,7 +607,9 @@ def test_events_published_are_exactly_those_stored() -> None:
     assert [tuple(r) for r in rows] == [(1, "seat"), (2, "seat"), (3, "moved")]
     moves = h.store.db.execute("SELECT ply, seat, move FROM moves").fetchall()
     assert [tuple(r) for r in moves] == [(0, 0, "1")]
-    assert dataclasses.replace(north.inbox[-1], legal=None) == h.core.rooms[game_id].events[-1]
+    last = north.inbox[-1]
+    assert isinstance(last, Moved)
+    assert dataclasses.replace(last, legal=None) == h.core.rooms[game_id].events[-1]
 
 
 # -- seats that want an external bot, bot settings in seat info, creation time ------------------
@@ -745,7 +748,7 @@ def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing_anywhere() 
     store.fail("events")  # the games row is written first: the whole transaction must go
     got = move(south, game_id, s_token, 0, "1")
     assert len(got) == 1 and got[0].type == "error"
-    assert got[0].code == ErrorCode.STORAGE_ERROR  # type: ignore[union-attr]
+    assert got[0].code == ErrorCode.STORAGE_ERROR
     assert (room_state(h, game_id), stored_rows(store), len(north.inbox)) == before
     store.heal()
     ok, moved = move(south, game_id, s_token, 0, "1")
