@@ -42,6 +42,7 @@ MAX_DEPTH = 8
 MAX_CLOCK_MS = 7 * 24 * 3600 * 1000
 MAX_BOT_DEPTH = 64
 MAX_BOT_TIME_MS = 3600 * 1000
+MAX_PACE_MS = 60 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +283,8 @@ class Create:
     options: dict[str, Any]
     seats: tuple[SeatSpec, SeatSpec]
     clock: ClockSpec | None = None
+    pace_ms: Annotated[int, Range(0, MAX_PACE_MS)] | None = None
+    """The least time between two moves of server-hosted bots, so that people can follow."""
 
 
 @dataclass(frozen=True, slots=True)
