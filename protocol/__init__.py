@@ -11,14 +11,17 @@ See docs/protocol.md for every message, field and error code.
 """
 
 from ubao.protocol.codec import decode, decode_command, decode_server_message, encode, to_wire
-from ubao.protocol.errors import AppCloseCode, ErrorCode, ProtocolError
+from ubao.protocol.errors import AppCloseCode, ErrorCode, ProtocolError, escape, quote
 from ubao.protocol.messages import (
     COMMAND_TYPES,
+    DEFAULT_PAGE,
     MATE_SCORE,
+    MAX_PAGE,
     MAX_PV,
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
     BotInfo,
+    Cancel,
     Clocks,
     ClockSpec,
     Command,
@@ -29,6 +32,8 @@ from ubao.protocol.messages import (
     Hello,
     Join,
     ListGames,
+    Lobby,
+    LobbyFilter,
     Message,
     Move,
     Moved,
@@ -53,12 +58,15 @@ from ubao.protocol.messages import (
 
 __all__ = [
     "COMMAND_TYPES",
+    "DEFAULT_PAGE",
     "MATE_SCORE",
+    "MAX_PAGE",
     "MAX_PV",
     "PROTOCOL_VERSION",
     "SERVER_MESSAGE_TYPES",
     "AppCloseCode",
     "BotInfo",
+    "Cancel",
     "ClockSpec",
     "Clocks",
     "Command",
@@ -70,6 +78,8 @@ __all__ = [
     "Hello",
     "Join",
     "ListGames",
+    "Lobby",
+    "LobbyFilter",
     "Message",
     "Move",
     "Moved",
@@ -94,6 +104,8 @@ __all__ = [
     "decode_command",
     "decode_server_message",
     "encode",
+    "escape",
     "mate_score",
+    "quote",
     "to_wire",
 ]

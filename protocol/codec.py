@@ -1,7 +1,8 @@
 """`encode` and `decode`: messages to msgpack frames and back, with strict validation.
 
 A frame is decoded in one shot (no streaming, no trailing bytes), with `strict_map_key` and no
-extension types, then every field is checked for presence, type and range. The checks are built
+extension types, then every field is checked for presence, type, range and, for text, that it is
+printable (what one client sends, others print on their terminals). The checks are built
 once, at import, from the message dataclasses' annotations (see messages.py), so that a field is
 declared in one place only. Unknown fields are ignored (so that newer peers can add fields), but
 they too must be plain data. `decode` raises `ProtocolError` and nothing else.
@@ -29,7 +30,7 @@ from typing import (
 
 import msgpack
 
-from ubao.protocol.errors import ProtocolError
+from ubao.protocol.errors import ProtocolError, quote
 from ubao.protocol.messages import (
     COMMAND_TYPES,
     INT64_MAX,
@@ -78,6 +79,12 @@ def _bool(value: Any, path: str) -> bool:
     return value
 
 
+def _printable(value: str, path: str) -> str:
+    if not value.isprintable():
+        _fail(f"{path} must be printable text (no control characters or escape sequences)")
+    return value
+
+
 def _text(spec: Text) -> Check:
     min_len, max_len = spec.min, spec.max
     allowed = re.compile(f"[{spec.chars}]*").fullmatch if spec.chars else None
@@ -89,7 +96,7 @@ def _text(spec: Text) -> Check:
             _fail(f"{path} must have {min_len} to {max_len} characters")
         if allowed is not None and not allowed(value):
             _fail(f"{path} may only have the characters {spec.chars}")
-        return value
+        return _printable(value, path)
 
     return check
 
@@ -127,7 +134,9 @@ def _plain(value: Any, path: str, depth: int = 0) -> Any:
     """Free-form data (options, unknown fields): msgpack's JSON-like subset, and nothing else."""
     if depth > MAX_DEPTH:
         _fail(f"{path} is nested too deeply")
-    if value is None or type(value) in (bool, int, str):
+    if type(value) is str:
+        return _printable(value, path)
+    if value is None or type(value) in (bool, int):
         return value
     if type(value) is float:
         if not math.isfinite(value):
@@ -147,6 +156,7 @@ def _plain_map(value: dict[Any, Any], path: str, depth: int = 0) -> dict[str, An
     for key, item in value.items():
         if not isinstance(key, str) or not 1 <= len(key) <= MAX_NAME:
             _fail(f"{path} keys must be strings of 1 to {MAX_NAME} characters")
+        _printable(key, f"{path} keys")
         result[key] = _plain(item, f"{path}.{key}", depth)
     return result
 
@@ -229,7 +239,7 @@ class _Record:
             elif key != "type":
                 if not isinstance(key, str):
                     _fail(f"{path or 'message'} keys must be strings")
-                _plain(item, f"{path}.{key}" if path else key)
+                _plain(item, f"{path}.{quote(key)}" if path else quote(key))
         missing = sorted(self.required - values.keys())
         if missing:
             _fail(f"missing field {', '.join(missing)}" + (f" in {path}" if path else ""))
@@ -284,7 +294,7 @@ def _decode(data: bytes | str, records: Mapping[str, _Record]) -> Any:
     if record is None:
         known = ", ".join(sorted(records))
         raise ProtocolError(
-            f"unknown message type {kind!r}; known: {known}", id=id, reason="unknown_type"
+            f"unknown message type {quote(kind)}; known: {known}", id=id, reason="unknown_type"
         )
     try:
         return record(raw, "")

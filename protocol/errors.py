@@ -42,6 +42,13 @@ class ErrorCode(StrEnum):
     """The server could not store the change, so it made none; the command may be sent again."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the command may not have taken effect."""
+    QUOTA_EXCEEDED = "quota_exceeded"
+    """This connection or address already has as many games, waiting games or bot seats as the
+    server lets one client have; finish or `cancel` one first."""
+    NOT_YOUR_GAME = "not_your_game"
+    """`cancel` of a game that this connection did not create."""
+    ALREADY_STARTED = "already_started"
+    """`cancel` of a game that has started: only a waiting game can be cancelled."""
 
 
 class AppCloseCode(IntEnum):
@@ -51,6 +58,25 @@ class AppCloseCode(IntEnum):
     """After the `unsupported_version` error: the server does not speak the client's version."""
     SEAT_TAKEN_OVER = 4001
     """Another connection resumed a seat this connection held."""
+
+
+MAX_QUOTE = 40
+"""Most characters of a client's input that an error message quotes."""
+MAX_ERROR_MESSAGE = 1000
+"""Longest error message the server sends, well inside the protocol's 4096-character limit."""
+
+
+def escape(text: str, limit: int) -> str:
+    """`text` safe to print on anyone's terminal and short: every non-printable character
+    (control characters, escape sequences, bidi overrides) escaped as in `repr`, cut to at most
+    `limit` characters, the cut marked with `…`."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit + 1])
+    return out if len(out) <= limit and len(text) <= limit else out[: limit - 1] + "…"
+
+
+def quote(text: str) -> str:
+    """A client's input as an error message names it: a short escaped prefix, in quotes."""
+    return f"'{escape(text, MAX_QUOTE)}'"
 
 
 class ProtocolError(ValueError):

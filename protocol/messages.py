@@ -8,8 +8,9 @@ flag whose default is False is likewise sent only when true, so that older peers
 Each field's annotation is also its wire schema: the codec reads the types and their
 `Annotated` constraints (`Range`, `Text`, `OneOf`, `Items`) once, at import, and checks every
 frame against them, so that a field and its limits are written in one place only. A bare `int` is
-any 64-bit integer; every `str` names its length bounds. Rules that span fields are a message's
-`why_invalid` method.
+any 64-bit integer; every `str` names its length bounds, and every text on the wire is printable
+(no control characters, so no terminal escape sequences): what one client sends, others print.
+Rules that span fields are a message's `why_invalid` method.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ MAX_CLOCK_MS = 7 * 24 * 3600 * 1000
 MAX_BOT_DEPTH = 64
 MAX_BOT_TIME_MS = 3600 * 1000
 MAX_PACE_MS = 60 * 1000
+MAX_PAGE = 100
+"""Most game summaries in one `games` reply; a page of the lobby, never all of it."""
+DEFAULT_PAGE = 50
+"""Summaries in a `games` reply that does not say how many (as old clients' plain `games`)."""
+MAX_CURSOR = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +62,7 @@ class Range:
 @dataclass(frozen=True, slots=True)
 class Text:
     """Length bounds of a string field, in characters, and optionally the characters allowed
-    (a regular expression character class such as `a-z0-9_`)."""
+    (a regular expression character class such as `a-z0-9_`); any text must be printable."""
 
     max: int
     min: int = 1
@@ -94,9 +100,12 @@ Name = Annotated[str, Text(MAX_NAME)]
 MoveText = Annotated[str, Text(MAX_MOVE)]
 Moves = tuple[MoveText, ...]
 Position = Annotated[str, Text(MAX_TEXT)]
+Cursor = Annotated[str, Text(MAX_CURSOR)]
 
 Role = Literal["human", "bot", "spectator"]
 Status = Literal["waiting", "playing", "over"]
+LobbyFilter = Literal["open", "live", "finished"]
+"""`open`: waiting for a player; `live`: being played; `finished`: over."""
 SeatKind = Literal["open", "bot"]
 
 MATE_SCORE = 1_000_000
@@ -270,8 +279,21 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class ListGames:
+    """A page of the lobby; every field is an extension, and a plain `games` gets the first
+    page with open games first."""
+
     type: ClassVar[str] = "games"
     id: Id
+    filter: LobbyFilter | None = None
+    """Only games in this state; without it, open games first, then live, then finished."""
+    player: Name | None = None
+    """Only games with a seat of this name."""
+    limit: Annotated[int, Range(1, MAX_PAGE)] | None = None
+    """At most this many summaries (DEFAULT_PAGE without it)."""
+    cursor: Cursor | None = None
+    """The page after the one whose reply carried this `cursor`."""
+    subscribe: bool | None = None
+    """True: push `lobby` events for every later change; False: stop; absent: as it was."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +307,15 @@ class Create:
     clock: ClockSpec | None = None
     pace_ms: Annotated[int, Range(0, MAX_PACE_MS)] | None = None
     """The least time between two moves of server-hosted bots, so that people can follow."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """Extension: the creator of a game nobody has started withdraws it (`cancelled`)."""
+
+    type: ClassVar[str] = "cancel"
+    id: Id
+    game_id: GameId
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,8 +389,8 @@ class Ping:
 @dataclass(frozen=True, slots=True)
 class Ok:
     """The success reply to the command with the same `id`; which fields it carries depends on
-    the command (`hello`: proto, session; `games`: games; `create`: game_id; `join`: game_id,
-    seat, token; `ping`: t, server_t)."""
+    the command (`hello`: proto, session; `games`: games and, if there are more, cursor;
+    `create`: game_id; `join`: game_id, seat, token; `ping`: t, server_t)."""
 
     type: ClassVar[str] = "ok"
     id: Id
@@ -371,6 +402,8 @@ class Ok:
     token: Token | None = None
     t: int | None = None
     server_t: int | None = None
+    cursor: Cursor | None = None
+    """Extension (`games`): more games follow; send it back in `games` for the next page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,11 +490,21 @@ class SeatEvent:
     """Extension: the clocks after this event, if the game has any."""
 
 
-Command = Hello | ListGames | Create | Join | Resume | Watch | Move | Resign | Ping
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    """Extension, to connections that subscribed with `games`: a game was created, a seat was
+    taken or freed, or its status changed (not on every move: `ply` is as of this change)."""
+
+    type: ClassVar[str] = "lobby"
+    game: GameSummary
+
+
+Command = Hello | ListGames | Create | Cancel | Join | Resume | Watch | Move | Resign | Ping
 """What a client sends."""
 Reply = Ok | Error
 Event = Snapshot | Moved | Over | SeatEvent
-ServerMessage = Reply | Event
+"""Events of one game, each with its version `v`."""
+ServerMessage = Reply | Event | Lobby
 """What a server sends."""
 Message = Command | ServerMessage
 
@@ -469,6 +512,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     Hello,
     ListGames,
     Create,
+    Cancel,
     Join,
     Resume,
     Watch,
@@ -483,4 +527,5 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Moved,
     Over,
     SeatEvent,
+    Lobby,
 )

@@ -144,6 +144,55 @@ SETTINGS = (
         "finished games kept in memory for the lobby and late watchers",
     ),
     Setting(
+        "--games-per-connection",
+        "server.limits.per_connection.games",
+        "games not over that one connection may have created",
+    ),
+    Setting(
+        "--waiting-per-connection",
+        "server.limits.per_connection.waiting",
+        "of those, games waiting for players",
+    ),
+    Setting(
+        "--bot-seats-per-connection",
+        "server.limits.per_connection.bot_seats",
+        "server bot seats in the games one connection created",
+    ),
+    Setting(
+        "--games-per-address",
+        "server.limits.per_address.games",
+        "games not over created from one address",
+    ),
+    Setting(
+        "--waiting-per-address",
+        "server.limits.per_address.waiting",
+        "of those, games waiting for players",
+    ),
+    Setting(
+        "--bot-seats-per-address",
+        "server.limits.per_address.bot_seats",
+        "server bot seats in the games created from one address",
+    ),
+    Setting(
+        "--max-bot-depth",
+        "server.limits.max_bot_depth",
+        "deepest search a server bot seat may ask for",
+    ),
+    Setting(
+        "--max-bot-time",
+        "server.limits.max_bot_time_ms",
+        "longest thinking time per move a server bot seat may ask for",
+        "SECONDS",
+        scale=1000,
+    ),
+    Setting(
+        "--waiting-expiry",
+        "server.limits.waiting_expiry_ms",
+        "a waiting game whose creator and players are all gone is withdrawn after this",
+        "SECONDS",
+        scale=1000,
+    ),
+    Setting(
         "--connections-per-ip",
         "server.limits.connections_per_ip",
         "connections from one address; more are closed",
@@ -167,14 +216,30 @@ SETTINGS = (
         "messages received but not yet handled, per connection",
     ),
     Setting(
-        "--send-queue",
-        "server.outbox",
-        "messages waiting to be sent to one connection; more close it",
+        "--send-budget",
+        "server.send_budget",
+        "bytes waiting to be sent to one connection; more close it at once",
+        "BYTES",
     ),
     Setting(
         "--handshake-timeout",
         "server.open_timeout_s",
         "time for a WebSocket opening handshake",
+        "SECONDS",
+    ),
+    Setting(
+        "--ping-interval", "server.ping_interval_s", "how often connections are pinged", "SECONDS"
+    ),
+    Setting(
+        "--ping-timeout",
+        "server.ping_timeout_s",
+        "time for a ping's pong, writing the ping included; then the connection is cut",
+        "SECONDS",
+    ),
+    Setting(
+        "--close-timeout",
+        "server.close_timeout_s",
+        "time for a closing handshake; then the connection is cut",
         "SECONDS",
     ),
     Setting(
@@ -211,6 +276,17 @@ SETTINGS = (
         "--engine-attempts",
         "server.bots.attempts",
         "engine starts per move before the bot's seat forfeits",
+    ),
+    Setting(
+        "--engines",
+        "server.bots.engines",
+        "engine processes at most, shared by every server bot seat",
+    ),
+    Setting(
+        "--engine-hash",
+        "server.bots.hash_mb",
+        "each engine's transposition table",
+        "MB",
     ),
     Setting(
         "--engine-quit-timeout",

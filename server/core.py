@@ -14,6 +14,7 @@ were told, what the server holds and what the disk holds never disagree.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import logging
 import secrets
 from collections import Counter, deque
@@ -25,9 +26,11 @@ from ubao.engine.game import Game, GameError
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS
 from ubao.protocol import (
+    DEFAULT_PAGE,
     PROTOCOL_VERSION,
     AppCloseCode,
     BotInfo,
+    Cancel,
     Clocks,
     Command,
     Create,
@@ -37,19 +40,27 @@ from ubao.protocol import (
     Hello,
     Join,
     ListGames,
+    Lobby,
+    LobbyFilter,
     Move,
     Ok,
+    Over,
     Ping,
     ProtocolError,
     Reply,
     Resign,
     Resume,
     Role,
+    SeatEvent,
     SeatSpec,
     ServerMessage,
+    Status,
     Watch,
     decode_command,
+    escape,
+    quote,
 )
+from ubao.protocol.errors import MAX_ERROR_MESSAGE
 from ubao.server.clock import MessageBudget, Now, monotonic_ms, wall_ms
 from ubao.server.room import Bounds, Checkpoint, Rejected, Room, hash_token
 from ubao.server.storage import GameStore, StoredGame, StoreError
@@ -61,6 +72,23 @@ POLICY_VIOLATION = 1008
 STORE_RETRY_MS = 1_000
 """After a failed write, how long timers and bot turns wait before the store is tried again
 (a broken disk must not make the server spin)."""
+LOBBY_STATUS: dict[LobbyFilter, Status] = {"open": "waiting", "live": "playing", "finished": "over"}
+LOBBY_RANK: dict[Status, int] = {"waiting": 0, "playing": 1, "over": 2}
+"""A lobby without a filter lists open games first (what a client looking for a game wants),
+then live ones, then finished ones; each newest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """What one client (a connection, or all connections from one address) may hold at once,
+    so that no client can take the server's games or engines from everybody else."""
+
+    games: int
+    """Games it created that are not over."""
+    waiting: int
+    """Of those, games that wait for a player."""
+    bot_seats: int
+    """Server-hosted bot seats in those games (an engine process each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +107,18 @@ class Limits:
     max_bot_seats: int = 32
     """Server-hosted bot seats (one engine process each) in games not over."""
     keep_finished: int = 200
-    """Finished games kept in memory for the lobby and late watchers."""
+    """The most recently finished games kept in memory for the lobby and late watchers (also
+    after a restart); older ones are loaded from the store when asked for by id."""
+    per_connection: Share = Share(games=8, waiting=4, bot_seats=4)
+    """What the games one connection created may hold (`quota_exceeded` beyond)."""
+    per_address: Share = Share(games=32, waiting=16, bot_seats=8)
+    """What the games created from one address may hold, whichever connection created them."""
+    max_bot_depth: int = 20
+    """Deepest search a server-hosted bot seat may ask for."""
+    max_bot_time_ms: int = 10_000
+    """Longest thinking time per move a server-hosted bot seat may ask for."""
+    waiting_expiry_ms: int = 60_000
+    """A waiting game whose creator and players are all gone is withdrawn after this long."""
     bounds: Bounds = field(default_factory=Bounds)
 
 
@@ -109,6 +148,8 @@ class BotTurn:
     """Every move from the start position, in the game's notation."""
     spec: SeatSpec
     clocks: Clocks | None
+    pace_ms: int = 0
+    """The least time from now until the bot's move is played (the game's `pace_ms`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +199,8 @@ class Core:
         self.rejected: Counter[str] = Counter()
         """Rejected messages by reason (error code, with the decode failure's cause)."""
         self.closing = False
+        self.lobby: set[int] = set()
+        """Connections subscribed to lobby changes."""
         self._finished: deque[str] = deque()
         self._bot_plies: dict[str, int] = {}
         """The ply each game's pending bot turn was issued for, so each is issued once."""
@@ -174,18 +217,23 @@ class Core:
         return out
 
     def restore(self) -> int:
-        """Load every unfinished game from the store; returns how many. Clocks restart now:
-        they did not run while the server was down. Players have a grace period to resume."""
+        """Load every unfinished game from the store, and the most recently finished ones;
+        returns how many unfinished. Clocks restart now: they did not run while the server was
+        down. Players have a grace period to resume; a waiting game nobody comes back to
+        expires."""
+        for stored in self.store.finished(self.limits.keep_finished):
+            room = self._rebuild(stored)
+            if room is not None:
+                self._retain(room)
         restored = 0
         for stored in self.store.unfinished():
-            try:
-                room = self._rebuild(stored)
-            except (GameError, ValueError, KeyError) as exc:
-                log.error("cannot restore game %s: %s", stored.game_id, exc)
+            room = self._rebuild(stored)
+            if room is None:
                 continue
             self.rooms[room.game_id] = room
             restored += 1
             log.info("restored game %s (%s, ply %d)", room.game_id, room.game_name, room.ply)
+            self._attend(room)
             self._follow_up(room)
         return restored
 
@@ -236,6 +284,7 @@ class Core:
         self.per_ip[conn.ip] -= 1
         if self.per_ip[conn.ip] <= 0:
             del self.per_ip[conn.ip]
+        self.lobby.discard(conn.id)
         for game_id in conn.rooms:
             room = self.rooms.get(game_id)
             if room is not None:
@@ -243,6 +292,10 @@ class Core:
         if self.closing:
             return  # a restart is not a player leaving: seats stay as they were
         now, grace_ms = self.now(), self.limits.grace_ms
+        for room in self.rooms.values():
+            if room.creator == conn.id:
+                room.creator = None
+                self._attend(room)
         for game_id, seat in sorted(conn.seats):
             room = self.rooms.get(game_id)
             if room is not None and room.seats[seat].holder == conn.id:
@@ -252,9 +305,11 @@ class Core:
                 except Rejected:
                     # The drop could not be stored or told; the seat is still held in memory.
                     room.release(seat, now, grace_ms)
+                self._attend(room)
 
     def next_deadline(self) -> int | None:
-        """When `tick` next has work (a flag fall, a grace period's end, a retry), if ever."""
+        """When `tick` next has work (a flag fall, a grace period's end, a waiting game's
+        expiry, a retry), if ever."""
         if self._retry_at is not None:
             return self._retry_at
         deadlines = (room.deadline() for room in self.rooms.values() if room.status != "over")
@@ -329,10 +384,17 @@ class Core:
         elif conn.role is None:
             raise Rejected(ErrorCode.HELLO_REQUIRED, "send hello first")
         elif isinstance(command, ListGames):
-            summaries = tuple(room.summary() for room in self.rooms.values())
-            self._send(conn, Ok(id=command.id, games=summaries))
+            self._list(conn, command)
         elif isinstance(command, Create):
             self._create(conn, command)
+        elif isinstance(command, Cancel):
+            room = self._room(command.game_id)
+            if room.creator != conn.id:
+                message = f"game {room.game_id} was not created on this connection"
+                raise Rejected(ErrorCode.NOT_YOUR_GAME, message)
+            before = room.checkpoint()
+            events = room.cancel(self.now())
+            self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Watch):
             self._watch(conn, command)
         elif conn.role == "spectator":
@@ -373,21 +435,37 @@ class Core:
             game = self.make_game(create.game, create.options)
         except GameError as exc:
             raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
-        live = [room for room in self.rooms.values() if room.status != "over"]
-        if len(live) >= self.limits.max_games:
-            raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
+        limits = self.limits
         for index, spec in enumerate(create.seats):
             if spec.eval is not None and spec.eval not in game.evaluations:
                 known = ", ".join(game.evaluations)
-                message = f"seat {index}: {create.game} has no evaluation {spec.eval!r} ({known})"
+                message = (
+                    f"seat {index}: {create.game} has no evaluation {quote(spec.eval)} ({known})"
+                )
                 raise Rejected(ErrorCode.BAD_OPTIONS, message)
             if spec.algorithm is not None and spec.algorithm not in ALGORITHMS:
                 known = ", ".join(ALGORITHMS)
-                message = f"seat {index}: unknown algorithm {spec.algorithm!r} ({known})"
+                message = f"seat {index}: unknown algorithm {quote(spec.algorithm)} ({known})"
                 raise Rejected(ErrorCode.BAD_OPTIONS, message)
+            if spec.kind == "bot" and (spec.depth or 0) > limits.max_bot_depth:
+                deepest = limits.max_bot_depth
+                message = f"seat {index}: this server's bots search at most {deepest} plies deep"
+                raise Rejected(ErrorCode.BAD_OPTIONS, message)
+            if (spec.time_ms or 0) > limits.max_bot_time_ms:
+                longest = limits.max_bot_time_ms
+                message = f"seat {index}: this server's bots think at most {longest} ms a move"
+                raise Rejected(ErrorCode.BAD_OPTIONS, message)
+        live = [room for room in self.rooms.values() if room.status != "over"]
         bots = sum(spec.kind == "bot" for spec in create.seats)
+        waits = bots < len(create.seats)
+        mine = [room for room in live if room.creator == conn.id]
+        self._check_share(limits.per_connection, "this connection", mine, bots, waits)
+        ours = [room for room in live if room.creator_ip == conn.ip]
+        self._check_share(limits.per_address, "this address", ours, bots, waits)
+        if len(live) >= limits.max_games:
+            raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
         running = sum(seat.is_bot for room in live for seat in room.seats)
-        if bots and running + bots > self.limits.max_bot_seats:
+        if bots and running + bots > limits.max_bot_seats:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many bot seats are busy; try again later")
         game_id = secrets.token_urlsafe(6)
         while game_id in self.rooms:
@@ -402,12 +480,50 @@ class Core:
             self.limits.bounds,
             created=self.wall(),
         )
+        room.creator, room.creator_ip = conn.id, conn.ip
+        room.pace_ms = create.pace_ms or 0
         before = room.checkpoint()
         events = room.start_if_full(self.now())
         self._persist(room, before, events)
         self.rooms[game_id] = room
         log.info("game %s created by connection %d: %s", game_id, conn.id, game.describe())
-        self._publish(room, events, reply=(conn, Ok(id=create.id, game_id=game_id)))
+        ok = Ok(id=create.id, game_id=game_id)
+        self._publish(room, events, reply=(conn, ok), listed=True)
+
+    @staticmethod
+    def _check_share(share: Share, whose: str, rooms: list[Room], bots: int, waits: bool) -> None:
+        """Refuse a new game that would take `whose` over its share (`rooms`: its games not
+        over)."""
+        held = sum(seat.is_bot for room in rooms for seat in room.seats)
+        if len(rooms) >= share.games:
+            why = f"{len(rooms)} games not over"
+        elif waits and sum(room.status == "waiting" for room in rooms) >= share.waiting:
+            why = f"{share.waiting} games waiting for players"
+        elif bots and held + bots > share.bot_seats:
+            why = f"{held} of its {share.bot_seats} server bot seats taken"
+        else:
+            return
+        message = f"{whose} already has {why}; finish or cancel one first"
+        raise Rejected(ErrorCode.QUOTA_EXCEEDED, message)
+
+    def _list(self, conn: Connection, command: ListGames) -> None:
+        """A page of the lobby, in `LOBBY_RANK` order, newest first; subscribe or not."""
+        after = _cursor_key(command.cursor) if command.cursor else None
+        if command.subscribe is not None:
+            (self.lobby.add if command.subscribe else self.lobby.discard)(conn.id)
+        status = LOBBY_STATUS[command.filter] if command.filter else None
+        keyed = (
+            (_lobby_key(room), room)
+            for room in self.rooms.values()
+            if (status is None or room.status == status)
+            and (command.player is None or any(s.name == command.player for s in room.seats))
+        )
+        later = (item for item in keyed if after is None or item[0] > after)
+        limit = command.limit or DEFAULT_PAGE
+        page = heapq.nsmallest(limit + 1, later, key=lambda item: item[0])
+        cursor = _cursor(page[limit - 1][0]) if len(page) > limit else None
+        summaries = tuple(room.summary() for _, room in page[:limit])
+        self._send(conn, Ok(id=command.id, games=summaries, cursor=cursor))
 
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
@@ -418,6 +534,7 @@ class Core:
         )
         self._persist(room, before, events)
         conn.seats.add((room.game_id, seat))
+        self._attend(room)
         log.info("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
         ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
         self._publish(room, events, reply=(conn, ok), exclude=conn.id)
@@ -434,6 +551,7 @@ class Core:
         if previous is not None and previous != conn.id:
             self._take_over(previous, room, seat)
         conn.seats.add((room.game_id, seat))
+        self._attend(room)
         log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
         self._publish(room, events, reply=(conn, Ok(id=resume.id)), exclude=conn.id)
         self._subscribe(conn, room, resume.since_v)
@@ -446,10 +564,15 @@ class Core:
     # -- helpers -------------------------------------------------------------------------------
 
     def _room(self, game_id: str) -> Room:
-        """The game, with whatever its clock or grace periods decided by now."""
+        """The game, with whatever its clock or grace periods decided by now; a finished game
+        no longer in memory comes back from the store."""
         room = self.rooms.get(game_id)
         if room is None:
-            raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {game_id!r}")
+            stored = self.store.load(game_id)
+            room = self._rebuild(stored) if stored and stored.status == "over" else None
+            if room is None:
+                raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")
+            self._retain(room)
         self._expire(room)
         return room
 
@@ -481,6 +604,15 @@ class Core:
             return
         for event in missed:
             self._send(conn, room.with_legal(event) if to_move else event)
+
+    def _attend(self, room: Room) -> None:
+        """Start or stop the expiry of a waiting game: it runs while neither the creator nor
+        any player is connected."""
+        attended = room.creator is not None or any(s.holder is not None for s in room.seats)
+        if attended or room.status != "waiting":
+            room.expires_at = None
+        elif room.expires_at is None:
+            room.expires_at = self.now() + self.limits.waiting_expiry_ms
 
     def _holds_turn(self, conn: Connection, room: Room) -> bool:
         return (room.game_id, room.to_move) in conn.seats
@@ -528,8 +660,10 @@ class Core:
         *,
         reply: tuple[Connection, Reply] | None = None,
         exclude: int | None = None,
+        listed: bool = False,
     ) -> None:
-        """Reply, then broadcast, then start whatever comes next."""
+        """Reply, then broadcast, then tell lobby subscribers if the game's line changed (it is
+        `listed` anew, or a seat or its status changed), then start whatever comes next."""
         if reply is not None:
             self._send(*reply)
         recipients = [conn for conn in room.watchers if conn != exclude]
@@ -543,6 +677,8 @@ class Core:
                     self._out.append(Send(others, event))
             elif recipients:
                 self._out.append(Send(tuple(recipients), event))
+        if self.lobby and (listed or any(isinstance(e, SeatEvent | Over) for e in events)):
+            self._out.append(Send(tuple(self.lobby), Lobby(game=room.summary())))
         self._follow_up(room)
 
     def _follow_up(self, room: Room) -> None:
@@ -554,9 +690,7 @@ class Core:
             self._bot_plies.pop(room.game_id, None)
             if any(seat.is_bot for seat in room.seats):
                 self._out.append(BotsDone(room.game_id))
-            self._finished.append(room.game_id)
-            while len(self._finished) > self.limits.keep_finished:
-                self._forget(self._finished.popleft())
+            self._retain(room)
         elif room.bot_to_move() and self._bot_plies.get(room.game_id) != room.ply:
             self._bot_plies[room.game_id] = room.ply
             seat = room.to_move
@@ -570,8 +704,16 @@ class Core:
                     moves=tuple(room.history),
                     spec=room.seats[seat].spec,
                     clocks=room.clocks(self.now()),
+                    pace_ms=room.pace_ms,
                 )
             )
+
+    def _retain(self, room: Room) -> None:
+        """Keep a finished game in memory, as one of the `keep_finished` most recent."""
+        self.rooms[room.game_id] = room
+        self._finished.append(room.game_id)
+        while len(self._finished) > self.limits.keep_finished:
+            self._forget(self._finished.popleft())
 
     def _forget(self, game_id: str) -> None:
         room = self.rooms.pop(game_id, None)
@@ -583,9 +725,17 @@ class Core:
                 conn.rooms.discard(game_id)
                 conn.seats -= {(game_id, 0), (game_id, 1)}
 
-    def _rebuild(self, stored: StoredGame) -> Room:
+    def _rebuild(self, stored: StoredGame) -> Room | None:
+        """The room of a stored game, or None (logged) if it cannot be rebuilt."""
+        try:
+            return self._rebuilt(stored)
+        except (GameError, ValueError, KeyError) as exc:
+            log.error("cannot restore game %s: %s", stored.game_id, exc)
+            return None
+
+    def _rebuilt(self, stored: StoredGame) -> Room:
         now = self.now()
-        if stored.status not in ("waiting", "playing"):
+        if stored.status not in ("waiting", "playing", "over"):
             raise ValueError(f"unexpected status {stored.status!r}")
         room = Room(
             stored.game_id,
@@ -597,13 +747,20 @@ class Core:
             self.limits.bounds,
             created=stored.created,
         )
+        over = stored.status == "over"
         for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
             seat.name, seat.token_hash = name, token_hash
-            if token_hash is not None:
+            if token_hash is not None and not over:
                 seat.grace_until = now + self.limits.grace_ms
         room.replay(stored.movers, stored.moves)
         room.restore_events(stored.events)
-        room.status = "playing" if stored.status == "playing" else "waiting"
+        if over:
+            last = room.events[-1] if room.events else None
+            if not isinstance(last, Over):
+                raise ValueError("a finished game without its over event")
+            room.status, room.result = "over", last.result
+        else:
+            room.status = "playing" if stored.status == "playing" else "waiting"
         if room.clock is not None and stored.clocks is not None:
             room.clock.remaining = list(stored.clocks)
         room.resume_clock(now)
@@ -621,6 +778,8 @@ class Core:
         reason: str | None = None,
     ) -> None:
         self.rejected[reason or code] += 1
+        # Whatever went into it, an error message is short and printable on anyone's terminal.
+        message = escape(message, MAX_ERROR_MESSAGE)
         log.debug("connection %d: %s (%s)", conn.id, code, message)
         self._send(conn, Error(id=id, code=code, message=message))
 
@@ -632,3 +791,24 @@ class Core:
     def _close(self, conn: Connection, code: int, reason: str) -> None:
         conn.closing = True
         self._out.append(Close(conn.id, code, reason))
+
+
+def _lobby_key(room: Room) -> tuple[int, int, str]:
+    """Where a game stands in the lobby: by `LOBBY_RANK`, then newest first."""
+    return LOBBY_RANK[room.status], -room.created, room.game_id
+
+
+def _cursor(key: tuple[int, int, str]) -> str:
+    return f"{key[0]}:{key[1]}:{key[2]}"
+
+
+def _cursor_key(cursor: str) -> tuple[int, int, str]:
+    """The lobby key a `cursor` of ours stands for; anything else is a bad message."""
+    rank, _, rest = cursor.partition(":")
+    created, _, game_id = rest.partition(":")
+    try:
+        return int(rank), int(created), game_id
+    except ValueError:
+        raise Rejected(
+            ErrorCode.BAD_MESSAGE, f"games: {quote(cursor)} is not a cursor of this server"
+        ) from None

@@ -32,6 +32,7 @@ from ubao.protocol import (
     SeatSpec,
     Snapshot,
     Status,
+    quote,
 )
 from ubao.server.clock import GameClock
 
@@ -156,6 +157,16 @@ class Room:
         self.clock = GameClock.new(clock.initial_ms, clock.increment_ms) if clock else None
         self.watchers: set[int] = set()
         """Connections that receive this game's events (players and spectators)."""
+        self.pace_ms = 0
+        """The least time between two moves of server-hosted bots (not kept across restarts)."""
+        self.creator: int | None = None
+        """The connection that created the game, while it is open: it may `cancel` it."""
+        self.creator_ip: str | None = None
+        """The address it was created from, counted against that address's share (not kept
+        across restarts)."""
+        self.expires_at: int | None = None
+        """While the game waits and neither its creator nor a player is connected: when it is
+        withdrawn (`expired`)."""
         self._legal: tuple[str, ...] | None = None
 
     # -- queries -------------------------------------------------------------------------------
@@ -189,8 +200,11 @@ class Room:
         return self.clock.wire(now) if self.clock else None
 
     def deadline(self) -> int | None:
-        """The next moment `expire` has something to do: a flag fall or a grace period's end."""
+        """The next moment `expire` has something to do: a flag fall, a grace period's end, or
+        the end of a waiting game nobody attends."""
         times = [seat.grace_until for seat in self.seats if seat.grace_until is not None]
+        if self.status == "waiting" and self.expires_at is not None:
+            times.append(self.expires_at)
         if self.status == "playing" and self.clock is not None:
             flag = self.clock.deadline()
             if flag is not None:
@@ -326,7 +340,9 @@ class Room:
             move = self.game.parse_move(before, text)
             after = self.game.play(before, move)
         except GameError as exc:
-            raise Rejected(ErrorCode.ILLEGAL_MOVE, f"{text!r} cannot be played: {exc}") from None
+            raise Rejected(
+                ErrorCode.ILLEGAL_MOVE, f"{quote(text)} cannot be played: {exc}"
+            ) from None
         notation = self.game.format_move(before, move)
         self.position, self._legal = after, None
         self.history.append(notation)
@@ -363,6 +379,15 @@ class Room:
             return [self._finish(Result(None, "aborted", None), now)]
         return [self._finish(Result(1 - seat, "resign", None), now)]
 
+    def cancel(self, now: int) -> list[Event]:
+        """The creator withdraws a game that has not started."""
+        if self.status == "over":
+            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        if self.status == "playing":
+            message = f"game {self.game_id} has started; only a waiting game can be cancelled"
+            raise Rejected(ErrorCode.ALREADY_STARTED, message)
+        return [self._finish(Result(None, "cancelled", None), now)]
+
     def forfeit(self, seat: int, reason: str, now: int) -> list[Event]:
         """End the game against `seat` for a reason of the server's (a bot engine that failed)."""
         if self.status == "over":
@@ -370,7 +395,8 @@ class Room:
         return [self._finish(Result(1 - seat, reason, None), now)]
 
     def expire(self, now: int) -> list[Event]:
-        """Whatever time has decided by `now`: a flag fall, a seat no longer held."""
+        """Whatever time has decided by `now`: a flag fall, a seat no longer held, a waiting
+        game nobody attends."""
         events: list[Event] = []
         if self.status == "playing" and self.clock is not None:
             flagged = self.clock.flagged(now)
@@ -390,6 +416,8 @@ class Room:
             elif self.status == "waiting":
                 seat.name = seat.token_hash = None
                 events.append(self._append_seat_event(index, now))
+        if self.status == "waiting" and self.expires_at is not None and self.expires_at <= now:
+            events.append(self._finish(Result(None, "expired", None), now))
         return events
 
     def pause(self, now: int) -> None:

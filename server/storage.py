@@ -17,7 +17,7 @@ class StoreError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class StoredGame:
-    """An unfinished game as the store holds it, for the core to rebuild a Room from."""
+    """A game as the store holds it, for the core to rebuild a Room from."""
 
     game_id: str
     game: str
@@ -41,3 +41,10 @@ class GameStore(Protocol):
 
     def unfinished(self) -> list[StoredGame]:
         """Every game not over, to rebuild after a restart."""
+
+    def finished(self, limit: int) -> list[StoredGame]:
+        """The `limit` most recently finished games, the most recent last: the history the
+        lobby shows after a restart."""
+
+    def load(self, game_id: str) -> StoredGame | None:
+        """One game, whatever its status, or None: finished games no longer in memory."""

@@ -1,8 +1,12 @@
 """Persistence in SQLite: games, seats, every move, every event, results.
 
-`save` writes everything a change produced in one transaction, and the core calls it before it
-sends anything, so an accepted move is durable before it is broadcast. On start the server
-reloads the unfinished games from here and replays their moves through the rules.
+`save` writes everything a change produced, all or nothing (a savepoint), into the open batch;
+`commit` makes the whole batch durable with one fsync (group commit). The asyncio layer holds
+back everything the core sends until the commit that covers it, so an accepted move is still
+durable before anyone hears of it, and one commit serves every change made meanwhile. On start
+the server reloads the unfinished games from here and replays their moves through the rules.
+
+The files are the user's alone: the folder is made 0700 and the database files 0600.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (game_id, v)
 );
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
+CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
 """
 
 _MIGRATE_FROM_1 = """
@@ -79,6 +84,10 @@ UPDATE games
    SET created_ms = CAST(ROUND((julianday(created_at) - 2440587.5) * 86400000) AS INTEGER);
 """
 """Schema 1 kept the creation time only as SQLite's text timestamp, which the server did not set."""
+
+
+_COLUMNS = "game_id, game, options, clock, status, created_ms, clocks"
+"""What `_load` takes, in its order."""
 
 
 def default_path() -> Path:
@@ -91,14 +100,27 @@ def _json(value: object) -> str | None:
     return None if value is None else json.dumps(to_wire(value), separators=(",", ":"))
 
 
+def _private(path: Path) -> None:
+    """Make the database file the user's alone (0600), in a folder of their own (0700) if it
+    has to be created: it holds who played whom and the seat tokens' hashes. SQLite gives its
+    -wal and -shm files the database file's mode."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    os.chmod(path, 0o600)  # also a file that an older server made world-readable
+
+
 class Store:
     """The server's database (a `GameStore`); `path` ":memory:" keeps it for the process only."""
 
     def __init__(self, path: str | Path) -> None:
         if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            _private(Path(path))
         self.path = str(path)
         self.db = sqlite3.connect(self.path, isolation_level=None)
+        self._batch: list[tuple[Room, Sequence[Event], int]] = []
+        """The saves since the last commit, to write again if the commit fails."""
+        self._lost = False
+        """The last commit failed and was rolled back: the next writes the whole batch again."""
         self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = FULL")
         self.db.execute("PRAGMA foreign_keys = ON")
@@ -113,81 +135,125 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    @property
+    def pending(self) -> bool:
+        """Whether saves wait for a commit."""
+        return bool(self._batch)
+
     def save(self, room: Room, events: Sequence[Event], now: int) -> None:
-        """Write the room's state and the events (with their moves) in one transaction: all of
-        it, or, raising StoreError, none of it."""
+        """Write the room's state and the events (with their moves) into the open batch: all of
+        it, or, raising StoreError, none of it. Durable at the next `commit`."""
+        db = self.db
         try:
-            self._save(room, events, now)
+            if not db.in_transaction:
+                db.execute("BEGIN IMMEDIATE")
+            db.execute("SAVEPOINT save")
+            try:
+                self._write(room, events, now)
+            except BaseException:
+                db.execute("ROLLBACK TO save")
+                raise
+            finally:
+                db.execute("RELEASE save")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot save game {room.game_id}: {exc}") from exc
+        self._batch.append((room, events, now))
 
-    def _save(self, room: Room, events: Sequence[Event], now: int) -> None:
+    def commit(self) -> None:
+        """Make every save since the last commit durable, with one fsync; StoreError if the
+        disk refused it. The batch is kept then, and the next commit writes it all again."""
+        db = self.db
+        try:
+            if self._lost:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")  # only what came after the failed commit
+                db.execute("BEGIN IMMEDIATE")
+                for saved in self._batch:
+                    self._write(*saved)
+            if db.in_transaction:
+                db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            self._lost = True
+            raise StoreError(f"cannot commit {len(self._batch)} change(s): {exc}") from exc
+        self._lost = False
+        self._batch.clear()
+
+    def _write(self, room: Room, events: Sequence[Event], now: int) -> None:
         left = (room.clock.left(0, now), room.clock.left(1, now)) if room.clock else None
         clocks = _json([max(0, t) for t in left]) if left else None
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute(
-                """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
-                                      created_ms)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
-                       result = excluded.result, v = excluded.v, ply = excluded.ply,
-                       clocks = excluded.clocks,
-                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
-                (
-                    room.game_id,
-                    room.game_name,
-                    _json(room.options),
-                    _json(room.clock_spec),
-                    room.status,
-                    _json(room.result),
-                    room.v,
-                    room.ply,
-                    clocks,
-                    room.created,
-                ),
-            )
-            db.executemany(
-                """INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES (?, ?, ?, ?, ?)
-                   ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
-                       token_hash = excluded.token_hash""",
-                [
-                    (room.game_id, index, _json(seat.spec), seat.name, seat.token_hash)
-                    for index, seat in enumerate(room.seats)
-                ],
-            )
-            for event in events:
-                if isinstance(event, Moved):
-                    db.execute(
-                        "INSERT INTO moves (game_id, ply, seat, move, clocks, info)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (
-                            room.game_id,
-                            event.ply,
-                            event.seat,
-                            event.move,
-                            _json(event.clocks.remaining_ms) if event.clocks else None,
-                            _json(event.info),
-                        ),
-                    )
+        db.execute(
+            """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
+                                  created_ms)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
+                   result = excluded.result, v = excluded.v, ply = excluded.ply,
+                   clocks = excluded.clocks,
+                   updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
+            (
+                room.game_id,
+                room.game_name,
+                _json(room.options),
+                _json(room.clock_spec),
+                room.status,
+                _json(room.result),
+                room.v,
+                room.ply,
+                clocks,
+                room.created,
+            ),
+        )
+        db.executemany(
+            """INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
+                   token_hash = excluded.token_hash""",
+            [
+                (room.game_id, index, _json(seat.spec), seat.name, seat.token_hash)
+                for index, seat in enumerate(room.seats)
+            ],
+        )
+        for event in events:
+            if isinstance(event, Moved):
                 db.execute(
-                    "INSERT INTO events (game_id, v, type, body) VALUES (?, ?, ?, ?)",
-                    (room.game_id, event.v, event.type, encode(event)),
+                    "INSERT INTO moves (game_id, ply, seat, move, clocks, info)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        room.game_id,
+                        event.ply,
+                        event.seat,
+                        event.move,
+                        _json(event.clocks.remaining_ms) if event.clocks else None,
+                        _json(event.info),
+                    ),
                 )
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+            db.execute(
+                "INSERT INTO events (game_id, v, type, body) VALUES (?, ?, ?, ?)",
+                (room.game_id, event.v, event.type, encode(event)),
+            )
 
     def unfinished(self) -> list[StoredGame]:
         """Every game not over, oldest first, with its seats, moves and events."""
         rows = self.db.execute(
-            "SELECT game_id, game, options, clock, status, created_ms, clocks FROM games"
-            " WHERE status != 'over' ORDER BY created_ms, game_id"
+            f"SELECT {_COLUMNS} FROM games WHERE status != 'over' ORDER BY created_ms, game_id"
         ).fetchall()
         return [self._load(*row) for row in rows]
+
+    def finished(self, limit: int) -> list[StoredGame]:
+        """The `limit` most recently finished games, the most recent last."""
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM games WHERE status = 'over'"
+            " ORDER BY updated_at DESC, game_id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [self._load(*row) for row in reversed(rows)]
+
+    def load(self, game_id: str) -> StoredGame | None:
+        """One game, whatever its status, or None if there is no such game."""
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        found = row.fetchone()
+        return None if found is None else self._load(*found)
 
     def _load(
         self,

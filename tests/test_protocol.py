@@ -16,6 +16,7 @@ from ubao.protocol import (
     COMMAND_TYPES,
     SERVER_MESSAGE_TYPES,
     BotInfo,
+    Cancel,
     Clocks,
     ClockSpec,
     Create,
@@ -25,6 +26,7 @@ from ubao.protocol import (
     Hello,
     Join,
     ListGames,
+    Lobby,
     Message,
     Move,
     Moved,
@@ -53,9 +55,11 @@ ids = st.integers(0, 2**63 - 1)
 int64 = st.integers(-(2**63), 2**63 - 1)
 counts = st.integers(0, 2**40)
 seats = st.sampled_from([0, 1])
-texts = st.text(min_size=1, max_size=20)
-moves = st.text(min_size=1, max_size=8)
-names = st.text(min_size=1, max_size=64)
+printable = st.characters(blacklist_categories=("C", "Zl", "Zp", "Zs")) | st.just(" ")
+"""What `str.isprintable` accepts: the only text the protocol carries."""
+texts = st.text(printable, min_size=1, max_size=20)
+moves = st.text(printable, min_size=1, max_size=8)
+names = st.text(printable, min_size=1, max_size=64)
 statuses = st.sampled_from(["waiting", "playing", "over"])
 game_names = st.from_regex(r"[a-z0-9_]{1,32}", fullmatch=True)
 plain = st.recursive(
@@ -63,7 +67,7 @@ plain = st.recursive(
     | st.booleans()
     | int64
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10),
+    | st.text(printable, max_size=10),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
     max_leaves=8,
 )
@@ -112,7 +116,16 @@ summaries = st.builds(
 
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Hello: st.builds(Hello, ids, st.integers(0, 2**31), names, st.sampled_from(["human", "bot"])),
-    ListGames: st.builds(ListGames, ids),
+    ListGames: st.builds(
+        ListGames,
+        ids,
+        maybe(st.sampled_from(["open", "live", "finished"])),
+        maybe(names),
+        maybe(st.integers(1, 100)),
+        maybe(texts),
+        maybe(st.booleans()),
+    ),
+    Cancel: st.builds(Cancel, ids, texts),
     Create: st.builds(
         Create,
         ids,
@@ -138,8 +151,9 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(texts),
         maybe(int64),
         maybe(int64),
+        maybe(texts),
     ),
-    Error: st.builds(Error, maybe(ids), texts, st.text(max_size=50)),
+    Error: st.builds(Error, maybe(ids), texts, st.text(printable, max_size=50)),
     Snapshot: st.builds(
         Snapshot,
         texts,
@@ -184,6 +198,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(move_lists),
         maybe(clocks),
     ),
+    Lobby: st.builds(Lobby, summaries),
 }
 any_message = st.one_of(*MESSAGES.values())
 

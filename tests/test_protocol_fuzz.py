@@ -28,6 +28,8 @@ KNOWN_TYPES = [
     "moved",
     "over",
     "seat",
+    "cancel",
+    "lobby",
 ]
 FIELD_NAMES = [
     "id",
@@ -55,6 +57,11 @@ FIELD_NAMES = [
     "wants_bot",
     "info",
     "created",
+    "filter",
+    "player",
+    "limit",
+    "cursor",
+    "subscribe",
 ]
 
 scalars = (

@@ -591,12 +591,16 @@ def test_a_new_core_on_the_same_store_resumes_games_exactly_with_frozen_clocks()
     assert later.core.rooms[game_id].result is not None
 
 
-def test_finished_games_are_not_restored() -> None:
+def test_finished_games_come_back_as_history_not_as_games_to_play() -> None:
     store = Store(":memory:")
     h = Harness(store=store)
     game_id, south, s_token, *_ = started_game(h)
     south.send(Resign(id=1, game_id=game_id, token=s_token))
-    assert Core(store, Limits()).restore() == 0
+    later = Core(store, Limits())
+    assert later.restore() == 0
+    room = later.rooms[game_id]
+    assert room.status == "over" and room.result == h.core.rooms[game_id].result
+    assert later.next_deadline() is None and later.outputs() == []
 
 
 def test_events_published_are_exactly_those_stored() -> None:

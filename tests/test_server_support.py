@@ -22,6 +22,7 @@ from ubao.protocol import (
     Event,
     Hello,
     Join,
+    Lobby,
     Ok,
     Role,
     SeatSpec,
@@ -150,7 +151,7 @@ class Peer:
         return ok.seat, ok.token, got[1:]
 
     def events(self) -> list[Event]:
-        return [m for m in self.inbox if not isinstance(m, Ok | Error)]
+        return [m for m in self.inbox if not isinstance(m, Ok | Error | Lobby)]
 
 
 class Harness:
@@ -244,7 +245,7 @@ class Client:
             message = await self.recv()
             if isinstance(message, Ok | Error) and message.id == command.id:
                 return message
-            assert not isinstance(message, Ok | Error), message
+            assert not isinstance(message, Ok | Error | Lobby), message
             self.events.append(message)
 
     async def ok(self, command: Command) -> Ok:
@@ -262,7 +263,7 @@ class Client:
         if self.events:
             return self.events.pop(0)
         message = await self.recv()
-        assert not isinstance(message, Ok | Error), message
+        assert not isinstance(message, Ok | Error | Lobby), message
         return message
 
     async def event_of(self, kind: type[Any]) -> Any:
