@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +31,14 @@ from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
 from ubao.protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
+from ubao.protocol.messages import MAX_PACE_MS
 
 if TYPE_CHECKING:
     from ubao.client.live import LiveGame
+
+
+PACE_SECONDS = 1.0
+"""`watch --new`: the default least time between two bot moves, about what a viewer follows."""
 
 
 class UsageError(Exception):
@@ -63,15 +69,18 @@ def parse_options(text: str) -> dict[str, Any]:
     return options
 
 
-def creation(args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec]) -> Create:
-    """The `create` command for `--new GAME`, with the options checked by the local rules."""
+def creation(
+    args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec], pace_ms: int | None = None
+) -> Create:
+    """The `create` command for `--new GAME`, with the options checked by the local rules;
+    `pace_ms` is the least time between two moves of server bots."""
     options = parse_options(args.options)
     try:
         make_game(args.new, options)
     except GameError as error:
         raise UsageError(str(error)) from None
     clock = parse_clock(args.clock) if args.clock else None
-    return Create(id=0, game=args.new, options=options, seats=seats, clock=clock)
+    return Create(id=0, game=args.new, options=options, seats=seats, clock=clock, pace_ms=pace_ms)
 
 
 def opponent_seats(args: argparse.Namespace) -> tuple[SeatSpec, SeatSpec]:
@@ -96,16 +105,20 @@ async def command_play(args: argparse.Namespace) -> int:
 
 async def command_watch(args: argparse.Namespace) -> int:
     if args.new:
-        if len(args.seats or []) != 2:
-            raise UsageError(
-                "watch --new needs two bots, South's first: each --bot DEPTH (a server bot) "
-                "or --vs-external-bot [DEPTH] (a bot client, e.g. ubao bot --serve)"
-            )
-        create = creation(args, (args.seats[0], args.seats[1]))
-        return await show_live(args, create=create, watch=True)
+        return await show_live(args, create=watch_creation(args), watch=True)
     if args.game_id:
         return await show_live(args, game_id=args.game_id, watch=True)
     raise UsageError("give a GAME_ID to watch, or --new GAME --bot DEPTH --bot DEPTH")
+
+
+def watch_creation(args: argparse.Namespace) -> Create:
+    """`watch --new`: a game of two bots, at a pace a viewer can follow."""
+    if len(args.seats or []) != 2:
+        raise UsageError(
+            "watch --new needs two bots, South's first: each --bot DEPTH (a server bot) "
+            "or --vs-external-bot [DEPTH] (a bot client, e.g. ubao bot --serve)"
+        )
+    return creation(args, (args.seats[0], args.seats[1]), round(args.pace * 1000))
 
 
 async def show_live(
@@ -121,6 +134,7 @@ async def show_live(
     terminal library."""
     from ubao.client.live import LiveGame
 
+    needs_terminal()
     live = LiveGame(
         args.server,
         args.name,
@@ -134,10 +148,21 @@ async def show_live(
     return report_end(live)
 
 
+def needs_terminal() -> None:
+    """The screens read keys from a terminal and draw on one: say so rather than fail later."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "needs a terminal (standard input and output); "
+            "to play from a script, use ubao bot or the protocol (docs/protocol.md)"
+        )
+
+
 def report_end(live: LiveGame) -> int:
-    """After the screen closed: the game's id (to come back) or why the session failed."""
-    if live.error and not live.state.started:
-        print(f"ubao: {live.error}", file=sys.stderr)
+    """After the screen closed: the game's id (to come back), or why no game was ever shown
+    (the server could not be reached or refused; or the user left while still trying)."""
+    if not live.state.started:
+        reason = live.error or f"left before the game was reached ({live.app.connection})"
+        print(f"ubao: {reason}", file=sys.stderr)
         return 1
     if live.game_id and not live.state.over and not live.watch:
         print(f"left game {live.game_id}; return with: ubao play --join {live.game_id}")
@@ -193,15 +218,10 @@ async def command_bot(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
         bot = BotGame(args.server, args.name, settings, create=create, seat=args.seat or 0)
-    result = await bot.run()
+    await bot.run()  # it logs every move and how the game ended
     if bot.error:
         print(f"ubao bot: {bot.error}", file=sys.stderr)
         return 1
-    if result is not None:
-        print(
-            f"game {bot.game_id} over: winner {result.winner}, {result.reason}, "
-            f"score {result.score}"
-        )
     return 0
 
 
@@ -223,8 +243,11 @@ async def command_replay(args: argparse.Namespace) -> int:
         replay = replay_of(record)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.file} is not a game record: it is not UTF-8 text") from None
     except (RecordError, GameError) as error:
         raise UsageError(f"{args.file}: {error}") from None
+    needs_terminal()
     await ReplayApp(record, replay).run()
     return 0
 
@@ -307,6 +330,13 @@ def _external_bot(text: str) -> SeatSpec:
     return SeatSpec.external_bot(_positive(text))
 
 
+def _pace(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= MAX_PACE_MS / 1000:
+        raise argparse.ArgumentTypeError(f"{text}: give 0 to {MAX_PACE_MS // 1000} seconds")
+    return value
+
+
 def _seat(text: str) -> int:
     if text not in ("0", "1"):
         raise argparse.ArgumentTypeError("a seat is 0 (South/Black, moves first) or 1")
@@ -320,11 +350,23 @@ def _default_name() -> str:
         return "player"
 
 
+def catalogue() -> str:
+    """What `--help` lists besides the options: the games of the registry with their
+    evaluations, and the search algorithms."""
+    lines = ["games (--new GAME) and their evaluations (--eval E, the first by default):"]
+    lines += [f"  {name}: {', '.join(make_game(name).evaluations)}" for name in GAMES]
+    lines.append(f"search algorithms (--algorithm A): {', '.join(ALGORITHMS)}")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ubao",
         description="Play and watch Bao, the mancala family and Othello on a ubao server.",
+        epilog=catalogue(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"ubao {metadata.version('ubao')}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     games = commands.add_parser("games", help="list the server's games")
@@ -376,6 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
         **_external_bot_options(),
     )
     _add_new_game(watch, bots=False)
+    watch.add_argument(
+        "--pace",
+        type=_pace,
+        default=PACE_SECONDS,
+        metavar="SECONDS",
+        help="with --new: the least time between two moves of server bots, so that the game "
+        f"can be followed (default {PACE_SECONDS:g}; 0: as fast as they play)",
+    )
     _add_speed(watch)
     watch.set_defaults(handler=command_watch)
 
@@ -384,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="play with the local engine as a bot client",
         description="A bot that plays over the network with the local engine. --serve waits "
         "in the lobby and joins the seats that ask for a bot client (--vs-external-bot).",
+        epilog=catalogue(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_connection(bot)
     bot.add_argument(
@@ -434,6 +486,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        status = run(argv)
+    except KeyboardInterrupt:
+        status = 130
+    except BrokenPipeError:
+        # The reader went away (`ubao games | head -1`): nothing more to say, and nowhere to
+        # say it; point stdout at nothing so that the exit's flush does not complain.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 1
+    raise SystemExit(status)
+
+
+def run(argv: Sequence[str] | None) -> int:
+    """The command's exit status; what went wrong is said on standard error, as one line."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.command == "bot" else logging.WARNING,
@@ -441,25 +507,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         datefmt="%H:%M:%S",
     )
     try:
-        status = asyncio.run(args.handler(args))
+        status: int = asyncio.run(args.handler(args))
     except UsageError as error:
         print(f"ubao {args.command}: {error}", file=sys.stderr)
-        status = 2
+        return 2
     except ServerError as error:
         print(f"ubao {args.command}: the server refused: {error}", file=sys.stderr)
-        status = 1
+        return 1
     except SessionClosed as error:
         print(f"ubao {args.command}: {error}", file=sys.stderr)
-        status = 1
+        return 1
+    except BrokenPipeError:
+        raise
     except (OSError, InvalidHandshake, InvalidURI) as error:
         print(
             f"ubao {args.command}: cannot reach {getattr(args, 'server', '')}: {error}",
             file=sys.stderr,
         )
-        status = 1
-    except KeyboardInterrupt:
-        status = 130
-    raise SystemExit(status)
+        return 1
+    return status
 
 
 if __name__ == "__main__":

@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import textwrap
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, Protocol
 
-from prompt_toolkit.application import Application, create_app_session
+from prompt_toolkit.application import Application, create_app_session, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Container,
+    DynamicContainer,
     Float,
     FloatContainer,
     FormattedTextControl,
@@ -36,12 +39,12 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
-from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
+from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame as FrameWidget
 
-from ubao.client.board import STEP_SECONDS, BoardView, Frame, Marks, sowing_frames, step_cursor
+from ubao.client.board import STEP_SECONDS, Animation, BoardView, Marks, sowing_frames, step_cursor
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
 from ubao.client.lag import format_lag
@@ -49,20 +52,86 @@ from ubao.client.render import STYLE, render_board
 from ubao.client.state import Applied, GameState, describe_result
 from ubao.engine.game import Game
 from ubao.engine.games import GAMES
-from ubao.protocol import BotInfo, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
+from ubao.protocol import BotInfo, ClockSpec, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
 
 MIN_STEP, MAX_STEP = 0.02, 2.0
+END_WIDTH = 50
+"""The game-over box, in columns."""
+HELP_WIDTH = 76
+"""The help screen at most, in columns."""
+
+MARKS = (
+    "Marks: green (and ' without colours) a hole a legal move starts from; underlined the "
+    "start of the last move; [ ] the keyboard cursor; > < the hole being sown and yellow the "
+    "holes sown so far in the sowing animation."
+)
+PLAYER_KEYS = (
+    "Enter: play the move typed, or the hole under the cursor",
+    "Tab: the legal moves (or the answers to a question); Esc closes the list",
+    "arrows: walk the holes that start a legal move (the first arrow shows the cursor)",
+    "Esc: end the move being animated; cancel a question",
+    "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
+    "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
+    "after the end: left/right look back at the moves, q leaves",
+)
+SPECTATOR_KEYS = (
+    "left/right: step back and forth through the moves; Home: the start; End: back to live",
+    "Esc: end the move being animated; ^F/^B: animation faster/slower",
+    "q or ^Q: leave",
+)
 
 
-def board_beside(board: Callable[[], StyleAndTextTuples], panel: HSplit) -> VSplit:
-    """The board on the left, a rule, and the side panel: the layout every screen shares."""
-    return VSplit(
+def wrap(text: str, width: int) -> str:
+    """`text` broken between words to lines of at most `width` columns."""
+    return "\n".join(textwrap.wrap(text, max(width, 10)))
+
+
+PANEL_MIN_WIDTH = 30
+"""The side panel goes beside the board only if it gets at least this many columns."""
+
+
+def text_width(text: StyleAndTextTuples) -> int:
+    """The widest line of `text`, in columns."""
+    return max(map(get_cwidth, fragment_list_to_text(text).split("\n")), default=0)
+
+
+def rule() -> Window:
+    """A vertical rule between two parts of the screen."""
+    return Window(width=1, char="|", style="class:label")
+
+
+def text_height(text: StyleAndTextTuples) -> int:
+    """How many lines `text` takes."""
+    return len(fragment_list_to_text(text).rstrip("\n").split("\n"))
+
+
+def board_and_panel(
+    board: Callable[[], StyleAndTextTuples], beside: Container, below: Container
+) -> DynamicContainer:
+    """The board first, whole: the side panel goes to its right when the terminal is wide
+    enough (`beside`, a column), else under it (`below`, its parts side by side), where it
+    gets what height is left or folds away."""
+    wide = VSplit(
         [
-            Window(FormattedTextControl(board)),
-            Window(width=1, char="|", style="class:label"),
-            panel,
+            Window(FormattedTextControl(board), width=lambda: Dimension(min=text_width(board()))),
+            rule(),
+            beside,
         ]
     )
+    narrow = HSplit(
+        [
+            Window(
+                FormattedTextControl(board), height=lambda: Dimension.exact(text_height(board()))
+            ),
+            below,
+        ]
+    )
+
+    def pick() -> Container:
+        columns = get_app().output.get_size().columns
+        return wide if columns >= text_width(board()) + 1 + PANEL_MIN_WIDTH else narrow
+
+    return DynamicContainer(pick)
 
 
 class Actions(Protocol):
@@ -81,13 +150,24 @@ def format_clock(ms: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def format_info(info: BotInfo) -> str:
-    """An engine report as chess GUIs show it: the numbers, then the principal variation."""
-    score = f"mate {info.mate:+d}" if info.mate is not None else f"{info.score:+d}"
+def format_info(info: BotInfo, side: str) -> str:
+    """A bot's report on the search behind its move, with the score said from its side: a
+    number of points, or a forced win or loss in so many plies."""
+    if info.mate is None:
+        score = f"{info.score:+d} for {side}"
+    else:
+        score = f"{side} {'wins' if info.mate > 0 else 'loses'} in {abs(info.mate)} plies"
     return (
-        f"depth {info.depth}  score {score}  nodes {info.nodes}  {info.time_ms} ms\n"
-        f"  pv {' '.join(info.pv)}"
+        f"{side}: depth {info.depth}, {score}\n"
+        f"  {info.nodes} nodes, {info.time_ms} ms, pv {' '.join(info.pv)}"
     )
+
+
+def format_control(clock: ClockSpec) -> str:
+    """A time control as players say it: minutes (or seconds) and the increment, 5+3."""
+    initial = clock.initial_ms / 1000
+    minutes = f"{initial / 60:g}" if initial >= 60 else f"{initial:g}s"
+    return f"{minutes}+{clock.increment_ms / 1000:g}"
 
 
 def describe_seat(seat: SeatInfo) -> str:
@@ -118,7 +198,8 @@ def move_list(
 
 
 class _MoveCompleter(Completer):
-    """Completes the moves (or answers) the screen would accept right now."""
+    """Completes the moves (or answers) the screen would accept right now: while typing, or on
+    Tab; an empty line offers nothing by itself (else a line just sent would reopen them)."""
 
     def __init__(self, choices: Callable[[], Iterable[str]]) -> None:
         self.choices = choices
@@ -127,6 +208,8 @@ class _MoveCompleter(Completer):
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterable[Completion]:
         word = document.text_before_cursor.strip().lower()
+        if not word and not complete_event.completion_requested:
+            return
         for choice in self.choices():
             if choice.lower().startswith(word):
                 yield Completion(choice, start_position=-len(document.text_before_cursor))
@@ -159,13 +242,21 @@ class GameApp:
         self.connection = "connecting"
         self.question: Ask | None = None
         self.confirming_resign = False
-        self.showing_rules = False
-        """F1 shows the registry's summary of the game's rules over the screen."""
+        self.showing_help = False
+        """F1 or ? shows the game's rules in short, its notation, the marks and the keys."""
         self.sending = False
         """A move is on its way: entry waits for the answer rather than send a second one."""
         self.cursor: str | None = None
-        self.frames: list[Frame] = []
-        self.frame = 0
+        """The hole the arrow keys are on, remembered from turn to turn."""
+        self.cursor_shown = False
+        """The cursor shows (and Enter plays its hole) only after an arrow key in this turn,
+        so that a stray Enter on a fresh turn plays nothing."""
+        self._turn_ply = -1
+        """The ply whose turn the cursor belongs to."""
+        self.browsing: int | None = None
+        """The ply looked back at (left/right, like lichess), None while following the game."""
+        self.animation = Animation()
+        """The moves being shown hole by hole, in order."""
         self._animation: asyncio.Task[None] | None = None
         self._quitting = False
         self.buffer = Buffer(
@@ -202,13 +293,14 @@ class GameApp:
         return holes
 
     def board(self) -> tuple[BoardView, Marks]:
-        """The board to draw now: an animation frame, or the position with the player's marks."""
-        if self.frames:
-            frame = self.frames[self.frame]
-            steps = self.frames[: self.frame + 1]
-            return frame.view, Marks(
-                trail=frozenset(f.step.hole for f in steps), active=frame.step.hole
-            )
+        """The board to draw now: a position looked back at, an animation frame, or the
+        position with the player's marks."""
+        if self.browsing is not None:
+            last = self.state.hole_of(self.browsing - 1) if self.browsing else None
+            return self.state.view_at(self.browsing), Marks(last=frozenset([last] if last else []))
+        frame = self.animation.frame
+        if frame is not None:
+            return frame.view, Marks(trail=self.animation.trail, active=frame.step.hole)
         last = self.state.last_hole()
         view = self.state.view
         if self.state.over:
@@ -216,22 +308,22 @@ class GameApp:
         return view, Marks(
             legal=frozenset(self.legal_holes()),
             last=frozenset([last] if last else []),
-            cursor=self.cursor if self.my_turn else None,
+            cursor=self.cursor if self.my_turn and self.cursor_shown else None,
         )
 
     def _board_text(self) -> StyleAndTextTuples:
         if not self.state.started:
             return [("", f"waiting for game {self.state.game_id or '(being created)'} ...\n")]
         view, marks = self.board()
-        text: StyleAndTextTuples = [("class:panel.title", self._title() + "\n\n")]
+        text: StyleAndTextTuples = [("class:panel.title", self._title() + "\n")]
         return text + render_board(view, self.viewer, marks, self.state.names())
 
     def _title(self) -> str:
         state = self.state
+        if self.browsing is not None:
+            return f"{state.game_name} {state.game_id}  move {self.browsing} of {state.ply}"
         title = f"{state.game_name} {state.game_id}  ply {state.ply}  {state.status}"
-        if self.seat is None:
-            title += "  (watching)"
-        return title
+        return title + ("  (watching)" if self.seat is None else "")
 
     def turn_text(self) -> tuple[str, str]:
         """Who is to move, in words, always on screen."""
@@ -257,78 +349,98 @@ class GameApp:
         text: StyleAndTextTuples = [self.turn_text()]
         if self.connection != "connected":
             text.append(("class:status.error", f"   [{self.connection}]"))
-        if self.frames:
-            frame = self.frames[self.frame]
+        frame = self.animation.frame
+        if frame is not None:
             text.append(("", f"   sowing {frame.step.action} {frame.step.hole}"))
             if frame.hand.seeds:
                 text.append(("", f" (hand {frame.hand.seeds})"))
         text.append(("", "\n"))
-        if self.confirming_resign:
-            text.append(("class:status.question", "Resign this game? y = yes, n or Esc = no"))
-        elif self.question is not None:
-            text.append(("class:status.question", self.question.question))
-        else:
-            text.append(self.message)
+        question = self._question()
+        if question is not None:
+            text += [("class:status.question", question), ("", "\n")]
+        text.append(self.message)
         return text
 
+    def _question(self) -> str | None:
+        """What the player is asked, on a line of its own above the feedback line."""
+        if self.confirming_resign:
+            return "Resign this game? y = yes, n or Esc = no"
+        if self.question is not None:
+            return self.question.question
+        if self.browsing is not None:
+            return (
+                f"Looking at move {self.browsing} of {len(self.state.history)}: "
+                "left/right step, End back to live"
+            )
+        return None
+
     def _players_text(self) -> StyleAndTextTuples:
+        """Each seat: who plays it (and whether it is us), then its clock and presence."""
         state = self.state
         if not state.started:
             return []
         now = self.clock()
+        control = f"  {format_control(state.clock)}" if state.clock is not None else ""
         text: StyleAndTextTuples = [
             ("class:panel.title", "Players"),
-            ("class:label", f"  {format_lag(state.rtt_ms)}\n"),
+            ("class:label", f"{control}  {format_lag(state.rtt_ms)}\n"),
         ]
         for side in (1, 0):
             seat = state.seats[side]
-            name = seat.name or "open seat"
             mover = "> " if side == state.to_move and not state.over else "  "
-            text.append(("class:side.name", f"{mover}{self.side_name(side)}: {name}"))
-            if side == self.seat:
-                text.append(("", " (you)"))
+            you = " (you)" if side == self.seat else ""
+            text.append(
+                ("class:side.name", f"{mover}{self.side_name(side)}: {seat.name or 'open seat'}")
+            )
+            text.append(("", f"{you}\n    "))
             remaining = state.remaining_ms(side, now)
             if remaining is not None:
-                text.append(("class:side.name", f"  {format_clock(remaining)}"))
-            text.append(("", "\n    "))
-            if seat.kind == "bot" or seat.name is None:
-                text.append(("", describe_seat(seat)))
-            elif seat.connected:
-                text.append(("", "connected"))
-            elif side in state.away_until:
-                held = max(state.away_until[side] - now, 0.0)
-                text.append(("class:status.error", f"disconnected, seat held {held:.0f} s"))
-            else:
-                text.append(("class:status.error", "disconnected"))
+                if state.low_on_time(side, now):
+                    text.append(("class:clock.low", f"{format_clock(remaining)} !"))
+                else:
+                    text.append(("class:side.name", format_clock(remaining)))
+                text.append(("", "  "))
+            text.append(self._presence(side, now))
             text.append(("", "\n"))
         return text
+
+    def _presence(self, side: int, now: float) -> tuple[str, str]:
+        """Who or what plays a seat, or whether its player is here."""
+        seat = self.state.seats[side]
+        if seat.kind == "bot" or seat.name is None:
+            return ("", describe_seat(seat))
+        if seat.connected:
+            return ("", "connected")
+        if side in self.state.away_until:
+            held = max(self.state.away_until[side] - now, 0.0)
+            return ("class:status.error", f"disconnected, seat held {held:.0f} s")
+        return ("class:status.error", "disconnected")
 
     def _moves_text(self) -> StyleAndTextTuples:
         if not self.state.started:
             return []
         names = self.state.view.side_labels
-        mark = len(self.state.history) - 1
         return [
             ("class:panel.title", "Moves\n"),
-            *move_list(self.state.history, self.state.movers, names, mark),
+            *move_list(self.state.history, self.state.movers, names, self.shown_ply - 1),
         ]
 
     def _moves_cursor(self) -> Point:
-        """Keeps the move list scrolled to the last move."""
-        return Point(0, len(self.state.history))
+        """Keeps the move list scrolled to the move shown."""
+        return Point(0, self.shown_ply)
 
     def _info_text(self) -> StyleAndTextTuples:
         if not self.state.info:
             return []
         text: StyleAndTextTuples = [("class:panel.title", "Engine\n")]
         for seat, info in sorted(self.state.info.items()):
-            text.append(("", f"{self.side_name(seat)}: {format_info(info)}\n"))
+            text.append(("", format_info(info, self.side_name(seat)) + "\n"))
         return text
 
     def _end_text(self) -> StyleAndTextTuples:
         return [
-            ("class:end", self._result_text() + "\n\n"),
-            ("", "Press q to leave."),
+            ("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n\n"),
+            ("", "left/right: look back at the moves   q: leave"),
         ]
 
     def _prompt(self) -> str:
@@ -336,47 +448,67 @@ class GameApp:
             return "resign? "
         if self.question is not None:
             return "answer> "
-        return "move> " if self.seat is not None else "> "
+        return "move> " if self.seat is not None and not self.state.over else "> "
 
     def _help_text(self) -> StyleAndTextTuples:
-        if self.seat is None:
-            keys = "F1: rules  Esc: skip animation  ^F/^B: faster/slower  q or ^Q: quit"
+        """The keys that matter now, in one short line (F1 has them all); while the legal
+        moves are offered, they take this line instead of covering the screen."""
+        complete = self.buffer.complete_state
+        if complete is not None:
+            text: StyleAndTextTuples = [("class:help", "Tab/Enter: ")]
+            for index, completion in enumerate(complete.completions):
+                chosen = index == complete.complete_index
+                text.append(("class:completion.current" if chosen else "", completion.text))
+                text.append(("", " "))
+            return text
+        if self.state.over:
+            keys = "F1: help  left/right: moves  q: leave"
+        elif self.seat is None:
+            keys = "F1: help  left/right: moves  End: live  Esc: skip  q: leave"
         else:
-            keys = (
-                "F1: rules  Enter: play  Tab: legal moves  arrows+Enter: pick a hole  "
-                "Esc: skip/cancel  ^F/^B: animation faster/slower  ^R: resign  ^Q: quit"
-            )
+            keys = "F1: help  Tab: moves  arrows: holes  ^R: resign  ^Q: leave"
         return [("class:help", keys)]
 
-    def _rules_text(self) -> StyleAndTextTuples:
+    def _help_screen(self) -> StyleAndTextTuples:
+        """The game in short, how moves are written, what the board shows, and every key."""
+        width = min(HELP_WIDTH, self.application.output.get_size().columns - 4) - 4
+        keys = SPECTATOR_KEYS if self.seat is None else PLAYER_KEYS
         return [
-            ("", GAMES[self.state.game_name].summary + "\n\n"),
-            ("class:help", "F1 or Esc closes"),
+            ("", wrap(GAMES[self.state.game_name].summary, width) + "\n\n"),
+            ("", wrap(self.state.view.notation, width) + "\n\n"),
+            ("", wrap(MARKS, width) + "\n\n"),
+            ("", "\n".join(wrap(line, width) for line in keys) + "\n\n"),
+            ("class:help", "F1, ? or Esc closes"),
         ]
 
     # -- layout and keys -----------------------------------------------------------------------
 
     def _build(self, input: Input | None, output: Output | None) -> Application[None]:
         over = Condition(lambda: self.state.over)
-        panel = HSplit(
+        # No least heights: under the board on a short terminal the panel folds away.
+        players = Window(FormattedTextControl(self._players_text), height=Dimension(max=7))
+        moves = Window(
+            FormattedTextControl(self._moves_text, get_cursor_position=self._moves_cursor)
+        )
+        info = Window(
+            FormattedTextControl(self._info_text), height=Dimension(max=8), wrap_lines=True
+        )
+        beside = HSplit([players, moves, info], width=Dimension(preferred=40, max=48))
+        below = VSplit(
             [
-                Window(FormattedTextControl(self._players_text), height=Dimension(min=5, max=7)),
-                Window(
-                    FormattedTextControl(self._moves_text, get_cursor_position=self._moves_cursor),
-                    height=Dimension(min=3),
-                ),
-                Window(
-                    FormattedTextControl(self._info_text),
-                    height=Dimension(max=8),
-                    wrap_lines=True,
-                ),
-            ],
-            width=Dimension(preferred=40, max=48),
+                players,
+                rule(),
+                HSplit([moves, info]),
+            ]
         )
         root = HSplit(
             [
-                board_beside(self._board_text, panel),
-                Window(FormattedTextControl(self._status_text), height=2, wrap_lines=True),
+                board_and_panel(self._board_text, beside, below),
+                Window(
+                    FormattedTextControl(self._status_text),
+                    height=lambda: 2 if self._question() is None else 3,
+                    wrap_lines=True,
+                ),
                 Window(
                     BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt)]),
                     height=1,
@@ -388,26 +520,24 @@ class GameApp:
             FloatContainer(
                 root,
                 floats=[
-                    Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8)),
                     Float(
                         ConditionalContainer(
                             FrameWidget(
-                                Window(FormattedTextControl(self._end_text), wrap_lines=True),
+                                Window(FormattedTextControl(self._end_text)),
                                 title="Game over",
-                                width=Dimension(preferred=50),
-                                height=Dimension(preferred=6),
+                                width=END_WIDTH,
                             ),
-                            filter=over,
+                            filter=over & Condition(lambda: self.browsing is None),
                         )
                     ),
                     Float(
                         ConditionalContainer(
                             FrameWidget(
-                                Window(FormattedTextControl(self._rules_text), wrap_lines=True),
-                                title=lambda: f"Rules: {self.state.game_name}",
-                                width=Dimension(preferred=60),
+                                Window(FormattedTextControl(self._help_screen)),
+                                title=lambda: f"Help: {self.state.game_name}",
+                                width=Dimension(preferred=HELP_WIDTH),
                             ),
-                            filter=Condition(lambda: self.showing_rules and self.state.started),
+                            filter=Condition(lambda: self.showing_help and self.state.started),
                         )
                     ),
                 ],
@@ -448,8 +578,9 @@ class GameApp:
             self.escape()
 
         @keys.add("f1")
-        def _rules(event: KeyPressEvent) -> None:
-            self.toggle_rules()
+        @keys.add("?", filter=Condition(lambda: not self.buffer.text))
+        def _help(event: KeyPressEvent) -> None:
+            self.toggle_help()
 
         @keys.add("c-f")
         def _faster(event: KeyPressEvent) -> None:
@@ -470,6 +601,30 @@ class GameApp:
         @keys.add("n", filter=confirming)
         def _no(event: KeyPressEvent) -> None:
             self.confirm_resign(False)
+
+        browsable = Condition(
+            lambda: (
+                (self.seat is None or self.state.over)
+                and self.state.started
+                and not self.buffer.text
+            )
+        )
+
+        @keys.add("left", filter=browsable)
+        def _back(event: KeyPressEvent) -> None:
+            self.browse(self.shown_ply - 1)
+
+        @keys.add("right", filter=browsable)
+        def _forward(event: KeyPressEvent) -> None:
+            self.browse(self.shown_ply + 1)
+
+        @keys.add("home", filter=browsable)
+        def _start(event: KeyPressEvent) -> None:
+            self.browse(0)
+
+        @keys.add("end", filter=browsable)
+        def _live(event: KeyPressEvent) -> None:
+            self.browse(None)
 
         for key in ("left", "right", "up", "down"):
 
@@ -501,20 +656,35 @@ class GameApp:
             self.application.exit()
 
     def escape(self) -> None:
-        """Esc closes the rules, else skips a running animation, else cancels a question or
-        the resign prompt."""
-        if self.showing_rules:
-            self.toggle_rules()
-        elif self.frames:
-            self.skip_animation()
+        """Esc closes the help, else the list of moves, else skips the move being animated,
+        else cancels the resign prompt or a question."""
+        if self.showing_help:
+            self.toggle_help()
+        elif self.buffer.complete_state is not None:
+            self.buffer.cancel_completion()
+        elif self.animation.frame is not None:
+            self.animation.skip()
+            self.invalidate()
         elif self.confirming_resign:
             self.confirm_resign(False)
         elif self.question is not None:
             self.question = None
             self.say("cancelled")
 
-    def toggle_rules(self) -> None:
-        self.showing_rules = not self.showing_rules
+    @property
+    def shown_ply(self) -> int:
+        """How many moves the board shows played."""
+        return len(self.state.history) if self.browsing is None else self.browsing
+
+    def browse(self, ply: int | None) -> None:
+        """Look at the board after `ply` moves; None, or the last ply, follows the game."""
+        if ply is not None and ply >= len(self.state.history):
+            ply = None
+        self.browsing = None if ply is None else max(ply, 0)
+        self.invalidate()
+
+    def toggle_help(self) -> None:
+        self.showing_help = not self.showing_help
         self.invalidate()
 
     def set_speed(self, seconds: float) -> None:
@@ -522,9 +692,11 @@ class GameApp:
         self.say(f"animation: {self.step_seconds:.2f} s per hole")
 
     def move_cursor(self, key: str) -> None:
+        """Walk the legal holes; the first arrow of a turn only shows where the cursor is."""
         holes = frozenset(self.legal_holes())
-        grid = self.state.view.grid(self.viewer)
-        self.cursor = step_cursor(grid, holes, self.cursor, key)
+        if self.cursor_shown or self.cursor not in holes:
+            self.cursor = step_cursor(self.state.view.grid(self.viewer), holes, self.cursor, key)
+        self.cursor_shown = self.cursor is not None
         self.invalidate()
 
     def ask_resign(self) -> None:
@@ -572,12 +744,17 @@ class GameApp:
             return
         state = self.state
         entry: Entry
-        if self.question is not None and (option := self.question.pick(word)) is not None:
+        if self.question is not None:
+            option = self.question.pick(word)
+            if option is None:
+                answers = " or ".join(choice.answer for choice in self.question.options)
+                self.say(f"{word or 'nothing'}: answer {answers}", "class:status.error")
+                return
             if option.final:
                 entry = Send(option.move)
             else:
                 entry = resolve(option.move, state.legal, _game(state), state.position)
-        elif not word and self.cursor is not None:
+        elif not word and self.cursor_shown and self.cursor is not None:
             moves = self.legal_holes().get(self.cursor, [])
             entry = hole_entry(self.cursor, state.legal, _game(state), state.position, moves)
         else:
@@ -609,7 +786,10 @@ class GameApp:
                 "class:status.error",
             )
         else:
-            self.say(f"played {move}")
+            # The `moved` event said "You played ..." already, and the `over` that may have
+            # followed it says how the game ended: neither is overwritten by this answer.
+            if self.message[1] == f"sending {move} ...":
+                self.say("")
         finally:
             self.sending = False
             self.invalidate()
@@ -643,7 +823,7 @@ class GameApp:
         elif isinstance(event, SeatEvent):
             self._seat_changed(event)
         elif isinstance(event, Snapshot):
-            self.skip_animation()
+            self.animation.clear()
         self._turn_started()
         self.invalidate()
 
@@ -664,42 +844,29 @@ class GameApp:
             self.say(f"{side} ({event.name}) disconnected{held}", "class:status.error")
 
     def _turn_started(self) -> None:
-        """Put the cursor on a legal hole when a turn starts (keeping it if still legal)."""
-        holes = self.legal_holes()
-        if self.cursor not in holes:
-            self.cursor = next(iter(holes), None)
+        """A new ply hides the keyboard cursor until the next arrow key."""
+        if self.state.ply != self._turn_ply:
+            self._turn_ply, self.cursor_shown = self.state.ply, False
 
     # -- animation -----------------------------------------------------------------------------
 
     def start_animation(self) -> None:
-        """Show the last move hole by hole; a new move first ends a running animation."""
-        self.skip_animation()
+        """Queue the last move's sowing to be shown hole by hole after those before it."""
         last = self.state.last
         if last is None or not last.steps or self.step_seconds <= 0:
             return
         if not self.application.is_running:
             return
-        self.frames = sowing_frames(last.before, last.steps, last.seat)
-        self.frame = 0
-        self._animation = self.application.create_background_task(self._animate())
+        self.animation.push(sowing_frames(last.before, last.steps, last.seat))
+        if self._animation is None or self._animation.done():
+            self._animation = self.application.create_background_task(self._animate())
 
     async def _animate(self) -> None:
-        try:
-            while self.frame < len(self.frames) - 1:
-                await asyncio.sleep(self.step_seconds)
-                self.frame += 1
-                self.invalidate()
-            await asyncio.sleep(self.step_seconds)
-        finally:
-            self.frames = []
+        """Show the queued frames one by one; each stays a step (less with a backlog)."""
+        while self.animation.frame is not None:
+            await asyncio.sleep(self.animation.delay(self.step_seconds))
+            self.animation.advance()
             self.invalidate()
-
-    def skip_animation(self) -> None:
-        if self._animation is not None:
-            self._animation.cancel()
-            self._animation = None
-        self.frames = []
-        self.invalidate()
 
     async def run(self) -> None:
         """Run the screen until the player leaves.

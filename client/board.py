@@ -21,9 +21,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any, ClassVar, assert_never
 
 from ubao.engine.game import Game, Step
 from ubao.engine.games import GAMES
@@ -69,6 +70,9 @@ class BoardView(ABC):
     """The side to move; None when nobody is (a finished game)."""
     sides: tuple[str, str]
     """The names of the two sides, from the registry."""
+
+    notation: ClassVar[str] = ""
+    """How moves are written and what the board's own marks mean, for the help screen."""
 
     @property
     def side_labels(self) -> tuple[str, str]:
@@ -118,6 +122,14 @@ class MancalaView(BoardView):
     is at the bottom, read from the viewer's left, with the viewer's store on the right.
     """
 
+    notation: ClassVar[str] = (
+        "A move is a pit number, 1 being your leftmost pit (an Ethiopian move adds the way the "
+        "first seed goes as you see it: 3L to your left, 3R to your right, towards your store). "
+        "Your row is at the bottom, read from your "
+        "left; the opponent's row above reads from their left. Stores: S* and N*, yours on the "
+        "right."
+    )
+
     pits: int = 6
 
     @classmethod
@@ -166,6 +178,14 @@ class BaoView(BoardView):
     capitals and North in lower case, as records print them (docs/bao.md §17.1). The viewer's rows
     are at the bottom, numbered 1..8 from the viewer's left; the opponent's numbers run 8..1.
     """
+
+    notation: ClassVar[str] = (
+        "A move is a row, a hole and a letter: A6L (row A is your front row, B your back row, "
+        "holes 1..8 from your left; L or R: the way the first seed goes as you see it, or in a "
+        "capture the end of your front row, the kichwa, where the captured seeds start), with + "
+        "to go on safari from the nyumba. South writes capitals, North lower case. ( 6): an owned "
+        "nyumba; red: the takasia hole its player may not start from."
+    )
 
     stock: tuple[int, int] = (0, 0)
     owned: tuple[bool, bool] = (False, False)
@@ -247,6 +267,11 @@ DISCS = "XO"
 class OthelloView(BoardView):
     """Othello: the grid with columns a.. across the top and rows 1.. down the side, a1 at the
     top left as in the notation; both players see the same board."""
+
+    notation: ClassVar[str] = (
+        "A move is a square, its column letter then its row number (d3), or pass when there is "
+        "no other. X: Black's discs, O: White's, +: a square you may play."
+    )
 
     size: int = 8
 
@@ -333,6 +358,67 @@ def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int) -> list[Fr
         view, hand = view.apply_step(step, mover, hand, lifted)
         frames.append(Frame(view, step, hand))
     return frames
+
+
+class Animation:
+    """The moves still to be shown hole by hole, in the order they were played.
+
+    A move that arrives while another is being shown waits its turn, so every bot reply and
+    every spectated move is seen; a backlog plays faster (`delay`), and skipping ends only the
+    move being shown, at its final frame: no move's final position is ever passed over.
+    """
+
+    def __init__(self) -> None:
+        self._moves: deque[list[Frame]] = deque()
+        self._frames: list[Frame] = []
+        self._index = 0
+
+    def push(self, frames: list[Frame]) -> None:
+        """Queue one move's frames (the first move queued is shown at once)."""
+        if not frames:
+            return
+        if self._frames:
+            self._moves.append(frames)
+        else:
+            self._frames, self._index = frames, 0
+
+    @property
+    def frame(self) -> Frame | None:
+        """The frame to show now; None when nothing is being animated."""
+        return self._frames[self._index] if self._frames else None
+
+    @property
+    def trail(self) -> frozenset[str]:
+        """The holes the move being shown has touched so far."""
+        return frozenset(frame.step.hole for frame in self._frames[: self._index + 1])
+
+    @property
+    def waiting(self) -> int:
+        """Moves queued behind the one being shown."""
+        return len(self._moves)
+
+    def delay(self, step_seconds: float) -> float:
+        """How long the current frame stays: shorter the more moves wait."""
+        return step_seconds / (1 + len(self._moves))
+
+    def advance(self) -> None:
+        """The next frame: of this move, else the first of the next move, else none."""
+        if self._index < len(self._frames) - 1:
+            self._index += 1
+        elif self._moves:
+            self._frames, self._index = self._moves.popleft(), 0
+        else:
+            self._frames, self._index = [], 0
+
+    def skip(self) -> None:
+        """End the move being shown: jump to its final frame (held like any other)."""
+        if self._frames:
+            self._index = len(self._frames) - 1
+
+    def clear(self) -> None:
+        """Forget every frame (a snapshot replaced the game)."""
+        self._moves.clear()
+        self._frames, self._index = [], 0
 
 
 def _sown_after(steps: Sequence[Step], lift: int) -> int:

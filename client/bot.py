@@ -30,8 +30,9 @@ from ubao.client.connection import (
     Session,
 )
 from ubao.client.seating import SeatSession
-from ubao.client.state import Applied, GameState
+from ubao.client.state import Applied, GameState, describe_result
 from ubao.client.tokens import TokenStore
+from ubao.engine.games import GAMES
 from ubao.engine.search import Searcher, SearchResult
 from ubao.protocol import (
     MAX_PV,
@@ -113,6 +114,12 @@ def describe_search(info: BotInfo) -> str:
     )
 
 
+def bot_name(name: str, settings: EngineSettings) -> str:
+    """The name a bot client plays under: the name given, and that it is a bot of such a depth
+    (as server bots are named), so that everyone's seat list says what sits there."""
+    return f"{name} (bot, depth {settings.depth})"
+
+
 class BotGame(SeatSession):
     """Plays one seat of one game to its end."""
 
@@ -130,7 +137,7 @@ class BotGame(SeatSession):
     ) -> None:
         super().__init__(
             url,
-            name,
+            bot_name(name, settings),
             "bot",
             game_id=game_id,
             create=create,
@@ -196,12 +203,9 @@ class BotGame(SeatSession):
             return
         result = self.state.result
         if result is not None:
+            sides = GAMES[self.state.game_name].sides
             log.info(
-                "game %s over: winner %s, %s, score %s",
-                self.game_id,
-                result.winner,
-                result.reason,
-                result.score,
+                "game %s over: %s", self.game_id, describe_result(result, self.state.names(), sides)
             )
         self.forget_seat()
         self.done.set()
@@ -290,13 +294,25 @@ async def serve(
     lobby = Session(url, name, "bot", on_event=lambda event: None, backoff=backoff)
     lobby_task = asyncio.create_task(lobby.run())
     playing: dict[str, asyncio.Task[Result | None]] = {}
+    log.info(
+        "serving %s as %s (%s, up to %d game%s at a time): waiting for seats that ask for a "
+        "bot client (ubao play --new GAME --vs-external-bot)",
+        url,
+        name,
+        settings.describe(),
+        max_games,
+        "s" if max_games > 1 else "",
+    )
     try:
         while True:
+            if lobby_task.done():
+                lobby_task.result()  # the lobby's session ended: say why
             for game_id in [game_id for game_id, task in playing.items() if task.done()]:
                 del playing[game_id]
-            if len(playing) < max_games:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lobby.connected.wait(), poll_seconds)
+            if len(playing) < max_games and lobby.connected.is_set():
                 with contextlib.suppress(Disconnected, ServerError):
-                    await lobby.connected.wait()
                     games = (await lobby.request(ListGames(id=0))).games or ()
                     for summary in games:
                         seat = bot_seat(summary)
@@ -322,8 +338,6 @@ async def serve(
                             backoff=backoff,
                         )
                         playing[summary.game_id] = asyncio.create_task(bot.run())
-            if lobby_task.done():
-                lobby_task.result()
             await asyncio.sleep(poll_seconds)
     finally:
         await lobby.close()

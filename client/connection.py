@@ -35,6 +35,7 @@ from ubao.protocol import (
     Event,
     Hello,
     Join,
+    Lobby,
     Ok,
     Ping,
     ProtocolError,
@@ -94,6 +95,10 @@ CONNECT_OPTIONS: dict[str, Any] = {"max_size": 1 << 22, "compression": None, "op
 """Snapshots of long games are the largest frames a client receives; no compression, as the
 server has none."""
 
+FIRST_ATTEMPTS = 5
+"""Attempts to reach a server never reached yet before giving up (about 8 s with the default
+backoff): a wrong address or a server not running is said, not retried for ever."""
+
 PING_SECONDS = 5.0
 """Between two app-level pings while connected."""
 
@@ -123,6 +128,7 @@ class Session:
         on_lag: LagHandler | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         ping_seconds: float = PING_SECONDS,
+        first_attempts: int = FIRST_ATTEMPTS,
     ) -> None:
         self.url = url
         self.name = name
@@ -133,6 +139,9 @@ class Session:
         self.on_lag = on_lag or (lambda rtt_ms: None)
         self.backoff = backoff
         self.ping_seconds = ping_seconds
+        self.first_attempts = first_attempts
+        self.reached = False
+        """A connection was established once: from then on, dropped ones are retried forever."""
         self.lag = Lag()
         """The round trip to the server, from the pings."""
         self.connected = asyncio.Event()
@@ -176,6 +185,8 @@ class Session:
                 self._fail_pending()
             if self._closing:
                 break
+            if not self.reached and attempt + 1 >= self.first_attempts:
+                raise SessionClosed(f"cannot reach {self.url}: {reason}")
             delay = self.backoff.delay(attempt)
             attempt += 1
             self.on_state(f"disconnected ({reason}); reconnecting in {delay:.1f} s")
@@ -189,6 +200,7 @@ class Session:
         pinger: asyncio.Task[None] | None = None
         try:
             await self.request(Hello(id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role))
+            self.reached = True
             if self.on_ready is not None:
                 await self.on_ready()
             self.connected.set()
@@ -227,7 +239,7 @@ class Session:
                 continue
             if isinstance(message, Ok | Error):
                 self._answer(message)
-            else:
+            elif not isinstance(message, Lobby):  # lobby news: this session does not subscribe
                 self.on_event(message)
 
     def _answer(self, reply: Ok | Error) -> None:
@@ -283,24 +295,28 @@ async def take_seat(
     held: SeatToken | None,
     since_v: int,
 ) -> SeatToken:
-    """Come back to the seat held (or stored) for `game_id`, else join one and store its token.
+    """Come back to the seat held (or stored under this player's name) for `game_id`, else join
+    one and store its token.
 
-    A stored token the server no longer knows (`not_your_seat`) is forgotten and a seat joined.
+    A stored token is only ever this name's own (another name's seat is never resumed, even
+    from the same file), and it is passed over when `seat` asks for the other seat. A stored
+    token the server no longer knows (`not_your_seat`) is forgotten and a seat joined.
     """
-    held = held or tokens.get(session.url, game_id)
-    if held is not None:
+    name = session.name
+    held = held or tokens.get(session.url, game_id, name)
+    if held is not None and seat in (None, held.seat):
         try:
             await session.request(Resume(id=0, game_id=game_id, token=held.token, since_v=since_v))
         except ServerError as error:
             if error.code != ErrorCode.NOT_YOUR_SEAT:
                 raise
-            tokens.remove(session.url, game_id)
+            tokens.remove(session.url, game_id, name)
         else:
             return held
     ok = await session.request(Join(id=0, game_id=game_id, seat=seat))
     assert ok.seat is not None and ok.token is not None
     held = SeatToken(ok.seat, ok.token)
-    tokens.put(session.url, game_id, held)
+    tokens.put(session.url, game_id, name, held)
     return held
 
 

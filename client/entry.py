@@ -73,7 +73,7 @@ def resolve(
     """
     entry = text.strip()
     if not entry:
-        return Reject("type a move (Tab lists the legal moves)")
+        return Reject("type a move (Tab lists them), or pick a hole with the arrow keys")
     if not legal:
         return Reject("it is not your turn")
     try:
@@ -81,20 +81,22 @@ def resolve(
     except IllegalMoveError as error:
         return Reject(str(error))
     except GameError as error:
-        return _complete(entry, legal) or Reject(str(error))
+        return _complete(entry, legal, game, position) or Reject(str(error))
     if canonical not in legal:
         return Reject(f"{canonical} is not among the legal moves: {' '.join(legal)}")
     safari = canonical + SAFARI
     if not decided and not canonical.endswith(SAFARI) and safari in legal:
         return Ask(
-            f"{canonical} ends in the nyumba: stop there or go on safari?",
+            f"{canonical} reaches your nyumba: stop there, or go on safari (sow on from it)? "
+            "Answer stop or safari (Esc cancels)",
             (Option("stop", canonical, True), Option("safari", safari, True)),
         )
     return Send(canonical)
 
 
-def _complete(entry: str, legal: Sequence[str]) -> Ask | None:
-    """The question that completes an unfinished entry (`A5` for `A5L`/`A5R`), if any."""
+def _complete(entry: str, legal: Sequence[str], game: Game[Any, Any], position: Any) -> Ask | None:
+    """The question that completes an unfinished entry (`A5` for `A5L`/`A5R`), if any, with
+    where each answer sows."""
     prefix = entry.lower()
     bases = sorted({move.removesuffix(SAFARI) for move in legal if move.lower().startswith(prefix)})
     if not bases:
@@ -103,8 +105,28 @@ def _complete(entry: str, legal: Sequence[str]) -> Ask | None:
         move = bases[0]
         return Ask(f"{entry} means {move}: confirm with Enter", (Option(move, move, False),))
     options = tuple(Option(move[len(entry) :] or move, move, False) for move in bases)
+    return _which(entry, options, game, position)
+
+
+def _which(hole: str, options: tuple[Option, ...], game: Game[Any, Any], position: Any) -> Ask:
+    """Ask which of `options` (moves from one hole) is meant, saying where each one sows."""
+    choices = ", ".join(
+        f"{option.answer} {_sows(game, position, option.move)}" for option in options
+    )
     answers = " or ".join(option.answer for option in options)
-    return Ask(f"{entry} needs more: {answers}? ({', '.join(bases)})", options)
+    return Ask(f"{hole}: which way? {choices}. Answer {answers} (Esc cancels)", options)
+
+
+def _sows(game: Game[Any, Any], position: Any, move: str, holes: int = 3) -> str:
+    """Where a move's first seeds go ("sows A5 A4 A3..."), from the rules' sowing path."""
+    try:
+        path = game.sowing_path(position, game.parse_move(position, move))
+    except GameError:
+        return ""
+    sown = [step.hole for step in path if step.action in ("sow", "store")]
+    if not sown:
+        return ""
+    return "sows " + " ".join(sown[:holes]) + ("..." if len(sown) > holes else "")
 
 
 def hole_entry(
@@ -121,5 +143,4 @@ def hole_entry(
         return Reject(f"no legal move starts at {hole}")
     if len(bases) == 1:
         return resolve(bases[0], legal, game, position)
-    options = tuple(Option(move, move, False) for move in bases)
-    return Ask(f"{hole}: which move? {' or '.join(bases)}", options)
+    return _which(hole, tuple(Option(move, move, False) for move in bases), game, position)

@@ -34,6 +34,8 @@ STYLE = Style.from_dict(
         "status.question": "bold ansiyellow",
         "status.turn": "bold ansigreen",
         "help": "ansibrightblack",
+        "completion.current": "reverse",
+        "clock.low": "bold ansired",
         "end": "bold",
     }
 )
@@ -91,18 +93,23 @@ def _cell_text(value: str, label: str, marks: Marks, special: bool = False) -> s
     return f" {value:>3} "
 
 
-def _side_line(view: BoardView, side: int, names: Names, extra: str = "") -> StyleAndTextTuples:
-    """One line naming a side, its facts, and whether it is to move."""
+def _side_line(
+    view: BoardView, side: int, names: Names, extra: str = "", own_line: bool = False
+) -> StyleAndTextTuples:
+    """A line naming a side, its facts (`extra`; on a line of their own if long, so that the
+    board stays narrow) and whether it is to move."""
     name = (names[side] if side < len(names) else None) or "open seat"
     line: StyleAndTextTuples = [
         ("class:side", f"{view.side_labels[side]}: "),
         ("class:side.name", name),
     ]
-    if extra:
+    if extra and not own_line:
         line.append(("class:side.extra", f"  {extra}"))
     if side == view.to_move:
         line.append(("class:side.tomove", "  <- to move"))
     line.append(("", "\n"))
+    if extra and own_line:
+        line.append(("class:side.extra", f"  {extra}\n"))
     return line
 
 
@@ -165,14 +172,14 @@ def _bao(view: BaoView, viewer: int, marks: Marks, names: Names) -> StyleAndText
     far, near = 1 - viewer, viewer
     blocked = frozenset([view.takasia[1]] if view.takasia else [])
     text: StyleAndTextTuples = []
-    text += _side_line(view, far, names, _bao_facts(view, far))
+    text += _side_line(view, far, names, _bao_facts(view, far), own_line=True)
     text += _header([str(n) for n in range(8, 0, -1)], 3)
     prefixes = ("b", "a", "A", "B") if near == 0 else ("B", "A", "a", "b")
     for prefix, labels in zip(prefixes, view.grid(viewer), strict=True):
         text += _row(view, labels, marks, f" {prefix} ", view.nyumbas(), blocked)
         text.append(("", "\n"))
     text += _header([str(n) for n in range(1, 9)], 3)
-    text += _side_line(view, near, names, _bao_facts(view, near))
+    text += _side_line(view, near, names, _bao_facts(view, near), own_line=True)
     return text
 
 

@@ -10,11 +10,11 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
-from ubao.client.app import board_beside, move_list
+from ubao.client.app import board_and_panel, move_list, rule
 from ubao.client.board import Marks
 from ubao.client.export import Replay
 from ubao.client.record import Record
@@ -57,7 +57,7 @@ class ReplayApp:
         title = f"{self.record.game}  move {self.ply} of {self.last_ply}"
         if self.ply == self.last_ply:
             title += f"  result {self.record.result}"
-        text: StyleAndTextTuples = [("class:panel.title", title + "\n\n")]
+        text: StyleAndTextTuples = [("class:panel.title", title + "\n")]
         return text + render_board(view, 0, Marks(last=last), names)
 
     def _tags_text(self) -> StyleAndTextTuples:
@@ -92,20 +92,17 @@ class ReplayApp:
         def _quit(event: KeyPressEvent) -> None:
             event.app.exit()
 
-        panel = HSplit(
-            [
-                Window(FormattedTextControl(self._tags_text), height=Dimension(max=12)),
-                Window(
-                    FormattedTextControl(
-                        self._moves_text, get_cursor_position=lambda: Point(0, max(self.ply - 1, 0))
-                    )
-                ),
-            ],
-            width=Dimension(preferred=40, max=48),
+        tags = Window(FormattedTextControl(self._tags_text), height=Dimension(max=12))
+        moves = Window(
+            FormattedTextControl(
+                self._moves_text, get_cursor_position=lambda: Point(0, max(self.ply - 1, 0))
+            )
         )
+        beside = HSplit([tags, moves], width=Dimension(preferred=40, max=48))
+        below = VSplit([tags, rule(), moves])
         root = HSplit(
             [
-                board_beside(self._board_text, panel),
+                board_and_panel(self._board_text, beside, below),
                 Window(
                     FormattedTextControl(
                         [("class:help", "left/right: move  home/end: start/end  q: quit")]

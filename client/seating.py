@@ -164,7 +164,7 @@ class SeatSession:
     def forget_seat(self) -> None:
         """The game is over: its seat token is worth nothing any more."""
         if self.held is not None and self.game_id is not None:
-            self.tokens.remove(self.url, self.game_id)
+            self.tokens.remove(self.url, self.game_id, self.session.name)
 
     # -- the seat's actions (both raise ServerError or Disconnected) ----------------------------
 

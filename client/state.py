@@ -17,7 +17,18 @@ from typing import Any
 from ubao.client.board import BoardView, view_of
 from ubao.engine.game import Game, GameError, Step
 from ubao.engine.games import make_game
-from ubao.protocol import BotInfo, Clocks, Event, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
+from ubao.protocol import (
+    BotInfo,
+    Clocks,
+    ClockSpec,
+    Event,
+    Moved,
+    Over,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    Snapshot,
+)
 
 
 class Applied(Enum):
@@ -58,9 +69,13 @@ class GameState:
     history: list[str] = field(default_factory=list)
     movers: list[int] = field(default_factory=list)
     """The seat that played each move of `history` (extra turns make them irregular)."""
+    positions: list[Any] = field(default_factory=list)
+    """The position before each move of `history`, then the current one: to look back."""
     legal: tuple[str, ...] = ()
     """The moves the server offers this client (only when it holds the seat to move)."""
     seats: list[SeatInfo] = field(default_factory=list)
+    clock: ClockSpec | None = None
+    """The time control, when the server says (`snapshot.clock`)."""
     clocks: Clocks | None = None
     clocks_at: float = 0.0
     """Monotonic time at which `clocks` were made, as far as the client can tell: when they
@@ -92,9 +107,16 @@ class GameState:
 
     def last_hole(self) -> str | None:
         """The hole the last move started from (or the square it placed), to mark it."""
-        if not self.history:
-            return None
-        return self.view.move_hole(self.history[-1], self.movers[-1])
+        return self.hole_of(len(self.history) - 1) if self.history else None
+
+    def view_at(self, ply: int) -> BoardView:
+        """The board as it stood after `ply` moves (0: the start)."""
+        assert self.game is not None, "no snapshot yet"
+        return view_of(self.game, self.positions[ply])
+
+    def hole_of(self, ply: int) -> str | None:
+        """The hole the move of `ply` (0-based) started from."""
+        return self.view.move_hole(self.history[ply], self.movers[ply])
 
     def remaining_ms(self, seat: int, now: float) -> int | None:
         """The seat's clock at monotonic time `now`: the running one ticks down locally."""
@@ -104,6 +126,13 @@ class GameState:
         if self.clocks.running == seat and not self.over:
             remaining -= int((now - self.clocks_at) * 1000)
         return max(remaining, 0)
+
+    def low_on_time(self, seat: int, now: float) -> bool:
+        """The seat's clock is in its last tenth (at least 5 s, at most 30 s): time to warn."""
+        remaining = self.remaining_ms(seat, now)
+        if remaining is None or self.clock is None or self.over:
+            return False
+        return remaining <= min(max(self.clock.initial_ms // 10, 5_000), 30_000)
 
     def apply(self, event: Event, now: float) -> Applied:
         """Apply one event received at monotonic time `now`."""
@@ -139,10 +168,11 @@ class GameState:
         self.position = game.parse_position(event.position)
         self.ply, self.to_move = event.ply, event.to_move
         self.history = list(event.history)
-        self.movers = _movers(game, event.history)
+        self.movers, self.positions = _replay(game, event.history)
+        self.positions[-1] = self.position
         self.legal = event.legal or ()
         self.seats = list(event.seats)
-        self.clocks = None
+        self.clock, self.clocks = event.clock, None
         self._set_clocks(event.clocks, now)
         self.result = event.result
         self.last = None
@@ -164,6 +194,7 @@ class GameState:
         self.ply, self.to_move = event.ply + 1, event.to_move
         self.history.append(event.move)
         self.movers.append(event.seat)
+        self.positions.append(self.position)
         self.legal = event.legal or ()
         self._set_clocks(event.clocks, now)
         if event.info is not None:
@@ -195,14 +226,15 @@ class GameState:
         self._set_clocks(event.clocks, now)
 
 
-def _movers(game: Game[Any, Any], history: Sequence[str]) -> list[int]:
-    """Who played each move, by replaying the history from the start position."""
+def _replay(game: Game[Any, Any], history: Sequence[str]) -> tuple[list[int], list[Any]]:
+    """Who played each move, and every position, by replaying the history from the start."""
     position = game.start()
-    movers = []
+    movers, positions = [], [position]
     for move in history:
         movers.append(game.to_move(position))
         position = game.play_text(position, move)
-    return movers
+        positions.append(position)
+    return movers, positions
 
 
 REASONS = {
@@ -220,7 +252,7 @@ REASONS = {
 
 
 def describe_result(result: Result, names: Sequence[str | None], side_names: Sequence[str]) -> str:
-    """The result in one sentence: who won, why, and the score."""
+    """The result in one sentence: who won, why, and the score, the winner's first."""
     reason = REASONS.get(result.reason, f"({result.reason.replace('_', ' ')})")
     if result.winner is None:
         text = f"Draw {reason}"
@@ -228,5 +260,6 @@ def describe_result(result: Result, names: Sequence[str | None], side_names: Seq
         winner = names[result.winner] if result.winner < len(names) else None
         text = f"{side_names[result.winner]}, {winner or 'open seat'}, wins {reason}"
     if result.score is not None:
-        text += f", {result.score[0]}-{result.score[1]}"
+        first = result.winner or 0
+        text += f", {result.score[first]}-{result.score[1 - first]}"
     return text

@@ -3,7 +3,8 @@
 A seat token is a capability: whoever holds it moves for the seat. The file is therefore
 written with mode 0600, and atomically (a temporary file renamed over the old one), so that a
 crash never leaves half a file and two clients never interleave their writes. Tokens are keyed
-by server URL and game id: game ids are only unique per server.
+by server URL, game id and player name: game ids are only unique per server, and two terminals
+of one user (one file) playing each other under two names must each find their own seat.
 """
 
 from __future__ import annotations
@@ -29,13 +30,17 @@ class SeatToken:
     token: str
 
 
+Data = dict[str, dict[str, dict[str, dict[str, object]]]]
+"""server -> game id -> player name -> {"seat": 0 | 1, "token": str}."""
+
+
 class TokenStore:
-    """Seat tokens by (server, game); every change goes to disk at once."""
+    """Seat tokens by (server, game, name); every change goes to disk at once."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
 
-    def _load(self) -> dict[str, dict[str, dict[str, object]]]:
+    def _load(self) -> Data:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -46,7 +51,7 @@ class TokenStore:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _save(self, data: dict[str, dict[str, dict[str, object]]]) -> None:
+    def _save(self, data: Data) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-", suffix=".json")
         try:
@@ -58,9 +63,9 @@ class TokenStore:
             Path(temporary).unlink(missing_ok=True)
             raise
 
-    def get(self, server: str, game_id: str) -> SeatToken | None:
-        """The seat kept for `game_id` on `server`, if any."""
-        entry = self._load().get(server, {}).get(game_id)
+    def get(self, server: str, game_id: str, name: str) -> SeatToken | None:
+        """The seat `name` holds in `game_id` on `server`, if any."""
+        entry = self._players(self._load(), server, game_id).get(name)
         if not isinstance(entry, dict):
             return None
         seat, token = entry.get("seat"), entry.get("token")
@@ -69,15 +74,37 @@ class TokenStore:
         assert isinstance(seat, int)
         return SeatToken(seat, token)
 
-    def put(self, server: str, game_id: str, seat: SeatToken) -> None:
+    def put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
         data = self._load()
-        data.setdefault(server, {})[game_id] = {"seat": seat.seat, "token": seat.token}
+        players = self._players(data, server, game_id)
+        players[name] = {"seat": seat.seat, "token": seat.token}
+        games = data.get(server)
+        if not isinstance(games, dict):
+            games = data[server] = {}
+        games[game_id] = players
         self._save(data)
 
-    def remove(self, server: str, game_id: str) -> None:
+    def remove(self, server: str, game_id: str, name: str) -> None:
         """Forget a seat (the game is over: the token is worth nothing any more)."""
         data = self._load()
-        if data.get(server, {}).pop(game_id, None) is not None:
-            if not data[server]:
+        players = self._players(data, server, game_id)
+        if players.pop(name, None) is None:
+            return
+        games = data[server]
+        if players:
+            games[game_id] = players
+        else:
+            del games[game_id]
+            if not games:
                 del data[server]
-            self._save(data)
+        self._save(data)
+
+    @staticmethod
+    def _players(data: Data, server: str, game_id: str) -> dict[str, dict[str, object]]:
+        """The seats kept for one game by player name; anything else there (a damaged or older
+        file) is dropped."""
+        games = data.get(server)
+        players = games.get(game_id) if isinstance(games, dict) else None
+        if not isinstance(players, dict):
+            return {}
+        return {name: entry for name, entry in players.items() if isinstance(entry, dict)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
@@ -11,10 +12,10 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import until
 
-from ubao.client.app import MAX_STEP, GameApp, describe_seat, format_clock
+from ubao.client.app import END_WIDTH, MAX_STEP, GameApp, describe_seat, format_clock, format_info
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES
-from ubao.protocol import Moved, SeatInfo, Snapshot
+from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Snapshot
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -58,28 +59,130 @@ async def watching() -> AsyncIterator[Running]:
         await asyncio.wait_for(task, 30)
 
 
-async def test_esc_skips_the_sowing_animation(watching: Running) -> None:
+MOVED_AGAIN = Moved(
+    game_id="g1",
+    v=3,
+    ply=1,
+    seat=0,
+    move="1",
+    position="kalah(4,3) N 0,1,5,5/3,3,3,3 1,0",
+    to_move=1,
+)
+"""South's extra turn after MOVED: pit 1's three seeds into S2, S3 and S4."""
+
+
+async def test_esc_ends_the_move_shown_at_its_final_frame(watching: Running) -> None:
     app = watching.app
     app.on_event(SNAPSHOT)
     app.on_event(MOVED)
-    assert [frame.step.hole for frame in app.frames] == ["S2", "S3", "S4", "S*"]
+    frame = app.animation.frame
+    assert frame is not None and frame.step.hole == "S2"
     view, marks = app.board()
     assert marks.active == "S2" and view.values["S2"] == 0
     watching.keys.send_text("\x1b")
-    await until(lambda: not app.frames, "the animation to stop")
+    await until(lambda: app.animation.frame is None, "the animation to end")
     view, marks = app.board()
     assert marks.active is None and marks.last == frozenset({"S2"})
+    assert view.values["S*"] == 1
 
 
-async def test_f1_shows_the_rules_summary_and_esc_closes_it(watching: Running) -> None:
+async def test_a_move_arriving_during_an_animation_is_animated_after_it(
+    watching: Running,
+) -> None:
+    app = watching.app
+    app.step_seconds = 0.05
+    app.on_event(SNAPSHOT)
+    app.on_event(MOVED)
+    app.on_event(MOVED_AGAIN)
+    assert app.animation.waiting == 1
+    seen: list[tuple[str, int]] = []
+
+    def frame_of_the_second_move() -> bool:
+        frame = app.animation.frame
+        if frame is not None:
+            seen.append((frame.step.hole, int(frame.view.values["S1"])))
+        return frame is not None and frame.step.hole == "S1"
+
+    await until(frame_of_the_second_move, "the second move's first frame")
+    assert ("S*", 3) in seen, "the first move reached its final frame"
+    await until(lambda: app.animation.frame is None, "the end of both")
+    assert app.board()[0].values == app.state.view.values
+
+
+async def test_a_spectator_steps_back_through_the_moves_and_end_returns_to_live(
+    watching: Running,
+) -> None:
+    app = watching.app
+    app.step_seconds = 0
+    for event in (SNAPSHOT, MOVED, MOVED_AGAIN):
+        app.on_event(event)
+    watching.keys.send_text("\x1b[D")  # left: the board after the first move
+    await until(lambda: app.browsing == 1, "one move back")
+    view, marks = app.board()
+    assert (view.values["S1"], view.values["S2"], marks.last) == (3, 0, frozenset({"S2"}))
+    assert "move 1 of 2" in app._title()
+    assert "End back to live" in fragment_list_to_text(app._status_text())
+    watching.keys.send_text("\x1b[D\x1b[D")  # left twice: the start, and no further
+    await until(lambda: app.browsing == 0, "the start")
+    assert app.board()[0].values == app.state.view_at(0).values
+    watching.keys.send_text("\x1b[C")  # right
+    await until(lambda: app.browsing == 1, "one move forward")
+    watching.keys.send_text("\x1b[F")  # End: live again
+    await until(lambda: app.browsing is None, "live")
+    assert app.board()[0].values == app.state.view.values
+
+
+class Recorder:
+    """Actions that only remember the moves sent."""
+
+    def __init__(self) -> None:
+        self.moves: list[str] = []
+
+    async def move(self, ply: int, move: str) -> None:
+        self.moves.append(move)
+
+    async def resign(self) -> None:
+        raise AssertionError("not asked for")
+
+
+async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_esc() -> None:
+    actions = Recorder()
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("g1"), seat=0, actions=actions, input=keys, output=DummyOutput())
+        task = asyncio.create_task(app.run())
+        await until(lambda: app.application.is_running, "the screen")
+        app.on_event(dataclasses.replace(SNAPSHOT, legal=("1", "2", "3", "4")))
+        keys.send_text("\t")
+        await until(lambda: app.buffer.complete_state is not None, "the list")
+        await until(lambda: "Tab/Enter: 1 2 3 4" in fragment_list_to_text(app._help_text()))
+        keys.send_text("\x1b")
+        await until(lambda: app.buffer.complete_state is None, "Esc to close it")
+        assert app.state.history == [] and app.message[1] == ""
+        keys.send_text("\t")
+        await until(lambda: app.buffer.complete_state is not None, "the list again")
+        keys.send_text("\t\t")  # its first move chosen, then its second
+        await until(lambda: app.buffer.text == "2", "the second move chosen")
+        keys.send_text("\r")
+        await until(lambda: actions.moves == ["2"], "the move sent")
+        await asyncio.sleep(0.2)  # a list reopening would do so at once
+        assert app.buffer.complete_state is None and app.buffer.text == ""
+        app.quit()
+        await asyncio.wait_for(task, 30)
+
+
+async def test_f1_or_question_mark_shows_rules_notation_marks_and_keys(watching: Running) -> None:
     app = watching.app
     app.on_event(SNAPSHOT)
-    assert "F1: rules" in fragment_list_to_text(app._help_text())
+    assert "F1: help" in fragment_list_to_text(app._help_text())
     watching.keys.send_text("\x1bOP")  # F1
-    await until(lambda: app.showing_rules, "the rules")
-    assert GAMES["kalah"].summary in fragment_list_to_text(app._rules_text())
+    await until(lambda: app.showing_help, "the help")
+    shown = " ".join(fragment_list_to_text(app._help_screen()).split())
+    assert GAMES["kalah"].summary in shown
+    assert "pit number" in shown and "Marks:" in shown and "End: back to live" in shown
     watching.keys.send_text("\x1b")
-    await until(lambda: not app.showing_rules, "the rules to close")
+    await until(lambda: not app.showing_help, "the help to close")
+    watching.keys.send_text("?")
+    await until(lambda: app.showing_help, "the help again")
 
 
 async def test_ctrl_f_and_ctrl_b_change_the_animation_pace(watching: Running) -> None:
@@ -133,3 +236,60 @@ async def test_the_players_panel_shows_the_lag_once_measured() -> None:
         assert "lag -" in panel and "server bot" in panel
         state.rtt_ms = 42.4
         assert "lag 42 ms" in fragment_list_to_text(app._players_text())
+
+
+async def test_the_end_keeps_its_result_line_wraps_between_words_and_offers_no_moves() -> None:
+    over = Over(game_id="g1", v=3, result=Result(1, "resign", None))
+    with create_pipe_input() as keys:
+        state = GameState("g1")
+        names = (SeatInfo("open", "alice", True), SeatInfo("open", "bartholomew-the-long", True))
+
+        class EndsAtOnce(Recorder):
+            """The server's events for the move arrive before its answer, the end with them."""
+
+            async def move(self, ply: int, move: str) -> None:
+                app.on_event(dataclasses.replace(MOVED, to_move=1))
+                app.on_event(over)
+
+        app = GameApp(state, seat=0, actions=EndsAtOnce(), input=keys, output=DummyOutput())
+        task = asyncio.create_task(app.run())
+        await until(lambda: app.application.is_running, "the screen")
+        app.on_event(dataclasses.replace(SNAPSHOT, seats=names, legal=("1", "2", "3", "4")))
+        keys.send_text("2\r")
+        await until(lambda: not app.sending and state.over, "the end")
+        assert app.message[1] == app._result_text()
+        assert app._result_text() == "North, bartholomew-the-long, wins by resignation"
+        end = fragment_list_to_text(app._end_text()).splitlines()
+        assert all(len(line) <= END_WIDTH - 4 for line in end)
+        assert " ".join(end[:2]).split() == app._result_text().split()
+        help_line = fragment_list_to_text(app._help_text())
+        assert "Tab" not in help_line and "q: leave" in help_line
+        assert app._prompt() == "> "
+        app.quit()
+        await asyncio.wait_for(task, 30)
+
+
+def test_engine_reports_say_from_whose_side_the_score_is_and_no_mate() -> None:
+    info = BotInfo(depth=6, score=3, nodes=5210, time_ms=38, pv=("3", "1"))
+    assert format_info(info, "North") == (
+        "North: depth 6, +3 for North\n  5210 nodes, 38 ms, pv 3 1"
+    )
+    won = dataclasses.replace(info, score=999_995, mate=5)
+    assert format_info(won, "South").startswith("South: depth 6, South wins in 5 plies")
+    lost = dataclasses.replace(info, score=-999_996, mate=-4)
+    assert "South loses in 4 plies" in format_info(lost, "South")
+
+
+def test_the_players_panel_shows_the_time_control_and_warns_on_low_time() -> None:
+    with create_pipe_input() as keys:
+        state = GameState("g1")
+        app = GameApp(state, input=keys, output=DummyOutput(), clock=lambda: 0.0)
+        clocks = Clocks((200_000, 9_000), running=1, increment_ms=3_000)
+        state.apply(
+            dataclasses.replace(SNAPSHOT, clock=ClockSpec(300_000, 3_000), clocks=clocks), 0
+        )
+        panel = fragment_list_to_text(app._players_text())
+        assert panel.startswith("Players  5+3  lag -")
+        assert "0:09.0 !" in panel and "3:20  " in panel
+        low = [text for style, text, *_ in app._players_text() if "clock.low" in style]
+        assert low == ["0:09.0 !"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from ubao.client.bot import (
     time_budget,
 )
 from ubao.client.connection import fetch_snapshot
-from ubao.client.state import GameState
+from ubao.client.state import GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
 from ubao.engine.search import search
@@ -75,12 +76,18 @@ async def test_the_bot_plays_a_complete_game_against_a_server_bot(
         assert bot.game_id is not None
         snapshot = await fetch_snapshot(url, "check", bot.game_id)
         assert snapshot.status == "over" and replays_to_the_end(snapshot)
-        assert snapshot.seats[0].name == "robo"
+        assert snapshot.seats[0].name == "robo (bot, depth 3)"
         ours = [m for m, seat in zip(bot.state.history, bot.state.movers, strict=True) if seat == 0]
         logged = [r.getMessage() for r in caplog.records if " ply " in r.getMessage()]
         assert len(logged) == len(ours)
         assert all("depth" in line and "score" in line and "pv" in line for line in logged)
-        assert TokenStore(tmp_path / "t.json").get(url, bot.game_id) is None
+        assert TokenStore(tmp_path / "t.json").get(url, bot.game_id, "robo (bot, depth 3)") is None
+        ends = [r.getMessage() for r in caplog.records if " over: " in r.getMessage()]
+        assert snapshot.result is not None
+        names = [seat.name for seat in snapshot.seats]
+        line = describe_result(snapshot.result, names, ("South", "North"))
+        assert ends == [f"game {bot.game_id} over: {line}"]
+        assert re.fullmatch(r"game \S+ over: (South|North), .* (wins|Draw) .*, \d+-\d+", ends[0])
         # Its search reports reached the server and came back in the `moved` events.
         report = bot.state.info.get(0)
         assert report is not None and report.depth >= 1 and report.pv
@@ -116,8 +123,9 @@ async def test_the_bot_resumes_after_a_dropped_connection_and_finishes_the_game(
 
 
 async def test_serving_bot_joins_only_seats_that_ask_for_a_bot_and_plays_them(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="ubao.bot")
     async with game_server() as server:
         url = url_of(server)
 
@@ -158,8 +166,14 @@ async def test_serving_bot_joins_only_seats_that_ask_for_a_bot_and_plays_them(
             person_task.cancel()
             await asyncio.gather(server_task, person_task, return_exceptions=True)
         assert result is not None
-        assert wanting.state.names() == ["host", "server-bot"]
-        assert person.state.names() == ["person", None] and person.state.status == "waiting"
+        assert wanting.state.names() == ["host (bot, depth 1)", "server-bot (bot, depth 1)"]
+        assert person.state.names() == ["person (bot, depth 1)", None]
+        assert person.state.status == "waiting"
+        said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("serving")]
+        assert said == [
+            f"serving {url} as server-bot (depth 2, up to 2 games at a time): waiting for seats "
+            "that ask for a bot client (ubao play --new GAME --vs-external-bot)"
+        ]
 
 
 async def test_an_evaluation_the_game_lacks_ends_the_bot_with_the_reason(tmp_path: Path) -> None:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import re
+import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +17,19 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import game_server, kalah_create, screen, until, url_of
 
-from ubao.client.__main__ import build_parser, lobby_table, main, opponent_seats, parse_clock
+from ubao.client.__main__ import (
+    build_parser,
+    lobby_table,
+    main,
+    opponent_seats,
+    parse_clock,
+    report_end,
+    watch_creation,
+)
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
+from ubao.engine.games import GAMES, make_game
 from ubao.protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
@@ -48,6 +61,7 @@ def test_clocks_are_given_in_seconds_with_an_increment() -> None:
         (["watch", "--new", "kalah", "--bot", "2"], "needs two bots"),
         (["watch", "--new", "kalah", "--vs-external-bot"], "needs two bots"),
         (["watch"], "give a GAME_ID to watch"),
+        (["watch", "--new", "kalah", "--bot", "1", "--bot", "1", "--pace", "99"], "0 to 60"),
         (["bot", "--depth", "2", "--new", "kalah", "--eval", "magic"], "no evaluation 'magic'"),
         (["replay", "/nonexistent/record.txt"], "cannot read /nonexistent/record.txt"),
     ],
@@ -79,6 +93,14 @@ def test_new_games_can_leave_a_seat_for_a_bot_client_with_or_without_a_wished_de
     assert args.seats == [SeatSpec.bot(2), wanted]
 
 
+def test_watch_new_asks_for_a_pace_of_about_a_second_between_bot_moves() -> None:
+    parse = build_parser().parse_args
+    args = parse(["watch", "--new", "kalah", "--bot", "1", "--bot", "2"])
+    assert watch_creation(args).pace_ms == 1000
+    args = parse(["watch", "--new", "kalah", "--bot", "1", "--bot", "2", "--pace", "0.25"])
+    assert watch_creation(args).pace_ms == 250
+
+
 def test_a_server_bot_and_a_bot_client_cannot_both_take_the_other_seat(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -88,14 +110,88 @@ def test_a_server_bot_and_a_bot_client_cannot_both_take_the_other_seat(
     assert "not allowed with argument --vs-bot" in capsys.readouterr().err
 
 
-def test_an_unreachable_server_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+def unused_url() -> str:
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
-        port = unused.getsockname()[1]
+        return f"ws://127.0.0.1:{unused.getsockname()[1]}/"
+
+
+def test_an_unreachable_server_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit:
-        main(["games", "--server", f"ws://127.0.0.1:{port}/"])
+        main(["games", "--server", unused_url()])
     assert exit.value.code == 1
     assert "cannot reach" in capsys.readouterr().err
+
+
+async def test_the_game_screen_gives_up_on_a_server_it_never_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = unused_url()
+    async with screen(url, "alice", tmp_path / "t.json", create=kalah_create()) as alice:
+        await asyncio.wait_for(alice.task, 30)  # no key pressed: it ends by itself
+    assert report_end(alice.live) == 1
+    assert f"ubao: cannot reach {url}" in capsys.readouterr().err
+
+
+async def test_leaving_before_the_game_was_reached_is_a_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with screen(unused_url(), "alice", tmp_path / "t.json", game_id="g1") as alice:
+        await alice.quit()
+    assert report_end(alice.live) == 1
+    assert "left before the game was reached" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["play", "--join", "g1"], ["watch", "g1"]])
+def test_the_screens_need_a_terminal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main([*argv, "--server", unused_url()])  # pytest's stdin is no terminal
+    assert exit.value.code == 2
+    assert "needs a terminal" in capsys.readouterr().err
+
+
+def test_replaying_a_binary_file_says_it_is_no_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    binary = tmp_path / "game.bin"
+    binary.write_bytes(bytes(range(256)))
+    with pytest.raises(SystemExit) as exit:
+        main(["replay", str(binary)])
+    assert exit.value.code == 2
+    assert "is not a game record" in capsys.readouterr().err
+
+
+def test_version_and_help_list_the_games_evaluations_and_algorithms(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert re.fullmatch(r"ubao \S+\n", capsys.readouterr().out)
+    for argv in (["--help"], ["bot", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        shown = capsys.readouterr().out
+        for name in GAMES:
+            evaluations = ", ".join(make_game(name).evaluations)
+            assert f"  {name}: {evaluations}" in shown
+        assert "minimax, alphabeta, negamax" in shown
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["bot", "--help"]])
+def test_a_reader_gone_away_ends_the_output_quietly(argv: list[str]) -> None:
+    """`ubao --help | head -0`: no traceback, no complaint at exit."""
+    read, write = os.pipe()
+    os.close(read)
+    with os.fdopen(write, "w") as closed:
+        result = subprocess.run(
+            [sys.executable, "-m", "ubao.client", *argv],
+            stdout=closed,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
 
 
 def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
@@ -272,3 +368,19 @@ def test_a_record_with_an_illegal_move_names_it(
         main(["replay", str(path)])
     assert exit.value.code == 2
     assert "move 2 (9)" in capsys.readouterr().err
+
+
+async def test_ctrl_c_ends_a_serving_bot_without_a_traceback() -> None:
+    async with game_server() as server:
+        process = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "ubao.client", "bot", "--server", url_of(server)),
+            *("--depth", "1", "--serve"),
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert process.stderr is not None
+        first = await asyncio.wait_for(process.stderr.readline(), 60)
+        assert b"serving" in first
+        process.send_signal(signal.SIGINT)
+        errors = (await asyncio.wait_for(process.stderr.read(), 60)).decode()
+        assert await process.wait() == 130, errors
+        assert "Traceback" not in errors

@@ -73,7 +73,7 @@ def test_bao_move_reaching_the_nyumba_decision_asks_stop_or_safari() -> None:
     game = make_game("bao")
     position = game.parse_position(SAFARI_POSITION)
     result = entry(game, position, "a7r")
-    assert isinstance(result, Ask) and "stop there or go on safari" in result.question
+    assert isinstance(result, Ask) and "stop there, or go on safari" in result.question
     assert result.pick("safari") == Option("safari", "a7R+", True)
     assert result.pick("stop") == Option("stop", "a7R", True)
     assert entry(game, position, "a7R", decided=True) == Send("a7R")

@@ -69,16 +69,24 @@ async def test_an_illegal_entry_is_refused_locally_and_nothing_is_sent(tmp_path:
                 assert alice.live.state.history == ["3"]
 
 
-async def test_arrow_keys_and_enter_play_the_hole_under_the_cursor(tmp_path: Path) -> None:
+async def test_a_bare_enter_plays_nothing_and_arrows_then_enter_play_a_hole(
+    tmp_path: Path,
+) -> None:
     async with game_server() as server:
         url = url_of(server)
         async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
             await until(lambda: alice.live.state.started)
             async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id):
                 await until(lambda: alice.live.state.legal)
-                assert alice.live.app.cursor == "S1"
+                app = alice.live.app
+                with recording(alice.live) as sent:
+                    alice.type("\r")  # a stray Enter on a fresh turn
+                    await until(lambda: "arrow keys" in app.message[1], "the hint")
+                    assert sent == [] and app.board()[1].cursor is None
+                alice.type("\x1b[C")  # the first arrow shows the cursor where it is
+                await until(lambda: app.board()[1].cursor == "S1", "the cursor on S1")
                 alice.type("\x1b[C\x1b[C")  # right, right
-                await until(lambda: alice.live.app.cursor == "S3", "the cursor on S3")
+                await until(lambda: app.cursor == "S3", "the cursor on S3")
                 alice.type("\r")
                 await until(lambda: alice.live.state.history == ["3"], "the move 3")
 
@@ -91,14 +99,17 @@ async def test_a_bao_move_without_its_letter_is_completed_by_a_question(tmp_path
             await until(lambda: live.state.legal, "alice's turn")
             await until(lambda: live.app.seat == 0, "alice's seat")
             assert set(live.app.legal_holes()) == {"A6", "A7"}
-            assert live.app.cursor == "A6"
             with recording(live) as sent:
                 alice.type("a6\r")
                 await until(lambda: live.app.question is not None, "the question")
                 question = live.app.question
                 assert question is not None
-                assert "A6L" in question.question and "A6R" in question.question
-                assert sent == []
+                assert "L sows A5 A4 A3," in question.question
+                assert "R sows A7 A8 B8." in question.question
+                alice.type("x\r")  # a wrong answer: said so, and asked again
+                await until(lambda: "answer L or R" in live.app.message[1], "the refusal")
+                assert live.app.question == question and sent == []
+                assert question.question in fragment_list_to_text(live.app._status_text())
                 alice.type("L\r")
                 await until(lambda: live.state.history, "the move")
             assert live.state.history[0] == "A6L"
@@ -125,7 +136,10 @@ async def test_resigning_asks_first_then_ends_the_game_with_a_result_screen(
                 assert result is not None and (result.winner, result.reason) == (1, "resign")
                 end = fragment_list_to_text(bob.live.app._end_text())
                 assert "North, bob, wins by resignation" in end
-                assert TokenStore(tmp_path / "a.json").get(url, alice.live.game_id or "") is None
+                assert (
+                    TokenStore(tmp_path / "a.json").get(url, alice.live.game_id or "", "alice")
+                    is None
+                )
 
 
 async def test_playing_a_server_bot_shows_its_moves_and_engine_info(tmp_path: Path) -> None:
@@ -168,6 +182,7 @@ async def test_watching_an_ai_vs_ai_game_follows_it_to_the_end(tmp_path: Path) -
         ) as carol:
             live = carol.live
             await until(lambda: live.state.over, "the end of the bots' game")
+            await until(lambda: live.app.animation.frame is None, "the last move shown")
             assert live.app.seat is None and live.session.role == "spectator"
             game = make_game("kalah", live.state.options)
             position = game.start()
@@ -232,7 +247,7 @@ async def test_restarting_play_join_returns_to_the_same_seat(tmp_path: Path) -> 
             game_id = alice.live.game_id
             assert game_id is not None
             await alice.quit()
-        assert TokenStore(tokens).get(url, game_id) is not None
+        assert TokenStore(tokens).get(url, game_id, "alice") is not None
         async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
             await until(lambda: bob.live.app.seat == 1, "bob in the free seat")
             async with screen(url, "alice", tokens, game_id=game_id) as again:
@@ -242,6 +257,39 @@ async def test_restarting_play_join_returns_to_the_same_seat(tmp_path: Path) -> 
                 assert [type(c).__name__ for c in sent] == ["Hello", "Resume"]
                 again.type(again.live.state.legal[0] + "\r")
                 await until(lambda: bob.live.state.history, "the move at bob's")
+
+
+async def test_two_names_sharing_one_token_file_each_keep_their_own_seat(tmp_path: Path) -> None:
+    """Two terminals of one user (one HOME): bob joining must not resume alice's seat."""
+    async with game_server() as server:
+        url, tokens = url_of(server), tmp_path / "tokens.json"
+        async with screen(url, "alice", tokens, create=kalah_create()) as alice:
+            await until(lambda: alice.live.app.seat == 0, "alice's seat")
+            game_id = alice.live.game_id
+            async with screen(url, "bob", tokens, game_id=game_id) as bob:
+                await until(lambda: bob.live.app.seat == 1, "bob in the other seat")
+                await until(lambda: alice.live.state.legal, "alice's turn")
+                alice.type(alice.live.state.legal[0] + "\r")
+                await until(lambda: bob.live.state.history, "alice's move at bob's")
+                assert alice.live.error is None and alice.live.session.connected.is_set()
+                store = TokenStore(tokens)
+                alice_token = store.get(url, game_id or "", "alice")
+                bob_token = store.get(url, game_id or "", "bob")
+                assert alice_token is not None and bob_token is not None
+                assert (alice_token.seat, bob_token.seat) == (0, 1)
+
+
+async def test_seat_asks_for_the_other_seat_instead_of_resuming_the_stored_one(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        url, tokens = url_of(server), tmp_path / "tokens.json"
+        async with screen(url, "alice", tokens, create=kalah_create()) as alice:
+            await until(lambda: alice.live.app.seat == 0, "alice's seat")
+            game_id = alice.live.game_id
+            await alice.quit()
+        async with screen(url, "alice", tokens, game_id=game_id, seat=1) as again:
+            await until(lambda: again.live.app.seat == 1, "the seat asked for")
 
 
 async def test_a_game_id_that_does_not_exist_ends_with_the_servers_reason(
@@ -265,8 +313,8 @@ async def test_a_stored_token_the_server_no_longer_knows_is_replaced_by_a_join(
             game_id = alice.live.game_id
             assert game_id is not None
             stale = TokenStore(tmp_path / "b.json")
-            stale.put(url, game_id, SeatToken(0, "not-a-token"))
+            stale.put(url, game_id, "bob", SeatToken(0, "not-a-token"))
             async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
                 await until(lambda: bob.live.app.seat == 1, "bob's new seat")
-                held = TokenStore(tmp_path / "b.json").get(url, game_id)
+                held = TokenStore(tmp_path / "b.json").get(url, game_id, "bob")
                 assert held is not None and held.seat == 1 and held.token != "not-a-token"

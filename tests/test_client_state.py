@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from ubao.client.lag import Lag, format_lag
 from ubao.client.state import Applied, GameState, describe_result
-from ubao.protocol import BotInfo, Clocks, Moved, Over, Result, SeatEvent, SeatInfo, Snapshot
+from ubao.protocol import (
+    BotInfo,
+    Clocks,
+    ClockSpec,
+    Moved,
+    Over,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    Snapshot,
+)
 
 SEATS = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", True))
 START = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
@@ -168,3 +178,17 @@ def test_results_read_as_a_sentence() -> None:
     assert describe_result(Result(None, "repetition", None), names, sides) == (
         "Draw by adjudication after a repetition"
     )
+
+
+def test_the_winners_score_is_written_first() -> None:
+    result = describe_result(Result(1, "normal", (10, 14)), ["alice", "bob"], ("South", "North"))
+    assert result == "North, bob, wins at the end of play, 14-10"
+
+
+def test_a_clock_in_its_last_tenth_warns() -> None:
+    state = GameState("g1", clock=ClockSpec(60_000, 0))
+    state.clocks = Clocks((7_000, 5_000), running=1)
+    assert not state.low_on_time(0, 0.0) and state.low_on_time(1, 0.0)
+    state.clock = ClockSpec(600_000, 5_000)
+    state.clocks = Clocks((31_000, 30_000), running=0)
+    assert not state.low_on_time(0, 0.0) and state.low_on_time(1, 0.0)

@@ -11,6 +11,7 @@ import pytest
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 
 from ubao.client.board import (
+    Animation,
     BaoView,
     MancalaView,
     Marks,
@@ -121,15 +122,16 @@ def test_bao_start_shows_four_rows_owner_labels_nyumba_and_stocks() -> None:
     view = view_from_json("bao", BAO_START)
     assert isinstance(view, BaoView)
     text = lines(render_board(view, 0, names=("alice", "bob")))
-    assert text[0] == "North: bob  stock 22  nyumba a5 functional"
-    assert text[1].split() == ["8", "7", "6", "5", "4", "3", "2", "1"]
-    assert text[2].split() == ["b", *"0" * 8]
-    assert text[3].split() == ["a", "0", "2", "2", "(", "6)", "0", "0", "0", "0"]
-    assert text[4].split() == ["A", "0", "0", "0", "0", "(", "6)", "2", "2", "0"]
-    assert text[5].split() == ["B", *"0" * 8]
-    assert text[6].split() == [str(n) for n in range(1, 9)]
-    assert text[7].startswith("South: alice  stock 22  nyumba A5 functional")
-    assert text[7].endswith("<- to move")
+    assert text[0] == "North: bob"
+    assert text[1] == "  stock 22  nyumba a5 functional"
+    assert text[2].split() == ["8", "7", "6", "5", "4", "3", "2", "1"]
+    assert text[3].split() == ["b", *"0" * 8]
+    assert text[4].split() == ["a", "0", "2", "2", "(", "6)", "0", "0", "0", "0"]
+    assert text[5].split() == ["A", "0", "0", "0", "0", "(", "6)", "2", "2", "0"]
+    assert text[6].split() == ["B", *"0" * 8]
+    assert text[7].split() == [str(n) for n in range(1, 9)]
+    assert text[8] == "South: alice  <- to move"
+    assert text[9] == "  stock 22  nyumba A5 functional"
 
 
 def test_bao_from_norths_seat_rotates_the_board_and_keeps_owner_labels() -> None:
@@ -140,7 +142,7 @@ def test_bao_from_norths_seat_rotates_the_board_and_keeps_owner_labels() -> None
     assert rows[2] == [f"a{n}" for n in range(1, 9)]
     assert rows[3] == [f"b{n}" for n in range(1, 9)]
     text = lines(render_board(view, 1))
-    assert text[4].split() == ["a", "0", "0", "0", "0", "(", "6)", "2", "2", "0"]
+    assert text[5].split() == ["a", "0", "0", "0", "0", "(", "6)", "2", "2", "0"]
 
 
 def test_bao_labels_follow_the_vector_layout_for_every_hole() -> None:
@@ -190,7 +192,7 @@ def test_every_bao_vector_position_renders_with_64_seeds_accounted_for() -> None
         assert on_board + sum(view.stock) == sum(map(sum, position["board"])) + sum(
             position["stock"]
         )
-        assert len(lines(render_board(view, 0))) == 8
+        assert len(lines(render_board(view, 0))) == 10
 
 
 # -- Othello ------------------------------------------------------------------------------------
@@ -269,3 +271,28 @@ def test_a_finished_bao_position_marks_nobody_to_move() -> None:
         render_board(view_from_json("bao", {**finished, "winner": "S"}), 0)
     )
     assert "to move" not in text
+
+
+def test_queued_moves_play_in_order_faster_with_a_backlog_and_a_skip_keeps_the_final_frame() -> (
+    None
+):
+    game = kalah(pits=4, seeds=3)
+    start = game.start()
+    after = game.play(start, 2)
+    first = sowing_frames(view_of(game, start), game.sowing_path(start, 2), 0)
+    second = sowing_frames(view_of(game, after), game.sowing_path(after, 1), 0)
+    animation = Animation()
+    animation.push(first)
+    animation.push(second)
+    assert animation.frame == first[0] and animation.waiting == 1
+    assert animation.delay(1.0) == 0.5
+    animation.skip()
+    assert animation.frame == first[-1]
+    animation.advance()
+    assert animation.frame == second[0] and animation.delay(1.0) == 1.0
+    assert animation.trail == frozenset({"S1"})
+    for _ in second[1:]:
+        animation.advance()
+    assert animation.frame == second[-1]
+    animation.advance()
+    assert animation.frame is None

@@ -57,6 +57,11 @@ def server(home: Path) -> Iterator[str]:
 
 def ubao(home: Path, *args: str, timeout: float = WAIT_S) -> str:
     """Run `ubao ARGS` to its end; its standard output."""
+    return ubao_run(home, *args, timeout=timeout).stdout
+
+
+def ubao_run(home: Path, *args: str, timeout: float = WAIT_S) -> subprocess.CompletedProcess[str]:
+    """Run `ubao ARGS` to its end, successfully."""
     result = subprocess.run(
         [str(BIN / "ubao"), *args],
         capture_output=True,
@@ -66,7 +71,7 @@ def ubao(home: Path, *args: str, timeout: float = WAIT_S) -> str:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout
+    return result
 
 
 def game_ids(home: Path, url: str) -> list[str]:
@@ -122,13 +127,14 @@ def socket() -> Iterator[str]:
 def test_walkthrough_1_two_people_play_each_other_from_two_terminals(
     server: str, home: Path, socket: str
 ) -> None:
-    alice = Terminal(socket, "alice", home / "alice", [
+    """As one user on one machine does it: both terminals share HOME (and the token file)."""
+    alice = Terminal(socket, "alice", home, [
         str(BIN / "ubao"), "play", "--server", server, "--name", "alice", "--new", "kalah",
         "--options", SMALL, "--speed", "0",
     ])  # fmt: skip
     alice.shows("S1", "S3")
     (game_id,) = game_ids(home, server)
-    bob = Terminal(socket, "bob", home / "bob", [
+    bob = Terminal(socket, "bob", home, [
         str(BIN / "ubao"), "play", "--server", server, "--name", "bob", "--join", game_id,
         "--speed", "0",
     ])  # fmt: skip
@@ -138,6 +144,7 @@ def test_walkthrough_1_two_people_play_each_other_from_two_terminals(
     bob.shows("1. S 1", "Your move (North)")
     bob.type("3", "Enter")
     alice.shows("2. N 3")
+    assert "took over" not in alice.shows("Your move (South)")
 
 
 def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(server: str, home: Path) -> None:
@@ -146,17 +153,19 @@ def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(server: str, 
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "XDG_DATA_HOME": str(home / "serving")},
+        env={**os.environ, "XDG_DATA_HOME": str(home)},
     )
     try:
-        summary = ubao(
+        hosting = ubao_run(
             home, "bot", "--server", server, "--new", "kalah", "--options", SMALL,
             "--depth", "3", "--vs-external-bot",
-        )  # fmt: skip
-        assert re.search(r"game \S+ over: ", summary), summary
+        ).stderr  # fmt: skip
+        ends = re.findall(r"game \S+ over: .*", hosting)
+        assert len(ends) == 1 and re.search(r"(wins|Draw) .*\d+-\d+$", ends[0]), hosting
     finally:
         serving.terminate()
         _, log = serving.communicate(timeout=30)
+    assert f"serving {server} as " in log.splitlines()[0], log
     assert re.search(r"ply \d+: ", log), "the serving bot logs each move with its info"
     (game_id,) = game_ids(home, server)
     lobby = ubao(home, "games", "--server", server)
@@ -171,6 +180,10 @@ def test_walkthrough_3_watch_an_ai_match_then_export_and_replay_it(
         str(BIN / "ubao"), "watch", "--server", server, "--new", "kalah", "--options", SMALL,
         "--bot", "1", "--bot", "3", "--speed", "0",
     ])  # fmt: skip
+    watch.shows("Game over")
+    watch.type("Left")  # step back through the moves, as on lichess
+    watch.matches(r"Looking at move (\d+) of \d+")
+    watch.type("End")
     watch.shows("Game over")
     (game_id,) = game_ids(home, server)
     record = home / "game.txt"

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from typing import Any, TextIO
 
+from ubao.engine import solve as solving
+from ubao.engine.backend import BACKENDS, NATIVE_BUILT, backend_of, resolve
+from ubao.engine.endgame import open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
+from ubao.engine.mancala import Mancala
 from ubao.engine.perft import perft
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
+    DEFAULT_HASH_MB,
+    ENTRY_BYTES,
     Searcher,
     SearchResult,
     Tracer,
     format_score,
 )
 from ubao.engine.solve import Solver
-from ubao.engine.tools import bench, stdio
+from ubao.engine.tools import bench, match, stdio
 from ubao.engine.tools.chart import bench_svg
 from ubao.engine.tools.players import PLAYERS
 
@@ -33,7 +41,9 @@ class CommandError(Exception):
 
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments every per-game command shares: the game, its options and a position."""
-    parser.add_argument("game", choices=sorted(GAMES), metavar="GAME", help="the game's name")
+    parser.add_argument(
+        "game", choices=sorted(GAMES), metavar="GAME", help=f"the game: {', '.join(GAMES)}"
+    )
     parser.add_argument(
         "--options", default="{}", metavar="JSON", help="game options, e.g. '{\"pits\": 6}'"
     )
@@ -41,6 +51,40 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--position", metavar="POS", help="a position in the game's notation")
     where.add_argument("--position-json", metavar="JSON", help="a position in the game's JSON form")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        help="the rules in C (native) or Python; default: $UBAO_BACKEND, else auto (native "
+        "when built)",
+    )
+
+
+def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
+    """The transposition table's memory and the exact mode (docs/engine.md)."""
+    parser.add_argument(
+        "--hash",
+        type=float,
+        default=DEFAULT_HASH_MB,
+        metavar="MB",
+        help=f"transposition-table memory in MB (default {DEFAULT_HASH_MB}; 0: no table)",
+    )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="the exact mode: every algorithm returns the same value at the same depth",
+    )
+
+
+def add_endgame_argument(parser: argparse.ArgumentParser) -> None:
+    """The solver's endgame database (docs/engine.md, Solver)."""
+    parser.add_argument(
+        "--db",
+        type=int,
+        default=0,
+        metavar="SEEDS",
+        help="mancala: use the endgame database of positions with up to SEEDS seeds on the "
+        "board (built once, cached in ~/.cache/ubao)",
+    )
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -58,8 +102,8 @@ def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
     """The game and the starting position the user asked for."""
     options = parse_options(args.options)
     if args.position is not None:
-        return game_for_position(args.game, options, args.position)
-    game = make_game(args.game, options)
+        return game_for_position(args.game, options, args.position, args.backend)
+    game = make_game(args.game, options, args.backend)
     if args.position_json is not None:
         try:
             data = json.loads(args.position_json)
@@ -124,7 +168,8 @@ def command_perft(args: argparse.Namespace) -> None:
         raise CommandError("--depth must be 0 or more")
     game, position = game_and_position(args)
     nodes = perft(game, position, args.depth)
-    emit(args, {"depth": args.depth, "nodes": nodes, **position_report(game, position)}, str(nodes))
+    data = {"depth": args.depth, "nodes": nodes, "backend": backend_of(game)}
+    emit(args, {**data, **position_report(game, position)}, str(nodes))
 
 
 def format_line(game: Game[Any, Any], position: Any, moves: Sequence[Any]) -> list[str]:
@@ -143,7 +188,7 @@ def command_analyse(args: argparse.Namespace) -> None:
         raise CommandError("--depth must be 1 or more")
     game, position = game_and_position(args)
     try:
-        searcher = Searcher(game, args.algorithm, args.eval)
+        searcher = Searcher(game, args.algorithm, args.eval, args.hash, args.exact)
     except ValueError as error:
         raise CommandError(str(error)) from None
     # Trace lines go to stderr under --json, so that stdout stays one JSON document.
@@ -177,6 +222,8 @@ def command_analyse(args: argparse.Namespace) -> None:
         "score": result.score,
         "score_text": format_score(result.score),
         "mate": result.mate,
+        "margin": result.margin,
+        "exact": searcher.exact,
         "pv": pv,
         "stopped": result.stopped,
         "stats": stats.to_dict(),
@@ -186,21 +233,26 @@ def command_analyse(args: argparse.Namespace) -> None:
     lines = [
         f"best move: {data['move'] or 'none, the game is over'}",
         f"score: {data['score_text']} for player {game.to_move(position)}, the side to move "
-        f"({searcher.algorithm}, {searcher.evaluation_name})",
+        f"({searcher.algorithm}, {searcher.evaluation_name}, "
+        f"{'exact' if searcher.exact else 'strength'} mode)",
         f"pv: {' '.join(pv)}",
         f"depth {stats.depth}{' (stopped by the time limit)' if result.stopped else ''}, "
         f"{stats.seconds:.3f} s, {round(stats.nps)} nodes/s",
         f"nodes: {stats.generated} generated, {stats.expanded} expanded, "
         f"{stats.evaluated} evaluated; {stats.cutoffs} cut-offs, {stats.table_hits} table hits",
-        f"memory: {stats.table_entries} table entries, peak {memory}",
+        f"memory: {stats.table_entries} table entries ({ENTRY_BYTES} B each, at most "
+        f"{searcher.table.capacity} in {args.hash:g} MB), peak {memory}",
     ]
     emit(args, data, "\n".join(lines))
 
 
 def command_solve(args: argparse.Namespace) -> None:
     game, position = game_and_position(args)
+    if args.db and not isinstance(game, Mancala):
+        raise CommandError("--db: endgame databases exist for the mancala games only")
     try:
-        solution = Solver(game).solve(position)
+        endgame = open_endgame(game, args.db) if isinstance(game, Mancala) and args.db else None
+        solution = Solver(game, hash_mb=args.hash, endgame=endgame).solve(position)
     except ValueError as error:
         raise CommandError(str(error)) from None
     pv = format_line(game, position, solution.pv)
@@ -218,6 +270,8 @@ def command_solve(args: argparse.Namespace) -> None:
         f"{solution.expanded} positions expanded, {solution.probes} probes, "
         f"{solution.table_entries} table entries, {solution.seconds:.2f} s",
     ]
+    if endgame is not None:
+        lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
     emit(args, data, "\n".join(lines))
 
 
@@ -248,12 +302,14 @@ def command_bench(args: argparse.Namespace) -> None:
             raise CommandError(f"unknown game(s) {', '.join(unknown)}; known: {', '.join(GAMES)}")
         algorithms = split_list(args.algorithms) if args.algorithms else ["negamax"]
         _check_names("--algorithms", algorithms, ALGORITHMS)
-        speed_rows = bench.bench_speed(names, algorithms, args.seconds, progress)
+        backends = split_list(args.backends) if args.backends else list(bench.SPEED_BACKENDS)
+        _check_names("--backends", backends, ["python", "native"])
+        speed_rows = bench.bench_speed(names, algorithms, args.seconds, progress, backends)
         rows = [row.to_dict() for row in speed_rows]
         header = bench.speed_table(speed_rows)
     elif args.solve:
         cells = parse_cells(args.cells) if args.cells else list(bench.DEFAULT_SOLVE_CELLS)
-        solve_rows = bench.bench_solve(cells, progress)
+        solve_rows = bench.bench_solve(cells, progress, args.db)
         rows = [row.to_dict() for row in solve_rows]
         header = bench.solve_table(solve_rows)
     else:
@@ -294,6 +350,8 @@ def _bench_games(
             max_plies=args.max_plies,
             measure_memory=args.memory,
             progress=progress,
+            hash_mb=args.hash,
+            exact=args.exact,
         )
     except ValueError as error:
         raise CommandError(str(error)) from None
@@ -316,7 +374,38 @@ def command_stdio(args: argparse.Namespace) -> None:
     stdio.main()
 
 
+def command_match(args: argparse.Namespace) -> None:
+    game = make_game(args.game, parse_options(args.options))
+    try:
+        first = match.parse_spec(args.engine1)
+        if first is None:
+            raise CommandError(f"--engine1 {args.engine1!r}: give settings such as depth=6")
+        second = match.parse_spec(args.engine2) or args.engine2
+        for spec in (first, second):
+            if isinstance(spec, match.EngineSpec):
+                Searcher(game, spec.algorithm, spec.evaluation, 0)  # unknown evaluations fail now
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if args.games < 1:
+        raise CommandError("--games must be 1 or more")
+    progress = sys.stderr if args.progress == "always" or sys.stderr.isatty() else None
+    report = match.run_match(
+        game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
+    )
+    emit(args, {"game": game.describe(), **report.to_dict()}, report.summary())
+
+
 Handler = Callable[[argparse.Namespace], None]
+
+
+def version() -> str:
+    """The version, and which backend the rules run on here unless --backend says otherwise."""
+    try:
+        backend = f"backend {resolve()}"
+    except GameError as error:
+        backend = str(error)
+    built = "built" if NATIVE_BUILT else "not built"
+    return f"ubao-engine {metadata.version('ubao')} ({backend}; native core {built})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -324,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ubao-engine",
         description="The ubao engine: rules of every game, perft, and the game-tree search.",
     )
+    parser.add_argument("--version", action="version", version=version())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     moves = commands.add_parser("moves", help="print the legal moves, one per line")
@@ -356,12 +446,21 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument(
         "--memory", action="store_true", help="measure peak memory with tracemalloc (slower)"
     )
+    add_search_mode_arguments(analyse)
     analyse.set_defaults(handler=command_analyse)
 
     solve = commands.add_parser(
         "solve", help="the exact value under perfect play (small games only)"
     )
     add_game_arguments(solve)
+    solve.add_argument(
+        "--hash",
+        type=float,
+        default=solving.DEFAULT_HASH_MB,
+        metavar="MB",
+        help=f"the solver's table memory in MB (default {solving.DEFAULT_HASH_MB:g})",
+    )
+    add_endgame_argument(solve)
     solve.set_defaults(handler=command_solve)
 
     bench_parser = commands.add_parser(
@@ -392,11 +491,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument(
         "--memory", action="store_true", help="measure peak memory with tracemalloc (slower)"
     )
+    add_search_mode_arguments(bench_parser)
     bench_parser.add_argument("--games", metavar="LIST", help="--speed: games (default: all)")
     bench_parser.add_argument(
         "--seconds", type=float, default=1.0, help="--speed: seconds per position (default 1)"
     )
+    bench_parser.add_argument(
+        "--backends", metavar="LIST", help="--speed: python,native (default: both when built)"
+    )
     bench_parser.add_argument("--cells", metavar="LIST", help="--solve: e.g. 3x6,4x4")
+    add_endgame_argument(bench_parser)
     bench_parser.add_argument("--csv", metavar="PATH", help="also write the rows as CSV")
     bench_parser.add_argument("--json-file", metavar="PATH", help="also write the rows as JSON")
     bench_parser.add_argument(
@@ -411,6 +515,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_parser.set_defaults(handler=command_bench)
 
+    match_parser = commands.add_parser(
+        "match", help="two engines play N games with alternating sides: W/D/L, margin, Elo"
+    )
+    match_parser.add_argument("game", choices=sorted(GAMES), metavar="GAME")
+    match_parser.add_argument("--options", default="{}", metavar="JSON", help="game options")
+    match_parser.add_argument(
+        "--engine1",
+        required=True,
+        metavar="SPEC",
+        help="settings: depth=N and/or time=MS, algorithm=A, eval=E, hash=MB, exact "
+        "(comma-separated)",
+    )
+    match_parser.add_argument(
+        "--engine2",
+        required=True,
+        metavar="SPEC|CMD",
+        help="settings as --engine1, or the command of an engine speaking the stdio protocol "
+        "(it gets engine1's depth/time)",
+    )
+    match_parser.add_argument("--games", type=int, default=10, metavar="N", help="default 10")
+    match_parser.add_argument(
+        "--random-plies", type=int, default=2, metavar="K", help="random opening plies (2)"
+    )
+    match_parser.add_argument("--seed", type=int, default=0, help="for the openings")
+    match_parser.add_argument("--max-plies", type=int, default=1000, metavar="N")
+    match_parser.add_argument("--json", action="store_true", help="print JSON")
+    match_parser.add_argument("--progress", choices=("auto", "always"), default="auto")
+    match_parser.set_defaults(handler=command_match)
+
     stdio_parser = commands.add_parser(
         "stdio", help="speak the engine line protocol on stdin/stdout (docs/engine-protocol.md)"
     )
@@ -419,6 +552,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Run one command; Ctrl-C and a reader gone away (`| head`) end it without a traceback."""
+    try:
+        run(argv)
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        # Nowhere to write any more: point stdout at nothing so the exit's flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+
+
+def run(argv: Sequence[str] | None) -> None:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "play" and not any(word.startswith("-") for word in extra):
