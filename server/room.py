@@ -352,6 +352,8 @@ class Room:
         if self.clock is not None:
             if ended:
                 self.clock.stop(now)
+            elif self.clock.running is None:
+                self.clock.start(self.to_move, now)  # the first move starts the clocks
             else:
                 self.clock.press(seat, now, self.to_move)
         moved = self._append(
@@ -426,7 +428,7 @@ class Room:
             self.clock.stop(now)
 
     def resume_clock(self, now: int) -> None:
-        if self.clock is not None and self.status == "playing":
+        if self.clock is not None and self.status == "playing" and self.history:
             self.clock.start(self.to_move, now)
 
     # -- undoing a change the store could not keep ---------------------------------------------
@@ -504,8 +506,6 @@ class Room:
         if self.status != "waiting" or any(seat.free for seat in self.seats):
             return False
         self.status = "playing"
-        if self.clock is not None:
-            self.clock.start(self.to_move, now)
         return True
 
     def _judge(self) -> Result | None:

@@ -17,6 +17,7 @@ from ubao.engine.mancala import Kalah
 from ubao.protocol import (
     AppCloseCode,
     BotInfo,
+    Clocks,
     ClockSpec,
     Create,
     ErrorCode,
@@ -366,27 +367,40 @@ def test_a_seat_left_before_the_game_starts_is_freed_after_the_grace_period() ->
 # -- clocks ------------------------------------------------------------------------------------
 
 
-def test_clocks_run_for_the_seat_to_move_with_increment_for_moves_in_time() -> None:
+def test_clocks_start_at_the_first_move_then_run_for_the_seat_to_move_with_increment() -> None:
     h = Harness()
     game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(10_000, 500))
+    h.clock.advance(3_000)  # no clock runs before the first move, as on lichess
+    first = move(south, game_id, s_token, 0, "1")[1]
+    assert isinstance(first, Moved) and first.clocks is not None
+    assert first.clocks.remaining_ms == (10_000, 10_000) and first.clocks.running == 1
     h.clock.advance(3_000)
-    moved = move(south, game_id, s_token, 0, "1")[1]
+    moved = move(north, game_id, n_token, 1, "1")[1]
     assert isinstance(moved, Moved) and moved.clocks is not None
-    assert moved.clocks.remaining_ms == (7_500, 10_000) and moved.clocks.running == 1
+    assert moved.clocks.remaining_ms == (10_000, 7_500) and moved.clocks.running == 0
     assert h.core.next_deadline() == h.clock() + 10_000
     h.advance(9_999)
     assert h.core.rooms[game_id].status == "playing"
     h.advance(1)
     over = south.inbox[-1]
-    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (0, "timeout")
-    assert move(north, game_id, n_token, 1, "1")[0].code == ErrorCode.GAME_OVER
+    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (1, "timeout")
+    assert move(south, game_id, s_token, 2, "2")[0].code == ErrorCode.GAME_OVER
+
+
+def test_no_flag_falls_before_the_first_move() -> None:
+    h = Harness()
+    game_id, *_ = started_game(h, clock=ClockSpec(1_000, 0))
+    h.advance(60_000)
+    room = h.core.rooms[game_id]
+    assert room.status == "playing" and room.clocks(h.clock()) == Clocks((1_000, 1_000), None, 0)
 
 
 def test_a_move_after_the_flag_fell_loses_on_time_even_before_the_timer_fires() -> None:
     h = Harness()
-    game_id, south, s_token, *_ = started_game(h, clock=ClockSpec(1_000, 0))
+    game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(1_000, 0))
+    move(south, game_id, s_token, 0, "1")
     h.clock.advance(1_000)  # no tick: the core must still notice
-    got = move(south, game_id, s_token, 0, "1")
+    got = move(north, game_id, n_token, 1, "1")
     assert isinstance(got[0], Over) and got[0].result.reason == "timeout"
     assert got[1].code == ErrorCode.GAME_OVER
 
@@ -746,24 +760,25 @@ def room_state(h: Harness, game_id: str) -> tuple[Any, ...]:
 
 def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing_anywhere() -> None:
     h, store = failing_harness()
-    game_id, south, s_token, north, _ = started_game(h, clock=ClockSpec(60_000, 1_000))
+    game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(60_000, 1_000))
+    move(south, game_id, s_token, 0, "1")  # the first move starts the clocks
     h.clock.advance(1_500)
-    before = (room_state(h, game_id), stored_rows(store), len(north.inbox))
+    before = (room_state(h, game_id), stored_rows(store), len(south.inbox))
     store.fail("events")  # the games row is written first: the whole transaction must go
-    got = move(south, game_id, s_token, 0, "1")
+    got = move(north, game_id, n_token, 1, "1")
     assert len(got) == 1 and got[0].type == "error"
     assert got[0].code == ErrorCode.STORAGE_ERROR
-    assert (room_state(h, game_id), stored_rows(store), len(north.inbox)) == before
+    assert (room_state(h, game_id), stored_rows(store), len(south.inbox)) == before
     store.heal()
-    ok, moved = move(south, game_id, s_token, 0, "1")
+    ok, moved = move(north, game_id, n_token, 1, "1")
     assert (
         isinstance(ok, Ok)
         and isinstance(moved, Moved)
-        and moved.v == 3
+        and moved.v == 4
         and moved.clocks is not None
     )
-    assert moved.clocks.remaining_ms == (59_500, 60_000)
-    assert isinstance(north.inbox[-1], Moved) and north.inbox[-1].v == 3
+    assert moved.clocks.remaining_ms == (60_000, 59_500)
+    assert isinstance(south.inbox[-1], Moved) and south.inbox[-1].v == 4
     restored = Core(store, Limits(), now=h.clock, wall=lambda: 42)
     restored.restore()
     assert restored.rooms[game_id].events == h.core.rooms[game_id].events
@@ -815,17 +830,18 @@ def test_a_drop_that_cannot_be_stored_still_frees_the_connection_and_holds_the_s
 def test_timers_and_bot_turns_wait_a_moment_after_a_failed_write_then_try_again() -> None:
     h, store = failing_harness()
     human = h.player()
-    game_id = human.create(SeatSpec.bot(1), SeatSpec.open(), clock=ClockSpec(10_000, 0))
-    human.join(game_id, 1)
+    game_id = human.create(SeatSpec.open(), SeatSpec.bot(1), clock=ClockSpec(10_000, 0))
+    _, token, _ = human.join(game_id, 0)
+    move(human, game_id, token, 0, "1")  # the first move starts the clocks; the bot is to move
     (turn,) = h.bot_turns
     store.fail("events")
     assert h.core.bot_moved(turn, "1", None) is True  # settled for now, not played
     room = h.core.rooms[game_id]
-    assert room.ply == 0 and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
+    assert room.ply == 1 and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
     h.advance(STORE_RETRY_MS - 1)
     assert len(h.bot_turns) == 1
     h.advance(1)  # the bot is asked again, even though the disk is still broken
-    assert [t.ply for t in h.bot_turns] == [0, 0]
+    assert [t.ply for t in h.bot_turns] == [1, 1]
     h.advance(10_000)  # the flag falls but cannot be stored: nothing changes, no spinning
     assert room.status == "playing" and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
     store.heal()

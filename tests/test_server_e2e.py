@@ -272,12 +272,13 @@ async def test_a_flag_fall_ends_the_game() -> None:
         Client.connected(server.port, "north") as north,
     ):
         game_id = await create(south, clock=ClockSpec(initial_ms=5_000, increment_ms=0))
-        await join(south, game_id, 0)
+        token = await join(south, game_id, 0)
         await join(north, game_id, 1)
-        clock.advance(5_000)
+        await south.ok(Move(id=0, game_id=game_id, token=token, ply=0, move="1"))
+        clock.advance(5_000)  # North's clock, started by South's first move, runs out
         server.wake()
         over = await north.event_of(Over)
-        assert (over.result.winner, over.result.reason) == (1, "timeout")
+        assert (over.result.winner, over.result.reason) == (0, "timeout")
         assert (await south.event_of(Over)) == over
 
 
