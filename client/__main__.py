@@ -30,8 +30,15 @@ from ubao.client.record import RecordError, format_record, parse_record
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
-from ubao.protocol import ClockSpec, Create, GameSummary, ListGames, SeatInfo, SeatSpec
-from ubao.protocol.messages import MAX_PACE_MS
+from ubao.protocol import (
+    MAX_PACE_MS,
+    ClockSpec,
+    Create,
+    GameSummary,
+    ListGames,
+    SeatInfo,
+    SeatSpec,
+)
 
 if TYPE_CHECKING:
     from ubao.client.live import LiveGame
