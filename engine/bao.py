@@ -12,7 +12,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 from ubao.engine import bao_notation as notation
-from ubao.engine.bao_eval import EVALUATIONS
+from ubao.engine.bao_eval import EVALUATIONS, material
 from ubao.engine.bao_rules import (
     ENDLESS,
     HAND,
@@ -146,7 +146,8 @@ class Bao(Game[Position, BaoMove]):
             or 0 < self.max_plies <= position[PLY]
         )
 
-    def children(self, position: Position) -> list[tuple[BaoMove, Position]]:
+    def _expanded(self, position: Position) -> list[tuple[BaoMove, Position]]:
+        """Every move with its child, from the cache (not to be changed by the caller)."""
         cache = self._children
         found = cache.get(position)
         if found is None:
@@ -154,7 +155,25 @@ class Bao(Game[Position, BaoMove]):
             if len(cache) >= CACHE_SIZE:
                 cache.clear()
             cache[position] = found
-        return list(found)
+        return found
+
+    def children(self, position: Position) -> list[tuple[BaoMove, Position]]:
+        return list(self._expanded(position))
+
+    def search_moves(self, position: Position) -> list[BaoMove]:
+        """The moves that leave the mover the most seeds first: the biggest captures (with
+        their relay captures) lead. One simulation makes every child, so ordering them by
+        their material costs only the sums."""
+        found = self._expanded(position)
+        sign = -1.0 if position[TO_MOVE] else 1.0
+        ranked = sorted(found, key=lambda kid: -sign * material(kid[1]))
+        return [move for move, _ in ranked]
+
+    def child(self, position: Position, move: BaoMove) -> Position:
+        for legal, kid in self._expanded(position):
+            if legal == move:
+                return kid
+        raise IllegalMoveError(f"{move!r} is not legal here")
 
     def legal_moves(self, position: Position) -> list[BaoMove]:
         """In notation order (`A2L A3L A3R A3R+`), as the reference vectors list them;

@@ -82,8 +82,9 @@ class Game(ABC, Generic[P, M]):
     evaluations: Mapping[str, Evaluation]
     """Named static evaluations; the first one is the default."""
 
-    has_score_bounds: ClassVar[bool] = False
-    """Whether `score_bounds` is implemented: an optional capability the solver prunes with."""
+    has_board_key: ClassVar[bool] = False
+    """Whether `board_key` is implemented: an optional capability the solver keys its table on
+    and prunes with."""
 
     @abstractmethod
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -108,6 +109,31 @@ class Game(ABC, Generic[P, M]):
     def children(self, position: P) -> list[tuple[M, P]]:
         """Every legal move with the position it leads to, for search."""
         return [(move, self.play(position, move)) for move in self.legal_moves(position)]
+
+    def search_moves(self, position: P) -> list[M]:
+        """The legal moves, likely best first by a cheap static guess (empty when the game is
+        over): the search tries them in this order, so a good guess prunes most of the tree.
+        Games override it with what they know (captures, extra turns, corners)."""
+        return self.legal_moves(position)
+
+    def child(self, position: P, move: M) -> P:
+        """The position after `move`, one of `search_moves(position)`, without checking it:
+        the search makes children one at a time, and at a cut-off most are never made."""
+        return self.play(position, move)
+
+    def leaf_evaluation(self, evaluation: Evaluation) -> Callable[[P], float | None]:
+        """`evaluation` fused with the end test: a function that scores a position, or returns
+        None when the game is over there (the search then scores its outcome).
+
+        The search calls it at every leaf; a game whose evaluation already does most of the
+        end test's work (Othello's mobility) or whose end test is a row check (mancala)
+        overrides it to do both in one pass."""
+        is_over = self.is_over
+
+        def leaf(position: P) -> float | None:
+            return None if is_over(position) else evaluation(position)
+
+        return leaf
 
     @abstractmethod
     def outcome(self, position: P) -> Outcome | None:
@@ -156,10 +182,13 @@ class Game(ABC, Generic[P, M]):
     def sowing_path(self, position: P, move: M) -> list[Step]:
         """Every hole the move touches, in order (seeds sown, captured, discs flipped)."""
 
-    def score_bounds(self, position: P) -> tuple[int, int]:
-        """Bounds (low, high) on the final score difference, player 0 minus player 1, that
-        `position` can still reach; only games with `has_score_bounds` implement it."""
-        raise NotImplementedError(f"{self.name} gives no score bounds")
+    def board_key(self, position: P) -> tuple[int, int, int]:
+        """(key, banked, loose): the position up to the points already banked, as an integer;
+        those points (player 0 minus player 1); and the points still loose, which either side
+        may yet win, so that the final margin lies within banked ± loose. Positions with equal
+        keys have the same future: their final margins differ by their banked points. Only
+        games with `has_board_key` implement it."""
+        raise NotImplementedError(f"{self.name} gives no board key")
 
     def play_text(self, position: P, text: str) -> P:
         """Parse and play one move given in notation."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from ubao.engine.game import (
@@ -113,6 +114,11 @@ class Mancala(Game[Position, Move]):
         self._sowing_of = tuple(
             {move: (hole, paths) for move, hole, paths in table} for table in self._sowings
         )
+        self._sowing_sides = tuple(
+            (self._rows[player], self._rows[1 - player], self._stores[player], first, first + m)
+            for player, first in enumerate(self._first_pit)
+        )
+        """Per mover: his row, the opponent's, his store, his first pit and the end of his row."""
 
     def describe(self) -> str:
         return f"{self.name}({self.pits},{self.seeds})"
@@ -148,14 +154,48 @@ class Mancala(Game[Position, Move]):
         return tuple(table)
 
     def legal_moves(self, position: Position) -> list[Move]:
-        if self.is_over(position):
+        """Under the "either" end rule the opponent's row is checked here and the mover's by
+        the moves themselves: a row without a legal move gives none."""
+        player = position[-1]
+        if self.end_check == "either" and not self._row_can_move(position[self._rows[1 - player]]):
             return []
         least = self._min_seeds
-        return [
-            move
-            for move, hole, _ in self._sowings[position[self._to_move]]
-            if position[hole] >= least
-        ]
+        return [move for move, hole, _ in self._sowings[player] if position[hole] >= least]
+
+    def search_moves(self, position: Position) -> list[Move]:
+        """Extra turns, then captures (the largest first), then the rest, each group from the
+        pit nearest the store: an extra turn played first leaves the others in place, and the
+        store is where the points are. Sowings of a whole lap or more are left unclassified."""
+        player = position[-1]
+        if self.end_check == "either" and not self._row_can_move(position[self._rows[1 - player]]):
+            return []
+        least = self._min_seeds
+        lap = self._ring - 1
+        own_store = self._stores[player]
+        first = self._first_pit[player]
+        end = first + self.pits
+        facing = 2 * self.pits
+        extra: list[Move] = []
+        captures: list[tuple[int, Move]] = []
+        rest: list[Move] = []
+        for move, hole, paths in reversed(self._sowings[player]):
+            seeds = position[hole]
+            if seeds < least:
+                continue
+            if seeds < lap:
+                last = paths[seeds][-1]
+                if last == own_store:
+                    extra.append(move)
+                    continue
+                if first <= last < end and not position[last] and position[facing - last]:
+                    captures.append((-position[facing - last], move))
+                    continue
+            rest.append(move)
+        if captures:
+            captures.sort(key=itemgetter(0))
+            extra.extend(move for _, move in captures)
+        extra.extend(rest)
+        return extra
 
     def play(self, position: Position, move: Move) -> Position:
         if move not in self.legal_moves(position):
@@ -164,62 +204,52 @@ class Mancala(Game[Position, Move]):
                 f"{self.format_position(position)}; legal: "
                 f"{' '.join(self.format_move(position, m) for m in self.legal_moves(position))}"
             )
-        return self._sow(position, move, None)
+        return self.child(position, move)
 
     def children(self, position: Position) -> list[tuple[Move, Position]]:
-        """Every legal move sown as `_sow` sows it, inlined without the path: a search spends
-        most of its time here.
+        child = self.child
+        return [(move, child(position, move)) for move in self.legal_moves(position)]
 
-        Under the "either" end rule one row check per move suffices: the opponent could move
-        before it (else the game was over) and sowing only adds to his row; only a capture can
-        leave him stuck. When the mover cannot move either, no move is generated.
+    def child(self, position: Position, move: Move) -> Position:
+        """`_sow` without the path, for search: a search spends most of its time here.
+
+        Under the "either" end rule one row check suffices: the opponent could move before
+        (else the game was over) and sowing only adds to his row; only a capture can leave him
+        stuck.
         """
         player = position[-1]
-        other = 1 - player
-        rows = self._rows
-        own_row, their_row = rows[player], rows[other]
+        hole, paths = self._sowing_of[player][move]
+        own_row, their_row, own_store, first, end = self._sowing_sides[player]
         row_can_move = self._row_can_move
-        mover_ends = self.end_check == "mover"
-        if not mover_ends and not row_can_move(position[their_row]):
-            return []
-        least = self._min_seeds
         lap = self._ring - 1
-        own_store = self._stores[player]
-        first = self._first_pit[player]
-        end = first + self.pits
-        kids = []
-        for move, hole, paths in self._sowings[player]:
-            seeds = position[hole]
-            if seeds < least:
-                continue
-            board = list(position)
-            board[hole] = 0
-            if seeds >= lap:
-                laps, seeds = divmod(seeds, lap)
-                for i in paths[lap]:
-                    board[i] += laps
-            sown = paths[seeds]
-            for i in sown:
-                board[i] += 1
-            last = sown[-1] if sown else hole  # after whole laps only, the pit itself
-            captured = False
-            if last == own_store:
-                board[-1] = player
-            else:
-                board[-1] = other
-                if first <= last < end and board[last] == 1:
-                    self._capture(board, last, own_store, None)
-                    captured = True
-            if mover_ends:
-                over = not row_can_move(board[rows[board[-1]]])
-            else:
-                over = not row_can_move(board[own_row]) or (
-                    captured and not row_can_move(board[their_row])
-                )
-            if over:
-                self._sweep(board, player, None)
-            kids.append((move, tuple(board)))
-        return kids
+        board = list(position)
+        seeds = board[hole]
+        board[hole] = 0
+        if seeds >= lap:
+            laps, seeds = divmod(seeds, lap)
+            for i in paths[lap]:
+                board[i] += laps
+        sown = paths[seeds]
+        for i in sown:
+            board[i] += 1
+        last = sown[-1] if sown else hole  # after whole laps only, the pit itself
+        captured = False
+        if last == own_store:
+            board[-1] = player
+        else:
+            board[-1] = 1 - player
+            if first <= last < end and board[last] == 1:
+                self._capture(board, last, own_store, None)
+                captured = True
+        if self.end_check == "mover":
+            over = not row_can_move(board[self._rows[board[-1]]])
+        else:
+            over = not row_can_move(board[own_row]) or (
+                captured and not row_can_move(board[their_row])
+            )
+        if over:
+            self._sweep(board, player, None)
+        return tuple(board)
 
     def sowing_path(self, position: Position, move: Move) -> list[Step]:
         self.play(position, move)
@@ -283,14 +313,41 @@ class Mancala(Game[Position, Move]):
             return not can_move(position[rows[position[-1]]])
         return not (can_move(position[rows[0]]) and can_move(position[rows[1]]))
 
-    has_score_bounds = True
+    def leaf_evaluation(self, evaluation: Evaluation) -> Callable[[Position], float | None]:
+        """The end test of the "either" rule (two row checks) inlined before the evaluation,
+        and the default `store_diff` inlined too: a leaf then costs one call."""
+        if self.end_check == "mover":
+            return super().leaf_evaluation(evaluation)
+        south, north = self._rows
+        can_move = self._row_can_move
+        if evaluation == self.store_diff:
+            south_store, north_store = self._stores
 
-    def score_bounds(self, position: Position) -> tuple[int, int]:
-        """Bounds on South's final margin: every seed still in a pit may end in either store."""
+            def store_leaf(position: Position) -> float | None:
+                if not (can_move(position[south]) and can_move(position[north])):
+                    return None
+                return position[south_store] - position[north_store]
+
+            return store_leaf
+
+        def leaf(position: Position) -> float | None:
+            if not (can_move(position[south]) and can_move(position[north])):
+                return None
+            return evaluation(position)
+
+        return leaf
+
+    has_board_key = True
+
+    def board_key(self, position: Position) -> tuple[int, int, int]:
+        """The pits from the mover's side (his row, then the opponent's) one byte each, the
+        stores' difference and the seeds on the board: the rules are the same for both sides
+        and the stores never act again, so the pits are all the future depends on. A pit of
+        more than 255 seeds (far beyond what can be solved) raises ValueError."""
         m = self.pits
-        banked = position[m] - position[2 * m + 1]
-        loose = sum(position[:m]) + sum(position[m + 1 : 2 * m + 1])
-        return banked - loose, banked + loose
+        south, north = position[:m], position[m + 1 : 2 * m + 1]
+        rows = north + south if position[-1] else south + north
+        return int.from_bytes(bytes(rows)), position[m] - position[2 * m + 1], sum(rows)
 
     def _sweep(self, board: list[int], last_mover: int, path: list[Step] | None) -> None:
         """Move the seeds left in the pits to the stores, as option `remaining` says."""

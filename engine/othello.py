@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ubao.engine.game import (
@@ -127,6 +127,10 @@ class Othello(Game[Position, Move]):
         diagonal lies, so that a step from it never wraps round a row edge."""
         self._rays = tuple(self._rays_from(square) for square in range(self._squares))
         self._weights, self._corner_reliefs = self._positional_tables()
+        self._best_squares_first = tuple(
+            mask for _, mask in sorted(self._weights, key=lambda pair: -pair[0])
+        )
+        """The squares grouped by weight, the best group first: the order of `search_moves`."""
         self._endgame_empties = s
         """From here on the evaluations count discs exactly (see `_exact`)."""
 
@@ -189,6 +193,59 @@ class Othello(Game[Position, Move]):
                 (square, new(Position, (theirs, mine, 0) if player else (mine, theirs, 1)))
             )
         return children
+
+    def search_moves(self, position: Position) -> list[Move]:
+        """The placements by the square weights, best first: corners, edges, the inner
+        squares, then the X- and C-squares that tend to give a corner away."""
+        black, white, player = position
+        own, opp = (white, black) if player else (black, white)
+        placements = self._placements(own, opp)
+        if not placements:
+            return [PASS] if self._can_place(opp, own) else []
+        moves: list[Move] = []
+        for mask in self._best_squares_first:
+            found = placements & mask
+            if found:
+                moves.extend(_squares_of(found))
+        return moves
+
+    def child(self, position: Position, move: Move) -> Position:
+        """`play` without the legality check."""
+        black, white, player = position
+        if move == PASS:
+            return Position(black, white, 1 - player)
+        own, opp = (white, black) if player else (black, white)
+        bit = 1 << move
+        flips = self._flips(own, opp, move)
+        return _after(position, own | bit | flips, opp ^ flips)
+
+    def leaf_evaluation(self, evaluation: Evaluation) -> Callable[[Position], float | None]:
+        """For `standard` and `mobility`, the two placement sets the mobility term counts
+        also tell whether the game is over: no separate end test (four more flood fills)."""
+        if evaluation == self.standard:
+            with_squares = True
+        elif evaluation == self.mobility:
+            with_squares = False
+        else:
+            return super().leaf_evaluation(evaluation)
+        placements = self._placements
+        square_score = self._square_score
+        is_over = self.is_over
+        squares = self._squares
+        endgame = self._endgame_empties
+
+        def leaf(position: Position) -> float | None:
+            black, white, _ = position
+            if squares - (black | white).bit_count() <= endgame:
+                return None if is_over(position) else black.bit_count() - white.bit_count()
+            black_moves = placements(black, white)
+            white_moves = placements(white, black)
+            if not (black_moves or white_moves):
+                return None
+            lead = MOBILITY_WEIGHT * (black_moves.bit_count() - white_moves.bit_count())
+            return square_score(position) + lead if with_squares else lead
+
+        return leaf
 
     def outcome(self, position: Position) -> Outcome | None:
         if not self.is_over(position):

@@ -1,17 +1,22 @@
 """Game-tree search over the `Game` interface: minimax, alpha-beta and negamax.
 
-The three algorithms return the same value at the same depth. The pruning ones add iterative
-deepening, a transposition table with bound flags, move ordering (table move, killers, history)
-and, in negamax, principal variation search. The side to move decides whether a node maximises,
-so extra turns and passes need no special case. Finished games score beyond every evaluation and
-prefer faster wins and slower losses. docs/engine.md explains each part.
+Finished games score their real result: the winner first, then the final margin, then the
+plies to the end (faster wins, slower losses) as a tie-break. The pruning algorithms add
+iterative deepening, a fixed-memory transposition table, move ordering (the game's static
+order, then the table's move first) and, in negamax, principal variation search. Two modes: the
+strength mode (default) takes a table score searched at least as deep as needed and starts each
+iteration with an aspiration window; the exact mode takes only scores of the very depth, so
+that the three algorithms return the same value at the same depth. The side to move decides
+whether a node maximises, so extra turns and passes need no special case. docs/engine.md
+explains each part.
 """
 
 from __future__ import annotations
 
 import time
 import tracemalloc
-from collections.abc import Callable, Hashable, Mapping
+from array import array
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from math import inf, nextafter
 from typing import Any, Generic
@@ -23,19 +28,29 @@ ALGORITHMS = ("minimax", "alphabeta", "negamax")
 DEFAULT_ALGORITHM = "negamax"
 
 MATE = 1_000_000_000
-"""The score of a won finished game at the root; a win k plies away scores MATE - k."""
+"""The base score of a won finished game: a win by `margin`, `k` plies from the root, scores
+MATE + PLY_SPAN * margin - k, a loss its negation, a draw 0."""
+PLY_SPAN = 1000
+"""One point of final margin outweighs any difference in plies (a search is under 1000 deep)."""
 MATE_BOUND = MATE - 1_000_000
 """Scores beyond this are finished games, not evaluations (evaluations must stay below it)."""
-DEFAULT_TABLE_SIZE = 1 << 20
-"""Transposition-table entries kept at most."""
 MAX_DEPTH = 200
 """The deepest iteration a search without a depth limit starts."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
 """Transposition-table bound flags: the stored score is exact, a lower or an upper bound."""
 
-TableEntry = tuple[int, int, float, Any]
-"""(depth, flag, score, best move); a win's score is stored relative to its node."""
+DEFAULT_HASH_MB = 16
+"""The transposition table's default memory, in MB (the `Hash` option of the protocol)."""
+ENTRY_BYTES = 32
+"""Memory per table entry: the key's 64-bit hash, the score (a double), the depth, flag and
+age packed into 64 bits, and a reference to the best move (our games' moves are small ints,
+which Python shares, or tuples the game's move generation already holds)."""
+FIRST_SLOTS = 1 << 12
+"""A new table starts this small and doubles as it fills, up to its memory: a short search
+never pays for a large table."""
+AGE_BITS = 8
+DEPTH_SHIFT = 2 + AGE_BITS
 
 
 class SearchAborted(Exception):
@@ -47,9 +62,10 @@ class SearchStats:
     """What one search did; the counters add up every iteration."""
 
     generated: int
-    """Positions created by move generation (every child of every expanded node)."""
+    """Positions created by move generation (children are made one at a time, so a cut-off
+    leaves the rest unmade)."""
     expanded: int
-    """Positions whose children were generated."""
+    """Positions whose moves were generated."""
     evaluated: int
     """Positions scored by the static evaluation (the leaves at the horizon)."""
     cutoffs: int
@@ -60,7 +76,7 @@ class SearchStats:
     """The deepest iteration completed."""
     seconds: float
     table_entries: int
-    """Transposition-table entries after the search: what the search keeps in memory."""
+    """Transposition-table entries after the search (ENTRY_BYTES each)."""
     peak_memory: int | None = None
     """Peak bytes allocated during the search (tracemalloc; only when asked, it is slow)."""
 
@@ -91,7 +107,7 @@ class SearchResult(Generic[M]):
     move: M | None
     """The best move found, always legal; None only when the game is over."""
     score: float
-    """From the side to move's point of view; beyond ±MATE_BOUND a forced win or loss."""
+    """From the side to move's point of view; beyond ±MATE_BOUND a forced result."""
     pv: tuple[M, ...]
     """The principal variation, starting with `move`."""
     stats: SearchStats
@@ -102,6 +118,12 @@ class SearchResult(Generic[M]):
     def mate(self) -> int | None:
         """Plies to a forced end of the game (negative when losing), None if not forced."""
         return mate_distance(self.score)
+
+    @property
+    def margin(self) -> int | None:
+        """The final margin of a forced result (negative when losing), None if not forced."""
+        forced = forced_result(self.score)
+        return None if forced is None else forced[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,20 +149,30 @@ class SearchControl:
         self.deadline = -inf
 
 
+def forced_result(score: float) -> tuple[int, int] | None:
+    """(plies to the end, final margin) of a finished-game score, both negative for a loss;
+    None for an evaluation."""
+    if -MATE_BOUND <= score <= MATE_BOUND:
+        return None
+    rest = round(abs(score)) - MATE  # PLY_SPAN * margin - plies, plies in [0, PLY_SPAN)
+    margin = -(-rest // PLY_SPAN)
+    plies = PLY_SPAN * margin - rest
+    return (plies, margin) if score > 0 else (-plies, -margin)
+
+
 def mate_distance(score: float) -> int | None:
     """Plies to the end of a forced game from a score, negative for a loss; else None."""
-    if score > MATE_BOUND:
-        return round(MATE - score)
-    if score < -MATE_BOUND:
-        return -round(MATE + score)
-    return None
+    forced = forced_result(score)
+    return None if forced is None else forced[0]
 
 
 def format_score(score: float) -> str:
-    """A score for people: `+3`, `-1.25`, `win in 7`, `loss in 4`, `draw`."""
-    distance = mate_distance(score)
-    if distance is not None:
-        return f"win in {distance}" if distance >= 0 else f"loss in {-distance}"
+    """A score for people: `+3`, `-1.25`, `win in 7 by 4`, `loss in 4 by 2`."""
+    forced = forced_result(score)
+    if forced is not None:
+        plies, margin = forced
+        by = f" by {abs(margin)}" if margin else ""
+        return f"win in {plies}{by}" if score > 0 else f"loss in {-plies}{by}"
     if score == int(score):
         return f"{int(score):+d}"
     return f"{score:+.2f}"
@@ -160,44 +192,135 @@ def pick_evaluation(game: Game[Any, Any], name: str | None) -> tuple[str, Evalua
 
 
 def final_score(outcome: Outcome, player: int, ply: int) -> float:
-    """A finished game's score for `player`, `ply` plies from the root: wins sooner are better."""
-    if outcome.winner is None:
+    """A finished game's score for `player`, `ply` plies from the root: the winner, then the
+    margin (what the game is scored by), then sooner wins and later losses."""
+    winner = outcome.winner
+    if winner is None:
         return 0
-    return MATE - ply if outcome.winner == player else ply - MATE
+    margin = max(0, outcome.score[winner] - outcome.score[1 - winner])
+    value = MATE + PLY_SPAN * margin - ply
+    return value if winner == player else -value
+
+
+class TranspositionTable:
+    """What searches learnt, in fixed memory: `megabytes` of ENTRY_BYTES entries.
+
+    An entry is found by the 64-bit hash of the game's key (a false match needs two positions
+    with the same 64-bit hash in one bucket). Each hash has a bucket of two slots; a new entry
+    takes the slot of the same position, else an empty one, else the less valuable of the two:
+    one from an earlier search (`next_search` ages the table, so a table kept over a whole game
+    keeps learning), else the shallower. The arrays start small and double as they fill, up to
+    the memory given.
+    """
+
+    def __init__(self, megabytes: float = DEFAULT_HASH_MB) -> None:
+        if megabytes < 0:
+            raise ValueError("the table's memory must be 0 MB or more")
+        self.capacity = int(megabytes * (1 << 20)) // ENTRY_BYTES // 2 * 2
+        """The most entries the memory holds (an even number: whole buckets)."""
+        self.age = 0
+        self._allocate(min(self.capacity, FIRST_SLOTS))
+
+    def _allocate(self, slots: int) -> None:
+        self.slots = slots
+        self.used = 0
+        self._keys = array("q", bytes(8 * slots))
+        self._scores = array("d", bytes(8 * slots))
+        self._meta = array("q", bytes(8 * slots))
+        """depth << DEPTH_SHIFT | age << 2 | flag; 0 marks an empty slot (depth >= 1)."""
+        self._moves: list[Any] = [None] * slots
+
+    def __len__(self) -> int:
+        return self.used
+
+    def clear(self) -> None:
+        self.age = 0
+        self._allocate(min(self.capacity, FIRST_SLOTS))
+
+    def next_search(self) -> None:
+        """A new search begins: entries of earlier ones become the first to replace."""
+        self.age = (self.age + 1) % (1 << AGE_BITS)
+
+    def probe(self, key: int) -> tuple[int, int, float, Any] | None:
+        """(depth, flag, score, best move) stored for `key`, or None."""
+        if not self.slots:
+            return None
+        i = key % (self.slots >> 1) * 2
+        keys = self._keys
+        if keys[i] != key:
+            i += 1
+            if keys[i] != key:
+                return None
+        meta = self._meta[i]
+        if not meta:
+            return None
+        return meta >> DEPTH_SHIFT, meta & 3, self._scores[i], self._moves[i]
+
+    def store(self, key: int, depth: int, flag: int, score: float, move: Any) -> None:
+        """Keep an entry (depth >= 1), replacing as the class says."""
+        if not self.slots:
+            return
+        i = key % (self.slots >> 1) * 2
+        keys = self._keys
+        meta = self._meta
+        if not (keys[i] == key and meta[i]):
+            j = i + 1
+            same = keys[j] == key and meta[j]
+            if same or not meta[j] or (meta[i] and self._worth(meta[j]) < self._worth(meta[i])):
+                i = j
+        if not meta[i]:
+            self.used += 1
+        keys[i] = key
+        self._scores[i] = score
+        meta[i] = depth << DEPTH_SHIFT | self.age << 2 | flag
+        self._moves[i] = move
+        if 2 * self.used > self.slots and self.slots < self.capacity:
+            self._grow()
+
+    def _worth(self, meta: int) -> int:
+        """How much an entry is worth keeping: this search's first, then the deeper."""
+        current = (meta >> 2) % (1 << AGE_BITS) == self.age
+        return current << 16 | meta >> DEPTH_SHIFT
+
+    def _grow(self) -> None:
+        """Twice the slots (within the memory), every entry moved over."""
+        old = (self._keys, self._scores, self._meta, self._moves)
+        age = self.age
+        self._allocate(min(2 * self.slots, self.capacity))
+        for key, score, meta, move in zip(*old, strict=True):
+            if meta:
+                self.age = (meta >> 2) % (1 << AGE_BITS)
+                self.store(key, meta >> DEPTH_SHIFT, meta & 3, score, move)
+        self.age = age
 
 
 class Searcher(Generic[P, M]):
-    """One engine: a game, an algorithm and an evaluation, with tables kept between searches.
-
-    Keeping the transposition table, killers and history across the searches of one game lets
-    a bot's next search start from what the last one learnt.
-    """
+    """One engine: a game, an algorithm, an evaluation and a mode, with a table kept between
+    searches, so that a bot's next search starts from what its last one learnt."""
 
     def __init__(
         self,
         game: Game[P, M],
         algorithm: str = DEFAULT_ALGORITHM,
         evaluation: str | None = None,
-        table_size: int = DEFAULT_TABLE_SIZE,
+        hash_mb: float = DEFAULT_HASH_MB,
+        exact: bool = False,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-        if table_size < 0:
-            raise ValueError("the table size must be 0 or more")
         self.game = game
         self.algorithm = algorithm
         self.evaluation_name, self.evaluation = pick_evaluation(game, evaluation)
-        self.table_size = table_size
-        self.table: dict[Hashable, TableEntry] = {}
-        self.history: tuple[dict[M, int], dict[M, int]] = ({}, {})
-        """Per player, how often (weighted by depth²) each move caused a cut-off."""
+        self.exact = exact
+        """The exact mode: table scores only of the very depth, ties at the root to the game's
+        first move, so that every algorithm returns the same value at the same depth."""
+        self.hash_mb = hash_mb
+        self.table = TranspositionTable(hash_mb)
         self.control = SearchControl()
 
     def clear(self) -> None:
         """Forget everything learnt (a new game)."""
         self.table.clear()
-        for table in self.history:
-            table.clear()
 
     def stop(self) -> None:
         """Make the running search return now with the best move of its last iteration."""
@@ -231,6 +354,7 @@ class Searcher(Generic[P, M]):
         if time_ms is not None:
             control.deadline = min(control.deadline, start + time_ms / 1000)
         soft_deadline = inf if soft_time_ms is None else start + soft_time_ms / 1000
+        self.table.next_search()
         if not measure_memory:
             return self._deepen(position, depth, start, soft_deadline, on_iteration, tracer)
         started_tracing = not tracemalloc.is_tracing()
@@ -255,10 +379,14 @@ class Searcher(Generic[P, M]):
         on_iteration: Callable[[SearchResult[M]], None] | None,
         tracer: Tracer | None,
     ) -> SearchResult[M]:
-        """Iterative deepening: each iteration orders the next one's moves through the table."""
+        """Iterative deepening: each iteration orders the next one's moves through the table.
+
+        A forced result does not end it: a deeper iteration may find a larger margin. It ends
+        when an iteration met no horizon (every line ended the game: the value is exact).
+        """
         game = self.game
         tree = _Tree(self, tracer)
-        moves = game.legal_moves(position)
+        moves = game.search_moves(position)
         if not moves:
             outcome = game.outcome(position)
             score = final_score(outcome, game.to_move(position), 0) if outcome else 0.0
@@ -284,10 +412,8 @@ class Searcher(Generic[P, M]):
             )
             if on_iteration is not None:
                 on_iteration(best)
-            if mate_distance(score) is not None or (len(moves) == 1 and depth is None):
-                break  # deeper iterations find the same forced result, or the only move
-            if tree.exhausted:
-                break  # every line ended the game within the horizon: the value is exact
+            if tree.exhausted or (len(moves) == 1 and depth is None):
+                break  # every line ended the game within the horizon, or the only move
             if time.perf_counter() >= soft_deadline:
                 break
         assert best is not None
@@ -323,12 +449,13 @@ def search(
     *,
     algorithm: str = DEFAULT_ALGORITHM,
     evaluation: str | None = None,
-    table_size: int = DEFAULT_TABLE_SIZE,
+    hash_mb: float = DEFAULT_HASH_MB,
+    exact: bool = False,
     tracer: Tracer | None = None,
     measure_memory: bool = False,
 ) -> SearchResult[M]:
-    """One search with fresh tables: the best move of `position` at `depth` and/or `time_ms`."""
-    searcher = Searcher(game, algorithm, evaluation, table_size)
+    """One search with a fresh table: the best move of `position` at `depth` and/or `time_ms`."""
+    searcher = Searcher(game, algorithm, evaluation, hash_mb, exact)
     return searcher.search(position, depth, time_ms, tracer=tracer, measure_memory=measure_memory)
 
 
@@ -398,7 +525,7 @@ class _Tree:
             position = game.play(position, move)
         key = None if type(game).key is Game.key else game.key
         while len(pv) < depth:
-            entry = self.table.get(position if key is None else key(position))
+            entry = self.table.probe(hash(position if key is None else key(position)))
             if entry is None or entry[3] is None or entry[3] not in game.legal_moves(position):
                 break
             pv.append(entry[3])
@@ -413,21 +540,25 @@ def _build(
     Callable[[Any, int], float],
     Callable[[], tuple[Any, ...]],
 ]:
-    """The node functions of one search: (counters, the root's search, the root's line)."""
+    """The node functions of one search: (counters, the root's search, the root's line).
+
+    Every interior node does the same steps: probe the table; generate the moves (in the
+    game's static order), put the table's move first; make and search the
+    children one at a time until one refutes the window; store what it learnt.
+    """
     game = searcher.game
-    children = game.children
+    search_moves = game.search_moves
+    make = game.child
     outcome = game.outcome
-    is_over = game.is_over
     to_move = game.to_move
-    evaluate = searcher.evaluation
+    leaf = game.leaf_evaluation(searcher.evaluation)
     key = None if type(game).key is Game.key else game.key
     table = searcher.table
-    table_get = table.get
-    capacity = searcher.table_size
-    history = searcher.history
+    probe = table.probe
+    store = table.store
+    exact = searcher.exact
     control = searcher.control
     clock = time.perf_counter
-    killers: list[list[Any]] = [[None, None] for _ in range(MAX_DEPTH + 2)]
     pv_lines: list[tuple[Any, ...]] = [()] * (MAX_DEPTH + 2)
     generated = expanded = evaluated = cutoffs = hits = 0
     trace_ply = tracer.max_ply if tracer is not None else -1
@@ -444,50 +575,66 @@ def _build(
     def pv_line() -> tuple[Any, ...]:
         return pv_lines[0]
 
-    def order(kids: list[tuple[Any, Any]], me: int, ply: int, first: Any) -> None:
-        """Best first: the table's (or last iteration's) move, the killers, then by history."""
-        weights = history[me]
-        if weights:
-            kids.sort(key=lambda kid: weights.get(kid[0], 0), reverse=True)
-        killer1, killer2 = killers[ply]
-        for wanted in (killer2, killer1, first):
-            if wanted is not None:
-                for i, kid in enumerate(kids):
-                    if kid[0] == wanted:
-                        if i:
-                            del kids[i]
-                            kids.insert(0, kid)
-                        break
+    def order(moves: list[Any], first: Any) -> None:
+        """The table's (or the last iteration's) move first, the rest in the game's order."""
+        if first is not None and first in moves:
+            i = moves.index(first)
+            if i:
+                del moves[i]
+                moves.insert(0, first)
 
-    def remember_cutoff(me: int, ply: int, depth: int, move: Any) -> None:
-        weights = history[me]
-        weights[move] = weights.get(move, 0) + depth * depth
-        slot = killers[ply]
-        if slot[0] != move:
-            slot[1] = slot[0]
-            slot[0] = move
+    def settled(
+        entry: tuple[int, int, float, Any], depth: int, alpha: float, beta: float, ply: int
+    ) -> float | None:
+        """The table's score if it settles the window [alpha, beta] at `depth`, else None.
+
+        The exact mode takes a score of the very depth only; the strength mode also a deeper
+        one, usually a better value. A finished game's score is stored relative to its node.
+        """
+        e_depth, flag, score, _ = entry
+        if e_depth != depth and (exact or e_depth < depth):
+            return None
+        if score > MATE_BOUND:
+            score -= ply
+        elif score < -MATE_BOUND:
+            score += ply
+        if flag == EXACT or (score >= beta if flag == LOWER else score <= alpha):
+            return score
+        return None
+
+    def save(k: int, depth: int, flag: int, best: float, move: Any, ply: int) -> None:
+        """Store a node's result, a finished game's score relative to the node."""
+        if best > MATE_BOUND:
+            best += ply
+        elif best < -MATE_BOUND:
+            best -= ply
+        store(k, depth, flag, best, move)
 
     def horizon(
-        kids: list[tuple[Any, Any]], me: int, alpha: float, beta: float, ply: int
+        pos: Any, moves: list[Any], me: int, alpha: float, beta: float, ply: int
     ) -> tuple[float, Any]:
-        """The best of `kids`, all leaves, and its move, for `me` in the window [alpha, beta]
-        of `me`'s view.
+        """The best child of `pos` and its move, all children leaves, for `me` in the window
+        [alpha, beta] of `me`'s view.
 
         What the node functions do with children at depth 0, cut-offs included, without a call
         per leaf (the last ply is most of the nodes): a leaf's value from `me`'s view does not
         depend on who moves next, and the last ply gets no null windows. Not used at the root
         (its ties need the game's order) nor on traced plies.
         """
-        nonlocal evaluated, cutoffs
+        nonlocal generated, evaluated, cutoffs
         p1 = ply + 1
         best = -inf
         best_move = None
-        for move, child in kids:
-            if is_over(child):
+        for move in moves:
+            child = make(pos, move)
+            generated += 1
+            value = leaf(child)
+            if value is None:
                 value = ended(child, me, p1)
             else:
                 evaluated += 1
-                value = evaluate(child) if me == 0 else -evaluate(child)
+                if me:
+                    value = -value
             if value > best:
                 best = value
                 best_move = move
@@ -496,7 +643,6 @@ def _build(
                     pv_lines[ply] = (move,)
                     if value >= beta:
                         cutoffs += 1
-                        remember_cutoff(me, ply, 1, move)  # the node is one ply deep
                         break
         return best, best_move
 
@@ -505,47 +651,46 @@ def _build(
         nonlocal generated, expanded, evaluated, cutoffs, hits
         pv_lines[ply] = ()
         if depth == 0:
-            if is_over(pos):
+            value = leaf(pos)
+            if value is None:
                 return ended(pos, me, ply)
             evaluated += 1
-            return evaluate(pos) if me == 0 else -evaluate(pos)
-        k = pos if key is None else key(pos)
-        entry = table_get(k)
+            return value if me == 0 else -value
+        k = hash(pos if key is None else key(pos))
+        entry = probe(k)
         first = None
         if entry is not None:
-            e_depth, e_flag, e_score, first = entry
-            if e_depth == depth and ply:  # the root always searches, to know its move
-                if e_score > MATE_BOUND:
-                    e_score -= ply
-                elif e_score < -MATE_BOUND:
-                    e_score += ply
-                if e_flag == EXACT or (e_score >= beta if e_flag == LOWER else e_score <= alpha):
+            first = entry[3]
+            if ply:  # the root always searches, to know its move
+                score = settled(entry, depth, alpha, beta, ply)
+                if score is not None:
                     hits += 1
                     if ply <= trace_ply:
-                        out.hit(ply, e_flag, e_score, alpha, beta)
-                    return e_score
+                        out.hit(ply, entry[1], score, alpha, beta)
+                    return score
         if ply == 0 and tree.root_move is not None:
             first = tree.root_move
         if clock() >= control.deadline:
             raise SearchAborted
-        kids = children(pos)
-        if not kids:
+        moves = search_moves(pos)
+        if not moves:
             return ended(pos, me, ply)
         expanded += 1
-        generated += len(kids)
-        rank = _ranks(kids) if ply == 0 else None
-        if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
-            order(kids, me, ply, first)
+        rank = _ranks(moves) if ply == 0 and exact else None
+        if depth > 1 and len(moves) > 1:
+            order(moves, first)
         alpha0 = alpha
         d1 = depth - 1
         p1 = ply + 1
-        if d1 == 0 and rank is None and p1 > trace_ply:
-            best, best_move = horizon(kids, me, alpha, beta, ply)
+        if d1 == 0 and ply and p1 > trace_ply:
+            best, best_move = horizon(pos, moves, me, alpha, beta, ply)
         else:
             best = -inf
             best_move = None
             null = False  # the first move gets the full window, the others a null window first
-            for i, (move, child) in enumerate(kids):
+            for i, move in enumerate(moves):
+                child = make(pos, move)
+                generated += 1
                 side = to_move(child)
                 low = alpha
                 if rank is not None and best_move is not None and rank[move] < rank[best_move]:
@@ -578,76 +723,72 @@ def _build(
                             tree.root_score = value
                         if value >= beta:
                             cutoffs += 1
-                            remember_cutoff(me, ply, depth, move)
                             if p1 <= trace_ply:
-                                out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
+                                out.prune(p1, pos, moves[i + 1 :], value, beta, "beta")
                             break
                 null = d1 > 0
-        if entry is not None or len(table) < capacity:
-            if best <= alpha0:
-                flag = UPPER
-                best_move = first  # a failing-low node learnt no best move
-            else:
-                flag = LOWER if best >= beta else EXACT
-            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
-            table[k] = (depth, flag, stored, best_move)
+        if best <= alpha0:
+            flag = UPPER
+            best_move = first  # a failing-low node learnt no best move
+        else:
+            flag = LOWER if best >= beta else EXACT
+        save(k, depth, flag, best, best_move, ply)
         return best
 
     def alphabeta(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The value for player 0: player 0's nodes maximise, player 1's minimise.
 
-        The table probe and the expansion repeat negamax's on purpose: each algorithm is
-        written out whole, to be read as the textbook form, and a shared helper would cost a
-        call per node on the hot path."""
+        The expansion repeats negamax's on purpose: each algorithm is written out whole, to be
+        read as the textbook form, and a shared helper would cost a call per node on the hot
+        path."""
         nonlocal generated, expanded, evaluated, cutoffs, hits
         pv_lines[ply] = ()
         if depth == 0:
-            if is_over(pos):
+            value = leaf(pos)
+            if value is None:
                 return ended(pos, 0, ply)
             evaluated += 1
-            return evaluate(pos)
-        k = pos if key is None else key(pos)
-        entry = table_get(k)
+            return value
+        k = hash(pos if key is None else key(pos))
+        entry = probe(k)
         first = None
         if entry is not None:
-            e_depth, e_flag, e_score, first = entry
-            if e_depth == depth and ply:  # the root always searches, to know its move
-                if e_score > MATE_BOUND:
-                    e_score -= ply
-                elif e_score < -MATE_BOUND:
-                    e_score += ply
-                if e_flag == EXACT or (e_score >= beta if e_flag == LOWER else e_score <= alpha):
+            first = entry[3]
+            if ply:  # the root always searches, to know its move
+                score = settled(entry, depth, alpha, beta, ply)
+                if score is not None:
                     hits += 1
                     if ply <= trace_ply:
-                        out.hit(ply, e_flag, e_score, alpha, beta)
-                    return e_score
+                        out.hit(ply, entry[1], score, alpha, beta)
+                    return score
         if ply == 0 and tree.root_move is not None:
             first = tree.root_move
         if clock() >= control.deadline:
             raise SearchAborted
-        kids = children(pos)
-        if not kids:
+        moves = search_moves(pos)
+        if not moves:
             return ended(pos, 0, ply)
         expanded += 1
-        generated += len(kids)
-        rank = _ranks(kids) if ply == 0 else None
-        if depth > 1 and len(kids) > 1:  # below, ordering costs more than it saves
-            order(kids, me, ply, first)
+        rank = _ranks(moves) if ply == 0 and exact else None
+        if depth > 1 and len(moves) > 1:
+            order(moves, first)
         alpha0 = alpha
         beta0 = beta
         d1 = depth - 1
         p1 = ply + 1
-        if d1 == 0 and rank is None and p1 > trace_ply:
+        if d1 == 0 and ply and p1 > trace_ply:
             if me == 0:
-                best, best_move = horizon(kids, 0, alpha, beta, ply)
+                best, best_move = horizon(pos, moves, 0, alpha, beta, ply)
             else:  # the minimising side maximises the negated values, as in negamax
-                best, best_move = horizon(kids, 1, -beta, -alpha, ply)
+                best, best_move = horizon(pos, moves, 1, -beta, -alpha, ply)
                 best = -best
         else:
             best_move = None
             if me == 0:
                 best = -inf
-                for i, (move, child) in enumerate(kids):
+                for i, move in enumerate(moves):
+                    child = make(pos, move)
+                    generated += 1
                     side = to_move(child)
                     low = alpha
                     if rank is not None and best_move is not None and rank[move] < rank[best_move]:
@@ -668,13 +809,14 @@ def _build(
                                 tree.root_score = value
                             if alpha >= beta:
                                 cutoffs += 1
-                                remember_cutoff(me, ply, depth, move)
                                 if p1 <= trace_ply:
-                                    out.prune(p1, pos, kids[i + 1 :], value, beta, "beta")
+                                    out.prune(p1, pos, moves[i + 1 :], value, beta, "beta")
                                 break
             else:
                 best = inf
-                for i, (move, child) in enumerate(kids):
+                for i, move in enumerate(moves):
+                    child = make(pos, move)
+                    generated += 1
                     side = to_move(child)
                     high = beta
                     if rank is not None and best_move is not None and rank[move] < rank[best_move]:
@@ -695,21 +837,18 @@ def _build(
                                 tree.root_score = -value
                             if alpha >= beta:
                                 cutoffs += 1
-                                remember_cutoff(me, ply, depth, move)
                                 if p1 <= trace_ply:
-                                    out.prune(p1, pos, kids[i + 1 :], value, alpha, "alpha")
+                                    out.prune(p1, pos, moves[i + 1 :], value, alpha, "alpha")
                                 break
-        if entry is not None or len(table) < capacity:
-            if best <= alpha0:
-                flag = UPPER
-            elif best >= beta0:
-                flag = LOWER
-            else:
-                flag = EXACT
-            if flag != EXACT and (flag == UPPER) == (me == 0):
-                best_move = first  # a node failing on its own side learnt no best move
-            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
-            table[k] = (depth, flag, stored, best_move)
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta0:
+            flag = LOWER
+        else:
+            flag = EXACT
+        if flag != EXACT and (flag == UPPER) == (me == 0):
+            best_move = first  # a node failing on its own side learnt no best move
+        save(k, depth, flag, best, best_move, ply)
         return best
 
     def minimax(pos: Any, me: int, depth: int, ply: int) -> float:
@@ -717,28 +856,30 @@ def _build(
         nonlocal generated, expanded, evaluated
         pv_lines[ply] = ()
         if depth == 0:
-            if is_over(pos):
+            value = leaf(pos)
+            if value is None:
                 return ended(pos, 0, ply)
             evaluated += 1
-            return evaluate(pos)
+            return value
         if clock() >= control.deadline:
             raise SearchAborted
-        kids = children(pos)
-        if not kids:
+        moves = search_moves(pos)
+        if not moves:
             return ended(pos, 0, ply)
         expanded += 1
-        generated += len(kids)
-        rank = _ranks(kids) if ply == 0 else None
+        rank = _ranks(moves) if ply == 0 else None
         if ply == 0 and tree.root_move is not None:
-            order(kids, me, ply, tree.root_move)
+            order(moves, tree.root_move)
         d1 = depth - 1
         p1 = ply + 1
-        if d1 == 0 and rank is None and p1 > trace_ply:
-            best, _ = horizon(kids, me, -inf, inf, ply)
+        if d1 == 0 and ply and p1 > trace_ply:
+            best, _ = horizon(pos, moves, me, -inf, inf, ply)
             return best if me == 0 else -best
         best = -inf if me == 0 else inf
         best_move = None
-        for move, child in kids:
+        for move in moves:
+            child = make(pos, move)
+            generated += 1
             side = to_move(child)
             if p1 <= trace_ply:
                 out.enter(p1, pos, move, side, d1, -inf, inf, None)
@@ -756,8 +897,26 @@ def _build(
                     tree.root_score = value if me == 0 else -value
         return best
 
+    scores: list[float] = []
+    """The root's score after each iteration, for the aspiration window of the next."""
+
     def root_negamax(pos: Any, depth: int) -> float:
-        return negamax(pos, to_move(pos), depth, -inf, inf, 0)
+        """An aspiration window in the strength mode: the last score, give or take its last
+        change (at least 1), widened to infinity on the side it fails."""
+        me = to_move(pos)
+        low, high = -inf, inf
+        if not exact and len(scores) >= 2 and abs(scores[-1]) < MATE_BOUND:
+            width = max(abs(scores[-1] - scores[-2]), 1.0)
+            low, high = scores[-1] - width, scores[-1] + width
+        while True:
+            value = negamax(pos, me, depth, low, high, 0)
+            if value <= low:
+                low = -inf
+            elif value >= high:
+                high = inf
+            else:
+                scores.append(value)
+                return value
 
     def root_alphabeta(pos: Any, depth: int) -> float:
         me = to_move(pos)
@@ -849,14 +1008,14 @@ class _TraceOut:
         self,
         ply: int,
         parent: Any,
-        rest: list[tuple[Any, Any]],
+        rest: list[Any],
         value: float,
         bound: float,
         name: str,
     ) -> None:
         """A cut-off: the moves in `rest` are never searched."""
         relation = ">=" if name == "beta" else "<="
-        skipped = " ".join(self.game.format_move(parent, move) for move, _ in rest) or "none"
+        skipped = " ".join(self.game.format_move(parent, move) for move in rest) or "none"
         self.line(
             ply,
             f"cut-off: {_num(value)} {relation} {name} {_num(bound)}: the player above will "
@@ -864,9 +1023,9 @@ class _TraceOut:
         )
 
 
-def _ranks(kids: list[tuple[Any, Any]]) -> dict[Any, int]:
+def _ranks(moves: list[Any]) -> dict[Any, int]:
     """Each root move's place in the game's order, which breaks ties between equal moves."""
-    return {move: i for i, (move, _) in enumerate(kids)}
+    return {move: i for i, move in enumerate(moves)}
 
 
 def _num(value: float) -> str:

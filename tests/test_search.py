@@ -15,9 +15,11 @@ from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (
     ALGORITHMS,
     MATE,
+    PLY_SPAN,
     SearchControl,
     Searcher,
     Tracer,
+    forced_result,
     format_score,
     mate_distance,
     search,
@@ -129,7 +131,7 @@ def test_minimax_alphabeta_and_negamax_return_the_same_value_on_random_positions
     for depth in (1, 2, 3):
         for position in sample_positions(game, POSITIONS_PER_GAME, seed=depth):
             found = {
-                algorithm: search(game, position, depth, algorithm=algorithm)
+                algorithm: search(game, position, depth, algorithm=algorithm, exact=True)
                 for algorithm in ALGORITHMS
             }
             scores = {result.score for result in found.values()}
@@ -145,7 +147,7 @@ def test_alpha_beta_expands_fewer_nodes_than_minimax_for_the_same_value(name: st
     for position in sample_positions(game, 25, seed=4):
         scores = set()
         for algorithm in ALGORITHMS:
-            result = search(game, position, 5, algorithm=algorithm)
+            result = search(game, position, 5, algorithm=algorithm, exact=True)
             scores.add(result.score)
             expanded[algorithm] += result.stats.expanded
         assert len(scores) == 1, game.format_position(position)
@@ -160,7 +162,7 @@ def test_the_algorithms_agree_deeper_on_kalah_where_alpha_beta_prunes_most() -> 
     for position in sample_positions(game, 40, seed=2):
         scores = set()
         for algorithm in ALGORITHMS:
-            result = search(game, position, 5, algorithm=algorithm)
+            result = search(game, position, 5, algorithm=algorithm, exact=True)
             scores.add(result.score)
             expanded[algorithm] += result.stats.expanded
         assert len(scores) == 1
@@ -186,7 +188,7 @@ def test_the_quickest_win_is_chosen_over_a_slower_one(algorithm: str) -> None:
     assert pebbles_truth(2, 1) == (False, 2)
     result = search(Pebbles(), (3, 0), 4, algorithm=algorithm, evaluation="zero")
     assert result.move == 3
-    assert result.score == MATE - 1
+    assert result.score == MATE + PLY_SPAN - 1  # a win by 1 (1-0), one ply away
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
@@ -196,7 +198,7 @@ def test_a_lost_position_is_played_out_as_long_as_possible(algorithm: str) -> No
     assert (won, plies) == (False, 4)
     assert pebbles_truth(4, 1) == (True, 1)
     result = search(Pebbles(), (8, 0), 6, algorithm=algorithm, evaluation="zero")
-    assert result.score == plies - MATE
+    assert result.score == plies - MATE - PLY_SPAN
     assert result.mate == -plies
 
 
@@ -217,7 +219,7 @@ def test_iterative_deepening_returns_the_fixed_depth_minimax_value(algorithm: st
     game = make_game("kalah", {"pits": 5, "seeds": 3})
     for position in sample_positions(game, 15, seed=3):
         plain = search(game, position, 6, algorithm="minimax")
-        deepened = Searcher(game, algorithm).search(position, 6)
+        deepened = Searcher(game, algorithm, exact=True).search(position, 6)
         assert deepened.score == plain.score
         if deepened.mate is None:
             assert deepened.stats.depth == 6
@@ -258,7 +260,7 @@ def test_a_table_of_size_zero_gives_the_same_values() -> None:
     game = make_game("kalah", {"pits": 4, "seeds": 4})
     for position in sample_positions(game, 10, seed=6):
         with_table = search(game, position, 6)
-        without = search(game, position, 6, table_size=0)
+        without = search(game, position, 6, hash_mb=0)
         assert with_table.score == without.score
         assert without.stats.table_entries == 0
 
@@ -350,7 +352,7 @@ def test_a_finished_game_has_no_move_and_scores_its_result() -> None:
     # Player 0 took the last pebble; player 1 is to move in a lost game.
     result = search(Pebbles(), (0, 1), 3, evaluation="zero")
     assert result.move is None and result.pv == ()
-    assert result.score == -MATE
+    assert result.score == -MATE - PLY_SPAN
 
 
 # -- names and errors -------------------------------------------------------------------------
@@ -373,7 +375,10 @@ def test_scores_read_as_numbers_or_forced_results() -> None:
     assert format_score(3) == "+3"
     assert format_score(-1.5) == "-1.50"
     assert format_score(MATE - 7) == "win in 7"
-    assert format_score(4 - MATE) == "loss in 4"
+    assert format_score(MATE + 3 * PLY_SPAN - 7) == "win in 7 by 3"
+    assert format_score(4 - MATE - 2 * PLY_SPAN) == "loss in 4 by 2"
+    assert forced_result(4 - MATE - 2 * PLY_SPAN) == (-4, -2)
+    assert forced_result(12.5) is None
 
 
 # -- trace ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from test_server_support import FAILING_ENGINE
 
 from ubao.engine.games import make_game
-from ubao.engine.search import Searcher
+from ubao.engine.search import ENTRY_BYTES, Searcher
 from ubao.engine.tools.stdio import Go, ProtocolError, Session, parse_go, time_budget
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
     assert lines[0] == "id name ubao-engine"
     assert lines[-1] == "uciok"
     options = [line for line in lines if line.startswith("option name ")]
-    assert [line.split()[2] for line in options] == ["Algorithm", "Eval", "Hash"]
+    assert [line.split()[2] for line in options] == ["Algorithm", "Eval", "Hash", "Exact"]
 
 
 def test_isready_answers_readyok() -> None:
@@ -77,7 +77,8 @@ def test_positions_in_the_games_notation_may_contain_spaces() -> None:
 def test_a_forced_win_is_reported_as_mate_in_plies() -> None:
     lines = Recorder().send('position kalah {"pits":3,"seeds":3} startpos', "go depth 30")
     last_info = [line for line in lines if line.startswith("info ")][-1]
-    assert " score mate 12 " in last_info
+    # kalah(3,3) is a win by 2 (docs/mancala.md §7); the quickest such win takes 11 plies.
+    assert " score mate 11 " in last_info
 
 
 def test_a_finished_game_answers_bestmove_none() -> None:
@@ -105,6 +106,8 @@ def test_a_finished_game_answers_bestmove_none() -> None:
         "position kalah {} kalah(6,4) X 1/2 0,0",
         "setoption name Algorithm value mcts",
         "setoption name Hash value lots",
+        "setoption name Hash value 5000",
+        "setoption name Exact value maybe",
         "setoption name Colour value blue",
         "setoption Algorithm minimax",
     ],
@@ -113,10 +116,16 @@ def test_a_malformed_command_gets_an_error_and_changes_nothing(command: str) -> 
     recorder = Recorder()
     recorder.send('position kalah {"pits":3,"seeds":2} startpos moves 1')
     session = recorder.session
-    before = (session.game, session.position, session.algorithm, session.table_size)
+    before = (session.game, session.position, session.algorithm, session.hash_mb, session.exact)
     lines = recorder.send(command)
     assert len(lines) == 1 and lines[0].startswith("error "), lines
-    assert (session.game, session.position, session.algorithm, session.table_size) == before
+    assert (
+        session.game,
+        session.position,
+        session.algorithm,
+        session.hash_mb,
+        session.exact,
+    ) == before
     assert bestmove(recorder.send("go depth 2")) in ("1", "2", "3")  # still running
 
 
@@ -143,18 +152,21 @@ def test_options_choose_the_algorithm_and_evaluation() -> None:
     lines = recorder.send(
         "setoption name Algorithm value minimax",
         "setoption name Eval value mobility",
-        "setoption name Hash value 1000",
+        "setoption name Hash value 8",
+        "setoption name Exact value true",
         "position kalah {} startpos",
         "go depth 3",
     )
     assert not [line for line in lines if line.startswith("error")]
     searcher = recorder.session.searcher
     assert searcher is not None
-    assert (searcher.algorithm, searcher.evaluation_name, searcher.table_size) == (
+    assert (searcher.algorithm, searcher.evaluation_name, searcher.hash_mb, searcher.exact) == (
         "minimax",
         "mobility",
-        1000,
+        8,
+        True,
     )
+    assert searcher.table.capacity == 8 * 2**20 // ENTRY_BYTES
 
 
 def test_an_evaluation_the_new_game_lacks_falls_back_to_its_first_with_an_error() -> None:

@@ -15,9 +15,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
+from ubao.engine.backend import NATIVE_BUILT, NATIVE_RULES
+from ubao.engine.endgame import open_endgame
 from ubao.engine.game import Game
 from ubao.engine.games import GAMES, make_game
-from ubao.engine.search import ALGORITHMS, Searcher
+from ubao.engine.mancala import Mancala
+from ubao.engine.perft import perft
+from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher
 from ubao.engine.solve import Solver
 from ubao.engine.tools.players import BASELINES, GameRecord, Player, make_player, play_game
 
@@ -75,12 +79,16 @@ class SpeedRow:
     """The search's speed in one game, over the fixed positions."""
 
     game: str
+    backend: str
+    """Where the game's rules ran: `python` or `native` (the search itself is Python)."""
     algorithm: str
     positions: int
     generated: int
     seconds: float
     movegen_per_second: float
     """Children the game's own `children` generates per second: the rules' share of the cost."""
+    perft_per_second: float
+    """Perft sequences counted per second from the start: the move generator alone."""
 
     @property
     def nps(self) -> float:
@@ -134,8 +142,15 @@ class Progress:
             self.stream.flush()
 
 
-def parse_opponent(game: Game[Any, Any], spec: str, seed: int) -> Callable[[], Player] | None:
-    """A factory of fresh opponents from `same` (None: self-play), a baseline or ALG:EVAL:DEPTH."""
+def parse_opponent(
+    game: Game[Any, Any],
+    spec: str,
+    seed: int,
+    hash_mb: float = DEFAULT_HASH_MB,
+    exact: bool = False,
+) -> Callable[[], Player] | None:
+    """A factory of fresh opponents from `same` (None: self-play), a baseline or ALG:EVAL:DEPTH
+    (searching with `hash_mb` and in the exact mode if `exact`)."""
     if spec == "same":
         return None
     name, _, rest = spec.partition(":")
@@ -147,8 +162,10 @@ def parse_opponent(game: Game[Any, Any], spec: str, seed: int) -> Callable[[], P
             f"--opponent {spec!r}: write same, random, first, or ALGORITHM:EVAL:DEPTH "
             "(e.g. alphabeta:store_diff:4; an empty EVAL is the game's first)"
         )
-    make_player(game, name, evaluation or None, int(depth_text))  # reject unknown names now
-    return lambda: make_player(game, name, evaluation or None, int(depth_text))
+    make_player(game, name, evaluation or None, 1, hash_mb=0)  # reject unknown names now
+    return lambda: make_player(
+        game, name, evaluation or None, int(depth_text), hash_mb=hash_mb, exact=exact
+    )
 
 
 def bench_games(
@@ -162,13 +179,16 @@ def bench_games(
     max_plies: int | None = None,
     measure_memory: bool = False,
     progress: TextIO | None = None,
+    hash_mb: float = DEFAULT_HASH_MB,
+    exact: bool = False,
 ) -> list[BenchRow]:
     """One complete game per algorithm x evaluation x depth (one per baseline player).
 
     With `opponent` "same" the combination plays itself; otherwise it plays `seat` against the
-    opponent, and only its own searches are counted.
+    opponent, and only its own searches are counted. Every search player gets a table of
+    `hash_mb` and searches in the exact mode if `exact`.
     """
-    make_opponent = parse_opponent(game, opponent, seed)
+    make_opponent = parse_opponent(game, opponent, seed, hash_mb, exact)
     combinations: list[tuple[str, str | None, int | None]] = []
     for algorithm in algorithms:
         if algorithm in BASELINES:
@@ -183,13 +203,27 @@ def bench_games(
         for algorithm, evaluation, depth in combinations:
             bar.step(f"{algorithm} {evaluation or ''} {depth or ''}")
             ours = make_player(
-                game, algorithm, evaluation, depth, seed=seed, measure_memory=measure_memory
+                game,
+                algorithm,
+                evaluation,
+                depth,
+                seed=seed,
+                measure_memory=measure_memory,
+                hash_mb=hash_mb,
+                exact=exact,
             )
             players: tuple[Player, Player]
             counted: tuple[int, ...]
             if make_opponent is None:
                 twin = make_player(
-                    game, algorithm, evaluation, depth, seed=seed + 1, measure_memory=measure_memory
+                    game,
+                    algorithm,
+                    evaluation,
+                    depth,
+                    seed=seed + 1,
+                    measure_memory=measure_memory,
+                    hash_mb=hash_mb,
+                    exact=exact,
                 )
                 players, counted = (ours, twin), (0, 1)
             else:
@@ -252,46 +286,86 @@ def fixed_positions(game: Game[Any, Any], seed: int = 1) -> list[Any]:
     return found
 
 
+SPEED_BACKENDS = ("python", "native") if NATIVE_BUILT else ("python",)
+"""The backends `bench --speed` sets side by side: both where the native core is built."""
+
+
 def bench_speed(
     names: Iterable[str] = GAMES,
     algorithms: Sequence[str] = ("negamax",),
     seconds: float = 1.0,
     progress: TextIO | None = None,
+    backends: Sequence[str] = SPEED_BACKENDS,
 ) -> list[SpeedRow]:
-    """Nodes per second of each algorithm in each game's default variant, `seconds` per position.
+    """Nodes per second of each algorithm in each game's default variant, `seconds` per position,
+    with the rules on each of `backends` that has the game (Bao is Python only so far).
 
     Every search gets a fresh game object, so that a game that caches its move generation
     (Bao does) starts each search cold.
     """
-    names = list(names)
-    bar = Progress(len(names) * len(algorithms), progress)
+    runs = [
+        (name, backend)
+        for name in names
+        for backend in backends
+        if backend == "python" or GAMES[name].rules in NATIVE_RULES
+    ]
+    bar = Progress(len(runs) * len(algorithms), progress)
     rows = []
     try:
-        for name in names:
-            positions = fixed_positions(make_game(name, {}))
-            movegen = _movegen_rate(name, positions, seconds / 2)
+        for name, backend in runs:
+            positions = fixed_positions(make_game(name, {}, backend))
+            movegen = _movegen_rate(name, backend, positions, seconds / 2)
+            perft_rate = _perft_rate(make_game(name, {}, backend), seconds / 2)
             for algorithm in algorithms:
-                bar.step(f"{name} {algorithm}")
+                bar.step(f"{name} {backend} {algorithm}")
                 generated = 0
                 spent = 0.0
                 for position in positions:
-                    searcher = Searcher(make_game(name, {}), algorithm)
+                    searcher = Searcher(make_game(name, {}, backend), algorithm)
                     stats = searcher.search(position, time_ms=seconds * 1000).stats
                     generated += stats.generated
                     spent += stats.seconds
-                rows.append(SpeedRow(name, algorithm, len(positions), generated, spent, movegen))
+                rows.append(
+                    SpeedRow(
+                        name,
+                        backend,
+                        algorithm,
+                        len(positions),
+                        generated,
+                        spent,
+                        movegen,
+                        perft_rate,
+                    )
+                )
     finally:
         bar.close()
     return rows
 
 
-def _movegen_rate(name: str, positions: Sequence[Any], seconds: float) -> float:
+def _perft_rate(game: Game[Any, Any], seconds: float) -> float:
+    """Perft sequences per second from the start, one depth deeper while the last depth took
+    under a tenth of `seconds` (a depth costs a branching factor more than the one before)."""
+    counted = 0
+    spent = 0.0
+    clock = time.perf_counter
+    last = 0.0
+    depth = 1
+    while last < seconds / 10 and depth <= 30:
+        start = clock()
+        counted += perft(game, game.start(), depth)
+        last = clock() - start
+        spent += last
+        depth += 1
+    return counted / spent if spent else 0.0
+
+
+def _movegen_rate(name: str, backend: str, positions: Sequence[Any], seconds: float) -> float:
     """Children per second of the game's `children`, each position generated once.
 
     A breadth-first walk from `positions` visits new positions only, and only the `children`
     calls are timed.
     """
-    game = make_game(name, {})
+    game = make_game(name, {}, backend)
     frontier = deque(positions)
     seen = set(positions)
     made = 0
@@ -311,15 +385,21 @@ def _movegen_rate(name: str, positions: Sequence[Any], seconds: float) -> float:
 
 
 def bench_solve(
-    cells: Sequence[tuple[int, int]] = DEFAULT_SOLVE_CELLS, progress: TextIO | None = None
+    cells: Sequence[tuple[int, int]] = DEFAULT_SOLVE_CELLS,
+    progress: TextIO | None = None,
+    endgame_seeds: int = 0,
 ) -> list[SolveRow]:
-    """Solve `kalah` (pits, seeds) cells and set each beside its published value."""
+    """Solve `kalah` (pits, seeds) cells and set each beside its published value; with
+    `endgame_seeds`, with the endgame database of that many seeds (its build is not timed)."""
     bar = Progress(len(cells), progress)
     rows = []
     try:
         for pits, seeds in cells:
             bar.step(f"kalah({pits},{seeds})")
-            solution = Solver(make_game("kalah", {"pits": pits, "seeds": seeds})).solve()
+            game = make_game("kalah", {"pits": pits, "seeds": seeds})
+            assert isinstance(game, Mancala)
+            endgame = open_endgame(game, endgame_seeds) if endgame_seeds else None
+            solution = Solver(game, endgame=endgame).solve()
             rows.append(
                 SolveRow(
                     pits,
@@ -386,18 +466,23 @@ def games_table(rows: Sequence[BenchRow]) -> str:
 
 
 def speed_table(rows: Sequence[SpeedRow]) -> str:
-    header = ("game", "algorithm", "positions", "generated", "time s", "nodes/s", "movegen/s")
+    header = (
+        "game", "rules", "algorithm", "positions", "generated", "time s", "nodes/s", "movegen/s",
+        "perft/s",
+    )  # fmt: skip
     return format_table(
         header,
         (
             (
                 row.game,
+                row.backend,
                 row.algorithm,
                 row.positions,
                 row.generated,
                 f"{row.seconds:.2f}",
                 round(row.nps),
                 round(row.movegen_per_second),
+                round(row.perft_per_second),
             )
             for row in rows
         ),

@@ -8,12 +8,18 @@ any two players and collects what the searches did.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ubao.engine.game import Game, Outcome
-from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, Searcher, SearchStats
+from ubao.engine.search import (
+    ALGORITHMS,
+    DEFAULT_ALGORITHM,
+    DEFAULT_HASH_MB,
+    Searcher,
+    SearchStats,
+)
 
 BASELINES = ("random", "first")
 """Players that do not search."""
@@ -42,15 +48,19 @@ class SearchPlayer:
         depth: int | None = None,
         time_ms: float | None = None,
         measure_memory: bool = False,
+        hash_mb: float = DEFAULT_HASH_MB,
+        exact: bool = False,
     ) -> None:
         if depth is None and time_ms is None:
             raise ValueError("a search player needs a depth or a time")
-        self.searcher = Searcher(game, algorithm, evaluation)
+        self.searcher = Searcher(game, algorithm, evaluation, hash_mb, exact)
         self.depth = depth
         self.time_ms = time_ms
         self.measure_memory = measure_memory
         limit = f"d{depth}" if depth is not None else f"{time_ms:g}ms"
-        self.name = f"{algorithm}:{self.searcher.evaluation_name}:{limit}"
+        self.name = f"{algorithm}:{self.searcher.evaluation_name}:{limit}" + (
+            ":exact" if exact else ""
+        )
 
     def choose(self, position: Any) -> tuple[Any, SearchStats | None]:
         result = self.searcher.search(
@@ -91,6 +101,8 @@ def make_player(
     time_ms: float | None = None,
     seed: int = 0,
     measure_memory: bool = False,
+    hash_mb: float = DEFAULT_HASH_MB,
+    exact: bool = False,
 ) -> Player:
     """The player `name`: a search algorithm (needs a depth or time) or a baseline."""
     if name == "random":
@@ -99,7 +111,7 @@ def make_player(
         return FirstPlayer(game)
     if name not in ALGORITHMS:
         raise ValueError(f"unknown player {name!r}; known: {', '.join(PLAYERS)}")
-    return SearchPlayer(game, name, evaluation, depth, time_ms, measure_memory)
+    return SearchPlayer(game, name, evaluation, depth, time_ms, measure_memory, hash_mb, exact)
 
 
 @dataclass
@@ -151,8 +163,10 @@ def play_game(
     players: Sequence[Player],
     position: Any = None,
     max_plies: int | None = None,
+    on_move: Callable[[Any, Any], None] | None = None,
 ) -> GameRecord:
-    """Play `players[0]` (player 0) against `players[1]` to the end or `max_plies`."""
+    """Play `players[0]` (player 0) against `players[1]` to the end or `max_plies`;
+    `on_move(position, move)` hears every move before it is played."""
     if position is None:
         position = game.start()
     record = GameRecord([], position, None)
@@ -163,6 +177,8 @@ def play_game(
         move, stats = players[side].choose(position)
         record.sides[side].add(stats)
         record.moves.append(move)
+        if on_move is not None:
+            on_move(position, move)
         position = game.play(position, move)
     record.final = position
     record.outcome = game.outcome(position)

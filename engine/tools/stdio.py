@@ -20,7 +20,7 @@ from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
-    DEFAULT_TABLE_SIZE,
+    DEFAULT_HASH_MB,
     MAX_DEPTH,
     SearchControl,
     Searcher,
@@ -29,7 +29,8 @@ from ubao.engine.search import (
 )
 
 ENGINE_NAME = "ubao-engine"
-MAX_TABLE_SIZE = 1 << 26
+MAX_HASH_MB = 4096
+"""The largest transposition table `setoption name Hash` accepts, in MB."""
 
 MOVES_TO_GO = 30
 """A clock search plans for this many more of its own moves."""
@@ -138,13 +139,14 @@ class Session:
         self._lock = threading.Lock()
         self.algorithm = DEFAULT_ALGORITHM
         self.evaluation: str | None = None
-        self.table_size = DEFAULT_TABLE_SIZE
+        self.hash_mb = DEFAULT_HASH_MB
+        self.exact = False
         self.game: Game[Any, Any] | None = None
         self.position: Any = None
         self.searcher: Searcher[Any, Any] | None = None
         """The engine of the current game, kept between searches for its tables."""
-        self._settings: tuple[str, str | None, int] | None = None
-        """The (algorithm, evaluation, table size) the searcher was made with."""
+        self._settings: tuple[str, str | None, int, bool] | None = None
+        """The (algorithm, evaluation, hash MB, exact) the searcher was made with."""
         self._thread: threading.Thread | None = None
         self._control: SearchControl | None = None
         self._infinite = False
@@ -211,9 +213,8 @@ class Session:
         choices = " ".join(f"var {name}" for name in ALGORITHMS)
         self.say(f"option name Algorithm type combo default {DEFAULT_ALGORITHM} {choices}")
         self.say("option name Eval type string default <empty>")
-        self.say(
-            f"option name Hash type spin default {DEFAULT_TABLE_SIZE} min 0 max {MAX_TABLE_SIZE}"
-        )
+        self.say(f"option name Hash type spin default {DEFAULT_HASH_MB} min 0 max {MAX_HASH_MB}")
+        self.say("option name Exact type check default false")
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
@@ -236,11 +237,15 @@ class Session:
                 raise ProtocolError(f"{self.game.name} has no evaluation {value!r}; known: {known}")
             self.evaluation = value
         elif name == "Hash":
-            if not value.isdigit() or int(value) > MAX_TABLE_SIZE:
-                raise ProtocolError(f"Hash must be an integer from 0 to {MAX_TABLE_SIZE}")
-            self.table_size = int(value)
+            if not value.isdigit() or int(value) > MAX_HASH_MB:
+                raise ProtocolError(f"Hash must be an integer from 0 to {MAX_HASH_MB} (MB)")
+            self.hash_mb = int(value)
+        elif name == "Exact":
+            if value not in ("true", "false"):
+                raise ProtocolError("Exact must be true or false")
+            self.exact = value == "true"
         else:
-            raise ProtocolError(f"unknown option {name!r}; known: Algorithm, Eval, Hash")
+            raise ProtocolError(f"unknown option {name!r}; known: Algorithm, Eval, Hash, Exact")
 
     def _ucinewgame(self, words: list[str]) -> None:
         self._require_idle("ucinewgame")
@@ -297,7 +302,7 @@ class Session:
             raise ProtocolError("go: no position yet; send position first")
         go = parse_go(words)
         game, position = self.game, self.position
-        settings = (self.algorithm, self.evaluation, self.table_size)
+        settings = (self.algorithm, self.evaluation, self.hash_mb, self.exact)
         if self.searcher is None or self._settings != settings:
             try:
                 self.searcher = Searcher(game, *settings)
