@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ubao.engine.backend import rules_for
 from ubao.engine.bao import Bao
 from ubao.engine.game import Game, OptionsError
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah
@@ -74,17 +75,23 @@ GAMES: dict[str, GameInfo] = {
 }
 
 
-def make_game(name: str, options: Mapping[str, Any] | None = None) -> Game[Any, Any]:
-    """The game `name` with `options` validated; OptionsError says what is wrong."""
+def make_game(
+    name: str, options: Mapping[str, Any] | None = None, backend: str | None = None
+) -> Game[Any, Any]:
+    """The game `name` with `options` validated; OptionsError says what is wrong.
+
+    `backend` ("auto", "python", "native"; None: the UBAO_BACKEND environment variable, else
+    "auto") chooses whether the rules run in Python or in the native core (engine/backend.py).
+    """
     try:
         rules = GAMES[name].rules
     except KeyError:
         raise OptionsError(f"unknown game {name!r}; known games: {', '.join(GAMES)}") from None
-    return rules(options or {})
+    return rules_for(rules, backend)(options or {})
 
 
 def game_for_position(
-    name: str, options: Mapping[str, Any], text: str
+    name: str, options: Mapping[str, Any], text: str, backend: str | None = None
 ) -> tuple[Game[Any, Any], Any]:
     """The game a position in notation belongs to, and the position.
 
@@ -92,5 +99,5 @@ def game_for_position(
     so a position alone is enough; options given explicitly win and must agree with it.
     """
     implied = GAMES[name].rules.options_in_position(text) if name in GAMES else {}
-    game = make_game(name, {**implied, **options})
+    game = make_game(name, {**implied, **options}, backend)
     return game, game.parse_position(text)

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "protocol", "server", "client")
 
-SEARCH = {"ubao.engine.search", "ubao.engine.solve"}
+SEARCH = {"ubao.engine.search", "ubao.engine.solve", "ubao.engine.endgame"}
 SERVER_CORE = {
     "ubao.server.core",
     "ubao.server.room",

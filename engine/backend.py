@@ -1,0 +1,189 @@
+"""The backend switch: a game's rules in Python (the reference) or in the native C core.
+
+`make_game(name, options, backend=...)` picks the backend: `"python"`, `"native"` or `"auto"`,
+which is native when the C extension `ubao.engine._native` is built and the game has native
+rules, else Python. Without an explicit choice the `UBAO_BACKEND` environment variable decides,
+and `"auto"` when it is unset.
+
+A native game is a subclass of the Python one that hands its rules (`legal_moves`, `play`,
+`child`, `children`, `is_over`, `outcome`) to the C core; move ordering, evaluations and
+notation stay the Python class's. Positions and moves are the Python engine's own
+values, so notation, evaluations, the search, the server and the clients run unchanged on either
+backend, and the two can be compared position by position. Error messages stay the Python
+rules': the core answers None for an illegal move, and the Python `play` explains why.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from ubao.engine.game import Game, OptionsError, Outcome
+from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
+from ubao.engine.mancala import Move as MancalaMove
+from ubao.engine.mancala import Position as MancalaPosition
+from ubao.engine.othello import Move as OthelloMove
+from ubao.engine.othello import Othello
+from ubao.engine.othello import Position as OthelloPosition
+
+try:
+    from ubao.engine._native import Mancala as MancalaCore
+    from ubao.engine._native import Othello as OthelloCore
+
+    NATIVE_BUILT = True
+except ImportError:  # installed without a C compiler: the Python rules run
+    NATIVE_BUILT = False
+
+Backend = Literal["python", "native"]
+BACKENDS = ("auto", "python", "native")
+ENVIRONMENT = "UBAO_BACKEND"
+"""The environment variable that chooses the backend when the caller does not."""
+
+
+class BackendError(OptionsError):
+    """A backend that is unknown, not built, or has no rules for the game asked for."""
+
+
+def _choice(backend: str | None) -> str:
+    """The backend asked for: `backend`, else the environment's, else `auto`."""
+    choice = (os.environ.get(ENVIRONMENT) or "auto") if backend is None else backend
+    if choice not in BACKENDS:
+        raise BackendError(f"unknown backend {choice!r}; known: {', '.join(BACKENDS)}")
+    return choice
+
+
+def resolve(backend: str | None = None) -> Backend:
+    """The backend `backend` means on this installation (None: the environment's choice)."""
+    choice = _choice(backend)
+    if choice == "python":
+        return "python"
+    if NATIVE_BUILT:
+        return "native"
+    if choice == "auto":
+        return "python"
+    raise BackendError(
+        "the native core is not built (no C compiler at install time?); "
+        "use backend 'python' or 'auto'"
+    )
+
+
+def rules_for(rules: type[Game[Any, Any]], backend: str | None = None) -> type[Game[Any, Any]]:
+    """The class implementing `rules` on `backend`: `auto` falls back to Python for a game the
+    core does not know (Bao, so far), an explicit `native` refuses it."""
+    if resolve(backend) == "python":
+        return rules
+    native = NATIVE_RULES.get(rules)
+    if native is None and _choice(backend) == "native":
+        raise BackendError(f"{rules.name} has no native rules yet; use backend 'python' or 'auto'")
+    return native or rules
+
+
+def backend_of(game: Game[Any, Any]) -> Backend:
+    """Which backend runs `game`'s rules."""
+    return "native" if isinstance(game, NativeRules) else "python"
+
+
+class NativeRules(ABC):
+    """A game whose rules run in the native core, which also counts perft (engine/perft.py)."""
+
+    @abstractmethod
+    def perft(self, position: Any, depth: int) -> int:
+        """Move sequences of `depth` plies, counted in C without the GIL."""
+
+
+class NativeMancala(NativeRules, Mancala):
+    """The two-row family's rules in C; the variant's defaults come from the Python class."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._core = MancalaCore(
+            pits=self.pits,
+            capture_sower=self.capture_sower,
+            empty_capture=self.empty_capture,
+            end_mover=self.end_check == "mover",
+            remaining_mover=self.remaining == "mover",
+            choose_direction=self.choose_direction,
+        )
+
+    def legal_moves(self, position: MancalaPosition) -> list[MancalaMove]:
+        return self._core.legal_moves(position)
+
+    def play(self, position: MancalaPosition, move: MancalaMove) -> MancalaPosition:
+        after = self._core.play(position, move)
+        return super().play(position, move) if after is None else after
+
+    def child(self, position: MancalaPosition, move: MancalaMove) -> MancalaPosition:
+        return self._core.child(position, move)
+
+    def children(self, position: MancalaPosition) -> list[tuple[MancalaMove, MancalaPosition]]:
+        return self._core.children(position)
+
+    def is_over(self, position: Sequence[int]) -> bool:
+        return self._core.is_over(position)
+
+    def outcome(self, position: MancalaPosition) -> Outcome | None:
+        return _outcome(self._core.final_score(position))
+
+    def perft(self, position: MancalaPosition, depth: int) -> int:
+        return self._core.perft(position, depth)
+
+
+class NativeKalah(NativeMancala, Kalah):
+    """Kalah (m,n) on the native core."""
+
+
+class NativeEgyptian(NativeMancala, Egyptian):
+    """Egyptian mancala on the native core."""
+
+
+class NativeEthiopian(NativeMancala, Ethiopian):
+    """Ethiopian mancala on the native core."""
+
+
+class NativeOthello(NativeRules, Othello):
+    """Othello on the native core: one 64-bit word per colour up to 8x8, four above."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._core = OthelloCore(size=self.size, position_type=OthelloPosition)
+
+    def legal_moves(self, position: OthelloPosition) -> list[OthelloMove]:
+        return self._core.legal_moves(position)
+
+    def play(self, position: OthelloPosition, move: OthelloMove) -> OthelloPosition:
+        after = self._core.play(position, move)
+        return super().play(position, move) if after is None else after
+
+    def child(self, position: OthelloPosition, move: OthelloMove) -> OthelloPosition:
+        return self._core.child(position, move)
+
+    def children(self, position: OthelloPosition) -> list[tuple[OthelloMove, OthelloPosition]]:
+        return self._core.children(position)
+
+    def is_over(self, position: OthelloPosition) -> bool:
+        return self._core.is_over(position)
+
+    def outcome(self, position: OthelloPosition) -> Outcome | None:
+        return _outcome(self._core.final_score(position))
+
+    def perft(self, position: OthelloPosition, depth: int) -> int:
+        return self._core.perft(position, depth)
+
+
+def _outcome(score: tuple[int, int] | None) -> Outcome | None:
+    """The outcome of a finished game from each player's final points (None: not finished)."""
+    if score is None:
+        return None
+    first, second = score
+    return Outcome(None if first == second else 0 if first > second else 1, score)
+
+
+NATIVE_RULES: dict[type[Game[Any, Any]], type[Game[Any, Any]]] = {
+    Kalah: NativeKalah,
+    Egyptian: NativeEgyptian,
+    Ethiopian: NativeEthiopian,
+    Othello: NativeOthello,
+}
+"""The games the native core implements: each Python class and its native subclass."""

@@ -1,0 +1,46 @@
+/* Othello on s x s boards, s even from 4 to 16 (docs/othello.md), in plain C: no Python here.
+ *
+ * Bit `row * s + column` stands for a square, as in engine/othello.py. Boards up to 8x8 fit one
+ * 64-bit word (`Oth64`); larger ones use four words (`Oth256`, 256 bits). The rules are written
+ * once, in othello_impl.h, and compiled for both widths. */
+#ifndef UBAO_OTHELLO_H
+#define UBAO_OTHELLO_H
+
+#include <stdint.h>
+
+#define OTH_MAX_SIZE 16
+#define OTH_WORDS 4
+
+typedef uint64_t Bb64;
+typedef struct {
+    uint64_t w[OTH_WORDS];
+} Bb256;
+
+/* The eight directions clockwise from north: the index step, and the squares a step may land
+ * on (the board less the column a step east or west would wrap into). */
+typedef struct {
+    int size, squares;
+    int step[8];
+    Bb64 land[8];
+    Bb64 full;
+} Oth64;
+
+typedef struct {
+    int size, squares;
+    int step[8];
+    Bb256 land[8];
+    Bb256 full;
+} Oth256;
+
+#define OTH_DECLARE(W)                                                         \
+    void oth_init_##W(Oth##W *r, int size);                                    \
+    Bb##W oth_placements_##W(const Oth##W *r, Bb##W own, Bb##W opp);           \
+    Bb##W oth_flips_##W(const Oth##W *r, Bb##W own, Bb##W opp, int square);    \
+    uint64_t oth_perft_##W(const Oth##W *r, Bb##W own, Bb##W opp, int depth);
+
+OTH_DECLARE(64)
+OTH_DECLARE(256)
+
+#undef OTH_DECLARE
+
+#endif

@@ -1,0 +1,265 @@
+"""The native core against the Python rules, its oracle: perft counts, legal moves and positions
+along seeded random games and on random positions, for every option set and board size.
+
+The whole module skips when the extension is not built; the backend switch itself is tested
+in test_native_backend.py, with and without the extension.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import random
+import re
+import threading
+import time
+import tracemalloc
+from typing import Any
+
+import pytest
+
+from ubao.engine.backend import NATIVE_BUILT, NativeRules, backend_of
+from ubao.engine.game import Game, GameError
+from ubao.engine.games import make_game
+from ubao.engine.othello import Position as OthelloPosition
+from ubao.engine.perft import perft, walk
+
+if not NATIVE_BUILT:
+    pytest.skip("the native core is not built", allow_module_level=True)
+
+SIZES = ((6, 4), (1, 3), (3, 6), (12, 12), (4, 1), (2, 5), (5, 3), (6, 6))
+"""(pits, seeds) cells the option sets cycle through: the extremes, the usual sizes, and sizes
+whose sowings go round more than once."""
+
+FLAGS = list(
+    itertools.product((True, False), (True, False), ("either", "mover"), ("owner", "mover"))
+)
+
+MANCALA_OPTION_SETS = [
+    (
+        variant,
+        {
+            "pits": SIZES[i % len(SIZES)][0],
+            "seeds": SIZES[i % len(SIZES)][1],
+            "capture_sower": capture_sower,
+            "empty_capture": empty_capture,
+            "end_check": end_check,
+            "remaining": remaining,
+        },
+    )
+    for variant in ("kalah", "egyptian", "ethiopian")
+    for i, (capture_sower, empty_capture, end_check, remaining) in enumerate(FLAGS)
+]
+"""Every variant with every combination of the rule options of docs/mancala.md, 48 sets."""
+
+OTHELLO_SIZES = (4, 6, 8, 10, 12, 14, 16)
+
+OTHELLO_8X8_PERFT = (1, 4, 12, 56, 244, 1_396, 8_200, 55_092, 390_216, 3_005_288)
+"""docs/othello.md §5, depths 0 to 9."""
+
+
+def pair(name: str, options: dict[str, Any]) -> tuple[Game[Any, Any], Game[Any, Any]]:
+    """The Python reference and the native game for the same variant."""
+    reference = make_game(name, options, backend="python")
+    native = make_game(name, options, backend="native")
+    assert backend_of(reference) == "python" and backend_of(native) == "native"
+    return reference, native
+
+
+def assert_same_rules(reference: Game[Any, Any], native: Game[Any, Any], position: Any) -> None:
+    """Every rules question about `position` has the same answer on both backends."""
+    moves = reference.legal_moves(position)
+    assert native.legal_moves(position) == moves, reference.format_position(position)
+    assert native.children(position) == reference.children(position)
+    assert native.is_over(position) == reference.is_over(position)
+    assert native.outcome(position) == reference.outcome(position)
+    for move in moves:
+        assert native.child(position, move) == reference.child(position, move)
+
+
+def assert_same_refusal(
+    reference: Game[Any, Any], native: Game[Any, Any], position: Any, move: Any
+) -> None:
+    """An illegal move is refused by both backends with the same error and message."""
+    with pytest.raises(GameError) as expected:
+        reference.play(position, move)
+    with pytest.raises(type(expected.value), match=f"^{re.escape(str(expected.value))}$"):
+        native.play(position, move)
+
+
+def random_game(
+    reference: Game[Any, Any], native: Game[Any, Any], rng: random.Random, limit: int = 400
+) -> int:
+    """Plays one random game on both backends side by side; returns its length."""
+    position = reference.start()
+    assert native.start() == position
+    for ply in range(limit):
+        assert_same_rules(reference, native, position)
+        moves = reference.legal_moves(position)
+        if not moves:
+            return ply
+        move = rng.choice(moves)
+        after = reference.play(position, move)
+        assert native.play(position, move) == after
+        position = after
+    return limit
+
+
+@pytest.mark.parametrize(("name", "options"), MANCALA_OPTION_SETS)
+def test_mancala_random_games_and_perft_match_python(name: str, options: dict[str, Any]) -> None:
+    reference, native = pair(name, options)
+    rng = random.Random(f"{name}{sorted(options.items())}")
+    for _ in range(40):
+        random_game(reference, native, rng)
+    start = reference.start()
+    for depth in range(5):
+        assert perft(native, start, depth) == walk(reference, start, depth)
+
+
+def random_mancala_position(game: Game[Any, Any], rng: random.Random) -> tuple[int, ...]:
+    """Any position the notation accepts: free seed counts (laps included), stores, mover."""
+    m = game.options["pits"]
+    most = rng.choice((1, 3, 8, 30))
+    south = [rng.randint(0, most) * (rng.random() < 0.7) for _ in range(m)]
+    north = [rng.randint(0, most) * (rng.random() < 0.7) for _ in range(m)]
+    south[rng.randrange(m)] += 1
+    stores = [rng.randint(0, 40), rng.randint(0, 40)]
+    return (*south, stores[0], *north, stores[1], rng.randint(0, 1))
+
+
+@pytest.mark.parametrize(("name", "options"), MANCALA_OPTION_SETS[::3])
+def test_mancala_fuzz_random_positions(name: str, options: dict[str, Any]) -> None:
+    reference, native = pair(name, options)
+    rng = random.Random(f"fuzz{name}{sorted(options.items())}")
+    pits = options["pits"]
+    for _ in range(300):
+        position = random_mancala_position(reference, rng)
+        assert_same_rules(reference, native, position)
+        assert perft(native, position, 2) == walk(reference, position, 2)
+        legal = reference.legal_moves(position)
+        illegal = [m for m in range(-pits, pits + 1) if m not in legal][:3]
+        for move in illegal:
+            assert_same_refusal(reference, native, position, move)
+
+
+@pytest.mark.parametrize("size", OTHELLO_SIZES)
+def test_othello_random_games_match_python(size: int) -> None:
+    reference, native = pair("othello", {"size": size})
+    rng = random.Random(size)
+    for _ in range(60 if size <= 8 else 6):
+        random_game(reference, native, rng)
+
+
+@pytest.mark.parametrize(("size", "depth"), [(4, 7), (6, 5), (8, 4), (10, 4), (16, 3)])
+def test_othello_perft_matches_python(size: int, depth: int) -> None:
+    reference, native = pair("othello", {"size": size})
+    start = reference.start()
+    assert perft(native, start, depth) == walk(reference, start, depth)
+
+
+def test_othello_8x8_perft_matches_the_rules_table() -> None:
+    native = make_game("othello", backend="native")
+    for depth, nodes in enumerate(OTHELLO_8X8_PERFT):
+        assert perft(native, native.start(), depth) == nodes
+
+
+def test_othello_perft_counts_passes_and_the_end() -> None:
+    """A 4x4 game where White must pass, and a finished board (docs/othello.md §3)."""
+    reference, native = pair("othello", {"size": 4})
+    for text in ("XXXX-OOOXXXXXXXX O", "XXXXXXXXXXXXXXXO X", "-XXX-OOO-OOO---- X"):
+        position = reference.parse_position(text)
+        assert_same_rules(reference, native, position)
+        for depth in range(6):
+            assert perft(native, position, depth) == walk(reference, position, depth)
+
+
+@pytest.mark.parametrize("size", OTHELLO_SIZES)
+def test_othello_fuzz_random_positions(size: int) -> None:
+    """Random boards (most of them unreachable), both sides to move: every rules answer, and
+    every refusal's message, agree."""
+    reference, native = pair("othello", {"size": size})
+    rng = random.Random(f"fuzz{size}")
+    squares = size * size
+    for _ in range(150 if size <= 8 else 40):
+        fill = rng.random()
+        black = white = 0
+        for square in range(squares):
+            roll = rng.random()
+            if roll < fill / 2:
+                black |= 1 << square
+            elif roll < fill:
+                white |= 1 << square
+        position = OthelloPosition(black, white, rng.randint(0, 1))
+        assert_same_rules(reference, native, position)
+        legal = set(reference.legal_moves(position))
+        for move in [-1, *rng.sample(range(squares), 3)]:
+            if move not in legal:
+                assert_same_refusal(reference, native, position, move)
+
+
+def test_native_positions_are_the_python_values() -> None:
+    """The same types come back, so positions hash, compare and print alike."""
+    native = make_game("othello", {"size": 10}, backend="native")
+    (_, child), *_ = native.children(native.start())
+    assert type(child) is OthelloPosition and isinstance(native, NativeRules)
+    kalah = make_game("kalah", backend="native")
+    assert type(kalah.children(kalah.start())[0][1]) is tuple
+
+
+@pytest.mark.parametrize(
+    ("name", "position"),
+    [
+        ("kalah", (4, 4, 4)),
+        ("kalah", [4] * 6 + [0] + [4] * 6 + [0, 2]),
+        ("kalah", (-1,) * 15),
+        ("othello", OthelloPosition(1 << 64, 0, 0)),
+        ("othello", OthelloPosition(1, 1, 0)),
+        ("othello", (0, 0)),
+    ],
+)
+def test_what_is_not_a_position_is_refused(name: str, position: Any) -> None:
+    game = make_game(name, backend="native")
+    with pytest.raises(ValueError, match="position"):
+        game.children(position)
+
+
+def every_method(game: Game[Any, Any], position: Any, illegal: int) -> None:
+    """Calls each rules method once, an illegal move's refusal too."""
+    game.children(position)
+    game.outcome(position)
+    game.child(position, game.legal_moves(position)[0])
+    with contextlib.suppress(GameError):
+        game.play(position, illegal)
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "illegal"), [("kalah", {}, 0), ("othello", {"size": 12}, -5)]
+)
+def test_no_reference_leaks_in_a_loop(name: str, options: dict[str, Any], illegal: int) -> None:
+    """Positions, lists and refusals made by the core are freed: memory stays flat over many
+    calls of every method."""
+    game = make_game(name, options, backend="native")
+    start = game.start()
+    for _ in range(300):  # warm up caches and free lists
+        every_method(game, start, illegal)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(5000):
+        every_method(game, start, illegal)
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert grown < 10_000, grown
+
+
+def test_perft_lets_other_threads_run() -> None:
+    """The core counts without the GIL: the main thread keeps running during a long perft."""
+    game = make_game("othello", backend="native")
+    counted: list[int] = []
+    worker = threading.Thread(target=lambda: counted.append(perft(game, game.start(), 10)))
+    ticks = 0
+    worker.start()
+    while worker.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    assert counted == [24_571_284] and ticks >= 3
