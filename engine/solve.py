@@ -1,11 +1,14 @@
 """Solving small games exactly: the final score difference under perfect play by both sides.
 
-MTD(f) drives a null-window negamax over the whole tree (no depth limit, no evaluation) whose
-transposition table keeps a lower and an upper bound per position, so every probe reuses what
-the earlier ones proved. Children are tried best-first by the game's default evaluation after
-the table's move. A game may offer `score_bounds(position) -> (low, high)` (and says so with
-`has_score_bounds`), bounds on the final difference from player 0's view (in mancala: the
-stores plus or minus the seeds still in play); they cut off lines that cannot change the answer.
+MTD(f) drives a null-window negamax over the whole tree (no depth limit, no evaluation). Its
+transposition table has a fixed size and keeps a lower and an upper bound per position, so every
+probe reuses what the earlier ones proved. Where a game offers a board key (`has_board_key`: in
+mancala the pits seen from the mover's side) the table holds values relative to the points
+already banked, so positions that differ only in their stores share one entry, and the points
+still loose bound the value. Children are tried extra turns first, then by what the move banks
+(in Kalah: captures), ties from the last move (the pit nearest the store), after the table's
+move; a child whose table entry already refutes the window ends the node before any search
+(enhanced transposition cutoff), and a child an endgame database answers is never searched.
 See docs/engine.md.
 """
 
@@ -15,13 +18,32 @@ import sys
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Generic
+from operator import itemgetter
+from typing import Any, Generic, Protocol, TypeVar
 
 from ubao.engine.game import Game, M, Outcome, P
 from ubao.engine.search import pick_evaluation
 
 UNBOUNDED = 1 << 40
 """Beyond any final score difference."""
+
+DEFAULT_HASH_MB = 128.0
+"""The table's default memory: 2^19 entries (`table_entries`)."""
+
+ENTRY_BYTES = 150
+"""What one table entry costs in CPython, measured: its slot, the entry tuple, its key."""
+
+
+def table_entries(hash_mb: float) -> int:
+    """The entries a table of at most `hash_mb` MB holds: buckets of two, a power of two of
+    them (at least one)."""
+    buckets = max(int(hash_mb * 1e6 / ENTRY_BYTES) // 2, 1)
+    return 2 << buckets.bit_length() - 1
+
+
+Entry = tuple[Hashable, int, int, Any, int]
+"""A table entry: (key, lower bound, upper bound, best move, work). The bounds are on the
+mover's final margin minus the points banked; work is the positions expanded to find them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,18 +89,73 @@ def margin(outcome: Outcome) -> int:
     return outcome.score[0] - outcome.score[1]
 
 
-class Solver(Generic[P, M]):
-    """Solves positions of one game, keeping what it proved between calls."""
+FIBONACCI = 0x9E3779B97F4A7C15
+"""2^64 divided by the golden ratio: multiplying a key by it mixes every bit of the key into
+the middle bits of the product, which pick the bucket (packed pit counts are small numbers in
+fixed bytes, which a plain modulo would spread badly)."""
 
-    def __init__(self, game: Game[P, M]) -> None:
+HASH_SHIFT = 61
+"""The bucket index is the product's bits from this one up: `hash` of an int is below 2^61,
+and a product's bit depends only on the key's bits below it, so these depend on all of them."""
+
+
+Q = TypeVar("Q", contravariant=True)
+
+
+class Database(Protocol[Q]):
+    """An endgame database the solver asks (`ubao.engine.endgame.Endgame` is one)."""
+
+    @property
+    def seeds(self) -> int:
+        """It knows every position with at most this many points loose (`board_key`)."""
+
+    def value(self, position: Q, /) -> int:
+        """The mover's final margin minus the points banked (his view) under perfect play, for
+        a position with at most `seeds` points loose."""
+
+
+def _banked_only(position: object) -> int:
+    """Without a database: only positions with nothing loose are known, at what is banked."""
+    return 0
+
+
+class Solver(Generic[P, M]):
+    """Solves positions of one game, keeping what it proved between calls.
+
+    `hash_mb` bounds the table's memory (buckets of two entries: one kept for the work behind
+    it, one always replaced). `endgame` answers the positions with few points loose; it needs
+    a game with a board key.
+    """
+
+    def __init__(
+        self,
+        game: Game[P, M],
+        *,
+        hash_mb: float = DEFAULT_HASH_MB,
+        endgame: Database[P] | None = None,
+    ) -> None:
+        if endgame is not None and not game.has_board_key:
+            raise ValueError(f"{game.name}: an endgame database needs a game with a board key")
         self.game = game
-        self.table: dict[Hashable, tuple[int, int, M | None]] = {}
-        """key -> (lower bound, upper bound, best move) of the side to move's difference."""
+        size = table_entries(hash_mb)
+        self.mask = size // 2 - 1
+        """Buckets - 1, for the bucket index."""
+        self.table: list[Entry | None] = [None] * size
+        self.table_entries = 0
+        """Slots in use."""
         self.expanded = 0
+        self.endgame = endgame
         self._node = self._build()
 
-    def solve(self, position: P | None = None) -> Solution[M]:
-        """The exact value of `position` (the start when None) and a line of best play."""
+    def solve(
+        self,
+        position: P | None = None,
+        on_probe: Callable[[int, int, int], None] | None = None,
+    ) -> Solution[M]:
+        """The exact value of `position` (the start when None) and a line of best play.
+
+        `on_probe(low, high, expanded)` hears after every MTD(f) probe the bounds proved so far
+        on the mover's value and the positions expanded: a long solve can show its progress."""
         game = self.game
         if position is None:
             position = game.start()
@@ -87,7 +164,7 @@ class Solver(Generic[P, M]):
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 20_000))
         try:
-            value, probes = self._mtdf(position)
+            value, probes = self._mtdf(position, on_probe)
             pv = self._line(position, value)
         except RecursionError:
             raise ValueError(f"{game.describe()}: the game is too long to solve") from None
@@ -101,25 +178,40 @@ class Solver(Generic[P, M]):
             pv=pv,
             expanded=self.expanded - expanded_before,
             probes=probes,
-            table_entries=len(self.table),
+            table_entries=self.table_entries,
             seconds=time.perf_counter() - start,
         )
 
-    def _mtdf(self, position: P) -> tuple[int, int]:
+    def _keyed(self, position: P) -> tuple[Hashable, int, int]:
+        """The table key, the points banked (player 0's view) and the points loose: the
+        game's board key, else its `key` with nothing banked and everything loose."""
+        game = self.game
+        if game.has_board_key:
+            return game.board_key(position)
+        return game.key(position), 0, UNBOUNDED
+
+    def _test(self, position: P, beta: int) -> int:
+        """A null-window probe: the mover's final margin if it is beta - 1 or beta, else a
+        bound on it (at least the result when it is >= beta, at most when below)."""
+        return self._node(position, self.game.to_move(position), beta, *self._keyed(position))
+
+    def _mtdf(
+        self, position: P, on_probe: Callable[[int, int, int], None] | None
+    ) -> tuple[int, int]:
         """The side to move's value by null-window probes that close in from both sides."""
-        node = self._node
-        me = self.game.to_move(position)
         low, high = -UNBOUNDED, UNBOUNDED
-        guess = 0
+        guess = self._keyed(position)[1] * (-1 if self.game.to_move(position) else 1)
         probes = 0
         while low < high:
             beta = guess + 1 if guess == low else guess
-            guess = node(position, me, beta - 1, beta)
+            guess = self._test(position, beta)
             probes += 1
             if guess < beta:
                 high = guess
             else:
                 low = guess
+            if on_probe is not None:
+                on_probe(low, high, self.expanded)
         return low, probes
 
     def _line(self, position: P, value: int) -> tuple[M, ...]:
@@ -129,113 +221,157 @@ class Solver(Generic[P, M]):
         first, so the line costs little after the solve.
         """
         game = self.game
-        node = self._node
         line: list[M] = []
         while True:
             kids = game.children(position)
             if not kids:
                 return tuple(line)
             me = game.to_move(position)
-            entry = self.table.get(self._key(position))
-            first = entry[2] if entry is not None else None
+            first = self._best_move(position)
             kids.sort(key=lambda kid: kid[0] != first)
             for move, child in kids:
                 side = game.to_move(child)
                 if side == me:
-                    keeps = node(child, side, value - 1, value) >= value
+                    keeps = self._test(child, value) >= value
                 else:
-                    keeps = node(child, side, -value, 1 - value) <= -value
+                    keeps = self._test(child, 1 - value) <= -value
                 if keeps:
                     line.append(move)
                     position = child
                     value = value if side == me else -value
                     break
 
-    def _key(self, position: P) -> Hashable:
-        game = self.game
-        return position if type(game).key is Game.key else game.key(position)
+    def _best_move(self, position: P) -> M | None:
+        key = self._keyed(position)[0]
+        slot = 2 * (hash(key) * FIBONACCI >> HASH_SHIFT & self.mask)
+        for entry in self.table[slot : slot + 2]:
+            if entry is not None and entry[0] == key:
+                move: M | None = entry[3]
+                return move
+        return None
 
-    def _build(self) -> Callable[[Any, int, int, int], int]:
-        """The node function: closures over locals, for speed."""
+    def _build(self) -> Callable[[Any, int, int, Hashable, int, int], int]:
+        """The node function: closures over locals, for speed (a C port would inline the same)."""
         game = self.game
         children = game.children
         outcome = game.outcome
         to_move = game.to_move
+        keyed = self._keyed if not game.has_board_key else game.board_key
         _, evaluate = pick_evaluation(game, None)
-        key = None if type(game).key is Game.key else game.key
-        bounds = game.score_bounds if game.has_score_bounds else None
+        order_by_evaluation = not game.has_board_key
+        endgame = self.endgame
+        reach, exact = (0, _banked_only) if endgame is None else (endgame.seeds, endgame.value)
+        """Positions with at most `reach` points loose have the value `exact` gives them."""
         table = self.table
-        table_get = table.get
+        mask = self.mask
         solver = self
+        priority = itemgetter(0)
 
-        def node(pos: Any, me: int, alpha: int, beta: int) -> int:
-            """The side to move's difference: exact inside (alpha, beta), else a bound."""
-            k = pos if key is None else key(pos)
-            entry = table_get(k)
+        def node(pos: Any, me: int, beta: int, k: Hashable, banked: int, loose: int) -> int:
+            """The mover's final margin from `pos` under a null window at `beta` (see `_test`):
+            `k`, `banked` (player 0's view) and `loose` are its `_keyed`."""
+            if me:
+                banked = -banked
+            if banked - loose >= beta:
+                return banked - loose
+            if banked + loose < beta:
+                return banked + loose
+            if loose <= reach:
+                return banked + exact(pos)
+            slot = 2 * (hash(k) * FIBONACCI >> HASH_SHIFT & mask)
+            entry = table[slot]
+            if entry is None or entry[0] != k:
+                entry = table[slot + 1]
+                if entry is not None and entry[0] != k:
+                    entry = None
             if entry is None:
                 low, high, first = -UNBOUNDED, UNBOUNDED, None
             else:
-                low, high, first = entry
-                if low >= beta:
-                    return low
-                if high <= alpha:
-                    return high
-                if low > alpha:
-                    alpha = low
-                if high < beta:
-                    beta = high
-            if bounds is not None:
-                least, most = bounds(pos)
-                if me:
-                    least, most = -most, -least
-                if least >= beta:
-                    return least
-                if most <= alpha:
-                    return most
-            kids = children(pos)
-            if not kids:
+                _, low, high, first, _ = entry
+                if low + banked >= beta:
+                    return low + banked
+                if high + banked < beta:
+                    return high + banked
+            moves = children(pos)
+            if not moves:
                 result = outcome(pos)
                 assert result is not None, f"{game.name}: no legal moves but no outcome"
                 value = margin(result)
-                value = -value if me else value
-                table[k] = (value, value, None)
-                return value
+                return -value if me else value
             solver.expanded += 1
-            if len(kids) > 1:
-                if me:
-                    kids.sort(key=lambda kid: evaluate(kid[1]))
-                else:
-                    kids.sort(key=lambda kid: evaluate(kid[1]), reverse=True)
-                if first is not None:
-                    for i, kid in enumerate(kids):
-                        if kid[0] == first:
-                            if i:
-                                del kids[i]
-                                kids.insert(0, kid)
-                            break
+            work = solver.expanded
+            # Each child once, before any is searched: its key, what the move banks, and its
+            # value when it is known (nothing loose, or in the endgame database) or its table
+            # bound refutes the window (enhanced transposition cutoff).
             best = -UNBOUNDED
-            best_move = first
-            window_low = alpha
-            for move, child in kids:
+            kids = []
+            for move, child in reversed(moves):  # ties: the later move (nearest the store) first
                 side = to_move(child)
-                if side == me:
-                    value = node(child, side, alpha, beta)
+                ck, cb, cl = keyed(child)
+                mine = -cb if me else cb
+                if cl <= reach:
+                    value = exact(child)
+                    value = mine + value if side == me else mine - value
                 else:
-                    value = -node(child, side, -beta, -alpha)
-                if value > best:
+                    cslot = 2 * (hash(ck) * FIBONACCI >> HASH_SHIFT & mask)
+                    centry = table[cslot]
+                    if centry is None or centry[0] != ck:
+                        centry = table[cslot + 1]
+                        if centry is not None and centry[0] != ck:
+                            centry = None
+                    gain: float
+                    if side == me:
+                        gain = UNBOUNDED + mine - banked
+                        value = -UNBOUNDED if centry is None else centry[1] + mine
+                    else:
+                        gain = mine - banked
+                        value = -UNBOUNDED if centry is None else mine - centry[2]
+                    if order_by_evaluation:
+                        gain = evaluate(child) * (-1 if me else 1)
+                    if move == first:
+                        gain = 3 * UNBOUNDED
+                    kids.append((gain, move, child, side, ck, cb, cl))
+                if value >= beta:
+                    best, first = value, move
+                    break
+                if value > best and cl <= reach:
                     best = value
-                    if value > alpha:
-                        best_move = move
-                        alpha = value
-                        if value >= beta:
-                            break
-            if best <= window_low:
-                high = best
-            elif best >= beta:
-                low = best
             else:
-                low = high = best
-            table[k] = (low, high, best_move)
+                kids.sort(key=priority, reverse=True)
+                for _, move, child, side, ck, cb, cl in kids:
+                    if side == me:
+                        value = node(child, me, beta, ck, cb, cl)
+                    else:
+                        value = -node(child, side, 1 - beta, ck, cb, cl)
+                    if value > best:
+                        best = value
+                        if value >= beta:
+                            first = move
+                            break
+            if best >= beta:
+                low = best - banked
+            else:
+                high = best - banked
+            store(k, low, high, first, solver.expanded - work, slot)
             return best
+
+        def store(k: Hashable, low: int, high: int, move: Any, work: int, slot: int) -> None:
+            """Keep an entry: in its own slot if there, else in the first slot if it cost at
+            least as much as the entry there (which moves to the second), else the second."""
+            entry: Entry = (k, low, high, move, work)
+            first, second = table[slot], table[slot + 1]
+            if first is not None and first[0] == k:
+                table[slot] = entry
+            elif second is not None and second[0] == k:
+                table[slot + 1] = entry
+            elif first is None:
+                solver.table_entries += 1
+                table[slot] = entry
+            elif work >= first[4]:
+                solver.table_entries += second is None
+                table[slot], table[slot + 1] = entry, first
+            else:
+                solver.table_entries += second is None
+                table[slot + 1] = entry
 
         return node

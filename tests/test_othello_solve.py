@@ -6,6 +6,10 @@ exhaustive negamax written for this test and by the project's solver.
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from ubao.engine.othello import Othello, Position
 from ubao.engine.solve import Solver
 
@@ -45,3 +49,27 @@ def test_the_solver_agrees_and_its_line_of_best_play_ends_3_to_11() -> None:
     outcome = game.outcome(position)
     assert outcome is not None
     assert outcome.score == (3, 11)
+
+
+def late_position(game: Othello, empties: int, seed: int) -> Position:
+    """A position `empties` squares from the end of a random game, with a move to play."""
+    rng = random.Random(seed)
+    while True:
+        position = game.start()
+        while game.legal_moves(position):
+            position = game.play(position, rng.choice(game.legal_moves(position)))
+            if 64 - (position.black | position.white).bit_count() <= empties:
+                break
+        if game.legal_moves(position):
+            return position
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_last_empties_of_an_8x8_game_are_solved_exactly(seed: int) -> None:
+    game = Othello({"size": 8})
+    position = late_position(game, 7, seed)
+    lead = negamax(game, position, {})
+    solution = Solver(game).solve(position)
+    assert solution.value == (lead if game.to_move(position) == 0 else -lead)
+    # and ten empties, solved by the solver alone in a fraction of a second
+    assert Solver(game).solve(late_position(game, 10, seed)).expanded < 20_000

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Kalah
+from ubao.engine.mancala import Kalah, Position
 from ubao.engine.search import search
-from ubao.engine.solve import Solver
+from ubao.engine.solve import UNBOUNDED, Solver, table_entries
 
 # (pits, seeds) -> South's final margin under perfect play, default `kalah` rules: the rows
 # m <= 3 of the table in docs/mancala.md §7 (Irving, Donkers & Uiterwijk 2000).
@@ -80,15 +83,64 @@ def test_the_solver_agrees_with_an_unlimited_depth_search() -> None:
 
 
 class UnboundedKalah(Kalah):
-    """Kalah without `score_bounds`, so the solver must prove every margin by search."""
+    """Kalah whose board key calls every point loose: the solver must prove every margin."""
 
-    has_score_bounds = False
+    def board_key(self, position: Position) -> tuple[int, int, int]:
+        key, banked, _ = super().board_key(position)
+        return key, banked, UNBOUNDED
 
 
-@pytest.mark.parametrize(("pits", "seeds"), [(3, 5), (4, 2)])
-def test_score_bounds_from_the_game_prune_without_changing_the_value(pits: int, seeds: int) -> None:
+@pytest.mark.parametrize(("pits", "seeds"), [(4, 2), (4, 3)])
+def test_the_seeds_still_loose_prune_without_changing_the_value(pits: int, seeds: int) -> None:
     options = {"pits": pits, "seeds": seeds}
     plain = Solver(UnboundedKalah(options)).solve()
     bounded = Solver(Kalah(options)).solve()
     assert bounded.value == plain.value
     assert bounded.expanded < plain.expanded
+
+
+def test_a_tiny_table_stays_bounded_and_still_solves_exactly() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    solver = Solver(game, hash_mb=0.01)
+    assert len(solver.table) == table_entries(0.01) == 64
+    assert solver.solve().value == 8
+    assert solver.table_entries <= 64
+
+
+def test_the_table_keeps_values_relative_to_the_stores() -> None:
+    # Two positions with the same pits and different stores share one entry: solving the
+    # second after the first expands nothing new.
+    game = make_game("kalah", {"pits": 3, "seeds": 3})
+    solver = Solver(game)
+    first = solver.solve(game.parse_position("kalah(3,3) S 1,2,3/0,2,1 4,5"))
+    second = solver.solve(game.parse_position("kalah(3,3) S 1,2,3/0,2,1 9,0"))
+    assert second.value == first.value + 10
+    assert second.expanded < first.expanded
+    assert second.pv[0] == first.pv[0]
+
+
+def test_a_north_position_is_the_mirror_of_the_south_one() -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 3})
+    south = Solver(game).solve(game.parse_position("kalah(3,3) S 1,2,3/0,2,1 4,5"))
+    north = Solver(game).solve(game.parse_position("kalah(3,3) N 0,2,1/1,2,3 5,4"))
+    assert north.value == -south.value
+
+
+def test_the_benchmark_baseline_solves_the_same_values() -> None:
+    # benchmarks/kalah_mtdf.py, the plain MTD(f) the solver is measured against, is right too.
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "kalah_mtdf.py"
+    spec = importlib.util.spec_from_file_location("kalah_mtdf", path)
+    assert spec is not None and spec.loader is not None
+    baseline = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(baseline)
+    for (pits, seeds), value in {(2, 4): -12, (3, 3): 2, (3, 6): -10, (4, 2): 6}.items():
+        assert baseline.solve(pits, seeds)[0] == value
+
+
+def test_each_probe_reports_the_bounds_proved_so_far() -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    heard: list[tuple[int, int, int]] = []
+    solution = Solver(game).solve(None, lambda *report: heard.append(report))
+    assert len(heard) == solution.probes
+    assert heard[-1][:2] == (8, 8)
+    assert [low for low, _, _ in heard] == sorted(low for low, _, _ in heard)

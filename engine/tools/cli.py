@@ -252,7 +252,9 @@ def command_solve(args: argparse.Namespace) -> None:
         raise CommandError("--db: endgame databases exist for the mancala games only")
     try:
         endgame = open_endgame(game, args.db) if isinstance(game, Mancala) and args.db else None
-        solution = Solver(game, hash_mb=args.hash, endgame=endgame).solve(position)
+        solution = Solver(game, hash_mb=args.hash, endgame=endgame).solve(
+            position, probe_progress if sys.stderr.isatty() else None
+        )
     except ValueError as error:
         raise CommandError(str(error)) from None
     pv = format_line(game, position, solution.pv)
@@ -273,6 +275,12 @@ def command_solve(args: argparse.Namespace) -> None:
     if endgame is not None:
         lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
     emit(args, data, "\n".join(lines))
+
+
+def probe_progress(low: int, high: int, expanded: int) -> None:
+    """One line per MTD(f) probe on stderr: the bounds on the mover's value proved so far."""
+    shown = [f"{bound:+d}" if abs(bound) < solving.UNBOUNDED else "?" for bound in (low, high)]
+    print(f"value in [{shown[0]}, {shown[1]}], {expanded} positions expanded", file=sys.stderr)
 
 
 def split_list(text: str) -> list[str]:
