@@ -275,7 +275,7 @@ SETTINGS = (
     Setting(
         "--engine-attempts",
         "server.bots.attempts",
-        "engine starts per move before the bot's seat forfeits",
+        "attempts per move (another engine after a failure) before the bot's seat forfeits",
     ),
     Setting(
         "--engines",

@@ -1,7 +1,12 @@
 """The asyncio layer: moves frames between WebSocket connections and the session core.
 
 It owns the sockets, one writer task per connection, the timer that wakes the core at its next
-deadline, and the bot engines; every decision is the core's.
+deadline, the group commit of the store, and the bot engines; every decision is the core's.
+
+Everything the core sends waits for the store's next commit, which covers every change made
+since the last one (group commit): one fsync serves many moves, and still nobody hears of a
+change before it is durable. Each connection may have at most `send_budget` bytes waiting to be
+sent; a client that lets more pile up is not reading and is closed at once.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -23,10 +29,20 @@ from websockets.http11 import Request, Response
 from ubao.protocol import BotInfo, encode
 from ubao.server.bots import Bots, BotSettings
 from ubao.server.clock import Now, monotonic_ms, wall_ms
-from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, Send
+from ubao.server.core import STORE_RETRY_MS, BotsDone, BotTurn, Close, Core, Limits, Output, Send
+from ubao.server.storage import StoreError
 from ubao.server.store import Store
 
 log = logging.getLogger("ubao.server")
+
+wire_log = logging.getLogger("ubao.server.websockets")
+"""websockets' own logger, kept above debug: its debug lines quote frames, and frames carry
+seat tokens."""
+wire_log.setLevel(logging.INFO)
+
+SOCKET_SEND_BUFFER = 64 * 1024
+"""The kernel's send buffer per connection (it grows to megabytes by itself): with it, what one
+connection holds is bounded by its `send_budget` plus this."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,44 +60,91 @@ class ServerConfig:
     """Largest frame a client may send, in bytes; larger ones close the connection (1009)."""
     max_queue: int = 16
     """Frames received but not yet handled, per connection (websockets' flow control)."""
-    outbox: int = 1024
-    """Frames waiting to be sent to one connection; a client that lets more pile up is closed."""
+    send_budget: int = 256 * 1024
+    """Bytes waiting to be sent to one connection; a client that lets more pile up is closed."""
     open_timeout_s: float = 10.0
     """For the opening handshake."""
+    ping_interval_s: float = 20.0
+    """How often each connection is pinged..."""
+    ping_timeout_s: float = 20.0
+    """...and how long its pong may take (waiting for the ping to be written counts)."""
+    close_timeout_s: float = 2.0
+    """For a closing handshake; a connection that does not finish it is cut."""
 
 
 class Outbox:
     """One connection's outgoing frames, written in order by their own task so that a slow
-    reader never holds up the core or the other connections."""
+    reader never holds up the core or the other connections; and its keepalive pings."""
 
-    def __init__(self, ws: ServerConnection, limit: int) -> None:
+    def __init__(self, ws: ServerConnection, config: ServerConfig, conn: int) -> None:
         self.ws = ws
-        self.limit = limit
+        self.conn = conn
+        self.config = config
         self.queue: asyncio.Queue[bytes | tuple[int, str]] = asyncio.Queue()
+        self.queued = 0
+        """Bytes in `queue`."""
         self.closed = False
         self.task = asyncio.create_task(self._run())
+        self.keepalive = asyncio.create_task(self._keepalive())
 
     def send(self, frame: bytes) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= self.limit:
-            self.close(CloseCode.POLICY_VIOLATION, "too slow to read its messages")
+        waiting = self.queued + self.ws.transport.get_write_buffer_size()
+        if waiting and waiting + len(frame) > self.config.send_budget:
+            self.cut(CloseCode.POLICY_VIOLATION, "too slow to read its messages")
             return
+        self.queued += len(frame)
         self.queue.put_nowait(frame)
 
     def close(self, code: int, reason: str) -> None:
+        """Close after the frames already queued (an error reply before its close)."""
         if not self.closed:
             self.closed = True
             self.queue.put_nowait((code, reason))
+
+    def cut(self, code: int, reason: str) -> None:
+        """Close now, dropping what is queued: the client is not reading it anyway."""
+        log.info("connection %d: %s", self.conn, reason)
+        self.closed = True
+        self.task.cancel()
+        self.task = asyncio.create_task(self._close(code, reason))
+
+    def stop(self) -> None:
+        self.task.cancel()
+        self.keepalive.cancel()
 
     async def _run(self) -> None:
         with contextlib.suppress(ConnectionClosed):
             while True:
                 item = await self.queue.get()
-                if isinstance(item, bytes):
-                    await self.ws.send(item)
-                else:
-                    await self.ws.close(*item)
+                if isinstance(item, tuple):
+                    await self._close(*item)
+                    return
+                self.queued -= len(item)
+                await self.ws.send(item)
+
+    async def _close(self, code: int, reason: str) -> None:
+        """The closing handshake, or a cut connection if it does not finish in time (writing
+        the close frame alone waits for a client that reads)."""
+        try:
+            async with asyncio.timeout(self.config.close_timeout_s):
+                await self.ws.close(code, reason)
+        except TimeoutError:
+            self.ws.transport.abort()
+
+    async def _keepalive(self) -> None:
+        """Ping; a client whose pong does not come in time is cut, even while the ping itself
+        waits behind frames it does not read."""
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await asyncio.sleep(self.config.ping_interval_s)
+                try:
+                    async with asyncio.timeout(self.config.ping_timeout_s):
+                        await (await self.ws.ping())
+                except TimeoutError:
+                    log.info("connection %d: no answer to its ping", self.conn)
+                    self.ws.transport.abort()
                     return
 
 
@@ -95,6 +158,9 @@ class GameServer:
         self.core = Core(self.store, config.limits, now=now, wall=wall)
         self.bots = Bots(config.bots)
         self._outboxes: dict[int, Outbox] = {}
+        self._held: list[Output] = []
+        """The core's outputs waiting for the commit that makes their changes durable."""
+        self._commit_at: asyncio.Handle | None = None
         self._server: Server | None = None
         self._wake = asyncio.Event()
         self._timer: asyncio.Task[None] | None = None
@@ -119,28 +185,41 @@ class GameServer:
             max_size=self.config.max_size,
             max_queue=self.config.max_queue,
             open_timeout=self.config.open_timeout_s,
+            ping_interval=None,  # the outboxes ping, without waiting for a drain
+            close_timeout=self.config.close_timeout_s,
+            logger=wire_log,
         )
         self._timer = asyncio.create_task(self._run_timer())
         self._flush()
         log.info("listening on ws://%s:%d/", self.config.host, self.port)
 
     async def stop(self) -> None:
-        """Persist every game with its clocks frozen, close every connection with 1012."""
+        """Persist every game with its clocks frozen, close every connection with 1012, stop the
+        engines; in bounded time whatever clients and engines do."""
         log.info("shutting down")
         self.core.shutdown()
         self._flush()
-        if self._server is not None:
-            self._server.close(code=CloseCode.SERVICE_RESTART, reason="service restart")
-            await self._server.wait_closed()
+        self._commit()
+        if self._commit_at is not None:  # the disk refused: what it did not keep is lost
+            self._commit_at.cancel()
         if self._timer is not None:
             self._timer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timer
-        await self.bots.close()
-        # Engines of finished games are still being closed: let them finish (it is bounded).
+        await asyncio.gather(self._close_connections(), self.bots.close())
         await asyncio.gather(*self._background, return_exceptions=True)
         self.store.close()
         log.info("stopped")
+
+    async def _close_connections(self) -> None:
+        if self._server is None:
+            return
+        self._server.close(code=CloseCode.SERVICE_RESTART, reason="service restart")
+        try:
+            async with asyncio.timeout(self.config.close_timeout_s):
+                await self._server.wait_closed()
+        except TimeoutError:  # clients that do not read do not see the close frame either
+            for outbox in self._outboxes.values():
+                outbox.ws.transport.abort()
+            await self._server.wait_closed()
 
     async def __aenter__(self) -> GameServer:
         await self.start()
@@ -160,7 +239,10 @@ class GameServer:
         address = ws.remote_address
         ip = str(address[0]) if address else "unknown"
         conn = self.core.connect(ip)
-        self._outboxes[conn] = Outbox(ws, self.config.outbox)
+        with contextlib.suppress(OSError):
+            sock = ws.transport.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_SEND_BUFFER)
+        self._outboxes[conn] = Outbox(ws, self.config, conn)
         log.info("connection %d opened from %s", conn, ip)
         self._flush()
         try:
@@ -171,9 +253,8 @@ class GameServer:
             pass
         finally:
             self.core.disconnect(conn)
-            outbox = self._outboxes.pop(conn)
+            self._outboxes.pop(conn).stop()
             self._flush()
-            outbox.task.cancel()
             log.info("connection %d closed (%s %s)", conn, ws.close_code, ws.close_reason or "")
 
     def _http(self, ws: ServerConnection, request: Request) -> Response | None:
@@ -189,6 +270,7 @@ class GameServer:
         lines = [
             f"ubao_connections {len(core.conns)}",
             f'ubao_games{{status="live"}} {sum(r.status != "over" for r in core.rooms.values())}',
+            f"ubao_engines {len(self.bots.engines)}",
         ]
         lines += [
             f'ubao_rejected_total{{reason="{reason}"}} {count}'
@@ -199,7 +281,27 @@ class GameServer:
     # -- the core's outputs --------------------------------------------------------------------
 
     def _flush(self) -> None:
-        for output in self.core.outputs():
+        """Take the core's outputs; they go out at the next commit."""
+        self._held += self.core.outputs()
+        if self._held and self._commit_at is None and not self.core.closing:
+            self._commit_at = asyncio.get_running_loop().call_soon(self._commit)
+        self._wake.set()
+
+    def _commit(self) -> None:
+        """Make every change since the last commit durable, then send what they made. If the
+        disk refuses, nobody hears of them: the commit is tried again after a pause."""
+        if self._commit_at is not None:
+            self._commit_at.cancel()
+            self._commit_at = None
+        try:
+            self.store.commit()
+        except StoreError as exc:
+            log.error("%s; trying again, and telling nobody until then", exc)
+            retry_s = STORE_RETRY_MS / 1000
+            self._commit_at = asyncio.get_running_loop().call_later(retry_s, self._commit)
+            return
+        held, self._held = self._held, []
+        for output in held:
             if isinstance(output, Send):
                 frame = encode(output.message)
                 for conn in output.to:
@@ -214,7 +316,6 @@ class GameServer:
                 self.bots.spawn(output.game_id, asyncio.create_task(self._bot_turn(output)))
             elif isinstance(output, BotsDone):
                 self._in_background(self.bots.release(output.game_id))
-        self._wake.set()
 
     async def _bot_turn(self, turn: BotTurn) -> None:
         def accept(move: str, info: BotInfo | None) -> bool:
@@ -243,7 +344,9 @@ class GameServer:
             deadline = self.core.next_deadline()
             timeout = None if deadline is None else max(0, deadline - self.now()) / 1000
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                # Not `wait_for`: on Python 3.11 it can swallow the cancel that stops the timer.
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
             try:
                 self.core.tick()
             except Exception:  # keep the clocks running for every other game

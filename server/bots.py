@@ -1,16 +1,21 @@
-"""Server-hosted bot seats: one `ubao-engine stdio` subprocess per seat, driven over pipes.
+"""Server-hosted bot seats: a bounded pool of `ubao-engine stdio` subprocesses, driven over
+pipes, each searching for whichever bot seat's turn comes next.
 
-The server owns the deadline: past a move's time budget it sends `stop`, and an engine that
-still does not answer, or that dies, is killed and restarted. The best move found so far (the
-first move of the last `info` line's pv) is kept, so a hung engine still moves. An `error` line
-after `go` is only logged: the engine still owes its `bestmove` (docs/engine-protocol.md,
-"Errors"). All of it is asyncio subprocess I/O: the event loop never blocks on an engine.
+An engine is told the position and the seat's options before every search (and `ucinewgame`
+when the game changes), so any engine can play any seat; turns beyond the pool's size wait for
+an engine. The server owns the deadline: past a move's time budget it sends `stop`, and an
+engine that still does not answer, or that dies, is killed, and the move is asked of a new one.
+The best move found so far (the first move of the last `info` line's pv) is kept, so a hung
+engine still moves. An `error` line after `go` is only logged: the engine still owes its
+`bestmove` (docs/engine-protocol.md, "Errors"). All of it is asyncio subprocess I/O: the event
+loop never blocks on an engine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -23,7 +28,7 @@ from ubao.server.engine_lines import (
     parse_bestmove,
     parse_info,
     position_command,
-    setup_commands,
+    turn_commands,
 )
 
 log = logging.getLogger("ubao.server.bots")
@@ -46,9 +51,15 @@ class BotSettings:
     stop_grace_s: float = 2.0
     """After `stop`, how long the engine has to answer before it is killed."""
     attempts: int = 3
-    """Engine starts per move before the bot's seat forfeits."""
+    """Attempts per move, each with another engine after a failure, before the seat forfeits."""
     quit_timeout_s: float = 2.0
-    """After `quit` at the end of a game, how long the engine has to exit before it is killed."""
+    """After `quit`, how long the engine has to exit before it is killed."""
+    engines: int = 4
+    """Engine processes at most, shared by every bot seat: a search keeps a core busy, and a
+    turn that finds them all searching waits for one."""
+    hash_mb: int = 16
+    """Each engine's transposition table in MB (`setoption name Hash`): with the interpreter,
+    the bulk of an engine's memory."""
 
 
 class EngineFailure(Exception):
@@ -65,12 +76,14 @@ class Engine:
     def __init__(self, process: asyncio.subprocess.Process, label: str) -> None:
         self.process = process
         self.label = label
+        self.game_id: str | None = None
+        """The game it last searched for: another one starts with `ucinewgame`."""
 
     @classmethod
     async def start(
         cls, command: Sequence[str], label: str, setup: Sequence[str], timeout_s: float
     ) -> Engine:
-        """Start the engine, check it speaks the protocol and apply the seat's options."""
+        """Start the engine, check it speaks the protocol and apply the server's options."""
         try:
             process = await asyncio.create_subprocess_exec(
                 *command,
@@ -95,14 +108,15 @@ class Engine:
         return engine
 
     async def think(
-        self, position: str, go: str, budget_s: float, stop_grace_s: float
+        self, setup: Sequence[str], go: str, budget_s: float, stop_grace_s: float
     ) -> tuple[str | None, BotInfo | None]:
         """The engine's `bestmove` and its last `info`, within `budget_s` (then `stop`)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budget_s
-        # Every reply to `position` comes before `readyok`: an `error` there refuses it, and a
-        # search now would be of another position.
-        await self.send(position)
+        # Every reply to the setup comes before `readyok`: an `error` there refuses the position
+        # or an option, and a search now would be of something else.
+        for command in setup:
+            await self.send(command)
         await self.send("isready")
         await self.expect("readyok", budget_s)
         await self.send(go)
@@ -169,10 +183,9 @@ class Engine:
         if self.process.returncode is None:
             with contextlib.suppress(EngineFailure):
                 await self.send("quit")
-            try:
-                await asyncio.wait_for(self.process.wait(), timeout_s)
-            except TimeoutError:
-                self.process.kill()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout_s):
+                    await self.process.wait()
         await self.kill()
 
     async def kill(self) -> None:
@@ -191,11 +204,16 @@ Accept = Callable[[str, BotInfo | None], bool]
 
 
 class Bots:
-    """The engines of every bot seat, started on a seat's first turn, closed when it ends."""
+    """The engine pool and the bot turns of every game."""
 
     def __init__(self, settings: BotSettings) -> None:
         self.settings = settings
-        self._engines: dict[tuple[str, int], Engine] = {}
+        self.engines: set[Engine] = set()
+        """Every engine process running, idle or searching."""
+        self._idle: list[Engine] = []
+        self._slots = asyncio.Semaphore(max(1, settings.engines))
+        """One per engine that may run: taken while an engine searches."""
+        self._numbers = itertools.count(1)
         self._tasks: dict[str, set[asyncio.Task[None]]] = {}
 
     def spawn(self, game_id: str, work: asyncio.Task[None]) -> None:
@@ -205,66 +223,84 @@ class Bots:
         work.add_done_callback(tasks.discard)
 
     async def play(self, turn: BotTurn, accept: Accept) -> str | None:
-        """Have the seat's engine move; None once a move was accepted, else why it failed."""
+        """Have an engine move for the seat, not sooner than the game's pace allows; None once
+        a move was accepted, else why it failed."""
         settings = self.settings
+        loop = asyncio.get_running_loop()
+        not_before = loop.time() + turn.pace_ms / 1000
         budget_s = settings.move_timeout_s
         if turn.spec.time_ms is not None:
             budget_s = turn.spec.time_ms / 1000 + settings.margin_s
-        position = position_command(turn.game, turn.options, turn.moves)
+        setup = turn_commands(turn.spec, position_command(turn.game, turn.options, turn.moves))
         go = go_command(turn.spec, turn.clocks)
         why = "no attempt"
         for _ in range(settings.attempts):
-            try:
-                engine = await self._engine(turn)
-                move, info = await engine.think(position, go, budget_s, settings.stop_grace_s)
-            except EngineFailure as exc:
-                why = str(exc)
-                log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
-                await self._discard((turn.game_id, turn.seat))
-                # The best move found so far still counts.
-                if exc.info is not None and exc.info.pv and accept(exc.info.pv[0], exc.info):
-                    return None
-                continue
+            async with self._slots:
+                try:
+                    move, info, engine = await self._search(turn, setup, go, budget_s)
+                except EngineFailure as exc:
+                    why = str(exc)
+                    log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
+                    if exc.info is None or not exc.info.pv:
+                        continue
+                    move, info, engine = exc.info.pv[0], exc.info, None  # the best found so far
+            await asyncio.sleep(not_before - loop.time())
             if move is not None and accept(move, info):
                 return None
             why = f"the engine's move {move!r} is not legal here"
-            await self._discard((turn.game_id, turn.seat))
+            log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
+            if engine in self._idle:  # ask a new engine
+                self._idle.remove(engine)
+                await self._retire(engine)
         return why
 
     async def release(self, game_id: str) -> None:
-        """The game is over: stop its thinking and close its engines."""
+        """The game is over: stop its bot turns (their engines are killed mid-search)."""
         await self._cancel(self._tasks.pop(game_id, set()))
-        closing = [self._engines.pop(key) for key in list(self._engines) if key[0] == game_id]
-        await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in closing))
 
     async def close(self) -> None:
         tasks, self._tasks = self._tasks, {}
         await self._cancel(set().union(*tasks.values()))
-        engines, self._engines = list(self._engines.values()), {}
+        engines, self._idle, self.engines = self._idle, [], set()
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
     @staticmethod
     async def _cancel(tasks: set[asyncio.Task[None]]) -> None:
-        """Cancel bot turns and wait until they have cleaned up (killed a starting engine)."""
+        """Cancel bot turns and wait until they have cleaned up (killed their engine)."""
         current = asyncio.current_task()
         pending = [task for task in tasks if task is not current]
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
-    async def _engine(self, turn: BotTurn) -> Engine:
-        key = (turn.game_id, turn.seat)
-        engine = self._engines.get(key)
-        if engine is None:
-            label = f"game {turn.game_id} seat {turn.seat}"
-            setup = setup_commands(turn.spec)
-            engine = await Engine.start(
-                self.settings.command, label, setup, self.settings.start_timeout_s
-            )
-            self._engines[key] = engine
+    async def _search(
+        self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
+    ) -> tuple[str | None, BotInfo | None, Engine]:
+        """Search with an idle engine, or a new one; it goes back to the pool after, unless it
+        failed or the game ended mid-search (then it is killed)."""
+        engine = await self._engine()
+        try:
+            if engine.game_id != turn.game_id:
+                await engine.send("ucinewgame")
+                engine.game_id = turn.game_id
+            move, info = await engine.think(setup, go, budget_s, self.settings.stop_grace_s)
+        except BaseException:
+            await self._retire(engine)
+            raise
+        self._idle.append(engine)
+        return move, info, engine
+
+    async def _engine(self) -> Engine:
+        """An idle engine, or a new one."""
+        if self._idle:
+            return self._idle.pop()
+        settings = self.settings
+        setup = [f"setoption name Hash value {settings.hash_mb}"]
+        label = f"engine {next(self._numbers)}"
+        engine = await Engine.start(settings.command, label, setup, settings.start_timeout_s)
+        self.engines.add(engine)
         return engine
 
-    async def _discard(self, key: tuple[str, int]) -> None:
-        engine = self._engines.pop(key, None)
-        if engine is not None:
-            await engine.kill()
+    async def _retire(self, engine: Engine) -> None:
+        self.engines.discard(engine)
+        await engine.kill()

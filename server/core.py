@@ -747,6 +747,7 @@ class Core:
             self.limits.bounds,
             created=stored.created,
         )
+        room.pace_ms = stored.pace_ms
         over = stored.status == "over"
         for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
             seat.name, seat.token_hash = name, token_hash

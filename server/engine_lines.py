@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ubao.engine.search import DEFAULT_ALGORITHM
 from ubao.protocol import BotInfo, Clocks, SeatSpec, mate_score
 
 
@@ -20,14 +21,16 @@ def position_command(game: str, options: dict[str, Any], moves: Sequence[str]) -
     return f"{line} moves {' '.join(moves)}" if moves else line
 
 
-def setup_commands(spec: SeatSpec) -> list[str]:
-    """The `setoption` lines for a bot seat's algorithm and evaluation."""
-    lines = []
-    if spec.algorithm is not None:
-        lines.append(f"setoption name Algorithm value {spec.algorithm}")
-    if spec.eval is not None:
-        lines.append(f"setoption name Eval value {spec.eval}")
-    return lines
+def turn_commands(spec: SeatSpec, position: str) -> list[str]:
+    """What an engine is told before it searches for a bot seat: the position, then the seat's
+    algorithm and evaluation, each set back to the default when the seat has none, since the
+    engine may have searched for another seat before. The evaluation comes after the position
+    because the engine checks it against the game."""
+    return [
+        position,
+        f"setoption name Algorithm value {spec.algorithm or DEFAULT_ALGORITHM}",
+        f"setoption name Eval value {spec.eval or '<empty>'}",
+    ]
 
 
 def go_command(spec: SeatSpec, clocks: Clocks | None) -> str:

@@ -158,7 +158,7 @@ class Room:
         self.watchers: set[int] = set()
         """Connections that receive this game's events (players and spectators)."""
         self.pace_ms = 0
-        """The least time between two moves of server-hosted bots (not kept across restarts)."""
+        """The least time between two moves of server-hosted bots (`create`'s `pace_ms`)."""
         self.creator: int | None = None
         """The connection that created the game, while it is open: it may `cancel` it."""
         self.creator_ip: str | None = None

@@ -25,6 +25,7 @@ class StoredGame:
     clock: ClockSpec | None
     status: str
     created: int
+    pace_ms: int
     clocks: tuple[int, int] | None
     seats: tuple[tuple[SeatSpec, str | None, str | None], ...]
     """(spec, name, token hash) per seat."""

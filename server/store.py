@@ -31,8 +31,8 @@ from ubao.protocol import (
 from ubao.server.room import Room
 from ubao.server.storage import StoredGame, StoreError
 
-SCHEMA_VERSION = 2
-"""1: the first schema; 2: `games.created_ms`."""
+SCHEMA_VERSION = 3
+"""1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS games (
     ply        INTEGER NOT NULL,
     clocks     TEXT,                    -- JSON [ms0, ms1]: time left when last saved
     created_ms INTEGER NOT NULL,        -- the server's wall clock at creation (ms since epoch)
+    pace_ms    INTEGER NOT NULL DEFAULT 0, -- least time between two moves of server bots
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
@@ -85,8 +86,11 @@ UPDATE games
 """
 """Schema 1 kept the creation time only as SQLite's text timestamp, which the server did not set."""
 
+_MIGRATE_FROM_2 = "ALTER TABLE games ADD COLUMN pace_ms INTEGER NOT NULL DEFAULT 0;"
+"""Schema 2 did not keep a game's pace: its games have none."""
 
-_COLUMNS = "game_id, game, options, clock, status, created_ms, clocks"
+
+_COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks"
 """What `_load` takes, in its order."""
 
 
@@ -129,6 +133,8 @@ class Store:
             raise RuntimeError(f"{path}: database schema {version} is newer than this server's")
         if version == 1:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
+        if version in (1, 2):
+            self.db.executescript(f"BEGIN; {_MIGRATE_FROM_2} COMMIT;")
         self.db.executescript(_SCHEMA)
         self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -186,8 +192,8 @@ class Store:
         db = self.db
         db.execute(
             """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
-                                  created_ms)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  created_ms, pace_ms)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
                    result = excluded.result, v = excluded.v, ply = excluded.ply,
                    clocks = excluded.clocks,
@@ -203,6 +209,7 @@ class Store:
                 room.ply,
                 clocks,
                 room.created,
+                room.pace_ms,
             ),
         )
         db.executemany(
@@ -263,6 +270,7 @@ class Store:
         clock: str | None,
         status: str,
         created: int,
+        pace_ms: int,
         clocks: str | None,
     ) -> StoredGame:
         seats = self.db.execute(
@@ -283,6 +291,7 @@ class Store:
             clock=ClockSpec(**spec) if spec else None,
             status=status,
             created=created,
+            pace_ms=pace_ms,
             clocks=(left[0], left[1]) if left else None,
             seats=tuple((SeatSpec(**json.loads(s)), name, token) for s, name, token in seats),
             movers=tuple(seat for seat, _ in moves),

@@ -1,10 +1,12 @@
-"""Bot seats: the engine line protocol (pure) and the subprocess driver, against a scripted fake
-engine that can crash, hang or cheat."""
+"""Bot seats: the engine line protocol (pure) and the engine pool, against a scripted fake
+engine that can crash, hang or cheat, and against the real engine."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_server_support import FAILING_ENGINE, SMALL_KALAH, fake_engine
@@ -12,14 +14,14 @@ from test_server_support import FAILING_ENGINE, SMALL_KALAH, fake_engine
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec
-from ubao.server.bots import Bots, BotSettings
+from ubao.server.bots import ENGINE_COMMAND, Bots, BotSettings
 from ubao.server.core import BotTurn
 from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
     parse_info,
     position_command,
-    setup_commands,
+    turn_commands,
 )
 
 # -- the lines ---------------------------------------------------------------------------------
@@ -39,9 +41,15 @@ def test_go_carries_depth_time_and_clocks() -> None:
     )
 
 
-def test_setup_sets_only_what_the_seat_asks_for() -> None:
-    assert setup_commands(SeatSpec.bot(2)) == []
-    assert setup_commands(SeatSpec.bot(2, eval="mobility", algorithm="alphabeta")) == [
+def test_every_turn_sets_the_position_and_every_option_of_the_seat() -> None:
+    # A pooled engine may have searched for another seat: defaults are set back explicitly.
+    assert turn_commands(SeatSpec.bot(2), "position kalah {} startpos") == [
+        "position kalah {} startpos",
+        "setoption name Algorithm value negamax",
+        "setoption name Eval value <empty>",
+    ]
+    spec = SeatSpec.bot(2, eval="mobility", algorithm="alphabeta")
+    assert turn_commands(spec, "position kalah {} startpos")[1:] == [
         "setoption name Algorithm value alphabeta",
         "setoption name Eval value mobility",
     ]
@@ -67,8 +75,8 @@ def test_bestmove_lines() -> None:
 # -- the driver --------------------------------------------------------------------------------
 
 
-def turn(game_id: str = "g", moves: tuple[str, ...] = ("1",)) -> BotTurn:
-    return BotTurn(
+def turn(game_id: str = "g", moves: tuple[str, ...] = ("1",), **changes: Any) -> BotTurn:
+    bot_turn = BotTurn(
         game_id=game_id,
         seat=1,
         ply=len(moves),
@@ -78,6 +86,7 @@ def turn(game_id: str = "g", moves: tuple[str, ...] = ("1",)) -> BotTurn:
         spec=SeatSpec.bot(2, eval="mobility"),
         clocks=None,
     )
+    return dataclasses.replace(bot_turn, **changes)
 
 
 class Referee:
@@ -101,8 +110,8 @@ class Referee:
 
 
 def settings(command: tuple[str, ...], **changes: float) -> BotSettings:
-    values = {"start_timeout_s": 30.0, "move_timeout_s": 30.0, "stop_grace_s": 0.2}
-    values |= {"quit_timeout_s": 0.2} | changes
+    values: dict[str, Any] = {"start_timeout_s": 30.0, "move_timeout_s": 30.0}
+    values |= {"stop_grace_s": 0.2, "quit_timeout_s": 0.2} | changes
     return BotSettings(command=command, attempts=3, **values)
 
 
@@ -120,14 +129,57 @@ async def test_a_good_engine_moves_and_reports_its_search() -> None:
     assert move == "1" and info is not None and info.mate == 3 and info.pv == ("1",)
 
 
-async def test_the_engine_is_reused_for_the_next_turn_and_closed_at_the_end() -> None:
-    bots = Bots(settings(fake_engine()))
+async def test_one_engine_plays_turn_after_turn_of_many_games_and_is_closed_at_the_end() -> None:
+    bots = Bots(settings(fake_engine(), engines=1))
     assert await bots.play(turn(), Referee()) is None
-    (engine,) = bots._engines.values()
+    (engine,) = bots.engines
     assert await bots.play(turn(moves=("1", "1")), Referee(("1", "1"))) is None
-    assert list(bots._engines.values()) == [engine]
-    await bots.release("g")
-    assert engine.process.returncode is not None and not bots._engines
+    await bots.release("g")  # the game is over; its engine stays for the next one
+    assert await bots.play(turn("h"), Referee()) is None
+    assert bots.engines == {engine} and engine.process.returncode is None
+    await bots.close()
+    assert engine.process.returncode is not None and not bots.engines
+
+
+async def test_the_pool_bounds_the_engines_and_every_turn_gets_its_move() -> None:
+    bots = Bots(settings(fake_engine(), engines=2))
+    running: list[int] = []
+
+    def referee(move: str, info: BotInfo | None) -> bool:
+        running.append(len(bots.engines))
+        return Referee()(move, info)
+
+    try:
+        games = [f"g{i}" for i in range(6)]
+        results = await asyncio.gather(*(bots.play(turn(g), referee) for g in games))
+    finally:
+        await bots.close()
+    assert results == [None] * 6
+    assert len(running) == 6 and max(running) <= 2
+
+
+async def test_a_real_engine_takes_the_servers_table_size_and_each_seats_options() -> None:
+    # The real engine refuses an option or position it does not know (an error before readyok):
+    # every line the pool sends must be one it accepts.
+    bots = Bots(settings(ENGINE_COMMAND, hash_mb=1, engines=1))
+    try:
+        assert await bots.play(turn(), Referee()) is None
+        plain = turn("h", spec=SeatSpec.bot(3, algorithm="alphabeta"))
+        assert await bots.play(plain, Referee()) is None
+        assert len(bots.engines) == 1
+    finally:
+        await bots.close()
+
+
+async def test_a_paced_bot_waits_before_its_move_is_played() -> None:
+    bots = Bots(settings(fake_engine()))
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        assert await bots.play(turn(pace_ms=400), Referee()) is None
+    finally:
+        await bots.close()
+    assert loop.time() - start >= 0.4
 
 
 async def test_a_crashed_engine_is_restarted_and_the_game_goes_on(tmp_path: Path) -> None:
@@ -143,7 +195,7 @@ async def test_an_error_after_go_is_logged_and_the_bestmove_that_follows_is_play
     referee = Referee()
     bots = Bots(settings(fake_engine("search-error")))
     assert await bots.play(turn(), referee) is None
-    (engine,) = bots._engines.values()
+    (engine,) = bots.engines
     assert engine.process.returncode is None  # kept for the next turn, not killed
     await bots.close()
     assert [move for move, _ in referee.offered] == ["1"]
@@ -156,13 +208,13 @@ async def test_a_real_engine_whose_search_fails_still_plays_its_fallback_move(
     bots = Bots(settings(FAILING_ENGINE))
     referee = Referee()
     assert await bots.play(turn(), referee) is None
-    (engine,) = bots._engines.values()
+    (engine,) = bots.engines
     ((move, info),) = referee.offered
     assert info is not None and info.depth == 1 and move == info.pv[0]  # its best move so far
     assert "RuntimeError('out of luck')" in caplog.text
     # The same engine process plays the next turn too.
     assert await bots.play(turn(moves=("1", move)), Referee(("1", move))) is None
-    assert list(bots._engines.values()) == [engine] and engine.process.returncode is None
+    assert bots.engines == {engine} and engine.process.returncode is None
     await bots.close()
 
 
@@ -228,10 +280,11 @@ async def test_release_stops_a_thinking_bot_and_its_engine() -> None:
 
     task = asyncio.create_task(think())
     bots.spawn("g", task)
-    while not bots._engines:
+    while not bots.engines:
         await asyncio.sleep(0.01)
-    (engine,) = bots._engines.values()
+    (engine,) = bots.engines
     await bots.release("g")
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert engine.process.returncode is not None
+    assert engine.process.returncode is not None and not bots.engines
+    await bots.close()

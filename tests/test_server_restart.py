@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_server_e2e import autoplay
+from test_server_e2e import autoplay, create, join
+from test_server_edges import stuck_client
 from test_server_support import SMALL_KALAH, TIMEOUT, Client
 from websockets.exceptions import ConnectionClosed
 
@@ -25,10 +26,13 @@ from ubao.protocol import (
     Move,
     Moved,
     Over,
+    Ping,
     Resume,
     SeatEvent,
     SeatSpec,
     Snapshot,
+    Watch,
+    encode,
 )
 from ubao.server.__main__ import SETTINGS
 from ubao.server.store import default_path
@@ -38,7 +42,9 @@ LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
 
 
 @contextlib.asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+async def server_process(
+    db: Path, *flags: str
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
     """`python -m ubao.server` on a free port; yields the process and its port."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -48,6 +54,7 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
         "0",
         "--db",
         str(db),
+        *flags,
         cwd=ROOT,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -171,3 +178,42 @@ async def test_a_new_server_process_resumes_every_game_with_nothing_lost(tmp_pat
         ).fetchall()
     ((status, ply, moves),) = rows
     assert status == "over" and ply == moves > 2
+
+
+async def test_sigterm_ends_the_server_soon_whatever_clients_and_engines_do(tmp_path: Path) -> None:
+    # A client that reads nothing (its close handshake cannot finish) and two server bots in
+    # the middle of long searches: the server still stops within its bounds (close timeout,
+    # engines killed), and keeps every move it acknowledged.
+    db = tmp_path / "ubao.sqlite3"
+    flags = ("--message-burst", "100000", "--send-budget", "100000000")
+    async with (
+        server_process(db, *flags) as (process, port),
+        Client.connected(port, "south") as south,
+        Client.connected(port, "north") as north,
+        stuck_client(port) as stuck,
+    ):
+        game_id = await create(south)
+        south_token = await join(south, game_id, 0)
+        north_token = await join(north, game_id, 1)
+        await south.ok(Move(id=0, game_id=game_id, token=south_token, ply=0, move="1"))
+        await north.ok(Move(id=0, game_id=game_id, token=north_token, ply=1, move="1"))
+        thinker = SeatSpec.bot(20, time_ms=2000)
+        bots = await create(north, thinker, thinker, game="othello", options={})
+        await north.ok(Watch(id=0, game_id=bots))
+        await north.event_of(Moved)  # the engines run: the second search has begun
+        for i in range(2000):  # some 900 KB the stuck client never reads
+            await stuck.send(encode(Watch(id=i + 1, game_id=bots)))
+        await south.ok(Ping(id=0, t=0))  # the server is past the flood
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+        stopped_after = loop.time() - start
+    # About 2 s (--close-timeout); before, 10 s (websockets' close timeout) when the close frame
+    # could still be written, and forever when it could not.
+    assert stopped_after < 8
+    with contextlib.closing(sqlite3.connect(db)) as database:
+        moves = database.execute(
+            "SELECT ply, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+        ).fetchall()
+    assert moves == [(0, "1"), (1, "1")]

@@ -1,0 +1,384 @@
+"""Load benchmark for `ubao-server`: many games of scripted players, each watched by spectators.
+
+    python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30
+
+It starts a server process on a free port with a fresh database (fsync and all), opens for
+each game two players and the spectators (one connection each), and has the players play the
+first legal move as soon as their turn comes, but a game's moves at least `--pace` seconds
+apart (0: flat out). A game that ends is replaced by a new one. After the set-up it measures
+for `--seconds`: moves per second, the time from a move being sent to the opponent and to each
+spectator receiving it (p50, p99, max), the server's CPU time and memory, and errors (error
+replies, connections closed on the clients). The clients run in this process: on a small
+machine they compete with the server for the cores, and their delays are in the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import re
+import signal
+import sys
+import tempfile
+import time
+from asyncio.subprocess import PIPE
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
+MANY = 1_000_000
+"""For the server's per-client limits: every client of this benchmark is on one address."""
+
+
+@dataclass
+class Stats:
+    moves: int = 0
+    to_opponent: list[float] = field(default_factory=list)
+    to_spectator: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    sent: dict[tuple[str, int], float] = field(default_factory=dict)
+    """When each move (game, ply) was sent."""
+    measuring: bool = False
+
+    def received(self, game_id: str, ply: int, spectator: bool) -> None:
+        sent = self.sent.get((game_id, ply))
+        if sent is None or not self.measuring:
+            return
+        latency = time.monotonic() - sent
+        (self.to_spectator if spectator else self.to_opponent).append(latency)
+
+
+class Conn:
+    """One WebSocket client: commands by id, everything else to `on_event`."""
+
+    def __init__(self, ws: ClientConnection, stats: Stats) -> None:
+        self.ws = ws
+        self.stats = stats
+        self.ids = itertools.count(1)
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.on_event: Callable[[dict[str, Any]], None] = lambda message: None
+        self.reader = asyncio.create_task(self._read())
+        self.sending: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    async def open(cls, port: int, name: str, role: str, stats: Stats) -> Conn:
+        ws = await connect(f"ws://127.0.0.1:{port}/", compression=None, open_timeout=60)
+        conn = cls(ws, stats)
+        await conn.ask({"type": "hello", "proto": 1, "name": name, "role": role})
+        return conn
+
+    async def ask(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Send a command and wait for its reply."""
+        command["id"] = next(self.ids)
+        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[command["id"]] = reply
+        await self.ws.send(msgpack.packb(command))
+        return await reply
+
+    def tell(self, command: dict[str, Any]) -> None:
+        """Send a command without waiting for its reply (counted if it is an error)."""
+        command["id"] = next(self.ids)
+        task = asyncio.create_task(self._send(command))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
+
+    async def _send(self, command: dict[str, Any]) -> None:
+        with contextlib.suppress(ConnectionClosed):  # the benchmark is over
+            await self.ws.send(msgpack.packb(command))
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                message = msgpack.unpackb(frame)
+                kind = message["type"]
+                if kind == "error":
+                    self.stats.errors.append(f"{message['code']}: {message['message']}")
+                if kind in ("ok", "error") and message.get("id") in self.replies:
+                    self.replies.pop(message["id"]).set_result(message)
+                elif kind not in ("ok", "error"):
+                    self.on_event(message)
+        except ConnectionClosed as exc:
+            self.stats.errors.append(f"connection closed: {exc}")
+
+    async def close(self) -> None:
+        self.reader.cancel()
+        await self.ws.close()
+
+
+async def game_slot(
+    port: int, number: int, args: argparse.Namespace, stats: Stats, ready: asyncio.Event
+) -> None:
+    """One game after another between the same two players, watched by the same spectators."""
+    players = [await Conn.open(port, f"p{number}{side}", "human", stats) for side in "sn"]
+    fans = [
+        await Conn.open(port, f"f{number}-{i}", "spectator", stats) for i in range(args.spectators)
+    ]
+    try:
+        while True:
+            await play_one(players, fans, args.pace, args.game, stats, ready)
+    finally:
+        for conn in players + fans:
+            await conn.close()
+
+
+async def play_one(
+    players: list[Conn],
+    fans: list[Conn],
+    pace: float,
+    game: str,
+    stats: Stats,
+    ready: asyncio.Event,
+) -> None:
+    over = asyncio.get_running_loop().create_future()
+    last_move = [0.0]
+    seats = [{"kind": "open"}, {"kind": "open"}]
+    created = await players[0].ask({"type": "create", "game": game, "options": {}, "seats": seats})
+    game_id = created["game_id"]
+    tokens: list[str] = []
+    asked = [-1, -1]
+    """The last ply each seat moved at."""
+
+    def player(seat: int) -> Callable[[dict[str, Any]], None]:
+        conn = players[seat]
+
+        def on_event(message: dict[str, Any]) -> None:
+            kind = message["type"]
+            if kind == "over" and not over.done():
+                over.set_result(None)
+            if kind == "moved" and message["seat"] != seat:
+                stats.received(game_id, message["ply"], spectator=False)
+            legal = message.get("legal")
+            if kind not in ("moved", "snapshot") or not legal or message["game_id"] != game_id:
+                return
+            ply = message["ply"] + 1 if kind == "moved" else message["ply"]
+            if ply <= asked[seat]:  # told twice (a move, and the snapshot asked for below)
+                return
+            asked[seat] = ply
+            move = {"type": "move", "game_id": game_id, "token": tokens[seat], "ply": ply}
+            move["move"] = legal[0]
+            delay = last_move[0] + pace - time.monotonic()
+            asyncio.get_running_loop().call_later(max(0.0, delay), send, move)
+
+        def send(move: dict[str, Any]) -> None:
+            last_move[0] = time.monotonic()
+            stats.sent[(game_id, move["ply"])] = last_move[0]
+            if stats.measuring:
+                stats.moves += 1
+            conn.tell(move)
+
+        return on_event
+
+    def fan(message: dict[str, Any]) -> None:
+        if message["type"] == "moved" and message.get("game_id") == game_id:
+            stats.received(game_id, message["ply"], spectator=True)
+
+    for fan_conn in fans:
+        fan_conn.on_event = fan
+        await fan_conn.ask({"type": "watch", "game_id": game_id})
+    for seat, conn in enumerate(players):
+        tokens.append("")
+        conn.on_event = lambda message: None
+        joined = await conn.ask({"type": "join", "game_id": game_id, "seat": seat})
+        tokens[seat] = joined["token"]
+    for seat, conn in enumerate(players):
+        conn.on_event = player(seat)
+    # The snapshot sent at the join came before the handler: ask again where the game is.
+    await players[0].ask({"type": "watch", "game_id": game_id})
+    await players[1].ask({"type": "watch", "game_id": game_id})
+    ready.set()
+    await over
+    for key in [key for key in stats.sent if key[0] == game_id]:
+        del stats.sent[key]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_mb(pid: int, key: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def percentiles(values: list[float]) -> str:
+    if not values:
+        return "no samples"
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    return (
+        f"p50 {at(0.5):7.1f} ms   p99 {at(0.99):7.1f} ms   max {ordered[-1] * 1000:7.1f} ms"
+        f"   ({len(ordered)} samples)"
+    )
+
+
+async def start_server(
+    folder: Path, games: int, flags: list[str], profile: str | None
+) -> tuple[Any, int]:
+    log = (folder / "server.log").open("wb")
+    # As environment variables, which a server without one of these settings ignores.
+    limits = {"UBAO_MAX_GAMES": 2 * games, "UBAO_CONNECTIONS_PER_IP": MANY}
+    for share in ("GAMES", "WAITING", "BOT_SEATS"):
+        for scope in ("CONNECTION", "ADDRESS"):
+            limits[f"UBAO_{share}_PER_{scope}"] = MANY
+    limits |= {"UBAO_MESSAGE_BURST": MANY, "UBAO_MESSAGE_RATE": MANY}
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *profiler,
+        "-m",
+        "ubao.server",
+        "--port",
+        "0",
+        "--db",
+        str(folder / "load.sqlite3"),
+        *flags,
+        stderr=log,
+        env=os.environ | {name: str(value) for name, value in limits.items()},
+    )
+    async with asyncio.timeout(60):
+        while True:
+            match = LISTENING.search((folder / "server.log").read_text())
+            if match:
+                return process, int(match.group(1))
+            if process.returncode is not None:
+                raise SystemExit((folder / "server.log").read_text())
+            await asyncio.sleep(0.05)
+
+
+async def drive(args: argparse.Namespace) -> None:
+    """A worker: play its share of the games, say when they are all under way, measure from
+    the moment the parent names, and report what it saw as JSON."""
+    stats = Stats()
+    loop = asyncio.get_running_loop()
+    first, count = args.worker
+    slots, ready = [], []
+    for number in range(first, first + count):
+        ready.append(asyncio.Event())
+        slots.append(asyncio.create_task(game_slot(args.port, number, args, stats, ready[-1])))
+    for event in ready:
+        await event.wait()
+    print("ready", flush=True)
+    start = float(await loop.run_in_executor(None, sys.stdin.readline))
+    await asyncio.sleep(start - time.monotonic())
+    stats.measuring = True
+    await asyncio.sleep(start + args.seconds - time.monotonic())
+    stats.measuring = False
+    for slot in slots:
+        slot.cancel()
+    await asyncio.gather(*slots, return_exceptions=True)
+    report = {
+        "moves": stats.moves,
+        "to_opponent": stats.to_opponent,
+        "to_spectator": stats.to_spectator,
+        "errors": stats.errors,
+    }
+    print(json.dumps(report), flush=True)
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Start the server and the workers, measure, print the figures; the number of errors."""
+    with tempfile.TemporaryDirectory(prefix="ubao-load-") as tmp:
+        process, port = await start_server(Path(tmp), args.games, args.server_flag, args.profile)
+        workers = []
+        try:
+            shares = [args.games * i // args.workers for i in range(args.workers + 1)]
+            for first, end in itertools.pairwise(shares):
+                command = [__file__, "--port", str(port), "--worker", str(first), str(end - first)]
+                for name in ("spectators", "pace", "seconds", "game"):
+                    command += [f"--{name}", str(getattr(args, name))]
+                workers.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable, *command, stdin=PIPE, stdout=PIPE
+                    )
+                )
+            for worker in workers:
+                assert worker.stdout is not None
+                line = await worker.stdout.readline()
+                if line.strip() != b"ready":
+                    raise SystemExit("a worker failed")
+            start = time.monotonic() + 1.0 + args.pace  # every game has made a move
+            for worker in workers:
+                assert worker.stdin is not None
+                worker.stdin.write(f"{start}\n".encode())
+            await asyncio.sleep(start - time.monotonic())
+            cpu = cpu_seconds(process.pid)
+            await asyncio.sleep(args.seconds)
+            cpu = cpu_seconds(process.pid) - cpu
+            rss, peak = memory_mb(process.pid, "VmRSS"), memory_mb(process.pid, "VmHWM")
+            reports = [json.loads((await worker.communicate())[0]) for worker in workers]
+        finally:
+            for worker in workers:
+                if worker.returncode is None:
+                    worker.kill()
+                await worker.wait()
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+            await process.wait()
+    moves = sum(report["moves"] for report in reports)
+    to_opponent = [t for report in reports for t in report["to_opponent"]]
+    to_spectator = [t for report in reports for t in report["to_spectator"]]
+    errors = [error for report in reports for error in report["errors"]]
+    seconds = args.seconds
+    print(f"server load: {args.games} games of {args.game}, {args.spectators} spectators each,")
+    print(f"pace {args.pace:g} s, {args.workers} client process(es), measured for {seconds:g} s")
+    print(f"moves/s            {moves / seconds:9.1f}")
+    print(f"move → opponent    {percentiles(to_opponent)}")
+    print(f"move → spectator   {percentiles(to_spectator)}")
+    per_move = f"{1000 * cpu / moves:.2f} ms per move" if moves else "no moves"
+    print(f"server CPU         {100 * cpu / seconds:7.1f} % of one core ({per_move})")
+    print(f"server RSS         {rss:7.1f} MB (peak {peak:.1f} MB)")
+    print(f"errors             {len(errors)}")
+    for error in sorted(set(errors))[:5]:
+        print(f"  {error}")
+    return len(errors)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="live games (default 100)")
+    parser.add_argument("--spectators", type=int, default=5, help="per game (default 5)")
+    parser.add_argument(
+        "--pace", type=float, default=2.0, help="least seconds between a game's moves (0: flat out)"
+    )
+    parser.add_argument("--seconds", type=float, default=30.0, help="measuring time (default 30)")
+    parser.add_argument("--game", default="kalah", help="what is played (default kalah)")
+    parser.add_argument(
+        "--server-flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="passed on to ubao-server (repeat it: --server-flag=--send-budget --server-flag=1000)",
+    )
+    parser.add_argument(
+        "--profile", metavar="FILE", help="run the server under cProfile, its statistics to FILE"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="client processes sharing the games (default 1)"
+    )
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", type=int, nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        asyncio.run(drive(args))
+        return
+    sys.exit(1 if asyncio.run(run(args)) else 0)
+
+
+if __name__ == "__main__":
+    main()
