@@ -19,7 +19,9 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 from ubao.client.board import STEP_SECONDS
 from ubao.client.bot import BotGame, EngineSettings, serve
 from ubao.client.connection import (
+    DEFAULT_BUDGET,
     DEFAULT_SERVER,
+    Budget,
     ServerError,
     SessionClosed,
     fetch_snapshot,
@@ -213,18 +215,23 @@ async def command_games(args: argparse.Namespace) -> int:
 
 async def command_bot(args: argparse.Namespace) -> int:
     settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm)
+    budget = Budget(args.message_burst, args.message_rate)
     if args.serve:
-        await serve(args.server, args.name, settings, max_games=args.max_games)
+        await serve(args.server, args.name, settings, max_games=args.max_games, budget=budget)
         return 0
     if args.join:
-        bot = BotGame(args.server, args.name, settings, game_id=args.join, seat=args.seat)
+        bot = BotGame(
+            args.server, args.name, settings, game_id=args.join, seat=args.seat, budget=budget
+        )
     else:
         create = creation(args, opponent_seats(args))
         try:
             pick_evaluation(make_game(create.game, create.options), args.eval)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        bot = BotGame(args.server, args.name, settings, create=create, seat=args.seat or 0)
+        bot = BotGame(
+            args.server, args.name, settings, create=create, seat=args.seat or 0, budget=budget
+        )
     await bot.run()  # it logs every move and how the game ended
     if bot.error:
         print(f"ubao bot: {bot.error}", file=sys.stderr)
@@ -326,6 +333,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
     return value
 
 
@@ -476,6 +490,22 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="with --serve: games played at the same time (default 1)",
+    )
+    bot.add_argument(
+        "--message-burst",
+        type=_positive,
+        default=DEFAULT_BUDGET.burst,
+        metavar="N",
+        help="commands sent at once at most (default %(default)s: half a default server's "
+        "--message-burst); lower it for a server with a smaller budget",
+    )
+    bot.add_argument(
+        "--message-rate",
+        type=_positive_float,
+        default=DEFAULT_BUDGET.per_second,
+        metavar="PER_SECOND",
+        help="commands per second after the burst (default %(default)g: a default server's "
+        "--message-rate)",
     )
     _add_new_game(bot, bots=True)
     bot.set_defaults(handler=command_bot)

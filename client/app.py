@@ -52,7 +52,17 @@ from ubao.client.render import STYLE, render_board
 from ubao.client.state import Applied, GameState, describe_result
 from ubao.engine.game import Game
 from ubao.engine.games import GAMES
-from ubao.protocol import BotInfo, ClockSpec, Event, Moved, Over, SeatEvent, SeatInfo, Snapshot
+from ubao.protocol import (
+    BotInfo,
+    ClockSpec,
+    Event,
+    Moved,
+    Over,
+    SeatEvent,
+    SeatInfo,
+    Snapshot,
+    TakebackRequest,
+)
 
 MIN_STEP, MAX_STEP = 0.02, 2.0
 END_WIDTH = 50
@@ -71,6 +81,9 @@ PLAYER_KEYS = (
     "arrows: walk the holes that start a legal move (the first arrow shows the cursor)",
     "Esc: end the move being animated; cancel a question",
     "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
+    "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
+    " answers y or n, a server bot at once",
+    "y/n: accept or decline the opponent's takeback request",
     "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
     "after the end: left/right look back at the moves, q leaves",
 )
@@ -140,6 +153,10 @@ class Actions(Protocol):
     async def move(self, ply: int, move: str) -> None: ...
 
     async def resign(self) -> None: ...
+
+    async def takeback(self, ply: int) -> None: ...
+
+    async def answer_takeback(self, ply: int, accept: bool) -> None: ...
 
 
 def format_clock(ms: int) -> str:
@@ -365,6 +382,9 @@ class GameApp:
         """What the player is asked, on a line of its own above the feedback line."""
         if self.confirming_resign:
             return "Resign this game? y = yes, n or Esc = no"
+        if self.answering_takeback:
+            side = self.side_name(1 - self.viewer)
+            return f"{side} asks to take back their move: y = accept, n = decline"
         if self.question is not None:
             return self.question.question
         if self.browsing is not None:
@@ -466,7 +486,7 @@ class GameApp:
         elif self.seat is None:
             keys = "F1: help  left/right: moves  End: live  Esc: skip  q: leave"
         else:
-            keys = "F1: help  Tab: moves  arrows: holes  ^R: resign  ^Q: leave"
+            keys = "F1: help  Tab: moves  arrows: holes  ^T: takeback  ^R: resign  ^Q: leave"
         return [("class:help", keys)]
 
     def _help_screen(self) -> StyleAndTextTuples:
@@ -560,6 +580,9 @@ class GameApp:
             lambda: not self.buffer.text and self.my_turn and self.question is None
         )
         confirming = Condition(lambda: self.confirming_resign)
+        answering = Condition(
+            lambda: self.answering_takeback and not self.confirming_resign and not self.buffer.text
+        )
         over = Condition(lambda: self.state.over)
 
         @keys.add("c-q")
@@ -601,6 +624,18 @@ class GameApp:
         @keys.add("n", filter=confirming)
         def _no(event: KeyPressEvent) -> None:
             self.confirm_resign(False)
+
+        @keys.add("c-t", filter=~over)
+        def _takeback(event: KeyPressEvent) -> None:
+            self.ask_takeback()
+
+        @keys.add("y", filter=answering)
+        def _accept(event: KeyPressEvent) -> None:
+            self.answer_takeback(True)
+
+        @keys.add("n", filter=answering)
+        def _decline(event: KeyPressEvent) -> None:
+            self.answer_takeback(False)
 
         browsable = Condition(
             lambda: (
@@ -714,6 +749,38 @@ class GameApp:
         self.say("resigning ...")
         self._spawn(self._resign())
 
+    @property
+    def answering_takeback(self) -> bool:
+        """The opponent's takeback request waits for this player's answer."""
+        pending = self.state.takeback
+        return self.seat is not None and pending is not None and pending != self.seat
+
+    def ask_takeback(self) -> None:
+        if self.seat is None:
+            self.say("spectators cannot take moves back", "class:status.error")
+        elif self.seat not in self.state.movers:
+            self.say("you have no move to take back", "class:status.error")
+        elif self.state.takeback is not None:
+            self.say("a takeback request waits for its answer", "class:status.error")
+        else:
+            self.say("asking to take back your last move ...")
+            self._spawn(self._takeback(self.state.ply, None))
+
+    def answer_takeback(self, accept: bool) -> None:
+        self.say("accepting the takeback ..." if accept else "declining the takeback ...")
+        self._spawn(self._takeback(self.state.ply, accept))
+
+    async def _takeback(self, ply: int, accept: bool | None) -> None:
+        """Ask (`accept` None) or answer; the event that follows says what became of it."""
+        assert self.actions is not None
+        try:
+            if accept is None:
+                await self.actions.takeback(ply)
+            else:
+                await self.actions.answer_takeback(ply, accept)
+        except (ServerError, Disconnected) as error:
+            self.say(f"takeback failed: {error}", "class:status.error")
+
     def _choices(self) -> Iterable[str]:
         if self.question is not None:
             return [option.answer for option in self.question.options]
@@ -735,6 +802,12 @@ class GameApp:
             return
         if word.lower() == "resign":
             self.ask_resign()
+            return
+        if word.lower() == "takeback":
+            self.ask_takeback()
+            return
+        if self.answering_takeback and word.lower() in ("y", "yes", "n", "no"):
+            self.answer_takeback(word.lower().startswith("y"))
             return
         if self.seat is None:
             self.say("watching: moves cannot be entered", "class:status.error")
@@ -822,6 +895,8 @@ class GameApp:
             self.say(self._result_text(), "class:end")
         elif isinstance(event, SeatEvent):
             self._seat_changed(event)
+        elif isinstance(event, TakebackRequest):
+            self._takeback_changed(event)
         elif isinstance(event, Snapshot):
             self.animation.clear()
         self._turn_started()
@@ -842,6 +917,22 @@ class GameApp:
         else:
             held = f"; seat held {event.grace_ms / 1000:.0f} s" if event.grace_ms else ""
             self.say(f"{side} ({event.name}) disconnected{held}", "class:status.error")
+
+    def _takeback_changed(self, event: TakebackRequest) -> None:
+        mine = event.seat == self.seat
+        side = self.side_name(event.seat)
+        if event.state == "asked":
+            self.say(
+                "takeback asked; waiting for the answer" if mine else f"{side} asks for a takeback"
+            )
+        elif event.state == "declined":
+            self.say("takeback declined", "class:status.error" if mine else "")
+        else:
+            self.animation.clear()
+            self.question = None
+            self.browse(self.browsing)
+            who = "your" if mine else f"{side}'s"
+            self.say(f"takeback: {who} last move taken back, back at ply {event.ply}")
 
     def _turn_started(self) -> None:
         """A new ply hides the keyboard cursor until the next arrow key."""

@@ -8,7 +8,9 @@ resend for a ply already played) instead of searching again. Each move carries t
 report (`info`), which the server passes on to everyone in the game.
 
 `serve` waits in the lobby and joins only the seats that ask for an external bot
-(`wants_bot`), never a seat a person may be waiting to take. See docs/client.md.
+(`wants_bot`), never a seat a person may be waiting to take. It subscribes to the lobby's
+pushed changes, so that it hears of such a seat at once without polling; a server that does
+not push is polled. See docs/client.md.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Any
 
 from ubao.client.connection import (
     DEFAULT_BACKOFF,
+    DEFAULT_BUDGET,
     Backoff,
+    Budget,
     Disconnected,
     ServerError,
     Session,
@@ -35,6 +39,7 @@ from ubao.client.tokens import TokenStore
 from ubao.engine.games import GAMES
 from ubao.engine.search import Searcher, SearchResult
 from ubao.protocol import (
+    MAX_PAGE,
     MAX_PV,
     BotInfo,
     Create,
@@ -134,6 +139,7 @@ class BotGame(SeatSession):
         seat: int | None = None,
         tokens: TokenStore | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
+        budget: Budget = DEFAULT_BUDGET,
     ) -> None:
         super().__init__(
             url,
@@ -144,6 +150,7 @@ class BotGame(SeatSession):
             seat=seat,
             tokens=tokens,
             backoff=backoff,
+            budget=budget,
         )
         self.settings = settings
         self.searcher: Searcher[Any, Any] | None = None
@@ -289,10 +296,46 @@ async def serve(
     poll_seconds: float = 2.0,
     tokens: TokenStore | None = None,
     backoff: Backoff = DEFAULT_BACKOFF,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> None:
-    """Wait in the lobby forever, playing up to `max_games` games at a time."""
-    lobby = Session(url, name, "bot", on_event=lambda event: None, backoff=backoff)
+    """Wait in the lobby forever, playing up to `max_games` games at a time.
+
+    The open games are listed with `subscribe` on every (re)connection, then the server's
+    `lobby` events keep them current. Until the first such event the lobby is listed again
+    every `poll_seconds`, for a server that does not push (its lobby is silent otherwise).
+    """
+    waiting: dict[str, GameSummary] = {}
+    """Open games as last heard of, by id: those with a seat for this bot are joined."""
+    changed = asyncio.Event()
+    pushed = False
+
+    def heard(summaries: tuple[GameSummary, ...]) -> None:
+        waiting.update((summary.game_id, summary) for summary in summaries)
+        changed.set()
+
+    def on_lobby(summary: GameSummary) -> None:
+        nonlocal pushed
+        pushed = True
+        heard((summary,))
+
+    async def list_open() -> None:
+        page = ListGames(id=0, filter="open", limit=MAX_PAGE, subscribe=True)
+        games = (await lobby.request(page)).games or ()
+        waiting.clear()
+        heard(games)
+
+    lobby = Session(
+        url,
+        name,
+        "bot",
+        on_event=lambda event: None,
+        on_ready=list_open,
+        on_lobby=on_lobby,
+        backoff=backoff,
+        budget=budget,
+    )
     lobby_task = asyncio.create_task(lobby.run())
+    lobby_task.add_done_callback(lambda _: changed.set())
     playing: dict[str, asyncio.Task[Result | None]] = {}
     log.info(
         "serving %s as %s (%s, up to %d game%s at a time): waiting for seats that ask for a "
@@ -309,36 +352,40 @@ async def serve(
                 lobby_task.result()  # the lobby's session ended: say why
             for game_id in [game_id for game_id, task in playing.items() if task.done()]:
                 del playing[game_id]
+            for summary in list(waiting.values()):
+                seat = bot_seat(summary)
+                if seat is None or summary.game_id in playing:
+                    del waiting[summary.game_id]
+                    continue
+                if len(playing) >= max_games:
+                    break  # kept: joined when a game ends, if still open then
+                del waiting[summary.game_id]
+                chosen = settings_for(summary, seat, settings)
+                log.info(
+                    "joining game %s (%s) as seat %d, %s",
+                    summary.game_id,
+                    summary.game,
+                    seat,
+                    chosen.describe(),
+                )
+                bot = BotGame(
+                    url,
+                    name,
+                    chosen,
+                    game_id=summary.game_id,
+                    seat=seat,
+                    tokens=tokens,
+                    backoff=backoff,
+                    budget=budget,
+                )
+                playing[summary.game_id] = task = asyncio.create_task(bot.run())
+                task.add_done_callback(lambda _: changed.set())
+            changed.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(lobby.connected.wait(), poll_seconds)
-            if len(playing) < max_games and lobby.connected.is_set():
+                await asyncio.wait_for(changed.wait(), None if pushed else poll_seconds)
+            if not pushed and not changed.is_set() and lobby.connected.is_set():
                 with contextlib.suppress(Disconnected, ServerError):
-                    games = (await lobby.request(ListGames(id=0))).games or ()
-                    for summary in games:
-                        seat = bot_seat(summary)
-                        if seat is None or summary.game_id in playing:
-                            continue
-                        if len(playing) >= max_games:
-                            break
-                        chosen = settings_for(summary, seat, settings)
-                        log.info(
-                            "joining game %s (%s) as seat %d, %s",
-                            summary.game_id,
-                            summary.game,
-                            seat,
-                            chosen.describe(),
-                        )
-                        bot = BotGame(
-                            url,
-                            name,
-                            chosen,
-                            game_id=summary.game_id,
-                            seat=seat,
-                            tokens=tokens,
-                            backoff=backoff,
-                        )
-                        playing[summary.game_id] = asyncio.create_task(bot.run())
-            await asyncio.sleep(poll_seconds)
+                    await list_open()
     finally:
         await lobby.close()
         for task in (*playing.values(), lobby_task):

@@ -3,10 +3,12 @@
 `Session.run()` connects, says `hello`, calls the owner's `on_ready` (which resumes its seat or
 watches its game again, with the last version it saw), then passes every game event to
 `on_event` until the connection drops; then it waits (exponential backoff with jitter) and
-starts over. Commands go through `request`, which assigns the id and waits for the `ok` or
-`error` with that id. While connected, it pings the server every few seconds (app-level `ping`)
-to measure the round trip, which screens show and use to correct their clocks. Every frame is
-built and read by `protocol/`: nothing here knows msgpack.
+starts over. Commands go through `request`, which assigns the id, waits for the `ok` or `error`
+with that id, and paces every command within the server's message budget (a token bucket, so
+that a bot moving as fast as its turns allow is not closed for flooding). While connected, it
+pings the server every few seconds (app-level `ping`) to measure the round trip, which screens
+show and use to correct their clocks. Every frame is built and read by `protocol/`: nothing
+here knows msgpack.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ubao.protocol import (
     Error,
     ErrorCode,
     Event,
+    GameSummary,
     Hello,
     Join,
     Lobby,
@@ -45,6 +48,7 @@ from ubao.protocol import (
     Watch,
     decode_server_message,
     encode,
+    escape,
 )
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
@@ -85,6 +89,51 @@ class Backoff:
 
 DEFAULT_BACKOFF = Backoff()
 
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How many commands a client sends at once (`burst`) and per second after that. The
+    defaults keep to half the burst and the rate of a default server's budget (60, then 20 a
+    second, docs/server.md): the half left over absorbs frames that the network bunches."""
+
+    burst: int = 30
+    per_second: float = 20.0
+
+
+DEFAULT_BUDGET = Budget()
+
+
+class Pacer:
+    """A token bucket over a `Budget`: `take` waits until a command fits in it. After a
+    `rate_limited` reply the server's budget is smaller than thought: the pacer halves its own
+    and starts empty, so that the reconnected session keeps within it."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.burst = float(budget.burst)
+        self.per_second = budget.per_second
+        self.tokens = self.burst
+        self._last = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self._last) * self.per_second)
+        self._last = now
+
+    async def take(self) -> None:
+        """Spend one command of the budget, waiting for it if it is spent."""
+        self._refill()
+        while self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / self.per_second)
+            self._refill()
+        self.tokens -= 1
+
+    def back_off(self) -> None:
+        self._refill()
+        self.burst = max(self.burst / 2, 1.0)
+        self.per_second /= 2
+        self.tokens = 0.0
+
+
 FATAL_CLOSE_CODES: dict[int, str] = {
     AppCloseCode.SEAT_TAKEN_OVER: "another connection took over this seat",
     AppCloseCode.UNSUPPORTED_VERSION: "the server does not speak this protocol version",
@@ -99,6 +148,10 @@ FIRST_ATTEMPTS = 5
 """Attempts to reach a server never reached yet before giving up (about 8 s with the default
 backoff): a wrong address or a server not running is said, not retried for ever."""
 
+MAX_REASON = 200
+"""Most characters of a close reason or a network error that a status line shows: they come
+from the server or the network, unchecked by the protocol, so they are escaped and cut."""
+
 PING_SECONDS = 5.0
 """Between two app-level pings while connected."""
 
@@ -107,6 +160,8 @@ StateHandler = Callable[[str], None]
 ReadyHandler = Callable[[], Awaitable[None]]
 LagHandler = Callable[[float], None]
 """Called with the smoothed round-trip time in milliseconds after every ping."""
+LobbyHandler = Callable[[GameSummary], None]
+"""Called with a game's summary on every `lobby` event (after a `games` with `subscribe`)."""
 
 
 def monotonic_ms() -> int:
@@ -126,9 +181,11 @@ class Session:
         on_ready: ReadyHandler | None = None,
         on_state: StateHandler | None = None,
         on_lag: LagHandler | None = None,
+        on_lobby: LobbyHandler | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         ping_seconds: float = PING_SECONDS,
         first_attempts: int = FIRST_ATTEMPTS,
+        budget: Budget = DEFAULT_BUDGET,
     ) -> None:
         self.url = url
         self.name = name
@@ -137,6 +194,7 @@ class Session:
         self.on_ready = on_ready
         self.on_state = on_state or (lambda text: None)
         self.on_lag = on_lag or (lambda rtt_ms: None)
+        self.on_lobby = on_lobby or (lambda summary: None)
         self.backoff = backoff
         self.ping_seconds = ping_seconds
         self.first_attempts = first_attempts
@@ -144,6 +202,8 @@ class Session:
         """A connection was established once: from then on, dropped ones are retried forever."""
         self.lag = Lag()
         """The round trip to the server, from the pings."""
+        self.pacer = Pacer(budget)
+        """Every command waits for its turn here, across reconnections."""
         self.connected = asyncio.Event()
         """Set while a connection is open and `hello` (and `on_ready`) succeeded."""
         self.reconnects = 0
@@ -168,17 +228,22 @@ class Session:
                     attempt = 0
                     with contextlib.suppress(ConnectionClosed, Disconnected):
                         await self._serve(ws)
-                    reason = ws.close_reason or "connection closed"
+                    reason = escape(ws.close_reason or "connection closed", MAX_REASON)
                     fatal = FATAL_CLOSE_CODES.get(ws.close_code or 0)
                     if fatal is not None:
                         raise SessionClosed(fatal)
                     self.reconnects += 1
             except ServerError as error:
-                raise SessionClosed(error.message) from None
+                # Refused while coming back (hello, resume): for good, unless only too fast,
+                # after which the server closes and a slower session may come back.
+                if error.code != ErrorCode.RATE_LIMITED:
+                    raise SessionClosed(error.message) from None
+                reason = error.message
             except InvalidURI as error:
-                raise SessionClosed(f"bad server address: {error}") from None
+                address = escape(str(error), MAX_REASON)
+                raise SessionClosed(f"bad server address: {address}") from None
             except (OSError, TimeoutError, InvalidHandshake) as error:
-                reason = str(error) or type(error).__name__
+                reason = escape(str(error) or type(error).__name__, MAX_REASON)
             finally:
                 self._ws = None
                 self.connected.clear()
@@ -239,10 +304,15 @@ class Session:
                 continue
             if isinstance(message, Ok | Error):
                 self._answer(message)
-            elif not isinstance(message, Lobby):  # lobby news: this session does not subscribe
+            elif isinstance(message, Lobby):
+                self.on_lobby(message.game)
+            else:
                 self.on_event(message)
 
     def _answer(self, reply: Ok | Error) -> None:
+        if isinstance(reply, Error) and reply.code == ErrorCode.RATE_LIMITED:
+            self.pacer.back_off()
+            self.on_state(f"too fast for the server: slowing to {self.pacer.per_second:g}/s")
         future = self._pending.pop(reply.id, None) if reply.id is not None else None
         if future is None or future.done():
             if isinstance(reply, Error):
@@ -265,6 +335,7 @@ class Session:
         Raises ServerError for an `error` reply, Disconnected if no connection is open or it
         drops before the reply.
         """
+        await self.pacer.take()
         ws = self._ws
         if ws is None:
             raise Disconnected("not connected")

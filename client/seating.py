@@ -17,7 +17,9 @@ from typing import ClassVar
 
 from ubao.client.connection import (
     DEFAULT_BACKOFF,
+    DEFAULT_BUDGET,
     Backoff,
+    Budget,
     Disconnected,
     ServerError,
     Session,
@@ -26,7 +28,19 @@ from ubao.client.connection import (
 )
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
-from ubao.protocol import BotInfo, Create, ErrorCode, Event, Move, Resign, Resume, Role, Watch
+from ubao.protocol import (
+    BotInfo,
+    Create,
+    ErrorCode,
+    Event,
+    Move,
+    Resign,
+    Resume,
+    Role,
+    Takeback,
+    TakebackAnswer,
+    Watch,
+)
 
 log = logging.getLogger("ubao.client")
 
@@ -53,6 +67,7 @@ class SeatSession:
         watch: bool = False,
         tokens: TokenStore | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
+        budget: Budget = DEFAULT_BUDGET,
     ) -> None:
         if (game_id is None) == (create is None):
             raise ValueError("give either the id of a game or a game to create")
@@ -75,6 +90,7 @@ class SeatSession:
             on_state=self.on_state,
             on_lag=self.on_lag,
             backoff=backoff,
+            budget=budget,
         )
 
     # -- hooks ---------------------------------------------------------------------------------
@@ -177,3 +193,17 @@ class SeatSession:
     async def resign(self) -> None:
         assert self.held is not None and self.game_id is not None
         await self.session.request(Resign(id=0, game_id=self.game_id, token=self.held.token))
+
+    async def takeback(self, ply: int) -> None:
+        """Ask to take back this seat's last move, the game being at `ply`."""
+        assert self.held is not None and self.game_id is not None
+        await self.session.request(
+            Takeback(id=0, game_id=self.game_id, token=self.held.token, ply=ply)
+        )
+
+    async def answer_takeback(self, ply: int, accept: bool) -> None:
+        assert self.held is not None and self.game_id is not None
+        token = self.held.token
+        await self.session.request(
+            TakebackAnswer(id=0, game_id=self.game_id, token=token, ply=ply, accept=accept)
+        )

@@ -28,6 +28,7 @@ from ubao.protocol import (
     SeatEvent,
     SeatInfo,
     Snapshot,
+    TakebackRequest,
 )
 
 
@@ -88,6 +89,8 @@ class GameState:
     """The latest engine report per seat (bot moves only)."""
     away_until: dict[int, float] = field(default_factory=dict)
     """Seats whose player dropped: the monotonic time until which the server holds the seat."""
+    takeback: int | None = None
+    """The seat whose takeback request waits for the other's answer (a move ends it)."""
 
     @property
     def view(self) -> BoardView:
@@ -152,6 +155,8 @@ class GameState:
             self._over(event.result, now)
         elif isinstance(event, SeatEvent):
             self._seat(event, now)
+        elif isinstance(event, TakebackRequest):
+            self._takeback(event, now)
         return Applied.APPLIED
 
     def _set_clocks(self, clocks: Clocks | None, now: float) -> None:
@@ -177,6 +182,7 @@ class GameState:
         self.result = event.result
         self.last = None
         self.away_until.clear()
+        self.takeback = event.takeback
 
     def _moved(self, event: Moved, now: float) -> None:
         assert self.game is not None
@@ -200,6 +206,7 @@ class GameState:
         if event.info is not None:
             self.info[event.seat] = event.info
         self.last = LastMove(event.seat, before, steps)
+        self.takeback = None
         if self.status == "waiting":
             self.status = "playing"
 
@@ -209,6 +216,7 @@ class GameState:
             frozen = (self.remaining_ms(0, now) or 0, self.remaining_ms(1, now) or 0)
             self.clocks, self.clocks_at = Clocks(frozen, None, self.clocks.increment_ms), now
         self.status, self.result, self.legal = "over", result, ()
+        self.takeback = None
 
     def _seat(self, event: SeatEvent, now: float) -> None:
         # The seat's kind and bot settings stay: only who sits there and presence change.
@@ -224,6 +232,21 @@ class GameState:
         if event.legal is not None:
             self.legal = event.legal
         self._set_clocks(event.clocks, now)
+
+    def _takeback(self, event: TakebackRequest, now: float) -> None:
+        """A request asked or declined; or accepted: back to the position before the asker's
+        last move, as the server says."""
+        self.takeback = event.seat if event.state == "asked" else None
+        self._set_clocks(event.clocks, now)
+        if event.state != "accepted" or event.position is None or event.to_move is None:
+            return
+        assert self.game is not None
+        self.position = self.game.parse_position(event.position)
+        self.ply, self.to_move = event.ply, event.to_move
+        del self.history[event.ply :], self.movers[event.ply :], self.positions[event.ply + 1 :]
+        self.positions[-1] = self.position
+        self.legal = event.legal or ()
+        self.last = None
 
 
 def _replay(game: Game[Any, Any], history: Sequence[str]) -> tuple[list[int], list[Any]]:

@@ -7,7 +7,8 @@ and `"auto"` when it is unset.
 
 A native game is a subclass of the Python one that hands its rules (`legal_moves`, `play`,
 `child`, `children`, `is_over`, `outcome`) to the C core; move ordering, evaluations and
-notation stay the Python class's. Positions and moves are the Python engine's own
+notation stay the Python class's; `search_core` gives the native search where the core has one
+(the mancala family with `store_diff`: engine/search.py runs it for negamax). Positions and moves are the Python engine's own
 values, so notation, evaluations, the search, the server and the clients run unchanged on either
 backend, and the two can be compared position by position. Error messages stay the Python
 rules': the core answers None for an illegal move, and the Python `play` explains why.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ubao.engine.game import Game, OptionsError, Outcome
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
@@ -28,8 +29,12 @@ from ubao.engine.othello import Move as OthelloMove
 from ubao.engine.othello import Othello
 from ubao.engine.othello import Position as OthelloPosition
 
+if TYPE_CHECKING:
+    from ubao.engine._native import MancalaSearch
+
 try:
     from ubao.engine._native import Mancala as MancalaCore
+    from ubao.engine._native import MancalaSearch as MancalaSearchCore
     from ubao.engine._native import Othello as OthelloCore
 
     NATIVE_BUILT = True
@@ -92,6 +97,12 @@ class NativeRules(ABC):
     def perft(self, position: Any, depth: int) -> int:
         """Move sequences of `depth` plies, counted in C without the GIL."""
 
+    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> MancalaSearch | None:
+        """The native negamax with its own table, for `evaluation` in strength or `exact`
+        mode; None where the core has no search for this game and evaluation (the Python
+        search runs)."""
+        return None
+
 
 class NativeMancala(NativeRules, Mancala):
     """The two-row family's rules in C; the variant's defaults come from the Python class."""
@@ -128,6 +139,11 @@ class NativeMancala(NativeRules, Mancala):
 
     def perft(self, position: MancalaPosition, depth: int) -> int:
         return self._core.perft(position, depth)
+
+    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> MancalaSearch | None:
+        if evaluation != "store_diff":
+            return None
+        return MancalaSearchCore(self._core, hash_mb, exact)
 
 
 class NativeKalah(NativeMancala, Kalah):

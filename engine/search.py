@@ -7,8 +7,9 @@ order, then the table's move first) and, in negamax, principal variation search.
 strength mode (default) takes a table score searched at least as deep as needed and starts each
 iteration with an aspiration window; the exact mode takes only scores of the very depth, so
 that the three algorithms return the same value at the same depth. The side to move decides
-whether a node maximises, so extra turns and passes need no special case. docs/engine.md
-explains each part.
+whether a node maximises, so extra turns and passes need no special case. A game on the
+native backend may offer the same negamax in C (`search_core`), which then runs instead, node
+for node the same. docs/engine.md explains each part.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from math import inf, nextafter
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
+from ubao.engine.backend import NativeRules
 from ubao.engine.game import Evaluation, Game, M, Outcome, P
+
+if TYPE_CHECKING:
+    from ubao.engine._native import MancalaSearch
 
 ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""
@@ -140,13 +145,17 @@ class Tracer:
 class SearchControl:
     """The deadline a running search polls; `stop` from any thread moves it to now."""
 
-    __slots__ = ("deadline",)
+    __slots__ = ("deadline", "on_stop")
 
     def __init__(self) -> None:
         self.deadline = inf
+        self.on_stop: Callable[[], None] | None = None
+        """Also called by `stop`: a native search, which holds no GIL to poll the deadline."""
 
     def stop(self) -> None:
         self.deadline = -inf
+        if self.on_stop is not None:
+            self.on_stop()
 
 
 def forced_result(score: float) -> tuple[int, int] | None:
@@ -317,10 +326,17 @@ class Searcher(Generic[P, M]):
         self.hash_mb = hash_mb
         self.table = TranspositionTable(hash_mb)
         self.control = SearchControl()
+        self.native: MancalaSearch | None = None
+        """The same search in the native core, with its own table, where the game's backend
+        has one for this algorithm and evaluation; it then runs every untraced search."""
+        if algorithm == "negamax" and isinstance(game, NativeRules):
+            self.native = game.search_core(self.evaluation_name, hash_mb, exact)
 
     def clear(self) -> None:
         """Forget everything learnt (a new game)."""
         self.table.clear()
+        if self.native is not None:
+            self.native.clear()
 
     def stop(self) -> None:
         """Make the running search return now with the best move of its last iteration."""
@@ -385,7 +401,11 @@ class Searcher(Generic[P, M]):
         when an iteration met no horizon (every line ended the game: the value is exact).
         """
         game = self.game
-        tree = _Tree(self, tracer)
+        tree: _Tree | _NativeTree = (
+            _Tree(self, tracer)
+            if self.native is None or tracer is not None
+            else _NativeTree(self.native, self.control)
+        )
         moves = game.search_moves(position)
         if not moves:
             outcome = game.outcome(position)
@@ -421,7 +441,7 @@ class Searcher(Generic[P, M]):
 
     def _result(
         self,
-        tree: _Tree,
+        tree: _Tree | _NativeTree,
         score: float,
         pv: tuple[M, ...],
         depth: int,
@@ -436,7 +456,7 @@ class Searcher(Generic[P, M]):
             table_hits=tree.hits,
             depth=depth,
             seconds=time.perf_counter() - start,
-            table_entries=len(self.table),
+            table_entries=tree.table_entries,
         )
         return SearchResult(pv[0] if pv else None, score, pv, stats, stopped)
 
@@ -517,6 +537,10 @@ class _Tree:
     def hits(self) -> int:
         return self._counts()[4]
 
+    @property
+    def table_entries(self) -> int:
+        return len(self.table)
+
     def principal_variation(self, position: Any, depth: int) -> tuple[Any, ...]:
         """The root's line from the search, continued through the table where a hit cut it."""
         game = self.game
@@ -531,6 +555,61 @@ class _Tree:
             pv.append(entry[3])
             position = game.play(position, entry[3])
         return tuple(pv)
+
+
+class _NativeTree:
+    """What `_deepen` asks of `_Tree`, from the native core's negamax: each iteration runs in C
+    without the GIL; `stop` reaches it through the control's `on_stop`."""
+
+    def __init__(self, core: MancalaSearch, control: SearchControl) -> None:
+        self.root_move: Any = None
+        self.root_best: Any = None
+        self.root_score = 0.0
+        self.exhausted = False
+        self._core = core
+        self._control = control
+        core.begin()
+        control.on_stop = core.stop
+
+    def run(self, position: Any, depth: int) -> float:
+        """One iteration to `depth`; the score from the side to move's point of view."""
+        core = self._core
+        before = core.counts()
+        seconds = self._control.deadline - time.perf_counter()
+        score = core.iterate(position, depth, self.root_move, seconds)
+        self.root_best, self.root_score = core.root()
+        if score is None:
+            raise SearchAborted
+        after = core.counts()
+        self.exhausted = after[2] == before[2] and after[4] == before[4]
+        return score
+
+    @property
+    def generated(self) -> int:
+        return self._core.counts()[0]
+
+    @property
+    def expanded(self) -> int:
+        return self._core.counts()[1]
+
+    @property
+    def evaluated(self) -> int:
+        return self._core.counts()[2]
+
+    @property
+    def cutoffs(self) -> int:
+        return self._core.counts()[3]
+
+    @property
+    def hits(self) -> int:
+        return self._core.counts()[4]
+
+    @property
+    def table_entries(self) -> int:
+        return self._core.entries()
+
+    def principal_variation(self, position: Any, depth: int) -> tuple[Any, ...]:
+        return tuple(self._core.pv(position, depth))
 
 
 def _build(

@@ -49,6 +49,12 @@ class ErrorCode(StrEnum):
     """`cancel` of a game that this connection did not create."""
     ALREADY_STARTED = "already_started"
     """`cancel` of a game that has started: only a waiting game can be cancelled."""
+    NOTHING_TO_TAKE_BACK = "nothing_to_take_back"
+    """`takeback` from a seat that has not moved yet."""
+    TAKEBACK_PENDING = "takeback_pending"
+    """`takeback` while a takeback request already waits for its answer."""
+    NO_TAKEBACK_REQUEST = "no_takeback_request"
+    """`takeback_answer` with no request of the opponent's pending."""
 
 
 class AppCloseCode(IntEnum):

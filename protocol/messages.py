@@ -376,6 +376,32 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class Takeback:
+    """Extension: ask to take back this seat's last move (and whatever the opponent played
+    after it), so that it is this seat's turn again at the position before that move."""
+
+    type: ClassVar[str] = "takeback"
+    id: Id
+    game_id: GameId
+    token: Token
+    ply: Count
+    """The game's ply as the asker sees it: a request about a position gone by is refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackAnswer:
+    """Extension: accept or decline the opponent's pending takeback request."""
+
+    type: ClassVar[str] = "takeback_answer"
+    id: Id
+    game_id: GameId
+    token: Token
+    ply: Count
+    """The game's ply as the answerer sees it, as in `takeback`."""
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     type: ClassVar[str] = "ping"
     id: Id
@@ -442,6 +468,8 @@ class Snapshot:
     """Extension: the game's time control."""
     created: Count | None = None
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
+    takeback: Seat | None = None
+    """Extension: the seat whose takeback request waits for an answer, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,6 +518,33 @@ class SeatEvent:
     """Extension: the clocks after this event, if the game has any."""
 
 
+TakebackState = Literal["asked", "declined", "accepted"]
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackRequest:
+    """Extension: a takeback request was made (`asked`), `declined`, or `accepted`: then the
+    game went back to `ply`, with `position`, `to_move`, `clocks` (and `legal` for the seat to
+    move) as after a `moved`. A request is pending from `asked` until its answer, a move or the
+    end of the game."""
+
+    type: ClassVar[str] = "takeback_request"
+    game_id: GameId
+    v: Version
+    seat: Seat
+    """The seat that asked."""
+    state: TakebackState
+    ply: Count
+    """The game's ply after this event."""
+    position: Position | None = None
+    """When accepted: the position the game went back to."""
+    to_move: Seat | None = None
+    """When accepted: the seat to move now (the asker's)."""
+    legal: Moves | None = None
+    """When accepted, in the copy for the seat to move only."""
+    clocks: Clocks | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Lobby:
     """Extension, to connections that subscribed with `games`: a game was created, a seat was
@@ -499,10 +554,23 @@ class Lobby:
     game: GameSummary
 
 
-Command = Hello | ListGames | Create | Cancel | Join | Resume | Watch | Move | Resign | Ping
+Command = (
+    Hello
+    | ListGames
+    | Create
+    | Cancel
+    | Join
+    | Resume
+    | Watch
+    | Move
+    | Resign
+    | Takeback
+    | TakebackAnswer
+    | Ping
+)
 """What a client sends."""
 Reply = Ok | Error
-Event = Snapshot | Moved | Over | SeatEvent
+Event = Snapshot | Moved | Over | SeatEvent | TakebackRequest
 """Events of one game, each with its version `v`."""
 ServerMessage = Reply | Event | Lobby
 """What a server sends."""
@@ -518,6 +586,8 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     Watch,
     Move,
     Resign,
+    Takeback,
+    TakebackAnswer,
     Ping,
 )
 SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
@@ -527,5 +597,6 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Moved,
     Over,
     SeatEvent,
+    TakebackRequest,
     Lobby,
 )

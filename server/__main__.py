@@ -19,6 +19,7 @@ import shlex
 import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 from ubao.server.app import GameServer, ServerConfig
@@ -309,6 +310,9 @@ def parse_args(
         description="Host Bao, mancala and Othello games over WebSocket (wire protocol v1).",
         epilog="Every flag can also be set by its environment variable; a flag beats it. "
         "docs/server.md explains every default.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"ubao-server {metadata.version('ubao')}"
     )
     for setting in SETTINGS:
         default = setting.get(defaults)

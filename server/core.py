@@ -55,6 +55,8 @@ from ubao.protocol import (
     SeatSpec,
     ServerMessage,
     Status,
+    Takeback,
+    TakebackAnswer,
     Watch,
     decode_command,
     escape,
@@ -415,6 +417,24 @@ class Core:
             before = room.checkpoint()
             events = room.resign(seat, self.now())
             self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
+        elif isinstance(command, Takeback | TakebackAnswer):
+            self._takeback(conn, command)
+
+    def _takeback(self, conn: Connection, command: Takeback | TakebackAnswer) -> None:
+        """Ask for a takeback (a server bot opponent grants it at once) or answer one."""
+        room = self._room(command.game_id)
+        seat = self._held_seat(conn, room, command.token)
+        before = room.checkpoint()
+        if isinstance(command, Takeback):
+            granted = room.seats[1 - seat].is_bot
+            events = room.ask_takeback(seat, command.ply, self.now(), granted=granted)
+        else:
+            events = room.answer_takeback(seat, command.ply, command.accept, self.now())
+        self._persist(room, before, events)
+        if room.ply < len(before.history):
+            # A bot turn asked before the takeback is for a position gone by: ask anew.
+            self._bot_plies.pop(room.game_id, None)
+        self._publish(room, events, reply=(conn, Ok(id=command.id)))
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
@@ -624,7 +644,9 @@ class Core:
             self._commit(room, before, events)
 
     def _turn_current(self, room: Room, turn: BotTurn) -> bool:
-        return room.bot_to_move() and room.ply == turn.ply and room.to_move == turn.seat
+        return (
+            room.bot_to_move() and tuple(room.history) == turn.moves and room.to_move == turn.seat
+        )
 
     def _commit(
         self,

@@ -32,6 +32,8 @@ from ubao.protocol import (
     SeatSpec,
     Snapshot,
     Status,
+    TakebackRequest,
+    TakebackState,
     quote,
 )
 from ubao.server.clock import GameClock
@@ -107,8 +109,9 @@ class Checkpoint:
     Its mutable parts become the room's again on `rollback`, so it serves once."""
 
     position: Any
-    plies: int
-    """The length of the history (and of the movers); changes only append to them."""
+    history: tuple[str, ...]
+    movers: tuple[int, ...]
+    """Copies: a takeback shortens them, other changes append."""
     seen: Counter[Hashable]
     status: Status
     result: Result | None
@@ -228,6 +231,7 @@ class Room:
             result=self.result,
             clock=self.clock_spec,
             created=self.created,
+            takeback=self.pending_takeback(),
         )
 
     def summary(self) -> GameSummary:
@@ -242,10 +246,21 @@ class Room:
             created=self.created,
         )
 
+    def pending_takeback(self) -> int | None:
+        """The seat whose takeback request waits for an answer: the last event other than
+        presence is its `asked` (an answer, a move or the end closes it), so the request is
+        read from the log and survives rollbacks and restarts with it."""
+        for event in reversed(self.events):
+            if not isinstance(event, SeatEvent):
+                if isinstance(event, TakebackRequest) and event.state == "asked":
+                    return event.seat
+                return None
+        return None
+
     def with_legal(self, event: Event) -> Event:
         """The copy of `event` for the seat to move: with the legal moves if they belong there."""
         if self.status == "playing" and event.v == self.legal_v:
-            assert isinstance(event, Moved | SeatEvent)
+            assert isinstance(event, Moved | SeatEvent | TakebackRequest)
             return dataclasses.replace(event, legal=self.legal())
         return event
 
@@ -323,18 +338,10 @@ class Room:
         self, seat: int, ply: int, text: str, now: int, info: BotInfo | None = None
     ) -> list[Event]:
         """Play `text` for `seat` at `ply`; `info` is a bot's search report."""
-        if ply < self.ply:
-            raise Rejected(
-                ErrorCode.STALE_PLY, f"ply {ply} was already played; the game is at ply {self.ply}"
-            )
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
-        if self.status == "waiting":
-            raise Rejected(ErrorCode.NOT_STARTED, f"game {self.game_id} waits for a player")
+        self._check_playing(ply)
         if seat != self.to_move:
             raise Rejected(ErrorCode.NOT_YOUR_TURN, f"seat {self.to_move} is to move, not {seat}")
-        if ply > self.ply:
-            raise Rejected(ErrorCode.BAD_PLY, f"the game is at ply {self.ply}, not {ply}")
+        self._check_ply(ply)
         before = self.position
         try:
             move = self.game.parse_move(before, text)
@@ -373,6 +380,33 @@ class Room:
             return [moved, self._finish(ended, now)]
         self.legal_v = moved.v
         return [moved]
+
+    def ask_takeback(self, seat: int, ply: int, now: int, *, granted: bool) -> list[Event]:
+        """`seat` asks to take back its last move; `granted` (the opponent is a server bot)
+        accepts at once, else the opponent is asked."""
+        self._check_playing(ply)
+        self._check_ply(ply)
+        if self.pending_takeback() is not None:
+            message = f"a takeback request in game {self.game_id} waits for its answer"
+            raise Rejected(ErrorCode.TAKEBACK_PENDING, message)
+        if seat not in self.movers:
+            message = f"seat {seat} has no move to take back in game {self.game_id}"
+            raise Rejected(ErrorCode.NOTHING_TO_TAKE_BACK, message)
+        if granted:
+            return [self._take_back(seat, now)]
+        return [self._takeback_event(seat, "asked", now)]
+
+    def answer_takeback(self, seat: int, ply: int, accept: bool, now: int) -> list[Event]:
+        """The opponent of the asker accepts (the game goes back) or declines."""
+        self._check_playing(ply)
+        self._check_ply(ply)
+        asker = self.pending_takeback()
+        if asker is None or asker == seat:
+            message = f"no takeback request of the opponent's waits in game {self.game_id}"
+            raise Rejected(ErrorCode.NO_TAKEBACK_REQUEST, message)
+        if accept:
+            return [self._take_back(asker, now)]
+        return [self._takeback_event(asker, "declined", now)]
 
     def resign(self, seat: int, now: int) -> list[Event]:
         if self.status == "over":
@@ -437,7 +471,8 @@ class Room:
         clock = self.clock
         return Checkpoint(
             position=self.position,
-            plies=self.ply,
+            history=tuple(self.history),
+            movers=tuple(self.movers),
             seen=self.seen.copy(),
             status=self.status,
             result=self.result,
@@ -450,7 +485,8 @@ class Room:
     def rollback(self, saved: Checkpoint) -> None:
         """Back to the state of `saved`, as if the changes since had never happened."""
         self.position, self._legal = saved.position, None
-        del self.history[saved.plies :], self.movers[saved.plies :], self.events[saved.v :]
+        self.history, self.movers = list(saved.history), list(saved.movers)
+        del self.events[saved.v :]
         self.seen = saved.seen
         self.status, self.result = saved.status, saved.result
         self.v, self.legal_v = saved.v, saved.legal_v
@@ -474,8 +510,14 @@ class Room:
         self.v = len(self.events)
         self.legal_v = None
         for event in self.events:
-            if isinstance(event, Moved) or (
-                isinstance(event, SeatEvent) and event.status == "playing" and self.legal_v is None
+            if (
+                isinstance(event, Moved)
+                or (isinstance(event, TakebackRequest) and event.state == "accepted")
+                or (
+                    isinstance(event, SeatEvent)
+                    and event.status == "playing"
+                    and self.legal_v is None
+                )
             ):
                 self.legal_v = event.v
 
@@ -498,6 +540,54 @@ class Room:
                 connected=held.connected,
                 grace_ms=grace_ms,
                 status=self.status,
+                clocks=self.clocks(now),
+            )
+        )
+
+    def _check_playing(self, ply: int) -> None:
+        """Refuse a command for `ply` unless the game is being played and has not passed it."""
+        if ply < self.ply:
+            raise Rejected(
+                ErrorCode.STALE_PLY, f"ply {ply} was already played; the game is at ply {self.ply}"
+            )
+        if self.status == "over":
+            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        if self.status == "waiting":
+            raise Rejected(ErrorCode.NOT_STARTED, f"game {self.game_id} waits for a player")
+
+    def _check_ply(self, ply: int) -> None:
+        if ply > self.ply:
+            raise Rejected(ErrorCode.BAD_PLY, f"the game is at ply {self.ply}, not {ply}")
+
+    def _take_back(self, asker: int, now: int) -> Event:
+        """Go back to the position before `asker`'s last move, replaying the moves before it
+        from the start through the rules (so repetitions count as if the rest never happened).
+        Clocks keep the time spent (no refund, no increment); the asker's runs now, or none
+        if the game is back at its start (clocks start at the first move)."""
+        keep = max(index for index, seat in enumerate(self.movers) if seat == asker)
+        movers, moves = self.movers[:keep], self.history[:keep]
+        self.position, self.history, self.movers = self.game.start(), [], []
+        self.seen = Counter([self.game.key(self.position)])
+        self.replay(movers, moves)
+        if self.clock is not None:
+            self.clock.stop(now)
+            if self.history:
+                self.clock.start(self.to_move, now)
+        event = self._takeback_event(asker, "accepted", now)
+        self.legal_v = event.v
+        return event
+
+    def _takeback_event(self, asker: int, state: TakebackState, now: int) -> Event:
+        accepted = state == "accepted"
+        return self._append(
+            TakebackRequest(
+                game_id=self.game_id,
+                v=self.v + 1,
+                seat=asker,
+                state=state,
+                ply=self.ply,
+                position=self.game.format_position(self.position) if accepted else None,
+                to_move=self.to_move if accepted else None,
                 clocks=self.clocks(now),
             )
         )

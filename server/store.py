@@ -24,6 +24,7 @@ from ubao.protocol import (
     Over,
     SeatEvent,
     SeatSpec,
+    TakebackRequest,
     decode_server_message,
     encode,
     to_wire,
@@ -222,6 +223,11 @@ class Store:
             ],
         )
         for event in events:
+            if isinstance(event, TakebackRequest) and event.state == "accepted":
+                # The moves table holds the game as it stands; the log keeps what was undone.
+                db.execute(
+                    "DELETE FROM moves WHERE game_id = ? AND ply >= ?", (room.game_id, event.ply)
+                )
             if isinstance(event, Moved):
                 db.execute(
                     "INSERT INTO moves (game_id, ply, seat, move, clocks, info)"
@@ -302,6 +308,6 @@ class Store:
 
 def _event(body: bytes) -> Event:
     event = decode_server_message(body)
-    if not isinstance(event, Moved | Over | SeatEvent):
+    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest):
         raise RuntimeError(f"stored event is a {event.type}")
     return event

@@ -12,6 +12,7 @@
 
 #include "mancala.h"
 #include "othello.h"
+#include "search.h"
 
 #define MAX_PERFT_DEPTH 1000 /* as deep as Python's recursion limit lets the Python perft go */
 
@@ -580,17 +581,185 @@ static PyTypeObject OthType = {
     .tp_methods = Oth_methods,
 };
 
+/* -- the mancala search ---------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD ManSearch search;
+    int busy; /* a search is running without the GIL: only `stop` may touch the object */
+} SearchObject;
+
+static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"rules", "hash_mb", "exact", NULL};
+    PyObject *rules;
+    double hash_mb;
+    int exact;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!dp:MancalaSearch", names, &ManType, &rules,
+                                     &hash_mb, &exact))
+        return NULL;
+    if (!(hash_mb >= 0)) {
+        PyErr_SetString(PyExc_ValueError, "the table's memory must be 0 MB or more");
+        return NULL;
+    }
+    SearchObject *self = (SearchObject *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    ManSearch *s = &self->search;
+    s->rules = ((ManObject *)rules)->rules;
+    s->exact = exact;
+    if (tt_init(&s->table, hash_mb) < 0) {
+        Py_TYPE(self)->tp_free((PyObject *)self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+static void Search_dealloc(SearchObject *self) {
+    tt_free(&self->search.table);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* 0 with RuntimeError set while a search runs. */
+static int search_idle(SearchObject *self) {
+    if (!self->busy) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "a search is running on this object");
+    return 0;
+}
+
+static PyObject *Search_begin(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (!search_idle(self)) return NULL;
+    man_search_begin(&self->search);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    ManSearch *s = &self->search;
+    ManPos p;
+    double score, seconds;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "iterate(position, depth, root_move, seconds)");
+        return NULL;
+    }
+    if (!search_idle(self) || !man_read(&s->rules, args[0], &p)) return NULL;
+    long depth = PyLong_AsLong(args[1]);
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    if (depth < 1 || depth > SEARCH_MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "the depth must be 1 to %d", SEARCH_MAX_DEPTH);
+        return NULL;
+    }
+    int root_move = TT_NO_MOVE;
+    if (args[2] != Py_None) {
+        long move = PyLong_AsLong(args[2]);
+        if (move == -1 && PyErr_Occurred()) return NULL;
+        root_move = (int)move;
+    }
+    seconds = PyFloat_AsDouble(args[3]);
+    if (seconds == -1.0 && PyErr_Occurred()) return NULL;
+    self->busy = 1;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    s->deadline = search_clock() + seconds;
+    s->root_move = root_move;
+    status = man_search_iterate(s, &p, (int)depth, &score);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    if (status < 0) Py_RETURN_NONE;
+    return PyFloat_FromDouble(score);
+}
+
+static PyObject *Search_counts(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
+    const ManSearch *s = &self->search;
+    return Py_BuildValue("(KKKKK)", (unsigned long long)s->generated,
+                         (unsigned long long)s->expanded, (unsigned long long)s->evaluated,
+                         (unsigned long long)s->cutoffs, (unsigned long long)s->hits);
+}
+
+static PyObject *Search_root(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
+    const ManSearch *s = &self->search;
+    if (s->root_best == TT_NO_MOVE) return Py_BuildValue("(Od)", Py_None, s->root_score);
+    return Py_BuildValue("(id)", s->root_best, s->root_score);
+}
+
+static PyObject *Search_pv(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    ManSearch *s = &self->search;
+    ManPos p;
+    int line[SEARCH_MAX_DEPTH + 2];
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "pv(position, depth)");
+        return NULL;
+    }
+    if (!search_idle(self) || !man_read(&s->rules, args[0], &p)) return NULL;
+    long depth = PyLong_AsLong(args[1]);
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    int n = man_search_pv(s, &p, depth < SEARCH_MAX_DEPTH ? (int)depth : SEARCH_MAX_DEPTH, line);
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *move = PyLong_FromLong(line[i]);
+        if (!move) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, move);
+    }
+    return list;
+}
+
+static PyObject *Search_entries(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
+    return PyLong_FromLongLong(self->search.table.used);
+}
+
+static PyObject *Search_clear(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (!search_idle(self)) return NULL;
+    if (tt_clear(&self->search.table) < 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *Search_stop(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
+    self->search.stop = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Search_methods[] = {
+    {"begin", (PyCFunction)Search_begin, METH_NOARGS,
+     "A new search: the table ages, the counters start again."},
+    {"iterate", (PyCFunction)(void (*)(void))Search_iterate, METH_FASTCALL,
+     "One iteration without the GIL: the score, or None when stopped or out of time."},
+    {"counts", (PyCFunction)Search_counts, METH_NOARGS,
+     "(generated, expanded, evaluated, cutoffs, table hits) of this search."},
+    {"root", (PyCFunction)Search_root, METH_NOARGS,
+     "(best root move so far or None, its score) of the iteration under way."},
+    {"pv", (PyCFunction)(void (*)(void))Search_pv, METH_FASTCALL,
+     "The last iteration's line, continued through the table up to `depth` moves."},
+    {"entries", (PyCFunction)Search_entries, METH_NOARGS, "Entries in the table."},
+    {"clear", (PyCFunction)Search_clear, METH_NOARGS, "Empty the table."},
+    {"stop", (PyCFunction)Search_stop, METH_NOARGS,
+     "Make the running search (from any thread) return at its next node."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SearchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ubao.engine._native.MancalaSearch",
+    .tp_doc = PyDoc_STR("engine/search.py's negamax over one mancala variant, with its table."),
+    .tp_basicsize = sizeof(SearchObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Search_new,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_methods = Search_methods,
+};
+
 /* -- the module ------------------------------------------------------------------------------ */
 
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ubao.engine._native",
-    .m_doc = PyDoc_STR("The native core: the rules of the mancala family and Othello, and perft."),
+    .m_doc = PyDoc_STR("The native core: the rules of the mancala family and Othello, perft, and the "
+                       "mancala search."),
     .m_size = -1,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&ManType) < 0 || PyType_Ready(&OthType) < 0) return NULL;
+    if (PyType_Ready(&ManType) < 0 || PyType_Ready(&OthType) < 0 || PyType_Ready(&SearchType) < 0)
+        return NULL;
     PyObject *module = PyModule_Create(&native_module);
     if (!module) return NULL;
     Py_INCREF(&ManType);
@@ -602,6 +771,12 @@ PyMODINIT_FUNC PyInit__native(void) {
     Py_INCREF(&OthType);
     if (PyModule_AddObject(module, "Othello", (PyObject *)&OthType) < 0) {
         Py_DECREF(&OthType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&SearchType);
+    if (PyModule_AddObject(module, "MancalaSearch", (PyObject *)&SearchType) < 0) {
+        Py_DECREF(&SearchType);
         Py_DECREF(module);
         return NULL;
     }
