@@ -6,6 +6,7 @@ import random
 from typing import Any, ClassVar
 
 import pytest
+from test_search import SMALL_OPTIONS
 
 from ubao.engine.game import Game, Outcome, Step
 from ubao.engine.games import GAMES, make_game
@@ -24,13 +25,6 @@ from ubao.engine.search import (
     search,
 )
 from ubao.engine.solve import Solver
-
-SMALL_OPTIONS: dict[str, dict[str, Any]] = {
-    "kalah": {"pits": 4, "seeds": 3},
-    "egyptian": {"pits": 4, "seeds": 3},
-    "ethiopian": {"pits": 4, "seeds": 3},
-    "othello": {"size": 6},
-}
 
 
 def playout_positions(game: Game[Any, Any], count: int, seed: int) -> list[Any]:
