@@ -28,7 +28,7 @@ from ubao.client.connection import (
     request_once,
 )
 from ubao.client.export import record_of, replay_of
-from ubao.client.record import RecordError, format_record, parse_record
+from ubao.client.record import RecordError, format_record, parse_record, printable
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
@@ -38,6 +38,7 @@ from ubao.protocol import (
     Create,
     GameSummary,
     ListGames,
+    ProtocolError,
     SeatInfo,
     SeatSpec,
 )
@@ -185,18 +186,19 @@ def away(seat: SeatInfo, summary: GameSummary) -> bool:
 
 def lobby_table(games: Sequence[GameSummary]) -> str:
     """The lobby as a table: game id, game, options, status, seats, ply. A free seat is
-    `(open)`, or `(bot wanted)` when it asks for a bot client."""
-    rows = [("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")]
+    `(open)`, or `(bot wanted)` when it asks for a bot client. What the server sent is shown
+    escaped, as in records: the names are other people's."""
+    rows: list[tuple[str, ...]] = [("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")]
     for summary in games:
         seats = " vs ".join(
             (seat.name or ("(bot wanted)" if seat.wants_bot else "(open)"))
+            + (f" ({seat.client} client)" if seat.client else "")
             + (" (away)" if away(seat, summary) else "")
             for seat in summary.seats
         )
         options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
-        rows.append(
-            (summary.game_id, summary.game, options, summary.status, seats, str(summary.ply))
-        )
+        row = (summary.game_id, summary.game, options, summary.status, seats, str(summary.ply))
+        rows.append(tuple(printable(cell) for cell in row))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
@@ -504,8 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_float,
         default=DEFAULT_BUDGET.per_second,
         metavar="PER_SECOND",
-        help="commands per second after the burst (default %(default)g: a default server's "
-        "--message-rate)",
+        help="commands per second after the burst (default %(default)g: three quarters of a "
+        "default server's --message-rate)",
     )
     _add_new_game(bot, bots=True)
     bot.set_defaults(handler=command_bot)
@@ -553,6 +555,12 @@ def run(argv: Sequence[str] | None) -> int:
         return 1
     except SessionClosed as error:
         print(f"ubao {args.command}: {error}", file=sys.stderr)
+        return 1
+    except ProtocolError as error:
+        print(
+            f"ubao {args.command}: the server sent what the protocol forbids: {error}",
+            file=sys.stderr,
+        )
         return 1
     except BrokenPipeError:
         raise

@@ -58,6 +58,7 @@ from ubao.protocol import (
     Event,
     Moved,
     Over,
+    RematchOffer,
     SeatEvent,
     SeatInfo,
     Snapshot,
@@ -85,7 +86,8 @@ PLAYER_KEYS = (
     " answers y or n, a server bot at once",
     "y/n: accept or decline the opponent's takeback request",
     "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
-    "after the end: left/right look back at the moves, q leaves",
+    "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
+    " seats swapped (y/n answer the opponent's offer), q leaves",
 )
 SPECTATOR_KEYS = (
     "left/right: step back and forth through the moves; Home: the start; End: back to live",
@@ -157,6 +159,10 @@ class Actions(Protocol):
     async def takeback(self, ply: int) -> None: ...
 
     async def answer_takeback(self, ply: int, accept: bool) -> None: ...
+
+    async def rematch(self) -> None: ...
+
+    async def answer_rematch(self, accept: bool) -> None: ...
 
 
 def format_clock(ms: int) -> str:
@@ -259,6 +265,8 @@ class GameApp:
         self.connection = "connecting"
         self.question: Ask | None = None
         self.confirming_resign = False
+        self.rematch: int | None = None
+        """Once the game is over: the seat whose rematch offer waits for an answer."""
         self.showing_help = False
         """F1 or ? shows the game's rules in short, its notation, the marks and the keys."""
         self.sending = False
@@ -382,6 +390,9 @@ class GameApp:
         """What the player is asked, on a line of its own above the feedback line."""
         if self.confirming_resign:
             return "Resign this game? y = yes, n or Esc = no"
+        if self.answering_rematch:
+            side = self.side_name(1 - self.viewer)
+            return f"{side} offers a rematch, seats swapped: y = accept, n = decline"
         if self.answering_takeback:
             side = self.side_name(1 - self.viewer)
             return f"{side} asks to take back their move: y = accept, n = decline"
@@ -430,7 +441,7 @@ class GameApp:
         if seat.kind == "bot" or seat.name is None:
             return ("", describe_seat(seat))
         if seat.connected:
-            return ("", "connected")
+            return ("", "bot client, connected" if seat.client == "bot" else "connected")
         if side in self.state.away_until:
             held = max(self.state.away_until[side] - now, 0.0)
             return ("class:status.error", f"disconnected, seat held {held:.0f} s")
@@ -458,10 +469,10 @@ class GameApp:
         return text
 
     def _end_text(self) -> StyleAndTextTuples:
-        return [
-            ("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n\n"),
-            ("", "left/right: look back at the moves   q: leave"),
-        ]
+        keys = "left/right: look back at the moves   q: leave"
+        if self.seat is not None:
+            keys = "left/right: moves   r: rematch   q: leave"
+        return [("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n\n"), ("", keys)]
 
     def _prompt(self) -> str:
         if self.confirming_resign:
@@ -481,12 +492,14 @@ class GameApp:
                 text.append(("class:completion.current" if chosen else "", completion.text))
                 text.append(("", " "))
             return text
-        if self.state.over:
+        if self.state.over and self.seat is not None:
+            keys = "F1: help  left/right: moves  r: rematch  q: leave"
+        elif self.state.over:
             keys = "F1: help  left/right: moves  q: leave"
         elif self.seat is None:
             keys = "F1: help  left/right: moves  End: live  Esc: skip  q: leave"
         else:
-            keys = "F1: help  Tab: moves  arrows: holes  ^T: takeback  ^R: resign  ^Q: leave"
+            keys = "F1: help  Tab: moves  arrows: holes  ^R: resign  ^Q: leave"
         return [("class:help", keys)]
 
     def _help_screen(self) -> StyleAndTextTuples:
@@ -625,6 +638,20 @@ class GameApp:
         def _no(event: KeyPressEvent) -> None:
             self.confirm_resign(False)
 
+        rematching = Condition(lambda: self.answering_rematch and not self.buffer.text)
+
+        @keys.add("r", filter=over & ~watching & Condition(lambda: not self.buffer.text))
+        def _rematch(event: KeyPressEvent) -> None:
+            self.offer_rematch()
+
+        @keys.add("y", filter=rematching)
+        def _rematch_yes(event: KeyPressEvent) -> None:
+            self.answer_rematch(True)
+
+        @keys.add("n", filter=rematching)
+        def _rematch_no(event: KeyPressEvent) -> None:
+            self.answer_rematch(False)
+
         @keys.add("c-t", filter=~over)
         def _takeback(event: KeyPressEvent) -> None:
             self.ask_takeback()
@@ -750,6 +777,57 @@ class GameApp:
         self._spawn(self._resign())
 
     @property
+    def answering_rematch(self) -> bool:
+        """The opponent's rematch offer waits for this player's answer."""
+        return self.seat is not None and self.rematch is not None and self.rematch != self.seat
+
+    def offer_rematch(self) -> None:
+        if self.seat is None or not self.state.over:
+            self.say("a rematch is offered by a player once the game is over", "class:status.error")
+            return
+        self.say("offering a rematch ...")
+        self._spawn(self._rematch(None))
+
+    def answer_rematch(self, accept: bool) -> None:
+        self.say("accepting the rematch ..." if accept else "declining the rematch ...")
+        self._spawn(self._rematch(accept))
+
+    async def _rematch(self, accept: bool | None) -> None:
+        """Offer (`accept` None) or answer; `rematch_offer` events tell what became of it."""
+        assert self.actions is not None
+        try:
+            if accept is None:
+                await self.actions.rematch()
+            else:
+                await self.actions.answer_rematch(accept)
+        except (ServerError, Disconnected) as error:
+            self.say(f"rematch failed: {error}", "class:status.error")
+
+    def on_rematch(self, offer: RematchOffer) -> None:
+        """An offer made, declined or withdrawn (an accepted one switches games: `switch`)."""
+        mine = offer.seat == self.seat
+        side = self.side_name(offer.seat)
+        self.rematch = offer.seat if offer.state == "offered" else None
+        if offer.state == "offered":
+            self.say(
+                "rematch offered; waiting for the answer" if mine else f"{side} offers a rematch"
+            )
+        elif offer.state == "declined":
+            self.say("rematch declined", "class:status.error" if mine else "")
+        else:
+            self.say(f"{side} withdrew the rematch offer (left)")
+        self.invalidate()
+
+    def switch(self, state: GameState, seat: int | None) -> None:
+        """Show the rematch `state` (empty until its snapshot arrives), played from `seat`."""
+        self.state, self.seat = state, seat
+        self.rematch, self.question, self.confirming_resign = None, None, False
+        self.browsing, self.cursor, self.cursor_shown, self._turn_ply = None, None, False, -1
+        self.animation.clear()
+        self.buffer.reset()
+        self.say(f"rematch: game {state.game_id}")
+
+    @property
     def answering_takeback(self) -> bool:
         """The opponent's takeback request waits for this player's answer."""
         pending = self.state.takeback
@@ -805,6 +883,12 @@ class GameApp:
             return
         if word.lower() == "takeback":
             self.ask_takeback()
+            return
+        if word.lower() == "rematch":
+            self.offer_rematch()
+            return
+        if self.answering_rematch and word.lower() in ("y", "yes", "n", "no"):
+            self.answer_rematch(word.lower().startswith("y"))
             return
         if self.answering_takeback and word.lower() in ("y", "yes", "n", "no"):
             self.answer_takeback(word.lower().startswith("y"))

@@ -381,8 +381,10 @@ async def serve(
                 playing[summary.game_id] = task = asyncio.create_task(bot.run())
                 task.add_done_callback(lambda _: changed.set())
             changed.clear()
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancel.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), None if pushed else poll_seconds)
+                async with asyncio.timeout(None if pushed else poll_seconds):
+                    await changed.wait()
             if not pushed and not changed.is_set() and lobby.connected.is_set():
                 with contextlib.suppress(Disconnected, ServerError):
                     await list_open()

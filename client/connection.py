@@ -2,13 +2,13 @@
 
 `Session.run()` connects, says `hello`, calls the owner's `on_ready` (which resumes its seat or
 watches its game again, with the last version it saw), then passes every game event to
-`on_event` until the connection drops; then it waits (exponential backoff with jitter) and
-starts over. Commands go through `request`, which assigns the id, waits for the `ok` or `error`
-with that id, and paces every command within the server's message budget (a token bucket, so
-that a bot moving as fast as its turns allow is not closed for flooding). While connected, it
-pings the server every few seconds (app-level `ping`) to measure the round trip, which screens
-show and use to correct their clocks. Every frame is built and read by `protocol/`: nothing
-here knows msgpack.
+`on_event` (and `lobby` events, after a `games` with `subscribe`, to `on_lobby`) until the
+connection drops; then it waits (exponential backoff with jitter) and starts over. Commands go
+through `request`, which assigns the id, waits for the `ok` or `error` with that id, and paces
+every command within the server's message budget (a token bucket, so that a bot moving as fast
+as its turns allow is not closed for flooding). While connected, it pings the server every few
+seconds (app-level `ping`) to measure the round trip, which screens show and use to correct
+their clocks. Every frame is built and read by `protocol/`: nothing here knows msgpack.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from ubao.protocol import (
     Ok,
     Ping,
     ProtocolError,
+    RematchOffer,
     Resume,
     Role,
     Snapshot,
@@ -93,11 +94,12 @@ DEFAULT_BACKOFF = Backoff()
 @dataclass(frozen=True, slots=True)
 class Budget:
     """How many commands a client sends at once (`burst`) and per second after that. The
-    defaults keep to half the burst and the rate of a default server's budget (60, then 20 a
-    second, docs/server.md): the half left over absorbs frames that the network bunches."""
+    defaults keep to half the burst and three quarters of the rate of a default server's budget
+    (60, then 20 a second, docs/server.md): what is left over absorbs frames that the network
+    or a busy server bunches together."""
 
     burst: int = 30
-    per_second: float = 20.0
+    per_second: float = 15.0
 
 
 DEFAULT_BUDGET = Budget()
@@ -162,6 +164,8 @@ LagHandler = Callable[[float], None]
 """Called with the smoothed round-trip time in milliseconds after every ping."""
 LobbyHandler = Callable[[GameSummary], None]
 """Called with a game's summary on every `lobby` event (after a `games` with `subscribe`)."""
+RematchHandler = Callable[[RematchOffer], None]
+"""Called on every `rematch_offer` (they belong to no game's versions)."""
 
 
 def monotonic_ms() -> int:
@@ -182,6 +186,7 @@ class Session:
         on_state: StateHandler | None = None,
         on_lag: LagHandler | None = None,
         on_lobby: LobbyHandler | None = None,
+        on_rematch: RematchHandler | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         ping_seconds: float = PING_SECONDS,
         first_attempts: int = FIRST_ATTEMPTS,
@@ -195,6 +200,7 @@ class Session:
         self.on_state = on_state or (lambda text: None)
         self.on_lag = on_lag or (lambda rtt_ms: None)
         self.on_lobby = on_lobby or (lambda summary: None)
+        self.on_rematch = on_rematch or (lambda offer: None)
         self.backoff = backoff
         self.ping_seconds = ping_seconds
         self.first_attempts = first_attempts
@@ -306,6 +312,8 @@ class Session:
                 self._answer(message)
             elif isinstance(message, Lobby):
                 self.on_lobby(message.game)
+            elif isinstance(message, RematchOffer):
+                self.on_rematch(message)
             else:
                 self.on_event(message)
 

@@ -48,6 +48,8 @@ def record_of(snapshot: Snapshot) -> Record:
     for side, seat in zip(GAMES[snapshot.game].sides, snapshot.seats, strict=True):
         tags[side] = seat.name or "?"
         tags[f"{side}Kind"] = seat.kind
+        if seat.client is not None:
+            tags[f"{side}Client"] = seat.client
         tags.update(bot_tags(side, seat))
     if snapshot.clock is not None:
         tags["Clock"] = f"{snapshot.clock.initial_ms}+{snapshot.clock.increment_ms}"

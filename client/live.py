@@ -16,7 +16,7 @@ from ubao.client.board import STEP_SECONDS
 from ubao.client.connection import DEFAULT_BACKOFF, Backoff
 from ubao.client.seating import SeatSession
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Create, Event, Over
+from ubao.protocol import Create, Event, Over, RematchOffer
 
 
 class LiveGame(SeatSession):
@@ -82,6 +82,18 @@ class LiveGame(SeatSession):
         self.app.on_event(event)
         if isinstance(event, Over):
             self.forget_seat()
+
+    def on_rematch(self, offer: RematchOffer) -> None:
+        """Show an offer; on to the new game once one is accepted."""
+        if offer.game_id != self.game_id:
+            return  # about a game this screen has left
+        if offer.state != "accepted":
+            self.app.on_rematch(offer)
+            return
+        self.follow_rematch(offer)
+        self.app.switch(self.state, offer.new_seat)
+        if self.held is None:
+            self.app.application.create_background_task(self.watch_rematch())
 
     def on_state(self, text: str) -> None:
         self.app.connection = text

@@ -11,12 +11,16 @@
 
     1. 3 2 2. 4 1 1-0
 
-Pure: `format_record` and `parse_record` are inverses (`parse_record(format_record(r)) == r`).
+Pure: `format_record` and `parse_record` are inverses (`parse_record(format_record(r)) == r`
+for a record of printable text).
 Move numbers count pairs of plies, as in de Voogt's Bao records (`1. A7L a5R 2. ...`); in the
 mancala games an extra turn is simply a ply of its own, so a number may start with either side's
 move. The numbers are checked on reading but carry no information: the moves alone, replayed
 from the start position, give the game. Tags are kept in their order; values are strings with
-`\\` and `"` escaped by a backslash, as in PGN. Which tags a record has is up to its writer
+`\\` and `"` escaped by a backslash, as in PGN. A record is text that people print and
+pass around, whatever a server or a file put in it: every tag value and move is made printable
+(`protocol.escape`: control characters, escape sequences and bidi overrides written as `\\x1b`,
+`\\u202e`) when written and when read. Which tags a record has is up to its writer
 (`client/export.py`: the date the game was created, the server bots' settings from their seat
 info, ...); this module only reads and writes them.
 """
@@ -28,6 +32,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from ubao.protocol import escape
+from ubao.protocol.messages import MAX_TEXT
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 """The result tokens: seat 0 won, seat 1 won, a draw, unfinished."""
@@ -75,8 +82,14 @@ def options_tag(options: Mapping[str, Any]) -> str:
     return json.dumps(dict(options), separators=(",", ":"), sort_keys=True)
 
 
+def printable(text: str) -> str:
+    """`text` as a record holds it: escaped where it is not printable, so a line stays a line
+    and nothing in it can drive a terminal."""
+    return escape(text, MAX_TEXT)
+
+
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    return printable(value).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _unescape(value: str) -> str:
@@ -87,11 +100,9 @@ def format_record(record: Record, width: int = 79) -> str:
     """The record as text: tags, a blank line, the numbered moves wrapped at `width`, the result."""
     if "Game" not in record.tags:
         raise RecordError("a record needs a Game tag")
-    for name, value in record.tags.items():
-        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) or "\n" in value:
-            raise RecordError(
-                f"tag {name!r} cannot be written: names are letters and digits, values one line"
-            )
+    for name in record.tags:
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+            raise RecordError(f"tag {name!r} cannot be written: names are letters and digits")
     for move in record.moves:
         if not move or any(c.isspace() for c in move) or move in RESULTS or _NUMBER.fullmatch(move):
             raise RecordError(
@@ -106,7 +117,7 @@ def format_record(record: Record, width: int = 79) -> str:
     for ply, move in enumerate(record.moves):
         if ply % 2 == 0:
             words.append(f"{ply // 2 + 1}.")
-        words.append(move)
+        words.append(printable(move))
     words.append(record.result)
     line = ""
     for word in words:
@@ -137,7 +148,7 @@ def parse_record(text: str) -> Record:
             raise RecordError(f'line {body}: {stripped!r} is not a tag pair like [Game "kalah"]')
         if match[1] in tags:
             raise RecordError(f"line {body}: tag {match[1]} appears twice")
-        tags[match[1]] = _unescape(match[2])
+        tags[match[1]] = printable(_unescape(match[2]))
     if "Game" not in tags:
         raise RecordError("the record has no Game tag")
     moves: list[str] = []
@@ -161,7 +172,7 @@ def parse_record(text: str) -> Record:
             elif word in RESULTS:
                 result = word
             else:
-                moves.append(word)
+                moves.append(printable(word))
     if result is None:
         raise RecordError("the moves must end with a result: 1-0, 0-1, 1/2-1/2 or *")
     if tags.get("Result", result) != result:

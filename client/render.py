@@ -12,6 +12,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
 from ubao.client.board import COLUMNS, BaoView, BoardView, MancalaView, Marks, OthelloView
+from ubao.protocol import escape
+from ubao.protocol.messages import MAX_NAME
 
 STYLE = Style.from_dict(
     {
@@ -101,7 +103,8 @@ def _side_line(
     name = (names[side] if side < len(names) else None) or "open seat"
     line: StyleAndTextTuples = [
         ("class:side", f"{view.side_labels[side]}: "),
-        ("class:side.name", name),
+        # Names come from any record file and any server: shown escaped, whoever checked.
+        ("class:side.name", escape(name, MAX_NAME)),
     ]
     if extra and not own_line:
         line.append(("class:side.extra", f"  {extra}"))

@@ -34,6 +34,9 @@ from ubao.protocol import (
     ErrorCode,
     Event,
     Move,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
     Resign,
     Resume,
     Role,
@@ -89,6 +92,7 @@ class SeatSession:
             on_ready=self._on_ready,
             on_state=self.on_state,
             on_lag=self.on_lag,
+            on_rematch=self.on_rematch,
             backoff=backoff,
             budget=budget,
         )
@@ -110,6 +114,9 @@ class SeatSession:
 
     def on_closed(self, error: str) -> None:
         """The session ended for good, not by our wish; `error` says why."""
+
+    def on_rematch(self, offer: RematchOffer) -> None:
+        """A rematch of the game was offered, declined, withdrawn or accepted."""
 
     # -- the session ---------------------------------------------------------------------------
 
@@ -177,6 +184,26 @@ class SeatSession:
                     Resume(id=0, game_id=self.game_id, token=self.held.token, since_v=self.state.v)
                 )
 
+    def follow_rematch(self, offer: RematchOffer) -> None:
+        """Move on to the accepted rematch `offer.new_game_id`: a player keeps the new seat's
+        token (stored at once, under the same player name) and is sent the new game by the
+        server; a spectator watches it."""
+        assert offer.new_game_id is not None
+        self.game_id = offer.new_game_id
+        rtt_ms, self.state = self.state.rtt_ms, GameState(offer.new_game_id)
+        self.state.rtt_ms = rtt_ms
+        if offer.token is None or offer.new_seat is None:
+            self.held = None
+            self.watch = True
+            return
+        self.held, self.wanted_seat = SeatToken(offer.new_seat, offer.token), offer.new_seat
+        self.tokens.put(self.url, offer.new_game_id, self.session.name, self.held)
+
+    async def watch_rematch(self) -> None:
+        """A spectator follows the rematch (players are sent it without asking)."""
+        with contextlib.suppress(Disconnected, ServerError):
+            await self._watch()
+
     def forget_seat(self) -> None:
         """The game is over: its seat token is worth nothing any more."""
         if self.held is not None and self.game_id is not None:
@@ -199,6 +226,18 @@ class SeatSession:
         assert self.held is not None and self.game_id is not None
         await self.session.request(
             Takeback(id=0, game_id=self.game_id, token=self.held.token, ply=ply)
+        )
+
+    async def rematch(self) -> None:
+        """Offer a rematch of the finished game (or accept the opponent's offer)."""
+        assert self.held is not None and self.game_id is not None
+        await self.session.request(Rematch(id=0, game_id=self.game_id, token=self.held.token))
+
+    async def answer_rematch(self, accept: bool) -> None:
+        assert self.held is not None and self.game_id is not None
+        token = self.held.token
+        await self.session.request(
+            RematchAnswer(id=0, game_id=self.game_id, token=token, accept=accept)
         )
 
     async def answer_takeback(self, ply: int, accept: bool) -> None:

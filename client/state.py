@@ -219,9 +219,10 @@ class GameState:
         self.takeback = None
 
     def _seat(self, event: SeatEvent, now: float) -> None:
-        # The seat's kind and bot settings stay: only who sits there and presence change.
+        # The seat's kind and bot settings stay: only who sits there (and with what client)
+        # and presence change.
         self.seats[event.seat] = dataclasses.replace(
-            self.seats[event.seat], name=event.name, connected=event.connected
+            self.seats[event.seat], name=event.name, connected=event.connected, client=event.client
         )
         if event.connected or event.grace_ms is None:
             self.away_until.pop(event.seat, None)

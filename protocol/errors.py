@@ -55,6 +55,14 @@ class ErrorCode(StrEnum):
     """`takeback` while a takeback request already waits for its answer."""
     NO_TAKEBACK_REQUEST = "no_takeback_request"
     """`takeback_answer` with no request of the opponent's pending."""
+    NOT_OVER = "not_over"
+    """`rematch` of a game that is not over yet."""
+    REMATCH_PENDING = "rematch_pending"
+    """`rematch` while this seat's own offer waits for an answer."""
+    NO_REMATCH_OFFER = "no_rematch_offer"
+    """`rematch_answer` with no offer of the opponent's pending."""
+    ALREADY_REMATCHED = "already_rematched"
+    """`rematch` or `rematch_answer` of a game whose rematch was already made."""
 
 
 class AppCloseCode(IntEnum):

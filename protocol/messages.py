@@ -205,6 +205,9 @@ class SeatInfo:
     """Extension: a server bot's evaluation, when set (else the game's first)."""
     algorithm: Name | None = None
     """Extension: a server bot's search algorithm, when set."""
+    client: Name | None = None
+    """Extension: what kind of client plays an open seat, from its `hello` role: `bot` for a
+    bot client, whatever name it plays under (absent for people)."""
 
 
 TwoSeats = Annotated[tuple[SeatInfo, ...], Items(exact=2)]
@@ -402,6 +405,28 @@ class TakebackAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class Rematch:
+    """Extension: offer the opponent of a finished game another one, seats swapped; if the
+    opponent offered already, this accepts."""
+
+    type: ClassVar[str] = "rematch"
+    id: Id
+    game_id: GameId
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
+class RematchAnswer:
+    """Extension: accept or decline the opponent's rematch offer."""
+
+    type: ClassVar[str] = "rematch_answer"
+    id: Id
+    game_id: GameId
+    token: Token
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     type: ClassVar[str] = "ping"
     id: Id
@@ -516,6 +541,8 @@ class SeatEvent:
     """Extension: when this event starts the game, the legal moves, to the seat to move only."""
     clocks: Clocks | None = None
     """Extension: the clocks after this event, if the game has any."""
+    client: Name | None = None
+    """Extension: as in the seat info, `bot` when a bot client plays the seat."""
 
 
 TakebackState = Literal["asked", "declined", "accepted"]
@@ -545,6 +572,28 @@ class TakebackRequest:
     clocks: Clocks | None = None
 
 
+RematchState = Literal["offered", "declined", "withdrawn", "accepted"]
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOffer:
+    """Extension, to everyone in a finished game: a rematch was `offered`, `declined`,
+    `withdrawn` (the offerer left) or `accepted`: then `new_game_id` is the new game, and each
+    player's own copy carries their seat in it and its token. Not a game event: no `v`, not
+    stored, not replayed."""
+
+    type: ClassVar[str] = "rematch_offer"
+    game_id: GameId
+    seat: Seat
+    """The seat that offered."""
+    state: RematchState
+    new_game_id: GameId | None = None
+    new_seat: Seat | None = None
+    """In a player's own copy: the seat they have in the new game."""
+    token: Token | None = None
+    """In a player's own copy: the token of that seat."""
+
+
 @dataclass(frozen=True, slots=True)
 class Lobby:
     """Extension, to connections that subscribed with `games`: a game was created, a seat was
@@ -566,13 +615,15 @@ Command = (
     | Resign
     | Takeback
     | TakebackAnswer
+    | Rematch
+    | RematchAnswer
     | Ping
 )
 """What a client sends."""
 Reply = Ok | Error
 Event = Snapshot | Moved | Over | SeatEvent | TakebackRequest
 """Events of one game, each with its version `v`."""
-ServerMessage = Reply | Event | Lobby
+ServerMessage = Reply | Event | Lobby | RematchOffer
 """What a server sends."""
 Message = Command | ServerMessage
 
@@ -588,6 +639,8 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     Resign,
     Takeback,
     TakebackAnswer,
+    Rematch,
+    RematchAnswer,
     Ping,
 )
 SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
@@ -599,4 +652,5 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     SeatEvent,
     TakebackRequest,
     Lobby,
+    RematchOffer,
 )

@@ -14,6 +14,7 @@ were told, what the server holds and what the disk holds never disagree.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import heapq
 import logging
 import secrets
@@ -47,6 +48,9 @@ from ubao.protocol import (
     Over,
     Ping,
     ProtocolError,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
     Reply,
     Resign,
     Resume,
@@ -300,6 +304,9 @@ class Core:
                 self._attend(room)
         for game_id, seat in sorted(conn.seats):
             room = self.rooms.get(game_id)
+            if room is not None and room.rematch_offer == seat:
+                room.rematch_offer = None  # an offer lapses when its player leaves
+                self._tell_rematch(room, RematchOffer(game_id, seat, "withdrawn"))
             if room is not None and room.seats[seat].holder == conn.id:
                 before = room.checkpoint()
                 try:
@@ -419,6 +426,8 @@ class Core:
             self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
             self._takeback(conn, command)
+        elif isinstance(command, Rematch | RematchAnswer):
+            self._rematch(conn, command)
 
     def _takeback(self, conn: Connection, command: Takeback | TakebackAnswer) -> None:
         """Ask for a takeback (a server bot opponent grants it at once) or answer one."""
@@ -436,6 +445,87 @@ class Core:
             self._bot_plies.pop(room.game_id, None)
         self._publish(room, events, reply=(conn, Ok(id=command.id)))
 
+    def _rematch(self, conn: Connection, command: Rematch | RematchAnswer) -> None:
+        """Offer a rematch of a finished game, or answer the opponent's offer; a server bot
+        opponent accepts at once, and so does a `rematch` crossing the opponent's offer."""
+        room = self._room(command.game_id)
+        seat = self._held_seat(conn, room, command.token)
+        if room.status != "over":
+            raise Rejected(ErrorCode.NOT_OVER, f"game {room.game_id} is not over yet")
+        if room.rematch_id is not None:
+            message = f"game {room.game_id} was rematched already: game {room.rematch_id}"
+            raise Rejected(ErrorCode.ALREADY_REMATCHED, message)
+        offer = room.rematch_offer
+        if isinstance(command, RematchAnswer):
+            if offer is None or offer == seat:
+                message = f"no rematch offer of the opponent's waits in game {room.game_id}"
+                raise Rejected(ErrorCode.NO_REMATCH_OFFER, message)
+            if command.accept:
+                self._play_rematch(conn, command.id, room, offer)
+                return
+            room.rematch_offer = None
+            self._send(conn, Ok(id=command.id))
+            self._tell_rematch(room, RematchOffer(room.game_id, offer, "declined"))
+        elif offer == seat:
+            message = f"your rematch offer in game {room.game_id} waits for its answer"
+            raise Rejected(ErrorCode.REMATCH_PENDING, message)
+        elif offer is not None or room.seats[1 - seat].is_bot:
+            self._play_rematch(conn, command.id, room, seat if offer is None else offer)
+        else:
+            room.rematch_offer = seat
+            self._send(conn, Ok(id=command.id))
+            self._tell_rematch(room, RematchOffer(room.game_id, seat, "offered"))
+
+    def _play_rematch(self, conn: Connection, command_id: int, room: Room, offerer: int) -> None:
+        """Create the rematch (the offerer's game, for its shares): same game, options, clock,
+        pace and seat kinds, seats swapped; seat both players with new tokens, tell everyone
+        in the old game, and send each player the new game's snapshot."""
+        players = {
+            1 - index: self.conns[seat.holder]
+            for index, seat in enumerate(room.seats)
+            if not seat.is_bot and seat.holder is not None
+        }
+        spec = Create(
+            id=command_id,
+            game=room.game_name,
+            options=room.options,
+            seats=(room.seats[1].spec, room.seats[0].spec),
+            clock=room.clock_spec,
+            pace_ms=room.pace_ms or None,
+        )
+        new = self._new_room(players[1 - offerer], spec, seated=len(players))
+        before, now = new.checkpoint(), self.now()
+        events: list[Event] = []
+        tokens: dict[int, str] = {}
+        for new_seat, player in players.items():
+            tokens[new_seat] = secrets.token_urlsafe(24)
+            name = room.seats[1 - new_seat].name or player.name
+            token_hash = hash_token(tokens[new_seat])
+            is_bot = player.role == "bot"
+            events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
+        self._persist(new, before, events)
+        self.rooms[new.game_id] = new
+        room.rematch_offer, room.rematch_id = None, new.game_id
+        log.info("game %s rematched as game %s", room.game_id, new.game_id)
+        self._send(conn, Ok(id=command_id))
+        accepted = RematchOffer(room.game_id, offerer, "accepted", new_game_id=new.game_id)
+        for new_seat, player in players.items():
+            player.seats.add((new.game_id, new_seat))
+            mine = dataclasses.replace(accepted, new_seat=new_seat, token=tokens[new_seat])
+            self._send(player, mine)
+        self._tell_rematch(room, accepted, frozenset(player.id for player in players.values()))
+        self._publish(new, events, listed=True)
+        for player in players.values():
+            self._subscribe(player, new, None)
+
+    def _tell_rematch(
+        self, room: Room, offer: RematchOffer, exclude: frozenset[int] = frozenset()
+    ) -> None:
+        """Everyone in the finished game hears of its rematch offer."""
+        recipients = tuple(conn for conn in room.watchers if conn not in exclude)
+        if recipients:
+            self._out.append(Send(recipients, offer))
+
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
             raise Rejected(ErrorCode.BAD_MESSAGE, "hello was already received on this connection")
@@ -449,6 +539,20 @@ class Core:
         self._send(conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session))
 
     def _create(self, conn: Connection, create: Create) -> None:
+        room = self._new_room(conn, create)
+        before = room.checkpoint()
+        events = room.start_if_full(self.now())
+        self._persist(room, before, events)
+        self.rooms[room.game_id] = room
+        log.info(
+            "game %s created by connection %d: %s", room.game_id, conn.id, room.game.describe()
+        )
+        ok = Ok(id=create.id, game_id=room.game_id)
+        self._publish(room, events, reply=(conn, ok), listed=True)
+
+    def _new_room(self, conn: Connection, create: Create, *, seated: int = 0) -> Room:
+        """A new game created by `conn`, checked against the limits and its shares, not yet
+        stored or listed; `seated` players sit down in it at once (it will not wait for them)."""
         # The codec checks only that the game's name is well formed; the engine's registry says
         # whether there is such a game (OptionsError: bad_options), before any limit is asked.
         try:
@@ -477,7 +581,7 @@ class Core:
                 raise Rejected(ErrorCode.BAD_OPTIONS, message)
         live = [room for room in self.rooms.values() if room.status != "over"]
         bots = sum(spec.kind == "bot" for spec in create.seats)
-        waits = bots < len(create.seats)
+        waits = bots + seated < len(create.seats)
         mine = [room for room in live if room.creator == conn.id]
         self._check_share(limits.per_connection, "this connection", mine, bots, waits)
         ours = [room for room in live if room.creator_ip == conn.ip]
@@ -502,13 +606,7 @@ class Core:
         )
         room.creator, room.creator_ip = conn.id, conn.ip
         room.pace_ms = create.pace_ms or 0
-        before = room.checkpoint()
-        events = room.start_if_full(self.now())
-        self._persist(room, before, events)
-        self.rooms[game_id] = room
-        log.info("game %s created by connection %d: %s", game_id, conn.id, game.describe())
-        ok = Ok(id=create.id, game_id=game_id)
-        self._publish(room, events, reply=(conn, ok), listed=True)
+        return room
 
     @staticmethod
     def _check_share(share: Share, whose: str, rooms: list[Room], bots: int, waits: bool) -> None:
@@ -566,7 +664,7 @@ class Core:
         if seat is None:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
         before = room.checkpoint()
-        previous, events = room.attach(seat, conn.id, self.now())
+        previous, events = room.attach(seat, conn.id, self.now(), is_bot=conn.role == "bot")
         self._persist(room, before, events)
         if previous is not None and previous != conn.id:
             self._take_over(previous, room, seat)

@@ -76,6 +76,9 @@ class Seat:
     """The connection that plays this seat now, if any."""
     grace_until: int | None = None
     """While the player is away: when the seat stops being held for them."""
+    client: str | None = None
+    """`bot` when a bot client (`hello` role) joined or resumed it; not stored with the seat:
+    a restarted server learns it again when the player comes back."""
 
     @property
     def is_bot(self) -> bool:
@@ -100,6 +103,7 @@ class Seat:
             time_ms=spec.time_ms,
             eval=spec.eval,
             algorithm=spec.algorithm,
+            client=self.client,
         )
 
 
@@ -170,6 +174,11 @@ class Room:
         self.expires_at: int | None = None
         """While the game waits and neither its creator nor a player is connected: when it is
         withdrawn (`expired`)."""
+        self.rematch_offer: int | None = None
+        """Once over: the seat whose rematch offer waits for an answer (not stored: an offer
+        lapses when its player leaves, and with the server)."""
+        self.rematch_id: str | None = None
+        """The game that the accepted rematch created (not stored either)."""
         self._legal: tuple[str, ...] | None = None
 
     # -- queries -------------------------------------------------------------------------------
@@ -302,6 +311,7 @@ class Room:
             raise Rejected(ErrorCode.SEAT_TAKEN, f"seat {seat} of game {self.game_id} is taken")
         taken = self.seats[seat]
         taken.name, taken.token_hash, taken.holder, taken.grace_until = name, token_hash, conn, None
+        taken.client = "bot" if is_bot else None
         started = self._begin(now)
         event = self._append_seat_event(seat, now)
         if not started:
@@ -312,10 +322,14 @@ class Room:
         self.legal_v = event.v
         return seat, [event]
 
-    def attach(self, seat: int, conn: int, now: int) -> tuple[int | None, list[Event]]:
-        """Give the seat to connection `conn`; returns the connection it is taken from."""
+    def attach(
+        self, seat: int, conn: int, now: int, *, is_bot: bool = False
+    ) -> tuple[int | None, list[Event]]:
+        """Give the seat to connection `conn` (a bot client's if `is_bot`); returns the
+        connection it is taken from."""
         held = self.seats[seat]
         previous, held.holder, held.grace_until = held.holder, conn, None
+        held.client = "bot" if is_bot else None
         if previous is not None or self.status == "over":
             return previous, []
         return None, [self._append_seat_event(seat, now)]
@@ -450,7 +464,7 @@ class Room:
                     result = Result(None, "aborted", None)
                 events.append(self._finish(result, now))
             elif self.status == "waiting":
-                seat.name = seat.token_hash = None
+                seat.name = seat.token_hash = seat.client = None
                 events.append(self._append_seat_event(index, now))
         if self.status == "waiting" and self.expires_at is not None and self.expires_at <= now:
             events.append(self._finish(Result(None, "expired", None), now))
@@ -541,6 +555,7 @@ class Room:
                 grace_ms=grace_ms,
                 status=self.status,
                 clocks=self.clocks(now),
+                client=held.client,
             )
         )
 

@@ -144,6 +144,18 @@ class Recorder:
     async def resign(self) -> None:
         raise AssertionError("not asked for")
 
+    async def takeback(self, ply: int) -> None:
+        raise AssertionError("not asked for")
+
+    async def answer_takeback(self, ply: int, accept: bool) -> None:
+        raise AssertionError("not asked for")
+
+    async def rematch(self) -> None:
+        raise AssertionError("not asked for")
+
+    async def answer_rematch(self, accept: bool) -> None:
+        raise AssertionError("not asked for")
+
 
 async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_esc() -> None:
     actions = Recorder()

@@ -14,6 +14,7 @@ from ubao.protocol import (
     SeatEvent,
     SeatInfo,
     Snapshot,
+    TakebackRequest,
 )
 
 SEATS = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", True))
@@ -192,3 +193,29 @@ def test_a_clock_in_its_last_tenth_warns() -> None:
     state.clock = ClockSpec(600_000, 5_000)
     state.clocks = Clocks((31_000, 30_000), running=0)
     assert not state.low_on_time(0, 0.0) and state.low_on_time(1, 0.0)
+
+
+def test_a_takeback_request_is_pending_until_answered_or_a_move_and_accepted_rewinds() -> None:
+    state = GameState("g1")
+    state.apply(snapshot(takeback=1), now=0.0)
+    assert state.takeback == 1
+    state.apply(moved(2, 0, "2", AFTER_2, 0), now=0.0)  # a move ends the request
+    assert state.takeback is None
+    state.apply(moved(3, 1, "1", AFTER_2_1, 1), now=0.0)
+    asked = TakebackRequest(game_id="g1", v=4, seat=0, state="asked", ply=2)
+    state.apply(asked, now=0.0)
+    assert state.takeback == 0 and state.history == ["2", "1"]
+    accepted = TakebackRequest(
+        game_id="g1",
+        v=5,
+        seat=0,
+        state="accepted",
+        ply=1,
+        position=AFTER_2,
+        to_move=0,
+        legal=("1", "3", "4"),
+    )
+    assert state.apply(accepted, now=0.0) is Applied.APPLIED
+    assert (state.history, state.movers, state.ply, state.to_move) == (["2"], [0], 1, 0)
+    assert state.legal == ("1", "3", "4") and state.takeback is None and state.last is None
+    assert len(state.positions) == 2 and state.view_at(1).values == state.view.values

@@ -34,6 +34,9 @@ from ubao.protocol import (
     Over,
     Ping,
     ProtocolError,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
     Resign,
     Result,
     Resume,
@@ -144,6 +147,8 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Resign: st.builds(Resign, ids, texts, texts),
     Takeback: st.builds(Takeback, ids, texts, texts, counts),
     TakebackAnswer: st.builds(TakebackAnswer, ids, texts, texts, counts, st.booleans()),
+    Rematch: st.builds(Rematch, ids, texts, texts),
+    RematchAnswer: st.builds(RematchAnswer, ids, texts, texts, st.booleans()),
     Ping: st.builds(Ping, ids, int64),
     Ok: st.builds(
         Ok,
@@ -217,6 +222,15 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(clocks),
     ),
     Lobby: st.builds(Lobby, summaries),
+    RematchOffer: st.builds(
+        RematchOffer,
+        texts,
+        seats,
+        st.sampled_from(["offered", "declined", "withdrawn", "accepted"]),
+        maybe(texts),
+        maybe(seats),
+        maybe(texts),
+    ),
 }
 any_message = st.one_of(*MESSAGES.values())
 

@@ -24,6 +24,7 @@ from ubao.protocol import (
     Join,
     Lobby,
     Ok,
+    RematchOffer,
     Role,
     SeatSpec,
     ServerMessage,
@@ -151,7 +152,7 @@ class Peer:
         return ok.seat, ok.token, got[1:]
 
     def events(self) -> list[Event]:
-        return [m for m in self.inbox if not isinstance(m, Ok | Error | Lobby)]
+        return [m for m in self.inbox if not isinstance(m, Ok | Error | Lobby | RematchOffer)]
 
 
 class Harness:
@@ -245,7 +246,7 @@ class Client:
             message = await self.recv()
             if isinstance(message, Ok | Error) and message.id == command.id:
                 return message
-            assert not isinstance(message, Ok | Error | Lobby), message
+            assert not isinstance(message, Ok | Error | Lobby | RematchOffer), message
             self.events.append(message)
 
     async def ok(self, command: Command) -> Ok:
@@ -263,7 +264,7 @@ class Client:
         if self.events:
             return self.events.pop(0)
         message = await self.recv()
-        assert not isinstance(message, Ok | Error | Lobby), message
+        assert not isinstance(message, Ok | Error | Lobby | RematchOffer), message
         return message
 
     async def event_of(self, kind: type[Any]) -> Any:
