@@ -1,5 +1,5 @@
 """The native core (engine/native/*.c): the rules of the mancala family and Othello, perft,
-and the negamax search of the mancala family (engine/search.py runs it).
+and their negamax search (engine/search.py runs it).
 
 Positions and moves are the Python engine's own (engine/mancala.py, engine/othello.py);
 `engine/backend.py` wraps each core as a `Game`.
@@ -29,11 +29,12 @@ class Mancala:
     def final_score(self, position: Sequence[int], /) -> tuple[int, int] | None: ...
     def perft(self, position: Sequence[int], depth: int, /) -> int: ...
 
-class MancalaSearch:
-    """engine/search.py's negamax over one mancala variant with `store_diff`, node for node,
-    with its own transposition table; each iteration runs without the GIL."""
+class Search:
+    """engine/search.py's negamax over one game's native rules with its default evaluation
+    (mancala `store_diff`, Othello `standard`), node for node, with its own transposition
+    table; each iteration runs without the GIL."""
 
-    def __init__(self, rules: Mancala, hash_mb: float, exact: bool) -> None: ...
+    def __init__(self, rules: Mancala | Othello, hash_mb: float, exact: bool) -> None: ...
     def begin(self) -> None: ...
     def iterate(
         self, position: Sequence[int], depth: int, root_move: int | None, seconds: float, /

@@ -7,11 +7,12 @@ and `"auto"` when it is unset.
 
 A native game is a subclass of the Python one that hands its rules (`legal_moves`, `play`,
 `child`, `children`, `is_over`, `outcome`) to the C core; move ordering, evaluations and
-notation stay the Python class's; `search_core` gives the native search where the core has one
-(the mancala family with `store_diff`: engine/search.py runs it for negamax). Positions and moves are the Python engine's own
-values, so notation, evaluations, the search, the server and the clients run unchanged on either
-backend, and the two can be compared position by position. Error messages stay the Python
-rules': the core answers None for an illegal move, and the Python `play` explains why.
+notation stay the Python class's. `search_core` gives the native search where the core has
+one (the default evaluation of the mancala family and Othello; engine/search.py runs it for
+negamax). Positions and moves are the Python engine's own values, so notation, evaluations,
+the search, the server and the clients run unchanged on either backend, and the two can be
+compared position by position. Error messages stay the Python rules': the core answers None
+for an illegal move, and the Python `play` explains why.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ from ubao.engine.othello import Othello
 from ubao.engine.othello import Position as OthelloPosition
 
 if TYPE_CHECKING:
-    from ubao.engine._native import MancalaSearch
+    from ubao.engine._native import Search
 
 try:
     from ubao.engine._native import Mancala as MancalaCore
-    from ubao.engine._native import MancalaSearch as MancalaSearchCore
     from ubao.engine._native import Othello as OthelloCore
+    from ubao.engine._native import Search as SearchCore
 
     NATIVE_BUILT = True
 except ImportError:  # installed without a C compiler: the Python rules run
@@ -97,7 +98,7 @@ class NativeRules(ABC):
     def perft(self, position: Any, depth: int) -> int:
         """Move sequences of `depth` plies, counted in C without the GIL."""
 
-    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> MancalaSearch | None:
+    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
         """The native negamax with its own table, for `evaluation` in strength or `exact`
         mode; None where the core has no search for this game and evaluation (the Python
         search runs)."""
@@ -140,10 +141,10 @@ class NativeMancala(NativeRules, Mancala):
     def perft(self, position: MancalaPosition, depth: int) -> int:
         return self._core.perft(position, depth)
 
-    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> MancalaSearch | None:
+    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
         if evaluation != "store_diff":
             return None
-        return MancalaSearchCore(self._core, hash_mb, exact)
+        return SearchCore(self._core, hash_mb, exact)
 
 
 class NativeKalah(NativeMancala, Kalah):
@@ -186,6 +187,11 @@ class NativeOthello(NativeRules, Othello):
 
     def perft(self, position: OthelloPosition, depth: int) -> int:
         return self._core.perft(position, depth)
+
+    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
+        if evaluation != "standard":
+            return None
+        return SearchCore(self._core, hash_mb, exact)
 
 
 def _outcome(score: tuple[int, int] | None) -> Outcome | None:

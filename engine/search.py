@@ -26,7 +26,7 @@ from ubao.engine.backend import NativeRules
 from ubao.engine.game import Evaluation, Game, M, Outcome, P
 
 if TYPE_CHECKING:
-    from ubao.engine._native import MancalaSearch
+    from ubao.engine._native import Search
 
 ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""
@@ -326,7 +326,7 @@ class Searcher(Generic[P, M]):
         self.hash_mb = hash_mb
         self.table = TranspositionTable(hash_mb)
         self.control = SearchControl()
-        self.native: MancalaSearch | None = None
+        self.native: Search | None = None
         """The same search in the native core, with its own table, where the game's backend
         has one for this algorithm and evaluation; it then runs every untraced search."""
         if algorithm == "negamax" and isinstance(game, NativeRules):
@@ -561,7 +561,7 @@ class _NativeTree:
     """What `_deepen` asks of `_Tree`, from the native core's negamax: each iteration runs in C
     without the GIL; `stop` reaches it through the control's `on_stop`."""
 
-    def __init__(self, core: MancalaSearch, control: SearchControl) -> None:
+    def __init__(self, core: Search, control: SearchControl) -> None:
         self.root_move: Any = None
         self.root_best: Any = None
         self.root_score = 0.0

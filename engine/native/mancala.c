@@ -74,7 +74,7 @@ static void sweep(const ManRules *r, ManPos *p, int last_mover) {
     }
 }
 
-void man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out) {
+int man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out) {
     int m = r->pits, player = p->to_move;
     int store = player ? 2 * m + 1 : m, first = player ? m + 1 : 0;
     int hole = r->hole[player][k];
@@ -104,7 +104,9 @@ void man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out) {
             }
         }
     }
-    if (man_is_over(r, out)) sweep(r, out, player);
+    if (!man_is_over(r, out)) return 0;
+    sweep(r, out, player);
+    return 1;
 }
 
 void man_final(const ManRules *r, const ManPos *p, int *south, int *north) {

@@ -33,8 +33,9 @@ void man_init(ManRules *r, int pits, int capture_sower, int empty_capture, int e
 int man_is_over(const ManRules *r, const ManPos *p);
 /* The legal moves as indices into the mover's table; returns how many (0 when over). */
 int man_legal(const ManRules *r, const ManPos *p, int *moves);
-/* Sows move index `k` (legal) into `out`: captures, the next player, the end sweep. */
-void man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out);
+/* Sows move index `k` (legal) into `out`: captures, the next player, the end sweep; returns
+ * whether the game is over after it. */
+int man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out);
 /* The final stores as the Python engine's `outcome` counts them (only when over). */
 void man_final(const ManRules *r, const ManPos *p, int *south, int *north);
 uint64_t man_perft(const ManRules *r, const ManPos *p, int depth);

@@ -14,6 +14,7 @@
 #include "othello.h"
 #include "search.h"
 
+#define MAX_HASH_MB (1 << 30) /* a petabyte of table: beyond any machine, and no overflow */
 #define MAX_PERFT_DEPTH 1000 /* as deep as Python's recursion limit lets the Python perft go */
 
 /* A perft depth, or -1 with an exception set. */
@@ -581,39 +582,51 @@ static PyTypeObject OthType = {
     .tp_methods = Oth_methods,
 };
 
-/* -- the mancala search ---------------------------------------------------------------------- */
+/* -- the search ------------------------------------------------------------------------------ */
 
 typedef struct {
-    PyObject_HEAD ManSearch search;
-    int busy; /* a search is running without the GIL: only `stop` may touch the object */
+    PyObject_HEAD SearchState search;
+    PyObject *rules; /* the Mancala or Othello object searched; its rules never change */
+    int busy;        /* a search is running without the GIL: only `stop` may touch the object */
 } SearchObject;
+
+/* A position of the searched game, read while the GIL is held. */
+typedef struct {
+    ManPos man;
+    OthPos64 narrow;
+    OthPos256 broad;
+} SearchPos;
 
 static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"rules", "hash_mb", "exact", NULL};
     PyObject *rules;
     double hash_mb;
     int exact;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!dp:MancalaSearch", names, &ManType, &rules,
-                                     &hash_mb, &exact))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odp:Search", names, &rules, &hash_mb, &exact))
         return NULL;
-    if (!(hash_mb >= 0)) {
-        PyErr_SetString(PyExc_ValueError, "the table's memory must be 0 MB or more");
+    if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType)) {
+        PyErr_SetString(PyExc_TypeError, "a search needs the rules of a Mancala or an Othello");
+        return NULL;
+    }
+    if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
+        PyErr_Format(PyExc_ValueError, "the table's memory must be 0 to %d MB", MAX_HASH_MB);
         return NULL;
     }
     SearchObject *self = (SearchObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    ManSearch *s = &self->search;
-    s->rules = ((ManObject *)rules)->rules;
-    s->exact = exact;
-    if (tt_init(&s->table, hash_mb) < 0) {
+    if (tt_init(&self->search.table, hash_mb) < 0) {
         Py_TYPE(self)->tp_free((PyObject *)self);
         return PyErr_NoMemory();
     }
+    self->search.exact = exact;
+    Py_INCREF(rules);
+    self->rules = rules;
     return (PyObject *)self;
 }
 
 static void Search_dealloc(SearchObject *self) {
     tt_free(&self->search.table);
+    Py_DECREF(self->rules);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -624,21 +637,50 @@ static int search_idle(SearchObject *self) {
     return 0;
 }
 
+/* Reads a position of the searched game; 0 with an exception set when it is not one. */
+static int search_read(SearchObject *self, PyObject *position, SearchPos *p) {
+    if (PyObject_TypeCheck(self->rules, &ManType))
+        return man_read(&((ManObject *)self->rules)->rules, position, &p->man);
+    Bb256 black, white;
+    int player;
+    if (!oth_read((OthObject *)self->rules, position, &black, &white, &player)) return 0;
+    p->broad = (OthPos256){black, white, player};
+    p->narrow = (OthPos64){black.w[0], white.w[0], player};
+    return 1;
+}
+
+/* One iteration (GIL released by the caller), or the line after it when `line` is set. */
+static int search_run(SearchObject *self, const SearchPos *p, int depth, double *score,
+                      int *line) {
+    SearchState *s = &self->search;
+    if (PyObject_TypeCheck(self->rules, &ManType)) {
+        const ManRules *r = &((ManObject *)self->rules)->rules;
+        return line ? man_search_pv(s, r, &p->man, depth, line)
+                    : man_search_iterate(s, r, &p->man, depth, score);
+    }
+    const OthObject *othello = (const OthObject *)self->rules;
+    if (othello->wide)
+        return line ? oth_search_256_pv(s, &othello->broad, &p->broad, depth, line)
+                    : oth_search_256_iterate(s, &othello->broad, &p->broad, depth, score);
+    return line ? oth_search_64_pv(s, &othello->narrow, &p->narrow, depth, line)
+                : oth_search_64_iterate(s, &othello->narrow, &p->narrow, depth, score);
+}
+
 static PyObject *Search_begin(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     if (!search_idle(self)) return NULL;
-    man_search_begin(&self->search);
+    search_begin(&self->search);
     Py_RETURN_NONE;
 }
 
 static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    ManSearch *s = &self->search;
-    ManPos p;
-    double score, seconds;
+    SearchState *s = &self->search;
+    SearchPos p;
+    double score = 0.0, seconds;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "iterate(position, depth, root_move, seconds)");
         return NULL;
     }
-    if (!search_idle(self) || !man_read(&s->rules, args[0], &p)) return NULL;
+    if (!search_idle(self) || !search_read(self, args[0], &p)) return NULL;
     long depth = PyLong_AsLong(args[1]);
     if (depth == -1 && PyErr_Occurred()) return NULL;
     if (depth < 1 || depth > SEARCH_MAX_DEPTH) {
@@ -658,7 +700,7 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
     Py_BEGIN_ALLOW_THREADS
     s->deadline = search_clock() + seconds;
     s->root_move = root_move;
-    status = man_search_iterate(s, &p, (int)depth, &score);
+    status = search_run(self, &p, (int)depth, &score, NULL);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (status < 0) Py_RETURN_NONE;
@@ -666,30 +708,30 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
 }
 
 static PyObject *Search_counts(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
-    const ManSearch *s = &self->search;
+    const SearchState *s = &self->search;
     return Py_BuildValue("(KKKKK)", (unsigned long long)s->generated,
                          (unsigned long long)s->expanded, (unsigned long long)s->evaluated,
                          (unsigned long long)s->cutoffs, (unsigned long long)s->hits);
 }
 
 static PyObject *Search_root(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
-    const ManSearch *s = &self->search;
+    const SearchState *s = &self->search;
     if (s->root_best == TT_NO_MOVE) return Py_BuildValue("(Od)", Py_None, s->root_score);
     return Py_BuildValue("(id)", s->root_best, s->root_score);
 }
 
 static PyObject *Search_pv(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    ManSearch *s = &self->search;
-    ManPos p;
+    SearchPos p;
     int line[SEARCH_MAX_DEPTH + 2];
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "pv(position, depth)");
         return NULL;
     }
-    if (!search_idle(self) || !man_read(&s->rules, args[0], &p)) return NULL;
+    if (!search_idle(self) || !search_read(self, args[0], &p)) return NULL;
     long depth = PyLong_AsLong(args[1]);
     if (depth == -1 && PyErr_Occurred()) return NULL;
-    int n = man_search_pv(s, &p, depth < SEARCH_MAX_DEPTH ? (int)depth : SEARCH_MAX_DEPTH, line);
+    int n = search_run(self, &p, depth < SEARCH_MAX_DEPTH ? (int)depth : SEARCH_MAX_DEPTH, NULL,
+                       line);
     PyObject *list = PyList_New(n);
     if (!list) return NULL;
     for (int i = 0; i < n; i++) {
@@ -738,8 +780,8 @@ static PyMethodDef Search_methods[] = {
 
 static PyTypeObject SearchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ubao.engine._native.MancalaSearch",
-    .tp_doc = PyDoc_STR("engine/search.py's negamax over one mancala variant, with its table."),
+    .tp_name = "ubao.engine._native.Search",
+    .tp_doc = PyDoc_STR("engine/search.py's negamax over one game's native rules, with its table."),
     .tp_basicsize = sizeof(SearchObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Search_new,
@@ -752,8 +794,8 @@ static PyTypeObject SearchType = {
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ubao.engine._native",
-    .m_doc = PyDoc_STR("The native core: the rules of the mancala family and Othello, perft, and the "
-                       "mancala search."),
+    .m_doc = PyDoc_STR("The native core: the rules of the mancala family and Othello, perft, "
+                       "and their negamax search."),
     .m_size = -1,
 };
 
@@ -775,7 +817,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     Py_INCREF(&SearchType);
-    if (PyModule_AddObject(module, "MancalaSearch", (PyObject *)&SearchType) < 0) {
+    if (PyModule_AddObject(module, "Search", (PyObject *)&SearchType) < 0) {
         Py_DECREF(&SearchType);
         Py_DECREF(module);
         return NULL;

@@ -1,7 +1,11 @@
-/* Othello for both board widths: the word operations of each, then the shared rules. */
+/* Othello for both board widths: the word operations of each, then the shared rules and
+ * search. */
 #include "othello.h"
 
+#include <math.h>
+
 #include "bits.h"
+#include "search.h"
 
 /* -- one 64-bit word: boards up to 8x8 ---------------------------------------------------- */
 
@@ -18,6 +22,7 @@ static inline Bb64 shift64(Bb64 x, int step) { return step > 0 ? x << step : x >
 #define B_COUNT(x) bits_count(x)
 #define B_BIT(square) ((Bb64)1 << (square))
 #define B_LOWEST(x) bits_lowest(x)
+#define B_HASH(x) search_int_hash(x)
 #include "othello_impl.h"
 #undef W
 #undef B_ZERO
@@ -30,6 +35,7 @@ static inline Bb64 shift64(Bb64 x, int step) { return step > 0 ? x << step : x >
 #undef B_COUNT
 #undef B_BIT
 #undef B_LOWEST
+#undef B_HASH
 
 /* -- four words: boards from 10x10 to 16x16 (steps are at most 17 squares) ------------------ */
 
@@ -89,6 +95,17 @@ static inline int lowest256(Bb256 x) {
     return 64 * i + bits_lowest(x.w[i]);
 }
 
+/* Python's hash of the int: its value modulo 2**61 - 1, word by word from the top (2**64 is 8
+ * modulo 2**61 - 1). */
+static inline uint64_t hash256(Bb256 x) {
+    uint64_t h = 0;
+    for (int i = OTH_WORDS - 1; i >= 0; i--) {
+        h = search_int_hash(h * 8) + search_int_hash(x.w[i]);
+        h = search_int_hash(h);
+    }
+    return h;
+}
+
 #define W 256
 #define B_ZERO zero256
 #define B_OR or256
@@ -100,4 +117,5 @@ static inline int lowest256(Bb256 x) {
 #define B_COUNT count256
 #define B_BIT bit256
 #define B_LOWEST lowest256
+#define B_HASH hash256
 #include "othello_impl.h"

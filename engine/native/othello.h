@@ -18,11 +18,19 @@ typedef struct {
 
 /* The eight directions clockwise from north: the index step, and the squares a step may land
  * on (the board less the column a step east or west would wrap into). */
+#define OTH_GROUPS 7 /* square weights: corner, A, edge, inner, second ring, C, X */
+
+/* Also the `standard` evaluation's tables (engine/othello.py `_positional_tables`): the
+ * squares of each weight, the best first (the order of `search_moves`), and per corner the
+ * C-squares and X-square whose penalty lapses once it is taken. */
 typedef struct {
     int size, squares;
     int step[8];
     Bb64 land[8];
     Bb64 full;
+    int weight[OTH_GROUPS];
+    Bb64 group[OTH_GROUPS];
+    Bb64 corner[4], c_squares[4], x_square[4];
 } Oth64;
 
 typedef struct {
@@ -30,6 +38,9 @@ typedef struct {
     int step[8];
     Bb256 land[8];
     Bb256 full;
+    int weight[OTH_GROUPS];
+    Bb256 group[OTH_GROUPS];
+    Bb256 corner[4], c_squares[4], x_square[4];
 } Oth256;
 
 #define OTH_DECLARE(W)                                                         \

@@ -80,7 +80,10 @@ class SpeedRow:
 
     game: str
     backend: str
-    """Where the game's rules ran: `python` or `native` (the search itself is Python)."""
+    """Where the game's rules ran: `python` or `native`."""
+    search: str
+    """Where the search ran: `native` where the core has this game's search for the algorithm
+    and the default evaluation (docs/engine.md, Native core), else `python`."""
     algorithm: str
     positions: int
     generated: int
@@ -320,8 +323,10 @@ def bench_speed(
                 bar.step(f"{name} {backend} {algorithm}")
                 generated = 0
                 spent = 0.0
+                native = False
                 for position in positions:
                     searcher = Searcher(make_game(name, {}, backend), algorithm)
+                    native = searcher.native is not None
                     stats = searcher.search(position, time_ms=seconds * 1000).stats
                     generated += stats.generated
                     spent += stats.seconds
@@ -329,6 +334,7 @@ def bench_speed(
                     SpeedRow(
                         name,
                         backend,
+                        "native" if native else "python",
                         algorithm,
                         len(positions),
                         generated,
@@ -467,8 +473,8 @@ def games_table(rows: Sequence[BenchRow]) -> str:
 
 def speed_table(rows: Sequence[SpeedRow]) -> str:
     header = (
-        "game", "rules", "algorithm", "positions", "generated", "time s", "nodes/s", "movegen/s",
-        "perft/s",
+        "game", "rules", "search", "algorithm", "positions", "generated", "time s", "nodes/s",
+        "movegen/s", "perft/s",
     )  # fmt: skip
     return format_table(
         header,
@@ -476,6 +482,7 @@ def speed_table(rows: Sequence[SpeedRow]) -> str:
             (
                 row.game,
                 row.backend,
+                row.search,
                 row.algorithm,
                 row.positions,
                 row.generated,

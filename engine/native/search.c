@@ -1,0 +1,108 @@
+/* The search's shared parts, and its mancala instance: engine/mancala.py's `search_moves`,
+ * `child` and `store_diff` leaf behind the template of search_impl.h. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#endif
+#include "search.h"
+
+#include <math.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <time.h>
+#endif
+
+double search_clock(void) {
+#ifdef _WIN32
+    LARGE_INTEGER now, frequency;
+    QueryPerformanceCounter(&now);
+    QueryPerformanceFrequency(&frequency);
+    return (double)now.QuadPart / (double)frequency.QuadPart;
+#else
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+#endif
+}
+
+void search_begin(SearchState *s) {
+    tt_next_search(&s->table);
+    s->generated = s->expanded = s->evaluated = s->cutoffs = s->hits = 0;
+    s->nscores = 0;
+    s->stop = 0;
+}
+
+/* The hash of the position tuple: the holes, then the player (counts are below 2**61). */
+static int64_t man_hash(const ManRules *r, const ManPos *p) {
+    uint64_t acc = SEARCH_HASH_START;
+    for (int i = 0; i < r->ring; i++) acc = search_hash_item(acc, (uint64_t)p->hole[i]);
+    return search_hash_end(search_hash_item(acc, (uint64_t)p->to_move), r->ring + 1);
+}
+
+/* `search_moves` of engine/mancala.py: extra turns, then captures (the largest first), then
+ * the rest, each group from the pit nearest the store; move indices of the mover's table. */
+static int man_order(const ManRules *r, const ManPos *p, int *moves) {
+    if (man_is_over(r, p)) return 0;
+    int player = p->to_move, m = r->pits, store = player ? 2 * m + 1 : m;
+    int first = player ? m + 1 : 0, end = first + m, n = 0, ncaptures = 0, nrest = 0;
+    int captures[MAN_MAX_MOVES], taken[MAN_MAX_MOVES], rest[MAN_MAX_MOVES];
+    for (int k = r->count[player] - 1; k >= 0; k--) {
+        int seeds = p->hole[r->hole[player][k]];
+        if (seeds < r->min_seeds) continue;
+        if (seeds < r->lap) {
+            int last = r->path[player][k][seeds - 1];
+            if (last == store) {
+                moves[n++] = k;
+                continue;
+            }
+            if (first <= last && last < end && !p->hole[last] && p->hole[2 * m - last]) {
+                int i = ncaptures++; /* insertion keeps equal captures in their order */
+                for (; i > 0 && taken[i - 1] < p->hole[2 * m - last]; i--) {
+                    captures[i] = captures[i - 1];
+                    taken[i] = taken[i - 1];
+                }
+                captures[i] = k;
+                taken[i] = p->hole[2 * m - last];
+                continue;
+            }
+        }
+        rest[nrest++] = k;
+    }
+    for (int i = 0; i < ncaptures; i++) moves[n++] = captures[i]; /* a few moves: no memcpy call */
+    for (int i = 0; i < nrest; i++) moves[n++] = rest[i];
+    return n;
+}
+
+static int man_leaf(const ManRules *r, const ManPos *p, int over, double *value) {
+    if (over < 0 ? man_is_over(r, p) : over) return 0;
+    *value = (double)(p->hole[r->pits] - p->hole[2 * r->pits + 1]);
+    return 1;
+}
+
+static double man_ended(const ManRules *r, const ManPos *p, int me, int ply) {
+    int south, north;
+    man_final(r, p, &south, &north);
+    return search_final(south, north, me, ply);
+}
+
+static int man_find(const ManRules *r, const ManPos *p, int move) {
+    int moves[MAN_MAX_MOVES], n = man_legal(r, p, moves);
+    for (int i = 0; i < n; i++)
+        if (r->move[p->to_move][moves[i]] == move) return moves[i];
+    return -1;
+}
+
+#define S_NAME(x) man_search_##x
+#define S_RULES ManRules
+#define S_POS ManPos
+#define S_MAX_MOVES MAN_MAX_MOVES
+#define S_HANDLES MAN_MAX_MOVES
+#define S_TO_MOVE to_move
+#define S_HASH man_hash
+#define S_ORDER man_order
+#define S_VALUE(r, p, k) ((r)->move[(p)->to_move][k])
+#define S_CHILD man_sow
+#define S_LEAF man_leaf
+#define S_ENDED man_ended
+#define S_FIND man_find
+#include "search_impl.h"

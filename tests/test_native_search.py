@@ -1,0 +1,196 @@
+"""The native negamax against the Python search, its oracle: value, best move, principal
+variation and every node count identical, in both modes, at fixed depths, for every mancala
+option set and every Othello size; the dispatch that picks it; time limits and `stop` from
+another thread.
+
+The whole module skips when the extension is not built (the Python search then runs
+everywhere, as the rest of the suite checks).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+from test_native import MANCALA_OPTION_SETS, OTHELLO_SIZES, pair, random_mancala_position
+
+from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.game import Game
+from ubao.engine.games import make_game
+from ubao.engine.search import SearchControl, Searcher, SearchResult, Tracer
+from ubao.engine.tools import bench
+
+if not NATIVE_BUILT:
+    pytest.skip("the native core is not built", allow_module_level=True)
+
+
+def summary(result: SearchResult[Any]) -> tuple[Any, ...]:
+    """Everything a search returns but its times."""
+    stats = result.stats
+    return (
+        result.move,
+        result.score,
+        result.pv,
+        result.stopped,
+        stats.generated,
+        stats.expanded,
+        stats.evaluated,
+        stats.cutoffs,
+        stats.table_hits,
+        stats.depth,
+        stats.table_entries,
+    )
+
+
+def along_a_game(game: Game[Any, Any], rng: random.Random, count: int) -> list[Any]:
+    """The start and `count - 1` positions of one random game, spread from start to end."""
+    line = [game.start()]
+    while moves := game.legal_moves(line[-1]):
+        line.append(game.play(line[-1], rng.choice(moves)))
+    return [line[0], *sorted(rng.sample(line[1:], min(count - 1, len(line) - 1)), key=line.index)]
+
+
+def assert_searches_alike(
+    reference: Game[Any, Any],
+    native: Game[Any, Any],
+    positions: list[Any],
+    rng: random.Random,
+    deepest: int = 6,
+) -> None:
+    """Kept searchers of both backends, each mode, search every position alike, each to a
+    depth of 1 to `deepest`."""
+    for exact in (True, False):
+        python = Searcher(reference, exact=exact)
+        core = Searcher(native, exact=exact)
+        assert python.native is None and core.native is not None
+        for position in positions:
+            depth = rng.randint(1, deepest)
+            expected = summary(python.search(position, depth))
+            assert summary(core.search(position, depth)) == expected, (position, depth, exact)
+
+
+@pytest.mark.parametrize(("name", "options"), MANCALA_OPTION_SETS)
+def test_every_option_set_searches_as_python(name: str, options: dict[str, Any]) -> None:
+    reference, native = pair(name, options)
+    rng = random.Random(f"search{name}{sorted(options.items())}")
+    positions = along_a_game(reference, rng, 6)
+    while len(positions) < 10:  # and free positions: laps, empty rows, either mover
+        candidate = random_mancala_position(reference, rng)
+        if reference.legal_moves(candidate):
+            positions.append(candidate)
+    assert_searches_alike(reference, native, positions, rng)
+
+
+@pytest.mark.parametrize("size", OTHELLO_SIZES)
+def test_every_othello_size_searches_as_python(size: int) -> None:
+    """Along random games: openings, passes, the disc count of the last empties, the end."""
+    reference, native = pair("othello", {"size": size})
+    rng = random.Random(f"search othello {size}")
+    positions = along_a_game(reference, rng, 8) + along_a_game(reference, rng, 4)
+    assert_searches_alike(reference, native, positions, rng, 6 if size <= 10 else 3)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize(
+    ("name", "options", "depths"),
+    [("kalah", {"pits": 6, "seeds": 4}, (9, 11)), ("othello", {}, (4, 6))],
+)
+def test_deep_searches_with_a_kept_small_table(
+    exact: bool, name: str, options: dict[str, Any], depths: tuple[int, int]
+) -> None:
+    """A game played by kept searchers whose table fills, grows to an odd size and replaces
+    entries of earlier searches: both backends search every move alike."""
+    reference, native = pair(name, options)
+    python = Searcher(reference, exact=exact, hash_mb=0.1)
+    core = Searcher(native, exact=exact, hash_mb=0.1)
+    position = reference.start()
+    for ply in range(40):
+        depth = depths[0] if ply % 3 else depths[1]
+        expected = python.search(position, depth)
+        assert summary(core.search(position, depth)) == summary(expected), ply
+        if expected.move is None:
+            break
+        position = reference.play(position, expected.move)
+    assert python.table.capacity == 3276 and core.search(position, 3).stats.table_entries > 0
+
+
+def test_no_table_and_finished_games_match() -> None:
+    reference, native = pair("ethiopian", {})
+    for exact in (True, False):
+        python = Searcher(reference, exact=exact, hash_mb=0)
+        core = Searcher(native, exact=exact, hash_mb=0)
+        assert summary(core.search(reference.start(), 6)) == summary(
+            python.search(reference.start(), 6)
+        )
+    with pytest.raises(ValueError, match="table's memory"):
+        Searcher(native, hash_mb=2.0**31)
+    over = (0, 0, 0, 0, 0, 0, 20, 1, 0, 0, 0, 0, 0, 27, 0)
+    assert reference.is_over(over)
+    assert summary(Searcher(native).search(over, 4)) == summary(Searcher(reference).search(over, 4))
+
+
+def test_the_native_search_runs_where_the_core_has_it() -> None:
+    """Negamax with the default evaluation on a native game; anything else, Python."""
+    kalah = make_game("kalah", backend="native")
+    assert Searcher(kalah).native is not None
+    assert Searcher(kalah, evaluation="store_diff", exact=True).native is not None
+    assert Searcher(kalah, evaluation="mobility").native is None
+    assert Searcher(kalah, algorithm="alphabeta").native is None
+    assert Searcher(make_game("kalah", backend="python")).native is None
+    othello = make_game("othello", {"size": 12}, backend="native")
+    assert Searcher(othello).native is not None
+    assert Searcher(othello, evaluation="discs").native is None
+
+
+def test_a_trace_runs_the_python_search() -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 2}, backend="native")
+    lines: list[str] = []
+    searcher = Searcher(game)
+    traced = searcher.search(game.start(), 3, tracer=Tracer(lines.append))
+    assert lines and traced.score == searcher.search(game.start(), 3).score
+
+
+def test_a_time_limit_and_iterations() -> None:
+    game = make_game("kalah", backend="native")
+    seen: list[int] = []
+    result = Searcher(game).search(
+        game.start(), time_ms=30, on_iteration=lambda done: seen.append(done.stats.depth)
+    )
+    assert result.stopped and result.move in game.legal_moves(game.start())
+    assert seen == list(range(1, len(seen) + 1)) and result.stats.depth == seen[-1]
+
+
+def test_stop_from_another_thread_while_the_gil_is_free() -> None:
+    """A search without limits runs (the main thread keeps running: no GIL held) until `stop`;
+    stopped before it starts, it returns at once with a legal move."""
+    game = make_game("kalah", {"pits": 6, "seeds": 6}, backend="native")
+    searcher = Searcher(game)
+    control = SearchControl()
+    found: list[SearchResult[int]] = []
+    worker = threading.Thread(
+        target=lambda: found.append(searcher.search(game.start(), control=control))
+    )
+    worker.start()
+    ticks = 0
+    while ticks < 5:
+        ticks += 1
+        time.sleep(0.002)
+    control.stop()
+    worker.join()
+    assert found[0].stopped and found[0].move in game.legal_moves(game.start())
+    early = SearchControl()
+    early.stop()
+    result = searcher.search(game.start(), 20, control=early)
+    assert result.stopped and result.stats.depth == 0 and result.move is not None
+
+
+def test_the_speed_bench_says_where_the_search_ran() -> None:
+    rows = bench.bench_speed(["kalah", "bao"], seconds=0.02)
+    assert [(row.game, row.backend, row.search) for row in rows] == [
+        ("kalah", "python", "python"),
+        ("kalah", "native", "native"),
+        ("bao", "python", "python"),
+    ]
