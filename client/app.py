@@ -175,14 +175,21 @@ def format_clock(ms: int) -> str:
 
 def format_info(info: BotInfo, side: str) -> str:
     """A bot's report on the search behind its move, with the score said from its side: a
-    number of points, or a forced win or loss in so many plies."""
+    number of points, or a forced win or loss in so many plies. Lines break between words to
+    fit the narrowest side panel (the screen would break them mid-word)."""
     if info.mate is None:
         score = f"{info.score:+d} for {side}"
     else:
-        score = f"{side} {'wins' if info.mate > 0 else 'loses'} in {abs(info.mate)} plies"
-    return (
-        f"{side}: depth {info.depth}, {score}\n"
-        f"  {info.nodes} nodes, {info.time_ms} ms, pv {' '.join(info.pv)}"
+        plies = abs(info.mate)
+        outcome = "wins" if info.mate > 0 else "loses"
+        score = f"{side} {outcome} in {plies} {'ply' if plies == 1 else 'plies'}"
+    search = f"{info.nodes} nodes, {info.time_ms} ms, pv {' '.join(info.pv)}"
+    width = PANEL_MIN_WIDTH - 1
+    return "\n".join(
+        (
+            textwrap.fill(f"{side}: depth {info.depth}, {score}", width, subsequent_indent="  "),
+            textwrap.fill(search, width, initial_indent="  ", subsequent_indent="  "),
+        )
     )
 
 

@@ -12,7 +12,15 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import until
 
-from ubao.client.app import END_WIDTH, MAX_STEP, GameApp, describe_seat, format_clock, format_info
+from ubao.client.app import (
+    END_WIDTH,
+    MAX_STEP,
+    PANEL_MIN_WIDTH,
+    GameApp,
+    describe_seat,
+    format_clock,
+    format_info,
+)
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES
 from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Snapshot
@@ -287,9 +295,19 @@ def test_engine_reports_say_from_whose_side_the_score_is_and_no_mate() -> None:
         "North: depth 6, +3 for North\n  5210 nodes, 38 ms, pv 3 1"
     )
     won = dataclasses.replace(info, score=999_995, mate=5)
-    assert format_info(won, "South").startswith("South: depth 6, South wins in 5 plies")
-    lost = dataclasses.replace(info, score=-999_996, mate=-4)
-    assert "South loses in 4 plies" in format_info(lost, "South")
+    assert format_info(won, "South").startswith("South: depth 6, South wins in\n  5 plies")
+    lost = dataclasses.replace(info, score=-999_996, mate=-1)
+    assert "South loses\n  in 1 ply\n" in format_info(lost, "South")
+
+
+def test_engine_reports_break_between_words_to_fit_the_side_panel() -> None:
+    pv = tuple(str(n % 6 + 1) for n in range(30))
+    info = BotInfo(depth=12, score=999_995, mate=11, nodes=123_456, time_ms=987, pv=pv)
+    lines = format_info(info, "North").split("\n")
+    assert all(len(line) < PANEL_MIN_WIDTH for line in lines)
+    words = " ".join(lines).split()
+    assert words[:6] == ["North:", "depth", "12,", "North", "wins", "in"]
+    assert words[-30:] == list(pv)
 
 
 def test_the_players_panel_shows_the_time_control_and_warns_on_low_time() -> None:
