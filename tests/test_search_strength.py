@@ -6,7 +6,7 @@ import random
 from typing import Any, ClassVar
 
 import pytest
-from test_search import SMALL_OPTIONS
+from test_search import SMALL_OPTIONS, sample_positions
 
 from ubao.engine.game import Game, Outcome, Step
 from ubao.engine.games import GAMES, make_game
@@ -27,27 +27,12 @@ from ubao.engine.search import (
 from ubao.engine.solve import Solver
 
 
-def playout_positions(game: Game[Any, Any], count: int, seed: int) -> list[Any]:
-    """Positions of seeded random games (restarting at each end), none over."""
-    rng = random.Random(seed)
-    found: list[Any] = []
-    position = game.start()
-    while len(found) < count:
-        moves = game.legal_moves(position)
-        if not moves:
-            position = game.start()
-            continue
-        found.append(position)
-        position = game.play(position, rng.choice(moves))
-    return found
-
-
 def late_kalah_positions(count: int, seed: int, seeds_left: int) -> list[Any]:
     """Kalah (6,4) positions with at most `seeds_left` seeds in the pits and two moves or more."""
     game = make_game("kalah", {})
     return [
         position
-        for position in playout_positions(game, 4000, seed)
+        for position in sample_positions(game, 4000, seed)
         if sum(position[:6]) + sum(position[7:13]) <= seeds_left
         and len(game.legal_moves(position)) > 1
     ][:count]
@@ -136,7 +121,7 @@ def test_a_bigger_win_outranks_a_quicker_one(algorithm: str, exact: bool) -> Non
 
 def test_the_strength_mode_takes_deeper_table_scores_and_the_exact_mode_does_not() -> None:
     game = make_game("kalah", {})
-    position = playout_positions(game, 5, seed=2)[-1]
+    position = sample_positions(game, 5, seed=2)[-1]
     counts = {}
     for exact in (False, True):
         searcher = Searcher(game, exact=exact)
@@ -156,7 +141,7 @@ def test_the_strength_mode_takes_deeper_table_scores_and_the_exact_mode_does_not
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_search_moves_child_and_leaf_evaluation_agree_with_the_rules(name: str) -> None:
     game = make_game(name, SMALL_OPTIONS.get(name, {}))
-    positions = playout_positions(game, 150, seed=5)
+    positions = sample_positions(game, 150, seed=5)
     positions.append(game.play(positions[-1], game.legal_moves(positions[-1])[0]))
     leaves = {name: game.leaf_evaluation(evaluate) for name, evaluate in game.evaluations.items()}
     for position in positions:
