@@ -317,19 +317,42 @@ def decode_server_message(data: bytes | str) -> ServerMessage:
     return cast(ServerMessage, _decode(data, _SERVER_MESSAGES))
 
 
+_Field = tuple[str, Any]
+"""A dataclass field on the wire: its name, and the value at which it is left out: optional
+fields (default None) while unset, flags (default False) while false. Required fields, and
+fields with another default, are always sent (`_ALWAYS`), even when nil (an error's id, a
+draw's winner)."""
+
+_ALWAYS = object()
+
+_LAYOUTS: dict[type[Any], tuple[str | None, tuple[_Field, ...]]] = {}
+"""Per dataclass, read once: its `type` tag, if a message, and its fields."""
+
+
+def _layout(cls: type[Any]) -> tuple[str | None, tuple[_Field, ...]]:
+    kind = getattr(cls, "type", None)
+    fields = tuple(
+        (f.name, f.default if f.default is None or f.default is False else _ALWAYS)
+        for f in dataclasses.fields(cls)
+    )
+    _LAYOUTS[cls] = layout = (kind if isinstance(kind, str) else None, fields)
+    return layout
+
+
 def _wire(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        kind = getattr(type(value), "type", None)
-        if isinstance(kind, str):
-            out["type"] = kind
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            # Optional fields (default None) are left out while unset, flags (default False)
-            # while false; required ones are sent even when nil (an error's id, a draw's winner).
-            if item is f.default and (item is None or item is False):
+    if value is None or type(value) in (str, int, bool, float):
+        return value
+    layout = _LAYOUTS.get(type(value))
+    if layout is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        layout = _layout(type(value))
+    if layout is not None:
+        kind, fields = layout
+        out: dict[str, Any] = {} if kind is None else {"type": kind}
+        for name, left_out in fields:
+            item = getattr(value, name)
+            if item is left_out:
                 continue
-            out[f.name] = _wire(item)
+            out[name] = _wire(item)
         return out
     if isinstance(value, tuple | list):
         return [_wire(item) for item in value]

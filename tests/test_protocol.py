@@ -277,6 +277,17 @@ def test_unset_optional_fields_are_left_out_but_required_nils_are_sent() -> None
     ]
 
 
+def test_a_field_is_left_out_only_at_its_own_default() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Fields:
+        maybe: bool | None = None
+        flag: bool = False
+        count: int = 0
+
+    assert to_wire(Fields()) == {"count": 0}
+    assert to_wire(Fields(maybe=False, flag=True)) == {"maybe": False, "flag": True, "count": 0}
+
+
 def test_frames_are_msgpack_maps_with_snake_case_string_keys() -> None:
     raw = msgpack.unpackb(encode(Ping(id=1, t=5)))
     assert raw == {"type": "ping", "id": 1, "t": 5}
