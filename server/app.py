@@ -1,6 +1,6 @@
 """The asyncio layer: moves frames between WebSocket connections and the session core.
 
-It owns the sockets, one writer task per connection, the timer that wakes the core at its next
+It owns the sockets and their keepalive, the timer that wakes the core at its next
 deadline, the group commit of the store, and the bot engines; every decision is the core's.
 
 Everything the core sends waits for the store's next commit, which covers every change made
@@ -25,6 +25,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from ubao.protocol import BotInfo, encode
 from ubao.server.bots import Bots, BotSettings
@@ -73,56 +74,45 @@ class ServerConfig:
 
 
 class Outbox:
-    """One connection's outgoing frames, written in order by their own task so that a slow
-    reader never holds up the core or the other connections; and its keepalive pings."""
+    """One connection's outgoing frames and keepalive pings. A frame is written to the socket
+    at once (the transport buffers what the kernel does not take), so that a slow reader never
+    holds up the core or the other connections, and no task or await is spent per frame."""
 
     def __init__(self, ws: ServerConnection, config: ServerConfig, conn: int) -> None:
         self.ws = ws
         self.conn = conn
         self.config = config
-        self.queue: asyncio.Queue[bytes | tuple[int, str]] = asyncio.Queue()
-        self.queued = 0
-        """Bytes in `queue`."""
         self.closed = False
-        self.task = asyncio.create_task(self._run())
+        self.closing: asyncio.Task[None] | None = None
         self.keepalive = asyncio.create_task(self._keepalive())
 
     def send(self, frame: bytes) -> None:
-        if self.closed:
+        ws = self.ws
+        if self.closed or ws.protocol.state is not State.OPEN or ws.transport.is_closing():
             return
-        waiting = self.queued + self.ws.transport.get_write_buffer_size()
+        waiting = ws.transport.get_write_buffer_size()
         if waiting and waiting + len(frame) > self.config.send_budget:
             self.cut(CloseCode.POLICY_VIOLATION, "too slow to read its messages")
             return
-        self.queued += len(frame)
-        self.queue.put_nowait(frame)
+        ws.protocol.send_binary(frame)
+        ws.send_data()
 
     def close(self, code: int, reason: str) -> None:
-        """Close after the frames already queued (an error reply before its close)."""
+        """Close after the frames already written (an error reply before its close)."""
         if not self.closed:
             self.closed = True
-            self.queue.put_nowait((code, reason))
+            self.closing = asyncio.create_task(self._close(code, reason))
 
     def cut(self, code: int, reason: str) -> None:
-        """Close now, dropping what is queued: the client is not reading it anyway."""
+        """Close now, sending nothing more: the close frame waits behind what the client did
+        not read, so the connection is cut if the closing handshake does not finish in time."""
         log.info("connection %d: %s", self.conn, reason)
-        self.closed = True
-        self.task.cancel()
-        self.task = asyncio.create_task(self._close(code, reason))
+        self.close(code, reason)
 
     def stop(self) -> None:
-        self.task.cancel()
         self.keepalive.cancel()
-
-    async def _run(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            while True:
-                item = await self.queue.get()
-                if isinstance(item, tuple):
-                    await self._close(*item)
-                    return
-                self.queued -= len(item)
-                await self.ws.send(item)
+        if self.closing is not None:
+            self.closing.cancel()
 
     async def _close(self, code: int, reason: str) -> None:
         """The closing handshake, or a cut connection if it does not finish in time (writing

@@ -110,13 +110,16 @@ class Seat:
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     """A room's state before a change: everything a change may touch, so that it can be undone.
-    Its mutable parts become the room's again on `rollback`, so it serves once."""
+    Taking one costs the same at any ply (a change is checkpointed on every move); undoing,
+    which only a store that refused a write needs, replays the moves. Its mutable parts become
+    the room's again on `rollback`, so it serves once."""
 
     position: Any
-    history: tuple[str, ...]
-    movers: tuple[int, ...]
-    """Copies: a takeback shortens them, other changes append."""
-    seen: Counter[Hashable]
+    history: list[str]
+    movers: list[int]
+    """The room's own lists, not copies: a move appends to them (cut back to `ply` on
+    rollback), a takeback replaces them."""
+    ply: int
     status: Status
     result: Result | None
     v: int
@@ -485,9 +488,9 @@ class Room:
         clock = self.clock
         return Checkpoint(
             position=self.position,
-            history=tuple(self.history),
-            movers=tuple(self.movers),
-            seen=self.seen.copy(),
+            history=self.history,
+            movers=self.movers,
+            ply=self.ply,
             status=self.status,
             result=self.result,
             v=self.v,
@@ -497,11 +500,11 @@ class Room:
         )
 
     def rollback(self, saved: Checkpoint) -> None:
-        """Back to the state of `saved`, as if the changes since had never happened."""
-        self.position, self._legal = saved.position, None
-        self.history, self.movers = list(saved.history), list(saved.movers)
+        """Back to the state of `saved`, as if the changes since had never happened; the moves
+        are replayed from the start to count the positions seen again."""
+        self._replay_from_start(saved.movers[: saved.ply], saved.history[: saved.ply])
+        assert self.position == saved.position
         del self.events[saved.v :]
-        self.seen = saved.seen
         self.status, self.result = saved.status, saved.result
         self.v, self.legal_v = saved.v, saved.legal_v
         self.clock = saved.clock
@@ -518,6 +521,12 @@ class Room:
             self.movers.append(seat)
             self.seen[self.game.key(self.position)] += 1
         self._legal = None
+
+    def _replay_from_start(self, movers: Sequence[int], moves: Sequence[str]) -> None:
+        """The game as if only `moves` had been played: positions seen are counted anew."""
+        self.position, self.history, self.movers = self.game.start(), [], []
+        self.seen = Counter([self.game.key(self.position)])
+        self.replay(movers, moves)
 
     def restore_events(self, events: Sequence[Event]) -> None:
         self.events = list(events)
@@ -580,10 +589,7 @@ class Room:
         Clocks keep the time spent (no refund, no increment); the asker's runs now, or none
         if the game is back at its start (clocks start at the first move)."""
         keep = max(index for index, seat in enumerate(self.movers) if seat == asker)
-        movers, moves = self.movers[:keep], self.history[:keep]
-        self.position, self.history, self.movers = self.game.start(), [], []
-        self.seen = Counter([self.game.key(self.position)])
-        self.replay(movers, moves)
+        self._replay_from_start(self.movers[:keep], self.history[:keep])
         if self.clock is not None:
             self.clock.stop(now)
             if self.history:
