@@ -1,4 +1,4 @@
-# ubao: the server (default entrypoint), and the `ubao` clients for compose services.
+# ubao: the server (default entrypoint), and the `ubao` clients and engine workers of compose.
 FROM python:3.11-slim
 
 RUN useradd --create-home --uid 1000 ubao \
@@ -9,7 +9,8 @@ COPY engine engine
 COPY protocol protocol
 COPY server server
 COPY client client
-RUN pip install --no-cache-dir . && rm -rf /root/.cache
+# The cluster extra (redis) too: the same image runs the nodes and workers of the cluster profile.
+RUN pip install --no-cache-dir '.[cluster]' && rm -rf /root/.cache
 
 USER ubao
 ENV XDG_DATA_HOME=/data PYTHONUNBUFFERED=1

@@ -1,6 +1,10 @@
 """Server-hosted bot seats: a bounded pool of `ubao-engine stdio` subprocesses, driven over
 pipes, each searching for whichever bot seat's turn comes next.
 
+`BotSeats` is what every way of searching shares (a move's attempts, the game's pace, the bot
+turns of each game); `Bots` searches with local engines, `ubao.server.workers.WorkerPool` with
+engine workers over Redis.
+
 An engine is told the position and the seat's options before every search (and `ucinewgame`
 when the game changes), so any engine can play any seat; turns beyond the pool's size wait for
 an engine. The server owns the deadline: past a move's time budget it sends `stop`, and an
@@ -18,7 +22,8 @@ import contextlib
 import itertools
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ubao.protocol import BotInfo
@@ -203,17 +208,25 @@ Accept = Callable[[str, BotInfo | None], bool]
 """Offers a move to the game; False if the rules reject it."""
 
 
-class Bots:
-    """The engine pool and the bot turns of every game."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a search found: the `bestmove` (None for `bestmove none`) and the last `info`."""
+
+    move: str | None
+    info: BotInfo | None
+    engine: Engine | None = None
+    """The local engine that found it, retired if its move is not legal."""
+
+
+class BotSeats(ABC):
+    """The bot turns of every game and a move's attempts, whoever searches: the local engine
+    pool (`Bots`) or engine workers over Redis (`ubao.server.workers.WorkerPool`)."""
+
+    engines: Collection[Engine]
+    """Engine processes of this server, idle or searching (`ubao_engines` in /metrics)."""
 
     def __init__(self, settings: BotSettings) -> None:
         self.settings = settings
-        self.engines: set[Engine] = set()
-        """Every engine process running, idle or searching."""
-        self._idle: list[Engine] = []
-        self._slots = asyncio.Semaphore(max(1, settings.engines))
-        """One per engine that may run: taken while an engine searches."""
-        self._numbers = itertools.count(1)
         self._tasks: dict[str, set[asyncio.Task[None]]] = {}
 
     def spawn(self, game_id: str, work: asyncio.Task[None]) -> None:
@@ -235,60 +248,90 @@ class Bots:
         go = go_command(turn.spec, turn.clocks)
         why = "no attempt"
         for _ in range(settings.attempts):
-            async with self._slots:
-                try:
-                    move, info, engine = await self._search(turn, setup, go, budget_s)
-                except EngineFailure as exc:
-                    why = str(exc)
-                    log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
-                    if exc.info is None or not exc.info.pv:
-                        continue
-                    move, info, engine = exc.info.pv[0], exc.info, None  # the best found so far
+            try:
+                answer = await self._search(turn, setup, go, budget_s)
+            except EngineFailure as exc:
+                why = str(exc)
+                log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
+                if exc.info is None or not exc.info.pv:
+                    continue
+                answer = Answer(exc.info.pv[0], exc.info)  # the best found so far
             await asyncio.sleep(not_before - loop.time())
-            if move is not None and accept(move, info):
+            if answer.move is not None and accept(answer.move, answer.info):
                 return None
-            why = f"the engine's move {move!r} is not legal here"
+            why = f"the engine's move {answer.move!r} is not legal here"
             log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
-            if engine in self._idle:  # ask a new engine
-                self._idle.remove(engine)
-                await self._retire(engine)
+            await self._rejected(answer)
         return why
 
     async def release(self, game_id: str) -> None:
-        """The game is over: stop its bot turns (their engines are killed mid-search)."""
+        """The game is over: stop its bot turns (their searches end with them)."""
         await self._cancel(self._tasks.pop(game_id, set()))
 
     async def close(self) -> None:
         tasks, self._tasks = self._tasks, {}
         await self._cancel(set().union(*tasks.values()))
-        engines, self._idle, self.engines = self._idle, [], set()
-        await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
     @staticmethod
     async def _cancel(tasks: set[asyncio.Task[None]]) -> None:
-        """Cancel bot turns and wait until they have cleaned up (killed their engine)."""
+        """Cancel bot turns and wait until they have cleaned up (ended their search)."""
         current = asyncio.current_task()
         pending = [task for task in tasks if task is not current]
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
+    @abstractmethod
     async def _search(
         self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
-    ) -> tuple[str | None, BotInfo | None, Engine]:
-        """Search with an idle engine, or a new one; it goes back to the pool after, unless it
-        failed or the game ended mid-search (then it is killed)."""
-        engine = await self._engine()
-        try:
-            if engine.game_id != turn.game_id:
-                await engine.send("ucinewgame")
-                engine.game_id = turn.game_id
-            move, info = await engine.think(setup, go, budget_s, self.settings.stop_grace_s)
-        except BaseException:
-            await self._retire(engine)
-            raise
-        self._idle.append(engine)
-        return move, info, engine
+    ) -> Answer:
+        """One attempt: the lines of docs/engine-protocol.md searched within `budget_s` (then
+        `stop`); EngineFailure when no `bestmove` came."""
+
+    @abstractmethod
+    async def _rejected(self, answer: Answer) -> None:
+        """The rules refused the answer's move, before the next attempt."""
+
+
+class Bots(BotSeats):
+    """The local engine pool: `ubao-engine stdio` processes of this server."""
+
+    def __init__(self, settings: BotSettings) -> None:
+        super().__init__(settings)
+        self.engines: set[Engine] = set()
+        """Every engine process running, idle or searching."""
+        self._idle: list[Engine] = []
+        self._slots = asyncio.Semaphore(max(1, settings.engines))
+        """One per engine that may run: taken while an engine searches."""
+        self._numbers = itertools.count(1)
+
+    async def close(self) -> None:
+        await super().close()
+        engines, self._idle, self.engines = self._idle, [], set()
+        await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
+
+    async def _search(
+        self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
+    ) -> Answer:
+        """Search with an idle engine, or a new one, once one may run; it goes back to the pool
+        after, unless it failed or the game ended mid-search (then it is killed)."""
+        async with self._slots:
+            engine = await self._engine()
+            try:
+                if engine.game_id != turn.game_id:
+                    await engine.send("ucinewgame")
+                    engine.game_id = turn.game_id
+                move, info = await engine.think(setup, go, budget_s, self.settings.stop_grace_s)
+            except BaseException:
+                await self._retire(engine)
+                raise
+            self._idle.append(engine)
+            return Answer(move, info, engine)
+
+    async def _rejected(self, answer: Answer) -> None:
+        if answer.engine in self._idle:  # ask a new engine
+            self._idle.remove(answer.engine)
+            await self._retire(answer.engine)
 
     async def _engine(self) -> Engine:
         """An idle engine, or a new one."""

@@ -25,8 +25,10 @@ def turn_commands(spec: SeatSpec, position: str) -> list[str]:
     """What an engine is told before it searches for a bot seat: the position, then the seat's
     algorithm and evaluation, each set back to the default when the seat has none, since the
     engine may have searched for another seat before. The evaluation comes after the position
-    because the engine checks it against the game."""
+    because the engine checks it against the game; it is set back first too, so that one
+    chosen for another game (Othello's `positional` before a Kalah position) is not refused."""
     return [
+        "setoption name Eval value <empty>",
         position,
         f"setoption name Algorithm value {spec.algorithm or DEFAULT_ALGORITHM}",
         f"setoption name Eval value {spec.eval or '<empty>'}",

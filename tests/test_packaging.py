@@ -28,6 +28,52 @@ def test_docker_compose_file_is_valid() -> None:
         assert re.search(rf"^  {service}:$", result.stdout, re.MULTILINE), service
 
 
+def compose_services(config: str) -> dict[str, str]:
+    """Each service's block of `docker-compose config` output (normalised YAML), by name."""
+    section = re.search(r"^services:\n((?:[ \n].*\n)*)", config, re.MULTILINE)
+    assert section is not None, config
+    blocks = re.split(r"^  ([\w-]+):\n", section.group(1), flags=re.MULTILINE)
+    return dict(zip(blocks[1::2], blocks[2::2], strict=True))
+
+
+def test_the_cluster_profile_adds_redis_nodes_workers_and_a_balancer() -> None:
+    compose = shutil.which("docker-compose")
+    if compose is None:
+        pytest.skip("docker-compose is not installed (CI installs Debian's docker-compose)")
+    result = subprocess.run(
+        [compose, "-f", str(ROOT / "docker-compose.yml"), "--profile", "cluster", "config"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    services = compose_services(result.stdout)
+    cluster = {"redis", "node-1", "node-2", "node-3", "worker-1", "worker-2", "lb"}
+    for name, block in services.items():
+        # Without --profile, only the single server and its bots start, as before.
+        profile = "cluster" if name in cluster else "client" if name == "client" else None
+        assert (f"profiles:\n    - {profile}\n" in block) if profile else "profiles:" not in block
+    assert cluster <= services.keys()
+    assert "- --appendfsync\n    - always" in services["redis"]
+    for node in ("node-1", "node-2", "node-3"):
+        assert "- --redis\n    - redis://redis:6379/0" in services[node]
+    for worker in ("worker-1", "worker-2"):
+        assert "- worker\n    - --redis\n    - redis://redis:6379/0" in services[worker]
+    assert "deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg" in services["lb"]
+
+
+def test_the_balancer_config_is_valid() -> None:
+    haproxy = shutil.which("haproxy")
+    if haproxy is None:
+        pytest.skip("haproxy is not installed (apt-get install haproxy)")
+    config = ROOT / "deploy" / "haproxy.cfg"
+    result = subprocess.run([haproxy, "-c", "-f", str(config)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    text = config.read_text()
+    assert "option httpchk GET /healthz" in text
+    assert all(f"server node-{n} node-{n}:8765" in text for n in (1, 2, 3))
+
+
 def test_dockerfile_runs_the_server_as_a_non_root_user_with_a_health_check() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^USER (?!root)\w+", dockerfile, re.MULTILINE)

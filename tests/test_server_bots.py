@@ -42,14 +42,16 @@ def test_go_carries_depth_time_and_clocks() -> None:
 
 
 def test_every_turn_sets_the_position_and_every_option_of_the_seat() -> None:
-    # A pooled engine may have searched for another seat: defaults are set back explicitly.
+    # A pooled engine may have searched for another seat: defaults are set back explicitly, the
+    # evaluation also before the position, which the engine checks it against.
     assert turn_commands(SeatSpec.bot(2), "position kalah {} startpos") == [
+        "setoption name Eval value <empty>",
         "position kalah {} startpos",
         "setoption name Algorithm value negamax",
         "setoption name Eval value <empty>",
     ]
     spec = SeatSpec.bot(2, eval="mobility", algorithm="alphabeta")
-    assert turn_commands(spec, "position kalah {} startpos")[1:] == [
+    assert turn_commands(spec, "position kalah {} startpos")[2:] == [
         "setoption name Algorithm value alphabeta",
         "setoption name Eval value mobility",
     ]
@@ -167,6 +169,19 @@ async def test_a_real_engine_takes_the_servers_table_size_and_each_seats_options
         plain = turn("h", spec=SeatSpec.bot(3, algorithm="alphabeta"))
         assert await bots.play(plain, Referee()) is None
         assert len(bots.engines) == 1
+    finally:
+        await bots.close()
+
+
+async def test_an_engine_goes_from_a_seat_of_one_game_to_another_games_seat() -> None:
+    # Othello has no `store_seeds`: an engine still set to it would refuse the next position.
+    bots = Bots(settings(ENGINE_COMMAND, hash_mb=1, engines=1))
+    othello = turn("h", game="othello", options={"size": 4}, moves=(), spec=SeatSpec.bot(2))
+    try:
+        assert await bots.play(turn(spec=SeatSpec.bot(2, eval="store_seeds")), Referee()) is None
+        (engine,) = bots.engines
+        assert await bots.play(othello, lambda move, info: True) is None
+        assert bots.engines == {engine}  # never refused, so never replaced
     finally:
         await bots.close()
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -382,6 +384,30 @@ def command_stdio(args: argparse.Namespace) -> None:
     stdio.main()
 
 
+def command_worker(args: argparse.Namespace) -> None:
+    if not args.redis:
+        raise CommandError("give --redis URL (or set UBAO_REDIS), e.g. redis://127.0.0.1:6379/0")
+    if not 0 <= args.hash <= stdio.MAX_HASH_MB:
+        raise CommandError(f"--hash must be from 0 to {stdio.MAX_HASH_MB} (MB)")
+    try:
+        import redis  # noqa: F401  (the cluster extra; the worker imports it when it starts)
+    except ImportError:
+        raise CommandError("needs the redis package: pip install 'ubao[cluster]'") from None
+    from ubao.engine.tools import worker
+
+    resolve(args.backend)  # a native core that is not built fails now, not at the first job
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        asyncio.run(worker.serve(args.redis, args.hash, args.backend))
+    except worker.Stuck as exc:
+        print(
+            f"ubao-engine worker: {exc}; exiting so that a supervisor restarts it", file=sys.stderr
+        )
+        raise SystemExit(1) from None
+
+
 def command_match(args: argparse.Namespace) -> None:
     game = make_game(args.game, parse_options(args.options))
     try:
@@ -556,6 +582,33 @@ def build_parser() -> argparse.ArgumentParser:
         "stdio", help="speak the engine line protocol on stdin/stdout (docs/engine-protocol.md)"
     )
     stdio_parser.set_defaults(handler=command_stdio)
+
+    worker_parser = commands.add_parser(
+        "worker",
+        help="think for the bot seats of a cluster: take jobs from Redis (docs/cluster.md)",
+    )
+    worker_parser.add_argument(
+        "--redis",
+        default=os.environ.get("UBAO_REDIS"),
+        metavar="URL",
+        help="the cluster's Redis, e.g. redis://127.0.0.1:6379/0 (default: $UBAO_REDIS)",
+    )
+    worker_parser.add_argument(
+        "--hash",
+        type=int,
+        default=DEFAULT_HASH_MB,
+        metavar="MB",
+        help=f"the engine's transposition table in MB (default {DEFAULT_HASH_MB})",
+    )
+    worker_parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        help="the rules in C (native) or Python; default: $UBAO_BACKEND, else auto",
+    )
+    worker_parser.add_argument(
+        "--log-level", choices=("debug", "info", "warning", "error"), default="info"
+    )
+    worker_parser.set_defaults(handler=command_worker)
     return parser
 
 

@@ -134,8 +134,10 @@ def format_info(game: Game[Any, Any], position: Any, result: SearchResult[Any]) 
 class Session:
     """The engine side of the protocol: one command line in, reply lines out."""
 
-    def __init__(self, write: Callable[[str], None]) -> None:
+    def __init__(self, write: Callable[[str], None], backend: str | None = None) -> None:
         self._write = write
+        self.backend = backend
+        """The rules' backend (engine/backend.py); None: `UBAO_BACKEND`, else auto."""
         self._lock = threading.Lock()
         self.algorithm = DEFAULT_ALGORITHM
         self.evaluation: str | None = None
@@ -270,10 +272,10 @@ class Session:
             rest, moves = rest[:split], rest[split + 1 :]
         try:
             if rest == ["startpos"]:
-                game = make_game(name, options)
+                game = make_game(name, options, self.backend)
                 position = game.start()
             elif rest:
-                game, position = game_for_position(name, options, " ".join(rest))
+                game, position = game_for_position(name, options, " ".join(rest), self.backend)
             else:
                 raise ProtocolError("position needs startpos or a position")
         except GameError as error:

@@ -1,0 +1,185 @@
+"""Server-hosted bot seats in a cluster: each bot turn is a job for the engine workers
+(`ubao-engine worker`, engine/tools/worker.py) on a Redis stream, instead of a local engine.
+
+A job carries the very lines a local engine is told (docs/engine-protocol.md), the `go` line and
+the time budget; the worker that takes it says so (`taken`), thinks and answers with the engine's
+last `info` line and its `bestmove`, on this node's reply list, which one task reads for every
+waiting turn. The node keeps the deadlines and attempts of the local pool (`BotSeats.play`): a
+job nobody takes within `start_timeout_s`, or whose answer does not come within the budget, the
+stop grace and the time another worker needs to take over from a dead one (`HANDOFF_S`), is a
+failed attempt, and it is withdrawn (deleted from the stream), as is every job once its turn has
+an answer or its game ended. A worker that dies mid-search is replaced without a failed attempt:
+the one taking its job over says `taken` again, which starts the deadline afresh. A late or
+duplicate answer finds nobody waiting and is dropped. docs/cluster.md ("Engine workers") has the
+job and reply formats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, EngineFailure
+from ubao.server.core import BotTurn
+from ubao.server.engine_lines import parse_bestmove, parse_info
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+log = logging.getLogger("ubao.server.workers")
+
+STREAM = "ubao:jobs"
+"""The stream of jobs every node writes and every worker reads (engine/tools/worker.py)."""
+GROUP = "workers"
+"""The workers' consumer group: each job goes to one of them."""
+HANDOFF_S = 8.0
+"""Time for another worker to take over the job of one that died: workers take over a job
+untouched for 5 s, and look for one at least every second."""
+READ_TIMEOUT_S = 1.0
+"""How long one read of the reply list blocks (the reader checks for its end in between)."""
+RETRY_S = 1.0
+"""After Redis failed, the wait before the reply reader tries again."""
+
+
+class WorkerPool(BotSeats):
+    """Bot seats answered by engine workers over Redis; the same interface as `Bots`."""
+
+    def __init__(self, redis_url: str, settings: BotSettings) -> None:
+        from redis.asyncio import Redis
+
+        super().__init__(settings)
+        self.engines: frozenset[Engine] = frozenset()
+        """No engine runs on a node: workers think elsewhere."""
+        self.redis: Redis = Redis.from_url(
+            redis_url, decode_responses=True, socket_connect_timeout=10
+        )
+        self.node = secrets.token_hex(6)
+        self.replies = f"ubao:replies:{self.node}"
+        """This node's reply list: every worker answering one of its jobs writes there."""
+        self._numbers = itertools.count(1)
+        self._waiting: dict[str, asyncio.Queue[dict[str, Any]]] = {}
+        """The replies of every job in flight, by job id."""
+        self._reader: asyncio.Task[None] | None = None
+        self._closing = False
+        """Ends the reader: a flag it checks every READ_TIMEOUT_S, since redis-py may swallow a
+        cancellation in the middle of a blocking command."""
+        self._joined = False
+
+    async def close(self) -> None:
+        await super().close()
+        self._closing = True
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        await self.redis.aclose()
+
+    async def _search(
+        self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
+    ) -> Answer:
+        """Queue the job and wait for its answer; it is withdrawn whatever happens."""
+        from redis.exceptions import RedisError
+
+        job = f"{self.node}-{next(self._numbers)}"
+        replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._waiting[job] = replies
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read_replies())
+        entry: bytes | str | None = None
+        try:
+            await self._join()
+            entry = await self.redis.xadd(
+                STREAM,
+                {
+                    "job": job,
+                    "reply": self.replies,
+                    "game": turn.game_id,
+                    "setup": "\n".join(setup),
+                    "go": go,
+                    "budget_ms": str(round(budget_s * 1000)),
+                    "grace_ms": str(round(self.settings.stop_grace_s * 1000)),
+                },
+            )
+            return await self._answer(job, replies, budget_s)
+        except RedisError as exc:
+            raise EngineFailure(f"redis: {exc}") from None
+        finally:
+            del self._waiting[job]
+            if entry is not None:
+                with contextlib.suppress(RedisError):
+                    await self.redis.xdel(STREAM, entry)
+
+    async def _rejected(self, answer: Answer) -> None:
+        """Nothing to retire: the next attempt is a new job, for whichever worker takes it."""
+
+    async def _answer(
+        self, job: str, replies: asyncio.Queue[dict[str, Any]], budget_s: float
+    ) -> Answer:
+        settings = self.settings
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settings.start_timeout_s
+        taken = False
+        while True:
+            try:
+                async with asyncio.timeout(deadline - loop.time()):
+                    reply = await replies.get()
+            except TimeoutError:
+                if not taken:
+                    raise EngineFailure(
+                        f"no worker took the job within {settings.start_timeout_s:g} s"
+                    ) from None
+                raise EngineFailure("no answer from the worker in time") from None
+            event = reply.get("event")
+            info = reply.get("info")
+            if event == "taken":
+                taken = True
+                deadline = loop.time() + budget_s + settings.stop_grace_s + HANDOFF_S
+            elif event == "bestmove":
+                line = reply.get("bestmove")
+                move = parse_bestmove(line) if isinstance(line, str) else None
+                return Answer(move, parse_info(info) if isinstance(info, str) else None)
+            elif event == "failed":
+                why = f"worker {reply.get('worker', '?')}: {reply.get('why')}"
+                raise EngineFailure(why, parse_info(info) if isinstance(info, str) else None)
+
+    async def _join(self) -> None:
+        """Create the workers' group unless it exists, from the stream's start: a job queued
+        before any worker ever ran is still a job."""
+        from redis.exceptions import ResponseError
+
+        if self._joined:
+            return
+        try:
+            await self.redis.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        self._joined = True
+
+    async def _read_replies(self) -> None:
+        """Hand every reply on this node's list to the turn waiting for it, if any."""
+        from redis.exceptions import RedisError
+
+        while not self._closing:
+            try:
+                popped = await self.redis.blpop([self.replies], timeout=READ_TIMEOUT_S)
+            except RedisError as exc:
+                log.warning("reading worker replies: %s; trying again in %g s", exc, RETRY_S)
+                await asyncio.sleep(RETRY_S)
+                continue
+            if popped is None:
+                continue
+            try:
+                reply = json.loads(popped[1])
+                waiting = self._waiting.get(reply["job"])
+            except (ValueError, TypeError, KeyError):
+                log.warning("not a worker reply: %r", popped[1])
+                continue
+            if waiting is not None:  # else a late or duplicate answer
+                waiting.put_nowait(reply)
