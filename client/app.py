@@ -393,6 +393,13 @@ class GameApp:
         text.append(self.message)
         return text
 
+    def _status_height(self) -> int:
+        """The status lines as many rows as they wrap to, so that a long question or refusal
+        (a Bao rule's reason) is never cut at a narrow width."""
+        columns = max(self.application.output.get_size().columns, 1)
+        lines = fragment_list_to_text(self._status_text()).split("\n")
+        return sum(max(-(-get_cwidth(line) // columns), 1) for line in lines)
+
     def _question(self) -> str | None:
         """What the player is asked, on a line of its own above the feedback line."""
         if self.confirming_resign:
@@ -546,7 +553,7 @@ class GameApp:
                 board_and_panel(self._board_text, beside, below),
                 Window(
                     FormattedTextControl(self._status_text),
-                    height=lambda: 2 if self._question() is None else 3,
+                    height=self._status_height,
                     wrap_lines=True,
                 ),
                 Window(

@@ -7,6 +7,11 @@ the move is on its way, the bot resends the same move after resuming (the server
 resend for a ply already played) instead of searching again. Each move carries the search's
 report (`info`), which the server passes on to everyone in the game.
 
+The bot grants a takeback at once, as server bots do. A serving bot stays in a finished game
+for a while (`REMATCH_WAIT`) and accepts the opponent's rematch offer when it has a free game
+slot (declines it otherwise), then plays the new game in the swapped seat; a bot playing one
+game (`--join`, `--new`) leaves at its end.
+
 `serve` waits in the lobby and joins only the seats that ask for an external bot
 (`wants_bot`), never a seat a person may be waiting to take. It subscribes to the lobby's
 pushed changes, so that it hears of such a seat at once without polling; a server that does
@@ -20,7 +25,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +52,9 @@ from ubao.protocol import (
     Event,
     GameSummary,
     ListGames,
+    RematchOffer,
     Result,
+    TakebackRequest,
     mate_score,
 )
 
@@ -56,6 +63,10 @@ log = logging.getLogger("ubao.bot")
 CLOCK_SHARE = 20
 """With a clock and no --time-ms, a move may use 1/CLOCK_SHARE of the time left (plus the
 increment), so the bot never flags in a long game."""
+REMATCH_WAIT = 120.0
+"""Seconds a serving bot stays in a finished game for a rematch offer: time for the opponent
+to look back through the game (lichess keeps its offer open while both are on the page, and
+the server tells no one when a player leaves a finished game)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +137,12 @@ def bot_name(name: str, settings: EngineSettings) -> str:
 
 
 class BotGame(SeatSession):
-    """Plays one seat of one game to its end."""
+    """Plays one seat of one game to its end, then the rematches it accepts, if any.
+
+    `rematch` is asked when the opponent offers one: True accepts it (None: the bot leaves as
+    soon as the game is over and hears no offer); `on_over` is told when a game ends, so that
+    a serving bot can fill the game slot it frees.
+    """
 
     def __init__(
         self,
@@ -140,6 +156,9 @@ class BotGame(SeatSession):
         tokens: TokenStore | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         budget: Budget = DEFAULT_BUDGET,
+        rematch: Callable[[], bool] | None = None,
+        on_over: Callable[[], None] | None = None,
+        rematch_wait: float = REMATCH_WAIT,
     ) -> None:
         super().__init__(
             url,
@@ -157,8 +176,22 @@ class BotGame(SeatSession):
         self.decided: tuple[int, str, BotInfo] | None = None
         """The move chosen for a ply, with its search report, kept until the server has it."""
         self.done = asyncio.Event()
+        self.rematch_wanted = rematch
+        self.on_over = on_over
+        self.rematch_wait = rematch_wait
+        self.rematching = False
+        """A rematch offer was accepted and the new game has not begun yet."""
+        self._ended = False
+        """The end of the current game was seen (replays after a reconnect repeat it)."""
         self._thinking: asyncio.Task[None] | None = None
+        self._granting: asyncio.Task[None] | None = None
+        self._waiting: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def playing(self) -> bool:
+        """Whether the bot has a game under way (or accepted a rematch): a game slot it uses."""
+        return not self.state.over or self.rematching
 
     async def run(self) -> Result | None:
         """Play until the game is over (its result) or the session fails (None, `error`)."""
@@ -177,7 +210,10 @@ class BotGame(SeatSession):
     # -- the session's hooks -------------------------------------------------------------------
 
     def on_closed(self, error: str) -> None:
-        log.error("game %s: %s", self.game_id, error)
+        if self.state.over:  # waiting for a rematch offer: the game itself ended well
+            log.info("game %s: left (%s)", self.game_id, error)
+        else:
+            log.error("game %s: %s", self.game_id, error)
         self.done.set()
 
     def on_state(self, text: str) -> None:
@@ -189,15 +225,44 @@ class BotGame(SeatSession):
             log.info(
                 "game %s: seat %d (%s)", self.game_id, self.held.seat, self.settings.describe()
             )
+        self._grant_takeback()
         self._consider()
 
     def on_event(self, event: Event) -> None:
-        if self.state.apply(event, time.monotonic()) is Applied.GAP:
+        applied = self.state.apply(event, time.monotonic())
+        if applied is Applied.GAP:
             self._spawn(self.resync())
         elif self.state.over:
             self._finish()
         else:
+            if isinstance(event, TakebackRequest) and event.state == "accepted":
+                self.decided = None  # a move chosen for a ply taken back is void
+            self._grant_takeback()
             self._consider()
+
+    def on_rematch(self, offer: RematchOffer) -> None:
+        """Answer the opponent's offer (accept when `rematch` says so); follow an accepted one
+        into the new game."""
+        if offer.game_id != self.game_id or self.held is None or self.done.is_set():
+            return  # about a game this bot has left, or is leaving
+        if offer.state == "offered" and offer.seat != self.held.seat:
+            accept = self.rematch_wanted is not None and self.rematch_wanted()
+            self.rematching = accept
+            log.info(
+                "game %s: %s the rematch offer",
+                self.game_id,
+                "accepting" if accept else "declining",
+            )
+            self._spawn(self._answer_rematch(accept))
+        elif offer.state == "accepted" and offer.new_game_id is not None:
+            old = self.game_id
+            self.follow_rematch(offer)
+            self.rematching, self._ended = False, False
+            self.decided, self.searcher = None, None
+            if self._waiting is not None:
+                self._waiting.cancel()
+            assert self.held is not None
+            log.info("game %s: rematch, game %s as seat %d", old, self.game_id, self.held.seat)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
@@ -206,8 +271,10 @@ class BotGame(SeatSession):
         return task
 
     def _finish(self) -> None:
-        if self.done.is_set():
+        """The game is over: say how it ended, then leave, or wait for a rematch offer."""
+        if self._ended:
             return
+        self._ended = True
         result = self.state.result
         if result is not None:
             sides = GAMES[self.state.game_name].sides
@@ -215,7 +282,45 @@ class BotGame(SeatSession):
                 "game %s over: %s", self.game_id, describe_result(result, self.state.names(), sides)
             )
         self.forget_seat()
-        self.done.set()
+        if self.on_over is not None:
+            self.on_over()
+        if self.rematch_wanted is None:
+            self.done.set()
+        else:
+            self._waiting = self._spawn(self._wait_for_rematch())
+
+    async def _wait_for_rematch(self) -> None:
+        """Leave the finished game when no rematch was offered and accepted in time."""
+        await asyncio.sleep(self.rematch_wait)
+        if not self.rematching:
+            self.done.set()
+
+    async def _answer_rematch(self, accept: bool) -> None:
+        try:
+            await self.answer_rematch(accept)
+        except (ServerError, Disconnected) as error:
+            log.warning("game %s: rematch answer failed: %s", self.game_id, error)
+            accept = self.rematching = False
+        if not accept:
+            self.done.set()
+
+    def _grant_takeback(self) -> None:
+        """Grant the opponent's takeback request at once, as a server bot does."""
+        asker = self.state.takeback
+        if asker is None or self.held is None or asker == self.held.seat:
+            return
+        if self._granting is not None and not self._granting.done():
+            return
+        self._granting = self._spawn(self._answer_takeback(self.state.ply))
+
+    async def _answer_takeback(self, ply: int) -> None:
+        log.info("game %s ply %d: granting the takeback", self.game_id, ply)
+        try:
+            await self.answer_takeback(ply, True)
+        except ServerError as error:  # a move or the end came first: nothing to answer
+            log.info("game %s ply %d: takeback not granted: %s", self.game_id, ply, error)
+        except Disconnected:
+            pass  # the request is in the snapshot after the resume, and answered then
 
     def _consider(self) -> None:
         """Think if it is this bot's turn and it is not thinking already."""
@@ -223,17 +328,18 @@ class BotGame(SeatSession):
             return
         if self._thinking is not None and not self._thinking.done():
             return
-        ply = self.state.ply
-        self._thinking = self._spawn(self._play(ply))
+        turn = (self.state.ply, self.state.position)
+        self._thinking = self._spawn(self._play(*turn))
         # The `moved` event of this move (with the legal moves of an extra turn) may arrive
-        # while the task still runs; look again when it is done, if the game went on.
+        # while the task still runs, or a takeback and a new move may bring the same ply with
+        # another position; look again when it is done, if the game went on.
         self._thinking.add_done_callback(
-            lambda _: self._consider() if self.state.ply != ply else None
+            lambda _: self._consider() if (self.state.ply, self.state.position) != turn else None
         )
 
-    async def _play(self, ply: int) -> None:
+    async def _play(self, ply: int, position: Any) -> None:
         state = self.state
-        game, position = state.game, state.position
+        game = state.game
         assert game is not None and self.held is not None and self.game_id is not None
         if self.decided is None or self.decided[0] != ply:
             if self.searcher is None:
@@ -248,8 +354,9 @@ class BotGame(SeatSession):
             result = await asyncio.to_thread(
                 self.searcher.search, position, self.settings.depth, budget
             )
-            if state.ply != ply or state.over:
-                return
+            went_on = state.ply != ply or state.position != position
+            if went_on or state.over or state is not self.state:
+                return  # the game went on, or back, while the bot thought
             move = game.format_move(position, result.move)
             info = search_info(game, position, result)
             self.decided = (ply, move, info)
@@ -300,6 +407,9 @@ async def serve(
 ) -> None:
     """Wait in the lobby forever, playing up to `max_games` games at a time.
 
+    A finished game frees its slot at once; a rematch offered in it is accepted while a slot
+    is free (the rematch then takes it), declined otherwise.
+
     The open games are listed with `subscribe` on every (re)connection, then the server's
     `lobby` events keep them current. Until the first such event the lobby is listed again
     every `poll_seconds`, for a server that does not push (its lobby is silent otherwise).
@@ -336,7 +446,12 @@ async def serve(
     )
     lobby_task = asyncio.create_task(lobby.run())
     lobby_task.add_done_callback(lambda _: changed.set())
-    playing: dict[str, asyncio.Task[Result | None]] = {}
+    playing: dict[str, tuple[BotGame, asyncio.Task[Result | None]]] = {}
+    """Every bot still connected, by the id of the game it joined (its rematches included)."""
+
+    def busy() -> int:
+        return sum(1 for bot, _ in playing.values() if bot.playing)
+
     log.info(
         "serving %s as %s (%s, up to %d game%s at a time): waiting for seats that ask for a "
         "bot client (ubao play --new GAME --vs-external-bot)",
@@ -350,14 +465,14 @@ async def serve(
         while True:
             if lobby_task.done():
                 lobby_task.result()  # the lobby's session ended: say why
-            for game_id in [game_id for game_id, task in playing.items() if task.done()]:
+            for game_id in [game_id for game_id, (_, task) in playing.items() if task.done()]:
                 del playing[game_id]
             for summary in list(waiting.values()):
                 seat = bot_seat(summary)
                 if seat is None or summary.game_id in playing:
                     del waiting[summary.game_id]
                     continue
-                if len(playing) >= max_games:
+                if busy() >= max_games:
                     break  # kept: joined when a game ends, if still open then
                 del waiting[summary.game_id]
                 chosen = settings_for(summary, seat, settings)
@@ -377,8 +492,11 @@ async def serve(
                     tokens=tokens,
                     backoff=backoff,
                     budget=budget,
+                    rematch=lambda: busy() < max_games,
+                    on_over=changed.set,
                 )
-                playing[summary.game_id] = task = asyncio.create_task(bot.run())
+                task = asyncio.create_task(bot.run())
+                playing[summary.game_id] = bot, task
                 task.add_done_callback(lambda _: changed.set())
             changed.clear()
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancel.
@@ -390,6 +508,7 @@ async def serve(
                     await list_open()
     finally:
         await lobby.close()
-        for task in (*playing.values(), lobby_task):
+        tasks = [task for _, task in playing.values()]
+        for task in (*tasks, lobby_task):
             task.cancel()
-        await asyncio.gather(*playing.values(), lobby_task, return_exceptions=True)
+        await asyncio.gather(*tasks, lobby_task, return_exceptions=True)

@@ -1,4 +1,5 @@
-"""Bao la Kiswahili: the rules core (move generation and the simulation of one move).
+"""Bao la Kiswahili: the rules core (move generation, the simulation of one move, and why a
+start is refused, `refusal`, for players who picked a hole the rules do not allow).
 
 Everything here is a pure function of a position, a move and the rule flags, written for speed:
 a position is one flat tuple of ints and a move is simulated on two plain lists of 16 ints.
@@ -189,39 +190,84 @@ def candidates(position: Position, rules: Rules) -> list[Candidate]:
     return _mtaji_candidates(position, me, op, rules)
 
 
+# Move generation narrows the starts down step by step with the predicates below; `refusal`
+# reads the same steps to name the one that excluded a start (tests/test_bao_refusals.py checks
+# on random games that a reason is given exactly when no legal move matches).
+
+
+def _lone_front(me: Sequence[int]) -> bool:
+    """Exactly one front hole is occupied: a kichwa there may not be sown outward."""
+    return me[:8].count(0) == 7
+
+
 def _lone_kichwa_outward(hole: int, direction: int) -> bool:
     """Sowing a lone kichwa toward the back row, which would empty the front row [R6.4c]."""
     return (hole == 0 and direction == -1) or (hole == 7 and direction == 1)
 
 
-def _namua_candidates(me: Position, op: Position, owned: int, rules: Rules) -> list[Candidate]:
-    captures: list[Candidate] = []
-    for hole in FRONT:
-        if me[hole] and op[7 - hole]:
-            if hole > 1:
-                captures.append((NAMUA_CAPTURE, hole, -1))  # right kichwa
-            if hole < 6:
-                captures.append((NAMUA_CAPTURE, hole, 1))  # left kichwa [R6.3]
-    if captures:
-        return captures
+_KICHWAS = ((1,), (1,), (-1, 1), (-1, 1), (-1, 1), (-1, 1), (-1,), (-1,))
+"""Per front hole, the kichwas (left = +1) a namua capture there may sow from: a kimbi group
+from its own end, a central hole from either [R6.3]."""
+
+
+def _functional(me: Sequence[int], owned: int) -> bool:
+    """The mover's nyumba is owned and holds 6 or more (before the stock seed) [R10.1]."""
+    return bool(owned) and me[NYUMBA] >= 6
+
+
+def _taxed(me: Sequence[int], owned: int, rules: Rules) -> bool:
+    """When the nyumba is the only occupied front hole: whether it is taxed, being functional
+    (or, with `tax_any_owned`, just owned); its two tax moves are then the only moves [R6.6]."""
+    return bool(owned) and (me[NYUMBA] >= 6 or (rules.tax_any_owned and me[NYUMBA] > 0))
+
+
+def _namua_takasa_holes(me: Sequence[int], owned: int, rules: Rules) -> list[int]:
+    """The front holes a namua takasa may start from, when no capture exists and no tax is due:
+    the occupied ones, less a functional nyumba [R6.4a] and, by `namua_singleton`, the single
+    seeds while some hole holds 2 or more [R6.4b]."""
     occupied = [hole for hole in FRONT if me[hole]]
-    functional = owned and me[NYUMBA] >= 6
-    if occupied == [NYUMBA] and (functional or (owned and rules.tax_any_owned)):
-        return [(TAX, NYUMBA, 1), (TAX, NYUMBA, -1)]  # [R6.6]
-    lone = len(occupied) == 1
+    functional = _functional(me, owned)
     if functional:
-        occupied.remove(NYUMBA)  # [R6.4a]
+        occupied.remove(NYUMBA)
     singleton = rules.namua_singleton
     if (singleton == "owned" and not owned) or (singleton == "functional" and not functional):
-        several = [hole for hole in occupied if me[hole] >= 2]  # [R6.4b]
+        several = [hole for hole in occupied if me[hole] >= 2]
         if several:
             occupied = several
+    return occupied
+
+
+def _namua_candidates(me: Position, op: Position, owned: int, rules: Rules) -> list[Candidate]:
+    captures = [  # [R6.1] an occupied front hole facing seeds captures
+        (NAMUA_CAPTURE, hole, direction)
+        for hole in FRONT
+        if me[hole] and op[7 - hole]
+        for direction in _KICHWAS[hole]
+    ]
+    if captures:
+        return captures
+    lone = _lone_front(me)
+    if lone and _taxed(me, owned, rules):
+        return [(TAX, NYUMBA, 1), (TAX, NYUMBA, -1)]
     return [
         (NAMUA_TAKASA, hole, direction)
-        for hole in occupied
+        for hole in _namua_takasa_holes(me, owned, rules)
         for direction in (1, -1)
         if not (lone and _lone_kichwa_outward(hole, direction))
     ]
+
+
+def _blocked(position: Position, me: Position, op: Position, rules: Rules) -> int:
+    """The front hole takasia (or Nierse's mtaji moja) keeps the mover from starting a takasa
+    from, or -1 [R11.3, R11.5]."""
+    if rules.takasia == "de_voogt":
+        return position[TAKASIA]
+    if rules.takasia == "mtaji_moja" and not position[STOCK] and not position[STOCK + 1]:
+        targets = capture_targets(op, me, rules)  # [R11.5] Nierse: decided at Y's own turn
+        if len(targets) == 1:
+            (blocked,) = targets
+            return blocked
+    return -1
 
 
 def _mtaji_candidates(
@@ -230,14 +276,8 @@ def _mtaji_candidates(
     landings = capture_landings(me, op, rules.sixteen_rule)
     if landings:
         return [(MTAJI_CAPTURE, hole, direction) for hole, direction, _ in landings]
-    blocked = -1
-    if rules.takasia == "de_voogt":
-        blocked = position[TAKASIA]
-    elif rules.takasia == "mtaji_moja" and not position[STOCK] and not position[STOCK + 1]:
-        targets = capture_targets(op, me, rules)  # [R11.5] Nierse: decided at Y's own turn
-        if len(targets) == 1:
-            (blocked,) = targets
-    lone = me[:8].count(0) == 7
+    blocked = _blocked(position, me, op, rules)
+    lone = _lone_front(me)
     front = [
         (MTAJI_TAKASA, hole, direction)
         for hole in FRONT
@@ -479,3 +519,104 @@ def kind_of(position: Position, move: BaoMove, rules: Rules) -> int:
         if hole == move.hole and direction == move.direction:
             return kind
     raise ValueError(f"{move} is not a candidate move")
+
+
+# -- why a start is refused --------------------------------------------------------------------
+
+GAME_OVER = "the game is over [R12.1]"
+BACK_ROW_NAMUA = "the back row plays no part in namua [R6.4]"
+MUST_CAPTURE = "capturing is compulsory, and this captures nothing [R5.2]"
+OTHER_WAY = "capturing is compulsory, and only the other way captures [R5.2]"
+LEFT_KICHWA = "a capture in the left kimbi sows from the left kichwa (L) [R6.3]"
+RIGHT_KICHWA = "a capture in the right kimbi sows from the right kichwa (R) [R6.3]"
+EMPTY = "an empty hole starts no move [R6.4]"
+NYUMBA_KEPT = "a functional nyumba is played only when it is your last front hole [R6.4a]"
+SINGLETON = "a single seed starts no takasa while a front hole holds 2 or more [R6.4b]"
+LONE_KICHWA_NAMUA = "a lone kichwa is sown only toward the centre [R6.4c]"
+FEW_SEEDS = "a move starts from a hole of 2 or more seeds [R7.1]"
+SIXTEEN = "16 or more seeds start no capture, and capturing is compulsory [R7.1]"
+TAKASIA_BLOCKED = "takasia blocks this hole for this move [R11.3]"
+MTAJI_MOJA = "mtaji moja: the opponent's only target may not be sown [R11.5]"
+BACK_ROW_MTAJI = "the back row is played only when no front hole holds 2 or more seeds [R7.4]"
+LONE_KICHWA_MTAJI = "a lone kichwa is sown only toward the centre [R7.4]"
+NEVER_ENDS = "this move would never end, and such moves are illegal [§13]"
+NO_SAFARI = "this move meets no stop/safari decision [R10.3]"
+MUST_TAKE_TARGET = "you must capture the hole takasia blocked, and a capture does [R11.5]"
+
+
+def refusal(
+    position: Position,
+    rules: Rules,
+    hole: int,
+    direction: int | None = None,
+    safari: bool | None = None,
+) -> str | None:
+    """Why the mover may not play from `hole` (a ring index of his) in `direction` (None: either
+    way) with `safari` (None: with or without), in one short sentence citing its rule; None
+    when some legal move matches.
+
+    The first rule that excludes the start is named, in the order the rules narrow the moves
+    down (stage, compulsory capture, the start's own restrictions), then what only the
+    simulation shows: a never-ending move, no stop/safari decision, the takasia target.
+    """
+    if front_empty(position, 0) or front_empty(position, 1) or position[ENDLESS]:
+        return GAME_OVER
+    ways = (1, -1) if direction is None else (direction,)
+    found = candidates(position, rules)
+    tried = [candidate for candidate in found if candidate[1] == hole and candidate[2] in ways]
+    if not tried:
+        return _not_a_start(position, rules, found, hole)
+    simulate = make_simulate(rules)
+    legal = {
+        (move.hole, move.direction, move.safari) for move, _ in expand(position, rules, simulate)
+    }
+    choices = (False, True) if safari is None else (safari,)
+    if any((hole, way, choice) in legal for way in ways for choice in choices):
+        return None
+    stops = [(c, simulate(position, *c, False, None)) for c in tried]
+    if all(child is None for _, (child, _, _) in stops):
+        return NEVER_ENDS
+    if safari:
+        decisions = [c for c, (child, decided, _) in stops if child is not None and decided]
+        if not decisions:
+            return NO_SAFARI
+        if all(simulate(position, *c, True, None)[0] is None for c in decisions):
+            return NEVER_ENDS
+    return MUST_TAKE_TARGET  # simulated to their end, but `expand` kept only the target's takers
+
+
+def _not_a_start(position: Position, rules: Rules, found: list[Candidate], hole: int) -> str:
+    """Why none of the position's candidates, `found`, starts at `hole` in the direction asked
+    for: the narrowing of `candidates`, step by step, read from the same predicates. A reason
+    that holds for one direction only (a kichwa, the other way capturing) is the one asked
+    for: with either direction allowed, every hole that passes the hole's own checks is a
+    candidate."""
+    player = position[TO_MOVE]
+    me, op = rings(position, player)
+    if position[STOCK + player]:  # namua [R5.1]
+        if hole >= 8:
+            return BACK_ROW_NAMUA
+        if found and found[0][0] == NAMUA_CAPTURE:  # captures exist, and only they are tried
+            if all(start != hole for _, start, _ in found):
+                return MUST_CAPTURE
+            return LEFT_KICHWA if hole < 2 else RIGHT_KICHWA  # a capture hole, the wrong kichwa
+        if not me[hole]:
+            return EMPTY
+        owned = position[OWNED + player]
+        if hole not in _namua_takasa_holes(me, owned, rules):
+            return NYUMBA_KEPT if hole == NYUMBA and _functional(me, owned) else SINGLETON
+        return LONE_KICHWA_NAMUA
+    if me[hole] < 2:
+        return FEW_SEEDS
+    landings = capture_landings(me, op, rules.sixteen_rule)
+    if landings:
+        if me[hole] >= 16 and rules.sixteen_rule:
+            return SIXTEEN
+        if any(start == hole for start, _, _ in landings):
+            return OTHER_WAY  # the hole captures, in the direction not asked for
+        return MUST_CAPTURE
+    if hole == _blocked(position, me, op, rules):
+        return TAKASIA_BLOCKED if rules.takasia == "de_voogt" else MTAJI_MOJA
+    if hole >= 8:
+        return BACK_ROW_MTAJI
+    return LONE_KICHWA_MTAJI

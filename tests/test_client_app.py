@@ -10,6 +10,7 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from test_client_layout import SizedOutput, draw
 from test_client_support import until
 
 from ubao.client.app import (
@@ -22,7 +23,7 @@ from ubao.client.app import (
     format_info,
 )
 from ubao.client.state import GameState
-from ubao.engine.games import GAMES
+from ubao.engine.games import GAMES, make_game
 from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Snapshot
 
 pytestmark = pytest.mark.timeout(60)
@@ -323,3 +324,34 @@ def test_the_players_panel_shows_the_time_control_and_warns_on_low_time() -> Non
         assert "0:09.0 !" in panel and "3:20  " in panel
         low = [text for style, text, *_ in app._players_text() if "clock.low" in style]
         assert low == ["0:09.0 !"]
+
+
+async def test_a_bao_hole_the_rules_forbid_is_refused_with_the_rule_in_full_at_60_columns() -> None:
+    """The refusal line says why (the rule's reason, from engine.bao_rules; rule ids refer to
+    docs/bao.md) and is never cut: it takes a second row at 60 columns; nothing is sent."""
+    game = make_game("bao")
+    start = game.start()
+    snapshot = dataclasses.replace(
+        SNAPSHOT,
+        game="bao",
+        options={},
+        position=game.format_position(start),
+        legal=tuple(game.format_move(start, move) for move in game.legal_moves(start)),
+    )
+    actions = Recorder()
+    with create_pipe_input() as keys:
+        output = SizedOutput(60, 20)
+        app = GameApp(GameState("g1"), seat=0, actions=actions, input=keys, output=output)
+        task = asyncio.create_task(app.run())
+        await until(lambda: app.application.is_running, "the screen")
+        app.on_event(snapshot)
+        keys.send_text("A5\r")
+        reason = "a functional nyumba is played only when it is your last front hole [R6.4a]"
+        await until(lambda: app.message == ("class:status.error", f"A5: {reason}"), "the refusal")
+        shown = " ".join(" ".join(draw(app.application, 60, 20)[-5:-2]).split())
+        assert f"A5: {reason}" in shown
+        keys.send_text("B1\r")
+        await until(lambda: app.message[1].startswith("B1: the back row plays no part in namua"))
+        assert actions.moves == [] and app.state.history == []
+        app.quit()
+        await asyncio.wait_for(task, 30)

@@ -7,7 +7,9 @@ import logging
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_client_support import FAST, Proxy, game_server, kalah_create, until, url_of
@@ -23,11 +25,21 @@ from ubao.client.bot import (
     time_budget,
 )
 from ubao.client.connection import fetch_snapshot
+from ubao.client.seating import SeatSession
 from ubao.client.state import GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
 from ubao.engine.search import search
-from ubao.protocol import MATE_SCORE, Clocks, GameSummary, SeatInfo, SeatSpec, Snapshot
+from ubao.protocol import (
+    MATE_SCORE,
+    Clocks,
+    Event,
+    GameSummary,
+    RematchOffer,
+    SeatInfo,
+    SeatSpec,
+    Snapshot,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -247,3 +259,160 @@ def test_the_time_budget_respects_time_ms_and_the_clock() -> None:
     state.clocks, state.clocks_at = Clocks((10_000, 10_000), running=0, increment_ms=200), 0.0
     assert time_budget(state, 0, settings, now=0.0) == 10_000 // 20 + 100
     assert time_budget(state, 0, EngineSettings(depth=5, time_ms=50), now=0.0) == 50
+
+
+class Person(SeatSession):
+    """A scripted person at a seat: its game as the server tells it, and the rematch offers it
+    hears (an accepted one is followed into the new game, as the screen does)."""
+
+    def __init__(self, url: str, name: str, tokens: TokenStore, **where: Any) -> None:
+        super().__init__(url, name, "human", tokens=tokens, backoff=FAST, **where)
+        self.offers: list[RematchOffer] = []
+
+    def on_event(self, event: Event) -> None:
+        self.state.apply(event, time.monotonic())
+
+    def on_rematch(self, offer: RematchOffer) -> None:
+        self.offers.append(offer)
+        if offer.state == "accepted" and offer.game_id == self.game_id:
+            self.follow_rematch(offer)
+
+    def my_turn(self) -> bool:
+        return bool(self.state.legal) and not self.state.over
+
+    async def play(self, move: str) -> None:
+        """Play `move` and wait until it is this seat's turn again (after an extra turn, or
+        the opponent's answer), or the end."""
+        ply = self.state.ply
+        await self.move(ply, move)
+        await until(lambda: self.state.over or (self.my_turn() and self.state.ply > ply))
+
+
+async def test_a_serving_bot_grants_a_takeback_and_accepts_a_rematch_in_the_swapped_seat(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A takeback asked of the bot is granted at once, the position goes back, and the bot
+    answers the move played instead; after the end it accepts the rematch offered, moves
+    first in it as South and plays on."""
+    caplog.set_level(logging.INFO, logger="ubao.bot")
+    async with game_server() as server:
+        url = url_of(server)
+        serving = asyncio.create_task(
+            serve(
+                url,
+                "robo",
+                EngineSettings(depth=1),
+                poll_seconds=0.05,
+                tokens=TokenStore(tmp_path / "serve.json"),
+                backoff=FAST,
+            )
+        )
+        create = kalah_create(SeatSpec.open(), SeatSpec.external_bot())
+        ann = Person(url, "ann", TokenStore(tmp_path / "ann.json"), create=create, seat=0)
+        try:
+            async with ann.connected():
+                await until(ann.my_turn, "the bot's arrival and ann's turn")
+                start = ann.state.position
+                await ann.play("1")  # pit 1's 3 seeds into pits 2..4: no extra turn
+                assert ann.state.history[0] == "1" and ann.state.movers[1] == 1
+                await ann.takeback(ann.state.ply)
+                await until(lambda: ann.state.ply == 0, "the takeback")
+                assert ann.state.history == [] and ann.state.position == start
+                assert ann.state.takeback is None and ann.my_turn()
+                await ann.play("3")  # another first move: the bot searches anew
+                assert ann.state.history[0] == "3" and ann.state.movers[1] == 1
+                assert "granting the takeback" in caplog.text
+
+                await ann.resign()
+                await until(lambda: ann.state.over, "the end")
+                old = ann.game_id
+                await ann.rematch()
+                await until(lambda: ann.game_id != old and ann.state.started, "the rematch")
+                assert ann.held is not None and ann.held.seat == 1
+                assert ann.state.names() == ["robo (bot, depth 1)", "ann"]
+                await until(ann.my_turn, "the bot's first move as South")
+                assert ann.state.history and set(ann.state.movers) == {0}
+                first = len(ann.state.history)
+                for _ in range(40):  # ann's moves, until the bot answers one (extra turns)
+                    if ann.state.over or 0 in ann.state.movers[first:]:
+                        break
+                    await ann.play(ann.state.legal[0])
+                assert 0 in ann.state.movers[first:] or ann.state.over
+        finally:
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
+        assert [offer.state for offer in ann.offers] == ["offered", "accepted"]
+        assert f"game {old}: accepting the rematch offer" in caplog.text
+
+
+async def test_a_bot_that_would_not_play_again_declines_and_leaves(tmp_path: Path) -> None:
+    """`rematch` says no (a serving bot with no free game slot): the offer is declined at once
+    and the bot leaves; one that is offered nothing leaves when its wait is over."""
+    async with game_server() as server:
+        url = url_of(server)
+
+        async def game_ends(wanted: bool, wait: float, offer: bool) -> None:
+            create = kalah_create(SeatSpec.open(), SeatSpec.external_bot())
+            ann = Person(url, "ann", TokenStore(tmp_path / "ann.json"), create=create, seat=0)
+            async with ann.connected():
+                await until(lambda: ann.state.started, "ann's game")
+                bot = BotGame(
+                    url,
+                    "robo",
+                    EngineSettings(depth=1),
+                    game_id=ann.game_id,
+                    seat=1,
+                    tokens=TokenStore(tmp_path / "robo.json"),
+                    backoff=FAST,
+                    rematch=lambda: wanted,
+                    rematch_wait=wait,
+                )
+                run = asyncio.create_task(bot.run())
+                await until(ann.my_turn, "the game under way")
+                await ann.resign()
+                await until(lambda: bot.state.over and not bot.playing, "the bot sees the end")
+                if offer:
+                    await ann.rematch()
+                    await until(lambda: [o.state for o in ann.offers] == ["offered", "declined"])
+                await asyncio.wait_for(run, 30)
+                assert bot.error is None
+
+        await game_ends(wanted=False, wait=60.0, offer=True)
+        await game_ends(wanted=True, wait=0.1, offer=False)
+
+
+async def test_a_finished_game_frees_the_serving_slot_and_a_rematch_needs_a_free_one(
+    tmp_path: Path,
+) -> None:
+    """With one game at a time, the bot takes a new game while it still waits in a finished
+    one; a rematch offered there is then declined, as the bot's one slot is in use."""
+    async with game_server() as server:
+        url = url_of(server)
+        serving = asyncio.create_task(
+            serve(
+                url,
+                "robo",
+                EngineSettings(depth=1),
+                max_games=1,
+                poll_seconds=0.05,
+                tokens=TokenStore(tmp_path / "serve.json"),
+                backoff=FAST,
+            )
+        )
+        create = kalah_create(SeatSpec.open(), SeatSpec.external_bot())
+        ann = Person(url, "ann", TokenStore(tmp_path / "ann.json"), create=create, seat=0)
+        bob = Person(url, "bob", TokenStore(tmp_path / "bob.json"), create=create, seat=0)
+        try:
+            async with ann.connected():
+                await until(ann.my_turn, "ann's game under way")
+                await ann.resign()
+                await until(lambda: ann.state.over, "the end of ann's game")
+                first = ann.game_id
+                async with bob.connected():
+                    await until(bob.my_turn, "the bot in bob's game, while ann's is over")
+                    await ann.rematch()
+                    await until(lambda: [o.state for o in ann.offers] == ["offered", "declined"])
+                    assert ann.game_id == first and ann.state.over  # no rematch was made
+        finally:
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
