@@ -1,6 +1,12 @@
 """Load benchmark for `ubao-server`: many games of scripted players, each watched by spectators.
 
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30
+    python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30 --nodes 3
+
+With `--nodes N` it starts a redis-server of its own (append-only file, fsync always, on a free
+port) and N nodes `ubao-server --redis` (docs/cluster.md), and spreads every game's clients over
+the nodes: its players on two nodes, its spectators on all of them, so that most moves cross
+nodes. The server figures are then the sum over the nodes and Redis.
 
 It starts a server process on a free port with a fresh database (fsync and all), opens for
 each game two players and the spectators (one connection each), and has the players play the
@@ -21,7 +27,9 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -71,7 +79,9 @@ class Conn:
         self.sending: set[asyncio.Task[None]] = set()
 
     @classmethod
-    async def open(cls, port: int, name: str, role: str, stats: Stats) -> Conn:
+    async def open(cls, ports: list[int], at: int, name: str, role: str, stats: Stats) -> Conn:
+        """A connection to node `at` (modulo their number)."""
+        port = ports[at % len(ports)]
         ws = await connect(f"ws://127.0.0.1:{port}/", compression=None, open_timeout=60)
         conn = cls(ws, stats)
         await conn.ask({"type": "hello", "proto": 1, "name": name, "role": role})
@@ -116,12 +126,17 @@ class Conn:
 
 
 async def game_slot(
-    port: int, number: int, args: argparse.Namespace, stats: Stats, ready: asyncio.Event
+    ports: list[int], number: int, args: argparse.Namespace, stats: Stats, ready: asyncio.Event
 ) -> None:
-    """One game after another between the same two players, watched by the same spectators."""
-    players = [await Conn.open(port, f"p{number}{side}", "human", stats) for side in "sn"]
+    """One game after another between the same two players, watched by the same spectators:
+    with several nodes, the players on two of them and the spectators on every one."""
+    players = [
+        await Conn.open(ports, number + side, f"p{number}{'sn'[side]}", "human", stats)
+        for side in (0, 1)
+    ]
     fans = [
-        await Conn.open(port, f"f{number}-{i}", "spectator", stats) for i in range(args.spectators)
+        await Conn.open(ports, number + i, f"f{number}-{i}", "spectator", stats)
+        for i in range(args.spectators)
     ]
     try:
         while True:
@@ -227,10 +242,39 @@ def percentiles(values: list[float]) -> str:
     )
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def start_redis(folder: Path) -> tuple[Any, str]:
+    """A redis-server of the benchmark's own, durable as docs/cluster.md asks."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("--nodes needs redis-server (apt install redis-server)")
+    port = free_port()
+    (folder / "redis").mkdir()
+    process = await asyncio.create_subprocess_exec(
+        binary,
+        *("--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder / "redis")),
+        *("--save", "", "--appendonly", "yes", "--appendfsync", "always"),
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    async with asyncio.timeout(30):
+        while True:
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                return process, f"redis://127.0.0.1:{port}/0"
+            await asyncio.sleep(0.05)
+
+
 async def start_server(
-    folder: Path, games: int, flags: list[str], profile: str | None
+    folder: Path, games: int, flags: list[str], profile: str | None, name: str = "server"
 ) -> tuple[Any, int]:
-    log = (folder / "server.log").open("wb")
+    log = (folder / f"{name}.log").open("wb")
     # As environment variables, which a server without one of these settings ignores.
     limits = {"UBAO_MAX_GAMES": 2 * games, "UBAO_CONNECTIONS_PER_IP": MANY}
     for share in ("GAMES", "WAITING", "BOT_SEATS"):
@@ -249,15 +293,15 @@ async def start_server(
         str(folder / "load.sqlite3"),
         *flags,
         stderr=log,
-        env=os.environ | {name: str(value) for name, value in limits.items()},
+        env=os.environ | {key: str(value) for key, value in limits.items()},
     )
     async with asyncio.timeout(60):
         while True:
-            match = LISTENING.search((folder / "server.log").read_text())
+            match = LISTENING.search((folder / f"{name}.log").read_text())
             if match:
                 return process, int(match.group(1))
             if process.returncode is not None:
-                raise SystemExit((folder / "server.log").read_text())
+                raise SystemExit((folder / f"{name}.log").read_text())
             await asyncio.sleep(0.05)
 
 
@@ -270,7 +314,7 @@ async def drive(args: argparse.Namespace) -> None:
     slots, ready = [], []
     for number in range(first, first + count):
         ready.append(asyncio.Event())
-        slots.append(asyncio.create_task(game_slot(args.port, number, args, stats, ready[-1])))
+        slots.append(asyncio.create_task(game_slot(args.ports, number, args, stats, ready[-1])))
     for event in ready:
         await event.wait()
     print("ready", flush=True)
@@ -294,12 +338,28 @@ async def drive(args: argparse.Namespace) -> None:
 async def run(args: argparse.Namespace) -> int:
     """Start the server and the workers, measure, print the figures; the number of errors."""
     with tempfile.TemporaryDirectory(prefix="ubao-load-") as tmp:
-        process, port = await start_server(Path(tmp), args.games, args.server_flag, args.profile)
+        folder = Path(tmp)
+        processes = []
+        ports = []
         workers = []
         try:
+            flags = args.server_flag
+            if args.nodes > 1:
+                redis, url = await start_redis(folder)
+                processes.append(redis)
+                flags = [*flags, "--redis", url]
+            for node in range(args.nodes):
+                name = f"node{node}" if args.nodes > 1 else "server"
+                process, port = await start_server(
+                    folder, args.games, [*flags, "--node-id", name] if args.nodes > 1 else flags,
+                    args.profile, name,
+                )  # fmt: skip
+                processes.append(process)
+                ports.append(port)
             shares = [args.games * i // args.workers for i in range(args.workers + 1)]
+            listed = ",".join(map(str, ports))
             for first, end in itertools.pairwise(shares):
-                command = [__file__, "--port", str(port), "--worker", str(first), str(end - first)]
+                command = [__file__, "--ports", listed, "--worker", str(first), str(end - first)]
                 for name in ("spectators", "pace", "seconds", "game"):
                     command += [f"--{name}", str(getattr(args, name))]
                 workers.append(
@@ -317,24 +377,29 @@ async def run(args: argparse.Namespace) -> int:
                 assert worker.stdin is not None
                 worker.stdin.write(f"{start}\n".encode())
             await asyncio.sleep(start - time.monotonic())
-            cpu = cpu_seconds(process.pid)
+            cpus = [cpu_seconds(process.pid) for process in processes]
             await asyncio.sleep(args.seconds)
-            cpu = cpu_seconds(process.pid) - cpu
-            rss, peak = memory_mb(process.pid, "VmRSS"), memory_mb(process.pid, "VmHWM")
+            cpus = [cpu_seconds(p.pid) - cpu for p, cpu in zip(processes, cpus, strict=True)]
+            rss = sum(memory_mb(process.pid, "VmRSS") for process in processes)
+            peak = sum(memory_mb(process.pid, "VmHWM") for process in processes)
             reports = [json.loads((await worker.communicate())[0]) for worker in workers]
         finally:
             for worker in workers:
                 if worker.returncode is None:
                     worker.kill()
                 await worker.wait()
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(signal.SIGTERM)
-            await process.wait()
+            for process in reversed(processes):  # the nodes, then Redis
+                with contextlib.suppress(ProcessLookupError):
+                    process.send_signal(signal.SIGTERM)
+                await process.wait()
     moves = sum(report["moves"] for report in reports)
     to_opponent = [t for report in reports for t in report["to_opponent"]]
     to_spectator = [t for report in reports for t in report["to_spectator"]]
     errors = [error for report in reports for error in report["errors"]]
     seconds = args.seconds
+    cpu = sum(cpus)
+    if args.nodes > 1:
+        print(f"cluster: {args.nodes} nodes over one redis-server")
     print(f"server load: {args.games} games of {args.game}, {args.spectators} spectators each,")
     print(f"pace {args.pace:g} s, {args.workers} client process(es), measured for {seconds:g} s")
     print(f"moves/s            {moves / seconds:9.1f}")
@@ -342,6 +407,9 @@ async def run(args: argparse.Namespace) -> int:
     print(f"move → spectator   {percentiles(to_spectator)}")
     per_move = f"{1000 * cpu / moves:.2f} ms per move" if moves else "no moves"
     print(f"server CPU         {100 * cpu / seconds:7.1f} % of one core ({per_move})")
+    if args.nodes > 1:
+        shares = ", ".join(f"{100 * c / seconds:.0f} %" for c in cpus[1:])
+        print(f"  per node         {shares}; Redis {100 * cpus[0] / seconds:.0f} %")
     print(f"server RSS         {rss:7.1f} MB (peak {peak:.1f} MB)")
     print(f"errors             {len(errors)}")
     for error in sorted(set(errors))[:5]:
@@ -371,7 +439,15 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=1, help="client processes sharing the games (default 1)"
     )
-    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="server nodes; more than 1: a cluster over a redis-server of its own (default 1)",
+    )
+    parser.add_argument(
+        "--ports", type=lambda text: [int(p) for p in text.split(",")], help=argparse.SUPPRESS
+    )
     parser.add_argument("--worker", type=int, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:

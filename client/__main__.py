@@ -275,8 +275,10 @@ def _add_connection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server",
         default=os.environ.get("UBAO_SERVER", DEFAULT_SERVER),
-        metavar="URL",
-        help=f"the server's WebSocket URL (default: $UBAO_SERVER or {DEFAULT_SERVER})",
+        metavar="URL[,URL...]",
+        help="the server's WebSocket URL, or a cluster's nodes separated by commas: the first "
+        "that answers is used, the next when a connection drops "
+        f"(default: $UBAO_SERVER or {DEFAULT_SERVER})",
     )
     parser.add_argument(
         "--name", default=_default_name(), help="your name as others see it (default: login name)"

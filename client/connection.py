@@ -1,14 +1,16 @@
 """A protocol session that survives dropped connections.
 
-`Session.run()` connects, says `hello`, calls the owner's `on_ready` (which resumes its seat or
-watches its game again, with the last version it saw), then passes every game event to
-`on_event` (and `lobby` events, after a `games` with `subscribe`, to `on_lobby`) until the
-connection drops; then it waits (exponential backoff with jitter) and starts over. Commands go
-through `request`, which assigns the id, waits for the `ok` or `error` with that id, and paces
-every command within the server's message budget (a token bucket, so that a bot moving as fast
-as its turns allow is not closed for flooding). While connected, it pings the server every few
-seconds (app-level `ping`) to measure the round trip, which screens show and use to correct
-their clocks. Every frame is built and read by `protocol/`: nothing here knows msgpack.
+`Session.run()` connects (to the first of its servers that answers: several are a cluster's
+nodes, any of which serves any game, docs/cluster.md), says `hello`, calls the owner's
+`on_ready` (which resumes its seat or watches its game again, with the last version it saw),
+then passes every game event to `on_event` (and `lobby` events, after a `games` with
+`subscribe`, to `on_lobby`) until the connection drops; then it waits (exponential backoff with
+jitter) and starts over, with the next server of its list. Commands go through `request`, which
+assigns the id, waits for the `ok` or `error` with that id, and paces every command within the
+server's message budget (a token bucket, so that a bot moving as fast as its turns allow is not
+closed for flooding). While connected, it pings the server every few seconds (app-level `ping`)
+to measure the round trip, which screens show and use to correct their clocks. Every frame is
+built and read by `protocol/`: nothing here knows msgpack.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import dataclasses
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +56,12 @@ from ubao.protocol import (
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
 log = logging.getLogger(__name__)
+
+
+def servers(url: str) -> list[str]:
+    """The servers of a `--server` value: one URL, or several separated by commas (a
+    cluster's nodes), tried in turn."""
+    return [part.strip() for part in url.split(",") if part.strip()] or [url]
 
 
 class ServerError(Exception):
@@ -193,6 +201,10 @@ class Session:
         budget: Budget = DEFAULT_BUDGET,
     ) -> None:
         self.url = url
+        """As given (one URL or several, comma separated): the key of the seat tokens."""
+        self.servers = servers(url)
+        self.server = self.servers[0]
+        """The server connected to, or tried next."""
         self.name = name
         self.role: Role = role
         self.on_event = on_event
@@ -227,10 +239,13 @@ class Session:
     async def run(self) -> None:
         """Connect and reconnect until `close()`; raises SessionClosed when the session ends."""
         attempt = 0
+        at = 0
         while not self._closing:
+            self.server = self.servers[at % len(self.servers)]
+            at += 1  # the next attempt, after a drop or a failure, tries the next server
             self.on_state("connecting")
             try:
-                async with connect(self.url, **CONNECT_OPTIONS) as ws:
+                async with connect(self.server, **CONNECT_OPTIONS) as ws:
                     attempt = 0
                     with contextlib.suppress(ConnectionClosed, Disconnected):
                         await self._serve(ws)
@@ -256,7 +271,7 @@ class Session:
                 self._fail_pending()
             if self._closing:
                 break
-            if not self.reached and attempt + 1 >= self.first_attempts:
+            if not self.reached and attempt + 1 >= max(self.first_attempts, len(self.servers)):
                 raise SessionClosed(f"cannot reach {self.url}: {reason}")
             delay = self.backoff.delay(attempt)
             attempt += 1
@@ -410,16 +425,33 @@ async def _exchange(ws: ClientConnection, command: Command, command_id: int) -> 
             return reply
 
 
+@contextlib.asynccontextmanager
+async def connect_first(url: str) -> AsyncIterator[ClientConnection]:
+    """A connection to the first of the servers of `url` that answers; the last one's
+    error if none does."""
+    urls = servers(url)
+    for index, server in enumerate(urls):
+        try:
+            ws = await connect(server, **CONNECT_OPTIONS)
+        except (OSError, TimeoutError, InvalidHandshake):
+            if index + 1 == len(urls):
+                raise
+            continue
+        async with ws:
+            yield ws
+        return
+
+
 async def request_once(url: str, name: str, role: Role, command: Command) -> Ok:
     """Connect, say hello, send one command and return its `ok` (for `ubao games`)."""
-    async with connect(url, **CONNECT_OPTIONS) as ws:
+    async with connect_first(url) as ws:
         await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role), 1)
         return await _exchange(ws, command, 2)
 
 
 async def fetch_snapshot(url: str, name: str, game_id: str) -> Snapshot:
     """Watch `game_id` just long enough to receive its snapshot (for `ubao export`)."""
-    async with connect(url, **CONNECT_OPTIONS) as ws:
+    async with connect_first(url) as ws:
         await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role="spectator"), 1)
         await _exchange(ws, Watch(id=0, game_id=game_id), 2)
         while True:

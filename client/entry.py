@@ -2,8 +2,8 @@
 
 The server's `legal` list is the judge; the game's own parser only turns aliases into canonical
 notation (`a5:cw`, `>` for `+`, any letter case) and explains what is wrong with a bad entry.
-A Bao hole the rules do not allow is refused with the rule that forbids it
-(`engine.bao_rules.refusal`: "A5: a functional nyumba is played only when ...").
+A hole the rules do not allow is refused with the game's own reason (Bao names the rule that
+forbids it: "A5L: a functional nyumba is played only when ...").
 An entry that names a hole but leaves a choice open (Bao's kichwa or direction, an Ethiopian
 direction) becomes a question with the candidates, and a Bao move that reaches the namua
 nyumba decision without a suffix asks "stop or safari" (docs/bao.md §17.3).
@@ -15,9 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ubao.engine.bao import Bao
-from ubao.engine.bao_notation import letter_matches, parse_move_text
-from ubao.engine.bao_rules import BaoMove, refusal
 from ubao.engine.game import Game, GameError, IllegalMoveError
 
 SAFARI = "+"
@@ -84,7 +81,7 @@ def resolve(
     try:
         canonical = game.format_move(position, game.parse_move(position, entry))
     except IllegalMoveError as error:
-        return Reject(_bao_refusal(entry, game, position) or str(error))
+        return Reject(str(error))
     except GameError as error:
         return _complete(entry, legal, game, position) or Reject(str(error))
     if canonical not in legal:
@@ -145,24 +142,16 @@ def hole_entry(
     start there; one is played (after the stop/safari question if it arises), several ask."""
     bases = sorted({move.removesuffix(SAFARI) for move in moves_from})
     if not bases:
-        return Reject(_bao_refusal(hole, game, position) or f"no legal move starts at {hole}")
+        return _refused(hole, game, position)
     if len(bases) == 1:
         return resolve(bases[0], legal, game, position)
     return _which(hole, tuple(Option(move, move, False) for move in bases), game, position)
 
 
-def _bao_refusal(entry: str, game: Game[Any, Any], position: Any) -> str | None:
-    """Why a Bao entry (a hole, perhaps with its letter and safari) cannot be played, as the
-    rules say it, after the entry as typed; None for other games and for what the rules allow
-    (then the parser's message stands)."""
-    if not isinstance(game, Bao):
-        return None
+def _refused(hole: str, game: Game[Any, Any], position: Any) -> Reject:
+    """Why no legal move starts at `hole`, in the game's own words."""
     try:
-        typed = parse_move_text(entry)
-    except GameError:
-        return None
-    ways = [way for way in (1, -1) if letter_matches(position, BaoMove(typed.hole, way), typed)]
-    direction = ways[0] if len(ways) == 1 else None
-    # Without `+` the move may still meet the decision: the stop/safari question comes later.
-    reason = refusal(position, game.rules, typed.hole, direction, True if typed.safari else None)
-    return None if reason is None else f"{entry.strip()}: {reason}"
+        game.parse_move(position, hole)
+    except GameError as error:
+        return Reject(str(error))
+    return Reject(f"no legal move starts at {hole}")

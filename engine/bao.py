@@ -28,6 +28,7 @@ from ubao.engine.bao_rules import (
     has_legal_move,
     kind_of,
     make_simulate,
+    refusal,
 )
 from ubao.engine.game import Game, IllegalMoveError, NotationError, OptionsError, Outcome, Step
 
@@ -250,20 +251,26 @@ class Bao(Game[Position, BaoMove]):
         moves = self.legal_moves(position)
         if not moves:
             raise IllegalMoveError(f"{written}: the game is over")
-        listed = " ".join(self.format_move(position, move) for move in moves)
+
+        def why(direction: int | None = None, safari: bool | None = None) -> str:
+            """The rule that refuses the typed move, as `bao_rules.refusal` states it."""
+            return refusal(position, self.rules, typed.hole, direction, safari) or "not legal"
+
         at_hole = [move for move in moves if move.hole == typed.hole]
         if not at_hole:
-            raise IllegalMoveError(f"{written}: that hole cannot be played; legal moves: {listed}")
+            listed = " ".join(self.format_move(position, move) for move in moves)
+            raise IllegalMoveError(f"{written}: {why()}; legal moves: {listed}")
         matching = [m for m in at_hole if notation.letter_matches(position, m, typed)]
         if not matching:
             options = " ".join(self.format_move(position, m) for m in at_hole)
-            raise IllegalMoveError(f"{written}: not that way; from this hole: {options}")
+            (other,) = {1, -1} - {move.direction for move in at_hole} or {None}
+            reason = "not that way" if other is None else why(other)
+            raise IllegalMoveError(f"{written}: {reason}; from this hole: {options}")
         chosen = [m for m in matching if m.safari == typed.safari]
         if not chosen:
-            raise IllegalMoveError(
-                f"{written}: no stop/safari decision arises in this move; "
-                f"play {self.format_move(position, matching[0])}"
-            )
+            play = self.format_move(position, matching[0])
+            reason = why(matching[0].direction, typed.safari)
+            raise IllegalMoveError(f"{written}: {reason}; play {play}")
         if len(chosen) > 1:
             options = " ".join(self.format_move(position, m) for m in chosen)
             raise NotationError(f"{written} is incomplete: say which, {options}")

@@ -17,6 +17,7 @@ import math
 import os
 import shlex
 import signal
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -117,6 +118,14 @@ SETTINGS = (
     Setting(
         "--db", "server.db", "SQLite database file, or :memory: for a throwaway server", "FILE"
     ),
+    Setting(
+        "--redis",
+        "server.redis",
+        "join a cluster of nodes sharing games over this Redis (docs/cluster.md); "
+        "empty: one node with the SQLite file",
+        "URL",
+    ),
+    Setting("--node-id", "server.node_id", "this node's name in a cluster; empty: random", "NAME"),
     Setting("--log-level", "log_level", "log verbosity", "LEVEL", choices=LOG_LEVELS),
     Setting(
         "--grace",
@@ -338,14 +347,33 @@ def parse_args(
     return options
 
 
+CLUSTER_EXTRA = "pip install 'ubao[cluster]'"
+
+
+def cluster_usable() -> str | None:
+    """Why `--redis` cannot work here (the Redis client is an optional dependency), or None."""
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        return f"--redis needs the Redis client: {CLUSTER_EXTRA}"
+    return None
+
+
 async def serve(config: ServerConfig) -> None:
-    server = GameServer(config)
+    try:
+        server = GameServer(config)
+    except ValueError as exc:  # a node name or Redis URL that cannot be used
+        raise SystemExit(f"ubao-server: {exc}") from None
     try:
         await server.start()
     except (OSError, OverflowError) as exc:  # OverflowError: a port over 65535
         raise SystemExit(
             f"ubao-server: cannot listen on {config.host}:{config.port}: {exc}"
         ) from None
+    except Exception as exc:  # Redis unreachable (its errors are not OSErrors)
+        if not config.redis:
+            raise
+        raise SystemExit(f"ubao-server: cannot join the cluster at {config.redis}: {exc}") from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -356,6 +384,9 @@ async def serve(config: ServerConfig) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     options = parse_args(argv)
+    if options.server.redis and (why := cluster_usable()):
+        print(f"ubao-server: {why}", file=sys.stderr)
+        raise SystemExit(2)
     logging.basicConfig(
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -15,11 +15,11 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -28,11 +28,25 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ubao.protocol import BotInfo, encode
-from ubao.server.bots import Bots, BotSettings
+from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, monotonic_ms, wall_ms
-from ubao.server.core import STORE_RETRY_MS, BotsDone, BotTurn, Close, Core, Limits, Output, Send
-from ubao.server.storage import StoreError
+from ubao.server.core import (
+    STORE_RETRY_MS,
+    BotsDone,
+    BotTurn,
+    Close,
+    Core,
+    Forward,
+    Limits,
+    Listed,
+    Output,
+    Send,
+)
+from ubao.server.storage import Database, StoreError
 from ubao.server.store import Store
+
+if TYPE_CHECKING:
+    from ubao.server.cluster import Cluster
 
 log = logging.getLogger("ubao.server")
 
@@ -55,6 +69,10 @@ class ServerConfig:
     port: int = 8765
     """0 picks a free port (tests); `GameServer.port` tells which."""
     db: str | Path = ":memory:"
+    redis: str = ""
+    """A Redis URL: the server is one node of a cluster, its games in Redis (not `db`)."""
+    node_id: str = ""
+    """The node's name in the cluster; empty: a random one."""
     limits: Limits = field(default_factory=Limits)
     bots: BotSettings = field(default_factory=BotSettings)
     max_size: int = 4096
@@ -144,9 +162,24 @@ class GameServer:
     def __init__(self, config: ServerConfig, *, now: Now = monotonic_ms, wall: Now = wall_ms):
         self.config = config
         self.now = now
-        self.store = Store(config.db)
-        self.core = Core(self.store, config.limits, now=now, wall=wall)
-        self.bots = Bots(config.bots)
+        self.cluster: Cluster | None = None
+        self.database: Database
+        """Where the games are kept: the SQLite file, or Redis in a cluster."""
+        self.bots: BotSeats
+        if config.redis:
+            from ubao.server.cluster import Cluster, node_name
+            from ubao.server.workers import WorkerPool
+
+            node = config.node_id or node_name()
+            self.cluster = Cluster(config.redis, node, config.limits.keep_finished)
+            self.database = self.cluster.store
+            self.core = Core(self.database, config.limits, now=now, wall=wall, peers=self.cluster)
+            self.cluster.attach(self.core, self)
+            self.bots = WorkerPool(config.redis, config.bots)
+        else:
+            self.database = Store(config.db)
+            self.core = Core(self.database, config.limits, now=now, wall=wall)
+            self.bots = Bots(config.bots)
         self._outboxes: dict[int, Outbox] = {}
         self._held: list[Output] = []
         """The core's outputs waiting for the commit that makes their changes durable."""
@@ -157,15 +190,24 @@ class GameServer:
         self._background: set[asyncio.Task[None]] = set()
 
     @property
+    def store(self) -> Store:
+        """The SQLite store of a single node."""
+        assert isinstance(self.database, Store), "a cluster node keeps its games in Redis"
+        return self.database
+
+    @property
     def port(self) -> int:
         assert self._server is not None, "the server is not started"
         port: int = self._server.sockets[0].getsockname()[1]
         return port
 
     async def start(self) -> None:
-        restored = self.core.restore()
-        if restored:
-            log.info("resumed %d unfinished game(s) from %s", restored, self.store.path)
+        if self.cluster is not None:
+            await self.cluster.start()  # the games come as their leases expire
+        else:
+            restored = self.core.restore()
+            if restored:
+                log.info("resumed %d unfinished game(s) from %s", restored, self.database.path)
         self._server = await serve(
             self._handle,
             self.config.host,
@@ -196,7 +238,10 @@ class GameServer:
             self._timer.cancel()
         await asyncio.gather(self._close_connections(), self.bots.close())
         await asyncio.gather(*self._background, return_exceptions=True)
-        self.store.close()
+        if self.cluster is not None:
+            await self.cluster.stop()  # it closes the store
+        else:
+            self.database.close()
         log.info("stopped")
 
     async def _close_connections(self) -> None:
@@ -243,6 +288,8 @@ class GameServer:
             pass
         finally:
             self.core.disconnect(conn)
+            if self.cluster is not None:
+                self.cluster.disconnected(conn)
             self._outboxes.pop(conn).stop()
             self._flush()
             log.info("connection %d closed (%s %s)", conn, ws.close_code, ws.close_reason or "")
@@ -262,6 +309,11 @@ class GameServer:
             f'ubao_games{{status="live"}} {sum(r.status != "over" for r in core.rooms.values())}',
             f"ubao_engines {len(self.bots.engines)}",
         ]
+        if self.cluster is not None:
+            lines += [
+                f"ubao_proxies {len(self.cluster.proxied)}",
+                f"ubao_takeovers_total {self.cluster.takeovers}",
+            ]
         lines += [
             f'ubao_rejected_total{{reason="{reason}"}} {count}'
             for reason, count in sorted(core.rejected.items())
@@ -270,10 +322,27 @@ class GameServer:
 
     # -- the core's outputs --------------------------------------------------------------------
 
+    # -- what the cluster asks (its `Host`) -------------------------------------------------------
+
+    def deliver(self, conns: Sequence[int], frame: bytes) -> None:
+        for conn in conns:
+            outbox = self._outboxes.get(conn)
+            if outbox is not None:
+                outbox.send(frame)
+
+    def close(self, conn: int, code: int, reason: str) -> None:
+        outbox = self._outboxes.get(conn)
+        if outbox is not None:
+            outbox.close(code, reason)
+
+    def flush(self) -> None:
+        self._flush()
+
     def _flush(self) -> None:
         """Take the core's outputs; they go out at the next commit."""
         self._held += self.core.outputs()
-        if self._held and self._commit_at is None and not self.core.closing:
+        waiting = self._held or (self.cluster is not None and self.cluster.pending)
+        if waiting and self._commit_at is None and not self.core.closing:
             self._commit_at = asyncio.get_running_loop().call_soon(self._commit)
         self._wake.set()
 
@@ -284,28 +353,35 @@ class GameServer:
             self._commit_at.cancel()
             self._commit_at = None
         try:
-            self.store.commit()
+            self.database.commit()
         except StoreError as exc:
             log.error("%s; trying again, and telling nobody until then", exc)
             retry_s = STORE_RETRY_MS / 1000
             self._commit_at = asyncio.get_running_loop().call_later(retry_s, self._commit)
             return
         held, self._held = self._held, []
+        cluster = self.cluster
+        if cluster is not None:
+            cluster.committed()  # games another node took meanwhile: their news is not sent
         for output in held:
             if isinstance(output, Send):
                 frame = encode(output.message)
-                for conn in output.to:
-                    outbox = self._outboxes.get(conn)
-                    if outbox is not None:
-                        outbox.send(frame)
+                to = output.to if cluster is None else cluster.relay(output.to, frame)
+                self.deliver(to, frame)
             elif isinstance(output, Close):
-                outbox = self._outboxes.get(output.conn)
-                if outbox is not None:
-                    outbox.close(output.code, output.reason)
+                if cluster is None or not cluster.close(output.conn, output.code, output.reason):
+                    self.close(output.conn, output.code, output.reason)
             elif isinstance(output, BotTurn):
                 self.bots.spawn(output.game_id, asyncio.create_task(self._bot_turn(output)))
             elif isinstance(output, BotsDone):
                 self._in_background(self.bots.release(output.game_id))
+            elif isinstance(output, Forward) and cluster is not None:
+                cluster.forward(output)
+            elif isinstance(output, Listed) and cluster is not None:
+                cluster.listed(output.game)
+        if cluster is not None:
+            cluster.send_out()
+            self._flush()  # what closing proxies changed goes out at the next commit
 
     async def _bot_turn(self, turn: BotTurn) -> None:
         def accept(move: str, info: BotInfo | None) -> bool:

@@ -9,6 +9,11 @@ Every change goes through `_commit`: persist, then reply, then broadcast. So an 
 durable before anybody hears of it, and the mover's `ok` precedes its `moved` event. A change the
 store cannot keep is rolled back in memory too and answered with `storage_error`: what clients
 were told, what the server holds and what the disk holds never disagree.
+
+In a cluster (docs/cluster.md) the core also has `Peers`: a command for a game another node owns
+becomes a `Forward` output (the layer sends it to that node, where a proxy connection, made by
+`connect` with the client's `hello`, plays the client), the lobby lists every node's games, and
+a live game nobody owns any more is adopted from the store.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import secrets
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import make_game
@@ -38,6 +43,7 @@ from ubao.protocol import (
     Error,
     ErrorCode,
     Event,
+    GameSummary,
     Hello,
     Join,
     ListGames,
@@ -75,6 +81,9 @@ log = logging.getLogger("ubao.server")
 
 POLICY_VIOLATION = 1008
 """The WebSocket close code for a connection over its limits (RFC 6455)."""
+SERVICE_RESTART = 1012
+"""The WebSocket close code that tells a client to reconnect and resume (RFC 6455): the node
+serving its game is gone or no longer owns it."""
 STORE_RETRY_MS = 1_000
 """After a failed write, how long timers and bot turns wait before the store is tried again
 (a broken disk must not make the server spin)."""
@@ -165,7 +174,40 @@ class BotsDone:
     game_id: str
 
 
-Output = Send | Close | BotTurn | BotsDone
+@dataclass(frozen=True, slots=True)
+class Forward:
+    """A client's frame for a game that node `node` owns: the layer sends it there."""
+
+    conn: int
+    node: str
+    data: bytes | str
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A game's lobby line changed: the layer tells the other nodes' lobby subscribers."""
+
+    game: GameSummary
+
+
+Output = Send | Close | BotTurn | BotsDone | Forward | Listed
+
+
+class OwnerDown(Exception):
+    """The node that owns a game has stopped and no other has taken the game over yet."""
+
+
+class Peers(Protocol):
+    """The other nodes of a cluster, as the core sees them (server/cluster.py); a single node
+    has none. Reads go to the shared store, so they answer at once."""
+
+    def owner(self, game_id: str) -> str | None:
+        """The other node that owns the live game `game_id`, or None if this node is to serve
+        it: it owns it (having just claimed it, if nobody did), or the game is not live
+        (over, or unknown). OwnerDown if its owner stopped and its lease has not expired."""
+
+    def games(self) -> list[GameSummary]:
+        """The lobby lines of every node's games (live, and the recently finished ones)."""
 
 
 @dataclass(slots=True)
@@ -182,6 +224,11 @@ class Connection:
     rooms: set[str] = field(default_factory=set)
     """Games whose events this connection receives."""
     closing: bool = False
+    proxy: bool = False
+    """It plays a client of another node (in a cluster): its frames never go further."""
+    remote: dict[str, str] = field(default_factory=dict)
+    """The nodes its commands for other nodes' games went to, by game: each game's commands
+    keep going to the same node while this connection lasts."""
 
 
 class Core:
@@ -193,8 +240,10 @@ class Core:
         now: Now = monotonic_ms,
         wall: Now = wall_ms,
         games: Callable[[str, dict[str, Any]], Game[Any, Any]] = make_game,
+        peers: Peers | None = None,
     ) -> None:
         self.store = store
+        self.peers = peers
         self.limits = limits or Limits()
         self.now = now
         self.wall = wall
@@ -243,7 +292,55 @@ class Core:
             self._follow_up(room)
         return restored
 
-    def connect(self, ip: str) -> int:
+    def adopt(self, game_id: str) -> bool:
+        """Take a game over from the store (in a cluster: this node holds its lease now), a live
+        one as a restart does (clocks restart now, players have a grace period), a finished one
+        as one of the recently finished; False if there is no such game."""
+        if game_id in self.rooms:
+            return True
+        stored = self.store.load(game_id)
+        room = self._rebuild(stored) if stored is not None else None
+        if room is None:
+            return False
+        if room.status == "over":
+            self._retain(room)
+            return True
+        self.rooms[game_id] = room
+        log.info("took over game %s (%s, ply %d)", game_id, room.game_name, room.ply)
+        self._attend(room)
+        self._follow_up(room)
+        return True
+
+    def drop(self, game_id: str) -> set[int]:
+        """Forget a game this node no longer owns (another node took it over); returns the
+        connections that followed it, which the layer closes so that they come back to it."""
+        room = self.rooms.pop(game_id, None)
+        if room is None:
+            return set()
+        log.warning("game %s is owned by another node now: dropped here", game_id)
+        with contextlib.suppress(ValueError):
+            self._finished.remove(game_id)
+        self._bot_plies.pop(game_id, None)
+        if any(seat.is_bot for seat in room.seats):
+            self._out.append(BotsDone(game_id))
+        followers = set(room.watchers)
+        if room.creator is not None:
+            followers.add(room.creator)
+        for conn_id in followers:
+            conn = self.conns.get(conn_id)
+            if conn is not None:
+                conn.rooms.discard(game_id)
+                conn.seats -= {(game_id, 0), (game_id, 1)}
+        return followers
+
+    def listed(self, game: GameSummary) -> None:
+        """Another node's game changed its lobby line: tell this node's lobby subscribers."""
+        if self.lobby and game.game_id not in self.rooms:
+            self._out.append(Send(tuple(self.lobby), Lobby(game=game)))
+
+    def connect(self, ip: str, hello: Hello | None = None) -> int:
+        """A new connection from `ip`; with `hello`, a proxy for another node's client that
+        said it there (no reply: the client had it from its own node)."""
         self._next_conn += 1
         now = self.now()
         conn = Connection(
@@ -252,6 +349,8 @@ class Core:
             session=secrets.token_hex(8),
             budget=MessageBudget.new(self.limits.burst, self.limits.per_second, now),
         )
+        if hello is not None:
+            conn.name, conn.role, conn.proxy = hello.name, hello.role, True
         self.conns[conn.id] = conn
         self.per_ip[ip] += 1
         if self.per_ip[ip] > self.limits.connections_per_ip:
@@ -276,6 +375,8 @@ class Core:
             self._flooded(conn, command.id)
             return
         try:
+            if self._forwarded(conn, command, data):
+                return
             self._dispatch(conn, command)
         except Rejected as exc:
             self._error(conn, command.id, exc.code, exc.message)
@@ -385,6 +486,27 @@ class Core:
 
     # -- commands ------------------------------------------------------------------------------
 
+    def _forwarded(self, conn: Connection, command: Command, data: bytes | str) -> bool:
+        """In a cluster: send a command for another node's game there (a proxy's command is
+        never sent on: its node is not the owner any more, so its client has to come back)."""
+        game_id = getattr(command, "game_id", None)
+        if self.peers is None or game_id is None or conn.role is None or game_id in self.rooms:
+            return False
+        node = conn.remote.get(game_id)
+        if node is None:
+            try:
+                node = self.peers.owner(game_id)
+            except OwnerDown:
+                node = ""
+            if node is None:
+                return False
+        if node == "" or conn.proxy:
+            self._close(conn, SERVICE_RESTART, "service restart")
+        else:
+            conn.remote[game_id] = node
+            self._out.append(Forward(conn.id, node, data))
+        return True
+
     def _dispatch(self, conn: Connection, command: Command) -> None:
         if isinstance(command, Hello):
             self._hello(conn, command)
@@ -440,7 +562,7 @@ class Core:
         else:
             events = room.answer_takeback(seat, command.ply, command.accept, self.now())
         self._persist(room, before, events)
-        if room.ply < len(before.history):
+        if room.ply < before.ply:
             # A bot turn asked before the takeback is for a position gone by: ask anew.
             self._bot_plies.pop(room.game_id, None)
         self._publish(room, events, reply=(conn, Ok(id=command.id)))
@@ -630,17 +752,22 @@ class Core:
         if command.subscribe is not None:
             (self.lobby.add if command.subscribe else self.lobby.discard)(conn.id)
         status = LOBBY_STATUS[command.filter] if command.filter else None
+        lines: list[Room | GameSummary] = list(self.rooms.values())
+        if self.peers is not None:  # a cluster: the other nodes' games too
+            lines += (game for game in self.peers.games() if game.game_id not in self.rooms)
         keyed = (
-            (_lobby_key(room), room)
-            for room in self.rooms.values()
-            if (status is None or room.status == status)
-            and (command.player is None or any(s.name == command.player for s in room.seats))
+            (_lobby_key(line), line)
+            for line in lines
+            if (status is None or line.status == status)
+            and (command.player is None or any(s.name == command.player for s in line.seats))
         )
         later = (item for item in keyed if after is None or item[0] > after)
         limit = command.limit or DEFAULT_PAGE
         page = heapq.nsmallest(limit + 1, later, key=lambda item: item[0])
         cursor = _cursor(page[limit - 1][0]) if len(page) > limit else None
-        summaries = tuple(room.summary() for _, room in page[:limit])
+        summaries = tuple(
+            line.summary() if isinstance(line, Room) else line for _, line in page[:limit]
+        )
         self._send(conn, Ok(id=command.id, games=summaries, cursor=cursor))
 
     def _join(self, conn: Connection, join: Join) -> None:
@@ -685,7 +812,12 @@ class Core:
         """The game, with whatever its clock or grace periods decided by now; a finished game
         no longer in memory comes back from the store."""
         room = self.rooms.get(game_id)
-        if room is None:
+        if room is None and self.peers is not None:
+            # In a cluster, `Peers.owner` found that this node is to serve it, live or not.
+            if not self.adopt(game_id):
+                raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")
+            room = self.rooms[game_id]
+        elif room is None:
             stored = self.store.load(game_id)
             room = self._rebuild(stored) if stored and stored.status == "over" else None
             if room is None:
@@ -797,8 +929,11 @@ class Core:
                     self._out.append(Send(others, event))
             elif recipients:
                 self._out.append(Send(tuple(recipients), event))
-        if self.lobby and (listed or any(isinstance(e, SeatEvent | Over) for e in events)):
-            self._out.append(Send(tuple(self.lobby), Lobby(game=room.summary())))
+        if listed or any(isinstance(e, SeatEvent | Over) for e in events):
+            if self.lobby:
+                self._out.append(Send(tuple(self.lobby), Lobby(game=room.summary())))
+            if self.peers is not None:
+                self._out.append(Listed(room.summary()))
         self._follow_up(room)
 
     def _follow_up(self, room: Room) -> None:
@@ -914,9 +1049,9 @@ class Core:
         self._out.append(Close(conn.id, code, reason))
 
 
-def _lobby_key(room: Room) -> tuple[int, int, str]:
+def _lobby_key(line: Room | GameSummary) -> tuple[int, int, str]:
     """Where a game stands in the lobby: by `LOBBY_RANK`, then newest first."""
-    return LOBBY_RANK[room.status], -room.created, room.game_id
+    return LOBBY_RANK[line.status], -(line.created or 0), line.game_id
 
 
 def _cursor(key: tuple[int, int, str]) -> str:

@@ -49,3 +49,17 @@ class GameStore(Protocol):
 
     def load(self, game_id: str) -> StoredGame | None:
         """One game, whatever its status, or None: finished games no longer in memory."""
+
+
+class Database(GameStore, Protocol):
+    """A `GameStore` as the asyncio layer drives it: changes are saved into a batch that
+    `commit` makes durable at once (group commit)."""
+
+    path: str
+    """Where the games are, for the logs."""
+
+    def commit(self) -> None:
+        """Make every change saved since the last commit durable; StoreError if not (the batch
+        is kept and the next commit tries it again)."""
+
+    def close(self) -> None: ...

@@ -327,8 +327,8 @@ def test_the_players_panel_shows_the_time_control_and_warns_on_low_time() -> Non
 
 
 async def test_a_bao_hole_the_rules_forbid_is_refused_with_the_rule_in_full_at_60_columns() -> None:
-    """The refusal line says why (the rule's reason, from engine.bao_rules; rule ids refer to
-    docs/bao.md) and is never cut: it takes a second row at 60 columns; nothing is sent."""
+    """The refusal line says why (the rule's reason, from the rules' parser; rule ids refer to
+    docs/bao.md) and is never cut: it takes more rows at 60 columns; nothing is sent."""
     game = make_game("bao")
     start = game.start()
     snapshot = dataclasses.replace(
@@ -347,7 +347,13 @@ async def test_a_bao_hole_the_rules_forbid_is_refused_with_the_rule_in_full_at_6
         app.on_event(snapshot)
         keys.send_text("A5\r")
         reason = "a functional nyumba is played only when it is your last front hole [R6.4a]"
-        await until(lambda: app.message == ("class:status.error", f"A5: {reason}"), "the refusal")
+        await until(
+            lambda: (
+                app.message[0] == "class:status.error"
+                and app.message[1].startswith(f"A5: {reason}; legal moves: A6L A6R")
+            ),
+            "the refusal",
+        )
         shown = " ".join(" ".join(draw(app.application, 60, 20)[-5:-2]).split())
         assert f"A5: {reason}" in shown
         keys.send_text("B1\r")

@@ -4,6 +4,8 @@ its variable, a bad value is a clear error, and docs/server.md explains each."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +100,21 @@ def test_the_docs_explain_every_setting() -> None:
     assert set(documented) == {setting.flag for setting in SETTINGS}
     for setting in SETTINGS:
         assert f"`{setting.env}`" in documented[setting.flag]
+
+
+def test_a_cluster_without_the_redis_client_exits_with_2_and_says_what_to_install() -> None:
+    # The server must run without the optional `cluster` extra; only --redis needs it.
+    code = (
+        "import sys; sys.modules['redis'] = None\n"
+        "from ubao.server.__main__ import main\n"
+        "main(['--redis', 'redis://127.0.0.1:1/0'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "pip install 'ubao[cluster]'" in result.stderr
+
+
+def test_the_cluster_settings_come_from_flags_or_the_environment() -> None:
+    options = parse_args(["--node-id", "a"], {"UBAO_REDIS": "redis://r:6379/0"})
+    assert (options.server.redis, options.server.node_id) == ("redis://r:6379/0", "a")
+    assert parse_args([], {}).server.redis == ""  # one node, SQLite, unless asked

@@ -1,0 +1,357 @@
+"""Games in Redis, for a cluster of server nodes (docs/cluster.md): a `GameStore` whose every
+write is fenced by the game's lease, and the leases themselves.
+
+Each game is a hash (its state as of its last change, and its lobby line), a list of its moves
+and a list of its events (the frames as sent, without legal moves). `save` only prepares a
+change; `commit` sends every change since the last one in one pipeline, one Lua script per
+change, each atomic: it applies the change only if this node holds the game's lease (or nobody
+does and the game is this node's, or new) and the game's log is not longer than this node's
+version of it, and renews the lease. A change whose lease another
+node holds is not applied: its game is `lost`, and the node drops it. With Redis's append-only
+file and `appendfsync always`, Redis answers a pipeline only once it is on disk, so nobody hears
+of a change before it is durable, exactly as with SQLite's group commit.
+
+Scripts are idempotent per event (an event is appended only if the log is still shorter than
+its version), so a pipeline that failed half way is simply sent again.
+
+A node's hold on a game is a tenure: from its creation or claim to its loss, with a value of
+its own (node/random) kept in the lease and in the game's hash. Writes check both, so a node
+that stalled past its lease can never write the game again, even once its lease is free.
+
+Keys (all under `ubao:`): `game:ID` (hash), `moves:ID`, `events:ID` (lists), `lease:ID` (the
+owner node's id, with a time to live), `node:NODE` (a node's heartbeat, with a time to live),
+`live` (the ids of games not over), `lobby` (listed games by creation time), `done` (finished
+games in the order they finished) and `done:seq`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import msgpack
+import redis
+
+from ubao.protocol import (
+    ClockSpec,
+    Event,
+    GameSummary,
+    Lobby,
+    Moved,
+    Over,
+    SeatEvent,
+    SeatSpec,
+    TakebackRequest,
+    decode_server_message,
+    encode,
+    to_wire,
+)
+from ubao.server.room import Room
+from ubao.server.storage import StoredGame, StoreError
+
+PREFIX = "ubao:"
+LIVE = PREFIX + "live"
+LOBBY = PREFIX + "lobby"
+DONE = PREFIX + "done"
+DONE_SEQ = PREFIX + "done:seq"
+
+
+def game_key(game_id: str) -> str:
+    return f"{PREFIX}game:{game_id}"
+
+
+def moves_key(game_id: str) -> str:
+    return f"{PREFIX}moves:{game_id}"
+
+
+def events_key(game_id: str) -> str:
+    return f"{PREFIX}events:{game_id}"
+
+
+def lease_key(game_id: str) -> str:
+    return f"{PREFIX}lease:{game_id}"
+
+
+def node_key(node: str) -> str:
+    return f"{PREFIX}node:{node}"
+
+
+_COMMIT = """
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+local tenure = redis.call('HGET', KEYS[2], 'tenure')
+if tenure ~= ARGV[1] and (tenure or redis.call('EXISTS', KEYS[2]) == 1) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('HSET', KEYS[2], 'tenure', ARGV[1], 'head', ARGV[3], 'summary', ARGV[4])
+local n = tonumber(ARGV[9])
+for i = 0, n - 1 do
+  local at = 10 + 4 * i
+  if redis.call('LLEN', KEYS[4]) < tonumber(ARGV[at]) then
+    local keep = tonumber(ARGV[at + 1])
+    if keep == 0 then
+      redis.call('DEL', KEYS[3])
+    elseif keep > 0 then
+      redis.call('LTRIM', KEYS[3], 0, keep - 1)
+    end
+    if ARGV[at + 2] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[at + 2]) end
+    redis.call('RPUSH', KEYS[4], ARGV[at + 3])
+  end
+end
+local id = ARGV[6]
+redis.call('ZADD', KEYS[6], 'NX', ARGV[7], id)
+if ARGV[5] ~= 'over' then
+  redis.call('SADD', KEYS[5], id)
+elseif not redis.call('ZSCORE', KEYS[7], id) then
+  redis.call('SREM', KEYS[5], id)
+  redis.call('ZADD', KEYS[7], redis.call('INCR', KEYS[8]), id)
+  local keep = tonumber(ARGV[8])
+  for _, old in ipairs(redis.call('ZRANGE', KEYS[7], -keep - 1, -keep - 1)) do
+    redis.call('ZREM', KEYS[6], old)
+  end
+end
+return 1
+"""
+"""One change of one game, fenced by its tenure (KEYS: lease, game, moves, events, live,
+lobby, done, done:seq; ARGV: tenure, lease ms, head, summary, status, game id, created,
+finished games listed, event count, then per event: v, moves kept (-1: all), move, body).
+Refused if another tenure holds the lease, or had the game since this one (even if its lease
+is free again), or if a game with this id exists that was never this tenure's. A finished game
+leaves the lobby once `keep_finished` games finished after it."""
+
+CLAIM = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('HSET', KEYS[2], 'tenure', ARGV[1])
+  return 1
+end
+return 0
+"""
+"""Take a game whose lease is free (KEYS: lease, game; ARGV: new tenure, lease ms)."""
+
+_LOCATE = """
+local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[1] then return {'mine'} end
+if owner then
+  local node = string.match(owner, '^(.*)/')
+  if redis.call('EXISTS', ARGV[3] .. node) == 1 then return {'at', node} end
+  return {'down', node}
+end
+if redis.call('SISMEMBER', KEYS[3], ARGV[4]) == 1 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('HSET', KEYS[2], 'tenure', ARGV[1])
+  return {'claimed'}
+end
+return {'none'}
+"""
+"""Who serves a game (KEYS: lease, game, live; ARGV: this node's tenure of it, or a new one,
+lease ms, node key prefix, game id): this node (`mine`, or `claimed` just now: a live game
+nobody owned), another running node (`at`), a stopped node whose lease still runs (`down`),
+or nobody, as the game is not live (`none`)."""
+
+RENEW = """
+local lost = {}
+for i = 1, #KEYS, 2 do
+  local owner = redis.call('GET', KEYS[i])
+  local mine = ARGV[(i + 1) / 2 + 1]
+  if owner == mine then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+  elseif not owner and redis.call('HGET', KEYS[i + 1], 'tenure') == mine then
+    redis.call('SET', KEYS[i], mine, 'PX', ARGV[1])
+  else
+    table.insert(lost, (i + 1) / 2)
+  end
+end
+return lost
+"""
+"""Renew leases (KEYS: lease and game of each; ARGV: lease ms, then the tenure of each). A
+lease that expired is taken again if no other tenure had the game since. Returns the 1-based
+positions of the games that another tenure has now."""
+
+RELEASE = """
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i] then redis.call('DEL', key) end
+end
+return 0
+"""
+"""Give up leases (KEYS) held by the tenures (ARGV, one each)."""
+
+
+def new_tenure(node: str) -> str:
+    """A node's hold on one game, from one claim (or its creation) to its loss: the lease's
+    value, and the game's `tenure` field."""
+    return f"{node}/{secrets.token_hex(6)}"
+
+
+class RedisStore:
+    """The games of a cluster in Redis (a `GameStore`), as node `node` writes them."""
+
+    def __init__(self, client: redis.Redis, node: str, lease_ms: int, keep_finished: int) -> None:
+        self.client = client
+        self.node = node
+        self.lease_ms = lease_ms
+        self.keep_finished = keep_finished
+        self.path = f"Redis (node {node})"
+        self._commit = client.register_script(_COMMIT)
+        self._locate = client.register_script(_LOCATE)
+        self._batch: list[tuple[str, list[str], list[Any]]] = []
+        """(game id, keys, args) per save since the last commit."""
+        self.tenures: dict[str, str] = {}
+        """This node's tenure of each game it created or claimed."""
+        self.lost: set[str] = set()
+        """Games whose last commit found another tenure's: the node drops them."""
+
+    def close(self) -> None:
+        self.client.close()
+
+    def tenure(self, game_id: str) -> str:
+        """This node's tenure of the game: the one it has, or a new one (a game it creates)."""
+        tenure = self.tenures.get(game_id)
+        if tenure is None:
+            tenure = self.tenures[game_id] = new_tenure(self.node)
+        return tenure
+
+    def save(self, room: Room, events: Sequence[Event], now: int) -> None:
+        """Prepare the room's state and `events` for the next `commit` (nothing can fail yet)."""
+        game_id = room.game_id
+        left = (room.clock.left(0, now), room.clock.left(1, now)) if room.clock else None
+        head = {
+            "game": room.game_name,
+            "options": room.options,
+            "clock": to_wire(room.clock_spec),
+            "status": room.status,
+            "created": room.created,
+            "pace_ms": room.pace_ms,
+            "clocks": [max(0, t) for t in left] if left else None,
+            "seats": [[to_wire(s.spec), s.name, s.token_hash] for s in room.seats],
+        }
+        args: list[Any] = [
+            self.tenure(game_id),
+            self.lease_ms,
+            msgpack.packb(head, use_bin_type=True),
+            encode(Lobby(game=room.summary())),
+            room.status,
+            game_id,
+            room.created,
+            self.keep_finished,
+            len(events),
+        ]
+        for event in events:
+            keep = -1  # the moves kept: a takeback drops those from its ply on
+            if isinstance(event, TakebackRequest) and event.state == "accepted":
+                keep = event.ply
+            move = b""
+            if isinstance(event, Moved):
+                move = msgpack.packb([event.seat, event.move], use_bin_type=True)
+            args += [event.v, keep, move, encode(event)]
+        keys = [
+            lease_key(game_id),
+            game_key(game_id),
+            moves_key(game_id),
+            events_key(game_id),
+            LIVE,
+            LOBBY,
+            DONE,
+            DONE_SEQ,
+        ]
+        self._batch.append((game_id, keys, args))
+
+    def commit(self) -> None:
+        """Apply every change since the last commit, in one round trip; StoreError if Redis
+        cannot be reached (the batch is kept, and sent again by the next commit). Changes to
+        games another node had since are not applied: their ids go to `lost`."""
+        if not self._batch:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for _, keys, args in self._batch:
+            self._commit(keys=keys, args=args, client=pipe)
+        try:
+            applied = pipe.execute()
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot commit {len(self._batch)} change(s): {exc}") from exc
+        for (game_id, _, _), done in zip(self._batch, applied, strict=True):
+            if not done:
+                self.lost.add(game_id)
+                self.tenures.pop(game_id, None)
+        self._batch.clear()
+
+    def locate(self, game_id: str) -> tuple[str, str | None]:
+        """Who serves the game: ("mine" | "claimed" | "none", None) or ("at" | "down", node);
+        StoreError if Redis cannot be reached."""
+        tenure = self.tenures.get(game_id) or new_tenure(self.node)
+        try:
+            found = self._locate(
+                keys=[lease_key(game_id), game_key(game_id), LIVE],
+                args=[tenure, self.lease_ms, node_key(""), game_id],
+            )
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot find game {game_id}'s node: {exc}") from exc
+        kind, *node = texts(found)
+        if kind == "claimed":
+            self.tenures[game_id] = tenure
+        return kind, node[0] if node else None
+
+    def unfinished(self) -> list[StoredGame]:
+        """Every game not over (a cluster's nodes take them over one by one instead)."""
+        ids = sorted(texts(self.client.smembers(LIVE)))
+        return [game for game in map(self.load, ids) if game is not None]
+
+    def finished(self, limit: int) -> list[StoredGame]:
+        """The `limit` most recently finished games, the most recent last."""
+        if limit <= 0:
+            return []
+        ids = texts(self.client.zrange(DONE, -limit, -1))
+        return [game for game in map(self.load, ids) if game is not None]
+
+    def load(self, game_id: str) -> StoredGame | None:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hget(game_key(game_id), "head")
+        pipe.lrange(moves_key(game_id), 0, -1)
+        pipe.lrange(events_key(game_id), 0, -1)
+        try:
+            head, moves, events = pipe.execute()
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot load game {game_id}: {exc}") from exc
+        if head is None:
+            return None
+        state = msgpack.unpackb(head)
+        played = [msgpack.unpackb(move) for move in moves]
+        clocks = state["clocks"]
+        return StoredGame(
+            game_id=game_id,
+            game=state["game"],
+            options=state["options"],
+            clock=ClockSpec(**state["clock"]) if state["clock"] else None,
+            status=state["status"],
+            created=state["created"],
+            pace_ms=state["pace_ms"],
+            clocks=(clocks[0], clocks[1]) if clocks else None,
+            seats=tuple((SeatSpec(**spec), name, token) for spec, name, token in state["seats"]),
+            movers=tuple(seat for seat, _ in played),
+            moves=tuple(move for _, move in played),
+            events=tuple(_event(body) for body in events),
+        )
+
+    def lobby(self) -> list[GameSummary]:
+        """Every listed game's lobby line: the live games and the recently finished ones."""
+        pipe = self.client.pipeline(transaction=False)
+        for game_id in texts(self.client.zrange(LOBBY, 0, -1)):
+            pipe.hget(game_key(game_id), "summary")
+        lines = []
+        for body in pipe.execute():
+            if body is not None:
+                line = decode_server_message(body)
+                assert isinstance(line, Lobby)
+                lines.append(line.game)
+        return lines
+
+
+def texts(values: Any) -> list[str]:
+    """What Redis answered (bytes) as text."""
+    return [value.decode() for value in values]
+
+
+def _event(body: bytes) -> Event:
+    event = decode_server_message(body)
+    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest):
+        raise RuntimeError(f"stored event is a {event.type}")
+    return event
