@@ -13,6 +13,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 NATIVE = Path("engine", "native")
+POSIX = sys.platform != "win32"
 
 
 class OptionalBuildExt(build_ext):
@@ -45,7 +46,10 @@ setup(
             "ubao.engine._native",
             sources=sorted(str(path) for path in NATIVE.glob("*.c")),
             depends=sorted(str(path) for path in NATIVE.glob("*.h")),
-            extra_compile_args=["-std=c99", "-Wall", "-Wextra"] if sys.platform != "win32" else [],
+            extra_compile_args=["-std=c99", "-Wall", "-Wextra", "-pthread"] if POSIX else [],
+            # POSIX threads: the search's helper threads (--threads). In libc
+            # on current Linux and macOS, but older glibc needs -pthread to link them.
+            extra_link_args=["-pthread"] if POSIX else [],
         )
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -216,7 +216,7 @@ async def command_games(args: argparse.Namespace) -> int:
 
 
 async def command_bot(args: argparse.Namespace) -> int:
-    settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm)
+    settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm, args.threads)
     budget = Budget(args.message_burst, args.message_rate)
     if args.serve:
         await serve(args.server, args.name, settings, max_games=args.max_games, budget=budget)
@@ -478,6 +478,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the game's static evaluation by name (default: the game's first)",
     )
     bot.add_argument("--algorithm", choices=ALGORITHMS, default="negamax")
+    bot.add_argument(
+        "--threads",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="search threads (native negamax: lazy SMP; default 1)",
+    )
     mode = bot.add_mutually_exclusive_group(required=True)
     mode.add_argument("--join", metavar="GAME_ID", help="play in this game")
     mode.add_argument("--new", metavar="GAME", help="create a game and play in it")

@@ -77,6 +77,8 @@ class EngineSettings:
     time_ms: int | None = None
     eval: str | None = None
     algorithm: str = "negamax"
+    threads: int = 1
+    """Search threads (lazy SMP in the native search; one elsewhere, and the log says why)."""
 
     def describe(self) -> str:
         text = f"depth {self.depth}"
@@ -344,7 +346,14 @@ class BotGame(SeatSession):
         if self.decided is None or self.decided[0] != ply:
             if self.searcher is None:
                 try:
-                    self.searcher = Searcher(game, self.settings.algorithm, self.settings.eval)
+                    self.searcher = Searcher(
+                        game,
+                        self.settings.algorithm,
+                        self.settings.eval,
+                        threads=self.settings.threads,
+                    )
+                    if self.searcher.threads_note is not None:
+                        log.info("game %s: %s", self.game_id, self.searcher.threads_note)
                 except ValueError as error:  # an --eval this game does not have
                     self.error = str(error)
                     log.error("game %s: %s", self.game_id, error)

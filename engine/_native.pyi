@@ -1,12 +1,16 @@
-"""The native core (engine/native/*.c): the rules of the mancala family and Othello, perft,
-and their negamax search (engine/search.py runs it).
+"""The native core (engine/native/*.c): the rules of the mancala family, Othello and Bao,
+perft, and their negamax search (engine/search.py runs it).
 
-Positions and moves are the Python engine's own (engine/mancala.py, engine/othello.py);
+Positions and moves are the Python engine's own (engine/mancala.py, engine/othello.py,
+engine/bao_rules.py);
 `engine/backend.py` wraps each core as a `Game`.
 """
 
 from collections.abc import Sequence
 
+from typing_extensions import Buffer
+
+from ubao.engine.bao_rules import BaoMove
 from ubao.engine.othello import Position as OthelloPosition
 
 class Mancala:
@@ -29,22 +33,61 @@ class Mancala:
     def final_score(self, position: Sequence[int], /) -> tuple[int, int] | None: ...
     def perft(self, position: Sequence[int], depth: int, /) -> int: ...
 
+class Bao:
+    """The rules of Bao la Kiswahili under one set of options (docs/bao.md); the flags are
+    engine/bao.py's FLAGS, validated there."""
+
+    def __init__(
+        self,
+        move_type: type[BaoMove],
+        max_plies: int,
+        namua_takasa_nyumba_stop: str,
+        namua_singleton: str,
+        tax_any_owned: bool,
+        sixteen_rule: bool,
+        ownership_lost_first_mtaji_capture: str,
+        mtaji_takasa_stop_at_nyumba: bool,
+        mtaji_capture_nyumba_choice: bool,
+        takasia: str,
+        takasia_singleton_exception: bool,
+        takasia_nyumba_first_lap_exception: bool,
+        takasia_attacker_must_capture: bool,
+        never_ending: str,
+        front_empty_check: str,
+    ) -> None: ...
+    def children(self, position: Sequence[int], /) -> list[tuple[BaoMove, tuple[int, ...]]]: ...
+    def search_moves(self, position: Sequence[int], /) -> list[BaoMove]: ...
+    def play(self, position: Sequence[int], move: BaoMove, /) -> tuple[int, ...] | None: ...
+    def is_over(self, position: Sequence[int], /) -> bool: ...
+    def outcome(
+        self, position: Sequence[int], /
+    ) -> tuple[int | None, tuple[int, int], str] | None: ...
+    def perft(self, position: Sequence[int], depth: int, /) -> int: ...
+
 class Search:
     """engine/search.py's negamax over one game's native rules with its default evaluation
-    (mancala `store_diff`, Othello `standard`), node for node, with its own transposition
-    table; each iteration runs without the GIL."""
+    (mancala `store_diff`, Othello `standard`, Bao `balanced`), node for node, with its own
+    transposition table; each iteration runs without the GIL, on `set_threads` threads sharing
+    the table in the strength mode (lazy SMP: the main thread's result, every thread's counts).
+    Moves are the game's own: ints, Bao's `BaoMove`."""
 
-    def __init__(self, rules: Mancala | Othello, hash_mb: float, exact: bool) -> None: ...
+    def __init__(self, rules: Mancala | Othello | Bao, hash_mb: float, exact: bool) -> None: ...
     def begin(self) -> None: ...
     def iterate(
-        self, position: Sequence[int], depth: int, root_move: int | None, seconds: float, /
+        self,
+        position: Sequence[int],
+        depth: int,
+        root_move: int | BaoMove | None,
+        seconds: float,
+        /,
     ) -> float | None: ...
     def counts(self) -> tuple[int, int, int, int, int]: ...
-    def root(self) -> tuple[int | None, float]: ...
-    def pv(self, position: Sequence[int], depth: int, /) -> list[int]: ...
+    def root(self) -> tuple[int | BaoMove | None, float]: ...
+    def pv(self, position: Sequence[int], depth: int, /) -> list[int | BaoMove]: ...
     def entries(self) -> int: ...
     def clear(self) -> None: ...
     def stop(self) -> None: ...
+    def set_threads(self, threads: int, /) -> int: ...
 
 class Othello:
     """The rules of Othello on one board size (docs/othello.md)."""
@@ -57,3 +100,23 @@ class Othello:
     def is_over(self, position: tuple[int, int, int], /) -> bool: ...
     def final_score(self, position: tuple[int, int, int], /) -> tuple[int, int] | None: ...
     def perft(self, position: tuple[int, int, int], depth: int, /) -> int: ...
+
+# -- the solver (engine/native/solve.c, endgame.c) -------------------------------------------
+
+class Solver:
+    """engine/solve.py's null-window probes over one mancala variant's native rules (sowing one
+    way), with its own bounded table and an optional endgame database (engine/endgame.py's
+    values); each probe runs without the GIL."""
+
+    def __init__(
+        self,
+        rules: Mancala,
+        hash_mb: float,
+        endgame: Buffer | None = None,
+        endgame_seeds: int = 0,
+    ) -> None: ...
+    def test(self, position: Sequence[int], beta: int, /) -> int: ...
+    def best_move(self, position: Sequence[int], /) -> int | None: ...
+    def counts(self) -> tuple[int, int]: ...
+    @staticmethod
+    def build_endgame(rules: Mancala, seeds: int, /) -> bytes: ...

@@ -6,13 +6,13 @@ rules, else Python. Without an explicit choice the `UBAO_BACKEND` environment va
 and `"auto"` when it is unset.
 
 A native game is a subclass of the Python one that hands its rules (`legal_moves`, `play`,
-`child`, `children`, `is_over`, `outcome`) to the C core; move ordering, evaluations and
-notation stay the Python class's. `search_core` gives the native search where the core has
-one (the default evaluation of the mancala family and Othello; engine/search.py runs it for
-negamax). Positions and moves are the Python engine's own values, so notation, evaluations,
-the search, the server and the clients run unchanged on either backend, and the two can be
-compared position by position. Error messages stay the Python rules': the core answers None
-for an illegal move, and the Python `play` explains why.
+`child`, `children`, `is_over`, `outcome`; Bao's `search_moves` too, whose order needs every
+child) to the C core; evaluations and notation stay the Python class's. `search_core` gives the
+native search where the core has one (the default evaluation of each game; engine/search.py
+runs it for negamax). Positions and moves are the Python engine's own values, so notation,
+evaluations, the search, the server and the clients run unchanged on either backend, and the
+two can be compared position by position. Error messages stay the Python rules': the core
+answers None for an illegal move, and the Python `play` explains why.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from ubao.engine.bao import FLAGS as BAO_FLAGS
+from ubao.engine.bao import Bao
+from ubao.engine.bao_rules import BaoMove
+from ubao.engine.bao_rules import Position as BaoPosition
 from ubao.engine.game import Game, OptionsError, Outcome
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
 from ubao.engine.mancala import Move as MancalaMove
@@ -34,6 +38,7 @@ if TYPE_CHECKING:
     from ubao.engine._native import Search
 
 try:
+    from ubao.engine._native import Bao as BaoCore
     from ubao.engine._native import Mancala as MancalaCore
     from ubao.engine._native import Othello as OthelloCore
     from ubao.engine._native import Search as SearchCore
@@ -77,7 +82,8 @@ def resolve(backend: str | None = None) -> Backend:
 
 def rules_for(rules: type[Game[Any, Any]], backend: str | None = None) -> type[Game[Any, Any]]:
     """The class implementing `rules` on `backend`: `auto` falls back to Python for a game the
-    core does not know (Bao, so far), an explicit `native` refuses it."""
+    core does not know (every registered game has native rules), an explicit `native` refuses
+    it."""
     if resolve(backend) == "python":
         return rules
     native = NATIVE_RULES.get(rules)
@@ -194,6 +200,51 @@ class NativeOthello(NativeRules, Othello):
         return SearchCore(self._core, hash_mb, exact)
 
 
+class NativeBao(NativeRules, Bao):
+    """Bao la Kiswahili on the native core, every profile and flag; notation, sowing paths and
+    evaluations stay the Python class's. No children cache: the core simulates faster than a
+    Python dict look-up costs to keep."""
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._core = BaoCore(
+            move_type=BaoMove,
+            max_plies=self.max_plies,
+            **{name: self.options[name] for name in BAO_FLAGS},
+        )
+
+    def _expanded(self, position: BaoPosition) -> list[tuple[BaoMove, BaoPosition]]:
+        """Every legal move with its child, from the core: what `children`, `legal_moves` and
+        the Python `child` and `play` read."""
+        return self._core.children(position)
+
+    def search_moves(self, position: BaoPosition) -> list[BaoMove]:
+        return self._core.search_moves(position)
+
+    def child(self, position: BaoPosition, move: BaoMove) -> BaoPosition:
+        after = self._core.play(position, move)
+        return super().child(position, move) if after is None else after
+
+    def play(self, position: BaoPosition, move: BaoMove) -> BaoPosition:
+        after = self._core.play(position, move)
+        return super().play(position, move) if after is None else after
+
+    def is_over(self, position: BaoPosition) -> bool:
+        return self._core.is_over(position)
+
+    def outcome(self, position: BaoPosition) -> Outcome | None:
+        result = self._core.outcome(position)
+        return None if result is None else Outcome(*result)
+
+    def perft(self, position: BaoPosition, depth: int) -> int:
+        return self._core.perft(position, depth)
+
+    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
+        if evaluation != "balanced":
+            return None
+        return SearchCore(self._core, hash_mb, exact)
+
+
 def _outcome(score: tuple[int, int] | None) -> Outcome | None:
     """The outcome of a finished game from each player's final points (None: not finished)."""
     if score is None:
@@ -207,5 +258,6 @@ NATIVE_RULES: dict[type[Game[Any, Any]], type[Game[Any, Any]]] = {
     Egyptian: NativeEgyptian,
     Ethiopian: NativeEthiopian,
     Othello: NativeOthello,
+    Bao: NativeBao,
 }
 """The games the native core implements: each Python class and its native subclass."""

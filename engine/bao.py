@@ -263,8 +263,8 @@ class Bao(Game[Position, BaoMove]):
         matching = [m for m in at_hole if notation.letter_matches(position, m, typed)]
         if not matching:
             options = " ".join(self.format_move(position, m) for m in at_hole)
-            (other,) = {1, -1} - {move.direction for move in at_hole} or {None}
-            reason = "not that way" if other is None else why(other)
+            other = [way for way in (1, -1) if all(m.direction != way for m in at_hole)]
+            reason = why(other[0]) if other else "not that way"
             raise IllegalMoveError(f"{written}: {reason}; from this hole: {options}")
         chosen = [m for m in matching if m.safari == typed.safari]
         if not chosen:

@@ -9,7 +9,8 @@ iteration with an aspiration window; the exact mode takes only scores of the ver
 that the three algorithms return the same value at the same depth. The side to move decides
 whether a node maximises, so extra turns and passes need no special case. A game on the
 native backend may offer the same negamax in C (`search_core`), which then runs instead, node
-for node the same. docs/engine.md explains each part.
+for node the same, and in the strength mode on several threads if asked (lazy SMP). docs/engine.md
+explains each part.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ MATE_BOUND = MATE - 1_000_000
 """Scores beyond this are finished games, not evaluations (evaluations must stay below it)."""
 MAX_DEPTH = 200
 """The deepest iteration a search without a depth limit starts."""
+MAX_THREADS = 64
+"""The most threads one search runs (the native core's SEARCH_MAX_THREADS)."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
 """Transposition-table bound flags: the stored score is exact, a lower or an upper bound."""
@@ -84,6 +87,8 @@ class SearchStats:
     """Transposition-table entries after the search (ENTRY_BYTES each)."""
     peak_memory: int | None = None
     """Peak bytes allocated during the search (tracemalloc; only when asked, it is slow)."""
+    threads: int = 1
+    """Threads that searched; the counters add up every thread's nodes."""
 
     @property
     def nps(self) -> float:
@@ -102,6 +107,7 @@ class SearchStats:
             "nps": round(self.nps),
             "table_entries": self.table_entries,
             "peak_memory": self.peak_memory,
+            "threads": self.threads,
         }
 
 
@@ -305,7 +311,10 @@ class TranspositionTable:
 
 class Searcher(Generic[P, M]):
     """One engine: a game, an algorithm, an evaluation and a mode, with a table kept between
-    searches, so that a bot's next search starts from what its last one learnt."""
+    searches, so that a bot's next search starts from what its last one learnt.
+
+    `threads` above 1 runs the native negamax of the strength mode on that many threads sharing
+    its table (lazy SMP); everything else searches on one (`threads_note` says why)."""
 
     def __init__(
         self,
@@ -314,9 +323,12 @@ class Searcher(Generic[P, M]):
         evaluation: str | None = None,
         hash_mb: float = DEFAULT_HASH_MB,
         exact: bool = False,
+        threads: int = 1,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}")
         self.game = game
         self.algorithm = algorithm
         self.evaluation_name, self.evaluation = pick_evaluation(game, evaluation)
@@ -331,6 +343,27 @@ class Searcher(Generic[P, M]):
         has one for this algorithm and evaluation; it then runs every untraced search."""
         if algorithm == "negamax" and isinstance(game, NativeRules):
             self.native = game.search_core(self.evaluation_name, hash_mb, exact)
+        self.threads_asked = threads
+        self.threads = 1
+        """Threads an untraced search runs."""
+        if self.native is not None and threads > 1 and not exact:
+            self.threads = self.native.set_threads(threads)
+
+    @property
+    def threads_note(self) -> str | None:
+        """One line saying why fewer threads search than were asked, or None."""
+        if self.threads == self.threads_asked:
+            return None
+        if self.exact:
+            why = "the exact mode searches on one thread, node for node as documented"
+        elif self.native is None:
+            why = (
+                "the Python search runs on one thread (threads need the native core's negamax "
+                "with the game's default evaluation)"
+            )
+        else:
+            why = "this build of the native core runs no more"
+        return f"threads: {self.threads} of {self.threads_asked} asked: {why}"
 
     def clear(self) -> None:
         """Forget everything learnt (a new game)."""
@@ -404,7 +437,7 @@ class Searcher(Generic[P, M]):
         tree: _Tree | _NativeTree = (
             _Tree(self, tracer)
             if self.native is None or tracer is not None
-            else _NativeTree(self.native, self.control)
+            else _NativeTree(self.native, self.control, self.threads)
         )
         moves = game.search_moves(position)
         if not moves:
@@ -457,6 +490,7 @@ class Searcher(Generic[P, M]):
             depth=depth,
             seconds=time.perf_counter() - start,
             table_entries=tree.table_entries,
+            threads=tree.threads,
         )
         return SearchResult(pv[0] if pv else None, score, pv, stats, stopped)
 
@@ -497,6 +531,7 @@ class _Tree:
         self.table = searcher.table
         self.game = searcher.game
         self.algorithm = searcher.algorithm
+        self.threads = 1
         self._out = _TraceOut(searcher.game, tracer)
         self._counts, self._root, self._pv_line = _build(self, searcher, self._out, tracer)
         self._tracer = tracer
@@ -559,13 +594,14 @@ class _Tree:
 
 class _NativeTree:
     """What `_deepen` asks of `_Tree`, from the native core's negamax: each iteration runs in C
-    without the GIL; `stop` reaches it through the control's `on_stop`."""
+    without the GIL, on `threads` threads; `stop` reaches it through the control's `on_stop`."""
 
-    def __init__(self, core: Search, control: SearchControl) -> None:
+    def __init__(self, core: Search, control: SearchControl, threads: int) -> None:
         self.root_move: Any = None
         self.root_best: Any = None
         self.root_score = 0.0
         self.exhausted = False
+        self.threads = threads
         self._core = core
         self._control = control
         core.begin()

@@ -9,7 +9,8 @@ still loose bound the value. Children are tried extra turns first, then by what 
 (in Kalah: captures), ties from the last move (the pit nearest the store), after the table's
 move; a child whose table entry already refutes the window ends the node before any search
 (enhanced transposition cutoff), and a child an endgame database answers is never searched.
-See docs/engine.md.
+On the native backend the mancala family's probes run in C (engine/native/solve.c: the same
+node, table and database), which this class drives exactly as its own. See docs/engine.md.
 """
 
 from __future__ import annotations
@@ -19,10 +20,15 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
+from ubao.engine.endgame import Endgame, native_rules
 from ubao.engine.game import Game, M, Outcome, P
+from ubao.engine.mancala import Mancala, Position
 from ubao.engine.search import pick_evaluation
+
+if TYPE_CHECKING:
+    from ubao.engine._native import Solver as SolverCore
 
 UNBOUNDED = 1 << 40
 """Beyond any final score difference."""
@@ -114,6 +120,23 @@ class Database(Protocol[Q]):
         a position with at most `seeds` points loose."""
 
 
+def native_solver(
+    game: Game[Any, Any], hash_mb: float, endgame: Database[Any] | None
+) -> SolverCore | None:
+    """The C solver for `game` when its rules run natively and it is of the mancala family,
+    sowing one way, with no database or an `Endgame` (whose values C reads); else None."""
+    if not isinstance(game, Mancala) or not (endgame is None or isinstance(endgame, Endgame)):
+        return None
+    rules = native_rules(game)
+    if rules is None:
+        return None
+    from ubao.engine._native import Solver as SolverCore
+
+    if endgame is None:
+        return SolverCore(rules, hash_mb)
+    return SolverCore(rules, hash_mb, endgame.values, endgame.seeds)
+
+
 def _banked_only(position: object) -> int:
     """Without a database: only positions with nothing loose are known, at what is banked."""
     return 0
@@ -124,7 +147,7 @@ class Solver(Generic[P, M]):
 
     `hash_mb` bounds the table's memory (buckets of two entries: one kept for the work behind
     it, one always replaced). `endgame` answers the positions with few points loose; it needs
-    a game with a board key.
+    a game with a board key. The native mancala games are probed in C (`native_solver`).
     """
 
     def __init__(
@@ -137,7 +160,9 @@ class Solver(Generic[P, M]):
         if endgame is not None and not game.has_board_key:
             raise ValueError(f"{game.name}: an endgame database needs a game with a board key")
         self.game = game
-        size = table_entries(hash_mb)
+        self.native = native_solver(game, hash_mb, endgame)
+        """The C solver that answers the probes, or None: the Python node does."""
+        size = table_entries(hash_mb) if self.native is None else 0
         self.mask = size // 2 - 1
         """Buckets - 1, for the bucket index."""
         self.table: list[Entry | None] = [None] * size
@@ -193,6 +218,10 @@ class Solver(Generic[P, M]):
     def _test(self, position: P, beta: int) -> int:
         """A null-window probe: the mover's final margin if it is beta - 1 or beta, else a
         bound on it (at least the result when it is >= beta, at most when below)."""
+        if self.native is not None:
+            value = self.native.test(cast(Position, position), beta)
+            self.expanded, self.table_entries = self.native.counts()
+            return value
         return self._node(position, self.game.to_move(position), beta, *self._keyed(position))
 
     def _mtdf(
@@ -242,6 +271,8 @@ class Solver(Generic[P, M]):
                     break
 
     def _best_move(self, position: P) -> M | None:
+        if self.native is not None:
+            return cast(M | None, self.native.best_move(cast(Position, position)))
         key = self._keyed(position)[0]
         slot = 2 * (hash(key) * FIBONACCI >> HASH_SHIFT & self.mask)
         for entry in self.table[slot : slot + 2]:

@@ -189,7 +189,9 @@ def test_every_reason_is_one_short_sentence_citing_its_rule() -> None:
 def test_the_client_refuses_a_typed_bao_move_with_the_rules_reason(
     text: str, typed: str, reason: str
 ) -> None:
-    """What a player types (any case, letter or :cw/:ccw, `+`) is refused with the reason."""
+    """What a player types (any case, letter or :cw/:ccw, `+`) is refused with the reason (and
+    what may be played instead), by the rules' own parser, as the server refuses it too."""
     position = at(text)
     legal = [CORE.format_move(position, move) for move in CORE.legal_moves(position)]
-    assert resolve(typed, legal, CORE, position) == Reject(f"{typed}: {reason}")
+    refused = resolve(typed, legal, CORE, position)
+    assert isinstance(refused, Reject) and refused.message.startswith(f"{typed}: {reason}; ")

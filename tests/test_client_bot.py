@@ -105,6 +105,25 @@ async def test_the_bot_plays_a_complete_game_against_a_server_bot(
         assert report is not None and report.depth >= 1 and report.pv
 
 
+async def test_the_bot_searches_on_the_threads_it_was_given(tmp_path: Path) -> None:
+    async with game_server() as server:
+        bot = BotGame(
+            url_of(server),
+            "robo",
+            EngineSettings(depth=3, threads=2),
+            create=kalah_create(SeatSpec.open(), SeatSpec.bot(1)),
+            seat=0,
+            tokens=TokenStore(tmp_path / "t.json"),
+            backoff=FAST,
+        )
+        result = await asyncio.wait_for(bot.run(), 60)
+        assert result is not None and bot.error is None and bot.searcher is not None
+        assert bot.searcher.threads_asked == 2
+        native = bot.searcher.native is not None
+        assert bot.searcher.threads == (2 if native else 1)
+        assert (bot.searcher.threads_note is None) == native
+
+
 async def test_the_bot_resumes_after_a_dropped_connection_and_finishes_the_game(
     tmp_path: Path,
 ) -> None:

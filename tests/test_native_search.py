@@ -45,10 +45,13 @@ def summary(result: SearchResult[Any]) -> tuple[Any, ...]:
     )
 
 
-def along_a_game(game: Game[Any, Any], rng: random.Random, count: int) -> list[Any]:
-    """The start and `count - 1` positions of one random game, spread from start to end."""
+def along_a_game(
+    game: Game[Any, Any], rng: random.Random, count: int, limit: int = 1000
+) -> list[Any]:
+    """The start and `count - 1` positions of one random game (at most `limit` plies long),
+    spread from start to end."""
     line = [game.start()]
-    while moves := game.legal_moves(line[-1]):
+    while len(line) <= limit and (moves := game.legal_moves(line[-1])):
         line.append(game.play(line[-1], rng.choice(moves)))
     return [line[0], *sorted(rng.sample(line[1:], min(count - 1, len(line) - 1)), key=line.index)]
 
@@ -193,4 +196,5 @@ def test_the_speed_bench_says_where_the_search_ran() -> None:
         ("kalah", "python", "python"),
         ("kalah", "native", "native"),
         ("bao", "python", "python"),
+        ("bao", "native", "native"),
     ]

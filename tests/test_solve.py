@@ -100,7 +100,8 @@ def test_the_seeds_still_loose_prune_without_changing_the_value(pits: int, seeds
 
 
 def test_a_tiny_table_stays_bounded_and_still_solves_exactly() -> None:
-    game = make_game("kalah", {"pits": 4, "seeds": 3})
+    # the Python table (the native one: tests/test_native_solve.py)
+    game = make_game("kalah", {"pits": 4, "seeds": 3}, backend="python")
     solver = Solver(game, hash_mb=0.01)
     assert len(solver.table) == table_entries(0.01) == 64
     assert solver.solve().value == 8

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_server_support import FAILING_ENGINE
 
+from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.search import ENTRY_BYTES, Searcher
 from ubao.engine.tools.stdio import Go, ProtocolError, Session, parse_go, time_budget
@@ -46,7 +47,13 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
     assert lines[0] == "id name ubao-engine"
     assert lines[-1] == "uciok"
     options = [line for line in lines if line.startswith("option name ")]
-    assert [line.split()[2] for line in options] == ["Algorithm", "Eval", "Hash", "Exact"]
+    assert [line.split()[2] for line in options] == [
+        "Algorithm",
+        "Eval",
+        "Hash",
+        "Exact",
+        "Threads",
+    ]
 
 
 def test_isready_answers_readyok() -> None:
@@ -108,6 +115,9 @@ def test_a_finished_game_answers_bestmove_none() -> None:
         "setoption name Hash value lots",
         "setoption name Hash value 5000",
         "setoption name Exact value maybe",
+        "setoption name Threads value 0",
+        "setoption name Threads value 65",
+        "setoption name Threads value two",
         "setoption name Colour value blue",
         "setoption Algorithm minimax",
     ],
@@ -116,7 +126,14 @@ def test_a_malformed_command_gets_an_error_and_changes_nothing(command: str) -> 
     recorder = Recorder()
     recorder.send('position kalah {"pits":3,"seeds":2} startpos moves 1')
     session = recorder.session
-    before = (session.game, session.position, session.algorithm, session.hash_mb, session.exact)
+    before = (
+        session.game,
+        session.position,
+        session.algorithm,
+        session.hash_mb,
+        session.exact,
+        session.threads,
+    )
     lines = recorder.send(command)
     assert len(lines) == 1 and lines[0].startswith("error "), lines
     assert (
@@ -125,6 +142,7 @@ def test_a_malformed_command_gets_an_error_and_changes_nothing(command: str) -> 
         session.algorithm,
         session.hash_mb,
         session.exact,
+        session.threads,
     ) == before
     assert bestmove(recorder.send("go depth 2")) in ("1", "2", "3")  # still running
 
@@ -167,6 +185,22 @@ def test_options_choose_the_algorithm_and_evaluation() -> None:
         True,
     )
     assert searcher.table.capacity == 8 * 2**20 // ENTRY_BYTES
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_threads_search_natively_or_say_in_one_line_why_not(backend: str) -> None:
+    if backend == "native" and not NATIVE_BUILT:
+        pytest.skip("the native core is not built")
+    recorder = Recorder()
+    recorder.session.backend = backend
+    lines = recorder.send(
+        "setoption name Threads value 2", "position kalah {} startpos", "go depth 6"
+    )
+    searcher = recorder.session.searcher
+    assert searcher is not None and searcher.threads == (2 if backend == "native" else 1)
+    notes = [line for line in lines if line.startswith("info string ")]
+    assert notes == ([] if backend == "native" else [f"info string {searcher.threads_note}"])
+    assert bestmove(lines) in [str(pit) for pit in range(1, 7)]
 
 
 def test_an_evaluation_the_new_game_lacks_falls_back_to_its_first_with_an_error() -> None:

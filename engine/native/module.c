@@ -1,9 +1,10 @@
-/* ubao.engine._native: the rules of the mancala family and Othello in C, behind the Python
- * engine's own position values (engine/backend.py wraps them as `Game` classes).
+/* ubao.engine._native: the rules of the mancala family, Othello and Bao in C, behind the
+ * Python engine's own position values (engine/backend.py wraps them as `Game` classes).
  *
  * Positions cross the boundary as the Python engine builds them: a mancala position is a tuple
  * of hole counts and the player to move; an Othello position is `Position(black, white,
- * player)`, whose class the core is given. Methods return None where the Python rules must
+ * player)`, whose class the core is given; a Bao position is its tuple of 42 ints and a Bao
+ * move a `BaoMove(hole, direction, safari)`, whose class the core is given. Methods return None where the Python rules must
  * answer instead (an illegal move, whose error message the Python class writes). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -582,12 +583,326 @@ static PyTypeObject OthType = {
     .tp_methods = Oth_methods,
 };
 
+/* == Bao la Kiswahili (engine/bao.py natively: bao.c, bao_search.c) ========================= */
+
+#include "bao.h"
+
+typedef struct {
+    PyObject_HEAD BaoRules rules;
+    PyObject *moves[BAO_MOVE_CODES]; /* the BaoMove of each move code */
+} BaoObject;
+
+static const char *const bao_reasons[] = {"front_row_empty", "never_ending", "no_moves",
+                                          "ply_limit"};
+
+/* Reads a position (a tuple of 42 ints, or a list) into `p`; 0 with ValueError when it is not
+ * one the core takes. */
+static int bao_read(PyObject *position, BaoPos *p) {
+    /* each field's range: the ring, stocks and hand up to BAO_MAX_COUNT, flags 0/1, holes */
+    static const struct {
+        int low, high;
+    } fields[BAO_FIELDS - 32] = {{0, BAO_MAX_COUNT}, {0, BAO_MAX_COUNT}, {0, 1}, {0, 1},
+                                 {0, 1},             {-1, 7},            {-1, 7}, {0, BAO_MAX_COUNT},
+                                 {0, 1},             {0, BAO_MAX_PLY}};
+    int value[BAO_FIELDS];
+    if (!(PyTuple_Check(position) || PyList_Check(position)) ||
+        PySequence_Fast_GET_SIZE(position) != BAO_FIELDS) {
+        PyErr_SetString(PyExc_ValueError, "a Bao position is a tuple of 42 integers");
+        return 0;
+    }
+    for (int i = 0; i < BAO_FIELDS; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(position, i);
+        long number = PyLong_Check(item) ? PyLong_AsLong(item) : -2;
+        if (number == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            number = -2;
+        }
+        int low = i < 32 ? 0 : fields[i - 32].low, high = i < 32 ? BAO_MAX_COUNT : fields[i - 32].high;
+        if (number < low || number > high) {
+            PyErr_Format(PyExc_ValueError,
+                         "Bao position item %d must be an integer from %d to %d for the native "
+                         "core (use backend='python' beyond that)",
+                         i, low, high);
+            return 0;
+        }
+        value[i] = (int)number;
+    }
+    memcpy(p->ring, value, sizeof p->ring);
+    p->stock[0] = value[32];
+    p->stock[1] = value[33];
+    p->owned[0] = value[34];
+    p->owned[1] = value[35];
+    p->to_move = value[36];
+    p->takasia = value[37];
+    p->target = value[38];
+    p->hand = value[39];
+    p->endless = value[40];
+    p->ply = value[41];
+    return 1;
+}
+
+static PyObject *bao_tuple(const BaoPos *p) {
+    const int tail[BAO_FIELDS - 32] = {p->stock[0], p->stock[1], p->owned[0], p->owned[1],
+                                       p->to_move,  p->takasia,  p->target,   p->hand,
+                                       p->endless,  p->ply};
+    PyObject *tuple = PyTuple_New(BAO_FIELDS);
+    if (!tuple) return NULL;
+    for (int i = 0; i < BAO_FIELDS; i++) {
+        PyObject *item = PyLong_FromLong(i < 32 ? p->ring[i / 16][i % 16] : tail[i - 32]);
+        if (!item) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, i, item);
+    }
+    return tuple;
+}
+
+/* The code of a move `(hole, direction, safari)`, or -1 when it is not one. */
+static int bao_code(PyObject *move) {
+    if (!PyTuple_Check(move) || PyTuple_GET_SIZE(move) != 3) return -1;
+    long item[3];
+    for (int i = 0; i < 3; i++) {
+        PyObject *value = PyTuple_GET_ITEM(move, i);
+        item[i] = PyLong_Check(value) ? PyLong_AsLong(value) : -2;
+        if (item[i] == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    if (item[0] < 0 || item[0] > 15 || (item[1] != 1 && item[1] != -1) ||
+        (item[2] != 0 && item[2] != 1))
+        return -1;
+    return (int)((item[0] * 2 + (item[1] > 0)) * 2 + item[2]);
+}
+
+static PyObject *bao_move(BaoObject *self, int code) {
+    Py_INCREF(self->moves[code]);
+    return self->moves[code];
+}
+
+/* Index of `value` in `names`, or -1 with ValueError naming the option. */
+static int bao_choice(const char *option, const char *value, const char *const *names,
+                      int count) {
+    for (int i = 0; i < count; i++)
+        if (!strcmp(value, names[i])) return i;
+    PyErr_Format(PyExc_ValueError, "bao option %s cannot be %s", option, value);
+    return -1;
+}
+
+/* The rules are set once, at creation, from engine/bao.py's validated options (its FLAGS). */
+static PyObject *Bao_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"move_type",
+                            "max_plies",
+                            "namua_takasa_nyumba_stop",
+                            "namua_singleton",
+                            "tax_any_owned",
+                            "sixteen_rule",
+                            "ownership_lost_first_mtaji_capture",
+                            "mtaji_takasa_stop_at_nyumba",
+                            "mtaji_capture_nyumba_choice",
+                            "takasia",
+                            "takasia_singleton_exception",
+                            "takasia_nyumba_first_lap_exception",
+                            "takasia_attacker_must_capture",
+                            "never_ending",
+                            "front_empty_check",
+                            NULL};
+    static const char *const stops[] = {"forced", "optional"};
+    static const char *const singletons[] = {"owned", "functional", "always"};
+    static const char *const losses[] = {"both", "mover", "off"};
+    static const char *const takasias[] = {"de_voogt", "mtaji_moja", "none"};
+    static const char *const endings[] = {"illegal", "loss", "draw"};
+    static const char *const checks[] = {"immediate", "end_of_move"};
+    PyObject *move_type;
+    int max_plies, tax_any_owned, sixteen_rule, takasa_stop_at_nyumba, capture_nyumba_choice;
+    int singleton_exception, first_lap_exception, attacker_must_capture;
+    const char *stop, *singleton, *lose, *takasia, *never_ending, *front_check;
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwargs, "O!issppsppspppss:Bao", names, &PyType_Type, &move_type, &max_plies,
+            &stop, &singleton, &tax_any_owned, &sixteen_rule, &lose, &takasa_stop_at_nyumba,
+            &capture_nyumba_choice, &takasia, &singleton_exception, &first_lap_exception,
+            &attacker_must_capture, &never_ending, &front_check))
+        return NULL;
+    int stop_i = bao_choice("namua_takasa_nyumba_stop", stop, stops, 2);
+    int singleton_i = stop_i < 0 ? -1 : bao_choice("namua_singleton", singleton, singletons, 3);
+    int lose_i = singleton_i < 0 ? -1
+                                 : bao_choice("ownership_lost_first_mtaji_capture", lose, losses, 3);
+    int takasia_i = lose_i < 0 ? -1 : bao_choice("takasia", takasia, takasias, 3);
+    int ending_i = takasia_i < 0 ? -1 : bao_choice("never_ending", never_ending, endings, 3);
+    int check_i = ending_i < 0 ? -1 : bao_choice("front_empty_check", front_check, checks, 2);
+    if (check_i < 0) return NULL;
+    if (max_plies < 0 || max_plies > BAO_MAX_PLY) {
+        PyErr_Format(PyExc_ValueError, "max_plies must be 0 to %d", BAO_MAX_PLY);
+        return NULL;
+    }
+    if (!PyType_IsSubtype((PyTypeObject *)move_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "move_type must be a tuple type");
+        return NULL;
+    }
+    BaoObject *self = (BaoObject *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    bao_init(&self->rules, stop_i, singleton_i, tax_any_owned, sixteen_rule, lose_i,
+             takasa_stop_at_nyumba, capture_nyumba_choice, takasia_i, singleton_exception,
+             first_lap_exception, attacker_must_capture, ending_i, check_i == 0, max_plies);
+    for (int code = 0; code < BAO_MOVE_CODES; code++) {
+        /* tuple.__new__(BaoMove, items): the named tuple without its Python constructor */
+        PyObject *items = Py_BuildValue("(iiO)", code >> 2, code & 2 ? 1 : -1,
+                                        code & 1 ? Py_True : Py_False);
+        PyObject *call = items ? PyTuple_Pack(1, items) : NULL;
+        Py_XDECREF(items);
+        self->moves[code] = call ? PyTuple_Type.tp_new((PyTypeObject *)move_type, call, NULL)
+                                 : NULL;
+        Py_XDECREF(call);
+        if (!self->moves[code]) {
+            Py_DECREF(self);
+            return NULL;
+        }
+    }
+    return (PyObject *)self;
+}
+
+static void Bao_dealloc(BaoObject *self) {
+    for (int code = 0; code < BAO_MOVE_CODES; code++) Py_XDECREF(self->moves[code]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Bao_children(BaoObject *self, PyObject *position) {
+    BaoPos p, kids[BAO_MAX_MOVES];
+    int codes[BAO_MAX_MOVES];
+    if (!bao_read(position, &p)) return NULL;
+    int n = bao_children(&self->rules, &p, codes, kids);
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *child = bao_tuple(&kids[i]);
+        PyObject *pair = child ? PyTuple_Pack(2, self->moves[codes[i]], child) : NULL;
+        Py_XDECREF(child);
+        if (!pair) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, pair);
+    }
+    return list;
+}
+
+static PyObject *Bao_search_moves(BaoObject *self, PyObject *position) {
+    BaoPos p;
+    int codes[BAO_MAX_MOVES];
+    if (!bao_read(position, &p)) return NULL;
+    int n = bao_order(&self->rules, &p, codes);
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int i = 0; i < n; i++) PyList_SET_ITEM(list, i, bao_move(self, codes[i]));
+    return list;
+}
+
+static PyObject *Bao_play(BaoObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    BaoPos p, child;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "play(position, move)");
+        return NULL;
+    }
+    if (!bao_read(args[0], &p)) return NULL;
+    int code = bao_code(args[1]);
+    if (code < 0 || !bao_play(&self->rules, &p, code, &child)) Py_RETURN_NONE;
+    return bao_tuple(&child);
+}
+
+static PyObject *Bao_is_over(BaoObject *self, PyObject *position) {
+    BaoPos p;
+    if (!bao_read(position, &p)) return NULL;
+    return PyBool_FromLong(bao_is_over(&self->rules, &p));
+}
+
+static PyObject *Bao_outcome(BaoObject *self, PyObject *position) {
+    BaoPos p;
+    int winner, south, north, reason;
+    if (!bao_read(position, &p)) return NULL;
+    if (!bao_outcome(&self->rules, &p, &winner, &south, &north, &reason)) Py_RETURN_NONE;
+    if (winner < 0) return Py_BuildValue("(O(ii)s)", Py_None, south, north, bao_reasons[reason]);
+    return Py_BuildValue("(i(ii)s)", winner, south, north, bao_reasons[reason]);
+}
+
+static PyObject *Bao_perft(BaoObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    BaoPos p;
+    uint64_t nodes;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "perft(position, depth)");
+        return NULL;
+    }
+    if (!bao_read(args[0], &p)) return NULL;
+    int depth = read_depth(args[1]);
+    if (depth < 0) return NULL;
+    /* the children of every ply but the last, on the heap: deep counts need no deep stack */
+    BaoPos *levels = NULL;
+    if (depth > 1) {
+        levels = PyMem_Malloc(sizeof *levels * BAO_MAX_MOVES * (size_t)(depth - 1));
+        if (!levels) return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    nodes = bao_perft(&self->rules, &p, depth, levels);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(levels);
+    return PyLong_FromUnsignedLongLong(nodes);
+}
+
+static PyMethodDef Bao_methods[] = {
+    {"children", (PyCFunction)Bao_children, METH_O,
+     "Every legal move with its position, in generation order."},
+    {"search_moves", (PyCFunction)Bao_search_moves, METH_O,
+     "The legal moves, the mover's best material first (`Bao.search_moves`)."},
+    {"play", (PyCFunction)(void (*)(void))Bao_play, METH_FASTCALL,
+     "The position after a legal move, or None when the move is not legal."},
+    {"is_over", (PyCFunction)Bao_is_over, METH_O, "Whether the game is over."},
+    {"outcome", (PyCFunction)Bao_outcome, METH_O,
+     "(winner or None, (south, north), reason) if the game is over, else None."},
+    {"perft", (PyCFunction)(void (*)(void))Bao_perft, METH_FASTCALL,
+     "Move sequences of `depth` plies, counted without the GIL."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BaoType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ubao.engine._native.Bao",
+    .tp_doc = PyDoc_STR("The rules of Bao la Kiswahili under one set of options."),
+    .tp_basicsize = sizeof(BaoObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Bao_new,
+    .tp_dealloc = (destructor)Bao_dealloc,
+    .tp_methods = Bao_methods,
+};
+
+/* Adds the Bao type to the module; -1 with an exception set on failure. */
+static int bao_add(PyObject *module) {
+    if (PyType_Ready(&BaoType) < 0) return -1;
+    Py_INCREF(&BaoType);
+    if (PyModule_AddObject(module, "Bao", (PyObject *)&BaoType) < 0) {
+        Py_DECREF(&BaoType);
+        return -1;
+    }
+    return 0;
+}
+
+/* == end of Bao =============================================================================== */
+
 /* -- the search ------------------------------------------------------------------------------ */
+
+/* One thread's state besides the main one, with its own Bao rules (moves kept per thread). */
+typedef struct {
+    SearchState state;
+    BaoSearch bao;
+} SearchHelper;
 
 typedef struct {
     PyObject_HEAD SearchState search;
-    PyObject *rules; /* the Mancala or Othello object searched; its rules never change */
+    PyObject *rules; /* the Mancala, Othello or Bao object searched; its rules never change */
     int busy;        /* a search is running without the GIL: only `stop` may touch the object */
+    BaoSearch bao;   /* a Bao search's rules and what it keeps per ply (kept NULL otherwise) */
+    Table table;     /* shared by the threads */
+    int threads;     /* the main thread and threads - 1 helpers */
+    SearchHelper *helpers[SEARCH_MAX_THREADS - 1];
 } SearchObject;
 
 /* A position of the searched game, read while the GIL is held. */
@@ -595,6 +910,7 @@ typedef struct {
     ManPos man;
     OthPos64 narrow;
     OthPos256 broad;
+    BaoPos bao;
 } SearchPos;
 
 static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -604,8 +920,10 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     int exact;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odp:Search", names, &rules, &hash_mb, &exact))
         return NULL;
-    if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType)) {
-        PyErr_SetString(PyExc_TypeError, "a search needs the rules of a Mancala or an Othello");
+    if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType) &&
+        !PyObject_TypeCheck(rules, &BaoType)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a search needs the rules of a Mancala, an Othello or a Bao");
         return NULL;
     }
     if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
@@ -614,18 +932,39 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     SearchObject *self = (SearchObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    if (tt_init(&self->search.table, hash_mb) < 0) {
+    if (PyObject_TypeCheck(rules, &BaoType)) {
+        self->bao.rules = &((BaoObject *)rules)->rules;
+        self->bao.kept = bao_kept_new();
+        if (!self->bao.kept) {
+            Py_TYPE(self)->tp_free((PyObject *)self);
+            return PyErr_NoMemory();
+        }
+    }
+    if (tt_init(&self->table, hash_mb) < 0) {
+        bao_kept_free(self->bao.kept);
         Py_TYPE(self)->tp_free((PyObject *)self);
         return PyErr_NoMemory();
     }
+    self->search.table = &self->table;
     self->search.exact = exact;
+    self->threads = 1;
     Py_INCREF(rules);
     self->rules = rules;
     return (PyObject *)self;
 }
 
+static void search_drop_helpers(SearchObject *self) {
+    for (int i = 0; i < SEARCH_MAX_THREADS - 1; i++) {
+        if (self->helpers[i]) bao_kept_free(self->helpers[i]->bao.kept);
+        PyMem_RawFree(self->helpers[i]);
+        self->helpers[i] = NULL;
+    }
+}
+
 static void Search_dealloc(SearchObject *self) {
-    tt_free(&self->search.table);
+    tt_free(&self->table);
+    bao_kept_free(self->bao.kept);
+    search_drop_helpers(self);
     Py_DECREF(self->rules);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -641,6 +980,7 @@ static int search_idle(SearchObject *self) {
 static int search_read(SearchObject *self, PyObject *position, SearchPos *p) {
     if (PyObject_TypeCheck(self->rules, &ManType))
         return man_read(&((ManObject *)self->rules)->rules, position, &p->man);
+    if (PyObject_TypeCheck(self->rules, &BaoType)) return bao_read(position, &p->bao);
     Bb256 black, white;
     int player;
     if (!oth_read((OthObject *)self->rules, position, &black, &white, &player)) return 0;
@@ -649,26 +989,49 @@ static int search_read(SearchObject *self, PyObject *position, SearchPos *p) {
     return 1;
 }
 
-/* One iteration (GIL released by the caller), or the line after it when `line` is set. */
+/* One iteration on every thread (GIL released by the caller), or the line after it when
+ * `line` is set. */
 static int search_run(SearchObject *self, const SearchPos *p, int depth, double *score,
                       int *line) {
     SearchState *s = &self->search;
+    SearchThread threads[SEARCH_MAX_THREADS];
+    SearchRun run;
+    const void *rules, *position;
     if (PyObject_TypeCheck(self->rules, &ManType)) {
         const ManRules *r = &((ManObject *)self->rules)->rules;
-        return line ? man_search_pv(s, r, &p->man, depth, line)
-                    : man_search_iterate(s, r, &p->man, depth, score);
+        if (line) return man_search_pv(s, r, &p->man, depth, line);
+        run = man_search_run, rules = r, position = &p->man;
+    } else if (PyObject_TypeCheck(self->rules, &BaoType)) {
+        if (line) return bao_search_pv(s, &self->bao, &p->bao, depth, line);
+        run = bao_search_run, rules = &self->bao, position = &p->bao;
+    } else if (((const OthObject *)self->rules)->wide) {
+        const Oth256 *r = &((const OthObject *)self->rules)->broad;
+        if (line) return oth_search_256_pv(s, r, &p->broad, depth, line);
+        run = oth_search_256_run, rules = r, position = &p->broad;
+    } else {
+        const Oth64 *r = &((const OthObject *)self->rules)->narrow;
+        if (line) return oth_search_64_pv(s, r, &p->narrow, depth, line);
+        run = oth_search_64_run, rules = r, position = &p->narrow;
     }
-    const OthObject *othello = (const OthObject *)self->rules;
-    if (othello->wide)
-        return line ? oth_search_256_pv(s, &othello->broad, &p->broad, depth, line)
-                    : oth_search_256_iterate(s, &othello->broad, &p->broad, depth, score);
-    return line ? oth_search_64_pv(s, &othello->narrow, &p->narrow, depth, line)
-                : oth_search_64_iterate(s, &othello->narrow, &p->narrow, depth, score);
+    threads[0] = (SearchThread){s, rules};
+    for (int i = 1; i < self->threads; i++) {
+        SearchHelper *h = self->helpers[i - 1];
+        threads[i] = (SearchThread){&h->state, rules == &self->bao ? (void *)&h->bao : rules};
+    }
+    return search_parallel(threads, self->threads, run, position, depth, score);
+}
+
+/* A move of the searched game as the Python engine writes it: an int, or Bao's BaoMove. */
+static PyObject *search_move(SearchObject *self, int move) {
+    if (PyObject_TypeCheck(self->rules, &BaoType)) return bao_move((BaoObject *)self->rules, move);
+    return PyLong_FromLong(move);
 }
 
 static PyObject *Search_begin(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     if (!search_idle(self)) return NULL;
+    tt_next_search(&self->table);
     search_begin(&self->search);
+    for (int i = 1; i < self->threads; i++) search_begin(&self->helpers[i - 1]->state);
     Py_RETURN_NONE;
 }
 
@@ -688,7 +1051,10 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     int root_move = TT_NO_MOVE;
-    if (args[2] != Py_None) {
+    if (args[2] != Py_None && PyObject_TypeCheck(self->rules, &BaoType)) {
+        int code = bao_code(args[2]);
+        root_move = code < 0 ? TT_NO_MOVE : code;
+    } else if (args[2] != Py_None) {
         long move = PyLong_AsLong(args[2]);
         if (move == -1 && PyErr_Occurred()) return NULL;
         root_move = (int)move;
@@ -709,15 +1075,21 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
 
 static PyObject *Search_counts(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     const SearchState *s = &self->search;
-    return Py_BuildValue("(KKKKK)", (unsigned long long)s->generated,
-                         (unsigned long long)s->expanded, (unsigned long long)s->evaluated,
-                         (unsigned long long)s->cutoffs, (unsigned long long)s->hits);
+    uint64_t n[5] = {s->generated, s->expanded, s->evaluated, s->cutoffs, s->hits};
+    for (int i = 1; i < self->threads; i++) {
+        s = &self->helpers[i - 1]->state;
+        n[0] += s->generated, n[1] += s->expanded, n[2] += s->evaluated;
+        n[3] += s->cutoffs, n[4] += s->hits;
+    }
+    return Py_BuildValue("(KKKKK)", (unsigned long long)n[0], (unsigned long long)n[1],
+                         (unsigned long long)n[2], (unsigned long long)n[3],
+                         (unsigned long long)n[4]);
 }
 
 static PyObject *Search_root(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     const SearchState *s = &self->search;
     if (s->root_best == TT_NO_MOVE) return Py_BuildValue("(Od)", Py_None, s->root_score);
-    return Py_BuildValue("(id)", s->root_best, s->root_score);
+    return Py_BuildValue("(Nd)", search_move(self, s->root_best), s->root_score);
 }
 
 static PyObject *Search_pv(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -735,7 +1107,7 @@ static PyObject *Search_pv(SearchObject *self, PyObject *const *args, Py_ssize_t
     PyObject *list = PyList_New(n);
     if (!list) return NULL;
     for (int i = 0; i < n; i++) {
-        PyObject *move = PyLong_FromLong(line[i]);
+        PyObject *move = search_move(self, line[i]);
         if (!move) {
             Py_DECREF(list);
             return NULL;
@@ -746,18 +1118,51 @@ static PyObject *Search_pv(SearchObject *self, PyObject *const *args, Py_ssize_t
 }
 
 static PyObject *Search_entries(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
-    return PyLong_FromLongLong(self->search.table.used);
+    return PyLong_FromLongLong(self->table.used);
 }
 
 static PyObject *Search_clear(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     if (!search_idle(self)) return NULL;
-    if (tt_clear(&self->search.table) < 0) return PyErr_NoMemory();
+    if (tt_clear(&self->table) < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
 static PyObject *Search_stop(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
-    self->search.stop = 1;
+    RELAXED_STORE(self->search.stop, 1); /* the main thread's end stops the helpers */
     Py_RETURN_NONE;
+}
+
+/* Threads for the next searches (at least 1); returns how many will run: fewer where threads
+ * are not built, beyond SEARCH_MAX_THREADS, or out of memory. The exact mode runs one. */
+static PyObject *Search_set_threads(SearchObject *self, PyObject *arg) {
+    long asked = PyLong_AsLong(arg);
+    if (asked == -1 && PyErr_Occurred()) return NULL;
+    if (asked < 1) {
+        PyErr_SetString(PyExc_ValueError, "threads must be 1 or more");
+        return NULL;
+    }
+    if (!search_idle(self)) return NULL;
+    int threads = self->search.exact || !search_threads_built() ? 1
+                  : asked > SEARCH_MAX_THREADS                  ? SEARCH_MAX_THREADS
+                                                                : (int)asked;
+    search_drop_helpers(self);
+    self->threads = 1;
+    for (; self->threads < threads; self->threads++) {
+        SearchHelper *h = PyMem_RawCalloc(1, sizeof *h);
+        if (!h) break;
+        self->helpers[self->threads - 1] = h;
+        h->state.table = &self->table;
+        if (self->bao.kept) {
+            h->bao.rules = self->bao.rules;
+            h->bao.kept = bao_kept_new();
+            if (!h->bao.kept) break;
+        }
+    }
+    if (self->threads < threads && self->helpers[self->threads - 1]) { /* half made: drop it */
+        PyMem_RawFree(self->helpers[self->threads - 1]);
+        self->helpers[self->threads - 1] = NULL;
+    }
+    return PyLong_FromLong(self->threads);
 }
 
 static PyMethodDef Search_methods[] = {
@@ -766,7 +1171,7 @@ static PyMethodDef Search_methods[] = {
     {"iterate", (PyCFunction)(void (*)(void))Search_iterate, METH_FASTCALL,
      "One iteration without the GIL: the score, or None when stopped or out of time."},
     {"counts", (PyCFunction)Search_counts, METH_NOARGS,
-     "(generated, expanded, evaluated, cutoffs, table hits) of this search."},
+     "(generated, expanded, evaluated, cutoffs, table hits) of this search, every thread's."},
     {"root", (PyCFunction)Search_root, METH_NOARGS,
      "(best root move so far or None, its score) of the iteration under way."},
     {"pv", (PyCFunction)(void (*)(void))Search_pv, METH_FASTCALL,
@@ -775,6 +1180,8 @@ static PyMethodDef Search_methods[] = {
     {"clear", (PyCFunction)Search_clear, METH_NOARGS, "Empty the table."},
     {"stop", (PyCFunction)Search_stop, METH_NOARGS,
      "Make the running search (from any thread) return at its next node."},
+    {"set_threads", (PyCFunction)Search_set_threads, METH_O,
+     "Threads for the next searches (lazy SMP); returns how many will run."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -789,13 +1196,242 @@ static PyTypeObject SearchType = {
     .tp_methods = Search_methods,
 };
 
+/* == the solver (engine/solve.py natively: solve.c, endgame.c) ================================ */
+
+#include "endgame.h"
+#include "solve.h"
+
+typedef struct {
+    PyObject_HEAD Solver solver;
+    PyObject *rules; /* the Mancala object solved; its rules never change */
+    Py_buffer db;    /* the endgame database's values, held while solving (db.obj NULL: none) */
+    int busy;        /* a probe is running without the GIL */
+} SolverObject;
+
+/* Polled by a long probe or build without the GIL: takes the GIL back for a moment to run the
+ * signal handlers (Ctrl-C); nonzero, with the exception set, when one raised. */
+static int solver_interrupted(void *context) {
+    PyThreadState **save = context;
+    PyEval_RestoreThread(*save);
+    int raised = PyErr_CheckSignals() < 0;
+    *save = PyEval_SaveThread();
+    return raised;
+}
+
+/* The rules of a Mancala object that does not sow both ways; NULL with TypeError/ValueError. */
+static const ManRules *solver_rules(PyObject *rules) {
+    if (!PyObject_TypeCheck(rules, &ManType)) {
+        PyErr_SetString(PyExc_TypeError, "the solver needs the rules of a Mancala");
+        return NULL;
+    }
+    const ManRules *r = &((ManObject *)rules)->rules;
+    if (r->min_seeds != 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "sowing both ways repeats positions: no native solver");
+        return NULL;
+    }
+    return r;
+}
+
+static PyObject *Solver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"rules", "hash_mb", "endgame", "endgame_seeds", NULL};
+    PyObject *rules, *endgame = Py_None;
+    double hash_mb;
+    int seeds = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Od|Oi:Solver", names, &rules, &hash_mb,
+                                     &endgame, &seeds))
+        return NULL;
+    const ManRules *r = solver_rules(rules);
+    if (!r) return NULL;
+    if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
+        PyErr_Format(PyExc_ValueError, "the table's memory must be 0 to %d MB", MAX_HASH_MB);
+        return NULL;
+    }
+    SolverObject *self = (SolverObject *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    Py_INCREF(rules);
+    self->rules = rules;
+    if (endgame != Py_None) {
+        if (PyObject_GetBuffer(endgame, &self->db, PyBUF_SIMPLE) < 0) goto fail;
+        EgRank size;
+        if (seeds < 0 || seeds > EG_MAX_SEEDS || eg_rank_init(&size, 2 * r->pits, seeds) < 0) {
+            PyErr_Format(PyExc_ValueError, "an endgame database holds 0 to %d seeds",
+                         EG_MAX_SEEDS);
+            goto fail;
+        }
+        int fits = (uint64_t)self->db.len == size.size;
+        eg_rank_free(&size);
+        if (!fits) {
+            PyErr_Format(PyExc_ValueError, "not the values of a %d-pit database of %d seeds",
+                         r->pits, seeds);
+            goto fail;
+        }
+    }
+    if (solve_init(&self->solver, r, hash_mb, self->db.obj ? self->db.buf : NULL, seeds) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+static void Solver_dealloc(SolverObject *self) {
+    solve_free(&self->solver);
+    if (self->db.obj) PyBuffer_Release(&self->db);
+    Py_XDECREF(self->rules);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* A position of the solved game (not while a probe runs): its board from the mover's side into
+ * `view`, the stores' difference from his side and the seeds on the board. */
+static int solver_read(SolverObject *self, PyObject *position, ManPos *p, ManPos *view,
+                       int *banked, int *loose) {
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "a probe is running on this solver");
+        return 0;
+    }
+    const ManRules *r = &self->solver.rules;
+    if (!man_read(r, position, p)) return 0;
+    int m = r->pits;
+    eg_mover_view(r, p, view);
+    *banked = (p->hole[m] - p->hole[2 * m + 1]) * (p->to_move ? -1 : 1);
+    *loose = 0;
+    for (int i = 0; i < m; i++) *loose += view->hole[i] + view->hole[m + 1 + i];
+    return 1;
+}
+
+static PyObject *Solver_test(SolverObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Solver *s = &self->solver;
+    ManPos p, view;
+    int banked, loose, value;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "test(position, beta)");
+        return NULL;
+    }
+    if (!solver_read(self, args[0], &p, &view, &banked, &loose)) return NULL;
+    long long beta = PyLong_AsLongLong(args[1]);
+    if (beta == -1 && PyErr_Occurred()) return NULL;
+    int moves[MAN_MAX_MOVES];
+    if (!man_legal(&s->rules, &p, moves)) {
+        int south, north;
+        man_final(&s->rules, &p, &south, &north);
+        return PyLong_FromLong((long)(south - north) * (p.to_move ? -1 : 1));
+    }
+    if (loose <= s->db_seeds)
+        return PyLong_FromLong(banked + (s->db ? s->db[eg_rank(&s->db_rank, &view)] : 0));
+    if (solve_reserve(s, loose) < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "%d seeds on the board: too many for the native solver "
+                     "(use backend 'python')",
+                     loose);
+        return NULL;
+    }
+    /* every value lies within +-loose: a window beyond that only needs to stay beyond it */
+    long long relative = beta - banked;
+    int window = relative > SOLVE_INF    ? SOLVE_INF
+                 : relative < -SOLVE_INF ? -SOLVE_INF
+                                         : (int)relative;
+    PyThreadState *save;
+    self->busy = 1;
+    s->interrupted = solver_interrupted;
+    s->context = &save;
+    save = PyEval_SaveThread();
+    value = solve_test(s, &view, window);
+    PyEval_RestoreThread(save);
+    self->busy = 0;
+    if (s->stopped) {
+        s->stopped = 0;
+        return NULL; /* the exception a signal handler raised */
+    }
+    return PyLong_FromLong(banked + value);
+}
+
+static PyObject *Solver_best_move(SolverObject *self, PyObject *position) {
+    ManPos p, view;
+    int banked, loose;
+    if (!solver_read(self, position, &p, &view, &banked, &loose)) return NULL;
+    if (!self->solver.key.c || loose > self->solver.key.most) Py_RETURN_NONE;
+    int pit = solve_best(&self->solver, &view);
+    if (pit < 0) Py_RETURN_NONE;
+    return PyLong_FromLong(pit + 1);
+}
+
+static PyObject *Solver_counts(SolverObject *self, PyObject *Py_UNUSED(ignored)) {
+    return Py_BuildValue("(KK)", (unsigned long long)self->solver.expanded,
+                         (unsigned long long)self->solver.used);
+}
+
+static PyObject *Solver_build_endgame(PyObject *Py_UNUSED(cls), PyObject *args) {
+    PyObject *rules;
+    int seeds, status;
+    if (!PyArg_ParseTuple(args, "Oi:build_endgame", &rules, &seeds)) return NULL;
+    const ManRules *r = solver_rules(rules);
+    if (!r) return NULL;
+    EgRank size;
+    if (seeds < 0 || seeds > EG_MAX_SEEDS || eg_rank_init(&size, 2 * r->pits, seeds) < 0 ||
+        size.size > (uint64_t)PY_SSIZE_T_MAX) {
+        PyErr_Format(PyExc_ValueError, "an endgame database holds 0 to %d seeds", EG_MAX_SEEDS);
+        return NULL;
+    }
+    Py_ssize_t length = (Py_ssize_t)size.size;
+    eg_rank_free(&size);
+    PyObject *values = PyBytes_FromStringAndSize(NULL, length);
+    if (!values) return NULL;
+    int8_t *buffer = (int8_t *)PyBytes_AS_STRING(values);
+    PyThreadState *save = PyEval_SaveThread();
+    status = eg_build(r, seeds, buffer, solver_interrupted, &save);
+    PyEval_RestoreThread(save);
+    if (status == 0) return values;
+    Py_DECREF(values);
+    return status == -1 ? PyErr_NoMemory() : NULL;
+}
+
+static PyMethodDef Solver_methods[] = {
+    {"test", (PyCFunction)(void (*)(void))Solver_test, METH_FASTCALL,
+     "A null-window probe without the GIL: the mover's final margin if it is beta - 1 or beta, "
+     "else a bound on it."},
+    {"best_move", (PyCFunction)Solver_best_move, METH_O,
+     "The table's best move for the position, or None."},
+    {"counts", (PyCFunction)Solver_counts, METH_NOARGS,
+     "(positions expanded, table entries) so far."},
+    {"build_endgame", (PyCFunction)Solver_build_endgame, METH_VARARGS | METH_STATIC,
+     "build_endgame(rules, seeds): engine/endgame.py's database values, built without the GIL."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SolverType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ubao.engine._native.Solver",
+    .tp_doc = PyDoc_STR("engine/solve.py's solver over one mancala variant's native rules."),
+    .tp_basicsize = sizeof(SolverObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Solver_new,
+    .tp_dealloc = (destructor)Solver_dealloc,
+    .tp_methods = Solver_methods,
+};
+
+/* Adds the Solver type to the module; -1 with an exception set on failure. */
+static int solver_add(PyObject *module) {
+    if (PyType_Ready(&SolverType) < 0) return -1;
+    Py_INCREF(&SolverType);
+    if (PyModule_AddObject(module, "Solver", (PyObject *)&SolverType) < 0) {
+        Py_DECREF(&SolverType);
+        return -1;
+    }
+    return 0;
+}
+
+/* == end of the solver ========================================================================= */
+
 /* -- the module ------------------------------------------------------------------------------ */
 
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ubao.engine._native",
-    .m_doc = PyDoc_STR("The native core: the rules of the mancala family and Othello, perft, "
-                       "and their negamax search."),
+    .m_doc = PyDoc_STR("The native core: the rules of the mancala family, Othello and Bao, "
+                       "perft, and their negamax search."),
     .m_size = -1,
 };
 
@@ -819,6 +1455,14 @@ PyMODINIT_FUNC PyInit__native(void) {
     Py_INCREF(&SearchType);
     if (PyModule_AddObject(module, "Search", (PyObject *)&SearchType) < 0) {
         Py_DECREF(&SearchType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (bao_add(module) < 0) { /* Bao's block */
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (solver_add(module) < 0) { /* the solver's block */
         Py_DECREF(module);
         return NULL;
     }

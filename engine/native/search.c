@@ -1,7 +1,7 @@
 /* The search's shared parts, and its mancala instance: engine/mancala.py's `search_moves`,
  * `child` and `store_diff` leaf behind the template of search_impl.h. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#define _POSIX_C_SOURCE 200112L /* clock_gettime, threads */
 #endif
 #include "search.h"
 
@@ -10,6 +10,10 @@
 #include <windows.h>
 #else
 #include <time.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define SEARCH_PTHREADS 1
 #endif
 
 double search_clock(void) {
@@ -26,10 +30,71 @@ double search_clock(void) {
 }
 
 void search_begin(SearchState *s) {
-    tt_next_search(&s->table);
     s->generated = s->expanded = s->evaluated = s->cutoffs = s->hits = 0;
     s->nscores = 0;
-    s->stop = 0;
+    RELAXED_STORE(s->stop, 0);
+}
+
+int search_threads_built(void) {
+#ifdef SEARCH_PTHREADS
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef SEARCH_PTHREADS
+/* What a helper thread searches: `depth` first, then deeper until it is stopped. */
+typedef struct {
+    const SearchThread *thread;
+    SearchRun run;
+    const void *position;
+    int depth;
+} Helper;
+
+static void *helper_main(void *arg) {
+    const Helper *h = arg;
+    double score;
+    for (int depth = h->depth; depth <= SEARCH_MAX_DEPTH; depth++)
+        if (h->run(h->thread->state, h->thread->rules, h->position, depth, &score) < 0) break;
+    return NULL;
+}
+#endif
+
+int search_parallel(const SearchThread *threads, int n, SearchRun run, const void *p, int depth,
+                    double *score) {
+    SearchState *main = threads[0].state;
+#ifdef SEARCH_PTHREADS
+    Helper helpers[SEARCH_MAX_THREADS];
+    pthread_t ids[SEARCH_MAX_THREADS];
+    int started = 1;
+    if (n > 1) {
+        tt_reserve(main->table);
+        main->table->shared = 1;
+    }
+    for (; started < n && started < SEARCH_MAX_THREADS; started++) {
+        SearchState *s = threads[started].state;
+        s->table = main->table;
+        s->exact = 0;
+        s->deadline = main->deadline;
+        s->root_move = main->root_move;
+        s->scores[0] = main->scores[0];
+        s->scores[1] = main->scores[1];
+        s->nscores = main->nscores;
+        RELAXED_STORE(s->stop, 0);
+        helpers[started] = (Helper){threads + started, run, p, depth};
+        if (pthread_create(ids + started, NULL, helper_main, helpers + started)) break;
+    }
+#endif
+    int status = run(main, threads[0].rules, p, depth, score);
+#ifdef SEARCH_PTHREADS
+    for (int i = 1; i < started; i++) RELAXED_STORE(threads[i].state->stop, 1);
+    for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
+    main->table->shared = 0;
+#else
+    (void)n;
+#endif
+    return status;
 }
 
 /* The hash of the position tuple: the holes, then the player (counts are below 2**61). */

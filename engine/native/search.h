@@ -2,15 +2,17 @@
  * "One interior node"): the same table, the game's static order with the table's move first,
  * principal variation search, the horizon loop, the exact mode's root ties and the strength
  * mode's aspiration window, scored by the game's default evaluation (mancala `store_diff`,
- * Othello `standard`). Written once in search_impl.h and compiled per game (search.c: the
- * mancala family; othello.c: Othello in both board widths). Plain C: it runs without the GIL;
- * `stop` may be set from another thread. */
+ * Othello `standard`, Bao `balanced`). Written once in search_impl.h and compiled per game
+ * (search.c: the mancala family; othello.c: Othello in both board widths; bao_search.c: Bao).
+ * Plain C: it runs without the GIL; `stop` may be set from another thread. `search_parallel`
+ * runs one iteration on several threads sharing the table (lazy SMP, docs/engine.md). */
 #ifndef UBAO_SEARCH_H
 #define UBAO_SEARCH_H
 
 #include <stdint.h>
 #include <string.h>
 
+#include "bao.h"
 #include "mancala.h"
 #include "othello.h"
 #include "table.h"
@@ -20,9 +22,11 @@
 #define SEARCH_PLY_SPAN 1000.0
 #define SEARCH_MATE_BOUND (SEARCH_MATE - 1e6)
 
-/* What one search keeps besides the game's rules. */
+#define SEARCH_MAX_THREADS 64
+
+/* What one search (one thread of it) keeps besides the game's rules. */
 typedef struct {
-    Table table;
+    Table *table; /* shared by every thread of a search */
     int exact;
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
     double scores[2]; /* the root's last two scores, for the aspiration window */
@@ -30,7 +34,7 @@ typedef struct {
     int root_move, root_best; /* the move to search first; the best so far (TT_NO_MOVE: none) */
     double root_score;
     double deadline; /* on the clock of search_clock */
-    volatile int stop;
+    int stop;        /* set by another thread: read and written with RELAXED_LOAD/STORE */
     int aborted;
     unsigned ticks;
     int pv_len[SEARCH_MAX_DEPTH + 2];
@@ -47,24 +51,53 @@ typedef struct {
     int player;
 } OthPos256;
 
+/* The rules of a Bao search, with what it keeps of each ply's moves (one per search). */
+typedef struct {
+    const BaoRules *rules;
+    BaoKept *kept;
+} BaoSearch;
+
 /* Seconds on a monotonic clock. */
 double search_clock(void);
-/* A new search: the table ages, the counters and the aspiration window start again. */
+/* A new search for this thread: the counters, `stop` and the aspiration window start again
+ * (the caller ages the table, once for all threads). */
 void search_begin(SearchState *s);
 
 /* One iteration to `depth` from `p`; 0 and the score (the side to move's view) in *score, or
  * -1 when the deadline passed or `stop` was set. Then the root's line, continued through the
- * table up to `depth` moves, into `line`; returns its length. */
+ * table up to `depth` moves, into `line`; returns its length. `_run` is `_iterate` on untyped
+ * rules and position, for search_parallel. */
 #define SEARCH_DECLARE(NAME, RULES, POS)                                                   \
     int NAME##_iterate(SearchState *s, const RULES *r, const POS *p, int depth,           \
                        double *score);                                                     \
+    int NAME##_run(SearchState *s, const void *r, const void *p, int depth, double *score); \
     int NAME##_pv(SearchState *s, const RULES *r, const POS *p, int depth, int *line);
 
 SEARCH_DECLARE(man_search, ManRules, ManPos)
 SEARCH_DECLARE(oth_search_64, Oth64, OthPos64)
 SEARCH_DECLARE(oth_search_256, Oth256, OthPos256)
+SEARCH_DECLARE(bao_search, BaoSearch, BaoPos)
 
 #undef SEARCH_DECLARE
+
+typedef int (*SearchRun)(SearchState *s, const void *rules, const void *p, int depth,
+                         double *score);
+
+/* One thread of a parallel search: its state and its rules (Bao keeps moves per thread). */
+typedef struct {
+    SearchState *state;
+    const void *rules;
+} SearchThread;
+
+/* One iteration of `threads[0]` (the main thread: its result is the search's) to `depth` from
+ * `p`, as `run` does, while threads[1..n-1] search the same root in the same table (lazy SMP):
+ * the same depth, each going a ply deeper whenever it finishes, all stopped as soon as the main
+ * thread is done (finished, out of time or stopped). The table grows to its memory first;
+ * where threads are not built, the main thread searches alone. Returns what `run` returned. */
+int search_parallel(const SearchThread *threads, int n, SearchRun run, const void *p, int depth,
+                    double *score);
+/* Whether this build runs threads (POSIX threads). */
+int search_threads_built(void);
 
 /* nextafter(x, +inf) on the bits, for windows (x is never NaN). */
 static inline double search_next_up(double x) {

@@ -11,9 +11,18 @@
  *                          1 and *value (player 0's view), or 0 when the game is over
  *   S_ENDED(r, p, me, ply) the finished game's score for `me` (`final_score`)
  *   S_FIND(r, p, move)     the handle of the legal Python move `move`, or -1
+ * and optionally, for a game whose order already makes every child (Bao), which then keeps
+ * what it made per ply and makes the tree's children from it (S_CHILD still makes the line's):
+ *   S_ORDER_PLY(r, p, moves, ply)    S_ORDER for the node `ply` plies from the root
+ *   S_CHILD_PLY(r, p, k, out, ply)   S_CHILD of a handle that S_ORDER_PLY gave at `ply`
  * Every step follows engine/search.py's `negamax`, `horizon` and `root_negamax`. */
 
 #define CLOCK_EVERY 256 /* interior nodes between two readings of the clock (~0.1 ms) */
+#ifndef S_ORDER_PLY
+#define S_ORDER_PLY(r, p, moves, ply) S_ORDER(r, p, moves)
+#define S_CHILD_PLY(r, p, k, out, ply) S_CHILD(r, p, k, out)
+#define S_PLY_DEFAULTS
+#endif
 
 static void S_NAME(line)(SearchState *s, int ply, int move) {
     int n = s->pv_len[ply + 1];
@@ -29,7 +38,7 @@ static double S_NAME(horizon)(SearchState *s, const S_RULES *r, const S_POS *p,
     double best = -INFINITY;
     S_POS child;
     for (int i = 0; i < n; i++) {
-        int over = S_CHILD(r, p, moves[i], &child);
+        int over = S_CHILD_PLY(r, p, moves[i], &child, ply);
         s->generated++;
         double value;
         if (S_LEAF(r, &child, over, &value)) {
@@ -70,7 +79,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     int64_t key = S_HASH(r, p);
     TableEntry entry;
     int first = TT_NO_MOVE;
-    if (tt_probe(&s->table, key, &entry)) {
+    if (tt_probe(s->table, key, &entry)) {
         first = entry.move;
         if (ply && !(entry.depth != depth && (s->exact || entry.depth < depth))) {
             double score = entry.score;
@@ -86,12 +95,13 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
         }
     }
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
-    if (s->stop || (s->ticks++ % CLOCK_EVERY == 0 && search_clock() >= s->deadline)) {
+    if (RELAXED_LOAD(s->stop) ||
+        (s->ticks++ % CLOCK_EVERY == 0 && search_clock() >= s->deadline)) {
         s->aborted = 1;
         return 0.0;
     }
     int moves[S_MAX_MOVES], rank[S_HANDLES];
-    int n = S_ORDER(r, p, moves);
+    int n = S_ORDER_PLY(r, p, moves, ply);
     if (!n) return S_ENDED(r, p, me, ply);
     s->expanded++;
     int ranked = ply == 0 && s->exact;
@@ -116,7 +126,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
         int null = 0; /* the first move gets the full window, the others a null window first */
         S_POS child;
         for (int i = 0; i < n; i++) {
-            S_CHILD(r, p, moves[i], &child);
+            S_CHILD_PLY(r, p, moves[i], &child, ply);
             s->generated++;
             int same = child.S_TO_MOVE == me;
             double low = alpha;
@@ -161,7 +171,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     double stored = best > SEARCH_MATE_BOUND    ? best + ply
                     : best < -SEARCH_MATE_BOUND ? best - ply
                                                 : best;
-    tt_store(&s->table, key, depth, flag, stored, best_move);
+    tt_store(s->table, key, depth, flag, stored, best_move);
     return best;
 }
 
@@ -192,6 +202,10 @@ int S_NAME(iterate)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
     }
 }
 
+int S_NAME(run)(SearchState *s, const void *r, const void *p, int depth, double *score) {
+    return S_NAME(iterate)(s, (const S_RULES *)r, (const S_POS *)p, depth, score);
+}
+
 int S_NAME(pv)(SearchState *s, const S_RULES *r, const S_POS *p, int depth, int *line) {
     int n = s->pv_len[0];
     S_POS at = *p, next;
@@ -201,7 +215,7 @@ int S_NAME(pv)(SearchState *s, const S_RULES *r, const S_POS *p, int depth, int 
         at = next;
     }
     TableEntry entry;
-    while (n < depth && tt_probe(&s->table, S_HASH(r, &at), &entry) &&
+    while (n < depth && tt_probe(s->table, S_HASH(r, &at), &entry) &&
            entry.move != TT_NO_MOVE) {
         int k = S_FIND(r, &at, entry.move);
         if (k < 0) break;
@@ -213,3 +227,8 @@ int S_NAME(pv)(SearchState *s, const S_RULES *r, const S_POS *p, int depth, int 
 }
 
 #undef CLOCK_EVERY
+#ifdef S_PLY_DEFAULTS
+#undef S_ORDER_PLY
+#undef S_CHILD_PLY
+#undef S_PLY_DEFAULTS
+#endif

@@ -1,53 +1,40 @@
-/* The transposition table: a line-by-line port of `TranspositionTable` in engine/search.py. */
+/* The transposition table: a line-by-line port of `TranspositionTable` in engine/search.py,
+ * with each slot's key kept XOR its data (table.h) so that threads may share it. */
 #include "table.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define ENTRY_BYTES 32 /* as the Python table counts: the same megabytes give the same slots */
 #define FIRST_SLOTS 4096
 #define AGE_BITS 8
 #define DEPTH_SHIFT (2 + AGE_BITS)
+#define LINE 64 /* a bucket's two slots on one cache line */
 
 static int allocate(Table *t, int64_t slots) {
-    size_t n = (size_t)slots;
-    int64_t *keys = calloc(n ? n : 1, sizeof *keys), *meta = calloc(n ? n : 1, sizeof *meta);
-    double *scores = calloc(n ? n : 1, sizeof *scores);
-    int32_t *moves = calloc(n ? n : 1, sizeof *moves);
-    if (!keys || !meta || !scores || !moves) {
-        free(keys);
-        free(meta);
-        free(scores);
-        free(moves);
-        return -1;
-    }
-    t->keys = keys;
-    t->meta = meta;
-    t->scores = scores;
-    t->moves = moves;
+    size_t bytes = (size_t)(slots ? slots : 1) * sizeof(TableSlot);
+    void *block = calloc(bytes + LINE, 1);
+    if (!block) return -1;
+    t->block = block;
+    t->slot = (TableSlot *)((uintptr_t)block + LINE - 1 - ((uintptr_t)block + LINE - 1) % LINE);
     t->slots = slots;
     t->used = 0;
     return 0;
 }
 
-static void release(Table *t) {
-    free(t->keys);
-    free(t->meta);
-    free(t->scores);
-    free(t->moves);
-}
-
 int tt_init(Table *t, double megabytes) {
     t->capacity = (int64_t)(megabytes * (1 << 20)) / ENTRY_BYTES / 2 * 2;
     t->age = 0;
+    t->shared = 0;
     return allocate(t, t->capacity < FIRST_SLOTS ? t->capacity : FIRST_SLOTS);
 }
 
-void tt_free(Table *t) { release(t); }
+void tt_free(Table *t) { free(t->block); }
 
 int tt_clear(Table *t) {
     Table fresh = *t;
     if (allocate(&fresh, t->capacity < FIRST_SLOTS ? t->capacity : FIRST_SLOTS) < 0) return -1;
-    release(t);
+    free(t->block);
     *t = fresh;
     t->age = 0;
     return 0;
@@ -65,25 +52,41 @@ static int64_t bucket(const Table *t, int64_t key) {
     return 2 * (i < 0 ? i + buckets : i);
 }
 
+/* A slot read word by word: its key if the words belong together (and to no empty slot of
+ * another key), with its meta, score and move. */
+typedef struct {
+    uint64_t key, meta, score, move;
+} Read;
+
+static Read read_slot(TableSlot *slot) {
+    Read r;
+    uint64_t check = RELAXED_LOAD(slot->check);
+    r.meta = RELAXED_LOAD(slot->meta);
+    r.score = RELAXED_LOAD(slot->score);
+    r.move = RELAXED_LOAD(slot->move);
+    r.key = check ^ r.meta ^ r.score ^ r.move;
+    return r;
+}
+
 int tt_probe(const Table *t, int64_t key, TableEntry *entry) {
     if (!t->slots) return 0;
-    int64_t i = bucket(t, key);
-    if (t->keys[i] != key) {
-        i++;
-        if (t->keys[i] != key) return 0;
+    TableSlot *at = t->slot + bucket(t, key);
+    Read r = read_slot(at);
+    if (r.key != (uint64_t)key) {
+        r = read_slot(at + 1);
+        if (r.key != (uint64_t)key) return 0;
     }
-    int64_t meta = t->meta[i];
-    if (!meta) return 0;
-    entry->depth = (int)(meta >> DEPTH_SHIFT);
-    entry->flag = (int)(meta & 3);
-    entry->score = t->scores[i];
-    entry->move = t->moves[i];
+    if (!r.meta) return 0;
+    entry->depth = (int)(r.meta >> DEPTH_SHIFT);
+    entry->flag = (int)(r.meta & 3);
+    memcpy(&entry->score, &r.score, sizeof entry->score);
+    entry->move = (int32_t)(uint32_t)r.move;
     return 1;
 }
 
 /* How much an entry is worth keeping: this search's first, then the deeper. */
-static int64_t worth(const Table *t, int64_t meta) {
-    int64_t current = ((meta >> 2) & ((1 << AGE_BITS) - 1)) == t->age; /* meta >= 0 */
+static uint64_t worth(const Table *t, uint64_t meta) {
+    uint64_t current = ((meta >> 2) & ((1 << AGE_BITS) - 1)) == (uint64_t)t->age;
     return current << 16 | meta >> DEPTH_SHIFT;
 }
 
@@ -91,19 +94,31 @@ static void grow(Table *t);
 
 void tt_store(Table *t, int64_t key, int depth, int flag, double score, int move) {
     if (!t->slots) return;
-    int64_t i = bucket(t, key);
-    int64_t *keys = t->keys, *meta = t->meta;
-    if (!(keys[i] == key && meta[i])) {
-        int64_t j = i + 1;
-        int same = keys[j] == key && meta[j];
-        if (same || !meta[j] || (meta[i] && worth(t, meta[j]) < worth(t, meta[i]))) i = j;
+    TableSlot *at = t->slot + bucket(t, key);
+    Read first = read_slot(at);
+    uint64_t was = first.meta;
+    if (!(first.key == (uint64_t)key && first.meta)) {
+        Read second = read_slot(at + 1);
+        int same = second.key == (uint64_t)key && second.meta;
+        if (same || !second.meta || (first.meta && worth(t, second.meta) < worth(t, first.meta))) {
+            at++;
+            was = second.meta;
+        }
     }
-    if (!meta[i]) t->used++;
-    keys[i] = key;
-    t->scores[i] = score;
-    meta[i] = (int64_t)depth << DEPTH_SHIFT | (int64_t)t->age << 2 | flag;
-    t->moves[i] = move;
-    if (2 * t->used > t->slots && t->slots < t->capacity) grow(t);
+    if (!was) {
+        if (t->shared)
+            RELAXED_ADD(t->used, 1);
+        else
+            t->used++;
+    }
+    uint64_t meta = (uint64_t)depth << DEPTH_SHIFT | (uint64_t)t->age << 2 | (uint64_t)flag;
+    uint64_t bits, word = (uint64_t)(uint32_t)move;
+    memcpy(&bits, &score, sizeof bits);
+    RELAXED_STORE(at->check, (uint64_t)key ^ meta ^ bits ^ word);
+    RELAXED_STORE(at->meta, meta);
+    RELAXED_STORE(at->score, bits);
+    RELAXED_STORE(at->move, word);
+    if (!t->shared && 2 * t->used > t->slots && t->slots < t->capacity) grow(t);
 }
 
 /* Twice the slots (within the memory), every entry moved over in slot order; out of memory,
@@ -116,12 +131,23 @@ static void grow(Table *t) {
         return;
     }
     for (int64_t i = 0; i < old.slots; i++) {
-        if (old.meta[i]) {
-            t->age = (int)((old.meta[i] >> 2) % (1 << AGE_BITS));
-            tt_store(t, old.keys[i], (int)(old.meta[i] >> DEPTH_SHIFT), (int)(old.meta[i] & 3),
-                     old.scores[i], old.moves[i]);
+        Read r = read_slot(old.slot + i);
+        if (r.meta) {
+            double score;
+            memcpy(&score, &r.score, sizeof score);
+            t->age = (int)((r.meta >> 2) % (1 << AGE_BITS));
+            tt_store(t, (int64_t)r.key, (int)(r.meta >> DEPTH_SHIFT), (int)(r.meta & 3), score,
+                     (int32_t)(uint32_t)r.move);
         }
     }
     t->age = old.age;
-    release(&old);
+    free(old.block);
+}
+
+void tt_reserve(Table *t) {
+    while (t->slots < t->capacity) {
+        int64_t before = t->slots;
+        grow(t);
+        if (t->slots == before) break; /* out of memory: it stays this size */
+    }
 }

@@ -1,7 +1,12 @@
 /* The transposition table of engine/search.py (`TranspositionTable`), entry for entry: the same
  * capacity for the same megabytes, buckets of two slots at `key % buckets`, the same replacement
  * and the same doubling as it fills, so that a native search visits the same nodes. Plain C:
- * it allocates with malloc and runs without the GIL. */
+ * it allocates with malloc and runs without the GIL.
+ *
+ * Several threads may probe and store at once (a lazy SMP search, search.c) once the table is
+ * `shared`: it no longer grows, and each slot keeps its key XOR its data (lockless hashing, as
+ * Crafty and Stockfish do), so that a slot torn by two threads writing it at once reads as no
+ * match instead of a wrong entry. Every field is read and written whole (relaxed atomics). */
 #ifndef UBAO_TABLE_H
 #define UBAO_TABLE_H
 
@@ -12,12 +17,31 @@
 #define TT_LOWER 1
 #define TT_UPPER 2
 
+/* A word read or written whole while another thread may write it (no ordering implied). */
+#if defined(__GNUC__) || defined(__clang__)
+#define RELAXED_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define RELAXED_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define RELAXED_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
+#else
+#define RELAXED_LOAD(x) (x)
+#define RELAXED_STORE(x, v) ((x) = (v))
+#define RELAXED_ADD(x, v) ((x) += (v))
+#endif
+
+/* One entry, 32 bytes (ENTRY_BYTES of the Python table); a bucket is one 64-byte line. */
 typedef struct {
-    int64_t *keys, *meta; /* meta: depth << 10 | age << 2 | flag; 0 marks an empty slot */
-    double *scores;
-    int32_t *moves; /* the best move, or TT_NO_MOVE */
+    uint64_t check; /* the key XOR the three words below: they belong together */
+    uint64_t meta;  /* depth << 10 | age << 2 | flag; 0 marks an empty slot */
+    uint64_t score; /* the bits of the double */
+    uint64_t move;  /* the best move (as uint32), or TT_NO_MOVE */
+} TableSlot;
+
+typedef struct {
+    TableSlot *slot;
+    void *block; /* what malloc gave, `slot` aligned in it */
     int64_t slots, used, capacity;
     int age;
+    int shared; /* threads store at once: no growing, `used` counted atomically */
 } Table;
 
 typedef struct {
@@ -31,6 +55,8 @@ void tt_free(Table *t);
 /* Empties the table to its first size; 0, or -1 when out of memory. */
 int tt_clear(Table *t);
 void tt_next_search(Table *t);
+/* Grows the table to its whole memory now (as far as memory allows), before it is shared. */
+void tt_reserve(Table *t);
 int tt_probe(const Table *t, int64_t key, TableEntry *entry);
 void tt_store(Table *t, int64_t key, int depth, int flag, double score, int move);
 

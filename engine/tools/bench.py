@@ -21,7 +21,7 @@ from ubao.engine.game import Game
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.mancala import Mancala
 from ubao.engine.perft import perft
-from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher
+from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher, SearchResult
 from ubao.engine.solve import Solver
 from ubao.engine.tools.players import BASELINES, GameRecord, Player, make_player, play_game
 
@@ -102,6 +102,46 @@ class SpeedRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ThreadsRow:
+    """The native search of one game on one thread and on `threads`, over the fixed positions:
+    each position searched to the depth one thread completes in the time given, both ways."""
+
+    game: str
+    threads: int
+    depths: tuple[int, ...]
+    """The depth searched in each position."""
+    one_seconds: float
+    """Time to those depths on one thread (summed over the positions) ..."""
+    many_seconds: float
+    """... and on `threads` threads."""
+    one_generated: int
+    many_generated: int
+    """Nodes, every thread's."""
+
+    @property
+    def speedup(self) -> float:
+        """Time to depth on one thread over time to depth on `threads`: the honest gain."""
+        return self.one_seconds / self.many_seconds if self.many_seconds else 0.0
+
+    @property
+    def one_nps(self) -> float:
+        return self.one_generated / self.one_seconds if self.one_seconds else 0.0
+
+    @property
+    def many_nps(self) -> float:
+        return self.many_generated / self.many_seconds if self.many_seconds else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "depths": list(self.depths),
+            "one_nps": round(self.one_nps),
+            "many_nps": round(self.many_nps),
+            "speedup": round(self.speedup, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class SolveRow:
     """One solved Kalah cell against the published value."""
 
@@ -151,9 +191,10 @@ def parse_opponent(
     seed: int,
     hash_mb: float = DEFAULT_HASH_MB,
     exact: bool = False,
+    threads: int = 1,
 ) -> Callable[[], Player] | None:
     """A factory of fresh opponents from `same` (None: self-play), a baseline or ALG:EVAL:DEPTH
-    (searching with `hash_mb` and in the exact mode if `exact`)."""
+    (searching with `hash_mb`, in the exact mode if `exact`, on `threads` threads)."""
     if spec == "same":
         return None
     name, _, rest = spec.partition(":")
@@ -167,7 +208,13 @@ def parse_opponent(
         )
     make_player(game, name, evaluation or None, 1, hash_mb=0)  # reject unknown names now
     return lambda: make_player(
-        game, name, evaluation or None, int(depth_text), hash_mb=hash_mb, exact=exact
+        game,
+        name,
+        evaluation or None,
+        int(depth_text),
+        hash_mb=hash_mb,
+        exact=exact,
+        threads=threads,
     )
 
 
@@ -184,14 +231,16 @@ def bench_games(
     progress: TextIO | None = None,
     hash_mb: float = DEFAULT_HASH_MB,
     exact: bool = False,
+    threads: int = 1,
 ) -> list[BenchRow]:
     """One complete game per algorithm x evaluation x depth (one per baseline player).
 
     With `opponent` "same" the combination plays itself; otherwise it plays `seat` against the
     opponent, and only its own searches are counted. Every search player gets a table of
-    `hash_mb` and searches in the exact mode if `exact`.
+    `hash_mb`, searches in the exact mode if `exact`, and on `threads` threads (then the node
+    counts, and maybe the games, vary from run to run).
     """
-    make_opponent = parse_opponent(game, opponent, seed, hash_mb, exact)
+    make_opponent = parse_opponent(game, opponent, seed, hash_mb, exact, threads)
     combinations: list[tuple[str, str | None, int | None]] = []
     for algorithm in algorithms:
         if algorithm in BASELINES:
@@ -214,6 +263,7 @@ def bench_games(
                 measure_memory=measure_memory,
                 hash_mb=hash_mb,
                 exact=exact,
+                threads=threads,
             )
             players: tuple[Player, Player]
             counted: tuple[int, ...]
@@ -227,6 +277,7 @@ def bench_games(
                     measure_memory=measure_memory,
                     hash_mb=hash_mb,
                     exact=exact,
+                    threads=threads,
                 )
                 players, counted = (ours, twin), (0, 1)
             else:
@@ -301,7 +352,7 @@ def bench_speed(
     backends: Sequence[str] = SPEED_BACKENDS,
 ) -> list[SpeedRow]:
     """Nodes per second of each algorithm in each game's default variant, `seconds` per position,
-    with the rules on each of `backends` that has the game (Bao is Python only so far).
+    with the rules on each of `backends` that has the game (the core has every registered one).
 
     Every search gets a fresh game object, so that a game that caches its move generation
     (Bao does) starts each search cold.
@@ -343,6 +394,56 @@ def bench_speed(
                         perft_rate,
                     )
                 )
+    finally:
+        bar.close()
+    return rows
+
+
+def bench_threads(
+    names: Iterable[str] = GAMES,
+    threads: int = 2,
+    seconds: float = 1.0,
+    progress: TextIO | None = None,
+) -> list[ThreadsRow]:
+    """What `threads` threads gain over one in each game whose native search runs threads (the
+    Python search runs one): in each fixed position, the deepest iteration one thread completes
+    in `seconds`, and the time `threads` threads take to complete it from a fresh table too.
+    Lazy SMP's threads search more nodes than one does, so time to depth is the gain that
+    counts; nodes per second says how busy the threads kept."""
+    runs = []
+    for name in names:
+        probe = Searcher(make_game(name, {}, "native"), threads=threads)
+        if probe.native is not None:
+            runs.append((name, probe.threads))
+    bar = Progress(len(runs), progress)
+    rows = []
+    try:
+        for name, used in runs:
+            bar.step(f"{name} 1 and {threads} threads")
+            depths = []
+            one = many = 0.0
+            one_generated = many_generated = 0
+            for position in fixed_positions(make_game(name, {}, "native")):
+                done: list[SearchResult[Any]] = []
+                Searcher(make_game(name, {}, "native")).search(
+                    position, time_ms=seconds * 1000, on_iteration=done.append
+                )
+                if not done:
+                    continue  # not even depth 1 in the time: nothing to compare
+                last = done[-1].stats
+                depths.append(last.depth)
+                one += last.seconds
+                one_generated += last.generated
+                stats = (
+                    Searcher(make_game(name, {}, "native"), threads=threads)
+                    .search(position, last.depth)
+                    .stats
+                )
+                many += stats.seconds
+                many_generated += stats.generated
+            rows.append(
+                ThreadsRow(name, used, tuple(depths), one, many, one_generated, many_generated)
+            )
     finally:
         bar.close()
     return rows
@@ -490,6 +591,30 @@ def speed_table(rows: Sequence[SpeedRow]) -> str:
                 round(row.nps),
                 round(row.movegen_per_second),
                 round(row.perft_per_second),
+            )
+            for row in rows
+        ),
+    )
+
+
+def threads_table(rows: Sequence[ThreadsRow]) -> str:
+    header = (
+        "game", "threads", "depths", "1 thread s", "threads s", "speedup", "1 thread nodes/s",
+        "threads nodes/s", "nodes/s gain",
+    )  # fmt: skip
+    return format_table(
+        header,
+        (
+            (
+                row.game,
+                row.threads,
+                ",".join(map(str, row.depths)),
+                f"{row.one_seconds:.2f}",
+                f"{row.many_seconds:.2f}",
+                f"{row.speedup:.2f}x",
+                round(row.one_nps),
+                round(row.many_nps),
+                f"{row.many_nps / row.one_nps if row.one_nps else 0.0:.2f}x",
             )
             for row in rows
         ),

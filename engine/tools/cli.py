@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from ubao.engine import solve as solving
 from ubao.engine.backend import BACKENDS, NATIVE_BUILT, backend_of, resolve
-from ubao.engine.endgame import open_endgame
+from ubao.engine.endgame import native_rules, open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala import Mancala
@@ -24,6 +24,7 @@ from ubao.engine.search import (
     DEFAULT_ALGORITHM,
     DEFAULT_HASH_MB,
     ENTRY_BYTES,
+    MAX_THREADS,
     Searcher,
     SearchResult,
     Tracer,
@@ -62,7 +63,7 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
-    """The transposition table's memory and the exact mode (docs/engine.md)."""
+    """The transposition table's memory, the exact mode and the threads (docs/engine.md)."""
     parser.add_argument(
         "--hash",
         type=float,
@@ -75,18 +76,61 @@ def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the exact mode: every algorithm returns the same value at the same depth",
     )
+    add_threads_argument(parser)
 
 
-def add_endgame_argument(parser: argparse.ArgumentParser) -> None:
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """The threads of the native search (docs/engine.md, Threads)."""
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="search on N threads sharing the table (the native negamax in the strength mode; "
+        "default 1)",
+    )
+
+
+def check_threads(threads: int) -> None:
+    if not 1 <= threads <= MAX_THREADS:
+        raise CommandError(f"--threads must be from 1 to {MAX_THREADS}")
+
+
+def say_threads(searcher: Searcher[Any, Any]) -> None:
+    """The one line saying why fewer threads search than asked, on stderr."""
+    if searcher.threads_note is not None:
+        print(searcher.threads_note, file=sys.stderr)
+
+
+AUTO_ENDGAME_SEEDS = 16
+"""`solve`'s endgame database when `--db` is not given and the native core builds it (in
+seconds: 6 pits, 30 M positions in about 7 s, once; then cached)."""
+
+
+def add_endgame_argument(parser: argparse.ArgumentParser, *, auto: bool = False) -> None:
     """The solver's endgame database (docs/engine.md, Solver)."""
+    default = (
+        f" (default: {AUTO_ENDGAME_SEEDS} where the native core builds it, else none; 0: none)"
+        if auto
+        else ""
+    )
     parser.add_argument(
         "--db",
         type=int,
-        default=0,
+        default=None if auto else 0,
         metavar="SEEDS",
         help="mancala: use the endgame database of positions with up to SEEDS seeds on the "
-        "board (built once, cached in ~/.cache/ubao)",
+        f"board (built once, cached in ~/.cache/ubao){default}",
     )
+
+
+def endgame_seeds(game: Game[Any, Any], asked: int | None) -> int:
+    """The database `solve` uses: the one asked for, else the automatic one where the native
+    core builds and reads it, else none."""
+    if asked is not None:
+        return asked
+    native = isinstance(game, Mancala) and native_rules(game) is not None
+    return AUTO_ENDGAME_SEEDS if native else 0
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -188,11 +232,16 @@ def command_analyse(args: argparse.Namespace) -> None:
         raise CommandError("give --depth N, --time-ms MS or both")
     if args.depth is not None and args.depth < 1:
         raise CommandError("--depth must be 1 or more")
+    check_threads(args.threads)
     game, position = game_and_position(args)
     try:
-        searcher = Searcher(game, args.algorithm, args.eval, args.hash, args.exact)
+        searcher = Searcher(game, args.algorithm, args.eval, args.hash, args.exact, args.threads)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    if args.trace and searcher.threads > 1:
+        print("threads: 1: a traced search runs the Python search, on one thread", file=sys.stderr)
+    else:
+        say_threads(searcher)
     # Trace lines go to stderr under --json, so that stdout stays one JSON document.
     out = sys.stderr if args.json else sys.stdout
     tracer = None
@@ -236,7 +285,8 @@ def command_analyse(args: argparse.Namespace) -> None:
         f"best move: {data['move'] or 'none, the game is over'}",
         f"score: {data['score_text']} for player {game.to_move(position)}, the side to move "
         f"({searcher.algorithm}, {searcher.evaluation_name}, "
-        f"{'exact' if searcher.exact else 'strength'} mode)",
+        f"{'exact' if searcher.exact else 'strength'} mode, {stats.threads} "
+        f"thread{'s' if stats.threads > 1 else ''})",
         f"pv: {' '.join(pv)}",
         f"depth {stats.depth}{' (stopped by the time limit)' if result.stopped else ''}, "
         f"{stats.seconds:.3f} s, {round(stats.nps)} nodes/s",
@@ -252,8 +302,9 @@ def command_solve(args: argparse.Namespace) -> None:
     game, position = game_and_position(args)
     if args.db and not isinstance(game, Mancala):
         raise CommandError("--db: endgame databases exist for the mancala games only")
+    seeds = endgame_seeds(game, args.db)
     try:
-        endgame = open_endgame(game, args.db) if isinstance(game, Mancala) and args.db else None
+        endgame = open_endgame(game, seeds) if isinstance(game, Mancala) and seeds else None
         solution = Solver(game, hash_mb=args.hash, endgame=endgame).solve(
             position, probe_progress if sys.stderr.isatty() else None
         )
@@ -305,11 +356,20 @@ def command_bench(args: argparse.Namespace) -> None:
     header: str
     if args.svg and (args.speed or args.solve):
         raise CommandError("--svg draws the games bench; it has no chart for --speed or --solve")
-    if args.speed:
-        names = split_list(args.games) if args.games else list(GAMES)
-        unknown = [name for name in names if name not in GAMES]
-        if unknown:
-            raise CommandError(f"unknown game(s) {', '.join(unknown)}; known: {', '.join(GAMES)}")
+    check_threads(args.threads)
+    if args.speed and args.threads > 1:
+        if not NATIVE_BUILT:
+            raise CommandError("--threads: only the native search runs threads; it is not built")
+        print(
+            f"threads: the native search on 1 and {args.threads} threads (the Python search "
+            "runs on one and is left out)",
+            file=sys.stderr,
+        )
+        threads_rows = bench.bench_threads(_speed_games(args), args.threads, args.seconds, progress)
+        rows = [row.to_dict() for row in threads_rows]
+        header = bench.threads_table(threads_rows)
+    elif args.speed:
+        names = _speed_games(args)
         algorithms = split_list(args.algorithms) if args.algorithms else ["negamax"]
         _check_names("--algorithms", algorithms, ALGORITHMS)
         backends = split_list(args.backends) if args.backends else list(bench.SPEED_BACKENDS)
@@ -330,6 +390,15 @@ def command_bench(args: argparse.Namespace) -> None:
         with open(args.json_file, "w") as file:
             json.dump(rows, file, indent=1)
     print(json.dumps(rows) if args.json else header)
+
+
+def _speed_games(args: argparse.Namespace) -> list[str]:
+    """The games of `bench --speed`: --games, else all."""
+    names = split_list(args.games) if args.games else list(GAMES)
+    unknown = [name for name in names if name not in GAMES]
+    if unknown:
+        raise CommandError(f"unknown game(s) {', '.join(unknown)}; known: {', '.join(GAMES)}")
+    return names
 
 
 def _bench_games(
@@ -362,6 +431,7 @@ def _bench_games(
             progress=progress,
             hash_mb=args.hash,
             exact=args.exact,
+            threads=args.threads,
         )
     except ValueError as error:
         raise CommandError(str(error)) from None
@@ -409,15 +479,19 @@ def command_worker(args: argparse.Namespace) -> None:
 
 
 def command_match(args: argparse.Namespace) -> None:
+    check_threads(args.threads)
     game = make_game(args.game, parse_options(args.options))
     try:
-        first = match.parse_spec(args.engine1)
+        first = match.parse_spec(args.engine1, args.threads)
         if first is None:
             raise CommandError(f"--engine1 {args.engine1!r}: give settings such as depth=6")
-        second = match.parse_spec(args.engine2) or args.engine2
+        second = match.parse_spec(args.engine2, args.threads) or args.engine2
         for spec in (first, second):
             if isinstance(spec, match.EngineSpec):
-                Searcher(game, spec.algorithm, spec.evaluation, 0)  # unknown evaluations fail now
+                # Unknown evaluations and thread counts fail now; fewer threads say why.
+                say_threads(
+                    Searcher(game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads)
+                )
     except ValueError as error:
         raise CommandError(str(error)) from None
     if args.games < 1:
@@ -494,7 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MB",
         help=f"the solver's table memory in MB (default {solving.DEFAULT_HASH_MB:g})",
     )
-    add_endgame_argument(solve)
+    add_endgame_argument(solve, auto=True)
     solve.set_defaults(handler=command_solve)
 
     bench_parser = commands.add_parser(
@@ -558,7 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine1",
         required=True,
         metavar="SPEC",
-        help="settings: depth=N and/or time=MS, algorithm=A, eval=E, hash=MB, exact "
+        help="settings: depth=N and/or time=MS, algorithm=A, eval=E, hash=MB, threads=N, exact "
         "(comma-separated)",
     )
     match_parser.add_argument(
@@ -573,6 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--random-plies", type=int, default=2, metavar="K", help="random opening plies (2)"
     )
     match_parser.add_argument("--seed", type=int, default=0, help="for the openings")
+    add_threads_argument(match_parser)
     match_parser.add_argument("--max-plies", type=int, default=1000, metavar="N")
     match_parser.add_argument("--json", action="store_true", help="print JSON")
     match_parser.add_argument("--progress", choices=("auto", "always"), default="auto")

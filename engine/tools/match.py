@@ -36,6 +36,7 @@ class EngineSpec:
     time_ms: float | None = None
     hash_mb: float = DEFAULT_HASH_MB
     exact: bool = False
+    threads: int = 1
 
     def describe(self) -> str:
         parts = [self.algorithm, self.evaluation or "default"]
@@ -45,6 +46,8 @@ class EngineSpec:
             parts.append(f"{self.time_ms:g}ms")
         if self.exact:
             parts.append("exact")
+        if self.threads > 1:
+            parts.append(f"t{self.threads}")
         return ":".join(parts)
 
     def go(self) -> str:
@@ -57,15 +60,16 @@ class EngineSpec:
         return " ".join(limits)
 
 
-def parse_spec(text: str) -> EngineSpec | None:
-    """Settings such as `depth=6,eval=mobility,hash=32,exact`, or None when `text` is not made
-    of such items (then it is a command line to run an external engine)."""
-    values: dict[str, Any] = {}
+def parse_spec(text: str, threads: int = 1) -> EngineSpec | None:
+    """Settings such as `depth=6,eval=mobility,hash=32,threads=2,exact`, or None when `text` is
+    not made of such items (then it is a command line to run an external engine); `threads` is
+    the threads when the settings do not say."""
+    values: dict[str, Any] = {"threads": threads}
     for item in text.split(","):
         name, equals, value = item.strip().partition("=")
         if name == "exact" and not equals:
             values["exact"] = True
-        elif not equals or name not in ("algorithm", "eval", "depth", "time", "hash"):
+        elif not equals or name not in ("algorithm", "eval", "depth", "time", "hash", "threads"):
             return None
         elif name == "algorithm":
             if value not in ALGORITHMS:
@@ -80,8 +84,8 @@ def parse_spec(text: str) -> EngineSpec | None:
                 raise ValueError(f"{name} must be a number, not {value!r}") from None
             if number < 0 or (name != "hash" and number <= 0):
                 raise ValueError(f"{name} must be positive")
-            if name == "depth":
-                values["depth"] = int(number)
+            if name in ("depth", "threads"):
+                values[name] = int(number)
             else:
                 values["time_ms" if name == "time" else "hash_mb"] = number
     spec = EngineSpec(**values)
@@ -289,6 +293,7 @@ def _builtin(game: Game[Any, Any], spec: EngineSpec) -> SearchPlayer:
         spec.time_ms,
         hash_mb=spec.hash_mb,
         exact=spec.exact,
+        threads=spec.threads,
     )
 
 

@@ -50,10 +50,11 @@ class SearchPlayer:
         measure_memory: bool = False,
         hash_mb: float = DEFAULT_HASH_MB,
         exact: bool = False,
+        threads: int = 1,
     ) -> None:
         if depth is None and time_ms is None:
             raise ValueError("a search player needs a depth or a time")
-        self.searcher = Searcher(game, algorithm, evaluation, hash_mb, exact)
+        self.searcher = Searcher(game, algorithm, evaluation, hash_mb, exact, threads)
         self.depth = depth
         self.time_ms = time_ms
         self.measure_memory = measure_memory
@@ -61,6 +62,8 @@ class SearchPlayer:
         self.name = f"{algorithm}:{self.searcher.evaluation_name}:{limit}" + (
             ":exact" if exact else ""
         )
+        if self.searcher.threads > 1:
+            self.name += f":t{self.searcher.threads}"
 
     def choose(self, position: Any) -> tuple[Any, SearchStats | None]:
         result = self.searcher.search(
@@ -103,6 +106,7 @@ def make_player(
     measure_memory: bool = False,
     hash_mb: float = DEFAULT_HASH_MB,
     exact: bool = False,
+    threads: int = 1,
 ) -> Player:
     """The player `name`: a search algorithm (needs a depth or time) or a baseline."""
     if name == "random":
@@ -111,7 +115,9 @@ def make_player(
         return FirstPlayer(game)
     if name not in ALGORITHMS:
         raise ValueError(f"unknown player {name!r}; known: {', '.join(PLAYERS)}")
-    return SearchPlayer(game, name, evaluation, depth, time_ms, measure_memory, hash_mb, exact)
+    return SearchPlayer(
+        game, name, evaluation, depth, time_ms, measure_memory, hash_mb, exact, threads
+    )
 
 
 @dataclass

@@ -22,6 +22,7 @@ from ubao.engine.search import (
     DEFAULT_ALGORITHM,
     DEFAULT_HASH_MB,
     MAX_DEPTH,
+    MAX_THREADS,
     SearchControl,
     Searcher,
     SearchResult,
@@ -143,12 +144,13 @@ class Session:
         self.evaluation: str | None = None
         self.hash_mb = DEFAULT_HASH_MB
         self.exact = False
+        self.threads = 1
         self.game: Game[Any, Any] | None = None
         self.position: Any = None
         self.searcher: Searcher[Any, Any] | None = None
         """The engine of the current game, kept between searches for its tables."""
-        self._settings: tuple[str, str | None, int, bool] | None = None
-        """The (algorithm, evaluation, hash MB, exact) the searcher was made with."""
+        self._settings: tuple[str, str | None, int, bool, int] | None = None
+        """The (algorithm, evaluation, hash MB, exact, threads) the searcher was made with."""
         self._thread: threading.Thread | None = None
         self._control: SearchControl | None = None
         self._infinite = False
@@ -217,6 +219,7 @@ class Session:
         self.say("option name Eval type string default <empty>")
         self.say(f"option name Hash type spin default {DEFAULT_HASH_MB} min 0 max {MAX_HASH_MB}")
         self.say("option name Exact type check default false")
+        self.say(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
@@ -246,8 +249,14 @@ class Session:
             if value not in ("true", "false"):
                 raise ProtocolError("Exact must be true or false")
             self.exact = value == "true"
+        elif name == "Threads":
+            if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
+                raise ProtocolError(f"Threads must be an integer from 1 to {MAX_THREADS}")
+            self.threads = int(value)
         else:
-            raise ProtocolError(f"unknown option {name!r}; known: Algorithm, Eval, Hash, Exact")
+            raise ProtocolError(
+                f"unknown option {name!r}; known: Algorithm, Eval, Hash, Exact, Threads"
+            )
 
     def _ucinewgame(self, words: list[str]) -> None:
         self._require_idle("ucinewgame")
@@ -304,13 +313,15 @@ class Session:
             raise ProtocolError("go: no position yet; send position first")
         go = parse_go(words)
         game, position = self.game, self.position
-        settings = (self.algorithm, self.evaluation, self.hash_mb, self.exact)
+        settings = (self.algorithm, self.evaluation, self.hash_mb, self.exact, self.threads)
         if self.searcher is None or self._settings != settings:
             try:
                 self.searcher = Searcher(game, *settings)
             except ValueError as error:
                 raise ProtocolError(str(error)) from None
             self._settings = settings
+            if self.searcher.threads_note is not None:
+                self.say(f"info string {self.searcher.threads_note}")
         searcher = self.searcher
         legal = game.legal_moves(position)
         if not legal:

@@ -1,0 +1,61 @@
+/* The search's Bao instance: engine/bao.py's `search_moves`, `child`, `key` and `outcome` and
+ * the `balanced` leaf of engine/bao_eval.py behind the template of search_impl.h. Move handles
+ * are the move codes of bao.h. The order plays out every move, so it keeps them per ply and
+ * the tree makes its children from them (S_ORDER_PLY, S_CHILD_PLY). */
+#include <math.h>
+
+#include "search.h"
+
+/* Python's hash of `Bao.key(position)`: the tuple of every field but the ply counter (a
+ * non-negative int hashes to itself, -1 to -2). */
+static int64_t bao_hash(const BaoSearch *r, const BaoPos *p) {
+    const int tail[9] = {p->stock[0], p->stock[1], p->owned[0], p->owned[1], p->to_move,
+                         p->takasia,  p->target,   p->hand,     p->endless};
+    uint64_t acc = SEARCH_HASH_START;
+    (void)r;
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < 16; i++) acc = search_hash_item(acc, (uint64_t)p->ring[side][i]);
+    for (int i = 0; i < 9; i++)
+        acc = search_hash_item(acc, tail[i] == -1 ? (uint64_t)-2 : (uint64_t)tail[i]);
+    return search_hash_end(acc, BAO_KEY_FIELDS);
+}
+
+/* The default evaluation fused with the end test (`leaf_evaluation`). */
+static int bao_leaf(const BaoSearch *r, const BaoPos *p, int over, double *value) {
+    if (over == 1 || bao_is_over(r->rules, p)) return 0;
+    *value = bao_balanced(p);
+    return 1;
+}
+
+/* `final_score` of the outcome: the winner by the rules, then the margin of seeds (at least
+ * 0: a winner may hold fewer), then the plies. */
+static double bao_ended(const BaoSearch *r, const BaoPos *p, int me, int ply) {
+    int winner, score[2], reason;
+    if (!bao_outcome(r->rules, p, &winner, &score[0], &score[1], &reason) || winner < 0) return 0.0;
+    int margin = score[winner] - score[1 - winner];
+    double value = SEARCH_MATE + SEARCH_PLY_SPAN * (margin > 0 ? margin : 0) - ply;
+    return winner == me ? value : -value;
+}
+
+static int bao_find(const BaoSearch *r, const BaoPos *p, int move) {
+    int codes[BAO_MAX_MOVES], n = bao_children(r->rules, p, codes, NULL);
+    for (int i = 0; i < n; i++)
+        if (codes[i] == move) return move;
+    return -1;
+}
+
+#define S_NAME(x) bao_search_##x
+#define S_RULES BaoSearch
+#define S_POS BaoPos
+#define S_MAX_MOVES BAO_MAX_MOVES
+#define S_HANDLES BAO_MOVE_CODES
+#define S_TO_MOVE to_move
+#define S_HASH bao_hash
+#define S_ORDER_PLY(r, p, moves, ply) bao_order_kept((r)->rules, p, moves, (r)->kept, ply)
+#define S_VALUE(r, p, k) (k)
+#define S_CHILD(r, p, k, out) bao_make((r)->rules, p, k, out)
+#define S_CHILD_PLY(r, p, k, out, ply) bao_make_kept((r)->rules, p, k, out, (r)->kept, ply)
+#define S_LEAF bao_leaf
+#define S_ENDED bao_ended
+#define S_FIND bao_find
+#include "search_impl.h"
