@@ -109,6 +109,8 @@ def shown(value: Any) -> str:
     """A default as the help shows it."""
     if isinstance(value, tuple):
         return shlex.join(value)
+    if value == "":
+        return "none"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -146,7 +148,7 @@ SETTINGS = (
     Setting(
         "--max-bot-seats",
         "server.limits.max_bot_seats",
-        "server-hosted bot seats (an engine process each) in games not over",
+        "server-hosted bot seats in games not over (they share the --engines pool)",
     ),
     Setting(
         "--keep-finished",

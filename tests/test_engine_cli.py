@@ -151,3 +151,21 @@ def test_a_position_alone_names_its_board_size(capsys: pytest.CaptureFixture[str
         "kalah(3,2) S 1,1,1/1,1,1 0,0",
     )
     assert status == 2 and "is for 'kalah(3,2)'" in err, "explicit options win and must agree"
+
+
+def test_a_solve_too_big_to_finish_says_it_is_still_at_work() -> None:
+    """8x8 Othello from the start: no probe ends soon, so a line every few seconds says that
+    the solver runs, how fast, and how to stop it."""
+    solving = subprocess.Popen(
+        [str(ENGINE), "solve", "othello", "--progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert solving.stderr is not None
+        line = solving.stderr.readline()
+    finally:
+        solving.kill()
+        solving.wait()
+    assert line.startswith("still solving after ") and "Ctrl-C stops" in line, line

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from importlib import metadata
 from typing import Any, TextIO
 
@@ -160,11 +163,11 @@ def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
 
 
 def describe_outcome(outcome: Outcome) -> str:
-    """A one-line human summary of a result."""
-    score = f"{outcome.score[0]}-{outcome.score[1]}"
+    """A one-line human summary of a result, the winner's score first (as the clients say it)."""
+    first, second = outcome.score if outcome.winner != 1 else reversed(outcome.score)
     if outcome.winner is None:
-        return f"draw {score} ({outcome.reason})"
-    return f"{PLAYER_NAMES[outcome.winner]} wins {score} ({outcome.reason})"
+        return f"draw {first}-{second} ({outcome.reason})"
+    return f"{PLAYER_NAMES[outcome.winner]} wins {first}-{second} ({outcome.reason})"
 
 
 def position_report(game: Game[Any, Any], position: Any) -> dict[str, Any]:
@@ -303,11 +306,12 @@ def command_solve(args: argparse.Namespace) -> None:
     if args.db and not isinstance(game, Mancala):
         raise CommandError("--db: endgame databases exist for the mancala games only")
     seeds = endgame_seeds(game, args.db)
+    progress = args.progress or sys.stderr.isatty()
     try:
         endgame = open_endgame(game, seeds) if isinstance(game, Mancala) and seeds else None
-        solution = Solver(game, hash_mb=args.hash, endgame=endgame).solve(
-            position, probe_progress if sys.stderr.isatty() else None
-        )
+        solver = Solver(game, hash_mb=args.hash, endgame=endgame)
+        with still_solving(solver) if progress else contextlib.nullcontext():
+            solution = solver.solve(position, probe_progress if progress else None)
     except ValueError as error:
         raise CommandError(str(error)) from None
     pv = format_line(game, position, solution.pv)
@@ -328,6 +332,37 @@ def command_solve(args: argparse.Namespace) -> None:
     if endgame is not None:
         lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
     emit(args, data, "\n".join(lines))
+
+
+PROGRESS_EVERY_S = 5.0
+"""How often a long solve says it is still at work."""
+
+
+@contextlib.contextmanager
+def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
+    """A line on stderr every few seconds while `solver` works: a game too big to solve (the
+    8x8 Othello start, Bao) shows that it runs, how fast, and how to stop it."""
+    done = threading.Event()
+    started = time.monotonic()
+
+    def report() -> None:
+        while not done.wait(PROGRESS_EVERY_S):
+            seconds = time.monotonic() - started
+            print(
+                f"still solving after {seconds:.0f} s: {solver.expanded} positions expanded "
+                f"({solver.expanded / seconds:,.0f}/s); a game this size may take far longer "
+                "than you will wait (Ctrl-C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    reporter = threading.Thread(target=report, name="still-solving", daemon=True)
+    reporter.start()
+    try:
+        yield
+    finally:
+        done.set()
+        reporter.join()
 
 
 def probe_progress(low: int, high: int, expanded: int) -> None:
@@ -569,6 +604,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the solver's table memory in MB (default {solving.DEFAULT_HASH_MB:g})",
     )
     add_endgame_argument(solve, auto=True)
+    solve.add_argument(
+        "--progress",
+        action="store_true",
+        help="progress lines on stderr even when it is not a terminal (every MTD(f) probe, "
+        f"and every {PROGRESS_EVERY_S:g} s)",
+    )
     solve.set_defaults(handler=command_solve)
 
     bench_parser = commands.add_parser(
