@@ -336,8 +336,14 @@ class Cluster:
             return
         leases = await self.aio.mget([lease_key(game_id) for game_id in candidates])
         orphans = [g for g, lease in zip(candidates, leases, strict=True) if lease is None]
+        if not orphans:
+            return
         random.shuffle(orphans)  # nodes scanning together take different games first
-        for game_id in orphans:
+        # A fair share each: the live nodes spread a dead node's games between them, and what
+        # one leaves is taken at the next scan, by it or another.
+        nodes = [key async for key in self.aio.scan_iter(match=node_key("*"), count=100)]
+        share = -(-len(orphans) // max(len(nodes), 1))
+        for game_id in orphans[:share]:
             tenure = new_tenure(self.node)
             keys = [lease_key(game_id), game_key(game_id)]
             if not await self._claim(keys=keys, args=[tenure, LEASE_MS]):
