@@ -8,6 +8,7 @@ import getpass
 import json
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from importlib import metadata
@@ -175,8 +176,25 @@ def report_end(live: LiveGame) -> int:
         print(f"ubao: {reason}", file=sys.stderr)
         return 1
     if live.game_id and not live.state.over and not live.watch:
-        print(f"left game {live.game_id}; return with: ubao play --join {live.game_id}")
+        command = return_command(live.game_id, live.session.name, live.url)
+        print(f"left game {live.game_id}; return with: {command}")
     return 0
+
+
+def return_command(game_id: str, name: str, server: str) -> str:
+    """The command that comes back to a seat, as a shell reads it: with the name the seat's
+    token is stored under and the server, unless they are the defaults, and `--join=ID`,
+    which also holds for an id that begins with `-`."""
+    words = ["ubao", "play", f"--join={game_id}"]
+    if name != _default_name():
+        words.append(f"--name={name}")
+    if server != default_server():
+        words.append(f"--server={server}")
+    return shlex.join(words)
+
+
+def default_server() -> str:
+    return os.environ.get("UBAO_SERVER", DEFAULT_SERVER)
 
 
 def away(seat: SeatInfo, summary: GameSummary) -> bool:
@@ -274,7 +292,7 @@ async def command_replay(args: argparse.Namespace) -> int:
 def _add_connection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server",
-        default=os.environ.get("UBAO_SERVER", DEFAULT_SERVER),
+        default=default_server(),
         metavar="URL[,URL...]",
         help="the server's WebSocket URL, or a cluster's nodes separated by commas: the first "
         "that answers is used, the next when a connection drops "

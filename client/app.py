@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import textwrap
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -21,10 +22,16 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import (
+    ConditionalKeyBindings,
+    KeyBindings,
+    KeyBindingsBase,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Container,
@@ -44,7 +51,15 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame as FrameWidget
 
-from ubao.client.board import STEP_SECONDS, Animation, BoardView, Marks, sowing_frames, step_cursor
+from ubao.client.board import (
+    STEP_SECONDS,
+    Animation,
+    BoardView,
+    Frame,
+    Marks,
+    sowing_frames,
+    step_cursor,
+)
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
 from ubao.client.lag import format_lag
@@ -55,6 +70,7 @@ from ubao.engine.games import GAMES
 from ubao.protocol import (
     BotInfo,
     ClockSpec,
+    ErrorCode,
     Event,
     Moved,
     Over,
@@ -71,34 +87,67 @@ END_WIDTH = 50
 HELP_WIDTH = 76
 """The help screen at most, in columns."""
 
-MARKS = (
-    "Marks: green (and ' without colours) a hole a legal move starts from; underlined the "
-    "start of the last move; [ ] the keyboard cursor; > < the hole being sown and yellow the "
-    "holes sown so far in the sowing animation."
-)
-PLAYER_KEYS = (
-    "Enter: play the move typed, or the hole under the cursor",
-    "Tab: the legal moves (or the answers to a question); Esc closes the list",
-    "arrows: walk the holes that start a legal move (the first arrow shows the cursor)",
-    "Esc: end the move being animated; cancel a question",
-    "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
-    "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
-    " answers y or n, a server bot at once",
-    "y/n: accept or decline the opponent's takeback request",
-    "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
-    "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
-    " seats swapped (y/n answer the opponent's offer), q leaves",
-)
+
+def player_keys(cells: str) -> tuple[str, ...]:
+    """Every key of a player's screen, with what the board's moves start from (`cells`)."""
+    cell = cells.removesuffix("s")
+    return (
+        f"Enter: play the move typed, or the {cell} under the cursor",
+        "Tab: the legal moves (or the answers to a question); Esc closes the list",
+        f"arrows: walk the {cells} of the legal moves (the first arrow shows the cursor)",
+        "Esc: end the move being animated; cancel a question",
+        "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
+        "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
+        " answers y or n, a server bot at once",
+        "y/n: accept or decline the opponent's takeback request",
+        "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
+        "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
+        " seats swapped (y/n answer the opponent's offer), q leaves",
+    )
+
+
 SPECTATOR_KEYS = (
     "left/right: step back and forth through the moves; Home: the start; End: back to live",
     "Esc: end the move being animated; ^F/^B: animation faster/slower",
     "q or ^Q: leave",
 )
+HELP_CLOSE = "F1, ? or Esc closes"
+HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
 
 
 def wrap(text: str, width: int) -> str:
     """`text` broken between words to lines of at most `width` columns."""
     return "\n".join(textwrap.wrap(text, max(width, 10)))
+
+
+def wrap_fragments(text: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    """Styled `text` broken between words to lines of at most `width` columns (a terminal
+    would break them mid-word); each piece keeps its style, spaces at a break are dropped."""
+    width = max(width, 1)
+    out: StyleAndTextTuples = []
+    column = 0
+    gap: tuple[str, str] | None = None
+    for style, chunk, *_ in text:
+        for piece in re.split(r"(\n| +)", chunk):
+            if not piece:
+                continue
+            if piece == "\n":
+                out.append(("", "\n"))
+                column, gap = 0, None
+            elif piece.isspace():
+                gap = (style, piece) if column else None
+            else:
+                spaced = get_cwidth(gap[1]) if gap else 0
+                if column and column + spaced + get_cwidth(piece) > width:
+                    out.append(("", "\n"))
+                    column, gap = 0, None
+                if gap is not None:
+                    out.append(gap)
+                    column += spaced
+                    gap = None
+                out.append((style, piece))
+                column += get_cwidth(piece)
+    return out
 
 
 PANEL_MIN_WIDTH = 30
@@ -143,10 +192,14 @@ def board_and_panel(
     )
 
     def pick() -> Container:
-        columns = get_app().output.get_size().columns
-        return wide if columns >= text_width(board()) + 1 + PANEL_MIN_WIDTH else narrow
+        return wide if panel_beside(get_app().output.get_size().columns, board()) else narrow
 
     return DynamicContainer(pick)
+
+
+def panel_beside(columns: int, board: StyleAndTextTuples) -> bool:
+    """The side panel goes beside `board` (else under it) on a terminal this wide."""
+    return columns >= text_width(board) + 1 + PANEL_MIN_WIDTH
 
 
 class Actions(Protocol):
@@ -163,6 +216,24 @@ class Actions(Protocol):
     async def rematch(self) -> None: ...
 
     async def answer_rematch(self, accept: bool) -> None: ...
+
+
+STEP_VERBS = {
+    "lift": "lifts",
+    "sow": "sows",
+    "store": "stores in",
+    "capture": "captures",
+    "place": "places at",
+    "flip": "turns",
+}
+"""What each action of `Game.sowing_path` reads as on the status line."""
+
+
+def describe_step(frame: Frame) -> str:
+    """One frame of a move's animation in words: "sows S5, 3 in hand"."""
+    step = frame.step
+    text = f"{STEP_VERBS.get(step.action, step.action)} {step.hole}"
+    return text + (f", {frame.hand.seeds} in hand" if frame.hand.seeds else "")
 
 
 def format_clock(ms: int) -> str:
@@ -270,12 +341,21 @@ class GameApp:
         self.message: tuple[str, str] = ("", "")
         """The last feedback line: (style, text)."""
         self.connection = "connecting"
+        """The connection's state in words, shown on the status line unless "connected"."""
+        self.online = True
+        """False while the connection is down (after it was up): the clocks shown stop and
+        the players' presence is not known."""
+        self.unsent: tuple[int, str] | None = None
+        """A move (its ply and text) that was on its way when the connection dropped: sent
+        again after the resume if it did not arrive and the turn is still ours."""
         self.question: Ask | None = None
         self.confirming_resign = False
         self.rematch: int | None = None
         """Once the game is over: the seat whose rematch offer waits for an answer."""
         self.showing_help = False
         """F1 or ? shows the game's rules in short, its notation, the marks and the keys."""
+        self.help_top = 0
+        """The first line of the help shown: it scrolls when the terminal is too short."""
         self.sending = False
         """A move is on its way: entry waits for the answer rather than send a second one."""
         self.cursor: str | None = None
@@ -297,6 +377,8 @@ class GameApp:
             complete_while_typing=True,
             accept_handler=self._accept,
         )
+        self.buffer.on_text_changed += self._typed
+        self.buffer.on_completions_changed += self._typed
         self.application = self._build(input, output)
 
     # -- what the screen shows -----------------------------------------------------------------
@@ -357,15 +439,25 @@ class GameApp:
         title = f"{state.game_name} {state.game_id}  ply {state.ply}  {state.status}"
         return title + ("  (watching)" if self.seat is None else "")
 
+    @property
+    def settled(self) -> bool:
+        """No move is being animated: the board shows the game as it stands."""
+        return self.animation.frame is None
+
     def turn_text(self) -> tuple[str, str]:
-        """Who is to move, in words, always on screen."""
+        """Who is to move, in words, always on screen; the result once the game is over and
+        its last move has been shown (it is the line nothing overwrites)."""
         state = self.state
         if not state.started:
             return ("", "")
         if state.over:
+            if not self.settled:
+                return ("", "")
             assert state.result is not None
             return ("class:status.turn", "Game over: " + self._result_text())
         if state.status == "waiting":
+            if any(seat.wants_bot and seat.name is None for seat in state.seats):
+                return ("", "waiting for a bot client: start one with ubao bot --serve --depth N")
             return ("", "waiting for a player to join")
         side = self.side_name(state.to_move)
         name = state.names()[state.to_move] or "open seat"
@@ -378,27 +470,26 @@ class GameApp:
         return describe_result(self.state.result, self.state.names(), self.state.view.side_labels)
 
     def _status_text(self) -> StyleAndTextTuples:
+        """Who is to move (or the result), the connection if it is not up, the move being
+        shown; the question; the feedback line: broken between words to the terminal's
+        width, on as many rows as that takes, so that a long question or refusal (a Bao
+        rule's reason) is never cut."""
         text: StyleAndTextTuples = [self.turn_text()]
         if self.connection != "connected":
             text.append(("class:status.error", f"   [{self.connection}]"))
         frame = self.animation.frame
-        if frame is not None:
-            text.append(("", f"   sowing {frame.step.action} {frame.step.hole}"))
-            if frame.hand.seeds:
-                text.append(("", f" (hand {frame.hand.seeds})"))
+        if frame is not None and self.browsing is None:
+            text.append(("", f"   {self.side_name(frame.mover)} {describe_step(frame)}"))
         text.append(("", "\n"))
         question = self._question()
         if question is not None:
             text += [("class:status.question", question), ("", "\n")]
         text.append(self.message)
-        return text
+        return wrap_fragments(text, self.application.output.get_size().columns)
 
     def _status_height(self) -> int:
-        """The status lines as many rows as they wrap to, so that a long question or refusal
-        (a Bao rule's reason) is never cut at a narrow width."""
-        columns = max(self.application.output.get_size().columns, 1)
-        lines = fragment_list_to_text(self._status_text()).split("\n")
-        return sum(max(-(-get_cwidth(line) // columns), 1) for line in lines)
+        """The status lines: as many rows as they take."""
+        return len(fragment_list_to_text(self._status_text()).split("\n"))
 
     def _question(self) -> str | None:
         """What the player is asked, on a line of its own above the feedback line."""
@@ -420,40 +511,75 @@ class GameApp:
         return None
 
     def _players_text(self) -> StyleAndTextTuples:
-        """Each seat: who plays it (and whether it is us), then its clock and presence."""
+        """Each seat: who plays it (and whether it is us), then its clock and presence. Under
+        the board on a short terminal it takes fewer rows rather than lose a clock: first
+        without its title, then one line a seat."""
         state = self.state
         if not state.started:
             return []
         now = self.clock()
-        control = f"  {format_control(state.clock)}" if state.clock is not None else ""
-        text: StyleAndTextTuples = [
-            ("class:panel.title", "Players"),
-            ("class:label", f"{control}  {format_lag(state.rtt_ms)}\n"),
-        ]
+        rows = self._panel_rows()
+        rows = 5 if rows is None else rows
+        text: StyleAndTextTuples = []
+        if rows >= 5:
+            control = f"  {format_control(state.clock)}" if state.clock is not None else ""
+            lag = format_lag(state.rtt_ms if self.online else None)
+            text += [("class:panel.title", "Players"), ("class:label", f"{control}  {lag}\n")]
+        to_move = self.shown_to_move()
         for side in (1, 0):
             seat = state.seats[side]
-            mover = "> " if side == state.to_move and not state.over else "  "
+            mover = "> " if side == to_move else "  "
             you = " (you)" if side == self.seat else ""
-            text.append(
-                ("class:side.name", f"{mover}{self.side_name(side)}: {seat.name or 'open seat'}")
-            )
-            text.append(("", f"{you}\n    "))
-            remaining = state.remaining_ms(side, now)
-            if remaining is not None:
-                if state.low_on_time(side, now):
-                    text.append(("class:clock.low", f"{format_clock(remaining)} !"))
-                else:
-                    text.append(("class:side.name", format_clock(remaining)))
-                text.append(("", "  "))
-            text.append(self._presence(side, now))
-            text.append(("", "\n"))
+            who = [
+                ("class:side.name", f"{self.side_name(side)}: {seat.name or 'open seat'}"),
+                ("", you),
+            ]
+            clock = self._clock(side, now)
+            if rows >= 4:
+                text += [("class:side.name", mover), *who, ("", "\n    ")]
+                text += [*clock, self._presence(side, now), ("", "\n")]
+            else:  # one line: the clock first, so that a narrow panel does not cut it
+                text += [("class:side.name", mover), *clock, *who, ("", "\n")]
         return text
 
+    def _clock(self, side: int, now: float) -> StyleAndTextTuples:
+        """A seat's clock, if the game has one: red with a `!` when low, grey while our
+        connection is down (stopped where it was)."""
+        remaining = self.state.remaining_ms(side, now)
+        if remaining is None:
+            return []
+        if not self.online:
+            shown = ("class:label", format_clock(remaining))
+        elif self.state.low_on_time(side, now):
+            shown = ("class:clock.low", f"{format_clock(remaining)} !")
+        else:
+            shown = ("class:side.name", format_clock(remaining))
+        return [shown, ("", "  ")]
+
+    def shown_to_move(self) -> int | None:
+        """The side to move on the board shown: in the position looked back at, if any;
+        nobody once the game is over."""
+        if self.browsing is not None:
+            return self.state.view_at(self.browsing).to_move
+        return None if self.state.over else self.state.to_move
+
+    def _panel_rows(self) -> int | None:
+        """The rows the side panel gets under the board on a narrow terminal; None when it
+        goes beside the board."""
+        board = self._board_text()
+        size = self.application.output.get_size()
+        if panel_beside(size.columns, board):
+            return None
+        return size.rows - self._status_height() - 2 - text_height(board)
+
     def _presence(self, side: int, now: float) -> tuple[str, str]:
-        """Who or what plays a seat, or whether its player is here."""
+        """Who or what plays a seat, or whether its player is here (not known while our own
+        connection is down)."""
         seat = self.state.seats[side]
         if seat.kind == "bot" or seat.name is None:
             return ("", describe_seat(seat))
+        if not self.online:
+            return ("class:status.error", "reconnecting" if side == self.seat else "not known")
         if seat.connected:
             return ("", "bot client, connected" if seat.client == "bot" else "connected")
         if side in self.state.away_until:
@@ -486,7 +612,14 @@ class GameApp:
         keys = "left/right: look back at the moves   q: leave"
         if self.seat is not None:
             keys = "left/right: moves   r: rematch   q: leave"
-        return [("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n\n"), ("", keys)]
+        return [("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n"), ("", keys)]
+
+    def _end_fits(self) -> bool:
+        """The game-over box goes under the board, across the screen, where it covers no
+        part of the board; where there is no room for it the status line says it all."""
+        size = self.application.output.get_size()
+        area = size.rows - self._status_height() - 2
+        return area - text_height(self._board_text()) >= text_height(self._end_text()) + 2
 
     def _prompt(self) -> str:
         if self.confirming_resign:
@@ -500,7 +633,11 @@ class GameApp:
         moves are offered, they take this line instead of covering the screen."""
         complete = self.buffer.complete_state
         if complete is not None:
-            text: StyleAndTextTuples = [("class:help", "Tab/Enter: ")]
+            # Enter plays only a move picked from the list: say which key does what now.
+            picked = complete.complete_index is not None
+            text: StyleAndTextTuples = [
+                ("class:help", "Enter plays, Tab: next: " if picked else "Tab picks: ")
+            ]
             for index, completion in enumerate(complete.completions):
                 chosen = index == complete.complete_index
                 text.append(("class:completion.current" if chosen else "", completion.text))
@@ -512,21 +649,62 @@ class GameApp:
             keys = "F1: help  left/right: moves  q: leave"
         elif self.seat is None:
             keys = "F1: help  left/right: moves  End: live  Esc: skip  q: leave"
+        elif not self.state.started:
+            keys = "^Q: leave"
         else:
-            keys = "F1: help  Tab: moves  arrows: holes  ^R: resign  ^Q: leave"
+            cells = self.state.view.cells
+            keys = f"F1: help  Tab: moves  arrows: {cells}  ^R: resign  ^Q: leave"
         return [("class:help", keys)]
 
-    def _help_screen(self) -> StyleAndTextTuples:
-        """The game in short, how moves are written, what the board shows, and every key."""
-        width = min(HELP_WIDTH, self.application.output.get_size().columns - 4) - 4
-        keys = SPECTATOR_KEYS if self.seat is None else PLAYER_KEYS
-        return [
-            ("", wrap(GAMES[self.state.game_name].summary, width) + "\n\n"),
-            ("", wrap(self.state.view.notation, width) + "\n\n"),
-            ("", wrap(MARKS, width) + "\n\n"),
-            ("", "\n".join(wrap(line, width) for line in keys) + "\n\n"),
-            ("class:help", "F1, ? or Esc closes"),
+    def _help_lines(self) -> list[tuple[str, str]]:
+        """The help, line by line with its style: the game in short, how its moves are
+        written, what its board's marks mean, and every key (a spectator's or a player's)."""
+        width = self._help_width() - 4
+        state = self.state
+        view = state.view
+        game = _game(state)
+        start = game.start()
+        sample = [game.format_move(start, move) for move in game.legal_moves(start)]
+        keys = SPECTATOR_KEYS if self.seat is None else player_keys(view.cells)
+        paragraphs = [
+            GAMES[state.game_name].summary,
+            view.help_notation(sample + state.history),
+            view.marks,
         ]
+        lines: list[tuple[str, str]] = []
+        for paragraph in paragraphs:
+            lines += [("", line) for line in wrap(paragraph, width).split("\n")]
+            lines.append(("", ""))
+        lines += [("", line) for key in keys for line in wrap(key, width).split("\n")]
+        return lines
+
+    def _help_width(self) -> int:
+        return min(HELP_WIDTH, self.application.output.get_size().columns)
+
+    def _help_rows(self) -> int:
+        """The help's rows inside its frame: all its lines, or as many as the screen holds."""
+        rows = self.application.output.get_size().rows - 2
+        return max(min(len(self._help_lines()) + 1, rows), 1)
+
+    def _help_screen(self) -> StyleAndTextTuples:
+        """The lines of the help that fit, from `help_top`, and a last line that says how to
+        scroll (when it must) and how to close it."""
+        lines = self._help_lines()
+        shown = self._help_rows() - 1
+        self.help_top = min(max(self.help_top, 0), max(len(lines) - shown, 0))
+        window = lines[self.help_top : self.help_top + shown]
+        footer = HELP_CLOSE
+        if len(lines) > shown:
+            last = self.help_top + len(window)
+            footer = f"{HELP_SCROLL} ({self.help_top + 1}-{last} of {len(lines)})  Esc: close"
+        text: StyleAndTextTuples = [(style, line + "\n") for style, line in window]
+        return [*text, ("class:help", footer)]
+
+    def scroll_help(self, lines: int) -> None:
+        """Scroll the help down by `lines` (up if negative), within its length."""
+        bottom = max(len(self._help_lines()) - (self._help_rows() - 1), 0)
+        self.help_top = min(max(self.help_top + lines, 0), bottom)
+        self.invalidate()
 
     # -- layout and keys -----------------------------------------------------------------------
 
@@ -548,20 +726,40 @@ class GameApp:
                 HSplit([moves, info]),
             ]
         )
+        end = FrameWidget(
+            Window(FormattedTextControl(self._end_text)), title="Game over", width=END_WIDTH
+        )
+        ending = over & Condition(lambda: self.browsing is None and self.settled)
+        top = FloatContainer(
+            board_and_panel(self._board_text, beside, below),
+            floats=[
+                # Across the screen under the board: the rows it covers are covered whole.
+                Float(
+                    ConditionalContainer(
+                        VSplit([Window(char=" "), end, Window(char=" ")]),
+                        filter=ending & Condition(self._end_fits),
+                    ),
+                    left=0,
+                    right=0,
+                    bottom=0,
+                )
+            ],
+        )
         root = HSplit(
             [
-                board_and_panel(self._board_text, beside, below),
-                Window(
-                    FormattedTextControl(self._status_text),
-                    height=self._status_height,
-                    wrap_lines=True,
-                ),
+                top,
+                Window(FormattedTextControl(self._status_text), height=self._status_height),
                 Window(
                     BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt)]),
                     height=1,
                 ),
                 Window(FormattedTextControl(self._help_text), height=1),
             ]
+        )
+        self._help_window = Window(
+            FormattedTextControl(self._help_screen, focusable=True, show_cursor=False),
+            height=lambda: Dimension.exact(self._help_rows()),
+            width=lambda: Dimension.exact(self._help_width() - 2),
         )
         layout = Layout(
             FloatContainer(
@@ -570,21 +768,9 @@ class GameApp:
                     Float(
                         ConditionalContainer(
                             FrameWidget(
-                                Window(FormattedTextControl(self._end_text)),
-                                title="Game over",
-                                width=END_WIDTH,
+                                self._help_window, title=lambda: f"Help: {self.state.game_name}"
                             ),
-                            filter=over & Condition(lambda: self.browsing is None),
-                        )
-                    ),
-                    Float(
-                        ConditionalContainer(
-                            FrameWidget(
-                                Window(FormattedTextControl(self._help_screen)),
-                                title=lambda: f"Help: {self.state.game_name}",
-                                width=Dimension(preferred=HELP_WIDTH),
-                            ),
-                            filter=Condition(lambda: self.showing_help and self.state.started),
+                            filter=Condition(lambda: self.showing_help),
                         )
                     ),
                 ],
@@ -601,7 +787,50 @@ class GameApp:
             output=output,
         )
 
-    def _keys(self) -> KeyBindings:
+    def _keys(self) -> KeyBindingsBase:
+        """The screen's keys; while the help is open, only the help's."""
+        helping = Condition(lambda: self.showing_help)
+        return merge_key_bindings(
+            [ConditionalKeyBindings(self._game_keys(), ~helping), self._help_keys(helping)]
+        )
+
+    def _help_keys(self, helping: Filter) -> KeyBindings:
+        """Scroll the help, close it, or leave; every other key does nothing."""
+        keys = KeyBindings()
+
+        @keys.add("escape", eager=True, filter=helping)
+        @keys.add("f1", filter=helping)
+        @keys.add("?", filter=helping)
+        @keys.add("q", filter=helping)
+        def _close(event: KeyPressEvent) -> None:
+            self.toggle_help()
+
+        @keys.add("c-q", filter=helping)
+        @keys.add("c-c", filter=helping)
+        def _quit(event: KeyPressEvent) -> None:
+            self.quit()
+
+        def page() -> int:
+            return max(self._help_rows() - 2, 1)
+
+        scrolls: dict[str, Callable[[], int]] = {
+            "up": lambda: -1,
+            "down": lambda: 1,
+            "pageup": lambda: -page(),
+            "pagedown": lambda: page(),
+            "space": lambda: page(),
+            "home": lambda: -len(self._help_lines()),
+            "end": lambda: len(self._help_lines()),
+        }
+        for key, lines in scrolls.items():
+
+            @keys.add(" " if key == "space" else key, filter=helping)
+            def _scroll(event: KeyPressEvent, lines: Callable[[], int] = lines) -> None:
+                self.scroll_help(lines())
+
+        return keys
+
+    def _game_keys(self) -> KeyBindings:
         keys = KeyBindings()
         selecting = Condition(
             lambda: not self.buffer.text and self.my_turn and self.question is None
@@ -719,6 +948,23 @@ class GameApp:
         self.message = (style, text)
         self.invalidate()
 
+    def _clear_refusal(self) -> None:
+        """The player moved on (types, lists the moves, walks the board): a refusal or error
+        about what they did before goes."""
+        if self.message[0] == "class:status.error":
+            self.say("")
+
+    def _typed(self, buffer: Buffer) -> None:
+        """Something typed, or the list of moves opened for what the line holds (not the line
+        emptied after Enter, nor a list that comes too late for a line already sent)."""
+        listed = buffer.complete_state
+        if buffer.text or (
+            listed is not None
+            and listed.completions
+            and listed.original_document.text == buffer.text
+        ):
+            self._clear_refusal()
+
     def set_seat(self, seat: int) -> None:
         """The server gave us `seat` (its events may have arrived before its answer did)."""
         self.seat = seat
@@ -760,7 +1006,15 @@ class GameApp:
         self.invalidate()
 
     def toggle_help(self) -> None:
+        """Open the help (it takes the keys: nothing typed reaches the board or the input
+        line behind it), or close it."""
+        if not self.state.started and not self.showing_help:
+            return
         self.showing_help = not self.showing_help
+        self.help_top = 0
+        if self.application.is_running:
+            layout = self.application.layout
+            layout.focus(self._help_window if self.showing_help else self.buffer)
         self.invalidate()
 
     def set_speed(self, seconds: float) -> None:
@@ -769,6 +1023,7 @@ class GameApp:
 
     def move_cursor(self, key: str) -> None:
         """Walk the legal holes; the first arrow of a turn only shows where the cursor is."""
+        self._clear_refusal()
         holes = frozenset(self.legal_holes())
         if self.cursor_shown or self.cursor not in holes:
             self.cursor = step_cursor(self.state.view.grid(self.viewer), holes, self.cursor, key)
@@ -910,6 +1165,10 @@ class GameApp:
         if self.seat is None:
             self.say("watching: moves cannot be entered", "class:status.error")
             return
+        if self.state.over:
+            if word:  # a bare Enter says nothing: the result stays the last word
+                self.say("the game is over: r offers a rematch, q leaves", "class:status.error")
+            return
         if not self.my_turn:
             self.say("it is not your turn" if not self.sending else "wait: a move is on its way")
             return
@@ -935,7 +1194,7 @@ class GameApp:
             self.say(entry.message, "class:status.error")
         elif isinstance(entry, Ask):
             self.question = entry
-            self.invalidate()
+            self.say("")  # a refusal before the question is no longer the point
         else:
             self.send(entry.move)
 
@@ -950,10 +1209,14 @@ class GameApp:
         try:
             await self.actions.move(ply, move)
         except ServerError as error:
+            if error.code == ErrorCode.STALE_PLY and self._arrived(ply, move):
+                return  # sent again after a resume, and it had arrived the first time
             self.say(f"{move} refused: {error.message}", "class:status.error")
         except Disconnected:
+            self.unsent = (ply, move)
             self.say(
-                f"connection lost while sending {move}; it shows once reconnected if it arrived",
+                f"{move} not sent: the connection is down; it goes once the connection is "
+                "back, unless the server had it",
                 "class:status.error",
             )
         else:
@@ -964,6 +1227,45 @@ class GameApp:
         finally:
             self.sending = False
             self.invalidate()
+
+    def _arrived(self, ply: int, move: str) -> bool:
+        """The server has our `move` for `ply`."""
+        state = self.state
+        return ply < len(state.history) and (state.history[ply], state.movers[ply]) == (
+            move,
+            self.seat,
+        )
+
+    def _send_unsent(self) -> None:
+        """Back in the game after a reconnection: the move that was on its way when the
+        connection dropped is sent again if the server did not get it and it is still ours
+        to play at that ply; else the player is told what became of it."""
+        if self.unsent is None:
+            return
+        (ply, move), self.unsent = self.unsent, None
+        if self._arrived(ply, move):
+            self.say(f"{move} had arrived before the connection dropped")
+        elif self.state.ply == ply and move in self.state.legal and self.my_turn:
+            self.sending = True
+            self.say(f"sending {move} again ...")
+            self._spawn(self._send(ply, move))
+        else:
+            self.say(f"{move} was not played: the game went on meanwhile", "class:status.error")
+
+    def set_connection(self, text: str, up: bool) -> None:
+        """The connection's state (`up`, and in words): while it is down the clocks shown stop
+        and nobody's presence is known; a word from the server while up is feedback."""
+        if up and text != "connected":
+            self.say(text, "class:status.error")
+            return
+        self.connection = text
+        if up != self.online:
+            self.online = up
+            if up:
+                self.state.resume_clocks()
+            else:
+                self.state.pause_clocks(self.clock())
+        self.invalidate()
 
     async def _resign(self) -> None:
         assert self.actions is not None
@@ -979,6 +1281,7 @@ class GameApp:
 
     def on_event(self, event: Event) -> None:
         """Apply a server event and show what it changed."""
+        before = self.state.ply
         applied = self.state.apply(event, self.clock())
         if applied is Applied.GAP:
             if self.on_gap is not None:
@@ -989,15 +1292,23 @@ class GameApp:
         if isinstance(event, Moved):
             self._moved(event)
         elif isinstance(event, Over):
+            # The status line's first line gives the result from now on (once the last move
+            # has been shown), and nothing overwrites it there.
             self.question, self.confirming_resign = None, False
-            self.say(self._result_text(), "class:end")
+            self.say("")
         elif isinstance(event, SeatEvent):
             self._seat_changed(event)
         elif isinstance(event, TakebackRequest):
-            self._takeback_changed(event)
+            self._takeback_changed(event, before)
         elif isinstance(event, Snapshot):
             self.animation.clear()
         self._turn_started()
+        # A resume ends with our own seat event (or a snapshot): the game is up to date.
+        back = isinstance(event, Snapshot) or (
+            isinstance(event, SeatEvent) and event.seat == self.seat and event.connected
+        )
+        if back:
+            self._send_unsent()
         self.invalidate()
 
     def _moved(self, event: Moved) -> None:
@@ -1016,7 +1327,8 @@ class GameApp:
             held = f"; seat held {event.grace_ms / 1000:.0f} s" if event.grace_ms else ""
             self.say(f"{side} ({event.name}) disconnected{held}", "class:status.error")
 
-    def _takeback_changed(self, event: TakebackRequest) -> None:
+    def _takeback_changed(self, event: TakebackRequest, before: int) -> None:
+        """A takeback asked, declined, or granted (the game was at ply `before`)."""
         mine = event.seat == self.seat
         side = self.side_name(event.seat)
         if event.state == "asked":
@@ -1029,8 +1341,12 @@ class GameApp:
             self.animation.clear()
             self.question = None
             self.browse(self.browsing)
-            who = "your" if mine else f"{side}'s"
-            self.say(f"takeback: {who} last move taken back, back at ply {event.ply}")
+            who = "you" if mine else side
+            taken = before - event.ply
+            moves = "your last move" if mine else "their last move"
+            if taken > 1:
+                moves += f" and the {taken - 1} after it" if taken > 2 else " and the reply"
+            self.say(f"takeback: {moves} taken back, as {who} asked; back at ply {event.ply}")
 
     def _turn_started(self) -> None:
         """A new ply hides the keyboard cursor until the next arrow key."""

@@ -72,7 +72,16 @@ class BoardView(ABC):
     """The names of the two sides, from the registry."""
 
     notation: ClassVar[str] = ""
-    """How moves are written and what the board's own marks mean, for the help screen."""
+    """How moves are written, for the help screen."""
+    marks: ClassVar[str] = ""
+    """What the board's marks mean, for the help screen: each family's own, no other's."""
+    cells: ClassVar[str] = "holes"
+    """What a move starts from, as the help and the keys line name it ("holes", "squares")."""
+
+    def help_notation(self, moves: Sequence[str]) -> str:
+        """How moves are written in this game; `moves` (some of its moves in notation) tell
+        which of the family's forms it uses."""
+        return self.notation
 
     @property
     def side_labels(self) -> tuple[str, str]:
@@ -123,14 +132,27 @@ class MancalaView(BoardView):
     """
 
     notation: ClassVar[str] = (
-        "A move is a pit number, 1 being your leftmost pit (an Ethiopian move adds the way the "
-        "first seed goes as you see it: 3L to your left, 3R to your right, towards your store). "
-        "Your row is at the bottom, read from your "
-        "left; the opponent's row above reads from their left. Stores: S* and N*, yours on the "
-        "right."
+        "A move is a pit number, 1 being your leftmost pit. Your row is at the bottom, read from "
+        "your left; the opponent's row above reads from their left."
     )
+    directions: ClassVar[str] = (
+        " A move adds the way the first seed goes as you see it: 3L to your left, 3R to your "
+        "right, towards your store."
+    )
+    """For games whose moves carry a direction (their notation ends them with L or R)."""
+    marks: ClassVar[str] = (
+        "Marks: the stores are S* and N*, yours on the right. Green (and ' without colours): a "
+        "pit a legal move starts from; underlined: the start of the last move; [\u00a0]: the "
+        "keyboard cursor. While a move is shown pit by pit, >\u00a0< is the pit being sown and "
+        "yellow the pits sown so far."
+    )
+    cells: ClassVar[str] = "pits"
 
     pits: int = 6
+
+    def help_notation(self, moves: Sequence[str]) -> str:
+        directed = any(re.fullmatch(r"\d+[LR]", move) for move in moves)
+        return self.notation + (self.directions if directed else "")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], sides: tuple[str, str]) -> MancalaView:
@@ -183,14 +205,25 @@ class BaoView(BoardView):
         "A move is a row, a hole and a letter: A6L (row A is your front row, B your back row, "
         "holes 1..8 from your left; L or R: the way the first seed goes as you see it, or in a "
         "capture the end of your front row, the kichwa, where the captured seeds start), with + "
-        "to go on safari from the nyumba. South writes capitals, North lower case. ( 6): an owned "
-        "nyumba; red: the takasia hole its player may not start from."
+        "to go on safari from the nyumba. South writes capitals, North lower case."
+    )
+    marks: ClassVar[str] = (
+        "Marks: (\u00a06): an owned nyumba; red: the takasia hole its player may not start from; "
+        "green (and ' without colours): a hole a legal move starts from; underlined: the start "
+        "of the last move; [\u00a0]: the keyboard cursor. While a move is shown hole by hole, "
+        ">\u00a0< is the hole being sown and yellow the holes sown so far. Each side's line gives "
+        "its stock, its nyumba and, when a game ends in the middle of a sowing, the seeds left "
+        "in hand."
     )
 
     stock: tuple[int, int] = (0, 0)
     owned: tuple[bool, bool] = (False, False)
     takasia: tuple[int, str] | None = None
     """The restricted player and the hole (in that player's frame) they may not start from."""
+    hand: int = 0
+    """Captured seeds still in hand: a game can end in the middle of a sowing (§2.3)."""
+    winner: int | None = None
+    """The side that won, in a finished position; the seeds in hand count for it."""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], sides: tuple[str, str]) -> BaoView:
@@ -215,7 +248,14 @@ class BaoView(BoardView):
             (data["stock"][0], data["stock"][1]),
             (data["owned"][0], data["owned"][1]),
             takasia,
+            data.get("captured_in_hand", 0),
+            "SN".index(data["winner"]) if "winner" in data else None,
         )
+
+    @property
+    def hand_holder(self) -> int | None:
+        """The side the seeds in hand count for: the winner, else the side to move."""
+        return self.winner if self.winner is not None else self.to_move
 
     def grid(self, viewer: int) -> Grid:
         far, near = 1 - viewer, viewer
@@ -270,8 +310,14 @@ class OthelloView(BoardView):
 
     notation: ClassVar[str] = (
         "A move is a square, its column letter then its row number (d3), or pass when there is "
-        "no other. X: Black's discs, O: White's, +: a square you may play."
+        "no other."
     )
+    marks: ClassVar[str] = (
+        "Marks: X Black's discs, O White's; + (green): a square you may play; underlined: the "
+        "square of the last move; [\u00a0]: the keyboard cursor. While a move is shown, >\u00a0< "
+        "is the disc being placed or turned and yellow the discs turned so far."
+    )
+    cells: ClassVar[str] = "squares"
 
     size: int = 8
 
@@ -318,8 +364,12 @@ def _square(index: int, size: int) -> str:
 
 
 def view_of(game: Game[Any, Any], position: Any) -> BoardView:
-    """The view of `position` in `game`, from the game's JSON position form."""
-    return view_from_json(game.name, game.position_json(position))
+    """The view of `position` in `game`, from the game's JSON position form; in a finished
+    position nobody is to move, whatever the form says."""
+    view = view_from_json(game.name, game.position_json(position))
+    if view.to_move is not None and game.is_over(position):
+        view = dataclasses.replace(view, to_move=None)
+    return view
 
 
 def view_from_json(game_name: str, data: Any) -> BoardView:
@@ -347,6 +397,8 @@ class Frame:
     view: BoardView
     step: Step
     hand: Hand
+    mover: int
+    """The side whose move this is."""
 
 
 def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int) -> list[Frame]:
@@ -356,7 +408,7 @@ def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int) -> list[Fr
     for index, step in enumerate(steps):
         lifted = _sown_after(steps, index) if step.action == "lift" else None
         view, hand = view.apply_step(step, mover, hand, lifted)
-        frames.append(Frame(view, step, hand))
+        frames.append(Frame(view, step, hand, mover))
     return frames
 
 

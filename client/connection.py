@@ -19,7 +19,9 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import math
 import random
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -176,6 +178,29 @@ RematchHandler = Callable[[RematchOffer], None]
 """Called on every `rematch_offer` (they belong to no game's versions)."""
 
 
+def describe_close(reason: str | None) -> str:
+    """A connection that ended, in words: the server's reason if it gave one."""
+    if not reason:
+        return "connection lost"
+    return f"the server closed the connection ({escape(reason, MAX_REASON)})"
+
+
+def describe_failure(error: BaseException) -> str:
+    """Why a connection could not be opened, in words a player reads rather than the socket
+    error (which goes to the log)."""
+    if isinstance(error, ConnectionRefusedError) or "Connect call failed" in str(error):
+        return "server unreachable"  # (with several addresses, asyncio words it so)
+    if isinstance(error, socket.gaierror):
+        return "server address unknown"
+    if isinstance(error, TimeoutError):
+        return "server not answering"
+    if isinstance(error, InvalidHandshake):
+        return f"not a ubao server ({escape(str(error) or type(error).__name__, MAX_REASON)})"
+    if isinstance(error, ConnectionError):
+        return "connection lost"
+    return f"network error ({escape(str(error) or type(error).__name__, MAX_REASON)})"
+
+
 def monotonic_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
@@ -249,7 +274,7 @@ class Session:
                     attempt = 0
                     with contextlib.suppress(ConnectionClosed, Disconnected):
                         await self._serve(ws)
-                    reason = escape(ws.close_reason or "connection closed", MAX_REASON)
+                    reason = describe_close(ws.close_reason)
                     fatal = FATAL_CLOSE_CODES.get(ws.close_code or 0)
                     if fatal is not None:
                         raise SessionClosed(fatal)
@@ -259,12 +284,13 @@ class Session:
                 # after which the server closes and a slower session may come back.
                 if error.code != ErrorCode.RATE_LIMITED:
                     raise SessionClosed(error.message) from None
-                reason = error.message
+                reason = "too fast for the server"
             except InvalidURI as error:
                 address = escape(str(error), MAX_REASON)
                 raise SessionClosed(f"bad server address: {address}") from None
             except (OSError, TimeoutError, InvalidHandshake) as error:
-                reason = escape(str(error) or type(error).__name__, MAX_REASON)
+                log.info("cannot connect to %s: %s", self.server, error)
+                reason = describe_failure(error)
             finally:
                 self._ws = None
                 self.connected.clear()
@@ -275,7 +301,7 @@ class Session:
                 raise SessionClosed(f"cannot reach {self.url}: {reason}")
             delay = self.backoff.delay(attempt)
             attempt += 1
-            self.on_state(f"disconnected ({reason}); reconnecting in {delay:.1f} s")
+            self.on_state(f"{reason}; reconnecting in {math.ceil(delay)} s")
             await asyncio.sleep(delay)
         raise SessionClosed("closed")
 

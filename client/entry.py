@@ -106,17 +106,26 @@ def _complete(entry: str, legal: Sequence[str], game: Game[Any, Any], position: 
     if len(bases) == 1:
         move = bases[0]
         return Ask(f"{entry} means {move}: confirm with Enter", (Option(move, move, False),))
-    options = tuple(Option(move[len(entry) :] or move, move, False) for move in bases)
-    return _which(entry, options, game, position)
+    return _which(entry, bases, game, position)
 
 
-def _which(hole: str, options: tuple[Option, ...], game: Game[Any, Any], position: Any) -> Ask:
-    """Ask which of `options` (moves from one hole) is meant, saying where each one sows."""
+def _which(hole: str, moves: Sequence[str], game: Game[Any, Any], position: Any) -> Ask:
+    """Ask which of `moves` (from one hole, however it was chosen: typed, or with the cursor)
+    is meant, saying where each one sows. The answers are what tells the moves apart (L or R),
+    the moves themselves are accepted too."""
+    lowered = [move.lower() for move in moves]
+    common = next(
+        (i for i, letters in enumerate(zip(*lowered, strict=False)) if len(set(letters)) > 1),
+        min(map(len, lowered)),
+    )
+    options = tuple(Option(move[common:] or move, move, False) for move in moves)
     choices = ", ".join(
-        f"{option.answer} {_sows(game, position, option.move)}" for option in options
+        " ".join(filter(None, (option.answer, _sows(game, position, option.move))))
+        for option in options
     )
     answers = " or ".join(option.answer for option in options)
-    return Ask(f"{hole}: which way? {choices}. Answer {answers} (Esc cancels)", options)
+    stop = "" if choices.endswith("...") else "."
+    return Ask(f"{hole}: which way? {choices}{stop} Answer {answers} (Esc cancels)", options)
 
 
 def _sows(game: Game[Any, Any], position: Any, move: str, holes: int = 3) -> str:
@@ -145,7 +154,7 @@ def hole_entry(
         return _refused(hole, game, position)
     if len(bases) == 1:
         return resolve(bases[0], legal, game, position)
-    return _which(hole, tuple(Option(move, move, False) for move in bases), game, position)
+    return _which(hole, bases, game, position)
 
 
 def _refused(hole: str, game: Game[Any, Any], position: Any) -> Reject:

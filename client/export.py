@@ -10,7 +10,7 @@ from ubao.client.board import BoardView, view_of
 from ubao.client.record import Record, options_tag, result_token
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, make_game
-from ubao.protocol import SeatInfo, Snapshot
+from ubao.protocol import Result, SeatInfo, Snapshot
 
 UNKNOWN_DATE = "????.??.??"
 """PGN's date of a game whose date is unknown (a server that does not send `created`)."""
@@ -61,6 +61,39 @@ def record_of(snapshot: Snapshot) -> Record:
             tags["Score"] = f"{result.score[0]}-{result.score[1]}"
     tags["Plies"] = str(len(snapshot.history))
     return Record(tags, snapshot.history)
+
+
+def seat_of(record: Record, side: str) -> SeatInfo:
+    """A side's seat as the record's tags tell it (what `record_of` wrote), to say who or what
+    played it; tags that do not read as such are left out."""
+    tags = record.tags
+
+    def count(name: str) -> int | None:
+        value = tags.get(f"{side}{name}", "")
+        return int(value) if value.isdecimal() else None
+
+    return SeatInfo(
+        "bot" if tags.get(f"{side}Kind") == "bot" else "open",
+        tags.get(side),
+        True,
+        depth=count("Depth"),
+        time_ms=count("TimeMs"),
+        eval=tags.get(f"{side}Eval"),
+        algorithm=tags.get(f"{side}Algorithm"),
+        client=tags.get(f"{side}Client"),
+    )
+
+
+def result_of(record: Record) -> Result | None:
+    """The result the record's tags give; None for a game not over (`*`)."""
+    winner = {"1-0": 0, "0-1": 1}.get(record.result)
+    if record.result == "*":
+        return None
+    points = record.tags.get("Score", "").split("-")
+    score = None
+    if len(points) == 2 and all(point.isdecimal() for point in points):
+        score = (int(points[0]), int(points[1]))
+    return Result(winner, record.tags.get("Reason", "normal"), score)
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,8 +96,7 @@ class LiveGame(SeatSession):
             self.app.application.create_background_task(self.watch_rematch())
 
     def on_state(self, text: str) -> None:
-        self.app.connection = text
-        self.app.invalidate()
+        self.app.set_connection(text, self.session.connected.is_set())
 
     def on_lag(self, rtt_ms: float) -> None:
         super().on_lag(rtt_ms)

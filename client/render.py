@@ -168,6 +168,8 @@ def _bao_facts(view: BaoView, side: int) -> str:
     facts = f"stock {view.stock[side]}  {view.nyumba_status(side)}"
     if view.takasia and view.takasia[0] == side:
         facts += f"  takasia: may not start from {view.takasia[1]}"
+    if view.hand and view.hand_holder == side:
+        facts += f"  in hand {view.hand}"
     return facts
 
 

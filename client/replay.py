@@ -5,6 +5,8 @@ Keys: right/left one move forward/back, home/end the start/the end, q to leave.
 
 from __future__ import annotations
 
+import dataclasses
+
 from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -14,12 +16,23 @@ from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
-from ubao.client.app import board_and_panel, move_list, rule
+from ubao.client.app import (
+    PANEL_MIN_WIDTH,
+    board_and_panel,
+    describe_seat,
+    format_control,
+    move_list,
+    rule,
+    wrap,
+)
 from ubao.client.board import Marks
-from ubao.client.export import Replay
+from ubao.client.export import Replay, result_of, seat_of
 from ubao.client.record import Record
 from ubao.client.render import STYLE, render_board
+from ubao.client.state import describe_result
 from ubao.engine.games import GAMES
+from ubao.protocol import ClockSpec, escape
+from ubao.protocol.messages import MAX_NAME
 
 
 class ReplayApp:
@@ -49,6 +62,8 @@ class ReplayApp:
 
     def _board_text(self) -> StyleAndTextTuples:
         view = self.replay.view(self.ply)
+        if self.ply == self.last_ply and self.record.result != "*":
+            view = dataclasses.replace(view, to_move=None)  # resigned, or lost on time
         last: frozenset[str] = frozenset()
         if self.ply:
             hole = view.move_hole(self.record.moves[self.ply - 1], self.replay.movers[self.ply - 1])
@@ -61,7 +76,39 @@ class ReplayApp:
         return text + render_board(view, 0, Marks(last=last), names)
 
     def _tags_text(self) -> StyleAndTextTuples:
-        return [("", f"{name}: {value}\n") for name, value in self.record.tags.items()]
+        """The game in words: who played each side (and what, for a bot), when, with which
+        options and clock, and how it ended."""
+        record = self.record
+        tags = record.tags
+        sides = GAMES[record.game].sides
+        seats = [seat_of(record, side) for side in sides]
+        text: StyleAndTextTuples = [("class:panel.title", f"{record.game}\n")]
+        names = [escape(seat.name or "?", MAX_NAME) for seat in seats]
+        for side, seat, name in zip(sides[::-1], seats[::-1], names[::-1], strict=True):
+            text.append(("class:side.name", f"{side}: {name}\n"))
+            if seat.kind == "bot":
+                text.append(("", f"    {describe_seat(seat)}\n"))
+            elif seat.client == "bot":
+                text.append(("", "    bot client\n"))
+        facts = [
+            ("Options", tags.get("Options", "{}") if tags.get("Options", "{}") != "{}" else ""),
+            ("Clock", self._clock()),
+            ("Date", tags.get("Date", "")),
+            ("Id", tags.get("GameId", "")),
+        ]
+        text += [("class:label", f"{name} {value}\n") for name, value in facts if value]
+        result = result_of(record)
+        if result is not None:
+            said = describe_result(result, names, self.replay.view(0).side_labels)
+            text.append(("class:end", wrap(said, PANEL_MIN_WIDTH - 1) + "\n"))
+        return text
+
+    def _clock(self) -> str:
+        """The record's `Clock` tag as players say it (5+3), if it reads as one."""
+        initial, _, increment = self.record.tags.get("Clock", "").partition("+")
+        if not (initial.isdecimal() and increment.isdecimal()):
+            return ""
+        return format_control(ClockSpec(int(initial), int(increment)))
 
     def _moves_text(self) -> StyleAndTextTuples:
         names = self.replay.view(0).side_labels

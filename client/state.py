@@ -81,6 +81,9 @@ class GameState:
     clocks_at: float = 0.0
     """Monotonic time at which `clocks` were made, as far as the client can tell: when they
     arrived, less half the round trip; the running clock counts down from there."""
+    paused_at: float | None = None
+    """While the connection is down: when it went down. The clocks shown stop there, since
+    the client no longer knows what the server's do (they may have stopped with it)."""
     rtt_ms: float | None = None
     """The round trip to the server (from the session's pings), once measured."""
     result: Result | None = None
@@ -126,9 +129,21 @@ class GameState:
         if self.clocks is None:
             return None
         remaining = self.clocks.remaining_ms[seat]
+        if self.paused_at is not None:
+            now = min(now, self.paused_at)
         if self.clocks.running == seat and not self.over:
             remaining -= int((now - self.clocks_at) * 1000)
         return max(remaining, 0)
+
+    def pause_clocks(self, now: float) -> None:
+        """The connection is down: the clocks shown stop at `now` until it is back."""
+        if self.paused_at is None:
+            self.paused_at = now
+
+    def resume_clocks(self) -> None:
+        """The connection is back: the running clock counts down from the server's last
+        word again (the events replayed after the resume bring newer ones)."""
+        self.paused_at = None
 
     def low_on_time(self, seat: int, now: float) -> bool:
         """The seat's clock is in its last tenth (at least 5 s, at most 30 s): time to warn."""
@@ -242,6 +257,8 @@ class GameState:
         if event.state != "accepted" or event.position is None or event.to_move is None:
             return
         assert self.game is not None
+        for seat in set(self.movers[event.ply :]):
+            self.info.pop(seat, None)  # the engine's report was about a move now gone
         self.position = self.game.parse_position(event.position)
         self.ply, self.to_move = event.ply, event.to_move
         del self.history[event.ply :], self.movers[event.ply :], self.positions[event.ply + 1 :]

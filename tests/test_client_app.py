@@ -175,7 +175,7 @@ async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_e
         app.on_event(dataclasses.replace(SNAPSHOT, legal=("1", "2", "3", "4")))
         keys.send_text("\t")
         await until(lambda: app.buffer.complete_state is not None, "the list")
-        await until(lambda: "Tab/Enter: 1 2 3 4" in fragment_list_to_text(app._help_text()))
+        await until(lambda: "Tab picks: 1 2 3 4" in fragment_list_to_text(app._help_text()))
         keys.send_text("\x1b")
         await until(lambda: app.buffer.complete_state is None, "Esc to close it")
         assert app.state.history == [] and app.message[1] == ""
@@ -183,6 +183,7 @@ async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_e
         await until(lambda: app.buffer.complete_state is not None, "the list again")
         keys.send_text("\t\t")  # its first move chosen, then its second
         await until(lambda: app.buffer.text == "2", "the second move chosen")
+        assert "Enter plays, Tab: next: 1 2 3 4" in fragment_list_to_text(app._help_text())
         keys.send_text("\r")
         await until(lambda: actions.moves == ["2"], "the move sent")
         await asyncio.sleep(0.2)  # a list reopening would do so at once
@@ -273,13 +274,22 @@ async def test_the_end_keeps_its_result_line_wraps_between_words_and_offers_no_m
                 app.on_event(over)
 
         app = GameApp(state, seat=0, actions=EndsAtOnce(), input=keys, output=DummyOutput())
+        app.set_connection("connected", True)
         task = asyncio.create_task(app.run())
         await until(lambda: app.application.is_running, "the screen")
         app.on_event(dataclasses.replace(SNAPSHOT, seats=names, legal=("1", "2", "3", "4")))
         keys.send_text("2\r")
         await until(lambda: not app.sending and state.over, "the end")
-        assert app.message[1] == app._result_text()
-        assert app._result_text() == "North, bartholomew-the-long, wins by resignation"
+        result = "North, bartholomew-the-long, wins by resignation"
+        assert app._result_text() == result
+        await until(lambda: app.settled, "the last move shown")
+        status = fragment_list_to_text(app._status_text()).splitlines()
+        assert status[0] == f"Game over: {result}" and app.message[1] == ""
+        keys.send_text("\r")  # a bare Enter after the end says nothing ...
+        keys.send_text("3\r")  # ... and a move is told the game is over, not whose turn it is
+        await until(lambda: app.message[1], "the answer to the move")
+        assert app.message[1].startswith("the game is over")
+        assert fragment_list_to_text(app._status_text()).startswith(f"Game over: {result}\n")
         end = fragment_list_to_text(app._end_text()).splitlines()
         assert all(len(line) <= END_WIDTH - 4 for line in end)
         assert " ".join(end[:2]).split() == app._result_text().split()

@@ -113,3 +113,21 @@ def test_a_single_candidate_question_is_confirmed_by_enter_or_its_answer(answer:
     question = Ask("A5 means A5L: confirm with Enter", (Option("L", "A5L", False),))
     assert question.pick(answer) == Option("L", "A5L", False)
     assert question.pick("R") is None
+
+
+def test_a_hole_chosen_with_the_cursor_asks_l_or_r_and_takes_the_letter_as_the_answer() -> None:
+    """The Bao capture after A6L a5R, and an Ethiopian pit (whose moves do not name the
+    hole's row): the question says "Answer L or R" whichever way the hole was chosen, `L` is
+    accepted, and its sowing ends in one ellipsis, not four dots."""
+    game = make_game("bao")
+    position = game.play_text(game.play_text(game.start(), "A6L"), "a5R")
+    result = hole_entry("A3", legal_of(game, position), game, position, ["A3L", "A3R"])
+    assert isinstance(result, Ask) and [o.answer for o in result.options] == ["L", "R"]
+    assert result.question.startswith("A3: which way? L sows A1 A2, R sows A8 A7 A6... ")
+    assert "Answer L or R (Esc cancels)" in result.question and "...." not in result.question
+    assert result.pick("L") == Option("L", "A3L", False)
+    assert result.pick("a3r") == Option("R", "A3R", False)
+    ethiopian = make_game("ethiopian", {"pits": 4, "seeds": 3})
+    start = ethiopian.start()
+    result = hole_entry("S3", legal_of(ethiopian, start), ethiopian, start, ["3L", "3R"])
+    assert isinstance(result, Ask) and [o.answer for o in result.options] == ["L", "R"]

@@ -38,7 +38,9 @@ class SizedOutput(DummyOutput):
 
 
 def draw(application: Any, columns: int, rows: int) -> list[str]:
-    """The screen's lines as the terminal would show them."""
+    """The screen's lines as the terminal would show them (of a running screen too: a new
+    render count, as a real redraw makes, so that no control draws text cached before)."""
+    application.render_counter += 1
     screen = Screen()
     with set_app(application):
         application.layout.container.write_to_screen(

@@ -55,6 +55,12 @@ async def test_a_server_bot_grants_a_takeback_at_once(tmp_path: Path) -> None:
             await until(lambda: state.legal, "alice's turn")
             alice.type("1\r")
             await until(lambda: len(state.history) >= 2 and state.legal, "the bot's reply")
+            assert state.info  # the bot's report on its reply
             alice.type("takeback\r")
             await until(lambda: state.history == [], "the takeback")
             assert state.legal and state.to_move == 0 and state.takeback is None
+            # Two plies (or more) went: the message says so, and the engine's report on the
+            # reply taken back goes with it.
+            await until(lambda: "taken back" in alice.live.app.message[1], "the message")
+            assert alice.live.app.message[1].startswith("takeback: your last move and the ")
+            assert state.info == {}
