@@ -317,43 +317,71 @@ def decode_server_message(data: bytes | str) -> ServerMessage:
     return cast(ServerMessage, _decode(data, _SERVER_MESSAGES))
 
 
-_Field = tuple[str, Any]
-"""A dataclass field on the wire: its name, and the value at which it is left out: optional
-fields (default None) while unset, flags (default False) while false. Required fields, and
-fields with another default, are always sent (`_ALWAYS`), even when nil (an error's id, a
-draw's winner)."""
-
-_ALWAYS = object()
-
-_LAYOUTS: dict[type[Any], tuple[str | None, tuple[_Field, ...]]] = {}
-"""Per dataclass, read once: its `type` tag, if a message, and its fields."""
+_PLAIN: dict[str, str] = {
+    "scalar": "item",
+    "list": "None if item is None else list(item)",
+    "any": "_wire(item)",
+}
+"""How a field's value becomes plain data, by its `_shape`: as it is, as a list, or by `_wire`."""
 
 
-def _layout(cls: type[Any]) -> tuple[str | None, tuple[_Field, ...]]:
+def _shape(hint: Any) -> str:
+    """A field's `_PLAIN` shape, from its type: text, numbers and flags (and lists of them) need
+    no look at their values."""
+    if get_origin(hint) is Annotated:
+        hint = get_args(hint)[0]
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType):
+        inner = [arg for arg in args if arg is not type(None)]
+        return _shape(inner[0]) if len(inner) == 1 else "any"
+    if origin is Literal or hint in (str, int, bool, float):
+        return "scalar"
+    if origin is tuple and all(_shape(arg) == "scalar" for arg in args if arg is not Ellipsis):
+        return "list"
+    return "any"
+
+
+_CONVERTERS: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
+"""Per dataclass, made once: the function that turns one into its wire map."""
+
+
+def _converter(cls: type[Any]) -> Callable[[Any], dict[str, Any]]:
+    """The wire map of a dataclass, as straight-line code written from its fields (as
+    `dataclasses` writes `__init__`): its `type` tag if a message, then each field, left out at
+    its default if that is None (optional fields) or False (flags). Required fields, and fields
+    with another default, are always sent, even when nil (an error's id, a draw's winner)."""
+    try:
+        hints = get_type_hints(cls, include_extras=True)
+    except (NameError, TypeError):  # a dataclass of someone else's: every value looked at
+        hints = {}
     kind = getattr(cls, "type", None)
-    fields = tuple(
-        (f.name, f.default if f.default is None or f.default is False else _ALWAYS)
-        for f in dataclasses.fields(cls)
-    )
-    _LAYOUTS[cls] = layout = (kind if isinstance(kind, str) else None, fields)
-    return layout
+    head = f"{{'type': {kind!r}}}" if isinstance(kind, str) else "{}"
+    lines = ["def convert(value):", f"    out = {head}"]
+
+    for f in dataclasses.fields(cls):
+        plain = _PLAIN[_shape(hints[f.name]) if f.name in hints else "any"]
+        lines.append(f"    item = value.{f.name}")
+        if f.default is None or f.default is False:
+            lines.append(f"    if item is not {f.default}:")
+            lines.append(f"        out[{f.name!r}] = {plain}")
+        else:
+            lines.append(f"    out[{f.name!r}] = {plain}")
+    lines.append("    return out")
+    namespace: dict[str, Any] = {"_wire": _wire}
+    exec("\n".join(lines), namespace)
+    convert: Callable[[Any], dict[str, Any]] = namespace["convert"]
+    _CONVERTERS[cls] = convert
+    return convert
 
 
 def _wire(value: Any) -> Any:
+    convert = _CONVERTERS.get(type(value))
+    if convert is not None:
+        return convert(value)
     if value is None or type(value) in (str, int, bool, float):
         return value
-    layout = _LAYOUTS.get(type(value))
-    if layout is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
-        layout = _layout(type(value))
-    if layout is not None:
-        kind, fields = layout
-        out: dict[str, Any] = {} if kind is None else {"type": kind}
-        for name, left_out in fields:
-            item = getattr(value, name)
-            if item is left_out:
-                continue
-            out[name] = _wire(item)
-        return out
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _converter(type(value))(value)
     if isinstance(value, tuple | list):
         return [_wire(item) for item in value]
     if isinstance(value, dict):

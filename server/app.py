@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
@@ -91,10 +91,22 @@ class ServerConfig:
     """For a closing handshake; a connection that does not finish it is cut."""
 
 
+def websocket_frame(payload: bytes) -> bytes:
+    """`payload` as the binary WebSocket frame a server sends (unmasked, in one piece, no
+    extension: the server negotiates none), serialized by websockets itself: a message goes to
+    every recipient as these same bytes, so it is framed once, not once per recipient."""
+    return Frame(Opcode.BINARY, payload).serialize(mask=False)
+
+
 class Outbox:
-    """One connection's outgoing frames and keepalive pings. A frame is written to the socket
+    """One connection's outgoing frames and keepalive pings. Frames are written to the socket
     at once (the transport buffers what the kernel does not take), so that a slow reader never
-    holds up the core or the other connections, and no task or await is spent per frame."""
+    holds up the core or the other connections, and no task or await is spent per frame.
+
+    They are written to the transport as framed bytes (`websocket_frame`), past websockets'
+    own `send`, which would serialize each frame again for each recipient. websockets writes
+    what it sends itself (pings, the close frame) to the same transport at once, so everything
+    still goes out in the order it was sent."""
 
     def __init__(self, ws: ServerConnection, config: ServerConfig, conn: int) -> None:
         self.ws = ws
@@ -104,16 +116,17 @@ class Outbox:
         self.closing: asyncio.Task[None] | None = None
         self.keepalive = asyncio.create_task(self._keepalive())
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frames: bytes) -> None:
+        """Write `frames`: one or more whole frames of `websocket_frame`."""
         ws = self.ws
-        if self.closed or ws.protocol.state is not State.OPEN or ws.transport.is_closing():
+        transport = ws.transport
+        if self.closed or ws.protocol.state is not State.OPEN or transport.is_closing():
             return
-        waiting = ws.transport.get_write_buffer_size()
-        if waiting and waiting + len(frame) > self.config.send_budget:
+        waiting = transport.get_write_buffer_size()
+        if waiting and waiting + len(frames) > self.config.send_budget:
             self.cut(CloseCode.POLICY_VIOLATION, "too slow to read its messages")
             return
-        ws.protocol.send_binary(frame)
-        ws.send_data()
+        transport.write(frames)
 
     def close(self, code: int, reason: str) -> None:
         """Close after the frames already written (an error reply before its close)."""
@@ -325,10 +338,9 @@ class GameServer:
     # -- what the cluster asks (its `Host`) -------------------------------------------------------
 
     def deliver(self, conns: Sequence[int], frame: bytes) -> None:
-        for conn in conns:
-            outbox = self._outboxes.get(conn)
-            if outbox is not None:
-                outbox.send(frame)
+        if conns:
+            framed = [websocket_frame(frame)]
+            self._post(dict.fromkeys(conns, framed))
 
     def close(self, conn: int, code: int, reason: str) -> None:
         outbox = self._outboxes.get(conn)
@@ -363,12 +375,23 @@ class GameServer:
         cluster = self.cluster
         if cluster is not None:
             cluster.committed()  # games another node took meanwhile: their news is not sent
+        mail: dict[int, list[bytes]] = {}
+        """Each connection's frames, written in one piece (a mover's `ok` with its `moved`)."""
         for output in held:
             if isinstance(output, Send):
-                frame = encode(output.message)
+                frame = output.frame or encode(output.message)
                 to = output.to if cluster is None else cluster.relay(output.to, frame)
-                self.deliver(to, frame)
+                if to:
+                    framed = websocket_frame(frame)
+                    for conn in to:
+                        if conn in mail:
+                            mail[conn].append(framed)
+                        else:
+                            mail[conn] = [framed]
             elif isinstance(output, Close):
+                before = mail.pop(output.conn, None)  # the frames before the close go out first
+                if before is not None:
+                    self._post({output.conn: before})
                 if cluster is None or not cluster.close(output.conn, output.code, output.reason):
                     self.close(output.conn, output.code, output.reason)
             elif isinstance(output, BotTurn):
@@ -379,9 +402,18 @@ class GameServer:
                 cluster.forward(output)
             elif isinstance(output, Listed) and cluster is not None:
                 cluster.listed(output.game)
+        self._post(mail)
         if cluster is not None:
             cluster.send_out()
             self._flush()  # what closing proxies changed goes out at the next commit
+
+    def _post(self, mail: dict[int, list[bytes]]) -> None:
+        """Write each connection its framed messages, in one write."""
+        outboxes = self._outboxes
+        for conn, frames in mail.items():
+            outbox = outboxes.get(conn)
+            if outbox is not None:
+                outbox.send(frames[0] if len(frames) == 1 else b"".join(frames))
 
     async def _bot_turn(self, turn: BotTurn) -> None:
         def accept(move: str, info: BotInfo | None) -> bool:

@@ -21,10 +21,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import heapq
+import json
 import logging
 import secrets
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,6 +92,8 @@ LOBBY_STATUS: dict[LobbyFilter, Status] = {"open": "waiting", "live": "playing",
 LOBBY_RANK: dict[Status, int] = {"waiting": 0, "playing": 1, "over": 2}
 """A lobby without a filter lists open games first (what a client looking for a game wants),
 then live ones, then finished ones; each newest first."""
+KEPT_RULES = 64
+"""Distinct (game, options) whose rules objects are kept for the next room of the same kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +144,8 @@ class Limits:
 class Send:
     to: tuple[int, ...]
     message: ServerMessage
+    frame: bytes | None = None
+    """The message already encoded, when the store encoded it (an event's `Room.body`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +253,14 @@ class Core:
         self.now = now
         self.wall = wall
         self.make_game = games
+        self._rules: dict[tuple[str, str], Game[Any, Any]] = {}
+        """Rules objects by game and options: a `Game` is stateless (engine/game.py), so every
+        room of the same game and options shares one instead of building its tables again."""
         self.rooms: dict[str, Room] = {}
+        self._live: dict[str, Room] = {}
+        """The games not over, which the limits count."""
+        self._by_address: dict[str, dict[str, Room]] = {}
+        """The games not over by the address they were created from (their shares)."""
         self.conns: dict[int, Connection] = {}
         self.per_ip: Counter[str] = Counter()
         self.rejected: Counter[str] = Counter()
@@ -261,6 +273,13 @@ class Core:
         """The ply each game's pending bot turn was issued for, so each is issued once."""
         self._retry_at: int | None = None
         """After a failed write: when to try the store again (timers, bot turns)."""
+        self._deadlines: dict[str, int] = {}
+        """Each game's next deadline (`Room.deadline`), as `_timeline` holds it."""
+        self._timeline: list[tuple[int, str]] = []
+        """A heap of (deadline, game): the next deadline without looking at every game; an
+        entry that `_deadlines` no longer agrees with is stale and skipped."""
+        self._touched: set[str] = set()
+        """Games changed since their deadline was last indexed."""
         self._next_conn = 0
         self._out: list[Output] = []
 
@@ -285,7 +304,7 @@ class Core:
             room = self._rebuild(stored)
             if room is None:
                 continue
-            self.rooms[room.game_id] = room
+            self._open(room)
             restored += 1
             log.info("restored game %s (%s, ply %d)", room.game_id, room.game_name, room.ply)
             self._attend(room)
@@ -305,7 +324,7 @@ class Core:
         if room.status == "over":
             self._retain(room)
             return True
-        self.rooms[game_id] = room
+        self._open(room)
         log.info("took over game %s (%s, ply %d)", game_id, room.game_name, room.ply)
         self._attend(room)
         self._follow_up(room)
@@ -318,6 +337,8 @@ class Core:
         if room is None:
             return set()
         log.warning("game %s is owned by another node now: dropped here", game_id)
+        self._close_out(room)
+        self._touched.add(game_id)
         with contextlib.suppress(ValueError):
             self._finished.remove(game_id)
         self._bot_plies.pop(game_id, None)
@@ -422,8 +443,11 @@ class Core:
         expiry, a retry), if ever."""
         if self._retry_at is not None:
             return self._retry_at
-        deadlines = (room.deadline() for room in self.rooms.values() if room.status != "over")
-        return min((d for d in deadlines if d is not None), default=None)
+        self._index()
+        timeline, deadlines = self._timeline, self._deadlines
+        while timeline and deadlines.get(timeline[0][1]) != timeline[0][0]:
+            heapq.heappop(timeline)
+        return timeline[0][0] if timeline else None
 
     def tick(self) -> None:
         now = self.now()
@@ -433,11 +457,36 @@ class Core:
             self._retry_at = None
             for room in list(self.rooms.values()):
                 self._follow_up(room)  # bot turns whose move could not be stored
-        for room in list(self.rooms.values()):
-            deadline = room.deadline()
-            if deadline is not None and deadline <= now:
+        self._index()
+        timeline, deadlines = self._timeline, self._deadlines
+        due: dict[str, None] = {}
+        while timeline and timeline[0][0] <= now:
+            deadline, game_id = heapq.heappop(timeline)
+            if deadlines.get(game_id) == deadline:
+                del deadlines[game_id]
+                due[game_id] = None
+        self._touched.update(due)  # indexed again, whatever expiring them did
+        for game_id in due:
+            expiring = self.rooms.get(game_id)
+            if expiring is not None:
                 with contextlib.suppress(Rejected):  # not stored: tried again after a pause
-                    self._expire(room)
+                    self._expire(expiring)
+
+    def _index(self) -> None:
+        """Bring the deadlines of the games changed since the last call up to date."""
+        deadlines, timeline = self._deadlines, self._timeline
+        for game_id in self._touched:
+            room = self.rooms.get(game_id)
+            deadline = room.deadline() if room is not None and room.status != "over" else None
+            if deadline is None:
+                deadlines.pop(game_id, None)
+            elif deadlines.get(game_id) != deadline:
+                deadlines[game_id] = deadline
+                heapq.heappush(timeline, (deadline, game_id))
+        self._touched.clear()
+        if len(timeline) > 2 * len(deadlines) + 64:  # mostly stale entries: start afresh
+            self._timeline = [(deadline, game_id) for game_id, deadline in deadlines.items()]
+            heapq.heapify(self._timeline)
 
     def bot_moved(self, turn: BotTurn, move: str, info: BotInfo | None) -> bool:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
@@ -626,7 +675,7 @@ class Core:
             is_bot = player.role == "bot"
             events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
         self._persist(new, before, events)
-        self.rooms[new.game_id] = new
+        self._open(new)
         room.rematch_offer, room.rematch_id = None, new.game_id
         log.info("game %s rematched as game %s", room.game_id, new.game_id)
         self._send(conn, Ok(id=command_id))
@@ -665,7 +714,7 @@ class Core:
         before = room.checkpoint()
         events = room.start_if_full(self.now())
         self._persist(room, before, events)
-        self.rooms[room.game_id] = room
+        self._open(room)
         log.info(
             "game %s created by connection %d: %s", room.game_id, conn.id, room.game.describe()
         )
@@ -678,7 +727,7 @@ class Core:
         # The codec checks only that the game's name is well formed; the engine's registry says
         # whether there is such a game (OptionsError: bad_options), before any limit is asked.
         try:
-            game = self.make_game(create.game, create.options)
+            game = self._game(create.game, create.options)
         except GameError as exc:
             raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
         limits = self.limits
@@ -701,21 +750,20 @@ class Core:
                 longest = limits.max_bot_time_ms
                 message = f"seat {index}: this server's bots think at most {longest} ms a move"
                 raise Rejected(ErrorCode.BAD_OPTIONS, message)
-        live = [room for room in self.rooms.values() if room.status != "over"]
         bots = sum(spec.kind == "bot" for spec in create.seats)
         waits = bots + seated < len(create.seats)
-        mine = [room for room in live if room.creator == conn.id]
+        ours = list(self._by_address.get(conn.ip, {}).values())
+        mine = [room for room in ours if room.creator == conn.id]
         self._check_share(limits.per_connection, "this connection", mine, bots, waits)
-        ours = [room for room in live if room.creator_ip == conn.ip]
         self._check_share(limits.per_address, "this address", ours, bots, waits)
-        if len(live) >= limits.max_games:
+        if len(self._live) >= limits.max_games:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
-        running = sum(seat.is_bot for room in live for seat in room.seats)
-        if bots and running + bots > limits.max_bot_seats:
-            raise Rejected(ErrorCode.SERVER_BUSY, "too many bot seats are busy; try again later")
-        game_id = secrets.token_urlsafe(6)
-        while game_id in self.rooms:
-            game_id = secrets.token_urlsafe(6)
+        if bots:
+            running = sum(seat.is_bot for room in self._live.values() for seat in room.seats)
+            if running + bots > limits.max_bot_seats:
+                message = "too many bot seats are busy; try again later"
+                raise Rejected(ErrorCode.SERVER_BUSY, message)
+        game_id = new_game_id(self.rooms)
         room = Room(
             game_id,
             create.game,
@@ -734,7 +782,7 @@ class Core:
     def _check_share(share: Share, whose: str, rooms: list[Room], bots: int, waits: bool) -> None:
         """Refuse a new game that would take `whose` over its share (`rooms`: its games not
         over)."""
-        held = sum(seat.is_bot for room in rooms for seat in room.seats)
+        held = sum(seat.is_bot for room in rooms for seat in room.seats) if bots else 0
         if len(rooms) >= share.games:
             why = f"{len(rooms)} games not over"
         elif waits and sum(room.status == "waiting" for room in rooms) >= share.waiting:
@@ -858,6 +906,7 @@ class Core:
     def _attend(self, room: Room) -> None:
         """Start or stop the expiry of a waiting game: it runs while neither the creator nor
         any player is connected."""
+        self._touched.add(room.game_id)
         attended = room.creator is not None or any(s.holder is not None for s in room.seats)
         if attended or room.status != "waiting":
             room.expires_at = None
@@ -868,6 +917,9 @@ class Core:
         return (room.game_id, room.to_move) in conn.seats
 
     def _expire(self, room: Room) -> None:
+        deadline = room.deadline()
+        if deadline is None or deadline > self.now():
+            return  # nothing for time to decide yet (most commands): no checkpoint
         before = room.checkpoint()
         events = room.expire(self.now())
         if events:
@@ -894,6 +946,7 @@ class Core:
     def _persist(self, room: Room, before: Checkpoint, events: Sequence[Event]) -> None:
         """Store the room as changed since `before`; if that fails, undo the change in memory
         too, so that nothing changed anywhere, and refuse the command with `storage_error`."""
+        self._touched.add(room.game_id)  # its deadline may have changed, or be undone
         try:
             self.store.save(room, events, self.now())
         except Exception as exc:
@@ -923,12 +976,13 @@ class Core:
         others = tuple(c for c in recipients if c not in movers)
         for event in events:
             personal = room.with_legal(event)
+            body = room.take_body(event)
             if personal is not event and movers:
                 self._out.append(Send(movers, personal))
                 if others:
-                    self._out.append(Send(others, event))
+                    self._out.append(Send(others, event, body))
             elif recipients:
-                self._out.append(Send(tuple(recipients), event))
+                self._out.append(Send(tuple(recipients), event, body))
         if listed or any(isinstance(e, SeatEvent | Over) for e in events):
             if self.lobby:
                 self._out.append(Send(tuple(self.lobby), Lobby(game=room.summary())))
@@ -963,8 +1017,26 @@ class Core:
                 )
             )
 
+    def _open(self, room: Room) -> None:
+        """A game not over joins the server's games (and its creator's share)."""
+        self.rooms[room.game_id] = room
+        self._live[room.game_id] = room
+        if room.creator_ip is not None:
+            self._by_address.setdefault(room.creator_ip, {})[room.game_id] = room
+
+    def _close_out(self, room: Room) -> None:
+        """The game is over or gone: the limits no longer count it."""
+        self._live.pop(room.game_id, None)
+        address = room.creator_ip
+        if address is not None and address in self._by_address:
+            ours = self._by_address[address]
+            ours.pop(room.game_id, None)
+            if not ours:
+                del self._by_address[address]
+
     def _retain(self, room: Room) -> None:
         """Keep a finished game in memory, as one of the `keep_finished` most recent."""
+        self._close_out(room)
         self.rooms[room.game_id] = room
         self._finished.append(room.game_id)
         while len(self._finished) > self.limits.keep_finished:
@@ -996,7 +1068,7 @@ class Core:
             stored.game_id,
             stored.game,
             stored.options,
-            self.make_game(stored.game, stored.options),
+            self._game(stored.game, stored.options),
             [spec for spec, _, _ in stored.seats],
             stored.clock,
             self.limits.bounds,
@@ -1021,6 +1093,16 @@ class Core:
             room.clock.remaining = list(stored.clocks)
         room.resume_clock(now)
         return room
+
+    def _game(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
+        """The rules of `name` with `options`, shared by the rooms that play them."""
+        key = (name, json.dumps(options, sort_keys=True))
+        game = self._rules.get(key)
+        if game is None:
+            game = self._rules[key] = self.make_game(name, options)
+            if len(self._rules) > KEPT_RULES:
+                del self._rules[next(iter(self._rules))]
+        return game
 
     def _send(self, conn: Connection, message: ServerMessage) -> None:
         self._out.append(Send((conn.id,), message))
@@ -1047,6 +1129,15 @@ class Core:
     def _close(self, conn: Connection, code: int, reason: str) -> None:
         conn.closing = True
         self._out.append(Close(conn.id, code, reason))
+
+
+def new_game_id(taken: Container[str]) -> str:
+    """8 URL-safe characters (48 random bits) that do not start with `-` or `_`: a command line
+    would read `-x...` as an option (`ubao watch ID`)."""
+    while True:
+        game_id = secrets.token_urlsafe(6)
+        if game_id[0].isalnum() and game_id not in taken:
+            return game_id
 
 
 def _lobby_key(line: Room | GameSummary) -> tuple[int, int, str]:

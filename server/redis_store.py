@@ -242,7 +242,7 @@ class RedisStore:
             move = b""
             if isinstance(event, Moved):
                 move = msgpack.packb([event.seat, event.move], use_bin_type=True)
-            args += [event.v, keep, move, encode(event)]
+            args += [event.v, keep, move, room.body(event)]
         keys = [
             lease_key(game_id),
             game_key(game_id),

@@ -34,6 +34,7 @@ from ubao.protocol import (
     Status,
     TakebackRequest,
     TakebackState,
+    encode,
     quote,
 )
 from ubao.server.clock import GameClock
@@ -91,6 +92,12 @@ class Seat:
     @property
     def connected(self) -> bool:
         return self.is_bot or self.holder is not None
+
+    def copy(self) -> Seat:
+        """A copy, as a checkpoint keeps it (at every move: cheaper than `dataclasses.replace`)."""
+        return Seat(
+            self.spec, self.name, self.token_hash, self.holder, self.grace_until, self.client
+        )
 
     def info(self) -> SeatInfo:
         spec = self.spec
@@ -183,6 +190,9 @@ class Room:
         self.rematch_id: str | None = None
         """The game that the accepted rematch created (not stored either)."""
         self._legal: tuple[str, ...] | None = None
+        self._bodies: dict[int, tuple[Event, bytes]] = {}
+        """The events of the change being made, encoded by the store (`body`) and taken by
+        the broadcast (`take_body`): each event is encoded once for both."""
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -275,6 +285,20 @@ class Room:
             assert isinstance(event, Moved | SeatEvent | TakebackRequest)
             return dataclasses.replace(event, legal=self.legal())
         return event
+
+    def body(self, event: Event) -> bytes:
+        """`event` as the store keeps it and as it is broadcast: its frame without `legal`."""
+        kept = self._bodies.get(event.v)
+        if kept is not None and kept[0] is event:
+            return kept[1]
+        body = encode(event)
+        self._bodies[event.v] = (event, body)
+        return body
+
+    def take_body(self, event: Event) -> bytes | None:
+        """The frame `body` made of `event`, if it did, for the broadcast; no longer kept."""
+        kept = self._bodies.pop(event.v, None)
+        return kept[1] if kept is not None and kept[0] is event else None
 
     def events_since(self, v: int) -> list[Event] | None:
         """The events after version `v`, or None if `v` is not one this game has had."""
@@ -495,8 +519,8 @@ class Room:
             result=self.result,
             v=self.v,
             legal_v=self.legal_v,
-            clock=dataclasses.replace(clock, remaining=list(clock.remaining)) if clock else None,
-            seats=tuple(dataclasses.replace(seat) for seat in self.seats),
+            clock=clock.copy() if clock else None,
+            seats=tuple(seat.copy() for seat in self.seats),
         )
 
     def rollback(self, saved: Checkpoint) -> None:
@@ -505,6 +529,7 @@ class Room:
         self._replay_from_start(saved.movers[: saved.ply], saved.history[: saved.ply])
         assert self.position == saved.position
         del self.events[saved.v :]
+        self._bodies.clear()
         self.status, self.result = saved.status, saved.result
         self.v, self.legal_v = saved.v, saved.legal_v
         self.clock = saved.clock

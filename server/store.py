@@ -26,7 +26,6 @@ from ubao.protocol import (
     SeatSpec,
     TakebackRequest,
     decode_server_message,
-    encode,
     to_wire,
 )
 from ubao.server.room import Room
@@ -105,6 +104,20 @@ def _json(value: object) -> str | None:
     return None if value is None else json.dumps(to_wire(value), separators=(",", ":"))
 
 
+def _pair(values: tuple[int, int]) -> str:
+    """Two clock readings as `_json` writes them, without its generic path (at every move)."""
+    return f"[{values[0]},{values[1]}]"
+
+
+def _seats(room: Room) -> tuple[tuple[str | None, str | None], ...]:
+    """What of the seats changes after creation: who sits, with which token."""
+    return tuple((seat.name, seat.token_hash) for seat in room.seats)
+
+
+Saved = tuple[Room, Sequence[Event], int, Sequence[bytes]]
+"""A save: the room, its events, when, and the events' bodies."""
+
+
 def _private(path: Path) -> None:
     """Make the database file the user's alone (0600), in a folder of their own (0700) if it
     has to be created: it holds who played whom and the seat tokens' hashes. SQLite gives its
@@ -122,8 +135,12 @@ class Store:
             _private(Path(path))
         self.path = str(path)
         self.db = sqlite3.connect(self.path, isolation_level=None)
-        self._batch: list[tuple[Room, Sequence[Event], int]] = []
+        self._batch: list[Saved] = []
         """The saves since the last commit, to write again if the commit fails."""
+        self._written: dict[str, tuple[tuple[str | None, str | None], ...]] = {}
+        """The games not over whose row is written, in the open batch or before it, with
+        their seats as written: a move updates only what changes (status, versions, clocks),
+        and seats that did not change are not written again."""
         self._lost = False
         """The last commit failed and was rolled back: the next writes the whole batch again."""
         self.db.execute("PRAGMA journal_mode = WAL")
@@ -151,12 +168,13 @@ class Store:
         """Write the room's state and the events (with their moves) into the open batch: all of
         it, or, raising StoreError, none of it. Durable at the next `commit`."""
         db = self.db
+        saved = (room, events, now, [room.body(event) for event in events])
         try:
             if not db.in_transaction:
                 db.execute("BEGIN IMMEDIATE")
             db.execute("SAVEPOINT save")
             try:
-                self._write(room, events, now)
+                seats = self._write(*saved)
             except BaseException:
                 db.execute("ROLLBACK TO save")
                 raise
@@ -164,7 +182,11 @@ class Store:
                 db.execute("RELEASE save")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot save game {room.game_id}: {exc}") from exc
-        self._batch.append((room, events, now))
+        if room.status == "over":
+            self._written.pop(room.game_id, None)
+        else:
+            self._written[room.game_id] = seats
+        self._batch.append(saved)
 
     def commit(self) -> None:
         """Make every save since the last commit durable, with one fsync; StoreError if the
@@ -175,6 +197,7 @@ class Store:
                 if db.in_transaction:
                     db.execute("ROLLBACK")  # only what came after the failed commit
                 db.execute("BEGIN IMMEDIATE")
+                self._written.clear()  # saves since the failure counted on rows it rolled back
                 for saved in self._batch:
                     self._write(*saved)
             if db.in_transaction:
@@ -183,68 +206,84 @@ class Store:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             self._lost = True
+            self._written.clear()  # none of it is written now: the next writes write it all
             raise StoreError(f"cannot commit {len(self._batch)} change(s): {exc}") from exc
         self._lost = False
         self._batch.clear()
 
-    def _write(self, room: Room, events: Sequence[Event], now: int) -> None:
-        left = (room.clock.left(0, now), room.clock.left(1, now)) if room.clock else None
-        clocks = _json([max(0, t) for t in left]) if left else None
+    def _write(
+        self, room: Room, events: Sequence[Event], now: int, bodies: Sequence[bytes]
+    ) -> tuple[tuple[str | None, str | None], ...]:
+        """Write one save; returns the seats as written."""
+        game_id = room.game_id
+        clock = room.clock
+        clocks = _pair((max(0, clock.left(0, now)), max(0, clock.left(1, now)))) if clock else None
+        result = _json(room.result)
+        seats = _seats(room)
+        written = self._written.get(game_id)
         db = self.db
-        db.execute(
-            """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
-                                  created_ms, pace_ms)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-               ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
-                   result = excluded.result, v = excluded.v, ply = excluded.ply,
-                   clocks = excluded.clocks,
-                   updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
-            (
-                room.game_id,
-                room.game_name,
-                _json(room.options),
-                _json(room.clock_spec),
-                room.status,
-                _json(room.result),
-                room.v,
-                room.ply,
-                clocks,
-                room.created,
-                room.pace_ms,
-            ),
-        )
-        db.executemany(
-            """INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
-                   token_hash = excluded.token_hash""",
-            [
-                (room.game_id, index, _json(seat.spec), seat.name, seat.token_hash)
-                for index, seat in enumerate(room.seats)
-            ],
-        )
-        for event in events:
+        if written is None:
+            db.execute(
+                """INSERT INTO games (game_id, game, options, clock, status, result, v, ply,
+                                      clocks, created_ms, pace_ms)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
+                       result = excluded.result, v = excluded.v, ply = excluded.ply,
+                       clocks = excluded.clocks,
+                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
+                (
+                    game_id,
+                    room.game_name,
+                    _json(room.options),
+                    _json(room.clock_spec),
+                    room.status,
+                    result,
+                    room.v,
+                    room.ply,
+                    clocks,
+                    room.created,
+                    room.pace_ms,
+                ),
+            )
+        else:
+            db.execute(
+                """UPDATE games SET status = ?, result = ?, v = ?, ply = ?, clocks = ?,
+                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                   WHERE game_id = ?""",
+                (room.status, result, room.v, room.ply, clocks, game_id),
+            )
+        if written != seats:
+            db.executemany(
+                """INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
+                       token_hash = excluded.token_hash""",
+                [
+                    (game_id, index, _json(seat.spec), seat.name, seat.token_hash)
+                    for index, seat in enumerate(room.seats)
+                ],
+            )
+        for event, body in zip(events, bodies, strict=True):
             if isinstance(event, TakebackRequest) and event.state == "accepted":
                 # The moves table holds the game as it stands; the log keeps what was undone.
-                db.execute(
-                    "DELETE FROM moves WHERE game_id = ? AND ply >= ?", (room.game_id, event.ply)
-                )
+                db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, event.ply))
             if isinstance(event, Moved):
                 db.execute(
                     "INSERT INTO moves (game_id, ply, seat, move, clocks, info)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
                     (
-                        room.game_id,
+                        game_id,
                         event.ply,
                         event.seat,
                         event.move,
-                        _json(event.clocks.remaining_ms) if event.clocks else None,
+                        _pair(event.clocks.remaining_ms) if event.clocks else None,
                         _json(event.info),
                     ),
                 )
             db.execute(
                 "INSERT INTO events (game_id, v, type, body) VALUES (?, ?, ?, ?)",
-                (room.game_id, event.v, event.type, encode(event)),
+                (game_id, event.v, event.type, body),
             )
+        return seats
 
     def unfinished(self) -> list[StoredGame]:
         """Every game not over, oldest first, with its seats, moves and events."""

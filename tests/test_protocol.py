@@ -288,6 +288,27 @@ def test_a_field_is_left_out_only_at_its_own_default() -> None:
     assert to_wire(Fields(maybe=False, flag=True)) == {"maybe": False, "flag": True, "count": 0}
 
 
+def test_values_become_plain_data_whether_or_not_their_types_can_be_read() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Inner:
+        pair: tuple[int, int]
+
+    @dataclasses.dataclass(frozen=True)
+    class Outer:
+        inner: Inner  # a local class: its annotation cannot be resolved, the value is looked at
+        inners: tuple[Inner, ...]
+        texts: tuple[str, ...] | None = None
+
+    value = Outer(Inner((1, 2)), (Inner((3, 4)),), ("a", "b"))
+    assert to_wire(value) == {
+        "inner": {"pair": [1, 2]},
+        "inners": [{"pair": [3, 4]}],
+        "texts": ["a", "b"],
+    }
+    result = to_wire(Result(winner=0, reason="normal", score=(3, 1)))
+    assert result == {"winner": 0, "reason": "normal", "score": [3, 1]}
+
+
 def test_frames_are_msgpack_maps_with_snake_case_string_keys() -> None:
     raw = msgpack.unpackb(encode(Ping(id=1, t=5)))
     assert raw == {"type": "ping", "id": 1, "t": 5}

@@ -4,6 +4,7 @@ and restoring from the store, driven by hand with a fake clock."""
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Hashable
 from typing import Any
 
@@ -36,7 +37,7 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits
+from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits, new_game_id
 from ubao.server.room import Bounds
 from ubao.server.store import SCHEMA_VERSION, Store
 
@@ -848,3 +849,11 @@ def test_timers_and_bot_turns_wait_a_moment_after_a_failed_write_then_try_again(
     h.advance(STORE_RETRY_MS)
     over = human.inbox[-1]
     assert isinstance(over, Over) and over.result.reason == "timeout"
+
+
+def test_game_ids_never_start_with_what_a_command_line_reads_as_an_option(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn = iter(["-AbCdEfG", "_AbCdEfG", "taken123", "Ok_-1234"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
+    assert new_game_id({"taken123"}) == "Ok_-1234"
