@@ -202,6 +202,20 @@ def away(seat: SeatInfo, summary: GameSummary) -> bool:
     return summary.status != "over" and seat.name is not None and not seat.connected
 
 
+def status(summary: GameSummary) -> str:
+    """`waiting`, `playing`, or for a finished game who won and the score, the winner's first
+    (`over: alice won 30-18`, `over: draw 24-24`)."""
+    result = summary.result
+    if summary.status != "over" or result is None:
+        return summary.status
+    first = result.winner or 0
+    score = f" {result.score[first]}-{result.score[1 - first]}" if result.score else ""
+    if result.winner is None:
+        return f"over: draw{score}"
+    winner = summary.seats[result.winner].name or "open seat"
+    return f"over: {winner} won{score}"
+
+
 def lobby_table(games: Sequence[GameSummary]) -> str:
     """The lobby as a table: game id, game, options, status, seats, ply. A free seat is
     `(open)`, or `(bot wanted)` when it asks for a bot client. What the server sent is shown
@@ -215,7 +229,7 @@ def lobby_table(games: Sequence[GameSummary]) -> str:
             for seat in summary.seats
         )
         options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
-        row = (summary.game_id, summary.game, options, summary.status, seats, str(summary.ply))
+        row = (summary.game_id, summary.game, options, status(summary), seats, str(summary.ply))
         rows.append(tuple(printable(cell) for cell in row))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join(

@@ -227,6 +227,8 @@ class GameSummary:
     """Extension: the game's time control, if it has one."""
     created: Count | None = None
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
+    result: Result | None = None
+    """Extension: how a finished game ended."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -266,6 +266,7 @@ class Room:
             seats=tuple(seat.info() for seat in self.seats),
             clock=self.clock_spec,
             created=self.created,
+            result=self.result,
         )
 
     def pending_takeback(self) -> int | None:

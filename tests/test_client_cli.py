@@ -221,6 +221,7 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
             "over",
             90,
             (SeatInfo("open", "cy", False), SeatInfo("open", "di", False)),
+            result=Result(winner=1, reason="rules", score=(14, 50)),
         )
     )
     games.append(
@@ -258,6 +259,7 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
         "(open)",
         "0",
     ]
+    assert rows[3].split()[3:7] == ["over:", "di", "won", "50-14"]
     assert rows[4].split()[4:] == ["ed", "vs", "(bot", "wanted)", "0"]
 
 

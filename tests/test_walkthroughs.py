@@ -169,7 +169,8 @@ def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(server: str, 
     assert re.search(r"ply \d+: ", log), "the serving bot logs each move with its info"
     (game_id,) = game_ids(home, server)
     lobby = ubao(home, "games", "--server", server)
-    assert re.search(rf"^{game_id} .* over ", lobby, re.MULTILINE), lobby
+    # The lobby says how it ended: who won and the score, or a draw.
+    assert re.search(rf"^{game_id} .* over: (.+ won|draw) \d+-\d+ ", lobby, re.MULTILINE), lobby
 
 
 @needs_tmux
