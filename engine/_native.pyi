@@ -65,13 +65,20 @@ class Bao:
     def perft(self, position: Sequence[int], depth: int, /) -> int: ...
 
 class Search:
-    """engine/search.py's negamax over one game's native rules with its default evaluation
-    (mancala `store_diff`, Othello `standard`, Bao `balanced`), node for node, with its own
-    transposition table; each iteration runs without the GIL, on `set_threads` threads sharing
-    the table in the strength mode (lazy SMP: the main thread's result, every thread's counts).
-    Moves are the game's own: ints, Bao's `BaoMove`."""
+    """engine/search.py's `algorithm` (minimax, alphabeta or negamax) over one game's native
+    rules with any of its evaluations (by the Python game's names; ValueError for another),
+    node for node, with its own transposition table; each iteration runs without the GIL, the
+    strength mode's negamax on `set_threads` threads sharing the table (lazy SMP: the main
+    thread's result, every thread's counts). Moves are the game's own: ints, Bao's `BaoMove`."""
 
-    def __init__(self, rules: Mancala | Othello | Bao, hash_mb: float, exact: bool) -> None: ...
+    def __init__(
+        self,
+        rules: Mancala | Othello | Bao,
+        hash_mb: float,
+        exact: bool,
+        evaluation: str,
+        algorithm: str,
+    ) -> None: ...
     def begin(self) -> None: ...
     def iterate(
         self,

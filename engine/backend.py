@@ -7,12 +7,13 @@ and `"auto"` when it is unset.
 
 A native game is a subclass of the Python one that hands its rules (`legal_moves`, `play`,
 `child`, `children`, `is_over`, `outcome`; Bao's `search_moves` too, whose order needs every
-child) to the C core; evaluations and notation stay the Python class's. `search_core` gives the
-native search where the core has one (the default evaluation of each game; engine/search.py
-runs it for negamax). Positions and moves are the Python engine's own values, so notation,
-evaluations, the search, the server and the clients run unchanged on either backend, and the
-two can be compared position by position. Error messages stay the Python rules': the core
-answers None for an illegal move, and the Python `play` explains why.
+child) to the C core; notation stays the Python class's, and so do the evaluations the Python
+search calls. `search_core` gives the native search, which has every algorithm and every
+evaluation of each game in C (engine/search.py runs it instead of its own). Positions and moves
+are the Python engine's own values, so notation, evaluations, the search, the server and the
+clients run unchanged on either backend, and the two can be compared position by position.
+Error messages stay the Python rules': the core answers None for an illegal move, and the
+Python `play` explains why.
 """
 
 from __future__ import annotations
@@ -104,10 +105,12 @@ class NativeRules(ABC):
     def perft(self, position: Any, depth: int) -> int:
         """Move sequences of `depth` plies, counted in C without the GIL."""
 
-    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
-        """The native negamax with its own table, for `evaluation` in strength or `exact`
-        mode; None where the core has no search for this game and evaluation (the Python
-        search runs)."""
+    def search_core(
+        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
+    ) -> Search | None:
+        """The native `algorithm` (any of engine/search.py's) with its own table, for
+        `evaluation` (any of the game's) in strength or `exact` mode; None where the core has
+        no search for this game (the Python search runs)."""
         return None
 
 
@@ -147,10 +150,10 @@ class NativeMancala(NativeRules, Mancala):
     def perft(self, position: MancalaPosition, depth: int) -> int:
         return self._core.perft(position, depth)
 
-    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
-        if evaluation != "store_diff":
-            return None
-        return SearchCore(self._core, hash_mb, exact)
+    def search_core(
+        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
+    ) -> Search | None:
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm)
 
 
 class NativeKalah(NativeMancala, Kalah):
@@ -194,10 +197,10 @@ class NativeOthello(NativeRules, Othello):
     def perft(self, position: OthelloPosition, depth: int) -> int:
         return self._core.perft(position, depth)
 
-    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
-        if evaluation != "standard":
-            return None
-        return SearchCore(self._core, hash_mb, exact)
+    def search_core(
+        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
+    ) -> Search | None:
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm)
 
 
 class NativeBao(NativeRules, Bao):
@@ -239,10 +242,10 @@ class NativeBao(NativeRules, Bao):
     def perft(self, position: BaoPosition, depth: int) -> int:
         return self._core.perft(position, depth)
 
-    def search_core(self, evaluation: str, hash_mb: float, exact: bool) -> Search | None:
-        if evaluation != "balanced":
-            return None
-        return SearchCore(self._core, hash_mb, exact)
+    def search_core(
+        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
+    ) -> Search | None:
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm)
 
 
 def _outcome(score: tuple[int, int] | None) -> Outcome | None:

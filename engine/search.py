@@ -8,9 +8,9 @@ strength mode (default) takes a table score searched at least as deep as needed 
 iteration with an aspiration window; the exact mode takes only scores of the very depth, so
 that the three algorithms return the same value at the same depth. The side to move decides
 whether a node maximises, so extra turns and passes need no special case. A game on the
-native backend may offer the same negamax in C (`search_core`), which then runs instead, node
-for node the same, and in the strength mode on several threads if asked (lazy SMP). docs/engine.md
-explains each part.
+native backend offers the same three algorithms in C (`search_core`), which then run instead,
+node for node the same, negamax in the strength mode on several threads if asked (lazy SMP).
+docs/engine.md explains each part.
 """
 
 from __future__ import annotations
@@ -340,9 +340,9 @@ class Searcher(Generic[P, M]):
         self.control = SearchControl()
         self.native: Search | None = None
         """The same search in the native core, with its own table, where the game's backend
-        has one for this algorithm and evaluation; it then runs every untraced search."""
-        if algorithm == "negamax" and isinstance(game, NativeRules):
-            self.native = game.search_core(self.evaluation_name, hash_mb, exact)
+        has one; it then runs every untraced search."""
+        if isinstance(game, NativeRules):
+            self.native = game.search_core(algorithm, self.evaluation_name, hash_mb, exact)
         self.threads_asked = threads
         self.threads = 1
         """Threads an untraced search runs."""
@@ -357,10 +357,9 @@ class Searcher(Generic[P, M]):
         if self.exact:
             why = "the exact mode searches on one thread, node for node as documented"
         elif self.native is None:
-            why = (
-                "the Python search runs on one thread (threads need the native core's negamax "
-                "with the game's default evaluation)"
-            )
+            why = "the Python search runs on one thread (threads need the native core's negamax)"
+        elif self.algorithm != "negamax":
+            why = f"{self.algorithm} searches on one thread (threads run negamax)"
         else:
             why = "this build of the native core runs no more"
         return f"threads: {self.threads} of {self.threads_asked} asked: {why}"
@@ -593,7 +592,7 @@ class _Tree:
 
 
 class _NativeTree:
-    """What `_deepen` asks of `_Tree`, from the native core's negamax: each iteration runs in C
+    """What `_deepen` asks of `_Tree`, from the native core's search: each iteration runs in C
     without the GIL, on `threads` threads; `stop` reaches it through the control's `on_stop`."""
 
     def __init__(self, core: Search, control: SearchControl, threads: int) -> None:

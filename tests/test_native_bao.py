@@ -1,7 +1,8 @@
 """Bao's native core against the Python rules, its oracle, for every profile and flag: legal
 moves, children, outcomes and the search order along seeded random games, perft counts, every
 rule vector, never-ending moves, random reachable positions under random rule sets, and the
-native search (value, best move, line and every node count) at fixed depths in both modes.
+native search (value, best move, line and every node count) at fixed depths in both modes, with
+every algorithm and evaluation.
 
 The whole module skips when the extension is not built (test_native.py has the helpers).
 """
@@ -15,7 +16,12 @@ from typing import Any
 
 import pytest
 from test_native import assert_same_refusal, assert_same_rules, pair, random_game
-from test_native_search import along_a_game, assert_searches_alike, summary
+from test_native_search import (
+    algorithms_and_evaluations,
+    along_a_game,
+    assert_searches_alike,
+    summary,
+)
 
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.bao import FLAGS, PROFILES
@@ -160,11 +166,24 @@ def test_a_game_of_kept_searchers_with_a_small_table(exact: bool) -> None:
         position = reference.play(position, expected.move)
 
 
-def test_the_native_search_runs_for_the_default_evaluation_only() -> None:
+@pytest.mark.parametrize(("algorithm", "evaluation"), algorithms_and_evaluations("bao"))
+@pytest.mark.parametrize("options", [{}, {"profile": "nierse", "sixteen_rule": False}], ids=name_of)
+def test_every_algorithm_and_evaluation_searches_as_python(
+    options: dict[str, Any], algorithm: str, evaluation: str
+) -> None:
+    """Namua and mtaji threats alike: along random games from the start."""
+    reference, native = pair("bao", options)
+    rng = random.Random(f"bao search {algorithm} {evaluation} {sorted(options.items())}")
+    positions = along_a_game(reference, rng, 6) + along_a_game(reference, rng, 3)
+    deepest = 3 if algorithm == "minimax" else 4
+    assert_searches_alike(reference, native, positions, rng, deepest, evaluation, algorithm)
+
+
+def test_the_native_search_runs_for_every_evaluation() -> None:
     game = make_game("bao", {"profile": "nierse"}, backend="native")
     assert isinstance(game, NativeRules) and game.name == "bao"
     assert Searcher(game).native is not None
-    assert Searcher(game, evaluation="material").native is None
+    assert Searcher(game, evaluation="material").native is not None
     moves = Searcher(game).search(game.start(), 3).pv
     assert all(type(move) is BaoMove for move in moves) and len(moves) == 3
 

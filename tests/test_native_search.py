@@ -1,7 +1,7 @@
-"""The native negamax against the Python search, its oracle: value, best move, principal
+"""The native search against the Python search, its oracle: value, best move, principal
 variation and every node count identical, in both modes, at fixed depths, for every mancala
-option set and every Othello size; the dispatch that picks it; time limits and `stop` from
-another thread.
+option set and every Othello size, and with every algorithm and every evaluation of each game;
+the dispatch that picks it; time limits and `stop` from another thread.
 
 The whole module skips when the extension is not built (the Python search then runs
 everywhere, as the rest of the suite checks).
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from test_native import MANCALA_OPTION_SETS, OTHELLO_SIZES, pair, random_mancala_position
 
-from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.game import Game
 from ubao.engine.games import make_game
-from ubao.engine.search import SearchControl, Searcher, SearchResult, Tracer
+from ubao.engine.search import ALGORITHMS, SearchControl, Searcher, SearchResult, Tracer
 from ubao.engine.tools import bench
 
 if not NATIVE_BUILT:
@@ -62,17 +62,32 @@ def assert_searches_alike(
     positions: list[Any],
     rng: random.Random,
     deepest: int = 6,
+    evaluation: str | None = None,
+    algorithm: str = "negamax",
 ) -> None:
     """Kept searchers of both backends, each mode, search every position alike, each to a
-    depth of 1 to `deepest`."""
+    depth of 1 to `deepest`, with `algorithm` and `evaluation` (the game's default when None)."""
     for exact in (True, False):
-        python = Searcher(reference, exact=exact)
-        core = Searcher(native, exact=exact)
+        python = Searcher(reference, algorithm, evaluation, exact=exact)
+        core = Searcher(native, algorithm, evaluation, exact=exact)
         assert python.native is None and core.native is not None
         for position in positions:
             depth = rng.randint(1, deepest)
             expected = summary(python.search(position, depth))
             assert summary(core.search(position, depth)) == expected, (position, depth, exact)
+
+
+def algorithms_and_evaluations(name: str) -> list[tuple[str, str]]:
+    """Every (algorithm, evaluation) of game `name` but negamax with the default evaluation,
+    which every other test searches with."""
+    evaluations = list(make_game(name, backend="python").evaluations)
+    pairs = [(algorithm, evaluation) for algorithm in ALGORITHMS for evaluation in evaluations]
+    return [pair for pair in pairs if pair != ("negamax", evaluations[0])]
+
+
+DEEPEST = {"minimax": 4, "alphabeta": 5, "negamax": 5}
+"""The deepest search of the evaluation tests per algorithm: the Python minimax visits every
+node."""
 
 
 @pytest.mark.parametrize(("name", "options"), MANCALA_OPTION_SETS)
@@ -85,6 +100,47 @@ def test_every_option_set_searches_as_python(name: str, options: dict[str, Any])
         if reference.legal_moves(candidate):
             positions.append(candidate)
     assert_searches_alike(reference, native, positions, rng)
+
+
+EVALUATED_MANCALA = [MANCALA_OPTION_SETS[i] for i in (0, 11, 21, 38)]
+"""Option sets every algorithm and evaluation are compared on: each variant, both end checks,
+sizes from 2 to 12 pits."""
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "algorithm", "evaluation"),
+    [
+        (name, options, algorithm, evaluation)
+        for name, options in EVALUATED_MANCALA
+        for algorithm, evaluation in algorithms_and_evaluations(name)
+    ],
+)
+def test_every_mancala_algorithm_and_evaluation_searches_as_python(
+    name: str, options: dict[str, Any], algorithm: str, evaluation: str
+) -> None:
+    reference, native = pair(name, options)
+    rng = random.Random(f"search{name}{algorithm}{evaluation}{sorted(options.items())}")
+    positions = along_a_game(reference, rng, 6)
+    while len(positions) < 8:
+        candidate = random_mancala_position(reference, rng)
+        if reference.legal_moves(candidate):
+            positions.append(candidate)
+    assert_searches_alike(
+        reference, native, positions, rng, DEEPEST[algorithm], evaluation, algorithm
+    )
+
+
+@pytest.mark.parametrize(("algorithm", "evaluation"), algorithms_and_evaluations("othello"))
+@pytest.mark.parametrize("size", [6, 8, 10])
+def test_every_othello_algorithm_and_evaluation_searches_as_python(
+    size: int, algorithm: str, evaluation: str
+) -> None:
+    """Both board widths; along random games, so the last empties' disc count is met too."""
+    reference, native = pair("othello", {"size": size})
+    rng = random.Random(f"search othello {size} {algorithm} {evaluation}")
+    positions = along_a_game(reference, rng, 6) + along_a_game(reference, rng, 3)
+    deepest = DEEPEST[algorithm] - (size > 8 and algorithm == "minimax")
+    assert_searches_alike(reference, native, positions, rng, deepest, evaluation, algorithm)
 
 
 @pytest.mark.parametrize("size", OTHELLO_SIZES)
@@ -120,6 +176,35 @@ def test_deep_searches_with_a_kept_small_table(
     assert python.table.capacity == 3276 and core.search(position, 3).stats.table_entries > 0
 
 
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize(
+    ("algorithm", "name", "depths"),
+    [
+        ("alphabeta", "kalah", (7, 9)),
+        ("alphabeta", "othello", (3, 5)),
+        ("minimax", "kalah", (4, 5)),
+    ],
+)
+def test_a_game_of_kept_alphabeta_and_minimax_searchers(
+    exact: bool, algorithm: str, name: str, depths: tuple[int, int]
+) -> None:
+    """As above for the other algorithms: alphabeta's table (player 0's values) fills and
+    replaces; minimax keeps none, and searches only the depth asked."""
+    reference, native = pair(name, {})
+    python = Searcher(reference, algorithm, exact=exact, hash_mb=0.05)
+    core = Searcher(native, algorithm, exact=exact, hash_mb=0.05)
+    position = reference.start()
+    for ply in range(30):
+        depth = depths[0] if ply % 3 else depths[1]
+        expected = python.search(position, depth)
+        assert summary(core.search(position, depth)) == summary(expected), ply
+        if expected.move is None:
+            break
+        position = reference.play(position, expected.move)
+    entries = core.search(position, 3).stats.table_entries
+    assert entries == 0 if algorithm == "minimax" else entries > 0
+
+
 def test_no_table_and_finished_games_match() -> None:
     reference, native = pair("ethiopian", {})
     for exact in (True, False):
@@ -136,16 +221,24 @@ def test_no_table_and_finished_games_match() -> None:
 
 
 def test_the_native_search_runs_where_the_core_has_it() -> None:
-    """Negamax with the default evaluation on a native game; anything else, Python."""
+    """Every algorithm with every evaluation on a native game; the Python search elsewhere.
+    Threads run the strength mode's negamax only."""
+    for name in ("kalah", "egyptian", "ethiopian", "othello", "bao"):
+        game = make_game(name, backend="native")
+        for algorithm in ALGORITHMS:
+            for evaluation in game.evaluations:
+                assert Searcher(game, algorithm, evaluation, exact=True).native is not None
+                assert Searcher(game, algorithm, evaluation).native is not None
+    assert Searcher(make_game("kalah", backend="python"), "minimax").native is None
+    assert Searcher(make_game("othello", {"size": 12}, backend="native")).native is not None
     kalah = make_game("kalah", backend="native")
-    assert Searcher(kalah).native is not None
-    assert Searcher(kalah, evaluation="store_diff", exact=True).native is not None
-    assert Searcher(kalah, evaluation="mobility").native is None
-    assert Searcher(kalah, algorithm="alphabeta").native is None
-    assert Searcher(make_game("kalah", backend="python")).native is None
-    othello = make_game("othello", {"size": 12}, backend="native")
-    assert Searcher(othello).native is not None
-    assert Searcher(othello, evaluation="discs").native is None
+    assert isinstance(kalah, NativeRules)
+    with pytest.raises(ValueError, match="no evaluation 'discs'"):
+        kalah.search_core("negamax", "discs", 1, False)
+    with pytest.raises(ValueError, match="no algorithm 'mcts'"):
+        kalah.search_core("mcts", "store_diff", 1, False)
+    alone = Searcher(kalah, "alphabeta", threads=2)
+    assert alone.threads == 1 and "alphabeta searches on one thread" in str(alone.threads_note)
 
 
 def test_a_trace_runs_the_python_search() -> None:
@@ -156,10 +249,11 @@ def test_a_trace_runs_the_python_search() -> None:
     assert lines and traced.score == searcher.search(game.start(), 3).score
 
 
-def test_a_time_limit_and_iterations() -> None:
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_time_limit_and_iterations(algorithm: str) -> None:
     game = make_game("kalah", backend="native")
     seen: list[int] = []
-    result = Searcher(game).search(
+    result = Searcher(game, algorithm).search(
         game.start(), time_ms=30, on_iteration=lambda done: seen.append(done.stats.depth)
     )
     assert result.stopped and result.move in game.legal_moves(game.start())

@@ -1,5 +1,5 @@
 /* The search's Bao instance: engine/bao.py's `search_moves`, `child`, `key` and `outcome` and
- * the `balanced` leaf of engine/bao_eval.py behind the template of search_impl.h. Move handles
+ * the evaluations of engine/bao_eval.py behind the template of search_impl.h. Move handles
  * are the move codes of bao.h. The order plays out every move, so it keeps them per ply and
  * the tree makes its children from them (S_ORDER_PLY, S_CHILD_PLY). */
 #include <math.h>
@@ -20,10 +20,49 @@ static int64_t bao_hash(const BaoSearch *r, const BaoPos *p) {
     return search_hash_end(acc, BAO_KEY_FIELDS);
 }
 
-/* The default evaluation fused with the end test (`leaf_evaluation`). */
-static int bao_leaf(const BaoSearch *r, const BaoPos *p, int over, double *value) {
+/* The seeds `player` threatens to capture (`_threatened` summed): in namua each front hole
+ * facing seeds from an occupied one, in mtaji each distinct landing of a first lap of 2..15
+ * seeds. */
+static int bao_threatened(const BaoPos *p, int player) {
+    const int *me = p->ring[player], *op = p->ring[1 - player];
+    int landed = 0, seeds = 0; /* a bit per front hole landed on */
+    if (p->stock[player]) {
+        for (int i = 0; i < 8; i++)
+            if (me[i]) seeds += op[7 - i];
+        return seeds;
+    }
+    for (int hole = 0; hole < 16; hole++) {
+        int n = me[hole];
+        if (n < 2 || n >= 16) continue;
+        int ahead = (hole + n) & 15, behind = (hole - n) & 15;
+        if (ahead < 8 && me[ahead] && op[7 - ahead]) landed |= 1 << ahead;
+        if (behind < 8 && me[behind] && op[7 - behind]) landed |= 1 << behind;
+    }
+    for (int i = 0; i < 8; i++)
+        if (landed >> i & 1) seeds += op[7 - i];
+    return seeds;
+}
+
+/* `front_row` of engine/bao_eval.py: front seeds twice less the threatened ones, the back row
+ * and the stock, South's less North's (integers: exact in a double). */
+static double bao_front_row(const BaoPos *p) {
+    int score = 0;
+    for (int player = 0; player < 2; player++) {
+        const int *ring = p->ring[player];
+        int front = 0, back = 0;
+        for (int i = 0; i < 8; i++) front += ring[i], back += ring[i + 8];
+        int term = 2 * (front - bao_threatened(p, 1 - player)) + back + p->stock[player];
+        score += player ? -term : term;
+    }
+    return score;
+}
+
+/* The evaluation `e` fused with the end test (`leaf_evaluation`). */
+static int bao_leaf(const BaoSearch *r, const BaoPos *p, int over, int e, double *value) {
     if (over == 1 || bao_is_over(r->rules, p)) return 0;
-    *value = bao_balanced(p);
+    *value = e == BAO_BALANCED   ? bao_balanced(p)
+             : e == BAO_MATERIAL ? (double)bao_material(p)
+                                 : bao_front_row(p);
     return 1;
 }
 

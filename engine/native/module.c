@@ -913,12 +913,47 @@ typedef struct {
     BaoPos bao;
 } SearchPos;
 
+/* Each game's evaluations by name, in the order of its enum in search.h. */
+static const char *const man_evaluations[MAN_EVALUATIONS] = {"store_diff", "store_seeds",
+                                                              "mobility"};
+static const char *const oth_evaluations[OTH_EVALUATIONS] = {"standard", "positional",
+                                                              "mobility", "discs"};
+static const char *const bao_evaluations[BAO_EVALUATIONS] = {"balanced", "material",
+                                                              "front_row"};
+
+/* The algorithms by name, in the order of SEARCH_MINIMAX... (engine/search.py ALGORITHMS). */
+static const char *const search_algorithms[SEARCH_ALGORITHMS] = {"minimax", "alphabeta",
+                                                                  "negamax"};
+
+/* The number of the algorithm `name`; -1 with ValueError set when there is none. */
+static int search_algorithm(const char *name) {
+    for (int i = 0; i < SEARCH_ALGORITHMS; i++)
+        if (!strcmp(search_algorithms[i], name)) return i;
+    PyErr_Format(PyExc_ValueError, "the native core has no algorithm '%s'", name);
+    return -1;
+}
+
+/* The number of the evaluation `name` of the game of `rules`; -1 with ValueError set when it
+ * has none of that name. */
+static int search_evaluation(PyObject *rules, const char *name) {
+    const char *const *names = man_evaluations;
+    int n = MAN_EVALUATIONS;
+    if (PyObject_TypeCheck(rules, &OthType)) names = oth_evaluations, n = OTH_EVALUATIONS;
+    if (PyObject_TypeCheck(rules, &BaoType)) names = bao_evaluations, n = BAO_EVALUATIONS;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return i;
+    PyErr_Format(PyExc_ValueError, "the native core has no evaluation '%s' for this game", name);
+    return -1;
+}
+
 static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"rules", "hash_mb", "exact", NULL};
+    static char *names[] = {"rules", "hash_mb", "exact", "evaluation", "algorithm", NULL};
     PyObject *rules;
     double hash_mb;
     int exact;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odp:Search", names, &rules, &hash_mb, &exact))
+    const char *evaluation_name, *algorithm_name;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpss:Search", names, &rules, &hash_mb,
+                                     &exact, &evaluation_name, &algorithm_name))
         return NULL;
     if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType) &&
         !PyObject_TypeCheck(rules, &BaoType)) {
@@ -926,6 +961,10 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
                         "a search needs the rules of a Mancala, an Othello or a Bao");
         return NULL;
     }
+    int evaluation = search_evaluation(rules, evaluation_name);
+    if (evaluation < 0) return NULL;
+    int algorithm = search_algorithm(algorithm_name);
+    if (algorithm < 0) return NULL;
     if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
         PyErr_Format(PyExc_ValueError, "the table's memory must be 0 to %d MB", MAX_HASH_MB);
         return NULL;
@@ -947,6 +986,8 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     self->search.table = &self->table;
     self->search.exact = exact;
+    self->search.evaluation = evaluation;
+    self->search.algorithm = algorithm;
     self->threads = 1;
     Py_INCREF(rules);
     self->rules = rules;
@@ -1133,7 +1174,8 @@ static PyObject *Search_stop(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
 }
 
 /* Threads for the next searches (at least 1); returns how many will run: fewer where threads
- * are not built, beyond SEARCH_MAX_THREADS, or out of memory. The exact mode runs one. */
+ * are not built, beyond SEARCH_MAX_THREADS, or out of memory. The exact mode, alphabeta and
+ * minimax run one. */
 static PyObject *Search_set_threads(SearchObject *self, PyObject *arg) {
     long asked = PyLong_AsLong(arg);
     if (asked == -1 && PyErr_Occurred()) return NULL;
@@ -1142,9 +1184,10 @@ static PyObject *Search_set_threads(SearchObject *self, PyObject *arg) {
         return NULL;
     }
     if (!search_idle(self)) return NULL;
-    int threads = self->search.exact || !search_threads_built() ? 1
-                  : asked > SEARCH_MAX_THREADS                  ? SEARCH_MAX_THREADS
-                                                                : (int)asked;
+    int alone = self->search.exact || self->search.algorithm != SEARCH_NEGAMAX;
+    int threads = alone || !search_threads_built() ? 1
+                  : asked > SEARCH_MAX_THREADS     ? SEARCH_MAX_THREADS
+                                                   : (int)asked;
     search_drop_helpers(self);
     self->threads = 1;
     for (; self->threads < threads; self->threads++) {
@@ -1188,7 +1231,7 @@ static PyMethodDef Search_methods[] = {
 static PyTypeObject SearchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "ubao.engine._native.Search",
-    .tp_doc = PyDoc_STR("engine/search.py's negamax over one game's native rules, with its table."),
+    .tp_doc = PyDoc_STR("engine/search.py's search over one game's native rules, with its table."),
     .tp_basicsize = sizeof(SearchObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Search_new,

@@ -20,7 +20,7 @@ typedef struct {
  * on (the board less the column a step east or west would wrap into). */
 #define OTH_GROUPS 7 /* square weights: corner, A, edge, inner, second ring, C, X */
 
-/* Also the `standard` evaluation's tables (engine/othello.py `_positional_tables`): the
+/* Also the square-weight evaluations' tables (engine/othello.py `_positional_tables`): the
  * squares of each weight, the best first (the order of `search_moves`), and per corner the
  * C-squares and X-square whose penalty lapses once it is taken. */
 typedef struct {

@@ -105,7 +105,7 @@ uint64_t B_NAME(oth_perft_, W)(const Rules *r, Bb own, Bb opp, int depth) {
     return total;
 }
 
-/* -- the search: engine/othello.py's `search_moves`, `child` and `standard` leaf ------------ */
+/* -- the search: engine/othello.py's `search_moves`, `child` and evaluations --------------- */
 
 #define Pos B_NAME(OthPos, W)
 #define PASS_HANDLE 256 /* the handle of the pass, whose Python move is -1 */
@@ -154,29 +154,33 @@ static int B_NAME(oth_difference_, W)(Bb black, Bb white, Bb mask) {
     return B_COUNT(B_AND(black, mask)) - B_COUNT(B_AND(white, mask));
 }
 
-/* `standard` fused with the end test: the disc count in the last `size` empties, else square
- * weights plus five points per placement more than the opponent. */
-static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, double *value) {
+/* The evaluation `e` fused with the end test: the disc count in the last `size` empties (and
+ * always for `discs`), else square weights (`positional`), five points per placement more than
+ * the opponent (`mobility`), or both (`standard`). Integers, as in Python. */
+static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, double *value) {
     Bb black = p->black, white = p->white, occupied = B_OR(black, white);
     int discs = B_COUNT(black) - B_COUNT(white);
     (void)over; /* never known: the placements tell */
     Bb black_moves = B_NAME(oth_placements_, W)(r, black, white);
     Bb white_moves = B_NAME(oth_placements_, W)(r, white, black);
     if (!B_ANY(black_moves) && !B_ANY(white_moves)) return 0;
-    if (r->squares - B_COUNT(occupied) <= r->size) {
+    if (e == OTH_DISCS || r->squares - B_COUNT(occupied) <= r->size) {
         *value = discs;
         return 1;
     }
     int score = 0;
-    for (int g = 0; g < OTH_GROUPS; g++)
-        score += r->weight[g] * B_NAME(oth_difference_, W)(black, white, r->group[g]);
-    for (int c = 0; c < 4; c++) {
-        if (B_ANY(B_AND(occupied, r->corner[c]))) {
-            score += 25 * B_NAME(oth_difference_, W)(black, white, r->c_squares[c]);
-            score += 48 * B_NAME(oth_difference_, W)(black, white, r->x_square[c]);
+    if (e != OTH_MOBILITY) {
+        for (int g = 0; g < OTH_GROUPS; g++)
+            score += r->weight[g] * B_NAME(oth_difference_, W)(black, white, r->group[g]);
+        for (int c = 0; c < 4; c++) {
+            if (B_ANY(B_AND(occupied, r->corner[c]))) {
+                score += 25 * B_NAME(oth_difference_, W)(black, white, r->c_squares[c]);
+                score += 48 * B_NAME(oth_difference_, W)(black, white, r->x_square[c]);
+            }
         }
     }
-    *value = score + 5 * (B_COUNT(black_moves) - B_COUNT(white_moves));
+    if (e != OTH_POSITIONAL) score += 5 * (B_COUNT(black_moves) - B_COUNT(white_moves));
+    *value = score;
     return 1;
 }
 

@@ -1,5 +1,5 @@
 /* The search's shared parts, and its mancala instance: engine/mancala.py's `search_moves`,
- * `child` and `store_diff` leaf behind the template of search_impl.h. */
+ * `child` and evaluations behind the template of search_impl.h. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200112L /* clock_gettime, threads */
 #endif
@@ -76,6 +76,7 @@ int search_parallel(const SearchThread *threads, int n, SearchRun run, const voi
         SearchState *s = threads[started].state;
         s->table = main->table;
         s->exact = 0;
+        s->evaluation = main->evaluation;
         s->deadline = main->deadline;
         s->root_move = main->root_move;
         s->scores[0] = main->scores[0];
@@ -138,9 +139,35 @@ static int man_order(const ManRules *r, const ManPos *p, int *moves) {
     return n;
 }
 
-static int man_leaf(const ManRules *r, const ManPos *p, int over, double *value) {
+/* engine/mancala.py's `mobility` for one side: an extra turn is worth a point, an empty pit a
+ * sowing ends in half the seeds opposite (`first`: the side's first pit). */
+static double man_tempo(const ManRules *r, const ManPos *p, int first) {
+    int m = r->pits;
+    double score = 0.0;
+    for (int i = 0; i < m; i++) {
+        int seeds = p->hole[first + i], target = i + seeds;
+        if (!seeds) continue;
+        if (seeds == m - i) score += 1.0;
+        if (target < m && p->hole[first + target] == 0)
+            score += 0.5 * p->hole[2 * m - (first + target)];
+    }
+    return score;
+}
+
+/* The evaluation `e` fused with the end test. Every value is a multiple of a quarter far below
+ * 2**50: exact in a double, so sums in any order equal the Python ones. */
+static int man_leaf(const ManRules *r, const ManPos *p, int over, int e, double *value) {
+    int m = r->pits, stores = p->hole[m] - p->hole[2 * m + 1];
     if (over < 0 ? man_is_over(r, p) : over) return 0;
-    *value = (double)(p->hole[r->pits] - p->hole[2 * r->pits + 1]);
+    if (e == MAN_STORE_DIFF) {
+        *value = (double)stores;
+    } else if (e == MAN_STORE_SEEDS) {
+        int rows = 0;
+        for (int i = 0; i < m; i++) rows += p->hole[i] - p->hole[m + 1 + i];
+        *value = (double)stores + 0.25 * rows;
+    } else {
+        *value = (double)stores + man_tempo(r, p, 0) - man_tempo(r, p, m + 1);
+    }
     return 1;
 }
 

@@ -1,11 +1,12 @@
-/* The negamax search of engine/search.py over the native rules, node for node (docs/engine.md,
- * "One interior node"): the same table, the game's static order with the table's move first,
- * principal variation search, the horizon loop, the exact mode's root ties and the strength
- * mode's aspiration window, scored by the game's default evaluation (mancala `store_diff`,
- * Othello `standard`, Bao `balanced`). Written once in search_impl.h and compiled per game
- * (search.c: the mancala family; othello.c: Othello in both board widths; bao_search.c: Bao).
- * Plain C: it runs without the GIL; `stop` may be set from another thread. `search_parallel`
- * runs one iteration on several threads sharing the table (lazy SMP, docs/engine.md). */
+/* The searches of engine/search.py over the native rules, node for node (docs/engine.md,
+ * "One interior node"): negamax with the same table, the game's static order with the table's
+ * move first, principal variation search, the horizon loop, the exact mode's root ties and the
+ * strength mode's aspiration window; alphabeta and minimax as the Python engine writes them;
+ * scored by any of the game's evaluations (the enums below, in the order of the Python game's
+ * `evaluations`). Written once in search_impl.h and compiled per game (search.c: the mancala
+ * family; othello.c: Othello in both board widths; bao_search.c: Bao). Plain C: it runs without
+ * the GIL; `stop` may be set from another thread. `search_parallel` runs one negamax iteration
+ * on several threads sharing the table (lazy SMP, docs/engine.md). */
 #ifndef UBAO_SEARCH_H
 #define UBAO_SEARCH_H
 
@@ -24,10 +25,20 @@
 
 #define SEARCH_MAX_THREADS 64
 
+/* Each game's evaluations, numbered as the Python game lists them (the first is its default):
+ * engine/mancala.py, engine/othello.py, engine/bao_eval.py. */
+enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
+enum { OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
+enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
+/* The algorithms of engine/search.py, in the order of its ALGORITHMS. */
+enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
+
 /* What one search (one thread of it) keeps besides the game's rules. */
 typedef struct {
     Table *table; /* shared by every thread of a search */
     int exact;
+    int evaluation; /* one of the game's enum above */
+    int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
     double scores[2]; /* the root's last two scores, for the aspiration window */
     int nscores;

@@ -6,16 +6,17 @@
  *   S_VALUE(r, p, k)       the Python move of handle k in p
  *   S_CHILD(r, p, k, out)  `child`; returns 1 when the game is over after it, 0 when not,
  *                          -1 when the game does not tell
- *   S_LEAF(r, p, over, value)  the default evaluation fused with the end test
- *                          (`leaf_evaluation`), given what S_CHILD returned (-1: nothing):
- *                          1 and *value (player 0's view), or 0 when the game is over
+ *   S_LEAF(r, p, over, e, value)  the evaluation `e` (the game's enum in search.h) fused
+ *                          with the end test (`leaf_evaluation`), given what S_CHILD returned
+ *                          (-1: nothing): 1 and *value (player 0's view), or 0 when over
  *   S_ENDED(r, p, me, ply) the finished game's score for `me` (`final_score`)
  *   S_FIND(r, p, move)     the handle of the legal Python move `move`, or -1
  * and optionally, for a game whose order already makes every child (Bao), which then keeps
  * what it made per ply and makes the tree's children from it (S_CHILD still makes the line's):
  *   S_ORDER_PLY(r, p, moves, ply)    S_ORDER for the node `ply` plies from the root
  *   S_CHILD_PLY(r, p, k, out, ply)   S_CHILD of a handle that S_ORDER_PLY gave at `ply`
- * Every step follows engine/search.py's `negamax`, `horizon` and `root_negamax`. */
+ * Every step follows engine/search.py's `negamax`, `alphabeta`, `minimax`, `horizon` and their
+ * roots: s->algorithm picks one. */
 
 #define CLOCK_EVERY 256 /* interior nodes between two readings of the clock (~0.1 ms) */
 #ifndef S_ORDER_PLY
@@ -41,7 +42,7 @@ static double S_NAME(horizon)(SearchState *s, const S_RULES *r, const S_POS *p,
         int over = S_CHILD_PLY(r, p, moves[i], &child, ply);
         s->generated++;
         double value;
-        if (S_LEAF(r, &child, over, &value)) {
+        if (S_LEAF(r, &child, over, s->evaluation, &value)) {
             s->evaluated++;
             if (me) value = -value;
         } else {
@@ -64,6 +65,64 @@ static double S_NAME(horizon)(SearchState *s, const S_RULES *r, const S_POS *p,
     return best;
 }
 
+/* Whether the table settles the window [alpha, beta] at `depth` (`settled`), the score then in
+ * *score; *first gets the table's move either way (TT_NO_MOVE: none). The root always
+ * searches, to know its move. */
+static inline int S_NAME(settled)(SearchState *s, int64_t key, int depth, double alpha,
+                                  double beta, int ply, int *first, double *score) {
+    TableEntry entry;
+    *first = TT_NO_MOVE;
+    if (!tt_probe(s->table, key, &entry)) return 0;
+    *first = entry.move;
+    if (!ply || (entry.depth != depth && (s->exact || entry.depth < depth))) return 0;
+    double value = entry.score;
+    if (value > SEARCH_MATE_BOUND)
+        value -= ply;
+    else if (value < -SEARCH_MATE_BOUND)
+        value += ply;
+    if (entry.flag == TT_EXACT || (entry.flag == TT_LOWER ? value >= beta : value <= alpha)) {
+        s->hits++;
+        *score = value;
+        return 1;
+    }
+    return 0;
+}
+
+/* Store a node's result (`save`), a finished game's score relative to the node. */
+static inline void S_NAME(save)(SearchState *s, int64_t key, int depth, int flag, double best,
+                                int move, int ply) {
+    double stored = best > SEARCH_MATE_BOUND    ? best + ply
+                    : best < -SEARCH_MATE_BOUND ? best - ply
+                                                : best;
+    tt_store(s->table, key, depth, flag, stored, move);
+}
+
+/* Whether the search must end now (`stop`, or the deadline: read every CLOCK_EVERY nodes);
+ * then s->aborted is set and every node returns at once. */
+static inline int S_NAME(out_of_time)(SearchState *s) {
+    if (RELAXED_LOAD(s->stop) ||
+        (s->ticks++ % CLOCK_EVERY == 0 && search_clock() >= s->deadline)) {
+        s->aborted = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The move `first` (a move value) to the front of `moves`, the rest in their order (`order`). */
+static inline void S_NAME(order)(const S_RULES *r, const S_POS *p, int *moves, int n,
+                                 int first) {
+    (void)r, (void)p; /* S_VALUE may not need them */
+    if (first == TT_NO_MOVE) return;
+    for (int i = 1; i < n; i++) {
+        if (S_VALUE(r, p, moves[i]) == first) {
+            int k = moves[i];
+            for (int j = i; j > 0; j--) moves[j] = moves[j - 1];
+            moves[0] = k;
+            return;
+        }
+    }
+}
+
 /* The value for the side to move, `me`; children of the same side are not negated. After an
  * abort (s->aborted) the value means nothing. */
 static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
@@ -72,34 +131,16 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     s->pv_len[ply] = 0;
     if (depth == 0) {
         double value;
-        if (!S_LEAF(r, p, -1, &value)) return S_ENDED(r, p, me, ply);
+        if (!S_LEAF(r, p, -1, s->evaluation, &value)) return S_ENDED(r, p, me, ply);
         s->evaluated++;
         return me ? -value : value;
     }
     int64_t key = S_HASH(r, p);
-    TableEntry entry;
-    int first = TT_NO_MOVE;
-    if (tt_probe(s->table, key, &entry)) {
-        first = entry.move;
-        if (ply && !(entry.depth != depth && (s->exact || entry.depth < depth))) {
-            double score = entry.score;
-            if (score > SEARCH_MATE_BOUND)
-                score -= ply;
-            else if (score < -SEARCH_MATE_BOUND)
-                score += ply;
-            if (entry.flag == TT_EXACT ||
-                (entry.flag == TT_LOWER ? score >= beta : score <= alpha)) {
-                s->hits++;
-                return score;
-            }
-        }
-    }
+    int first;
+    double settled;
+    if (S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled)) return settled;
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
-    if (RELAXED_LOAD(s->stop) ||
-        (s->ticks++ % CLOCK_EVERY == 0 && search_clock() >= s->deadline)) {
-        s->aborted = 1;
-        return 0.0;
-    }
+    if (S_NAME(out_of_time)(s)) return 0.0;
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_ORDER_PLY(r, p, moves, ply);
     if (!n) return S_ENDED(r, p, me, ply);
@@ -107,16 +148,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     int ranked = ply == 0 && s->exact;
     if (ranked) /* each root move's place in the game's order */
         for (int i = 0; i < n; i++) rank[moves[i]] = i;
-    if (depth > 1 && n > 1 && first != TT_NO_MOVE) { /* the table's move first */
-        for (int i = 1; i < n; i++) {
-            if (S_VALUE(r, p, moves[i]) == first) {
-                int k = moves[i];
-                for (int j = i; j > 0; j--) moves[j] = moves[j - 1];
-                moves[0] = k;
-                break;
-            }
-        }
-    }
+    if (depth > 1 && n > 1) S_NAME(order)(r, p, moves, n, first); /* the table's move first */
     double alpha0 = alpha, best;
     int d1 = depth - 1, p1 = ply + 1, best_move = TT_NO_MOVE, best_k = -1;
     if (d1 == 0 && ply) {
@@ -168,10 +200,156 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     } else {
         flag = best >= beta ? TT_LOWER : TT_EXACT;
     }
-    double stored = best > SEARCH_MATE_BOUND    ? best + ply
-                    : best < -SEARCH_MATE_BOUND ? best - ply
-                                                : best;
-    tt_store(s->table, key, depth, flag, stored, best_move);
+    S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    return best;
+}
+
+/* The value for player 0 (`alphabeta`): player 0's nodes maximise, player 1's minimise, each in
+ * the full window, with the same table, order, horizon and root ties as negamax. */
+static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
+                                double alpha, double beta, int ply) {
+    int me = p->S_TO_MOVE;
+    s->pv_len[ply] = 0;
+    if (depth == 0) {
+        double value;
+        if (!S_LEAF(r, p, -1, s->evaluation, &value)) return S_ENDED(r, p, 0, ply);
+        s->evaluated++;
+        return value;
+    }
+    int64_t key = S_HASH(r, p);
+    int first;
+    double settled;
+    if (S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled)) return settled;
+    if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
+    if (S_NAME(out_of_time)(s)) return 0.0;
+    int moves[S_MAX_MOVES], rank[S_HANDLES];
+    int n = S_ORDER_PLY(r, p, moves, ply);
+    if (!n) return S_ENDED(r, p, 0, ply);
+    s->expanded++;
+    int ranked = ply == 0 && s->exact;
+    if (ranked)
+        for (int i = 0; i < n; i++) rank[moves[i]] = i;
+    if (depth > 1 && n > 1) S_NAME(order)(r, p, moves, n, first);
+    double alpha0 = alpha, beta0 = beta, best;
+    int d1 = depth - 1, p1 = ply + 1, best_move = TT_NO_MOVE, best_k = -1;
+    S_POS child;
+    if (d1 == 0 && ply) {
+        if (me == 0) /* the minimising side maximises the negated values, as in negamax */
+            best = S_NAME(horizon)(s, r, p, moves, n, 0, alpha, beta, ply, &best_move);
+        else
+            best = -S_NAME(horizon)(s, r, p, moves, n, 1, -beta, -alpha, ply, &best_move);
+    } else if (me == 0) {
+        best = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            S_CHILD_PLY(r, p, moves[i], &child, ply);
+            s->generated++;
+            double low = alpha;
+            if (ranked && best_k >= 0 && rank[moves[i]] < rank[best_k])
+                low = -search_next_up(-alpha); /* a tie goes to the game's first move */
+            double value = S_NAME(alphabeta)(s, r, &child, d1, low, beta, p1);
+            if (s->aborted) return 0.0;
+            if (value > best || (value == best && low < alpha)) {
+                best = value;
+                best_k = moves[i];
+                best_move = S_VALUE(r, p, best_k);
+                if (value > low) {
+                    alpha = value;
+                    S_NAME(line)(s, ply, best_move);
+                    if (ply == 0) {
+                        s->root_best = best_move;
+                        s->root_score = value;
+                    }
+                    if (alpha >= beta) {
+                        s->cutoffs++;
+                        break;
+                    }
+                }
+            }
+        }
+    } else {
+        best = INFINITY;
+        for (int i = 0; i < n; i++) {
+            S_CHILD_PLY(r, p, moves[i], &child, ply);
+            s->generated++;
+            double high = beta;
+            if (ranked && best_k >= 0 && rank[moves[i]] < rank[best_k])
+                high = search_next_up(beta); /* a tie goes to the game's first move */
+            double value = S_NAME(alphabeta)(s, r, &child, d1, alpha, high, p1);
+            if (s->aborted) return 0.0;
+            if (value < best || (value == best && high > beta)) {
+                best = value;
+                best_k = moves[i];
+                best_move = S_VALUE(r, p, best_k);
+                if (value < high) {
+                    beta = value;
+                    S_NAME(line)(s, ply, best_move);
+                    if (ply == 0) {
+                        s->root_best = best_move;
+                        s->root_score = -value;
+                    }
+                    if (alpha >= beta) {
+                        s->cutoffs++;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    int flag = best <= alpha0 ? TT_UPPER : best >= beta0 ? TT_LOWER : TT_EXACT;
+    if (flag != TT_EXACT && (flag == TT_UPPER) == (me == 0))
+        best_move = first; /* a node failing on its own side learnt no best move */
+    S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    return best;
+}
+
+/* The value for player 0 by visiting every node to the horizon (`minimax`): no table, no
+ * window; the last iteration's move first at the root, where ties go to the game's first
+ * move. */
+static double S_NAME(minimax)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
+                              int ply) {
+    int me = p->S_TO_MOVE;
+    s->pv_len[ply] = 0;
+    if (depth == 0) {
+        double value;
+        if (!S_LEAF(r, p, -1, s->evaluation, &value)) return S_ENDED(r, p, 0, ply);
+        s->evaluated++;
+        return value;
+    }
+    if (S_NAME(out_of_time)(s)) return 0.0;
+    int moves[S_MAX_MOVES], rank[S_HANDLES];
+    int n = S_ORDER_PLY(r, p, moves, ply);
+    if (!n) return S_ENDED(r, p, 0, ply);
+    s->expanded++;
+    if (ply == 0) {
+        for (int i = 0; i < n; i++) rank[moves[i]] = i;
+        S_NAME(order)(r, p, moves, n, s->root_move);
+    }
+    int d1 = depth - 1, p1 = ply + 1, best_k = -1;
+    if (d1 == 0 && ply) {
+        int best_move;
+        double best =
+            S_NAME(horizon)(s, r, p, moves, n, me, -INFINITY, INFINITY, ply, &best_move);
+        return me == 0 ? best : -best;
+    }
+    double best = me == 0 ? -INFINITY : INFINITY;
+    S_POS child;
+    for (int i = 0; i < n; i++) {
+        S_CHILD_PLY(r, p, moves[i], &child, ply);
+        s->generated++;
+        double value = S_NAME(minimax)(s, r, &child, d1, p1);
+        if (s->aborted) return 0.0;
+        if ((me == 0 ? value > best : value < best) ||
+            (value == best && ply == 0 && best_k >= 0 && rank[moves[i]] < rank[best_k])) {
+            int move = S_VALUE(r, p, moves[i]);
+            best = value;
+            best_k = moves[i];
+            S_NAME(line)(s, ply, move);
+            if (ply == 0) {
+                s->root_best = move;
+                s->root_score = me == 0 ? value : -value;
+            }
+        }
+    }
     return best;
 }
 
@@ -180,6 +358,14 @@ int S_NAME(iterate)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
     s->root_best = TT_NO_MOVE;
     s->aborted = 0;
     s->ticks = 0;
+    if (s->algorithm != SEARCH_NEGAMAX) { /* player 0's value, from the full window */
+        double value = s->algorithm == SEARCH_ALPHABETA
+                           ? S_NAME(alphabeta)(s, r, p, depth, -INFINITY, INFINITY, 0)
+                           : S_NAME(minimax)(s, r, p, depth, 0);
+        if (s->aborted) return -1;
+        *score = p->S_TO_MOVE ? -value : value;
+        return 0;
+    }
     if (!s->exact && s->nscores >= 2 && fabs(s->scores[1]) < SEARCH_MATE_BOUND) {
         double change = fabs(s->scores[1] - s->scores[0]), width = change > 1.0 ? change : 1.0;
         low = s->scores[1] - width;

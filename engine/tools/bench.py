@@ -82,8 +82,8 @@ class SpeedRow:
     backend: str
     """Where the game's rules ran: `python` or `native`."""
     search: str
-    """Where the search ran: `native` where the core has this game's search for the algorithm
-    and the default evaluation (docs/engine.md, Native core), else `python`."""
+    """Where the search ran: `native` wherever the game's rules are native (every algorithm and
+    evaluation; docs/engine.md, Native core), else `python`."""
     algorithm: str
     positions: int
     generated: int
