@@ -140,7 +140,8 @@ def test_analyse_on_the_python_backend_says_it_runs_one_thread() -> None:
 
 
 @native_only
-def test_analyse_bench_and_match_take_threads() -> None:
+def test_analyse_bench_and_match_take_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UBAO_BACKEND", "native")  # CI runs the suite again on the Python one
     out, err = run("analyse", "kalah", "--depth", "8", "--threads", "2", "--json")
     assert json.loads(out)["stats"]["threads"] == 2 and not err
     out, _ = run(
