@@ -120,6 +120,10 @@ class Cluster:
         self._out: list[tuple[str, bytes]] = []
         """Messages to publish (channel, body), in order, at the next commit."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._running = False
+        """Ends the background loops: a flag each checks at least every second, since redis-py
+        may swallow a cancellation that comes in the middle of a command (then a stopping node
+        would wait for its loops for ever)."""
         self._pubsub: redis.asyncio.client.PubSub | None = None
         self.takeovers = 0
         """Games this node took over from a stopped one."""
@@ -150,6 +154,7 @@ class Cluster:
         await self.aio.set(node_key(self.node), "1", px=LEASE_MS)
         self._pubsub = self.aio.pubsub()
         await self._pubsub.subscribe(inbox(self.node), LOBBY_CHANNEL)
+        self._running = True
         self._tasks = [
             asyncio.create_task(self._listen(self._pubsub)),
             asyncio.create_task(self._every(RENEW_MS, self._renew_all)),
@@ -160,9 +165,10 @@ class Cluster:
     async def stop(self) -> None:
         """Leave: tell other nodes' clients to come back elsewhere, give up every lease (the
         games are saved: other nodes take them over at once), stop the heartbeat."""
+        self._running = False
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.wait(self._tasks, timeout=2 * RENEW_MS / 1000)
         for origin, conn in list(self.proxies):
             self._publish(inbox(origin), ["close", conn, SERVICE_RESTART, "service restart"])
         with contextlib.suppress(redis.RedisError):
@@ -366,7 +372,7 @@ class Cluster:
 
     async def _every(self, period_ms: int, work: Callable[[], Awaitable[None]]) -> None:
         """Run `work` every `period_ms`, whatever goes wrong in one round (Redis restarting)."""
-        while True:
+        while self._running:
             try:
                 await work()
             except (redis.RedisError, StoreError) as exc:
@@ -379,7 +385,7 @@ class Cluster:
 
     async def _listen(self, pubsub: redis.asyncio.client.PubSub) -> None:
         """Handle what other nodes send this one, in order."""
-        while True:
+        while self._running:
             try:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except redis.RedisError as exc:
