@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import dataclasses
 import re
+import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -42,6 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
 TAKEOVER_BOUND_S = 15.0
 """Generous: the takeover takes a few seconds (docs/benchmarks.md has the figure)."""
+STOP_BOUND_S = 15.0
+"""Generous too: a node stops in about a second (docs/server.md promises a few)."""
 
 pytestmark = needs_redis
 
@@ -344,3 +347,25 @@ def test_a_node_that_lost_a_game_can_never_write_it_again(
     b.commit()
     assert b.lost == set()  # b's lease lapsed, but the game is still its tenure's
     client.close()
+
+
+async def test_sigterm_stops_every_node_in_bounded_time_with_clients_connected(
+    redis_server: RedisServer,  # noqa: F811
+) -> None:
+    """A node leaves the cluster within seconds on SIGTERM, whoever is connected and whatever
+    its background loops are doing with Redis (a swallowed cancellation once hung a node)."""
+    async with (
+        nodes(redis_server, 2) as (a, b),
+        Client.connected(a.port, "host") as host,
+        Client.connected(b.port, "fan", "spectator") as fan,
+    ):
+        game_id = await create(host, game="kalah", options=SMALL_KALAH)
+        async with Client.connected(b.port, "bob") as bob:
+            tokens = [await join(host, game_id, 0), await join(bob, game_id, 1)]
+            await fan.ok(Watch(id=0, game_id=game_id))
+            await play_moves([host, bob], game_id, tokens, [], count=2)
+            for node in (a, b):
+                node.process.send_signal(signal.SIGTERM)
+            for node in (a, b):
+                code = await asyncio.wait_for(node.process.wait(), STOP_BOUND_S)
+                assert code == 0
