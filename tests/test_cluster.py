@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import re
 import signal
 import sys
 import time
@@ -17,7 +16,8 @@ from pathlib import Path
 
 import redis
 from test_redis_support import RedisServer, needs_redis, redis_server  # noqa: F401
-from test_server_e2e import create, join
+from test_server_e2e import autoplay, create, join
+from test_server_restart import server_process
 from test_server_support import SMALL_KALAH, TIMEOUT, Client
 from websockets.exceptions import ConnectionClosed
 
@@ -39,8 +39,6 @@ from ubao.protocol import (
 from ubao.server.redis_store import RedisStore, lease_key
 from ubao.server.room import Bounds, Room
 
-ROOT = Path(__file__).resolve().parent.parent
-LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
 TAKEOVER_BOUND_S = 15.0
 """Generous: the takeover takes a few seconds (docs/benchmarks.md has the figure)."""
 STOP_BOUND_S = 15.0
@@ -58,63 +56,18 @@ class Node:
 @contextlib.asynccontextmanager
 async def nodes(redis: RedisServer, count: int) -> AsyncIterator[list[Node]]:
     """`count` nodes `python -m ubao.server --redis`, each on a free port; killed at the end."""
-    started: list[Node] = []
-    drains: list[asyncio.Task[bytes]] = []
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        started = []
         for number in range(count):
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "ubao.server",
-                "--port",
-                "0",
-                "--redis",
-                redis.url,
-                "--node-id",
-                f"n{number}",
-                cwd=ROOT,
-                stderr=asyncio.subprocess.PIPE,
-            )
-            assert process.stderr is not None
-            log: list[str] = []
-            port = None
-            while port is None:
-                line = (await asyncio.wait_for(process.stderr.readline(), TIMEOUT)).decode()
-                assert line, f"the node exited: {''.join(log)}"
-                log.append(line)
-                match = LISTENING.search(line)
-                port = int(match.group(1)) if match else None
-            drains.append(asyncio.create_task(process.stderr.read()))
+            flags = ("--redis", redis.url, "--node-id", f"n{number}")
+            db = redis.folder / f"n{number}.sqlite3"  # not used: the games are in Redis
+            process, port = await stack.enter_async_context(server_process(db, *flags))
             started.append(Node(process, port))
         yield started
-    finally:
-        for node in started:
-            if node.process.returncode is None:
-                node.process.kill()
-            await node.process.wait()
-        await asyncio.gather(*drains, return_exceptions=True)
 
 
 def versions(events: list[Event]) -> list[int]:
     return [event.v for event in events if not isinstance(event, Snapshot)]
-
-
-async def play_to_end(client: Client, game_id: str, token: str, acked: list[str]) -> Over:
-    """Play the first legal move whenever offered until the game ends; `acked` gets every
-    move the server said `ok` to."""
-    ply = 0
-    while True:
-        event = await client.event()
-        if isinstance(event, Snapshot):
-            ply = event.ply
-        elif isinstance(event, Moved):
-            ply = event.ply + 1
-        elif isinstance(event, Over):
-            return event
-        legal = getattr(event, "legal", None)
-        if legal:
-            await client.ok(Move(id=0, game_id=game_id, token=token, ply=ply, move=legal[0]))
-            acked.append(legal[0])
 
 
 async def watch_all(client: Client, game_id: str) -> list[Event]:
@@ -146,8 +99,8 @@ async def test_players_and_spectators_on_different_nodes_see_one_game_in_order(
         watched = asyncio.gather(watch_all(fan_a, game_id), live(fan_b))
         over = await asyncio.wait_for(
             asyncio.gather(
-                play_to_end(ada, game_id, ada_token, ada_moves),
-                play_to_end(bob, game_id, bob_token, bob_moves),
+                autoplay(ada, game_id, ada_token, [], ada_moves),
+                autoplay(bob, game_id, bob_token, [], bob_moves),
             ),
             TIMEOUT,
         )
@@ -315,7 +268,7 @@ async def test_a_bot_seat_is_answered_by_an_engine_worker(
                 seats = (SeatSpec.open(), SeatSpec.bot(1))
                 game_id = await create(ada, *seats, game="kalah", options=SMALL_KALAH)
                 token = await join(ada, game_id, 0)
-                over = asyncio.create_task(play_to_end(ada, game_id, token, []))
+                over = asyncio.create_task(autoplay(ada, game_id, token, []))
                 seen = await asyncio.wait_for(watch_all(fan, game_id), TIMEOUT)
                 assert (await asyncio.wait_for(over, TIMEOUT)) == seen[-1]
                 assert any(isinstance(e, Moved) and e.seat == 1 for e in seen)

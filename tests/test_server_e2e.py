@@ -67,8 +67,11 @@ async def join(client: Client, game_id: str, seat: int | None = None) -> str:
     return ok.token
 
 
-async def autoplay(client: Client, game_id: str, token: str, seen: list[Event]) -> Over:
-    """Play the first legal move whenever the server offers legal moves, until the game ends."""
+async def autoplay(
+    client: Client, game_id: str, token: str, seen: list[Event], acked: list[str] | None = None
+) -> Over:
+    """Play the first legal move whenever the server offers legal moves, until the game ends;
+    `acked` gets every move the server said `ok` to."""
     ply = 0
     while True:
         event = await client.event()
@@ -82,6 +85,8 @@ async def autoplay(client: Client, game_id: str, token: str, seen: list[Event]) 
         legal = getattr(event, "legal", None)
         if legal:
             await client.ok(Move(id=0, game_id=game_id, token=token, ply=ply, move=legal[0]))
+            if acked is not None:
+                acked.append(legal[0])
 
 
 async def watch_to_end(client: Client, game_id: str) -> list[Event]:

@@ -874,17 +874,6 @@ static PyTypeObject BaoType = {
     .tp_methods = Bao_methods,
 };
 
-/* Adds the Bao type to the module; -1 with an exception set on failure. */
-static int bao_add(PyObject *module) {
-    if (PyType_Ready(&BaoType) < 0) return -1;
-    Py_INCREF(&BaoType);
-    if (PyModule_AddObject(module, "Bao", (PyObject *)&BaoType) < 0) {
-        Py_DECREF(&BaoType);
-        return -1;
-    }
-    return 0;
-}
-
 /* == end of Bao =============================================================================== */
 
 /* -- the search ------------------------------------------------------------------------------ */
@@ -1455,17 +1444,6 @@ static PyTypeObject SolverType = {
     .tp_methods = Solver_methods,
 };
 
-/* Adds the Solver type to the module; -1 with an exception set on failure. */
-static int solver_add(PyObject *module) {
-    if (PyType_Ready(&SolverType) < 0) return -1;
-    Py_INCREF(&SolverType);
-    if (PyModule_AddObject(module, "Solver", (PyObject *)&SolverType) < 0) {
-        Py_DECREF(&SolverType);
-        return -1;
-    }
-    return 0;
-}
-
 /* == end of the solver ========================================================================= */
 
 /* -- the module ------------------------------------------------------------------------------ */
@@ -1478,34 +1456,23 @@ static struct PyModuleDef native_module = {
     .m_size = -1,
 };
 
+/* Readies `type` and adds it to `module` as `name`; -1 with an exception set on failure. */
+static int add_type(PyObject *module, const char *name, PyTypeObject *type) {
+    if (PyType_Ready(type) < 0) return -1;
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&ManType) < 0 || PyType_Ready(&OthType) < 0 || PyType_Ready(&SearchType) < 0)
-        return NULL;
     PyObject *module = PyModule_Create(&native_module);
     if (!module) return NULL;
-    Py_INCREF(&ManType);
-    if (PyModule_AddObject(module, "Mancala", (PyObject *)&ManType) < 0) {
-        Py_DECREF(&ManType);
-        Py_DECREF(module);
-        return NULL;
-    }
-    Py_INCREF(&OthType);
-    if (PyModule_AddObject(module, "Othello", (PyObject *)&OthType) < 0) {
-        Py_DECREF(&OthType);
-        Py_DECREF(module);
-        return NULL;
-    }
-    Py_INCREF(&SearchType);
-    if (PyModule_AddObject(module, "Search", (PyObject *)&SearchType) < 0) {
-        Py_DECREF(&SearchType);
-        Py_DECREF(module);
-        return NULL;
-    }
-    if (bao_add(module) < 0) { /* Bao's block */
-        Py_DECREF(module);
-        return NULL;
-    }
-    if (solver_add(module) < 0) { /* the solver's block */
+    if (add_type(module, "Mancala", &ManType) < 0 || add_type(module, "Othello", &OthType) < 0 ||
+        add_type(module, "Search", &SearchType) < 0 || add_type(module, "Bao", &BaoType) < 0 ||
+        add_type(module, "Solver", &SolverType) < 0) {
         Py_DECREF(module);
         return NULL;
     }
