@@ -157,7 +157,7 @@ def test_a_solve_too_big_to_finish_says_it_is_still_at_work() -> None:
     """8x8 Othello from the start: no probe ends soon, so a line every few seconds says that
     the solver runs, how fast, and how to stop it."""
     solving = subprocess.Popen(
-        [str(ENGINE), "solve", "othello", "--progress"],
+        [str(ENGINE), "solve", "othello", "--progress", "always"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

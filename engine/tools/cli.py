@@ -301,12 +301,17 @@ def command_analyse(args: argparse.Namespace) -> None:
     emit(args, data, "\n".join(lines))
 
 
+def progress_wanted(args: argparse.Namespace) -> bool:
+    """`--progress`: on a terminal (`auto`), or `always`."""
+    return bool(args.progress == "always" or sys.stderr.isatty())
+
+
 def command_solve(args: argparse.Namespace) -> None:
     game, position = game_and_position(args)
     if args.db and not isinstance(game, Mancala):
         raise CommandError("--db: endgame databases exist for the mancala games only")
     seeds = endgame_seeds(game, args.db)
-    progress = args.progress or sys.stderr.isatty()
+    progress = progress_wanted(args)
     try:
         endgame = open_endgame(game, seeds) if isinstance(game, Mancala) and seeds else None
         solver = Solver(game, hash_mb=args.hash, endgame=endgame)
@@ -387,7 +392,7 @@ def parse_cells(text: str) -> list[tuple[int, int]]:
 
 
 def command_bench(args: argparse.Namespace) -> None:
-    progress = sys.stderr if args.progress == "always" or sys.stderr.isatty() else None
+    progress = sys.stderr if progress_wanted(args) else None
     header: str
     if args.svg and (args.speed or args.solve):
         raise CommandError("--svg draws the games bench; it has no chart for --speed or --solve")
@@ -531,7 +536,7 @@ def command_match(args: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
     if args.games < 1:
         raise CommandError("--games must be 1 or more")
-    progress = sys.stderr if args.progress == "always" or sys.stderr.isatty() else None
+    progress = sys.stderr if progress_wanted(args) else None
     report = match.run_match(
         game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
     )
@@ -606,9 +611,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_endgame_argument(solve, auto=True)
     solve.add_argument(
         "--progress",
-        action="store_true",
-        help="progress lines on stderr even when it is not a terminal (every MTD(f) probe, "
-        f"and every {PROGRESS_EVERY_S:g} s)",
+        choices=("auto", "always"),
+        default="auto",
+        help="progress lines on stderr (every MTD(f) probe, and every "
+        f"{PROGRESS_EVERY_S:g} s): on a terminal only (auto) or always",
     )
     solve.set_defaults(handler=command_solve)
 
