@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import getpass
 import json
 import logging
 import os
 import shlex
+import shutil
 import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
@@ -29,18 +31,22 @@ from ubao.client.connection import (
     request_once,
 )
 from ubao.client.export import record_of, replay_of
-from ubao.client.record import RecordError, format_record, parse_record, printable
+from ubao.client.lobby import lobby_table
+from ubao.client.record import RecordError, format_record, parse_record
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
 from ubao.protocol import (
+    DEFAULT_PAGE,
     MAX_PACE_MS,
+    MAX_PAGE,
     ClockSpec,
     Create,
+    ErrorCode,
     GameSummary,
     ListGames,
+    LobbyFilter,
     ProtocolError,
-    SeatInfo,
     SeatSpec,
 )
 
@@ -50,6 +56,8 @@ if TYPE_CHECKING:
 
 PACE_SECONDS = 1.0
 """`watch --new`: the default least time between two bot moves, about what a viewer follows."""
+MAX_LOBBY_PAGES = 1000
+"""`ubao games --all` stops after this many pages (100 000 games), whatever the server says."""
 
 
 class UsageError(Exception):
@@ -80,17 +88,16 @@ def parse_options(text: str) -> dict[str, Any]:
     return options
 
 
-def creation(
-    args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec], pace_ms: int | None = None
-) -> Create:
-    """The `create` command for `--new GAME`, with the options checked by the local rules;
-    `pace_ms` is the least time between two moves of server bots."""
+def creation(args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec]) -> Create:
+    """The `create` command for `--new GAME`, with the options checked by the local rules and
+    `--pace`, the least time between two moves of server bots."""
     options = parse_options(args.options)
     try:
         make_game(args.new, options)
     except GameError as error:
         raise UsageError(str(error)) from None
     clock = parse_clock(args.clock) if args.clock else None
+    pace_ms = None if args.pace is None else round(args.pace * 1000)
     return Create(id=0, game=args.new, options=options, seats=seats, clock=clock, pace_ms=pace_ms)
 
 
@@ -129,7 +136,7 @@ def watch_creation(args: argparse.Namespace) -> Create:
             "watch --new needs two bots, South's first: each --bot DEPTH (a server bot) "
             "or --vs-external-bot [DEPTH] (a bot client, e.g. ubao bot --serve)"
         )
-    return creation(args, (args.seats[0], args.seats[1]), round(args.pace * 1000))
+    return creation(args, (args.seats[0], args.seats[1]))
 
 
 async def show_live(
@@ -173,6 +180,8 @@ def report_end(live: LiveGame) -> int:
     (the server could not be reached or refused; or the user left while still trying)."""
     if not live.state.started:
         reason = live.error or f"left before the game was reached ({live.app.connection})"
+        if live.refusal == ErrorCode.SEAT_TAKEN and live.game_id is not None:
+            reason += f"; to watch it: {watch_command(live.game_id, live.url)}"
         print(f"ubao: {reason}", file=sys.stderr)
         return 1
     if live.game_id and not live.state.over and not live.watch:
@@ -193,69 +202,99 @@ def return_command(game_id: str, name: str, server: str) -> str:
     return shlex.join(words)
 
 
+def watch_command(game_id: str, server: str) -> str:
+    """The command that watches a game, as a shell reads it (an id that begins with `-`
+    after `--`)."""
+    words = ["ubao", "watch"]
+    if server != default_server():
+        words.append(f"--server={server}")
+    return shlex.join([*words, *(["--"] if game_id.startswith("-") else []), game_id])
+
+
 def default_server() -> str:
     return os.environ.get("UBAO_SERVER", DEFAULT_SERVER)
 
 
-def away(seat: SeatInfo, summary: GameSummary) -> bool:
-    """A player who left a game that still goes on (nobody is expected at a finished one)."""
-    return summary.status != "over" and seat.name is not None and not seat.connected
+def output_width() -> int | None:
+    """The columns a printed table may take: the terminal's (or `$COLUMNS`); None for a pipe
+    or a file, which get whole rows."""
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
 
 
-def status(summary: GameSummary) -> str:
-    """`waiting`, `playing`, or for a finished game who won and the score, the winner's first
-    (`over: alice won 30-18`, `over: draw 24-24`)."""
-    result = summary.result
-    if summary.status != "over" or result is None:
-        return summary.status
-    first = result.winner or 0
-    score = f" {result.score[first]}-{result.score[1 - first]}" if result.score else ""
-    if result.winner is None:
-        return f"over: draw{score}"
-    winner = summary.seats[result.winner].name or "open seat"
-    return f"over: {winner} won{score}"
+def lobby_query(args: argparse.Namespace) -> ListGames:
+    """The `games` command for `ubao games`' options (the page size is set per request)."""
+    return ListGames(id=0, filter=args.filter, player=args.player, cursor=args.cursor)
 
 
-def lobby_table(games: Sequence[GameSummary]) -> str:
-    """The lobby as a table: game id, game, options, status, seats, ply. A free seat is
-    `(open)`, or `(bot wanted)` when it asks for a bot client. What the server sent is shown
-    escaped, as in records: the names are other people's."""
-    rows: list[tuple[str, ...]] = [("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")]
-    for summary in games:
-        seats = " vs ".join(
-            (seat.name or ("(bot wanted)" if seat.wants_bot else "(open)"))
-            + (f" ({seat.client} client)" if seat.client else "")
-            + (" (away)" if away(seat, summary) else "")
-            for seat in summary.seats
-        )
-        options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
-        row = (summary.game_id, summary.game, options, status(summary), seats, str(summary.ply))
-        rows.append(tuple(printable(cell) for cell in row))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
-        + "  "
-        + row[-1]
-        for row in rows
+async def lobby_pages(
+    args: argparse.Namespace, query: ListGames, count: int | None
+) -> tuple[list[GameSummary], str | None]:
+    """`count` games of the lobby from `query` on (all of them with None; fewer if there are
+    not so many), following the server's cursors; and the cursor of the games after them, if
+    more follow."""
+    games: list[GameSummary] = []
+    cursor = query.cursor
+    for _ in range(MAX_LOBBY_PAGES):
+        want = MAX_PAGE if count is None else min(count - len(games), MAX_PAGE)
+        page = dataclasses.replace(query, limit=want, cursor=cursor)
+        ok = await request_once(args.server, args.name, "spectator", page)
+        games += ok.games or ()
+        cursor = ok.cursor
+        if cursor is None or not ok.games or (count is not None and len(games) >= count):
+            break
+    return games, cursor
+
+
+def more_games(args: argparse.Namespace, shown: int, cursor: str) -> str:
+    """The lines under a lobby cut short: that more games follow, and the commands that show
+    them all, or the next page."""
+    words = ["ubao", "games"]
+    for option in ("filter", "player"):
+        if getattr(args, option) is not None:
+            words.append(f"--{option}={getattr(args, option)}")
+    if args.server != default_server():
+        words.append(f"--server={args.server}")
+    page = [f"--limit={args.limit}"] if args.limit != DEFAULT_PAGE else []
+    plural = "s" if shown > 1 else ""
+    return (
+        f"{shown} game{plural} shown, more follow; all of them: {shlex.join([*words, '--all'])}\n"
+        f"the next {args.limit}: {shlex.join([*words, *page, f'--cursor={cursor}'])}"
     )
 
 
 async def command_games(args: argparse.Namespace) -> int:
-    ok = await request_once(args.server, args.name, "spectator", ListGames(id=0))
-    games = ok.games or ()
-    print(lobby_table(games) if games else "no games on the server")
+    games, cursor = await lobby_pages(args, lobby_query(args), None if args.all else args.limit)
+    if not games:
+        print(
+            "no games" + (" of that kind" if args.filter or args.player else "") + " on the server"
+        )
+        return 0
+    print(lobby_table(games, output_width()))
+    if cursor is not None:
+        print(more_games(args, len(games), cursor))
     return 0
 
 
 async def command_bot(args: argparse.Namespace) -> int:
     settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm, args.threads)
     budget = Budget(args.message_burst, args.message_rate)
+    pace = args.pace or 0.0
     if args.serve:
-        await serve(args.server, args.name, settings, max_games=args.max_games, budget=budget)
+        await serve(
+            args.server, args.name, settings, max_games=args.max_games, budget=budget, pace=pace
+        )
         return 0
     if args.join:
         bot = BotGame(
-            args.server, args.name, settings, game_id=args.join, seat=args.seat, budget=budget
+            args.server,
+            args.name,
+            settings,
+            game_id=args.join,
+            seat=args.seat,
+            budget=budget,
+            pace=pace,
         )
     else:
         create = creation(args, opponent_seats(args))
@@ -264,7 +303,13 @@ async def command_bot(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
         bot = BotGame(
-            args.server, args.name, settings, create=create, seat=args.seat or 0, budget=budget
+            args.server,
+            args.name,
+            settings,
+            create=create,
+            seat=args.seat or 0,
+            budget=budget,
+            pace=pace,
         )
     await bot.run()  # it logs every move and how the game ended
     if bot.error:
@@ -317,7 +362,21 @@ def _add_connection(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_new_game(parser: argparse.ArgumentParser, bots: bool) -> None:
+def _add_new_game(
+    parser: argparse.ArgumentParser, bots: bool, pace: float | None = None, pace_help: str = ""
+) -> None:
+    """The options of a game to create (`--new`): `bots` adds the other seat's bot, `pace`
+    is `--pace`'s default."""
+    parser.add_argument(
+        "--pace",
+        type=_pace,
+        default=pace,
+        metavar="SECONDS",
+        help="with --new: the least time between two moves of server bots, so that the game "
+        f"can be followed{pace_help} (default "
+        + ("none" if pace is None else f"{pace:g}")
+        + "; 0: as fast as they play)",
+    )
     parser.add_argument(
         "--options",
         default="{}",
@@ -426,8 +485,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ubao {metadata.version('ubao')}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    games = commands.add_parser("games", help="list the server's games")
+    games = commands.add_parser(
+        "games",
+        help="list the server's games",
+        description="List the server's games, open ones first, then live, then finished "
+        f"(the first {DEFAULT_PAGE} unless told otherwise; a last line says when more follow).",
+    )
     _add_connection(games)
+    games.add_argument(
+        "--filter",
+        choices=get_args(LobbyFilter),
+        help="only games waiting for a player (open), being played (live), or over (finished)",
+    )
+    games.add_argument("--player", metavar="NAME", help="only games with a seat of this name")
+    count = games.add_mutually_exclusive_group()
+    count.add_argument(
+        "--limit",
+        type=_positive,
+        default=DEFAULT_PAGE,
+        metavar="N",
+        help="at most N games (default %(default)s)",
+    )
+    count.add_argument("--all", action="store_true", help="every game, however many")
+    games.add_argument(
+        "--cursor",
+        help="the games after those of an earlier listing (the command its last line gives)",
+    )
     games.set_defaults(handler=command_games)
 
     play = commands.add_parser(
@@ -474,15 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a seat for a bot client (ubao bot --serve), wished to search DEPTH plies if given",
         **_external_bot_options(),
     )
-    _add_new_game(watch, bots=False)
-    watch.add_argument(
-        "--pace",
-        type=_pace,
-        default=PACE_SECONDS,
-        metavar="SECONDS",
-        help="with --new: the least time between two moves of server bots, so that the game "
-        f"can be followed (default {PACE_SECONDS:g}; 0: as fast as they play)",
-    )
+    _add_new_game(watch, bots=False, pace=PACE_SECONDS)
     _add_speed(watch)
     watch.set_defaults(handler=command_watch)
 
@@ -550,7 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="commands per second after the burst (default %(default)g: three quarters of a "
         "default server's --message-rate)",
     )
-    _add_new_game(bot, bots=True)
+    _add_new_game(bot, bots=True, pace_help="; this bot keeps the same pace")
     bot.set_defaults(handler=command_bot)
 
     export = commands.add_parser("export", help="write a game's record (PGN-like)")

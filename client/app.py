@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import re
 import textwrap
 import time
@@ -64,7 +65,7 @@ from ubao.client.connection import Disconnected, ServerError
 from ubao.client.entry import Ask, Entry, Reject, Send, hole_entry, resolve
 from ubao.client.lag import format_lag
 from ubao.client.render import STYLE, render_board
-from ubao.client.state import Applied, GameState, describe_result
+from ubao.client.state import Applied, GameState, called_off, describe_result
 from ubao.engine.game import Game
 from ubao.engine.games import GAMES
 from ubao.protocol import (
@@ -99,12 +100,15 @@ def player_keys(cells: str) -> tuple[str, ...]:
         "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
         "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
         " answers y or n, a server bot at once",
-        "y/n: accept or decline the opponent's takeback request",
+        "y/n: accept or decline the opponent's takeback request, even with a move half typed",
         "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
         "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
         " seats swapped (y/n answer the opponent's offer), q leaves",
     )
 
+
+COMMANDS = ("resign", "takeback", "rematch", "quit", "exit")
+"""The words the input line takes besides moves and answers."""
 
 SPECTATOR_KEYS = (
     "left/right: step back and forth through the moves; Home: the start; End: back to live",
@@ -433,10 +437,15 @@ class GameApp:
         return text + render_board(view, self.viewer, marks, self.state.names())
 
     def _title(self) -> str:
+        """The game, and the ply the board shows: the one looked back at, the move being
+        animated (the game goes on meanwhile: it is said when the board has caught up), or
+        the game's."""
         state = self.state
         if self.browsing is not None:
             return f"{state.game_name} {state.game_id}  move {self.browsing} of {state.ply}"
-        title = f"{state.game_name} {state.game_id}  ply {state.ply}  {state.status}"
+        frame = self.animation.frame
+        ply, status = (state.ply, state.status) if frame is None else (frame.ply + 1, "playing")
+        title = f"{state.game_name} {state.game_id}  ply {ply}  {status}"
         return title + ("  (watching)" if self.seat is None else "")
 
     @property
@@ -448,22 +457,25 @@ class GameApp:
         """Who is to move, in words, always on screen; the result once the game is over and
         its last move has been shown (it is the line nothing overwrites)."""
         state = self.state
-        if not state.started:
-            return ("", "")
+        if not state.started or (not self.settled and self.browsing is None):
+            return ("", "")  # the move being animated says who moves: that is what is shown
         if state.over:
-            if not self.settled:
-                return ("", "")
             assert state.result is not None
+            if called_off(state.result):
+                return ("class:status.turn", self._result_text())
             return ("class:status.turn", "Game over: " + self._result_text())
         if state.status == "waiting":
             if any(seat.wants_bot and seat.name is None for seat in state.seats):
                 return ("", "waiting for a bot client: start one with ubao bot --serve --depth N")
             return ("", "waiting for a player to join")
-        side = self.side_name(state.to_move)
-        name = state.names()[state.to_move] or "open seat"
         if state.to_move == self.seat:
-            return ("class:status.turn", f"Your move ({side})")
-        return ("", f"{side} ({name}) to move")
+            return ("class:status.turn", f"Your move ({self.side_name(state.to_move)})")
+        return ("", f"{self.who(state.to_move)}, to move")
+
+    def who(self, side: int) -> str:
+        """A side and who plays it, as the status line names them: "North, bob" (a side's
+        label may have parentheses of its own: "White (O), bob")."""
+        return f"{self.side_name(side)}, {self.state.names()[side] or 'open seat'}"
 
     def _result_text(self) -> str:
         assert self.state.result is not None
@@ -557,10 +569,12 @@ class GameApp:
         return [shown, ("", "  ")]
 
     def shown_to_move(self) -> int | None:
-        """The side to move on the board shown: in the position looked back at, if any;
-        nobody once the game is over."""
+        """The side to move on the board shown: in the position looked back at, if any; the
+        mover of the move being animated; nobody once the game is over."""
         if self.browsing is not None:
             return self.state.view_at(self.browsing).to_move
+        if self.animation.frame is not None:
+            return self.animation.frame.mover
         return None if self.state.over else self.state.to_move
 
     def _panel_rows(self) -> int | None:
@@ -582,10 +596,13 @@ class GameApp:
             return ("class:status.error", "reconnecting" if side == self.seat else "not known")
         if seat.connected:
             return ("", "bot client, connected" if seat.client == "bot" else "connected")
+        if self.state.over:
+            return ("", "left")
         if side in self.state.away_until:
+            # Short, to fit beside a clock in the narrowest panel: the seat is held so long.
             held = max(self.state.away_until[side] - now, 0.0)
-            return ("class:status.error", f"disconnected, seat held {held:.0f} s")
-        return ("class:status.error", "disconnected")
+            return ("class:status.error", f"away, {held:.0f} s to return")
+        return ("class:status.error", "away")
 
     def _moves_text(self) -> StyleAndTextTuples:
         if not self.state.started:
@@ -836,9 +853,6 @@ class GameApp:
             lambda: not self.buffer.text and self.my_turn and self.question is None
         )
         confirming = Condition(lambda: self.confirming_resign)
-        answering = Condition(
-            lambda: self.answering_takeback and not self.confirming_resign and not self.buffer.text
-        )
         over = Condition(lambda: self.state.over)
 
         @keys.add("c-q")
@@ -881,31 +895,19 @@ class GameApp:
         def _no(event: KeyPressEvent) -> None:
             self.confirm_resign(False)
 
-        rematching = Condition(lambda: self.answering_rematch and not self.buffer.text)
-
         @keys.add("r", filter=over & ~watching & Condition(lambda: not self.buffer.text))
         def _rematch(event: KeyPressEvent) -> None:
             self.offer_rematch()
-
-        @keys.add("y", filter=rematching)
-        def _rematch_yes(event: KeyPressEvent) -> None:
-            self.answer_rematch(True)
-
-        @keys.add("n", filter=rematching)
-        def _rematch_no(event: KeyPressEvent) -> None:
-            self.answer_rematch(False)
 
         @keys.add("c-t", filter=~over)
         def _takeback(event: KeyPressEvent) -> None:
             self.ask_takeback()
 
-        @keys.add("y", filter=answering)
-        def _accept(event: KeyPressEvent) -> None:
-            self.answer_takeback(True)
+        for letter, accept in (("y", True), ("n", False)):
 
-        @keys.add("n", filter=answering)
-        def _decline(event: KeyPressEvent) -> None:
-            self.answer_takeback(False)
+            @keys.add(letter, filter=Condition(functools.partial(self.answers, letter)))
+            def _answer(event: KeyPressEvent, accept: bool = accept) -> None:
+                self.answer(accept)
 
         browsable = Condition(
             lambda: (
@@ -995,8 +997,11 @@ class GameApp:
 
     @property
     def shown_ply(self) -> int:
-        """How many moves the board shows played."""
-        return len(self.state.history) if self.browsing is None else self.browsing
+        """How many moves the board shows played (the move being animated among them)."""
+        if self.browsing is not None:
+            return self.browsing
+        frame = self.animation.frame
+        return len(self.state.history) if frame is None else frame.ply + 1
 
     def browse(self, ply: int | None) -> None:
         """Look at the board after `ply` moves; None, or the last ply, follows the game."""
@@ -1096,6 +1101,22 @@ class GameApp:
         self.buffer.reset()
         self.say(f"rematch: game {state.game_id}")
 
+    def answers(self, letter: str) -> bool:
+        """`y` or `n` answers the opponent's takeback request or rematch offer, whatever is
+        typed, unless it goes on with a move or a command being typed (`resign`)."""
+        if not (self.answering_takeback or self.answering_rematch) or self.confirming_resign:
+            return False
+        typed = self.buffer.text.strip().lower()
+        words = [*self._choices(), *COMMANDS]
+        return not typed or not any(word.lower().startswith(typed + letter) for word in words)
+
+    def answer(self, accept: bool) -> None:
+        """`y` or `n` to the question pending: the takeback request, or the rematch offer."""
+        if self.answering_takeback:
+            self.answer_takeback(accept)
+        else:
+            self.answer_rematch(accept)
+
     @property
     def answering_takeback(self) -> bool:
         """The opponent's takeback request waits for this player's answer."""
@@ -1170,7 +1191,12 @@ class GameApp:
                 self.say("the game is over: r offers a rematch, q leaves", "class:status.error")
             return
         if not self.my_turn:
-            self.say("it is not your turn" if not self.sending else "wait: a move is on its way")
+            if self.sending:
+                self.say("wait: a move is on its way")
+            elif self.state.status == "waiting":
+                self.say("the opponent has not joined yet")
+            else:
+                self.say("it is not your turn")
             return
         state = self.state
         entry: Entry
@@ -1318,23 +1344,27 @@ class GameApp:
         self.start_animation()
 
     def _seat_changed(self, event: SeatEvent) -> None:
-        side = self.side_name(event.seat)
         if event.name is None:
-            self.say(f"{side}'s seat is free again")
+            self.say(f"{self.side_name(event.seat)}'s seat is free again")
         elif event.connected:
-            self.say(f"{side} ({event.name}) is here")
+            self.say(f"{self.who(event.seat)}, is here")
+        elif self.state.over:
+            self.say(f"{self.who(event.seat)}, left")
         else:
-            held = f"; seat held {event.grace_ms / 1000:.0f} s" if event.grace_ms else ""
-            self.say(f"{side} ({event.name}) disconnected{held}", "class:status.error")
+            held = f"; {event.grace_ms / 1000:.0f} s to return" if event.grace_ms else ""
+            self.say(f"{self.who(event.seat)}, disconnected{held}", "class:status.error")
 
     def _takeback_changed(self, event: TakebackRequest, before: int) -> None:
         """A takeback asked, declined, or granted (the game was at ply `before`)."""
         mine = event.seat == self.seat
         side = self.side_name(event.seat)
         if event.state == "asked":
-            self.say(
-                "takeback asked; waiting for the answer" if mine else f"{side} asks for a takeback"
-            )
+            if mine:
+                self.say("takeback asked; waiting for the answer")
+            elif self.answering_takeback:
+                self.say("")  # the question line asks it, with how to answer
+            else:
+                self.say(f"{side} asks for a takeback")
         elif event.state == "declined":
             self.say("takeback declined", "class:status.error" if mine else "")
         else:
@@ -1362,7 +1392,7 @@ class GameApp:
             return
         if not self.application.is_running:
             return
-        self.animation.push(sowing_frames(last.before, last.steps, last.seat))
+        self.animation.push(sowing_frames(last.before, last.steps, last.seat, last.ply))
         if self._animation is None or self._animation.done():
             self._animation = self.application.create_background_task(self._animate())
 

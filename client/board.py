@@ -399,16 +399,18 @@ class Frame:
     hand: Hand
     mover: int
     """The side whose move this is."""
+    ply: int
+    """The move's ply in the game (0-based): what the screen says it shows meanwhile."""
 
 
-def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int) -> list[Frame]:
-    """The frames of a move's animation, one per step of `Game.sowing_path`."""
+def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int, ply: int = 0) -> list[Frame]:
+    """The frames of the animation of the move of `ply`, one per step of `Game.sowing_path`."""
     frames = []
     hand = Hand()
     for index, step in enumerate(steps):
         lifted = _sown_after(steps, index) if step.action == "lift" else None
         view, hand = view.apply_step(step, mover, hand, lifted)
-        frames.append(Frame(view, step, hand, mover))
+        frames.append(Frame(view, step, hand, mover, ply))
     return frames
 
 

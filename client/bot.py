@@ -52,6 +52,7 @@ from ubao.protocol import (
     Event,
     GameSummary,
     ListGames,
+    Moved,
     RematchOffer,
     Result,
     TakebackRequest,
@@ -133,9 +134,11 @@ def describe_search(info: BotInfo) -> str:
 
 
 def bot_name(name: str, settings: EngineSettings) -> str:
-    """The name a bot client plays under: the name given, and that it is a bot of such a depth
-    (as server bots are named), so that everyone's seat list says what sits there."""
-    return f"{name} (bot, depth {settings.depth})"
+    """The name a bot client plays under: the name given and its depth, as server bots are
+    named (`ubao-engine (depth 4)`); that it is a bot client the seat info's `client` says, so
+    the name need not. Its own name also keeps its seat tokens apart from those of a person of
+    the same name (the same login) in the same game."""
+    return f"{name} (depth {settings.depth})"
 
 
 class BotGame(SeatSession):
@@ -161,6 +164,7 @@ class BotGame(SeatSession):
         rematch: Callable[[], bool] | None = None,
         on_over: Callable[[], None] | None = None,
         rematch_wait: float = REMATCH_WAIT,
+        pace: float = 0.0,
     ) -> None:
         super().__init__(
             url,
@@ -181,6 +185,11 @@ class BotGame(SeatSession):
         self.rematch_wanted = rematch
         self.on_over = on_over
         self.rematch_wait = rematch_wait
+        self.pace = pace
+        """The least time, in seconds, from the previous move to this bot's (`--pace`), so
+        that people can follow a game between bots."""
+        self._moved_at = 0.0
+        """Monotonic time at which the last move arrived."""
         self.rematching = False
         """A rematch offer was accepted and the new game has not begun yet."""
         self._ended = False
@@ -231,7 +240,10 @@ class BotGame(SeatSession):
         self._consider()
 
     def on_event(self, event: Event) -> None:
-        applied = self.state.apply(event, time.monotonic())
+        now = time.monotonic()
+        applied = self.state.apply(event, now)
+        if applied is Applied.APPLIED and isinstance(event, Moved):
+            self._moved_at = now
         if applied is Applied.GAP:
             self._spawn(self.resync())
         elif self.state.over:
@@ -363,6 +375,7 @@ class BotGame(SeatSession):
             result = await asyncio.to_thread(
                 self.searcher.search, position, self.settings.depth, budget
             )
+            await asyncio.sleep(self._moved_at + self.pace - time.monotonic())
             went_on = state.ply != ply or state.position != position
             if went_on or state.over or state is not self.state:
                 return  # the game went on, or back, while the bot thought
@@ -413,6 +426,7 @@ async def serve(
     tokens: TokenStore | None = None,
     backoff: Backoff = DEFAULT_BACKOFF,
     budget: Budget = DEFAULT_BUDGET,
+    pace: float = 0.0,
 ) -> None:
     """Wait in the lobby forever, playing up to `max_games` games at a time.
 
@@ -503,6 +517,7 @@ async def serve(
                     budget=budget,
                     rematch=lambda: busy() < max_games,
                     on_over=changed.set,
+                    pace=pace,
                 )
                 task = asyncio.create_task(bot.run())
                 playing[summary.game_id] = bot, task

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ubao.client.board import view_of
 from ubao.engine.game import Game, GameError, IllegalMoveError
 
 SAFARI = "+"
@@ -75,7 +76,8 @@ def resolve(
     """
     entry = text.strip()
     if not entry:
-        return Reject("type a move (Tab lists them), or pick a hole with the arrow keys")
+        cell = view_of(game, position).cells.removesuffix("s")  # the game's word: pit, square
+        return Reject(f"type a move (Tab lists them), or pick a {cell} with the arrow keys")
     if not legal:
         return Reject("it is not your turn")
     try:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ubao.client.board import BoardView, view_of
 from ubao.client.record import Record, options_tag, result_token
+from ubao.client.state import CALLED_OFF, called_off
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import Result, SeatInfo, Snapshot
@@ -54,7 +55,9 @@ def record_of(snapshot: Snapshot) -> Record:
     if snapshot.clock is not None:
         tags["Clock"] = f"{snapshot.clock.initial_ms}+{snapshot.clock.increment_ms}"
     result = snapshot.result
-    tags["Result"] = result_token(result.winner if result else None, snapshot.status == "over")
+    # A game called off (aborted, ...) has no result, as in PGN's `*`; `Reason` says why.
+    finished = snapshot.status == "over" and not called_off(result)
+    tags["Result"] = result_token(result.winner if result else None, finished)
     if result is not None:
         tags["Reason"] = result.reason
         if result.score is not None:
@@ -85,10 +88,12 @@ def seat_of(record: Record, side: str) -> SeatInfo:
 
 
 def result_of(record: Record) -> Result | None:
-    """The result the record's tags give; None for a game not over (`*`)."""
+    """The result the record's tags give: None for a game not over (`*`), unless its `Reason`
+    says it was called off (aborted, ...)."""
     winner = {"1-0": 0, "0-1": 1}.get(record.result)
     if record.result == "*":
-        return None
+        reason = record.tags.get("Reason", "")
+        return Result(None, reason, None) if reason in CALLED_OFF else None
     points = record.tags.get("Score", "").split("-")
     score = None
     if len(points) == 2 and all(point.isdecimal() for point in points):

@@ -62,8 +62,9 @@ class ReplayApp:
 
     def _board_text(self) -> StyleAndTextTuples:
         view = self.replay.view(self.ply)
-        if self.ply == self.last_ply and self.record.result != "*":
-            view = dataclasses.replace(view, to_move=None)  # resigned, or lost on time
+        ended = result_of(self.record) is not None
+        if self.ply == self.last_ply and ended:
+            view = dataclasses.replace(view, to_move=None)  # resigned, lost on time, called off
         last: frozenset[str] = frozenset()
         if self.ply:
             hole = view.move_hole(self.record.moves[self.ply - 1], self.replay.movers[self.ply - 1])

@@ -83,6 +83,8 @@ class SeatSession:
         self.held: SeatToken | None = None
         self.error: str | None = None
         """Why the session ended for good, if it did."""
+        self.refusal: str | None = None
+        """The error code of the server's refusal to seat this client, if it refused."""
         self.state = GameState(game_id or "")
         self.session = Session(
             url,
@@ -162,6 +164,7 @@ class SeatSession:
             )
         except ServerError as error:
             if error.code != ErrorCode.GAME_OVER or not self.watch_finished:
+                self.refusal = error.code
                 raise
             self.watch = True
             await self._watch()

@@ -47,6 +47,8 @@ class LastMove:
     """The last move played, with what its animation needs."""
 
     seat: int
+    ply: int
+    """The move's ply (0-based)."""
     before: BoardView
     """The board before the move, where the animation starts."""
     steps: tuple[Step, ...]
@@ -220,7 +222,7 @@ class GameState:
         self._set_clocks(event.clocks, now)
         if event.info is not None:
             self.info[event.seat] = event.info
-        self.last = LastMove(event.seat, before, steps)
+        self.last = LastMove(event.seat, event.ply, before, steps)
         self.takeback = None
         if self.status == "waiting":
             self.status = "playing"
@@ -232,6 +234,7 @@ class GameState:
             self.clocks, self.clocks_at = Clocks(frozen, None, self.clocks.increment_ms), now
         self.status, self.result, self.legal = "over", result, ()
         self.takeback = None
+        self.away_until.clear()  # nobody's seat is held for a game that is over
 
     def _seat(self, event: SeatEvent, now: float) -> None:
         # The seat's kind and bot settings stay: only who sits there (and with what client)
@@ -239,12 +242,12 @@ class GameState:
         self.seats[event.seat] = dataclasses.replace(
             self.seats[event.seat], name=event.name, connected=event.connected, client=event.client
         )
-        if event.connected or event.grace_ms is None:
+        if event.status is not None:
+            self.status = event.status
+        if event.connected or event.grace_ms is None or self.over:
             self.away_until.pop(event.seat, None)
         else:
             self.away_until[event.seat] = now + event.grace_ms / 1000
-        if event.status is not None:
-            self.status = event.status
         if event.legal is not None:
             self.legal = event.legal
         self._set_clocks(event.clocks, now)
@@ -284,7 +287,6 @@ REASONS = {
     "resign": "by resignation",
     "timeout": "on time",
     "abandoned": "by abandonment",
-    "aborted": "aborted",
     "ply_limit": "by adjudication at the ply limit",
     "repetition": "by adjudication after a repetition",
     "engine_failure": "after an engine failure",
@@ -292,8 +294,26 @@ REASONS = {
 """How each `Result.reason` reads after "wins" or "Draw"."""
 
 
+CALLED_OFF = {
+    "aborted": "Game aborted",
+    "cancelled": "Game cancelled by its creator",
+    "expired": "Game expired: nobody came to play it",
+}
+"""The reasons of games called off rather than decided (nobody won, docs/protocol.md), with
+how each reads: neither a win nor a draw, as lichess's aborted games."""
+
+
+def called_off(result: Result | None) -> bool:
+    """The game was called off (a player left before their first move, its creator withdrew
+    it, nobody came): nobody won, and it is no draw either."""
+    return result is not None and result.winner is None and result.reason in CALLED_OFF
+
+
 def describe_result(result: Result, names: Sequence[str | None], side_names: Sequence[str]) -> str:
-    """The result in one sentence: who won, why, and the score, the winner's first."""
+    """The result in one sentence: who won, why, and the score, the winner's first; or that
+    the game was called off."""
+    if called_off(result):
+        return CALLED_OFF[result.reason]
     reason = REASONS.get(result.reason, f"({result.reason.replace('_', ' ')})")
     if result.winner is None:
         text = f"Draw {reason}"

@@ -88,12 +88,12 @@ async def test_the_bot_plays_a_complete_game_against_a_server_bot(
         assert bot.game_id is not None
         snapshot = await fetch_snapshot(url, "check", bot.game_id)
         assert snapshot.status == "over" and replays_to_the_end(snapshot)
-        assert snapshot.seats[0].name == "robo (bot, depth 3)"
+        assert snapshot.seats[0].name == "robo (depth 3)"
         ours = [m for m, seat in zip(bot.state.history, bot.state.movers, strict=True) if seat == 0]
         logged = [r.getMessage() for r in caplog.records if " ply " in r.getMessage()]
         assert len(logged) == len(ours)
         assert all("depth" in line and "score" in line and "pv" in line for line in logged)
-        assert TokenStore(tmp_path / "t.json").get(url, bot.game_id, "robo (bot, depth 3)") is None
+        assert TokenStore(tmp_path / "t.json").get(url, bot.game_id, "robo (depth 3)") is None
         ends = [r.getMessage() for r in caplog.records if " over: " in r.getMessage()]
         assert snapshot.result is not None
         names = [seat.name for seat in snapshot.seats]
@@ -197,8 +197,8 @@ async def test_serving_bot_joins_only_seats_that_ask_for_a_bot_and_plays_them(
             person_task.cancel()
             await asyncio.gather(server_task, person_task, return_exceptions=True)
         assert result is not None
-        assert wanting.state.names() == ["host (bot, depth 1)", "server-bot (bot, depth 1)"]
-        assert person.state.names() == ["person (bot, depth 1)", None]
+        assert wanting.state.names() == ["host (depth 1)", "server-bot (depth 1)"]
+        assert person.state.names() == ["person (depth 1)", None]
         assert person.state.status == "waiting"
         said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("serving")]
         assert said == [
@@ -348,7 +348,7 @@ async def test_a_serving_bot_grants_a_takeback_and_accepts_a_rematch_in_the_swap
                 await ann.rematch()
                 await until(lambda: ann.game_id != old and ann.state.started, "the rematch")
                 assert ann.held is not None and ann.held.seat == 1
-                assert ann.state.names() == ["robo (bot, depth 1)", "ann"]
+                assert ann.state.names() == ["robo (depth 1)", "ann"]
                 await until(ann.my_turn, "the bot's first move as South")
                 assert ann.state.history and set(ann.state.movers) == {0}
                 first = len(ann.state.history)

@@ -19,7 +19,6 @@ from test_client_support import game_server, kalah_create, screen, until, url_of
 
 from ubao.client.__main__ import (
     build_parser,
-    lobby_table,
     main,
     opponent_seats,
     parse_clock,
@@ -27,6 +26,7 @@ from ubao.client.__main__ import (
     watch_creation,
 )
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
+from ubao.client.lobby import lobby_table
 from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
 from ubao.engine.games import GAMES, make_game

@@ -132,4 +132,4 @@ async def test_a_serving_bot_hears_of_seats_from_the_lobby_or_polls_it(
         finally:
             serving.cancel()
             await asyncio.gather(serving, return_exceptions=True)
-        assert host.state.names()[1] == "server-bot (bot, depth 1)"
+        assert host.state.names()[1] == "server-bot (depth 1)"

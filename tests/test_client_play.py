@@ -45,7 +45,7 @@ async def test_two_players_see_the_board_and_a_typed_move_reaches_both(tmp_path:
                 await until(lambda: bob.live.state.history == ["2"], "the move at bob's")
                 assert alice.live.state.history == ["2"]
                 assert bob.live.state.view.values["S2"] == 0
-                assert bob.live.app.turn_text()[1] == "South (alice) to move"  # extra turn
+                assert bob.live.app.turn_text()[1] == "South, alice, to move"  # extra turn
                 # Both screens pinged the server and show the round trip.
                 await until(lambda: bob.live.state.rtt_ms is not None, "bob's first ping")
                 assert bob.live.session.lag.rtt_ms == bob.live.state.rtt_ms

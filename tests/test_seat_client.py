@@ -12,10 +12,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_client_support import FAST, game_server, kalah_create, url_of
 
-from ubao.client.__main__ import lobby_table
 from ubao.client.app import GameApp
 from ubao.client.connection import Session, fetch_snapshot, request_once
 from ubao.client.export import record_of
+from ubao.client.lobby import lobby_table
 from ubao.client.state import GameState
 from ubao.protocol import Event, Join, ListGames, SeatEvent, Snapshot
 
@@ -44,7 +44,7 @@ async def test_a_bot_clients_seat_says_so_wherever_seats_are_shown() -> None:
 
     assert [seat.client for seat in snapshot.seats] == [None, "bot"]
     assert [seat.client for seat in lobby[0].seats] == [None, "bot"]
-    assert "alice vs carol (bot client)" in lobby_table(lobby)
+    assert "alice vs BOT carol" in lobby_table(lobby)
     tags = record_of(snapshot).tags
     assert tags["NorthClient"] == "bot" and "SouthClient" not in tags
 
