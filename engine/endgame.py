@@ -84,6 +84,10 @@ class Endgame:
         under perfect play; `pits` from the mover's side, at most `seeds` seeds."""
         return self.values[self.rank(pits)]
 
+    def key_value(self, key: int) -> int:
+        """`board_value` of a board given by its `board_key` key (a byte per pit)."""
+        return self.board_value(key.to_bytes(2 * self.game.pits))
+
     def value(self, position: Position) -> int:
         """`board_value` of a position (the mover's final margin minus the stores' difference
         from his side) with at most `seeds` seeds on the board."""

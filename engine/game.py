@@ -21,6 +21,9 @@ P = TypeVar("P", bound=Hashable)
 M = TypeVar("M", bound=Hashable)
 """A move: an immutable, hashable value, meaningful only together with the position it is for."""
 
+BoardChild = tuple[M, int, bool, int, int]
+"""A move from a board with what it leads to: see `Game.board_children`."""
+
 Evaluation = Callable[[Any], float]
 """A static evaluation: a score of a non-terminal position from player 0's point of view."""
 
@@ -85,6 +88,11 @@ class Game(ABC, Generic[P, M]):
     has_board_key: ClassVar[bool] = False
     """Whether `board_key` is implemented: an optional capability the solver keys its table on
     and prunes with."""
+
+    board_seeds: ClassVar[int] = 0
+    """The most points loose a board may have for `board_children`, an optional capability (with
+    the board key) that lets the solver search the keys themselves, never making a position;
+    0 when the game does not implement it."""
 
     @abstractmethod
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -189,6 +197,16 @@ class Game(ABC, Generic[P, M]):
         keys have the same future: their final margins differ by their banked points. Only
         games with `has_board_key` implement it."""
         raise NotImplementedError(f"{self.name} gives no board key")
+
+    def board_children(self, key: int, loose: int) -> list[BoardChild[M]]:
+        """Every legal move from the board `key` (a `board_key` key, with `loose` points loose)
+        as (move, gain, again, child key, child loose): what the move banks for the mover minus
+        what it banks for the opponent, whether the mover moves again, and the board it leads
+        to as `board_key` gives it (from its own mover's side). In the reverse of the order of
+        `legal_moves`; empty when the game is over, which a board a move led to is only once
+        nothing is loose. Only games with `board_seeds` implement it, for boards with at most
+        that many points loose."""
+        raise NotImplementedError(f"{self.name} gives no board children")
 
     def play_text(self, position: P, text: str) -> P:
         """Parse and play one move given in notation."""

@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Any, ClassVar
 
 from ubao.engine.game import (
+    BoardChild,
     Evaluation,
     Game,
     IllegalMoveError,
@@ -36,6 +37,8 @@ Move = int
 Sowing = tuple[Move, int, tuple[tuple[int, ...], ...]]
 """A move with its pit and the holes each count of seeds sown from there fills: see
 `Mancala._sowing_table`."""
+BoardSowing = tuple[Move, int, int, tuple[tuple[int, int, bool, tuple[int, int] | None], ...], int]
+"""A move on `board_key`'s packed pits: see `Mancala._board_sowing_table`."""
 
 SIDE_LETTERS = "SN"
 MAX_PITS = 12
@@ -119,6 +122,16 @@ class Mancala(Game[Position, Move]):
             for player, first in enumerate(self._first_pit)
         )
         """Per mover: his row, the opponent's, his store, his first pit and the end of his row."""
+        self._board_sowings = () if self.choose_direction else self._board_sowing_table()
+        self._board_layout = (
+            8 * m,
+            (1 << 8 * m) - 1,
+            2 * m,
+            self._ring - 1,
+            self.end_check == "mover",
+        )
+        """For `board_children`: the bits of a row, the opponent's row (the key's low half), the
+        pits, the holes of a lap, and whether the game ends when the next mover cannot move."""
 
     def describe(self) -> str:
         return f"{self.name}({self.pits},{self.seeds})"
@@ -151,6 +164,33 @@ class Mancala(Game[Position, Move]):
                         last = (last + step) % ring
                     walk.append(last)
                 table.append((move, hole, tuple(tuple(walk[:n]) for n in range(ring))))
+        return tuple(table)
+
+    def _board_sowing_table(self) -> tuple[BoardSowing, ...]:
+        """South's sowings (`_sowing_table`) on `board_key`'s key, where the mover is South and
+        pit i of the rows (his, then the opponent's) is the byte at 8 * (2m - 1 - i): per move,
+        from the pit nearest the store, (move, the pit, its shift, sowings, a whole lap), where
+        sowings[n], n seeds short of a lap, is (what they add to the key, seeds into the store,
+        whether the last one ends there, and the shifts of the own pit it ends in and of the pit
+        facing it when it ends in an own pit) and a whole lap is what a lap adds to the key."""
+        m = self.pits
+        store = self._stores[0]
+        lap = self._ring - 1
+
+        def shift(hole: int) -> int:
+            return 8 * (2 * m - 1 - (hole if hole < store else hole - 1))
+
+        def adds(path: tuple[int, ...]) -> int:
+            return sum(1 << shift(hole) for hole in path if hole != store)
+
+        table = []
+        for move, pit, paths in reversed(self._sowings[0]):
+            sowings = []
+            for path in paths[:lap]:
+                last = path[-1] if path else pit  # after whole laps only, the pit itself
+                lands = (shift(last), 8 * (2 * m - 1) - shift(last)) if last < store else None
+                sowings.append((adds(path), path.count(store), last == store, lands))
+            table.append((move, pit, shift(pit), tuple(sowings), adds(paths[lap])))
         return tuple(table)
 
     def legal_moves(self, position: Position) -> list[Move]:
@@ -250,6 +290,57 @@ class Mancala(Game[Position, Move]):
         if over:
             self._sweep(board, player, None)
         return tuple(board)
+
+    board_seeds: ClassVar[int] = 255
+    """Boards of at most 255 seeds: no pit overflows its byte of the key."""
+
+    def board_children(self, key: int, loose: int) -> list[BoardChild[Move]]:
+        """`child` on `board_key`'s packed pits, for the solver: a sowing adds a constant to
+        the key (`_board_sowing_table`), a capture reads two bytes, the end check a half.
+        Only for sowing one way."""
+        half, row, width, lap, end_mover = self._board_layout
+        if not end_mover and not key & row:  # as `legal_moves`: the opponent cannot move
+            return []
+        pits = key.to_bytes(width)
+        kids: list[BoardChild[Move]] = []
+        for move, pit, shift, sowings, whole in self._board_sowings:
+            seeds = pits[pit]
+            if not seeds:
+                continue
+            if seeds < lap:
+                add, stored, again, lands = sowings[seeds]
+                child = key - (seeds << shift) + add
+            else:  # a lap or more: every hole takes the whole laps first (rare)
+                laps, rest = divmod(seeds, lap)
+                add, stored, again, lands = sowings[rest]
+                child = key - (seeds << shift) + add + laps * whole
+                stored += laps
+            if lands is not None and child >> lands[0] & 255 == 1:
+                last, facing = lands
+                taken = child >> facing & 255
+                if taken or self.empty_capture:
+                    child -= taken << facing
+                    if self.capture_sower:
+                        taken += 1
+                        child -= 1 << last
+                    stored += taken
+            own, theirs = child >> half, child & row
+            next_row = own if again else theirs
+            if not next_row if end_mover else not (own and theirs):  # `is_over`'s rule
+                kids.append((move, stored + self._swept(own, theirs), again, 0, 0))
+            elif again:
+                kids.append((move, stored, True, child, loose - stored))
+            else:
+                kids.append((move, stored, False, theirs << half | own, loose - stored))
+        return kids
+
+    def _swept(self, own: int, theirs: int) -> int:
+        """What `_sweep` banks for the last mover minus what it banks for the opponent, their
+        rows packed as in `board_key`."""
+        mine, others = sum(own.to_bytes(self.pits)), sum(theirs.to_bytes(self.pits))
+        if self.remaining == "mover" and mine and others:
+            return mine + others
+        return mine - others
 
     def sowing_path(self, position: Position, move: Move) -> list[Step]:
         self.play(position, move)
@@ -552,3 +643,4 @@ class Ethiopian(Mancala):
     name = "ethiopian"
     defaults: ClassVar[dict[str, Any]] = Egyptian.defaults
     choose_direction = True
+    board_seeds = 0

@@ -9,6 +9,8 @@ still loose bound the value. Children are tried extra turns first, then by what 
 (in Kalah: captures), ties from the last move (the pit nearest the store), after the table's
 move; a child whose table entry already refutes the window ends the node before any search
 (enhanced transposition cutoff), and a child an endgame database answers is never searched.
+Where the game also sows its board keys itself (`board_seeds`: mancala sowing one way) the node
+searches the keys, never making a position; otherwise it goes through the `Game` interface.
 On the native backend the mancala family's probes run in C (engine/native/solve.c: the same
 node, table and database), which this class drives exactly as its own. See docs/engine.md.
 """
@@ -147,7 +149,9 @@ class Solver(Generic[P, M]):
 
     `hash_mb` bounds the table's memory (buckets of two entries: one kept for the work behind
     it, one always replaced). `endgame` answers the positions with few points loose; it needs
-    a game with a board key. The native mancala games are probed in C (`native_solver`).
+    a game with a board key. The native mancala games are probed in C (`native_solver`), the
+    others by the node over boards (`_build_boards`) where the game sows them, else by the
+    node over positions (`_build`).
     """
 
     def __init__(
@@ -171,6 +175,8 @@ class Solver(Generic[P, M]):
         self.expanded = 0
         self.endgame = endgame
         self._node = self._build()
+        self._board_node = self._build_boards() if self.native is None else None
+        """The node over boards when the game sows them itself (`board_seeds`), or None."""
 
     def solve(
         self,
@@ -222,7 +228,14 @@ class Solver(Generic[P, M]):
             value = self.native.test(cast(Position, position), beta)
             self.expanded, self.table_entries = self.native.counts()
             return value
-        return self._node(position, self.game.to_move(position), beta, *self._keyed(position))
+        game = self.game
+        me = game.to_move(position)
+        if self._board_node is not None and not game.is_over(position):
+            key, banked, loose = game.board_key(position)
+            if loose <= game.board_seeds:
+                mine = -banked if me else banked
+                return mine + self._board_node(key, loose, beta - mine, self._slot(key))
+        return self._node(position, me, beta, *self._keyed(position))
 
     def _mtdf(
         self, position: P, on_probe: Callable[[int, int, int], None] | None
@@ -270,11 +283,15 @@ class Solver(Generic[P, M]):
                     value = value if side == me else -value
                     break
 
+    def _slot(self, key: Hashable) -> int:
+        """The first slot of `key`'s bucket (the nodes inline it)."""
+        return 2 * (hash(key) * FIBONACCI >> HASH_SHIFT & self.mask)
+
     def _best_move(self, position: P) -> M | None:
         if self.native is not None:
             return cast(M | None, self.native.best_move(cast(Position, position)))
         key = self._keyed(position)[0]
-        slot = 2 * (hash(key) * FIBONACCI >> HASH_SHIFT & self.mask)
+        slot = self._slot(key)
         for entry in self.table[slot : slot + 2]:
             if entry is not None and entry[0] == key:
                 move: M | None = entry[3]
@@ -296,6 +313,7 @@ class Solver(Generic[P, M]):
         table = self.table
         mask = self.mask
         solver = self
+        store = self._store
         priority = itemgetter(0)
 
         def node(pos: Any, me: int, beta: int, k: Hashable, banked: int, loose: int) -> int:
@@ -386,23 +404,127 @@ class Solver(Generic[P, M]):
             store(k, low, high, first, solver.expanded - work, slot)
             return best
 
-        def store(k: Hashable, low: int, high: int, move: Any, work: int, slot: int) -> None:
-            """Keep an entry: in its own slot if there, else in the first slot if it cost at
-            least as much as the entry there (which moves to the second), else the second."""
-            entry: Entry = (k, low, high, move, work)
-            first, second = table[slot], table[slot + 1]
-            if first is not None and first[0] == k:
-                table[slot] = entry
-            elif second is not None and second[0] == k:
-                table[slot + 1] = entry
-            elif first is None:
-                solver.table_entries += 1
-                table[slot] = entry
-            elif work >= first[4]:
-                solver.table_entries += second is None
-                table[slot], table[slot + 1] = entry, first
+        return node
+
+    def _build_boards(self) -> Callable[[int, int, int, int], int] | None:
+        """The node over boards when the game sows its `board_key` keys itself (`board_seeds`)
+        and the database, if any, reads them (an `Endgame`), else None.
+
+        It is `_build`'s node cut for cut, on the mover's gain from the board (his final margin
+        minus what he has banked, the native solver's quantity) instead of positions: no
+        position is made, keyed or asked whose move it is, which was most of the Python
+        solver's time."""
+        game = self.game
+        endgame = self.endgame
+        if not game.board_seeds or not (endgame is None or isinstance(endgame, Endgame)):
+            return None
+        board_children = game.board_children
+        reach, exact = (0, _banked_only) if endgame is None else (endgame.seeds, endgame.key_value)
+        """Boards with at most `reach` seeds loose have the value `exact` gives them."""
+        table = self.table
+        mask = self.mask
+        solver = self
+        store = self._store
+        priority = itemgetter(0)
+        lowest, first_rank = -UNBOUNDED, 3 * UNBOUNDED
+
+        def node(key: int, loose: int, beta: int, slot: int) -> int:
+            """The mover's gain from the board `key`, with `loose` points loose, under a null
+            window at `beta` (see `_test`); `slot` is its bucket's (`_slot`), which its parent
+            found when it looked the board up."""
+            if -loose >= beta:
+                return -loose
+            if loose < beta:
+                return loose
+            if loose <= reach:
+                return exact(key)
+            entry = table[slot]
+            if entry is None or entry[0] != key:
+                entry = table[slot + 1]
+                if entry is not None and entry[0] != key:
+                    entry = None
+            if entry is None:
+                low, high, first = lowest, UNBOUNDED, None
             else:
-                solver.table_entries += second is None
-                table[slot + 1] = entry
+                _, low, high, first, _ = entry
+                if low >= beta:
+                    return low
+                if high < beta:
+                    return high
+            kids = board_children(key, loose)
+            if not kids:
+                return 0  # swept by the move that led here: nothing more to gain
+            solver.expanded += 1
+            work = solver.expanded
+            # As in `_build`: every child valued when it is known or its table bound refutes
+            # the window, the rest searched by priority (ties: the game's order, nearest the
+            # store first).
+            best = lowest
+            searched = []
+            for kid in kids:
+                move, gain, again, child, left = kid
+                if left <= reach:
+                    rest = exact(child)
+                    value = gain + rest if again else gain - rest
+                    if value > best:
+                        best = value
+                else:
+                    cslot = 2 * (hash(child) * FIBONACCI >> HASH_SHIFT & mask)
+                    centry = table[cslot]
+                    if centry is None or centry[0] != child:
+                        centry = table[cslot + 1]
+                        if centry is not None and centry[0] != child:
+                            centry = None
+                    if move == first:
+                        rank = first_rank
+                    elif again:
+                        rank = UNBOUNDED + gain
+                    else:
+                        rank = gain
+                    searched.append((rank, kid, cslot))
+                    if centry is None:
+                        continue
+                    value = gain + centry[1] if again else gain - centry[2]
+                if value >= beta:
+                    best, first = value, move
+                    break
+            else:
+                searched.sort(key=priority, reverse=True)
+                for _, (move, gain, again, child, left), cslot in searched:
+                    if again:
+                        value = gain + node(child, left, beta - gain, cslot)
+                    else:
+                        value = gain - node(child, left, gain - beta + 1, cslot)
+                    if value > best:
+                        best = value
+                        if value >= beta:
+                            first = move
+                            break
+            if best >= beta:
+                low = best
+            else:
+                high = best
+            store(key, low, high, first, solver.expanded - work, slot)
+            return best
 
         return node
+
+    def _store(self, k: Hashable, low: int, high: int, move: Any, work: int, slot: int) -> None:
+        """Keep an entry: in its own slot if there, else in the first slot if it cost at
+        least as much as the entry there (which moves to the second), else the second."""
+        table = self.table
+        entry: Entry = (k, low, high, move, work)
+        first, second = table[slot], table[slot + 1]
+        if first is not None and first[0] == k:
+            table[slot] = entry
+        elif second is not None and second[0] == k:
+            table[slot + 1] = entry
+        elif first is None:
+            self.table_entries += 1
+            table[slot] = entry
+        elif work >= first[4]:
+            self.table_entries += second is None
+            table[slot], table[slot + 1] = entry, first
+        else:
+            self.table_entries += second is None
+            table[slot + 1] = entry
