@@ -69,7 +69,9 @@ class Search:
     rules with any of its evaluations (by the Python game's names; ValueError for another),
     node for node, with its own transposition table; each iteration runs without the GIL, the
     strength mode's negamax on `set_threads` threads sharing the table (lazy SMP: the main
-    thread's result, every thread's counts). Moves are the game's own: ints, Bao's `BaoMove`."""
+    thread's result, every thread's counts). Moves are the game's own: ints, Bao's `BaoMove`.
+    `iterate`'s `nodes` limits the search (every thread's nodes since `begin`; 0: no limit):
+    the main thread stops at its share, which the helpers' about match."""
 
     def __init__(
         self,
@@ -86,6 +88,7 @@ class Search:
         depth: int,
         root_move: int | BaoMove | None,
         seconds: float,
+        nodes: int = 0,
         /,
     ) -> float | None: ...
     def counts(self) -> tuple[int, int, int, int, int]: ...

@@ -15,10 +15,11 @@ docs/engine.md explains each part.
 
 from __future__ import annotations
 
+import sys
 import time
 import tracemalloc
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, Generic
@@ -385,33 +386,55 @@ class Searcher(Generic[P, M]):
         on_iteration: Callable[[SearchResult[M]], None] | None = None,
         tracer: Tracer | None = None,
         measure_memory: bool = False,
+        nodes: int | None = None,
+        mate: int | None = None,
+        root_moves: Sequence[M] | None = None,
     ) -> SearchResult[M]:
         """Search `position` by iterative deepening to `depth` plies and/or for `time_ms`.
 
         `time_ms` aborts the iteration under way; `soft_time_ms` only keeps a new one from
-        starting (a clock budget). With neither a depth nor a time the search runs until
-        `stop`. A `control` made beforehand can stop the search even before it starts.
-        `on_iteration` receives the result of every completed iteration.
+        starting (a clock budget); `nodes` aborts the search once it has generated that many
+        positions; `mate` ends it after an iteration that proves a win within `mate` plies.
+        With no depth, time or node limit the search runs until `stop`. `root_moves` (legal
+        moves of `position`) are the only moves searched at the root. A `control` made
+        beforehand can stop the search even before it starts. `on_iteration` receives the
+        result of every completed iteration.
         """
         if depth is not None and depth < 1:
             raise ValueError("the depth must be 1 or more")
         if depth is not None and depth > MAX_DEPTH:
             raise ValueError(f"the depth must be at most {MAX_DEPTH}")
+        if nodes is not None and nodes < 1:
+            raise ValueError("the node limit must be 1 or more")
+        if mate is not None and mate < 1:
+            raise ValueError("the mate distance must be 1 ply or more")
+        allowed = None
+        if root_moves is not None:
+            allowed = frozenset(root_moves)
+            legal = self.game.legal_moves(position)
+            if not allowed or not allowed <= set(legal):
+                raise ValueError("the root moves must be legal moves of the position, one or more")
         start = time.perf_counter()
         self.control = control = control if control is not None else SearchControl()
         if time_ms is not None:
             control.deadline = min(control.deadline, start + time_ms / 1000)
         soft_deadline = inf if soft_time_ms is None else start + soft_time_ms / 1000
         self.table.next_search()
+
+        def deepen() -> SearchResult[M]:
+            return self._deepen(
+                position, depth, start, soft_deadline, on_iteration, tracer, nodes, mate, allowed
+            )
+
         if not measure_memory:
-            return self._deepen(position, depth, start, soft_deadline, on_iteration, tracer)
+            return deepen()
         started_tracing = not tracemalloc.is_tracing()
         if started_tracing:
             tracemalloc.start()
         tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
         try:
-            result = self._deepen(position, depth, start, soft_deadline, on_iteration, tracer)
+            result = deepen()
             peak = tracemalloc.get_traced_memory()[1] - base
         finally:
             if started_tracing:
@@ -426,19 +449,26 @@ class Searcher(Generic[P, M]):
         soft_deadline: float,
         on_iteration: Callable[[SearchResult[M]], None] | None,
         tracer: Tracer | None,
+        nodes: int | None,
+        mate: int | None,
+        allowed: frozenset[M] | None,
     ) -> SearchResult[M]:
         """Iterative deepening: each iteration orders the next one's moves through the table.
 
         A forced result does not end it: a deeper iteration may find a larger margin. It ends
-        when an iteration met no horizon (every line ended the game: the value is exact).
+        when an iteration met no horizon (every line ended the game: the value is exact), or
+        proved a win within `mate` plies. Root moves restricted to `allowed` run the Python
+        search: the native core searches every root move.
         """
         game = self.game
         tree: _Tree | _NativeTree = (
-            _Tree(self, tracer)
-            if self.native is None or tracer is not None
-            else _NativeTree(self.native, self.control, self.threads)
+            _Tree(self, tracer, nodes, allowed)
+            if self.native is None or tracer is not None or allowed is not None
+            else _NativeTree(self.native, self.control, self.threads, nodes)
         )
         moves = game.search_moves(position)
+        if allowed is not None:
+            moves = [move for move in moves if move in allowed]
         if not moves:
             outcome = game.outcome(position)
             score = final_score(outcome, game.to_move(position), 0) if outcome else 0.0
@@ -466,6 +496,8 @@ class Searcher(Generic[P, M]):
                 on_iteration(best)
             if tree.exhausted or (len(moves) == 1 and depth is None):
                 break  # every line ended the game within the horizon, or the only move
+            if mate is not None and best.mate is not None and 0 < best.mate <= mate:
+                break  # the win asked for is proven
             if time.perf_counter() >= soft_deadline:
                 break
         assert best is not None
@@ -519,7 +551,13 @@ class _Tree:
     state in CPython; their counters are read through `counts`.
     """
 
-    def __init__(self, searcher: Searcher[Any, Any], tracer: Tracer | None) -> None:
+    def __init__(
+        self,
+        searcher: Searcher[Any, Any],
+        tracer: Tracer | None,
+        nodes: int | None = None,
+        allowed: frozenset[Any] | None = None,
+    ) -> None:
         self.root_move: Any = None
         """The move to search first at the root (the last iteration's best)."""
         self.root_best: Any = None
@@ -532,7 +570,9 @@ class _Tree:
         self.algorithm = searcher.algorithm
         self.threads = 1
         self._out = _TraceOut(searcher.game, tracer)
-        self._counts, self._root, self._pv_line = _build(self, searcher, self._out, tracer)
+        self._counts, self._root, self._pv_line = _build(
+            self, searcher, self._out, tracer, nodes, allowed
+        )
         self._tracer = tracer
 
     def run(self, position: Any, depth: int) -> float:
@@ -593,9 +633,12 @@ class _Tree:
 
 class _NativeTree:
     """What `_deepen` asks of `_Tree`, from the native core's search: each iteration runs in C
-    without the GIL, on `threads` threads; `stop` reaches it through the control's `on_stop`."""
+    without the GIL, on `threads` threads; `stop` reaches it through the control's `on_stop`,
+    the node limit (every thread's nodes since `begin`, 0: none) through each iteration."""
 
-    def __init__(self, core: Search, control: SearchControl, threads: int) -> None:
+    def __init__(
+        self, core: Search, control: SearchControl, threads: int, nodes: int | None = None
+    ) -> None:
         self.root_move: Any = None
         self.root_best: Any = None
         self.root_score = 0.0
@@ -603,6 +646,7 @@ class _NativeTree:
         self.threads = threads
         self._core = core
         self._control = control
+        self._nodes = nodes or 0
         core.begin()
         control.on_stop = core.stop
 
@@ -611,7 +655,7 @@ class _NativeTree:
         core = self._core
         before = core.counts()
         seconds = self._control.deadline - time.perf_counter()
-        score = core.iterate(position, depth, self.root_move, seconds)
+        score = core.iterate(position, depth, self.root_move, seconds, self._nodes)
         self.root_best, self.root_score = core.root()
         if score is None:
             raise SearchAborted
@@ -648,7 +692,12 @@ class _NativeTree:
 
 
 def _build(
-    tree: _Tree, searcher: Searcher[Any, Any], out: _TraceOut, tracer: Tracer | None
+    tree: _Tree,
+    searcher: Searcher[Any, Any],
+    out: _TraceOut,
+    tracer: Tracer | None,
+    nodes: int | None,
+    allowed: frozenset[Any] | None,
 ) -> tuple[
     Callable[[], tuple[int, int, int, int, int]],
     Callable[[Any, int], float],
@@ -658,7 +707,8 @@ def _build(
 
     Every interior node does the same steps: probe the table; generate the moves (in the
     game's static order), put the table's move first; make and search the
-    children one at a time until one refutes the window; store what it learnt.
+    children one at a time until one refutes the window; store what it learnt. With the root
+    moves restricted to `allowed`, the root's value is not the position's: it is not stored.
     """
     game = searcher.game
     search_moves = game.search_moves
@@ -673,6 +723,7 @@ def _build(
     exact = searcher.exact
     control = searcher.control
     clock = time.perf_counter
+    max_nodes = sys.maxsize if nodes is None else nodes
     pv_lines: list[tuple[Any, ...]] = [()] * (MAX_DEPTH + 2)
     generated = expanded = evaluated = cutoffs = hits = 0
     trace_ply = tracer.max_ply if tracer is not None else -1
@@ -784,11 +835,13 @@ def _build(
                     return score
         if ply == 0 and tree.root_move is not None:
             first = tree.root_move
-        if clock() >= control.deadline:
+        if generated >= max_nodes or clock() >= control.deadline:
             raise SearchAborted
         moves = search_moves(pos)
         if not moves:
             return ended(pos, me, ply)
+        if not ply and allowed is not None:
+            moves = [move for move in moves if move in allowed]
         expanded += 1
         rank = _ranks(moves) if ply == 0 and exact else None
         if depth > 1 and len(moves) > 1:
@@ -846,7 +899,8 @@ def _build(
             best_move = first  # a failing-low node learnt no best move
         else:
             flag = LOWER if best >= beta else EXACT
-        save(k, depth, flag, best, best_move, ply)
+        if ply or allowed is None:
+            save(k, depth, flag, best, best_move, ply)
         return best
 
     def alphabeta(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -877,11 +931,13 @@ def _build(
                     return score
         if ply == 0 and tree.root_move is not None:
             first = tree.root_move
-        if clock() >= control.deadline:
+        if generated >= max_nodes or clock() >= control.deadline:
             raise SearchAborted
         moves = search_moves(pos)
         if not moves:
             return ended(pos, 0, ply)
+        if not ply and allowed is not None:
+            moves = [move for move in moves if move in allowed]
         expanded += 1
         rank = _ranks(moves) if ply == 0 and exact else None
         if depth > 1 and len(moves) > 1:
@@ -962,7 +1018,8 @@ def _build(
             flag = EXACT
         if flag != EXACT and (flag == UPPER) == (me == 0):
             best_move = first  # a node failing on its own side learnt no best move
-        save(k, depth, flag, best, best_move, ply)
+        if ply or allowed is None:
+            save(k, depth, flag, best, best_move, ply)
         return best
 
     def minimax(pos: Any, me: int, depth: int, ply: int) -> float:
@@ -975,11 +1032,13 @@ def _build(
                 return ended(pos, 0, ply)
             evaluated += 1
             return value
-        if clock() >= control.deadline:
+        if generated >= max_nodes or clock() >= control.deadline:
             raise SearchAborted
         moves = search_moves(pos)
         if not moves:
             return ended(pos, 0, ply)
+        if not ply and allowed is not None:
+            moves = [move for move in moves if move in allowed]
         expanded += 1
         rank = _ranks(moves) if ply == 0 else None
         if ply == 0 and tree.root_move is not None:

@@ -53,6 +53,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
         "Hash",
         "Exact",
         "Threads",
+        "Backend",
     ]
 
 
@@ -101,9 +102,11 @@ def test_a_finished_game_answers_bestmove_none() -> None:
         "frobnicate",
         "go depth x",
         "go depth 0",
-        "go nodes 5",
+        "go nodes 0",
         "go movetime",
-        "go",
+        "go mate x",
+        "go searchmoves",
+        "go depth 2 searchmoves 9",
         "position",
         "position chess {} startpos",
         "position kalah {bad startpos",
@@ -262,7 +265,8 @@ def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
         clocks=(1000, 2000), increments=(10, 20)
     )
     assert parse_go(["infinite"]).infinite
-    for words in (["depth"], ["depth", "-1"], ["wtime", "-5"], ["ponder"], []):
+    assert parse_go([]) == Go(infinite=True)
+    for words in (["depth"], ["depth", "-1"], ["wtime", "-5"], ["nodes", "0"], ["searchmoves"]):
         with pytest.raises(ProtocolError):
             parse_go(words)
 

@@ -1069,8 +1069,8 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
     SearchState *s = &self->search;
     SearchPos p;
     double score = 0.0, seconds;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "iterate(position, depth, root_move, seconds)");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "iterate(position, depth, root_move, seconds[, nodes])");
         return NULL;
     }
     if (!search_idle(self) || !search_read(self, args[0], &p)) return NULL;
@@ -1091,6 +1091,27 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
     }
     seconds = PyFloat_AsDouble(args[3]);
     if (seconds == -1.0 && PyErr_Occurred()) return NULL;
+    unsigned long long nodes = 0; /* the search's node limit, every thread's nodes; 0: none */
+    if (nargs == 5) {
+        nodes = PyLong_AsUnsignedLongLong(args[4]);
+        if (nodes == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    }
+    /* Each thread may generate its share of the nodes left (a thread counts its own). */
+    unsigned long long done = s->generated, share = 0;
+    for (int i = 1; i < self->threads; i++) done += self->helpers[i - 1]->state.generated;
+    if (nodes) {
+        if (done >= nodes) { /* spent: the iteration stops at its root, as in Python */
+            s->root_best = TT_NO_MOVE;
+            Py_RETURN_NONE;
+        }
+        share = (nodes - done) / (unsigned)self->threads;
+        if (!share) share = 1;
+    }
+    s->max_nodes = share ? s->generated + share : 0;
+    for (int i = 1; i < self->threads; i++) {
+        SearchState *h = &self->helpers[i - 1]->state;
+        h->max_nodes = share ? h->generated + share : 0;
+    }
     self->busy = 1;
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -1158,7 +1179,7 @@ static PyObject *Search_clear(SearchObject *self, PyObject *Py_UNUSED(ignored)) 
 }
 
 static PyObject *Search_stop(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
-    RELAXED_STORE(self->search.stop, 1); /* the main thread's end stops the helpers */
+    RELAXED_STORE(self->search.stop, SEARCH_STOPPED); /* its end stops the helpers */
     Py_RETURN_NONE;
 }
 
@@ -1201,7 +1222,8 @@ static PyMethodDef Search_methods[] = {
     {"begin", (PyCFunction)Search_begin, METH_NOARGS,
      "A new search: the table ages, the counters start again."},
     {"iterate", (PyCFunction)(void (*)(void))Search_iterate, METH_FASTCALL,
-     "One iteration without the GIL: the score, or None when stopped or out of time."},
+     "One iteration without the GIL: the score, or None when stopped, out of time or past "
+     "`nodes` (the search's, every thread's, since `begin`)."},
     {"counts", (PyCFunction)Search_counts, METH_NOARGS,
      "(generated, expanded, evaluated, cutoffs, table hits) of this search, every thread's."},
     {"root", (PyCFunction)Search_root, METH_NOARGS,

@@ -44,20 +44,56 @@ int search_threads_built(void) {
 }
 
 #ifdef SEARCH_PTHREADS
-/* What a helper thread searches: `depth` first, then deeper until it is stopped. */
+/* A helper thread of one iteration, and its score if it is the first to finish it. */
 typedef struct {
     const SearchThread *thread;
     SearchRun run;
     const void *position;
     int depth;
+    int index; /* in the threads of search_parallel */
+    SearchState *main;
+    int *first; /* the index of the helper that finished first (0: none yet) */
+    double score;
 } Helper;
 
+/* Searches the main thread's iteration; the first helper to finish it stops the main thread
+ * (SEARCH_OVERTAKEN, unless it was stopped already). */
 static void *helper_main(void *arg) {
-    const Helper *h = arg;
-    double score;
-    for (int depth = h->depth; depth <= SEARCH_MAX_DEPTH; depth++)
-        if (h->run(h->thread->state, h->thread->rules, h->position, depth, &score) < 0) break;
+    Helper *h = arg;
+    if (h->run(h->thread->state, h->thread->rules, h->position, h->depth, &h->score) == 0 &&
+        relaxed_swap_if(h->first, 0, h->index))
+        relaxed_swap_if(&h->main->stop, 0, SEARCH_OVERTAKEN);
     return NULL;
+}
+
+/* A helper's state for an iteration of `main`'s: the same search, the same window; the odd
+ * helpers search in reverse order near the root, so that they start where the main thread
+ * ends (threads in the same order search the same nodes at once, none finding the others'). */
+static void helper_ready(SearchState *s, const SearchState *main, int index) {
+    s->table = main->table;
+    s->exact = main->exact;
+    s->evaluation = main->evaluation;
+    s->algorithm = main->algorithm;
+    s->deadline = main->deadline;
+    s->root_move = main->root_move;
+    s->scores[0] = main->scores[0];
+    s->scores[1] = main->scores[1];
+    s->nscores = main->nscores;
+    s->filled = 0;
+    s->reverse = index & 1;
+    RELAXED_STORE(s->stop, 0);
+}
+
+/* The main thread's iteration is the helper's that finished it: its score (the caller's),
+ * move, line and aspiration window. */
+static void take_over(SearchState *main, const SearchState *helper) {
+    main->root_best = helper->root_best;
+    main->root_score = helper->root_score;
+    main->scores[0] = helper->scores[0];
+    main->scores[1] = helper->scores[1];
+    main->nscores = helper->nscores;
+    main->pv_len[0] = helper->pv_len[0];
+    memcpy(main->pv[0], helper->pv[0], sizeof *helper->pv[0] * (size_t)helper->pv_len[0]);
 }
 #endif
 
@@ -67,31 +103,36 @@ int search_parallel(const SearchThread *threads, int n, SearchRun run, const voi
 #ifdef SEARCH_PTHREADS
     Helper helpers[SEARCH_MAX_THREADS];
     pthread_t ids[SEARCH_MAX_THREADS];
-    int started = 1;
+    Table *table = main->table;
+    int started = 1, first = 0;
     if (n > 1) {
-        tt_reserve(main->table);
-        main->table->shared = 1;
+        tt_make_room(table);
+        table->shared = 1;
+        main->filled = 0;
     }
     for (; started < n && started < SEARCH_MAX_THREADS; started++) {
-        SearchState *s = threads[started].state;
-        s->table = main->table;
-        s->exact = 0;
-        s->evaluation = main->evaluation;
-        s->deadline = main->deadline;
-        s->root_move = main->root_move;
-        s->scores[0] = main->scores[0];
-        s->scores[1] = main->scores[1];
-        s->nscores = main->nscores;
-        RELAXED_STORE(s->stop, 0);
-        helpers[started] = (Helper){threads + started, run, p, depth};
+        helper_ready(threads[started].state, main, started);
+        helpers[started] = (Helper){threads + started, run, p, depth, started, main, &first, 0.0};
         if (pthread_create(ids + started, NULL, helper_main, helpers + started)) break;
     }
 #endif
     int status = run(main, threads[0].rules, p, depth, score);
 #ifdef SEARCH_PTHREADS
-    for (int i = 1; i < started; i++) RELAXED_STORE(threads[i].state->stop, 1);
-    for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
-    main->table->shared = 0;
+    if (started > 1) {
+        for (int i = 1; i < started; i++) RELAXED_STORE(threads[i].state->stop, SEARCH_STOPPED);
+        for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
+        relaxed_swap_if(&main->stop, SEARCH_OVERTAKEN, 0); /* a caller's stop stays */
+        if (status < 0 && first) {
+            take_over(main, threads[first].state);
+            *score = helpers[first].score;
+            status = 0;
+        }
+    }
+    if (n > 1) {
+        for (int i = 0; i < started; i++) table->used += threads[i].state->filled;
+        if (table->used > table->slots) table->used = table->slots; /* two filled one slot */
+        table->shared = 0;
+    }
 #else
     (void)n;
 #endif

@@ -25,6 +25,16 @@
 
 #define SEARCH_MAX_THREADS 64
 
+/* SearchState.stop: 0 while the search may go on; SEARCH_STOPPED when the search must end
+ * (its caller's `stop`; a helper's when the main thread is done); SEARCH_OVERTAKEN when a
+ * helper finished the main thread's iteration first (search_parallel). */
+#define SEARCH_STOPPED 1
+#define SEARCH_OVERTAKEN 2
+
+/* A helper that searches in reverse order (SearchState.reverse) does so at the root (every
+ * move) and this many plies below it (every move after the table's or the game's first). */
+#define SEARCH_REVERSED_PLIES 4
+
 /* Each game's evaluations, numbered as the Python game lists them (the first is its default):
  * engine/mancala.py, engine/othello.py, engine/bao_eval.py. */
 enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
@@ -40,12 +50,15 @@ typedef struct {
     int evaluation; /* one of the game's enum above */
     int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
+    int64_t filled; /* the table's empty slots this thread filled (counted while it is shared) */
+    int reverse; /* a helper's: its moves in reverse order near the root (search_parallel) */
     double scores[2]; /* the root's last two scores, for the aspiration window */
     int nscores;
     int root_move, root_best; /* the move to search first; the best so far (TT_NO_MOVE: none) */
     double root_score;
     double deadline; /* on the clock of search_clock */
-    int stop;        /* set by another thread: read and written with RELAXED_LOAD/STORE */
+    uint64_t max_nodes; /* the search ends once `generated` reaches it (0: no node limit) */
+    int stop; /* set by another thread (SEARCH_STOPPED, or SEARCH_OVERTAKEN): RELAXED_* */
     int aborted;
     unsigned ticks;
     int pv_len[SEARCH_MAX_DEPTH + 2];
@@ -100,11 +113,14 @@ typedef struct {
     const void *rules;
 } SearchThread;
 
-/* One iteration of `threads[0]` (the main thread: its result is the search's) to `depth` from
- * `p`, as `run` does, while threads[1..n-1] search the same root in the same table (lazy SMP):
- * the same depth, each going a ply deeper whenever it finishes, all stopped as soon as the main
- * thread is done (finished, out of time or stopped). The table grows to its memory first;
- * where threads are not built, the main thread searches alone. Returns what `run` returned. */
+/* One iteration to `depth` from `p`, as `run` does, on every thread at once sharing the table
+ * (lazy SMP): `threads[0]` (the main thread, the caller's) and threads[1..n-1] search the
+ * same root to the same depth with the main thread's search, window and root move, and the
+ * first to finish it ends it: a helper that finishes first stops the main thread, whose state
+ * then takes the helper's score, move, line and window, as if it had finished; the main
+ * thread's end (finished, out of time or stopped) stops the helpers. The table makes room for
+ * the iteration first (it does not grow while shared); where threads are not built, the main
+ * thread searches alone. Returns 0 and the score in *score, or -1 as `run` does. */
 int search_parallel(const SearchThread *threads, int n, SearchRun run, const void *p, int depth,
                     double *score);
 /* Whether this build runs threads (POSIX threads). */

@@ -94,13 +94,13 @@ static inline void S_NAME(save)(SearchState *s, int64_t key, int depth, int flag
     double stored = best > SEARCH_MATE_BOUND    ? best + ply
                     : best < -SEARCH_MATE_BOUND ? best - ply
                                                 : best;
-    tt_store(s->table, key, depth, flag, stored, move);
+    s->filled += tt_store(s->table, key, depth, flag, stored, move);
 }
 
-/* Whether the search must end now (`stop`, or the deadline: read every CLOCK_EVERY nodes);
- * then s->aborted is set and every node returns at once. */
+/* Whether the search must end now (`stop`, the node limit, or the deadline: read every
+ * CLOCK_EVERY nodes); then s->aborted is set and every node returns at once. */
 static inline int S_NAME(out_of_time)(SearchState *s) {
-    if (RELAXED_LOAD(s->stop) ||
+    if (RELAXED_LOAD(s->stop) || (s->max_nodes && s->generated >= s->max_nodes) ||
         (s->ticks++ % CLOCK_EVERY == 0 && search_clock() >= s->deadline)) {
         s->aborted = 1;
         return 1;
@@ -120,6 +120,15 @@ static inline void S_NAME(order)(const S_RULES *r, const S_POS *p, int *moves, i
             moves[0] = k;
             return;
         }
+    }
+}
+
+/* `moves` in reverse order. */
+static inline void S_NAME(reverse)(int *moves, int n) {
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        int k = moves[i];
+        moves[i] = moves[j];
+        moves[j] = k;
     }
 }
 
@@ -149,6 +158,8 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     if (ranked) /* each root move's place in the game's order */
         for (int i = 0; i < n; i++) rank[moves[i]] = i;
     if (depth > 1 && n > 1) S_NAME(order)(r, p, moves, n, first); /* the table's move first */
+    if (s->reverse && ply <= SEARCH_REVERSED_PLIES) /* a helper: the others' moves first */
+        S_NAME(reverse)(moves + (ply > 0), n - (ply > 0));
     double alpha0 = alpha, best;
     int d1 = depth - 1, p1 = ply + 1, best_move = TT_NO_MOVE, best_k = -1;
     if (d1 == 0 && ply) {

@@ -92,8 +92,8 @@ static uint64_t worth(const Table *t, uint64_t meta) {
 
 static void grow(Table *t);
 
-void tt_store(Table *t, int64_t key, int depth, int flag, double score, int move) {
-    if (!t->slots) return;
+int tt_store(Table *t, int64_t key, int depth, int flag, double score, int move) {
+    if (!t->slots) return 0;
     TableSlot *at = t->slot + bucket(t, key);
     Read first = read_slot(at);
     uint64_t was = first.meta;
@@ -105,12 +105,7 @@ void tt_store(Table *t, int64_t key, int depth, int flag, double score, int move
             was = second.meta;
         }
     }
-    if (!was) {
-        if (t->shared)
-            RELAXED_ADD(t->used, 1);
-        else
-            t->used++;
-    }
+    if (!was && !t->shared) t->used++;
     uint64_t meta = (uint64_t)depth << DEPTH_SHIFT | (uint64_t)t->age << 2 | (uint64_t)flag;
     uint64_t bits, word = (uint64_t)(uint32_t)move;
     memcpy(&bits, &score, sizeof bits);
@@ -119,6 +114,7 @@ void tt_store(Table *t, int64_t key, int depth, int flag, double score, int move
     RELAXED_STORE(at->score, bits);
     RELAXED_STORE(at->move, word);
     if (!t->shared && 2 * t->used > t->slots && t->slots < t->capacity) grow(t);
+    return !was;
 }
 
 /* Twice the slots (within the memory), every entry moved over in slot order; out of memory,
@@ -144,8 +140,8 @@ static void grow(Table *t) {
     free(old.block);
 }
 
-void tt_reserve(Table *t) {
-    while (t->slots < t->capacity) {
+void tt_make_room(Table *t) {
+    while (4 * t->used > t->slots && t->slots < t->capacity) {
         int64_t before = t->slots;
         grow(t);
         if (t->slots == before) break; /* out of memory: it stays this size */

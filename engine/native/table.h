@@ -6,7 +6,9 @@
  * Several threads may probe and store at once (a lazy SMP search, search.c) once the table is
  * `shared`: it no longer grows, and each slot keeps its key XOR its data (lockless hashing, as
  * Crafty and Stockfish do), so that a slot torn by two threads writing it at once reads as no
- * match instead of a wrong entry. Every field is read and written whole (relaxed atomics). */
+ * match instead of a wrong entry. Every field is read and written whole (relaxed atomics).
+ * Nothing else is written while shared: the threads count the slots they fill apart (a counter
+ * every thread bumped would move its cache line, which every probe reads, from core to core). */
 #ifndef UBAO_TABLE_H
 #define UBAO_TABLE_H
 
@@ -21,12 +23,19 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define RELAXED_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define RELAXED_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define RELAXED_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
 #else
 #define RELAXED_LOAD(x) (x)
 #define RELAXED_STORE(x, v) ((x) = (v))
-#define RELAXED_ADD(x, v) ((x) += (v))
 #endif
+
+/* *x becomes `v` if it is `was`, in one step however other threads write it; whether it did. */
+static inline int relaxed_swap_if(int *x, int was, int v) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_compare_exchange_n(x, &was, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#else
+    return *x == was ? (*x = v, 1) : 0;
+#endif
+}
 
 /* One entry, 32 bytes (ENTRY_BYTES of the Python table); a bucket is one 64-byte line. */
 typedef struct {
@@ -41,7 +50,7 @@ typedef struct {
     void *block; /* what malloc gave, `slot` aligned in it */
     int64_t slots, used, capacity;
     int age;
-    int shared; /* threads store at once: no growing, `used` counted atomically */
+    int shared; /* threads store at once: no growing, `used` counted by them (tt_store) */
 } Table;
 
 typedef struct {
@@ -55,9 +64,13 @@ void tt_free(Table *t);
 /* Empties the table to its first size; 0, or -1 when out of memory. */
 int tt_clear(Table *t);
 void tt_next_search(Table *t);
-/* Grows the table to its whole memory now (as far as memory allows), before it is shared. */
-void tt_reserve(Table *t);
+/* Grows the table (as far as its memory goes) to twice what its entries need, as it would
+ * while they fill it, before threads share it for one iteration of a search: that iteration
+ * may store about as many entries again, and a shared table does not grow. */
+void tt_make_room(Table *t);
 int tt_probe(const Table *t, int64_t key, TableEntry *entry);
-void tt_store(Table *t, int64_t key, int depth, int flag, double score, int move);
+/* Whether the entry took an empty slot: `used` counts it, but not while shared (the storing
+ * thread counts it then, and the count is added up when the threads are done). */
+int tt_store(Table *t, int64_t key, int depth, int flag, double score, int move);
 
 #endif

@@ -57,6 +57,11 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--position", metavar="POS", help="a position in the game's notation")
     where.add_argument("--position-json", metavar="JSON", help="a position in the game's JSON form")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_backend_argument(parser)
+
+
+def add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    """The backend of the rules and the search (engine/backend.py)."""
     parser.add_argument(
         "--backend",
         choices=BACKENDS,
@@ -520,7 +525,7 @@ def command_worker(args: argparse.Namespace) -> None:
 
 def command_match(args: argparse.Namespace) -> None:
     check_threads(args.threads)
-    game = make_game(args.game, parse_options(args.options))
+    game = make_game(args.game, parse_options(args.options), args.backend)
     try:
         first = match.parse_spec(args.engine1, args.threads)
         if first is None:
@@ -540,7 +545,8 @@ def command_match(args: argparse.Namespace) -> None:
     report = match.run_match(
         game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
     )
-    emit(args, {"game": game.describe(), **report.to_dict()}, report.summary())
+    data = {"game": game.describe(), "backend": backend_of(game), **report.to_dict()}
+    emit(args, data, report.summary())
 
 
 Handler = Callable[[argparse.Namespace], None]
@@ -575,7 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     perft_parser = commands.add_parser("perft", help="count move sequences of N plies")
     add_game_arguments(perft_parser)
-    perft_parser.add_argument("--depth", type=int, required=True, metavar="N")
+    perft_parser.add_argument(
+        "--depth", type=int, required=True, metavar="N", help="plies (0 counts the position)"
+    )
     perft_parser.set_defaults(handler=command_perft)
 
     analyse = commands.add_parser(
@@ -584,7 +592,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_arguments(analyse)
     analyse.add_argument("--depth", type=int, metavar="N", help="search N plies deep")
     analyse.add_argument("--time-ms", type=float, metavar="MS", help="search for MS milliseconds")
-    analyse.add_argument("--algorithm", choices=ALGORITHMS, default=DEFAULT_ALGORITHM)
+    analyse.add_argument(
+        "--algorithm",
+        choices=ALGORITHMS,
+        default=DEFAULT_ALGORITHM,
+        help=f"the search algorithm (default {DEFAULT_ALGORITHM})",
+    )
     analyse.add_argument("--eval", metavar="E", help="evaluation name (default: the game's first)")
     analyse.add_argument(
         "--trace", action="store_true", help="print the tree as it is searched (a teaching aid)"
@@ -625,7 +638,13 @@ def build_parser() -> argparse.ArgumentParser:
     mode = bench_parser.add_mutually_exclusive_group()
     mode.add_argument("--speed", action="store_true", help="nodes per second of every game")
     mode.add_argument("--solve", action="store_true", help="solve Kalah cells, check the table")
-    bench_parser.add_argument("--game", choices=sorted(GAMES), default="kalah", metavar="GAME")
+    bench_parser.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        default="kalah",
+        metavar="GAME",
+        help=f"the game of the AI-vs-AI games: {', '.join(GAMES)} (default kalah)",
+    )
     bench_parser.add_argument("--options", default="{}", metavar="JSON", help="game options")
     bench_parser.add_argument(
         "--algorithms",
@@ -640,9 +659,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="same (self-play, default), random, first or ALGORITHM:EVAL:DEPTH",
     )
-    bench_parser.add_argument("--seat", type=int, choices=(0, 1), default=0)
+    bench_parser.add_argument(
+        "--seat",
+        type=int,
+        choices=(0, 1),
+        default=0,
+        help="against an --opponent: the player the measured engine is (default 0)",
+    )
     bench_parser.add_argument("--seed", type=int, default=0, help="for random players")
-    bench_parser.add_argument("--max-plies", type=int, default=1000, metavar="N")
+    bench_parser.add_argument(
+        "--max-plies",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="end a game still going after N plies (its row says unfinished; default 1000)",
+    )
     bench_parser.add_argument(
         "--memory", action="store_true", help="measure peak memory with tracemalloc (slower)"
     )
@@ -673,8 +704,11 @@ def build_parser() -> argparse.ArgumentParser:
     match_parser = commands.add_parser(
         "match", help="two engines play N games with alternating sides: W/D/L, margin, Elo"
     )
-    match_parser.add_argument("game", choices=sorted(GAMES), metavar="GAME")
+    match_parser.add_argument(
+        "game", choices=sorted(GAMES), metavar="GAME", help=f"the game: {', '.join(GAMES)}"
+    )
     match_parser.add_argument("--options", default="{}", metavar="JSON", help="game options")
+    add_backend_argument(match_parser)
     match_parser.add_argument(
         "--engine1",
         required=True,
@@ -695,9 +729,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     match_parser.add_argument("--seed", type=int, default=0, help="for the openings")
     add_threads_argument(match_parser)
-    match_parser.add_argument("--max-plies", type=int, default=1000, metavar="N")
+    match_parser.add_argument(
+        "--max-plies",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="a game still going after N plies counts as a draw (default 1000)",
+    )
     match_parser.add_argument("--json", action="store_true", help="print JSON")
-    match_parser.add_argument("--progress", choices=("auto", "always"), default="auto")
+    match_parser.add_argument(
+        "--progress",
+        choices=("auto", "always"),
+        default="auto",
+        help="the score so far after every game, on stderr: on a terminal only (auto) or always",
+    )
     match_parser.set_defaults(handler=command_match)
 
     stdio_parser = commands.add_parser(
@@ -728,7 +773,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the rules in C (native) or Python; default: $UBAO_BACKEND, else auto",
     )
     worker_parser.add_argument(
-        "--log-level", choices=("debug", "info", "warning", "error"), default="info"
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="info",
+        help="the least important log lines shown, on stderr (default info)",
     )
     worker_parser.set_defaults(handler=command_worker)
     return parser

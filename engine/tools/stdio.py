@@ -9,12 +9,14 @@ thinks; `serve` only moves lines between the pipes and the session.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
+from ubao.engine.backend import BACKENDS, ENVIRONMENT, backend_of, resolve
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.search import (
@@ -30,6 +32,9 @@ from ubao.engine.search import (
 )
 
 ENGINE_NAME = "ubao-engine"
+ENGINE_AUTHOR = "the ubao developers"
+OPTIONS = ("Algorithm", "Eval", "Hash", "Exact", "Threads", "Backend")
+"""Every option of `setoption`, as `uci` lists them (their names match in any case, as UCI's)."""
 MAX_HASH_MB = 4096
 """The largest transposition table `setoption name Hash` accepts, in MB."""
 
@@ -55,21 +60,68 @@ class Go:
     """Milliseconds left for player 0 (`wtime`) and player 1 (`btime`)."""
     increments: tuple[int, int] = (0, 0)
     infinite: bool = False
+    """Answer only after `stop` (also a `go` with no limit, as in UCI)."""
+    nodes: int | None = None
+    mate: int | None = None
+    """Search for a forced win within this many moves: 2N-1 plies."""
+    movestogo: int | None = None
+    """Moves to play before the clocks get more time (the budget's divisor)."""
+    ponder: bool = False
+    """Think until `ponderhit` (then search with these limits) or `stop`."""
+    searchmoves: tuple[str, ...] = ()
+    """The only root moves to search, in notation (none: every move)."""
+
+    @property
+    def plies(self) -> int | None:
+        """The depth limit: `depth`, or `mate`'s 2N-1 plies, whichever is smaller."""
+        if self.mate is None:
+            return self.depth
+        plies = min(2 * self.mate - 1, MAX_DEPTH)
+        return plies if self.depth is None else min(self.depth, plies)
+
+    @property
+    def mate_plies(self) -> int | None:
+        """`mate` N as the plies a win must end within: 2N-1."""
+        return None if self.mate is None else 2 * self.mate - 1
+
+
+INTEGER_LIMITS = (
+    "depth",
+    "movetime",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "nodes",
+    "mate",
+    "movestogo",
+)
+GO_WORDS = (*INTEGER_LIMITS, "infinite", "ponder", "searchmoves")
+"""Every word `go` knows: `searchmoves` takes the moves up to the next of them."""
 
 
 def parse_go(words: list[str]) -> Go:
     """The limits of `go` from the words after it; ProtocolError says what is wrong."""
-    depth = movetime = wtime = btime = None
-    winc = binc = 0
-    infinite = False
+    values: dict[str, int] = {}
+    flags: set[str] = set()
+    searchmoves: list[str] = []
     i = 0
     while i < len(words):
         word = words[i]
-        if word == "infinite":
-            infinite = True
+        if word in ("infinite", "ponder"):
+            flags.add(word)
             i += 1
             continue
-        if word not in ("depth", "movetime", "wtime", "btime", "winc", "binc"):
+        if word == "searchmoves":
+            i += 1
+            start = i
+            while i < len(words) and words[i] not in GO_WORDS:
+                i += 1
+            if i == start:
+                raise ProtocolError("go: searchmoves needs one move or more")
+            searchmoves += words[start:i]
+            continue
+        if word not in INTEGER_LIMITS:
             raise ProtocolError(f"go: unknown limit {word!r}")
         if i + 1 == len(words):
             raise ProtocolError(f"go: {word} needs a value")
@@ -77,40 +129,43 @@ def parse_go(words: list[str]) -> Go:
             value = int(words[i + 1])
         except ValueError:
             raise ProtocolError(f"go: {word} must be an integer, not {words[i + 1]!r}") from None
-        if word == "depth":
-            if not 1 <= value <= MAX_DEPTH:
-                raise ProtocolError(f"go: depth must be from 1 to {MAX_DEPTH}")
-            depth = value
-        elif value < 0:
+        if word == "depth" and not 1 <= value <= MAX_DEPTH:
+            raise ProtocolError(f"go: depth must be from 1 to {MAX_DEPTH}")
+        if word in ("nodes", "mate", "movestogo") and value < 1:
+            raise ProtocolError(f"go: {word} must be 1 or more")
+        if value < 0:
             raise ProtocolError(f"go: {word} must not be negative")
-        elif word == "movetime":
-            movetime = value
-        elif word == "wtime":
-            wtime = value
-        elif word == "btime":
-            btime = value
-        elif word == "winc":
-            winc = value
-        else:
-            binc = value
+        values[word] = value
         i += 2
-    if not infinite and depth is None and movetime is None and wtime is None and btime is None:
-        raise ProtocolError("go needs depth N, movetime MS, wtime/btime MS or infinite")
-    return Go(depth, movetime, (wtime, btime), (winc, binc), infinite)
+    limited = {"depth", "movetime", "wtime", "btime", "nodes", "mate"} & values.keys()
+    return Go(
+        depth=values.get("depth"),
+        movetime=values.get("movetime"),
+        clocks=(values.get("wtime"), values.get("btime")),
+        increments=(values.get("winc", 0), values.get("binc", 0)),
+        infinite="infinite" in flags or not limited,
+        nodes=values.get("nodes"),
+        mate=values.get("mate"),
+        movestogo=values.get("movestogo"),
+        ponder="ponder" in flags,
+        searchmoves=tuple(dict.fromkeys(searchmoves)),
+    )
 
 
 def time_budget(go: Go, player: int) -> tuple[float | None, float | None]:
     """(hard, soft) milliseconds for the search: the deadline and when to stop deepening.
 
-    On a clock the engine plans time/30 plus most of the increment per move, lets an
-    iteration run to four times that, and never uses more than half of what is left.
+    On a clock the engine plans time/30 (time/movestogo when fewer moves are to go) plus most
+    of the increment per move, lets an iteration run to four times that, and never uses more
+    than half of what is left.
     """
     hard: float | None = go.movetime
     soft: float | None = None
     left = go.clocks[player]
     if left is not None:
         increment = go.increments[player]
-        soft = left / MOVES_TO_GO + 0.75 * increment
+        moves = MOVES_TO_GO if go.movestogo is None else min(go.movestogo, MOVES_TO_GO)
+        soft = left / moves + 0.75 * increment
         cap = max(1.0, min(HARD_FACTOR * soft, MAX_SHARE * left))
         hard = cap if hard is None else min(hard, cap)
     return hard, soft
@@ -139,12 +194,16 @@ class Session:
         self._write = write
         self.backend = backend
         """The rules' backend (engine/backend.py); None: `UBAO_BACKEND`, else auto."""
+        self.default_backend = backend or os.environ.get(ENVIRONMENT) or "auto"
+        """The `Backend` option's default, which `uci` shows: the backend the engine began with."""
         self._lock = threading.Lock()
         self.algorithm = DEFAULT_ALGORITHM
         self.evaluation: str | None = None
         self.hash_mb = DEFAULT_HASH_MB
         self.exact = False
         self.threads = 1
+        self.debug = False
+        """`debug on`: a line on each search's limits before it and on its work after it."""
         self.game: Game[Any, Any] | None = None
         self.position: Any = None
         self.searcher: Searcher[Any, Any] | None = None
@@ -154,9 +213,17 @@ class Session:
         self._thread: threading.Thread | None = None
         self._control: SearchControl | None = None
         self._infinite = False
-        """The running search only ends on `stop`."""
+        """The running search only ends on `stop` (or `ponderhit`, while pondering)."""
+        self._pondering = False
+        """The running search is a `go ponder` that has had no `ponderhit` nor `stop` yet."""
+        self._limits: Go | None = None
+        """The limits of the running search."""
+        self._mover = 0
+        """The player to move in the position of the running search (whose clock counts)."""
         self._stopped = threading.Event()
         """Set by `stop`: an infinite search that finished early waits for it."""
+        self._released = threading.Event()
+        """Set by `ponderhit` and `stop`: a ponder search that finished early waits for it."""
         self._answered = threading.Event()
         """Set as the search thread writes `bestmove`: the next `go` may start at once."""
 
@@ -195,12 +262,14 @@ class Session:
     def stop(self) -> None:
         """End the running search; its `bestmove` is written before this returns."""
         self._stopped.set()
+        self._pondering = False
         if self._control is not None:
             self._control.stop()
+        self._released.set()  # after the stop: a ponder search must not miss it
         self.wait()
 
     def finish(self) -> None:
-        """The end of input: let a bounded search answer, stop an infinite one."""
+        """The end of input: let a bounded search answer, stop an infinite one (or a ponder)."""
         if self._infinite:
             self.stop()
         self.wait()
@@ -214,49 +283,78 @@ class Session:
 
     def _uci(self, words: list[str]) -> None:
         self.say(f"id name {ENGINE_NAME}")
+        self.say(f"id author {ENGINE_AUTHOR}")
         choices = " ".join(f"var {name}" for name in ALGORITHMS)
         self.say(f"option name Algorithm type combo default {DEFAULT_ALGORITHM} {choices}")
         self.say("option name Eval type string default <empty>")
         self.say(f"option name Hash type spin default {DEFAULT_HASH_MB} min 0 max {MAX_HASH_MB}")
         self.say("option name Exact type check default false")
         self.say(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
+        backends = " ".join(f"var {name}" for name in BACKENDS)
+        self.say(f"option name Backend type combo default {self.default_backend} {backends}")
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
         self.say("readyok")
+
+    def _debug(self, words: list[str]) -> None:
+        if words not in (["on"], ["off"]):
+            raise ProtocolError("debug on|off")
+        self.debug = words == ["on"]
+
+    def _register(self, words: list[str]) -> None:
+        """Accepted and ignored: the engine needs no registration."""
 
     def _setoption(self, words: list[str]) -> None:
         if len(words) < 3 or words[0] != "name" or "value" not in words[2:]:
             raise ProtocolError("setoption name NAME value VALUE")
         split = words.index("value", 2)
         name, value = " ".join(words[1:split]), " ".join(words[split + 1 :])
-        if name == "Algorithm":
-            if value not in ALGORITHMS:
+        option = {known.lower(): known for known in OPTIONS}.get(name.lower())
+        if option == "Algorithm":
+            if value.lower() not in ALGORITHMS:
                 raise ProtocolError(f"Algorithm must be one of {', '.join(ALGORITHMS)}")
-            self.algorithm = value
-        elif name == "Eval" and value in ("", "<empty>"):
+            self.algorithm = value.lower()
+        elif option == "Eval" and value in ("", "<empty>"):
             self.evaluation = None  # the game's first
-        elif name == "Eval":
+        elif option == "Eval":
             if self.game is not None and value not in self.game.evaluations:
                 known = ", ".join(self.game.evaluations)
                 raise ProtocolError(f"{self.game.name} has no evaluation {value!r}; known: {known}")
             self.evaluation = value
-        elif name == "Hash":
+        elif option == "Hash":
             if not value.isdigit() or int(value) > MAX_HASH_MB:
                 raise ProtocolError(f"Hash must be an integer from 0 to {MAX_HASH_MB} (MB)")
             self.hash_mb = int(value)
-        elif name == "Exact":
-            if value not in ("true", "false"):
+        elif option == "Exact":
+            if value.lower() not in ("true", "false"):
                 raise ProtocolError("Exact must be true or false")
-            self.exact = value == "true"
-        elif name == "Threads":
+            self.exact = value.lower() == "true"
+        elif option == "Threads":
             if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
                 raise ProtocolError(f"Threads must be an integer from 1 to {MAX_THREADS}")
             self.threads = int(value)
+        elif option == "Backend":
+            self._set_backend(value.lower())
         else:
-            raise ProtocolError(
-                f"unknown option {name!r}; known: Algorithm, Eval, Hash, Exact, Threads"
+            raise ProtocolError(f"unknown option {name!r}; known: {', '.join(OPTIONS)}")
+
+    def _set_backend(self, backend: str) -> None:
+        """The rules' backend from now on: the current game, if any, moves to it at once (its
+        positions are the same values on either backend), so that an error comes now."""
+        if backend not in BACKENDS:
+            raise ProtocolError(f"Backend must be one of {', '.join(BACKENDS)}")
+        try:
+            resolve(backend)
+            game = (
+                None if self.game is None else make_game(self.game.name, self.game.options, backend)
             )
+        except GameError as error:
+            raise ProtocolError(str(error)) from None
+        self.backend = backend
+        if game is not None and type(game) is not type(self.game):
+            self.game = game
+            self.searcher = None  # the searcher belongs to the old rules
 
     def _ucinewgame(self, words: list[str]) -> None:
         self._require_idle("ucinewgame")
@@ -300,9 +398,10 @@ class Session:
                 f"{next(iter(game.evaluations))}"
             )
             self.evaluation = None
-        if self.game is None or (game.name, dict(game.options)) != (
+        if self.game is None or (game.name, dict(game.options), type(game)) != (
             self.game.name,
             dict(self.game.options),
+            type(self.game),
         ):
             self.searcher = None  # the tables belong to the old game
         self.game, self.position = game, position
@@ -313,6 +412,12 @@ class Session:
             raise ProtocolError("go: no position yet; send position first")
         go = parse_go(words)
         game, position = self.game, self.position
+        root_moves = None
+        if go.searchmoves:
+            try:
+                root_moves = [game.parse_move(position, text) for text in go.searchmoves]
+            except GameError as error:
+                raise ProtocolError(f"go: searchmoves: {error}") from None
         settings = (self.algorithm, self.evaluation, self.hash_mb, self.exact, self.threads)
         if self.searcher is None or self._settings != settings:
             try:
@@ -327,21 +432,38 @@ class Session:
         if not legal:
             self.say("bestmove none")
             return
-        hard, soft = time_budget(go, game.to_move(position))
         self._stopped.clear()
+        self._released.clear()
         self._answered.clear()
-        self._infinite = go.infinite or (go.depth is None and hard is None)
+        self._limits, self._mover = go, game.to_move(position)
+        self._pondering = go.ponder
+        self._infinite = go.ponder or self._unbounded(go)
         self._control = control = SearchControl()
         self._thread = threading.Thread(
             target=self._think,
-            args=(searcher, position, legal[0], go, hard, soft, control),
+            args=(searcher, position, legal[0], go, root_moves, control),
             name="search",
             daemon=True,
         )
         self._thread.start()
 
+    def _unbounded(self, go: Go) -> bool:
+        """Whether a search with these limits only ends on `stop`."""
+        hard, _ = time_budget(go, self._mover)
+        return go.infinite or (go.plies is None and hard is None and go.nodes is None)
+
     def _stop(self, words: list[str]) -> None:
         self.stop()
+
+    def _ponderhit(self, words: list[str]) -> None:
+        """The opponent played the move pondered on: search on as a normal `go` would."""
+        if not self._pondering or self._limits is None:
+            return  # no ponder search to turn into a normal one: nothing to do
+        self._pondering = False
+        self._infinite = self._unbounded(self._limits)
+        if self._control is not None:
+            self._control.stop()
+        self._released.set()  # after the stop: the thread's next search has its own control
 
     def _require_idle(self, command: str) -> None:
         if self.searching:
@@ -353,17 +475,50 @@ class Session:
         position: Any,
         move: Any,
         go: Go,
-        hard: float | None,
-        soft: float | None,
+        root_moves: list[Any] | None,
         control: SearchControl,
     ) -> None:
         """The search thread: info after every iteration, then exactly one bestmove.
 
-        `move` is the fallback, a legal move. A search that fails still answers (`error`, then
-        the best move of its last completed iteration, or the fallback): an engine bug must not
-        cost a driver the game.
+        `move` is the fallback, a legal move. A `go ponder` searches without limits until
+        `ponderhit` or `stop`; after `ponderhit`, it searches again with the `go`'s limits from
+        then on (the table keeps what pondering found, so the first iterations are quick).
         """
         game = searcher.game
+        if go.ponder:
+            pondering = Go(infinite=True, searchmoves=go.searchmoves)
+            move = self._search(searcher, position, move, pondering, root_moves, control)
+            self._released.wait()
+            if not self._stopped.is_set():  # ponderhit
+                self._control = control = SearchControl()
+                if self._stopped.is_set():  # a `stop` that came as the control changed
+                    control.stop()
+                move = self._search(searcher, position, move, go, root_moves, control)
+        else:
+            move = self._search(searcher, position, move, go, root_moves, control)
+        if go.infinite:
+            self._stopped.wait()  # `go infinite` answers only after `stop`
+        self._answered.set()
+        self.say(f"bestmove {game.format_move(position, move)}")
+
+    def _search(
+        self,
+        searcher: Searcher[Any, Any],
+        position: Any,
+        move: Any,
+        go: Go,
+        root_moves: list[Any] | None,
+        control: SearchControl,
+    ) -> Any:
+        """One search with `go`'s limits, its budget from now; the move it found.
+
+        A search that fails still answers (`error`, then the best move of its last completed
+        iteration, or the fallback `move`): an engine bug must not cost a driver the game.
+        """
+        game = searcher.game
+        hard, soft = time_budget(go, game.to_move(position))
+        if self.debug:
+            self.say(f"info string {describe_search(searcher, go, hard, soft)}")
 
         def report(result: SearchResult[Any]) -> None:
             nonlocal move
@@ -371,25 +526,70 @@ class Session:
             self.say(format_info(game, position, result))
 
         try:
-            move = searcher.search(
-                position, go.depth, hard, soft_time_ms=soft, control=control, on_iteration=report
-            ).move
+            result = searcher.search(
+                position,
+                go.plies,
+                hard,
+                soft_time_ms=soft,
+                control=control,
+                on_iteration=report,
+                nodes=go.nodes,
+                mate=go.mate_plies,
+                root_moves=root_moves,
+            )
         except Exception as error:
             self.say(f"error the search failed: {error!r}")
-        if go.infinite:
-            self._stopped.wait()  # `go infinite` answers only after `stop`
-        self._answered.set()
-        self.say(f"bestmove {game.format_move(position, move)}")
+            return move
+        if self.debug:
+            self.say(f"info string {describe_work(result)}")
+        return result.move
 
     _handlers: ClassVar[dict[str, Callable[[Session, list[str]], None]]] = {
         "uci": _uci,
         "isready": _isready,
+        "debug": _debug,
+        "register": _register,
         "setoption": _setoption,
         "ucinewgame": _ucinewgame,
         "position": _position,
         "go": _go,
         "stop": _stop,
+        "ponderhit": _ponderhit,
     }
+
+
+def describe_search(
+    searcher: Searcher[Any, Any], go: Go, hard: float | None, soft: float | None
+) -> str:
+    """`debug on`'s line before a search: its limits and the engine that runs it."""
+    limits = [
+        f"{name} {value}"
+        for name, value in (("depth", go.plies), ("nodes", go.nodes), ("mate", go.mate))
+        if value is not None
+    ]
+    if hard is not None:
+        limits.append(f"deadline {round(hard)} ms")
+    if soft is not None:
+        limits.append(f"planned {round(soft)} ms")
+    if go.searchmoves:
+        limits.append(f"searchmoves {' '.join(go.searchmoves)}")
+    mode = "exact" if searcher.exact else "strength"
+    return (
+        f"search: {', '.join(limits) or 'until stop'}; {searcher.algorithm}, "
+        f"{searcher.evaluation_name}, {mode} mode, {searcher.threads} thread(s), "
+        f"{backend_of(searcher.game)} backend"
+    )
+
+
+def describe_work(result: SearchResult[Any]) -> str:
+    """`debug on`'s line after a search: what it did."""
+    stats = result.stats
+    return (
+        f"searched: depth {stats.depth}{' (stopped)' if result.stopped else ''}, "
+        f"{stats.generated} nodes, {stats.expanded} expanded, {stats.evaluated} evaluated, "
+        f"{stats.cutoffs} cut-offs, {stats.table_hits} table hits, "
+        f"{stats.table_entries} table entries, {stats.seconds * 1000:.0f} ms"
+    )
 
 
 def serve(lines: Iterable[str], out: TextIO) -> None:

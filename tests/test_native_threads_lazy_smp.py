@@ -1,0 +1,79 @@
+"""What the helper threads of a parallel native search do: the main thread's search (negamax
+with the shared table, not another algorithm), an iteration that a helper finishes first taken
+as a whole (its value, move and a legal line to the depth asked), and the table's entries still
+counted while the threads share it.
+
+Timing is never asserted (the machine is shared), and no test relies on a helper getting a
+core: a helper that never ran leaves the main thread's search, which every check accepts too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.game import Game
+from ubao.engine.games import make_game
+from ubao.engine.search import ENTRY_BYTES, Searcher, SearchResult
+
+if not NATIVE_BUILT:
+    pytest.skip("the native core is not built", allow_module_level=True)
+
+GAMES = [("kalah", 16), ("othello", 10), ("bao", 13)]
+
+
+def assert_legal_line(game: Game[Any, Any], position: Any, result: SearchResult[Any]) -> None:
+    """The result's line is played from `position` move by move, its first move the result's."""
+    assert result.pv and result.move == result.pv[0]
+    for move in result.pv:
+        assert move in game.legal_moves(position), (result.pv, move)
+        position = game.play(position, move)
+
+
+@pytest.mark.parametrize(("name", "depth"), GAMES)
+def test_every_iteration_ends_with_a_legal_line_to_the_depth_asked(name: str, depth: int) -> None:
+    """Whichever thread finishes an iteration, the search reports it whole: every iteration
+    handed to `on_iteration` has its depth, a line from its move, and the last one is the
+    result. Repeated, so that the helper finishes first now and then."""
+    game = make_game(name, {}, backend="native")
+    position = game.start()
+    for _ in range(6):
+        done: list[SearchResult[Any]] = []
+        result = Searcher(game, threads=2).search(position, depth, on_iteration=done.append)
+        assert not result.stopped and result.stats.threads == 2
+        assert [one.stats.depth for one in done] == list(range(1, depth + 1))
+        for one in done:
+            assert_legal_line(game, position, one)
+            assert len(one.pv) <= one.stats.depth
+        assert result == done[-1]
+
+
+@pytest.mark.parametrize(("name", "depth"), GAMES)
+def test_helpers_search_with_the_table_as_the_main_thread_does(name: str, depth: int) -> None:
+    """A helper that searched anything else than the main thread's negamax (minimax, say: no
+    table, no cut-offs) would add nodes without table hits or cut-offs: the threads' nodes
+    together keep about one thread's share of both (helpers that ran minimax left 38-73 % of
+    the cut-offs per expanded node here)."""
+    game = make_game(name, {}, backend="native")
+    one = Searcher(game).search(game.start(), depth).stats
+    for _ in range(3):
+        many = Searcher(game, threads=2).search(game.start(), depth).stats
+        assert many.cutoffs / many.expanded > 0.85 * one.cutoffs / one.expanded, (one, many)
+        assert many.table_hits / many.expanded > 0.75 * one.table_hits / one.expanded, (one, many)
+
+
+def test_the_shared_table_counts_its_entries() -> None:
+    """The threads count the slots they fill apart and add them up after each iteration: about
+    what one thread's search stores (whichever thread finishes the depth stored its own nodes
+    in a table that holds them all), never more than the table's slots, and a kept table's
+    count only grows."""
+    game = make_game("kalah", {}, backend="native")
+    hash_mb = 4.0
+    one = Searcher(game, hash_mb=hash_mb).search(game.start(), 14).stats.table_entries
+    searcher = Searcher(game, threads=2, hash_mb=hash_mb)
+    first = searcher.search(game.start(), 14).stats.table_entries
+    assert one // 2 < first <= hash_mb * 2**20 // ENTRY_BYTES
+    again = searcher.search(game.play(game.start(), 3), 14).stats.table_entries
+    assert first <= again <= hash_mb * 2**20 // ENTRY_BYTES
