@@ -1,12 +1,16 @@
 """The asyncio layer: moves frames between WebSocket connections and the session core.
 
 It owns the sockets and their keepalive, the timer that wakes the core at its next
-deadline, the group commit of the store, and the bot engines; every decision is the core's.
+deadline, the release of what the core sends as the store makes it durable, and the bot
+engines; every decision is the core's.
 
-Everything the core sends waits for the store's next commit, which covers every change made
-since the last one (group commit): one fsync serves many moves, and still nobody hears of a
-change before it is durable. Each connection may have at most `send_budget` bytes waiting to be
-sent; a client that lets more pile up is not reading and is closed at once.
+Everything the core sends waits for the commit that covers the changes made before it, and
+goes out in the order it was made: nobody hears of a change before it is durable. On one node
+the SQLite store commits on a writer thread of its own (group commit: one fsync serves every
+change queued during the previous one) and says how many saves are durable; the event loop
+never waits for the disk. In a cluster the layer commits Redis's batch on the loop. Each
+connection may have at most `send_budget` bytes waiting to be sent; a client that lets more
+pile up is not reading and is closed at once.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections import deque
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -42,7 +47,7 @@ from ubao.server.core import (
     Output,
     Send,
 )
-from ubao.server.storage import Database, StoreError
+from ubao.server.storage import Database, StoreError, ThreadedDatabase
 from ubao.server.store import Store
 
 if TYPE_CHECKING:
@@ -54,6 +59,10 @@ wire_log = logging.getLogger("ubao.server.websockets")
 """websockets' own logger, kept above debug: its debug lines quote frames, and frames carry
 seat tokens."""
 wire_log.setLevel(logging.INFO)
+
+DRAIN_S = 2.0
+"""At shutdown, how long the store's writer may take to keep what was saved: a failing disk
+loses it (nobody heard of it)."""
 
 SOCKET_SEND_BUFFER = 64 * 1024
 """The kernel's send buffer per connection (it grows to megabytes by itself): with it, what one
@@ -176,8 +185,10 @@ class GameServer:
         self.config = config
         self.now = now
         self.cluster: Cluster | None = None
-        self.database: Database
+        self.database: Database | ThreadedDatabase
         """Where the games are kept: the SQLite file, or Redis in a cluster."""
+        self._writer: ThreadedDatabase | None = None
+        """The SQLite store, which commits on its own thread (one node)."""
         self.bots: BotSeats
         if config.redis:
             from ubao.server.cluster import Cluster, node_name
@@ -190,13 +201,24 @@ class GameServer:
             self.cluster.attach(self.core, self)
             self.bots = WorkerPool(config.redis, config.bots)
         else:
-            self.database = Store(config.db)
-            self.core = Core(self.database, config.limits, now=now, wall=wall)
+            store = Store(config.db)
+            self.database = self._writer = store
+            self.core = Core(store, config.limits, now=now, wall=wall)
             self.bots = Bots(config.bots)
         self._outboxes: dict[int, Outbox] = {}
-        self._held: list[Output] = []
-        """The core's outputs waiting for the commit that makes their changes durable."""
+        self._held: deque[tuple[int, list[Output]]] = deque()
+        """The core's outputs in order, in runs, each with the number of saves made before it
+        (the writer's count; 0 in a cluster): they wait until those saves are durable."""
+        self._durable = 0
+        """How many saves the writer has kept."""
+        self._kept = asyncio.Event()
+        """Set whenever the writer keeps more."""
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._commit_at: asyncio.Handle | None = None
+        """The next commit (a cluster) or release of what is durable (one node)."""
+        self._flushed = 0
+        """How many saves the writer was told to take."""
+        self._flush_at: asyncio.Handle | None = None
         self._server: Server | None = None
         self._wake = asyncio.Event()
         self._timer: asyncio.Task[None] | None = None
@@ -218,9 +240,12 @@ class GameServer:
         if self.cluster is not None:
             await self.cluster.start()  # the games come as their leases expire
         else:
+            assert self._writer is not None
             restored = self.core.restore()
             if restored:
                 log.info("resumed %d unfinished game(s) from %s", restored, self.database.path)
+            self._loop = asyncio.get_running_loop()
+            self._writer.start(self._kept_by_writer, STORE_RETRY_MS / 1000)
         self._server = await serve(
             self._handle,
             self.config.host,
@@ -244,7 +269,14 @@ class GameServer:
         log.info("shutting down")
         self.core.shutdown()
         self._flush()
-        self._commit()
+        if self._writer is not None:
+            if self._flush_at is not None:
+                self._flush_at.cancel()
+            self._hand_over()
+            await self._drain(self._writer.saved)
+            self._release()
+        else:
+            self._commit()
         if self._commit_at is not None:  # the disk refused: what it did not keep is lost
             self._commit_at.cancel()
         if self._timer is not None:
@@ -256,6 +288,17 @@ class GameServer:
         else:
             self.database.close()
         log.info("stopped")
+
+    async def _drain(self, saved: int) -> None:
+        """Wait until the writer has kept the first `saved` saves, for at most `DRAIN_S`."""
+        try:
+            async with asyncio.timeout(DRAIN_S):
+                while self._durable < saved:
+                    self._kept.clear()
+                    await self._kept.wait()
+        except TimeoutError:
+            lost = saved - self._durable
+            log.error("the store did not keep %d change(s) in %.1f s: lost", lost, DRAIN_S)
 
     async def _close_connections(self) -> None:
         if self._server is None:
@@ -351,33 +394,88 @@ class GameServer:
         self._flush()
 
     def _flush(self) -> None:
-        """Take the core's outputs; they go out at the next commit."""
-        self._held += self.core.outputs()
-        waiting = self._held or (self.cluster is not None and self.cluster.pending)
-        if waiting and self._commit_at is None and not self.core.closing:
-            self._commit_at = asyncio.get_running_loop().call_soon(self._commit)
+        """Take the core's outputs; they go out once the changes made before them are durable:
+        at once if they are (`_release`), or when the writer keeps them, or at the next commit
+        in a cluster."""
+        outputs = self.core.outputs()
+        held = self._held
+        if self._writer is not None:
+            saved = self._writer.saved
+            if outputs:
+                held.append((saved, outputs))
+            if saved > self._flushed and self._flush_at is None:
+                self._flush_at = asyncio.get_running_loop().call_soon(self._hand_over)
+            ready = bool(held) and held[0][0] <= self._durable
+        else:
+            if outputs:
+                held.append((0, outputs))
+            ready = bool(held) or (self.cluster is not None and self.cluster.pending)
+        if ready and self._commit_at is None and not self.core.closing:
+            release = self._release if self._writer is not None else self._commit
+            self._commit_at = asyncio.get_running_loop().call_soon(release)
         self._wake.set()
 
-    def _commit(self) -> None:
-        """Make every change since the last commit durable, then send what they made. If the
-        disk refuses, nobody hears of them: the commit is tried again after a pause."""
+    def _hand_over(self) -> None:
+        """Once per turn of the event loop: the writer takes what the turn saved, in one batch
+        (not the first save of the turn alone, then the rest)."""
+        assert self._writer is not None
+        self._flush_at = None
+        self._flushed = self._writer.saved
+        self._writer.flush()
+
+    def _kept_by_writer(self, saves: int) -> None:
+        """The writer kept the first `saves` saves (called on the writer's thread)."""
+        assert self._loop is not None
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has stopped
+            self._loop.call_soon_threadsafe(self._durable_until, saves)
+
+    def _durable_until(self, saves: int) -> None:
+        """On the loop: the first `saves` saves are durable."""
+        self._durable = saves
+        self._kept.set()
+        self._release()
+
+    def _release(self) -> None:
+        """Send, in order, what the core made after changes the writer has kept."""
         if self._commit_at is not None:
             self._commit_at.cancel()
             self._commit_at = None
+        held = self._held
+        durable = self._durable
+        ready: list[Output] = []
+        while held and held[0][0] <= durable:
+            ready += held.popleft()[1]
+        if ready:
+            self._send_out(ready)
+
+    def _commit(self) -> None:
+        """In a cluster: make every change since the last commit durable, then send what they
+        made. If Redis refuses, nobody hears of them: the commit is tried again after a pause."""
+        if self._commit_at is not None:
+            self._commit_at.cancel()
+            self._commit_at = None
+        cluster = self.cluster
+        assert cluster is not None
         try:
-            self.database.commit()
+            cluster.store.commit()
         except StoreError as exc:
             log.error("%s; trying again, and telling nobody until then", exc)
             retry_s = STORE_RETRY_MS / 1000
             self._commit_at = asyncio.get_running_loop().call_later(retry_s, self._commit)
             return
-        held, self._held = self._held, []
+        held = [output for _, outputs in self._held for output in outputs]
+        self._held.clear()
+        cluster.committed()  # games another node took meanwhile: their news is not sent
+        self._send_out(held)
+        cluster.send_out()
+        self._flush()  # what closing proxies changed goes out at the next commit
+
+    def _send_out(self, outputs: list[Output]) -> None:
+        """Do what the core asked, now that the changes before it are durable."""
         cluster = self.cluster
-        if cluster is not None:
-            cluster.committed()  # games another node took meanwhile: their news is not sent
         mail: dict[int, list[bytes]] = {}
         """Each connection's frames, written in one piece (a mover's `ok` with its `moved`)."""
-        for output in held:
+        for output in outputs:
             if isinstance(output, Send):
                 frame = output.frame or encode(output.message)
                 to = output.to if cluster is None else cluster.relay(output.to, frame)
@@ -403,9 +501,6 @@ class GameServer:
             elif isinstance(output, Listed) and cluster is not None:
                 cluster.listed(output.game)
         self._post(mail)
-        if cluster is not None:
-            cluster.send_out()
-            self._flush()  # what closing proxies changed goes out at the next commit
 
     def _post(self, mail: dict[int, list[bytes]]) -> None:
         """Write each connection its framed messages, in one write."""

@@ -866,7 +866,12 @@ class Core:
                 raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")
             room = self.rooms[game_id]
         elif room is None:
-            stored = self.store.load(game_id)
+            try:
+                stored = self.store.load(game_id)
+            except StoreError as exc:  # its last changes are not kept yet: the disk fails
+                log.error("%s", exc)
+                message = "the server cannot read this game now; try again"
+                raise Rejected(ErrorCode.STORAGE_ERROR, message) from None
             room = self._rebuild(stored) if stored and stored.status == "over" else None
             if room is None:
                 raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")

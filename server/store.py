@@ -1,27 +1,46 @@
 """Persistence in SQLite: games, seats, every move, every event, results.
 
-`save` writes everything a change produced, all or nothing (a savepoint), into the open batch;
-`commit` makes the whole batch durable with one fsync (group commit). The asyncio layer holds
-back everything the core sends until the commit that covers it, so an accepted move is still
-durable before anyone hears of it, and one commit serves every change made meanwhile. On start
-the server reloads the unfinished games from here and replays their moves through the rules.
+A server starts the store's writer (`start`): a thread with a connection of its own, so that
+the event loop never executes a write or waits for an fsync. `save` only records what a change
+produced, as values (a `Change`: the room keeps changing after `save` returns), and queues it;
+the server's event loop `flush`es once per turn, and the writer writes everything flushed since
+its previous write in one transaction with one COMMIT (group commit, one fsync), then reports
+how many saves are durable. The asyncio layer
+holds back everything the core sends until the commit that covers it, so an accepted move is
+still durable before anyone hears of it. A write the disk refuses is rolled back and tried
+again after a pause, with whatever came meanwhile: nobody hears of any of it until it is kept.
+
+Without the writer (the core's tests, before the server starts), `save` writes at once on the
+caller's connection, into the open batch, all of it or, raising StoreError, none of it (a
+savepoint), and `commit` makes the batch durable.
+
+Reads (`unfinished`, `finished`, `load`) use `db`, the loop's connection: in WAL mode it reads
+what is committed while the writer writes. On start the server reloads the unfinished games
+from here and replays their moves through the rules.
 
 The files are the user's alone: the folder is made 0700 and the database files 0600.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
+import secrets
 import sqlite3
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ubao.protocol import (
     ClockSpec,
     Event,
     Moved,
     Over,
+    Result,
     SeatEvent,
     SeatSpec,
     TakebackRequest,
@@ -30,6 +49,8 @@ from ubao.protocol import (
 )
 from ubao.server.room import Room
 from ubao.server.storage import StoredGame, StoreError
+
+log = logging.getLogger("ubao.server")
 
 SCHEMA_VERSION = 3
 """1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`."""
@@ -109,13 +130,178 @@ def _pair(values: tuple[int, int]) -> str:
     return f"[{values[0]},{values[1]}]"
 
 
-def _seats(room: Room) -> tuple[tuple[str | None, str | None], ...]:
-    """What of the seats changes after creation: who sits, with which token."""
-    return tuple((seat.name, seat.token_hash) for seat in room.seats)
+Seats = tuple[tuple[SeatSpec, str | None, str | None], ...]
+"""(spec, name, token hash) per seat."""
 
 
-Saved = tuple[Room, Sequence[Event], int, Sequence[bytes]]
-"""A save: the room, its events, when, and the events' bodies."""
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What one `save` writes, taken from the room when it is saved: values, not the room, which
+    the core keeps changing while the writer writes. What never changes after a game's creation
+    (its options, clock, seat specs, events) is shared, not copied."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    clock: ClockSpec | None
+    created: int
+    pace_ms: int
+    status: str
+    result: Result | None
+    v: int
+    ply: int
+    clocks: str | None
+    """Time left on both clocks when saved, as `_pair` writes it."""
+    seats: Seats
+    events: tuple[Event, ...]
+    bodies: tuple[bytes, ...]
+    """The events as the store keeps them and as they are broadcast (`Room.body`)."""
+
+
+def change_of(room: Room, events: Sequence[Event], now: int) -> Change:
+    """What saving `room` with `events` at `now` writes."""
+    clock = room.clock
+    return Change(
+        room.game_id,
+        room.game_name,
+        room.options,
+        room.clock_spec,
+        room.created,
+        room.pace_ms,
+        room.status,
+        room.result,
+        room.v,
+        room.ply,
+        _pair((max(0, clock.left(0, now)), max(0, clock.left(1, now)))) if clock else None,
+        tuple((seat.spec, seat.name, seat.token_hash) for seat in room.seats),
+        tuple(events),
+        tuple(room.body(event) for event in events),
+    )
+
+
+_NEW_GAMES = """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
+                                   created_ms, pace_ms) VALUES """
+_NEW_GAME = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_NEW_GAMES_END = """ ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
+    result = excluded.result, v = excluded.v, ply = excluded.ply, clocks = excluded.clocks,
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"""
+_GAMES = """UPDATE games SET status = new.column2, result = new.column3, v = new.column4,
+    ply = new.column5, clocks = new.column6, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    FROM (VALUES """
+_GAME = "(?, ?, ?, ?, ?, ?)"
+_GAMES_END = ") AS new WHERE games.game_id = new.column1"
+_SEATS = "INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES "
+_SEAT = "(?, ?, ?, ?, ?)"
+_SEATS_END = """ ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
+    token_hash = excluded.token_hash"""
+_MOVES = "INSERT INTO moves (game_id, ply, seat, move, clocks, info) VALUES "
+_MOVE = "(?, ?, ?, ?, ?, ?)"
+_EVENTS = "INSERT INTO events (game_id, v, type, body) VALUES "
+_EVENT = "(?, ?, ?, ?)"
+
+
+def _write(db: sqlite3.Connection, changes: Sequence[Change], written: dict[str, Seats]) -> None:
+    """Write `changes`, in order, in `db`'s open transaction: each game's row and seats as its
+    last change left them, every move and event. `written` holds the games not over whose row is
+    written (in this transaction or before it), with their seats as written: a game already
+    written gets only what changes (status, versions, clocks), and seats that did not change are
+    not written again. It is updated once everything is written.
+
+    Each table gets one statement of many rows, not one per change: on the writer's thread, every
+    statement gives the GIL up while SQLite works and, if the event loop is busy, waits up to the
+    interpreter's switch interval to get it back, so the number of statements, not of rows, sets
+    how long a batch takes."""
+    last = {change.game_id: change for change in changes}
+    new = [change for game_id, change in last.items() if game_id not in written]
+    _rows(
+        db,
+        _NEW_GAMES,
+        _NEW_GAME,
+        [
+            (
+                change.game_id,
+                change.game,
+                _json(change.options),
+                _json(change.clock),
+                change.status,
+                _json(change.result),
+                change.v,
+                change.ply,
+                change.clocks,
+                change.created,
+                change.pace_ms,
+            )
+            for change in new
+        ],
+        _NEW_GAMES_END,
+    )
+    _rows(
+        db,
+        _GAMES,
+        _GAME,
+        [
+            (game_id, change.status, _json(change.result), change.v, change.ply, change.clocks)
+            for game_id, change in last.items()
+            if game_id in written
+        ],
+        _GAMES_END,
+    )
+    _rows(
+        db,
+        _SEATS,
+        _SEAT,
+        [
+            (game_id, index, _json(spec), name, token_hash)
+            for game_id, change in last.items()
+            if written.get(game_id) != change.seats
+            for index, (spec, name, token_hash) in enumerate(change.seats)
+        ],
+        _SEATS_END,
+    )
+    moves: list[tuple[Any, ...]] = []
+    events: list[tuple[Any, ...]] = []
+    for change in changes:
+        game_id = change.game_id
+        for event, body in zip(change.events, change.bodies, strict=True):
+            if isinstance(event, TakebackRequest) and event.state == "accepted":
+                # The moves table holds the game as it stands; the log keeps what was undone.
+                _rows(db, _MOVES, _MOVE, moves)
+                moves = []
+                db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, event.ply))
+            if isinstance(event, Moved):
+                clocks = event.clocks
+                moves.append(
+                    (
+                        game_id,
+                        event.ply,
+                        event.seat,
+                        event.move,
+                        _pair(clocks.remaining_ms) if clocks else None,
+                        _json(event.info),
+                    )
+                )
+            events.append((game_id, event.v, event.type, body))
+    _rows(db, _MOVES, _MOVE, moves)
+    _rows(db, _EVENTS, _EVENT, events)
+    for game_id, change in last.items():
+        if change.status == "over":
+            written.pop(game_id, None)
+        else:
+            written[game_id] = change.seats
+
+
+def _rows(
+    db: sqlite3.Connection, head: str, row: str, rows: list[tuple[Any, ...]], end: str = ""
+) -> None:
+    """`head`, then `row` once per row (a VALUES list), then `end`: as few statements as
+    SQLite's limit on parameters allows."""
+    if not rows:
+        return
+    per = db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(rows[0])
+    for start in range(0, len(rows), per):
+        part = rows[start : start + per]
+        values = ", ".join([row] * len(part))
+        db.execute(head + values + end, [value for each in part for value in each])
 
 
 def _private(path: Path) -> None:
@@ -127,27 +313,43 @@ def _private(path: Path) -> None:
     os.chmod(path, 0o600)  # also a file that an older server made world-readable
 
 
+LOAD_WAIT_S = 2.0
+"""How long `load` waits for the writer to keep a game it has saves of; then StoreError."""
+
+CLOSE_WAIT_S = 0.5
+"""How long `close` waits for the writer to write what is queued (a server has waited for it
+already, `DRAIN_S` in server/app.py): a shutdown takes bounded time even on a hung disk."""
+
+
 class Store:
-    """The server's database (a `GameStore`); `path` ":memory:" keeps it for the process only."""
+    """The server's database (a `GameStore`); `path` ":memory:" keeps it for the process only
+    (an in-memory database that the writer's connection shares)."""
 
     def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            _private(Path(path))
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None)
-        self._batch: list[Saved] = []
+        if self.path == ":memory:":
+            self._target = f"file:ubao-{secrets.token_hex(8)}?mode=memory&cache=shared"
+        else:
+            _private(Path(path))
+            self._target = Path(path).absolute().as_uri()
+        self.db = self.connect()
+        """The loop's connection: reads, and writes until the writer starts."""
+        if self.path == ":memory:":
+            # Shared in-memory tables are locked per table, not versioned as WAL files are: the
+            # loop's reads do not wait for the writer's transaction (`load` waits for the games
+            # it reads to be kept).
+            self.db.execute("PRAGMA read_uncommitted = ON")
+        self._batch: list[Change] = []
         """The saves since the last commit, to write again if the commit fails."""
-        self._written: dict[str, tuple[tuple[str | None, str | None], ...]] = {}
-        """The games not over whose row is written, in the open batch or before it, with
-        their seats as written: a move updates only what changes (status, versions, clocks),
-        and seats that did not change are not written again."""
+        self._written: dict[str, Seats] = {}
+        """The games not over whose row is written, with their seats (`_write`)."""
         self._lost = False
         """The last commit failed and was rolled back: the next writes the whole batch again."""
+        self._writer: Writer | None = None
         self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = FULL")
-        self.db.execute("PRAGMA foreign_keys = ON")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
+            self.db.close()
             raise RuntimeError(f"{path}: database schema {version} is newer than this server's")
         if version == 1:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
@@ -156,25 +358,55 @@ class Store:
         self.db.executescript(_SCHEMA)
         self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def close(self) -> None:
-        self.db.close()
+    def connect(self) -> sqlite3.Connection:
+        """A new connection to the database, fully synced on every commit; the loop's, or the
+        writer's (made on the loop, used only by the writer's thread)."""
+        db = sqlite3.connect(self._target, isolation_level=None, uri=True, check_same_thread=False)
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+        return db
 
     @property
-    def pending(self) -> bool:
-        """Whether saves wait for a commit."""
-        return bool(self._batch)
+    def saved(self) -> int:
+        """How many saves the writer was given (the number the layer tags outputs with)."""
+        return 0 if self._writer is None else self._writer.saved
+
+    def start(self, durable: Callable[[int], None], retry_s: float) -> None:
+        """Hand the writes to a writer thread: from now on `save` queues, and `durable(n)` is
+        called on the writer's thread each time the first `n` saves are kept. What was saved
+        before is committed first (StoreError if the disk refuses)."""
+        assert self._writer is None, "the writer is started"
+        self.commit()
+        self._writer = Writer(self.connect(), durable, retry_s)
+
+    def flush(self) -> None:
+        """Have the writer take what was saved: a server calls it once per turn of its event
+        loop, so that a batch holds everything saved during the turn, not the first save alone."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Stop the writer, once it has kept what it was given or after a last failed try
+        (within `CLOSE_WAIT_S`), and close the database."""
+        if self._writer is not None:
+            self._writer.stop(CLOSE_WAIT_S)
+        self.db.close()
 
     def save(self, room: Room, events: Sequence[Event], now: int) -> None:
-        """Write the room's state and the events (with their moves) into the open batch: all of
-        it, or, raising StoreError, none of it. Durable at the next `commit`."""
+        """Keep the room's state and the events (with their moves). With the writer, queue them:
+        durable when the writer says so. Without, write them into the open batch: all of it, or,
+        raising StoreError, none of it; durable at the next `commit`."""
+        change = change_of(room, events, now)
+        if self._writer is not None:
+            self._writer.put(change)
+            return
         db = self.db
-        saved = (room, events, now, [room.body(event) for event in events])
         try:
             if not db.in_transaction:
                 db.execute("BEGIN IMMEDIATE")
             db.execute("SAVEPOINT save")
             try:
-                seats = self._write(*saved)
+                _write(db, [change], self._written)
             except BaseException:
                 db.execute("ROLLBACK TO save")
                 raise
@@ -182,15 +414,13 @@ class Store:
                 db.execute("RELEASE save")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot save game {room.game_id}: {exc}") from exc
-        if room.status == "over":
-            self._written.pop(room.game_id, None)
-        else:
-            self._written[room.game_id] = seats
-        self._batch.append(saved)
+        self._batch.append(change)
 
     def commit(self) -> None:
-        """Make every save since the last commit durable, with one fsync; StoreError if the
-        disk refused it. The batch is kept then, and the next commit writes it all again."""
+        """Without the writer: make every save since the last commit durable, with one fsync;
+        StoreError if the disk refused it. The batch is kept then, and the next commit writes it
+        all again."""
+        assert self._writer is None, "the writer commits"
         db = self.db
         try:
             if self._lost:
@@ -198,8 +428,7 @@ class Store:
                     db.execute("ROLLBACK")  # only what came after the failed commit
                 db.execute("BEGIN IMMEDIATE")
                 self._written.clear()  # saves since the failure counted on rows it rolled back
-                for saved in self._batch:
-                    self._write(*saved)
+                _write(db, self._batch, self._written)
             if db.in_transaction:
                 db.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -211,104 +440,52 @@ class Store:
         self._lost = False
         self._batch.clear()
 
-    def _write(
-        self, room: Room, events: Sequence[Event], now: int, bodies: Sequence[bytes]
-    ) -> tuple[tuple[str | None, str | None], ...]:
-        """Write one save; returns the seats as written."""
-        game_id = room.game_id
-        clock = room.clock
-        clocks = _pair((max(0, clock.left(0, now)), max(0, clock.left(1, now)))) if clock else None
-        result = _json(room.result)
-        seats = _seats(room)
-        written = self._written.get(game_id)
-        db = self.db
-        if written is None:
-            db.execute(
-                """INSERT INTO games (game_id, game, options, clock, status, result, v, ply,
-                                      clocks, created_ms, pace_ms)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
-                       result = excluded.result, v = excluded.v, ply = excluded.ply,
-                       clocks = excluded.clocks,
-                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
-                (
-                    game_id,
-                    room.game_name,
-                    _json(room.options),
-                    _json(room.clock_spec),
-                    room.status,
-                    result,
-                    room.v,
-                    room.ply,
-                    clocks,
-                    room.created,
-                    room.pace_ms,
-                ),
-            )
-        else:
-            db.execute(
-                """UPDATE games SET status = ?, result = ?, v = ?, ply = ?, clocks = ?,
-                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                   WHERE game_id = ?""",
-                (room.status, result, room.v, room.ply, clocks, game_id),
-            )
-        if written != seats:
-            db.executemany(
-                """INSERT INTO seats (game_id, seat, spec, name, token_hash) VALUES (?, ?, ?, ?, ?)
-                   ON CONFLICT (game_id, seat) DO UPDATE SET name = excluded.name,
-                       token_hash = excluded.token_hash""",
-                [
-                    (game_id, index, _json(seat.spec), seat.name, seat.token_hash)
-                    for index, seat in enumerate(room.seats)
-                ],
-            )
-        for event, body in zip(events, bodies, strict=True):
-            if isinstance(event, TakebackRequest) and event.state == "accepted":
-                # The moves table holds the game as it stands; the log keeps what was undone.
-                db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, event.ply))
-            if isinstance(event, Moved):
-                db.execute(
-                    "INSERT INTO moves (game_id, ply, seat, move, clocks, info)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        game_id,
-                        event.ply,
-                        event.seat,
-                        event.move,
-                        _pair(event.clocks.remaining_ms) if event.clocks else None,
-                        _json(event.info),
-                    ),
-                )
-            db.execute(
-                "INSERT INTO events (game_id, v, type, body) VALUES (?, ?, ?, ?)",
-                (game_id, event.v, event.type, body),
-            )
-        return seats
-
     def unfinished(self) -> list[StoredGame]:
         """Every game not over, oldest first, with its seats, moves and events."""
-        rows = self.db.execute(
-            f"SELECT {_COLUMNS} FROM games WHERE status != 'over' ORDER BY created_ms, game_id"
-        ).fetchall()
-        return [self._load(*row) for row in rows]
+        with self._reading() as db:
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM games WHERE status != 'over' ORDER BY created_ms, game_id"
+            ).fetchall()
+            return [self._load(db, *row) for row in rows]
 
     def finished(self, limit: int) -> list[StoredGame]:
         """The `limit` most recently finished games, the most recent last."""
-        rows = self.db.execute(
-            f"SELECT {_COLUMNS} FROM games WHERE status = 'over'"
-            " ORDER BY updated_at DESC, game_id DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
-        return [self._load(*row) for row in reversed(rows)]
+        with self._reading() as db:
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM games WHERE status = 'over'"
+                " ORDER BY updated_at DESC, game_id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            return [self._load(db, *row) for row in reversed(rows)]
 
     def load(self, game_id: str) -> StoredGame | None:
-        """One game, whatever its status, or None if there is no such game."""
-        row = self.db.execute(f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-        found = row.fetchone()
-        return None if found is None else self._load(*found)
+        """One game, whatever its status, or None if there is no such game. If the writer has
+        saves of it not yet kept, it waits for them (`LOAD_WAIT_S`, then StoreError): the game
+        as committed before them is not the game as it is."""
+        if self._writer is not None:
+            self._writer.settle(game_id, LOAD_WAIT_S)
+        with self._reading() as db:
+            row = db.execute(f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+            found = row.fetchone()
+            return None if found is None else self._load(db, *found)
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The loop's connection in one read transaction: the writer may commit between the
+        statements that read one game. Without the writer, in the open batch, if any."""
+        db = self.db
+        if db.in_transaction:
+            yield db
+            return
+        db.execute("BEGIN")
+        try:
+            yield db
+        finally:
+            db.execute("COMMIT")
+
+    @staticmethod
     def _load(
-        self,
+        db: sqlite3.Connection,
         game_id: str,
         game: str,
         options: str,
@@ -318,13 +495,13 @@ class Store:
         pace_ms: int,
         clocks: str | None,
     ) -> StoredGame:
-        seats = self.db.execute(
+        seats = db.execute(
             "SELECT spec, name, token_hash FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
         ).fetchall()
-        moves = self.db.execute(
+        moves = db.execute(
             "SELECT seat, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
         ).fetchall()
-        events = self.db.execute(
+        events = db.execute(
             "SELECT body FROM events WHERE game_id = ? ORDER BY v", (game_id,)
         ).fetchall()
         spec = json.loads(clock) if clock else None
@@ -343,6 +520,114 @@ class Store:
             moves=tuple(move for _, move in moves),
             events=tuple(_event(body) for (body,) in events),
         )
+
+
+class Writer:
+    """The thread that owns the writing connection: it writes every change flushed to it during
+    its previous write in one transaction with one COMMIT, then calls `durable` with how many
+    saves are kept. The loop only queues (`put`), flushes once per turn (`flush`) and, to read a
+    game, waits for its saves (`settle`)."""
+
+    def __init__(self, db: sqlite3.Connection, durable: Callable[[int], None], retry_s: float):
+        self.db = db
+        self.durable = durable
+        self.retry_s = retry_s
+        self.saved = 0
+        """Saves queued so far, kept or not (the loop's count)."""
+        self.kept = 0
+        """Of them, how many are durable."""
+        self._queue: list[Change] = []
+        self._flushed = 0
+        """The writer may take the first this many saves (`flush`)."""
+        self._unsettled: dict[str, int] = {}
+        """Games with saves not yet kept, with the number of their last save."""
+        self._stopping = False
+        self._changed = threading.Condition()
+        """Guards the fields above: the loop queues, the writer takes and keeps."""
+        self._thread = threading.Thread(target=self._run, name="ubao-store-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, change: Change) -> None:
+        """Queue a change (on the loop: no I/O), for the next `flush`."""
+        with self._changed:
+            self.saved += 1
+            self._queue.append(change)
+            self._unsettled[change.game_id] = self.saved
+
+    def flush(self) -> None:
+        """Let the writer take everything queued."""
+        with self._changed:
+            self._flushed = self.saved
+            self._changed.notify()
+
+    def settle(self, game_id: str, timeout_s: float) -> None:
+        """Return once every save of the game queued so far is kept; StoreError if that takes
+        longer than `timeout_s` (the disk is failing)."""
+        with self._changed:
+            last = self._unsettled.get(game_id)
+            if last is not None:
+                self._flushed = self.saved
+                self._changed.notify()
+            if last is not None and not self._changed.wait_for(
+                lambda: self.kept >= last, timeout_s
+            ):
+                raise StoreError(f"cannot read game {game_id}: its changes are not kept yet")
+
+    def stop(self, timeout_s: float) -> None:
+        """Write what is queued, then end (a failing write is not tried again); give up on the
+        thread after `timeout_s` (a daemon: it does not keep the process alive)."""
+        with self._changed:
+            self._stopping = True
+            self._changed.notify()
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            log.error("the store's writer did not finish in %.1f s", timeout_s)
+
+    def _run(self) -> None:
+        db = self.db
+        written: dict[str, Seats] = {}
+        batch: list[Change] = []
+        """What the next transaction writes: what failed before, then what came since."""
+        try:
+            while True:
+                with self._changed:
+                    while not batch and not self._stopping and self._flushed <= self.kept:
+                        self._changed.wait()
+                    if not self._queue and not batch:
+                        return  # stopping, and everything is kept
+                    batch += self._queue
+                    self._queue = []
+                    upto = self.saved
+                try:
+                    self._commit(batch, written)
+                except Exception as exc:  # the disk's refusal, or a bug: kept until written
+                    if db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
+                    written.clear()  # none of it is written: the next try writes it all
+                    log.error("cannot commit %d change(s): %s; trying again", len(batch), exc)
+                    with self._changed:
+                        if self._changed.wait_for(lambda: self._stopping, self.retry_s):
+                            log.error("stopped: %d change(s) not kept", self.saved - self.kept)
+                            return
+                    continue
+                with self._changed:
+                    self.kept = upto
+                    for change in batch:
+                        if self._unsettled.get(change.game_id, upto + 1) <= upto:
+                            del self._unsettled[change.game_id]
+                    self._changed.notify_all()
+                batch = []
+                self.durable(upto)
+        finally:
+            db.close()
+
+    def _commit(self, batch: list[Change], written: dict[str, Seats]) -> None:
+        """Write the batch in one transaction and commit it (one fsync)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        _write(db, batch, written)
+        db.execute("COMMIT")
 
 
 def _event(body: bytes) -> Event:

@@ -21,7 +21,9 @@ from test_server_support import (
     TIMEOUT,
     Client,
     Harness,
+    failing_writes,
     fake_engine,
+    healed,
     running_server,
     small_limits,
 )
@@ -155,9 +157,7 @@ async def test_a_ping_stuck_behind_unread_frames_still_times_out(
 # -- group commit ------------------------------------------------------------------------------
 
 
-async def test_nobody_hears_of_a_move_before_the_commit_that_keeps_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def test_nobody_hears_of_a_move_before_the_commit_that_keeps_it() -> None:
     async with (
         running_server() as server,
         Client.connected(server.port, "south") as south,
@@ -166,20 +166,12 @@ async def test_nobody_hears_of_a_move_before_the_commit_that_keeps_it(
         game_id = await create(south)
         south_token = await join(south, game_id, 0)
         await join(north, game_id, 1)
-        commit = server.store.commit
-        failing = True
-
-        def flaky_commit() -> None:
-            if failing:
-                raise StoreError("disk I/O error (test)")
-            commit()
-
-        monkeypatch.setattr(server.store, "commit", flaky_commit)
+        failing_writes(server.store.db, "moves")
         await south.send(Move(id=99, game_id=game_id, token=south_token, ply=0, move="1"))
         # The retry comes after 1 s, and fails too: neither the mover nor the opponent hears.
         heard = await asyncio.gather(messages(south, 1.5), messages(north, 1.5))
         assert not [m for m in heard[0] + heard[1] if isinstance(m, Ok | Moved)]
-        failing = False
+        healed(server.store.db)
         reply = await south.recv()
         assert isinstance(reply, Ok) and reply.id == 99
         assert (await north.event_of(Moved)).move == "1"

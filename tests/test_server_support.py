@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -87,15 +88,26 @@ class FailingStore(Store):
         super().__init__(":memory:")
 
     def fail(self, table: str = "events") -> None:
-        self.db.execute(
-            f"CREATE TRIGGER fail_{table} BEFORE INSERT ON {table}"
-            " BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END"
-        )
+        failing_writes(self.db, table)
 
     def heal(self) -> None:
-        triggers = self.db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-        for (name,) in triggers.fetchall():
-            self.db.execute(f"DROP TRIGGER {name}")
+        healed(self.db)
+
+
+def failing_writes(db: sqlite3.Connection, table: str) -> None:
+    """Make every write to `table` fail from now on, through any connection (the store's writer
+    thread too), as on a full or broken disk."""
+    db.execute(
+        f"CREATE TRIGGER fail_{table} BEFORE INSERT ON {table}"
+        " BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END"
+    )
+
+
+def healed(db: sqlite3.Connection) -> None:
+    """End `failing_writes`."""
+    triggers = db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    for (name,) in triggers.fetchall():
+        db.execute(f"DROP TRIGGER {name}")
 
 
 # -- the pure core -----------------------------------------------------------------------------
