@@ -165,7 +165,9 @@ class Conn(asyncio.Protocol):
         if kind == "error":
             self.stats.errors.append(f"{message['code']}: {message['message']}")
         if kind in ("ok", "error") and message.get("id") in self.replies:
-            self.replies.pop(message["id"]).set_result(message)
+            reply = self.replies.pop(message["id"])
+            if not reply.done():  # cancelled when the run ended
+                reply.set_result(message)
         elif kind not in ("ok", "error"):
             self.on_event(message)
 
