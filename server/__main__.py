@@ -25,7 +25,7 @@ from importlib import metadata
 from typing import Any
 
 from ubao.server.app import GameServer, ServerConfig
-from ubao.server.store import default_path
+from ubao.server.store import DatabaseInUse, default_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -365,6 +365,9 @@ def cluster_usable() -> str | None:
 async def serve(config: ServerConfig) -> None:
     try:
         server = GameServer(config)
+    except DatabaseInUse as exc:  # another server hosts its games: leave them to it
+        print(f"ubao-server: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     except ValueError as exc:  # a node name or Redis URL that cannot be used
         raise SystemExit(f"ubao-server: {exc}") from None
     try:

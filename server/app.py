@@ -237,15 +237,8 @@ class GameServer:
         return port
 
     async def start(self) -> None:
-        if self.cluster is not None:
-            await self.cluster.start()  # the games come as their leases expire
-        else:
-            assert self._writer is not None
-            restored = self.core.restore()
-            if restored:
-                log.info("resumed %d unfinished game(s) from %s", restored, self.database.path)
-            self._loop = asyncio.get_running_loop()
-            self._writer.start(self._kept_by_writer, STORE_RETRY_MS / 1000)
+        """Bind the port, then take the games up, then accept connections: a server that cannot
+        listen (the port is taken) leaves the games alone."""
         self._server = await serve(
             self._handle,
             self.config.host,
@@ -258,10 +251,29 @@ class GameServer:
             ping_interval=None,  # the outboxes ping, without waiting for a drain
             close_timeout=self.config.close_timeout_s,
             logger=wire_log,
+            start_serving=False,
         )
+        try:
+            await self._take_up()
+        except BaseException:
+            self._server.close()  # the port is free again for whoever comes next
+            raise
+        await self._server.start_serving()
         self._timer = asyncio.create_task(self._run_timer())
         self._flush()
         log.info("listening on ws://%s:%d/", self.config.host, self.port)
+
+    async def _take_up(self) -> None:
+        """Join the cluster, or restore the database's games and start its writer."""
+        if self.cluster is not None:
+            await self.cluster.start()  # the games come as their leases expire
+            return
+        assert self._writer is not None
+        restored = self.core.restore()
+        if restored:
+            log.info("resumed %d unfinished game(s) from %s", restored, self.database.path)
+        self._loop = asyncio.get_running_loop()
+        self._writer.start(self._kept_by_writer, STORE_RETRY_MS / 1000)
 
     async def stop(self) -> None:
         """Persist every game with its clocks frozen, close every connection with 1012, stop the

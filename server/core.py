@@ -292,9 +292,10 @@ class Core:
 
     def restore(self) -> int:
         """Load every unfinished game from the store, and the most recently finished ones;
-        returns how many unfinished. Clocks restart now: they did not run while the server was
-        down. Players have a grace period to resume; a waiting game nobody comes back to
-        expires."""
+        returns how many unfinished. No clock ran while the server was down, and none runs
+        until the player to move is back (`Room.resume_clock`): a server bot's turn at once, a
+        player's when they resume. Players have a grace period to resume; a waiting game nobody
+        comes back to expires."""
         for stored in self.store.finished(self.limits.keep_finished):
             room = self._rebuild(stored)
             if room is not None:
@@ -313,8 +314,8 @@ class Core:
 
     def adopt(self, game_id: str) -> bool:
         """Take a game over from the store (in a cluster: this node holds its lease now), a live
-        one as a restart does (clocks restart now, players have a grace period), a finished one
-        as one of the recently finished; False if there is no such game."""
+        one as a restart does (clocks wait for the player to move, players have a grace period),
+        a finished one as one of the recently finished; False if there is no such game."""
         if game_id in self.rooms:
             return True
         stored = self.store.load(game_id)

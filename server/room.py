@@ -358,6 +358,7 @@ class Room:
         held = self.seats[seat]
         previous, held.holder, held.grace_until = held.holder, conn, None
         held.client = "bot" if is_bot else None
+        self.resume_clock(now)  # the seat event carries the clock that runs now
         if previous is not None or self.status == "over":
             return previous, []
         return None, [self._append_seat_event(seat, now)]
@@ -504,8 +505,19 @@ class Room:
             self.clock.stop(now)
 
     def resume_clock(self, now: int) -> None:
-        if self.clock is not None and self.status == "playing" and self.history:
-            self.clock.start(self.to_move, now)
+        """Restart a stopped clock (a restored game) once the player to move is there: a server
+        bot at once, a person or bot client when they resume their seat (`attach`). Until then
+        no clock runs: the time the server was down and the player's way back are not theirs
+        to pay. If they do not come back, their seat's grace period decides (`expire`)."""
+        clock = self.clock
+        if (
+            clock is not None
+            and clock.running is None
+            and self.status == "playing"
+            and self.history
+            and self.seats[self.to_move].connected
+        ):
+            clock.start(self.to_move, now)
 
     # -- undoing a change the store could not keep ---------------------------------------------
 

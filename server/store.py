@@ -19,11 +19,17 @@ what is committed while the writer writes. On start the server reloads the unfin
 from here and replays their moves through the rules.
 
 The files are the user's alone: the folder is made 0700 and the database files 0600.
+
+One server at a time: a store on a file holds an exclusive lock on `<db>.lock` (0600, with the
+holder's pid) until it is closed or its process ends, so that a second server on the same file
+stops before it reads or writes a game (two would both host the unfinished games, each writing
+its own moves).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -313,6 +319,30 @@ def _private(path: Path) -> None:
     os.chmod(path, 0o600)  # also a file that an older server made world-readable
 
 
+class DatabaseInUse(RuntimeError):
+    """Another process (another `ubao-server`) holds the database's lock."""
+
+
+def _lock(path: Path) -> int:
+    """Lock the database for this store: an exclusive `flock` on `<db>.lock`, which says whose
+    the lock is (the pid), released when the descriptor is closed or the process ends. The lock
+    file stays: removing it could let a third server lock a new file while the second still
+    holds the old one."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        message = f"database {path} is in use by another ubao-server (pid {holder})"
+        raise DatabaseInUse(message) from None
+    os.fchmod(fd, 0o600)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
 LOAD_WAIT_S = 2.0
 """How long `load` waits for the writer to keep a game it has saves of; then StoreError."""
 
@@ -327,10 +357,13 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._lock_fd: int | None = None
+        """The descriptor of the database's lock file (none in memory)."""
         if self.path == ":memory:":
             self._target = f"file:ubao-{secrets.token_hex(8)}?mode=memory&cache=shared"
         else:
             _private(Path(path))
+            self._lock_fd = _lock(Path(path))  # DatabaseInUse before any game is read
             self._target = Path(path).absolute().as_uri()
         self.db = self.connect()
         """The loop's connection: reads, and writes until the writer starts."""
@@ -349,7 +382,7 @@ class Store:
         self.db.execute("PRAGMA journal_mode = WAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            self.db.close()
+            self.close()
             raise RuntimeError(f"{path}: database schema {version} is newer than this server's")
         if version == 1:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
@@ -391,6 +424,9 @@ class Store:
         if self._writer is not None:
             self._writer.stop(CLOSE_WAIT_S)
         self.db.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def save(self, room: Room, events: Sequence[Event], now: int) -> None:
         """Keep the room's state and the events (with their moves). With the writer, queue them:

@@ -288,7 +288,12 @@ async def test_the_store_is_the_users_alone(tmp_path: Path) -> None:
         await client.ok(Ping(id=0, t=0))  # the creation is committed
         assert mode(folder) == 0o700
         files = sorted(path.name for path in folder.iterdir())
-        assert files == ["ubao.sqlite3", "ubao.sqlite3-shm", "ubao.sqlite3-wal"]
+        assert files == [
+            "ubao.sqlite3",
+            "ubao.sqlite3-shm",
+            "ubao.sqlite3-wal",
+            "ubao.sqlite3.lock",
+        ]
         assert {mode(path) for path in folder.iterdir()} == {0o600}
 
 
