@@ -58,7 +58,7 @@ class BackendError(OptionsError):
     """A backend that is unknown, not built, or has no rules for the game asked for."""
 
 
-def _choice(backend: str | None) -> str:
+def chosen(backend: str | None) -> str:
     """The backend asked for: `backend`, else the environment's, else `auto`."""
     choice = (os.environ.get(ENVIRONMENT) or "auto") if backend is None else backend
     if choice not in BACKENDS:
@@ -68,7 +68,7 @@ def _choice(backend: str | None) -> str:
 
 def resolve(backend: str | None = None) -> Backend:
     """The backend `backend` means on this installation (None: the environment's choice)."""
-    choice = _choice(backend)
+    choice = chosen(backend)
     if choice == "python":
         return "python"
     if NATIVE_BUILT:
@@ -88,7 +88,7 @@ def rules_for(rules: type[Game[Any, Any]], backend: str | None = None) -> type[G
     if resolve(backend) == "python":
         return rules
     native = NATIVE_RULES.get(rules)
-    if native is None and _choice(backend) == "native":
+    if native is None and chosen(backend) == "native":
         raise BackendError(f"{rules.name} has no native rules yet; use backend 'python' or 'auto'")
     return native or rules
 

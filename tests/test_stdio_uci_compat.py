@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from test_stdio import ROOT, Engine, Recorder, bestmove
 
-from ubao.engine.backend import NATIVE_BUILT, backend_of
+from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
 from ubao.engine.tools import cli
@@ -78,7 +78,10 @@ def test_uci_names_the_author_and_lists_the_backend_option() -> None:
     lines = Recorder().send("uci")
     assert lines[:2] == ["id name ubao-engine", "id author the ubao developers"]
     backend = [line for line in lines if line.startswith("option name Backend ")]
-    assert backend == ["option name Backend type combo default auto var auto var python var native"]
+    default = chosen(None)  # the environment's choice, else auto
+    assert backend == [
+        f"option name Backend type combo default {default} var auto var python var native"
+    ]
     assert lines[-1] == "uciok"
 
 

@@ -9,14 +9,13 @@ thinks; `serve` only moves lines between the pipes and the session.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-from ubao.engine.backend import BACKENDS, ENVIRONMENT, backend_of, resolve
+from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.search import (
@@ -194,7 +193,7 @@ class Session:
         self._write = write
         self.backend = backend
         """The rules' backend (engine/backend.py); None: `UBAO_BACKEND`, else auto."""
-        self.default_backend = backend or os.environ.get(ENVIRONMENT) or "auto"
+        self.default_backend = chosen(backend)
         """The `Backend` option's default, which `uci` shows: the backend the engine began with."""
         self._lock = threading.Lock()
         self.algorithm = DEFAULT_ALGORITHM
