@@ -78,6 +78,15 @@ async def quiet(*clients: Client) -> None:
         client.events.clear()
 
 
+async def seated(south: Client, north: Client) -> tuple[str, str]:
+    """A new game with `south` and `north` in its seats, both quiet: its id and south's token."""
+    game_id = await create(south)
+    token = await join(south, game_id, 0)
+    await join(north, game_id, 1)
+    await quiet(south, north)
+    return game_id, token
+
+
 def writers() -> list[threading.Thread]:
     return [thread for thread in threading.enumerate() if thread.name == "ubao-store-writer"]
 
@@ -90,9 +99,7 @@ async def test_the_loop_serves_while_a_commit_waits_for_the_disk(
         Client.connected(server.port, "south") as south,
         Client.connected(server.port, "north") as north,
     ):
-        game_id = await create(south)
-        token = await join(south, game_id, 0)
-        await join(north, game_id, 1)
+        game_id, token = await seated(south, north)
         disk.commit_s = 2.0
         move = Move(id=0, game_id=game_id, token=token, ply=0, move="1")
         reply = asyncio.create_task(south.reply(move))
@@ -116,10 +123,7 @@ async def test_replies_wait_behind_the_changes_made_before_them_and_keep_their_o
         Client.connected(server.port, "south") as south,
         Client.connected(server.port, "north") as north,
     ):
-        game_id = await create(south)
-        token = await join(south, game_id, 0)
-        await join(north, game_id, 1)
-        await quiet(south, north)
+        game_id, token = await seated(south, north)
         disk.commit_s = 0.5
         await south.send(Move(id=99, game_id=game_id, token=token, ply=0, move="1"))
         await south.send(Ping(id=100, t=0))  # changes nothing, yet comes after the move
@@ -146,10 +150,7 @@ async def test_a_refused_write_is_heard_of_only_once_kept_and_what_came_later_wa
         Client.connected(server.port, "south") as south,
         Client.connected(server.port, "north") as north,
     ):
-        game_id = await create(south)
-        token = await join(south, game_id, 0)
-        await join(north, game_id, 1)
-        await quiet(south, north)
+        game_id, token = await seated(south, north)
         failing_writes(server.store.db, "moves")
         await south.send(Move(id=99, game_id=game_id, token=token, ply=0, move="1"))
         await until(lambda: server.core.rooms[game_id].ply == 1)
@@ -178,9 +179,7 @@ async def test_a_stopping_server_keeps_everything_it_was_given_and_its_writer_en
         Client.connected(server.port, "south") as south,
         Client.connected(server.port, "north") as north,
     ):
-        game_id = await create(south)
-        token = await join(south, game_id, 0)
-        await join(north, game_id, 1)
+        game_id, token = await seated(south, north)
         assert len(writers()) == 1
         disk.commit_s = 0.5
         await south.send(Move(id=99, game_id=game_id, token=token, ply=0, move="1"))
