@@ -1344,6 +1344,8 @@ class GameApp:
         self.start_animation()
 
     def _seat_changed(self, event: SeatEvent) -> None:
+        if event.seat == self.seat and event.connected:
+            return  # our own return (after a restart, say): the connection line tells it
         if event.name is None:
             self.say(f"{self.side_name(event.seat)}'s seat is free again")
         elif event.connected:

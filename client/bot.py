@@ -220,15 +220,20 @@ class BotGame(SeatSession):
 
     # -- the session's hooks -------------------------------------------------------------------
 
+    @property
+    def label(self) -> str:
+        """The game the log lines speak of: its id, once the server has given one."""
+        return "new game" if self.game_id is None else f"game {self.game_id}"
+
     def on_closed(self, error: str) -> None:
         if self.state.over:  # waiting for a rematch offer: the game itself ended well
-            log.info("game %s: left (%s)", self.game_id, error)
+            log.info("%s: left (%s)", self.label, error)
         else:
-            log.error("game %s: %s", self.game_id, error)
+            log.error("%s: %s", self.label, error)
         self.done.set()
 
     def on_state(self, text: str) -> None:
-        log.info("game %s: %s", self.game_id, text)
+        log.info("%s: %s", self.label, text)
 
     def on_seated(self, joined: bool) -> None:
         assert self.held is not None

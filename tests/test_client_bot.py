@@ -94,6 +94,7 @@ async def test_the_bot_plays_a_complete_game_against_a_server_bot(
         assert len(logged) == len(ours)
         assert all("depth" in line and "score" in line and "pv" in line for line in logged)
         assert TokenStore(tmp_path / "t.json").get(url, bot.game_id, "robo (depth 3)") is None
+        assert "new game: connecting" in caplog.text and "game None" not in caplog.text
         ends = [r.getMessage() for r in caplog.records if " over: " in r.getMessage()]
         assert snapshot.result is not None
         names = [seat.name for seat in snapshot.seats]

@@ -133,6 +133,21 @@ async def test_the_seat_countdown_fits_beside_a_clock_and_goes_with_the_game(
     assert "to return" not in screen and "held" not in screen, screen
 
 
+@pytest.mark.parametrize("shown", [(0, 80, 24)], indirect=True, ids=["seat 0"])
+async def test_a_player_back_after_a_restart_hears_of_the_other_not_of_himself(
+    shown: Shown,
+) -> None:
+    """After a server restart both seats come back: the status line names the opponent's
+    return, never the player's own ("South, root, is here" on root's screen)."""
+    snapshot, _ = played("kalah")
+    shown.app.on_event(dataclasses.replace(snapshot, seats=PEOPLE))
+    v = snapshot.v + 1
+    shown.app.on_event(SeatEvent(game_id="AbCd1234", v=v, seat=0, name="root", connected=True))
+    assert "is here" not in "\n".join(status_lines(shown.app))
+    shown.app.on_event(SeatEvent(game_id="AbCd1234", v=v + 1, seat=1, name="bob", connected=True))
+    assert "bob, is here" in "\n".join(status_lines(shown.app))
+
+
 # -- y and n, whatever is typed ----------------------------------------------------------------
 
 
