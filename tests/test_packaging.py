@@ -81,6 +81,23 @@ def test_dockerfile_runs_the_server_as_a_non_root_user_with_a_health_check() -> 
     assert 'ENTRYPOINT ["ubao-server"]' in dockerfile
 
 
+def test_the_image_builds_the_native_core_and_refuses_to_run_without_it() -> None:
+    """The image's build stage has every input of the native core's build (setup.py lists the
+    extension; pyproject.toml alone builds a pure-Python wheel) in an image with a compiler,
+    and the image stops building if the core is missing rather than run weak bots."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    build, run = dockerfile.split("\nFROM ", 2)[1:]
+    assert not build.split()[0].endswith("-slim"), "the build stage needs a C compiler"
+    copied = {
+        name
+        for line in build.splitlines()
+        if line.startswith("COPY ")
+        for name in line.split()[1:-1]
+    }
+    assert {"pyproject.toml", "setup.py", "engine"} <= copied
+    assert "native core built" in run
+
+
 def test_readme_test_command_is_the_one_ci_runs() -> None:
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
