@@ -473,8 +473,10 @@ class Searcher(Generic[P, M]):
             outcome = game.outcome(position)
             score = final_score(outcome, game.to_move(position), 0) if outcome else 0.0
             return self._result(tree, score, (), 0, start, False)
-        # Plain minimax gains nothing from shallower iterations; it only needs them for time.
-        plain = self.algorithm == "minimax" and depth is not None and tracer is None
+        # Plain minimax gains nothing from shallower iterations; it only needs them when a time
+        # or node limit may end the search first (the depth is then a cap), for a real result.
+        limited = nodes is not None or soft_deadline < inf or self.control.deadline < inf
+        plain = self.algorithm == "minimax" and depth is not None and tracer is None and not limited
         last_depth = depth if depth is not None else MAX_DEPTH
         best: SearchResult[M] | None = None
         for iteration in range(last_depth if plain else 1, last_depth + 1):

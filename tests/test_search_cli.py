@@ -85,7 +85,7 @@ def test_analyse_of_a_finished_game_says_so() -> None:
     ("argv", "message"),
     [
         (["analyse", "kalah"], "--depth N, --time-ms MS"),
-        (["analyse", "kalah", "--depth", "0"], "--depth must be 1"),
+        (["analyse", "kalah", "--depth", "0"], "--depth must be from 1 to 200"),
         (["analyse", "kalah", "--depth", "2", "--eval", "nope"], "no evaluation 'nope'"),
         (["bench", "--algorithms", "nope"], "unknown nope"),
         (["bench", "--depths", "2,x"], "--depths must be integers"),

@@ -54,6 +54,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
         "Exact",
         "Threads",
         "Backend",
+        "Ponder",
     ]
 
 

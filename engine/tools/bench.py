@@ -491,22 +491,35 @@ def _movegen_rate(name: str, backend: str, positions: Sequence[Any], seconds: fl
     return made / spent if spent else 0.0
 
 
+def endgame_cap(game: Mancala, seeds: int) -> int:
+    """The endgame database worth building for `game` when `seeds` are asked: no board of the
+    game holds more seeds than it starts with, so a larger database only costs time and
+    memory (kalah(3,2) asked for 99 gets 12)."""
+    return min(seeds, 2 * game.pits * game.seeds)
+
+
 def bench_solve(
     cells: Sequence[tuple[int, int]] = DEFAULT_SOLVE_CELLS,
     progress: TextIO | None = None,
     endgame_seeds: int = 0,
 ) -> list[SolveRow]:
     """Solve `kalah` (pits, seeds) cells and set each beside its published value; with
-    `endgame_seeds`, with the endgame database of that many seeds (its build is not timed)."""
+    `endgame_seeds`, with the endgame database of that many seeds, at most the cell's own
+    (its build is not timed). ValueError names the cell it cannot solve."""
     bar = Progress(len(cells), progress)
     rows = []
     try:
         for pits, seeds in cells:
-            bar.step(f"kalah({pits},{seeds})")
+            name = f"kalah({pits},{seeds})"
+            bar.step(name)
             game = make_game("kalah", {"pits": pits, "seeds": seeds})
             assert isinstance(game, Mancala)
-            endgame = open_endgame(game, endgame_seeds) if endgame_seeds else None
-            solution = Solver(game, endgame=endgame).solve()
+            try:
+                cap = endgame_cap(game, endgame_seeds)
+                endgame = open_endgame(game, cap) if cap else None
+                solution = Solver(game, endgame=endgame).solve()
+            except ValueError as error:
+                raise ValueError(f"{name}: {error}") from None
             rows.append(
                 SolveRow(
                     pits,

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import sys
 import threading
@@ -16,7 +17,14 @@ from importlib import metadata
 from typing import Any, TextIO
 
 from ubao.engine import solve as solving
-from ubao.engine.backend import BACKENDS, NATIVE_BUILT, backend_of, resolve
+from ubao.engine.backend import (
+    BACKENDS,
+    ENVIRONMENT,
+    NATIVE_BUILT,
+    backend_of,
+    chosen,
+    resolve,
+)
 from ubao.engine.endgame import native_rules, open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
@@ -27,6 +35,7 @@ from ubao.engine.search import (
     DEFAULT_ALGORITHM,
     DEFAULT_HASH_MB,
     ENTRY_BYTES,
+    MAX_DEPTH,
     MAX_THREADS,
     Searcher,
     SearchResult,
@@ -70,15 +79,72 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
-    """The transposition table's memory, the exact mode and the threads (docs/engine.md)."""
+def number(text: str) -> float:
+    """A finite number from the command line, else argparse's usage error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+    return value
+
+
+def milliseconds(text: str) -> float:
+    """`--time-ms`, `--seconds`: positive (no time would search nothing and report a made-up
+    move)."""
+    value = number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number `least` or more."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number, {least} or more, not {text}")
+        return value
+
+    return parse
+
+
+def output_file(text: str) -> str:
+    """A file to write after a long run: its folder must exist and be writable now, so that a
+    typo does not cost the run."""
+    folder = os.path.dirname(text) or "."
+    if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: no writable folder {folder}")
+    return text
+
+
+def megabytes(text: str) -> float:
+    """`--hash`: 0 (no table) to stdio.MAX_HASH_MB, the one cap of every command and `Hash`."""
+    value = number(text)
+    if not 0 <= value <= stdio.MAX_HASH_MB:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {stdio.MAX_HASH_MB} MB, not {text}")
+    return value
+
+
+def add_hash_argument(parser: argparse.ArgumentParser, default: float, what: str) -> None:
+    """`--hash MB`, capped alike on every command."""
     parser.add_argument(
         "--hash",
-        type=float,
-        default=DEFAULT_HASH_MB,
+        type=megabytes,
+        default=default,
         metavar="MB",
-        help=f"transposition-table memory in MB (default {DEFAULT_HASH_MB}; 0: no table)",
+        help=f"{what} in MB (default {default:g}; 0 to {stdio.MAX_HASH_MB})",
     )
+
+
+def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
+    """The transposition table's memory, the exact mode and the threads (docs/engine.md)."""
+    add_hash_argument(parser, DEFAULT_HASH_MB, "transposition-table memory (0: no table)")
     parser.add_argument(
         "--exact",
         action="store_true",
@@ -124,21 +190,22 @@ def add_endgame_argument(parser: argparse.ArgumentParser, *, auto: bool = False)
     )
     parser.add_argument(
         "--db",
-        type=int,
+        type=at_least(0),
         default=None if auto else 0,
         metavar="SEEDS",
         help="mancala: use the endgame database of positions with up to SEEDS seeds on the "
-        f"board (built once, cached in ~/.cache/ubao){default}",
+        f"board, at most the game's own (built once, cached in ~/.cache/ubao){default}",
     )
 
 
 def endgame_seeds(game: Game[Any, Any], asked: int | None) -> int:
     """The database `solve` uses: the one asked for, else the automatic one where the native
-    core builds and reads it, else none."""
-    if asked is not None:
-        return asked
-    native = isinstance(game, Mancala) and native_rules(game) is not None
-    return AUTO_ENDGAME_SEEDS if native else 0
+    core builds and reads it, else none; never more seeds than the game has."""
+    if not isinstance(game, Mancala):
+        return 0
+    if asked is None:
+        asked = AUTO_ENDGAME_SEEDS if native_rules(game) is not None else 0
+    return bench.endgame_cap(game, asked)
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -238,8 +305,8 @@ def format_line(game: Game[Any, Any], position: Any, moves: Sequence[Any]) -> li
 def command_analyse(args: argparse.Namespace) -> None:
     if args.depth is None and args.time_ms is None:
         raise CommandError("give --depth N, --time-ms MS or both")
-    if args.depth is not None and args.depth < 1:
-        raise CommandError("--depth must be 1 or more")
+    if args.depth is not None and not 1 <= args.depth <= MAX_DEPTH:
+        raise CommandError(f"--depth must be from 1 to {MAX_DEPTH}")
     check_threads(args.threads)
     game, position = game_and_position(args)
     try:
@@ -424,7 +491,10 @@ def command_bench(args: argparse.Namespace) -> None:
         header = bench.speed_table(speed_rows)
     elif args.solve:
         cells = parse_cells(args.cells) if args.cells else list(bench.DEFAULT_SOLVE_CELLS)
-        solve_rows = bench.bench_solve(cells, progress, args.db)
+        try:
+            solve_rows = bench.bench_solve(cells, progress, args.db)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         rows = [row.to_dict() for row in solve_rows]
         header = bench.solve_table(solve_rows)
     else:
@@ -539,12 +609,13 @@ def command_match(args: argparse.Namespace) -> None:
                 )
     except ValueError as error:
         raise CommandError(str(error)) from None
-    if args.games < 1:
-        raise CommandError("--games must be 1 or more")
     progress = sys.stderr if progress_wanted(args) else None
-    report = match.run_match(
-        game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
-    )
+    try:
+        report = match.run_match(
+            game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
+        )
+    except match.EngineError as error:
+        raise CommandError(str(error)) from None
     data = {"game": game.describe(), "backend": backend_of(game), **report.to_dict()}
     emit(args, data, report.summary())
 
@@ -553,13 +624,17 @@ Handler = Callable[[argparse.Namespace], None]
 
 
 def version() -> str:
-    """The version, and which backend the rules run on here unless --backend says otherwise."""
+    """The version, and which backend the rules run on here unless --backend says otherwise;
+    an environment asking for what cannot run says so, once."""
     try:
-        backend = f"backend {resolve()}"
+        where = f"backend {resolve()}; native core {'built' if NATIVE_BUILT else 'not built'}"
     except GameError as error:
-        backend = str(error)
-    built = "built" if NATIVE_BUILT else "not built"
-    return f"ubao-engine {metadata.version('ubao')} ({backend}; native core {built})"
+        asked = os.environ.get(ENVIRONMENT)
+        if asked in BACKENDS:  # native, which is not built
+            where = f"{ENVIRONMENT}={asked}, but the native core is not built"
+        else:
+            where = f"{ENVIRONMENT}: {error}"
+    return f"ubao-engine {metadata.version('ubao')} ({where})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -591,7 +666,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_game_arguments(analyse)
     analyse.add_argument("--depth", type=int, metavar="N", help="search N plies deep")
-    analyse.add_argument("--time-ms", type=float, metavar="MS", help="search for MS milliseconds")
+    analyse.add_argument(
+        "--time-ms", type=milliseconds, metavar="MS", help="search for MS milliseconds (above 0)"
+    )
     analyse.add_argument(
         "--algorithm",
         choices=ALGORITHMS,
@@ -614,13 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
         "solve", help="the exact value under perfect play (small games only)"
     )
     add_game_arguments(solve)
-    solve.add_argument(
-        "--hash",
-        type=float,
-        default=solving.DEFAULT_HASH_MB,
-        metavar="MB",
-        help=f"the solver's table memory in MB (default {solving.DEFAULT_HASH_MB:g})",
-    )
+    add_hash_argument(solve, solving.DEFAULT_HASH_MB, "the solver's table memory")
     add_endgame_argument(solve, auto=True)
     solve.add_argument(
         "--progress",
@@ -669,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument("--seed", type=int, default=0, help="for random players")
     bench_parser.add_argument(
         "--max-plies",
-        type=int,
+        type=at_least(1),
         default=1000,
         metavar="N",
         help="end a game still going after N plies (its row says unfinished; default 1000)",
@@ -680,17 +751,27 @@ def build_parser() -> argparse.ArgumentParser:
     add_search_mode_arguments(bench_parser)
     bench_parser.add_argument("--games", metavar="LIST", help="--speed: games (default: all)")
     bench_parser.add_argument(
-        "--seconds", type=float, default=1.0, help="--speed: seconds per position (default 1)"
+        "--seconds",
+        type=milliseconds,
+        default=1.0,
+        help="--speed: seconds per position (default 1)",
     )
     bench_parser.add_argument(
         "--backends", metavar="LIST", help="--speed: python,native (default: both when built)"
     )
     bench_parser.add_argument("--cells", metavar="LIST", help="--solve: e.g. 3x6,4x4")
     add_endgame_argument(bench_parser)
-    bench_parser.add_argument("--csv", metavar="PATH", help="also write the rows as CSV")
-    bench_parser.add_argument("--json-file", metavar="PATH", help="also write the rows as JSON")
     bench_parser.add_argument(
-        "--svg", metavar="PATH", help="games: also draw nodes and results by depth as an SVG chart"
+        "--csv", type=output_file, metavar="PATH", help="also write the rows as CSV"
+    )
+    bench_parser.add_argument(
+        "--json-file", type=output_file, metavar="PATH", help="also write the rows as JSON"
+    )
+    bench_parser.add_argument(
+        "--svg",
+        type=output_file,
+        metavar="PATH",
+        help="games: also draw nodes and results by depth as an SVG chart",
     )
     bench_parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     bench_parser.add_argument(
@@ -723,15 +804,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="settings as --engine1, or the command of an engine speaking the stdio protocol "
         "(it gets engine1's depth/time)",
     )
-    match_parser.add_argument("--games", type=int, default=10, metavar="N", help="default 10")
     match_parser.add_argument(
-        "--random-plies", type=int, default=2, metavar="K", help="random opening plies (2)"
+        "--games", type=at_least(1), default=10, metavar="N", help="default 10"
+    )
+    match_parser.add_argument(
+        "--random-plies", type=at_least(0), default=2, metavar="K", help="random opening plies (2)"
     )
     match_parser.add_argument("--seed", type=int, default=0, help="for the openings")
     add_threads_argument(match_parser)
     match_parser.add_argument(
         "--max-plies",
-        type=int,
+        type=at_least(1),
         default=1000,
         metavar="N",
         help="a game still going after N plies counts as a draw (default 1000)",
@@ -765,7 +848,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_HASH_MB,
         metavar="MB",
-        help=f"the engine's transposition table in MB (default {DEFAULT_HASH_MB})",
+        help=f"the engine's transposition table in MB (default {DEFAULT_HASH_MB}; 0 to "
+        f"{stdio.MAX_HASH_MB})",
     )
     worker_parser.add_argument(
         "--backend",
@@ -794,6 +878,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(1) from None
 
 
+NO_NATIVE_CORE = (
+    "ubao-engine: the native core is not built (no C compiler at install time); "
+    "the pure-Python engine runs, 25-80x slower"
+)
+"""Said on stderr by every command that searches or plays on the default backend without it."""
+
+
 def run(argv: Sequence[str] | None) -> None:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -803,6 +894,8 @@ def run(argv: Sequence[str] | None) -> None:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     handler: Handler = args.handler
     try:
+        if "backend" in args and not NATIVE_BUILT and chosen(args.backend) == "auto":
+            print(NO_NATIVE_CORE, file=sys.stderr)  # pip hides the build's own line
         handler(args)
     except (CommandError, GameError) as error:
         print(f"ubao-engine {args.command}: {error}", file=sys.stderr)

@@ -9,18 +9,21 @@ external program speaking the line protocol of docs/engine-protocol.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
+import re
 import shlex
 import subprocess
 from dataclasses import asdict, dataclass, field
 from statistics import pstdev
 from typing import Any, TextIO
 
-from ubao.engine.game import Game
-from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB
+from ubao.engine.game import Game, GameError
+from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB, MAX_DEPTH
 from ubao.engine.tools.players import Player, SearchPlayer, play_game
+from ubao.engine.tools.stdio import MAX_HASH_MB
 
 Z_95 = 1.96
 """Standard errors either side of the mean for a 95 % interval."""
@@ -60,38 +63,73 @@ class EngineSpec:
         return " ".join(limits)
 
 
+SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact")
+"""Every setting of a built-in engine's spec."""
+SETTING = re.compile(r"\w+=\S*")
+"""One `name=value` item (a command line has spaces or no `=`)."""
+
+
 def parse_spec(text: str, threads: int = 1) -> EngineSpec | None:
     """Settings such as `depth=6,eval=mobility,hash=32,threads=2,exact`, or None when `text` is
     not made of such items (then it is a command line to run an external engine); `threads` is
-    the threads when the settings do not say."""
+    the threads when the settings do not say. Text made of `name=value` items is settings:
+    ValueError names an unknown one rather than running the text as a program."""
+    items = [item.strip() for item in text.split(",")]
+    if not all(item == "exact" or SETTING.fullmatch(item) for item in items):
+        return None
+    unknown = [item.partition("=")[0] for item in items if item.partition("=")[0] not in SETTINGS]
+    if unknown:
+        raise ValueError(
+            f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"known: {', '.join(SETTINGS)}"
+        )
     values: dict[str, Any] = {"threads": threads}
-    for item in text.split(","):
-        name, equals, value = item.strip().partition("=")
-        if name == "exact" and not equals:
+    for item in items:
+        name, equals, value = item.partition("=")
+        if name == "exact":
+            if equals:
+                raise ValueError("exact takes no value: write exact, not exact=...")
             values["exact"] = True
-        elif not equals or name not in ("algorithm", "eval", "depth", "time", "hash", "threads"):
-            return None
         elif name == "algorithm":
             if value not in ALGORITHMS:
                 raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}")
             values["algorithm"] = value
         elif name == "eval":
             values["evaluation"] = value
+        elif name in ("depth", "threads"):
+            if not value.isdigit():
+                raise ValueError(f"{name} must be a whole number, not {value!r}")
+            if name == "depth" and not 1 <= int(value) <= MAX_DEPTH:
+                raise ValueError(f"depth must be from 1 to {MAX_DEPTH}")
+            values[name] = int(value)
         else:
-            try:
-                number = float(value)
-            except ValueError:
-                raise ValueError(f"{name} must be a number, not {value!r}") from None
-            if number < 0 or (name != "hash" and number <= 0):
-                raise ValueError(f"{name} must be positive")
-            if name in ("depth", "threads"):
-                values[name] = int(number)
-            else:
-                values["time_ms" if name == "time" else "hash_mb"] = number
+            number = _number(name, value)
+            if name == "time" and number <= 0:
+                raise ValueError("time must be more than 0 (ms)")
+            if name == "hash" and not 0 <= number <= MAX_HASH_MB:
+                raise ValueError(
+                    f"hash must be at least 0 (no table) and at most {MAX_HASH_MB} (MB)"
+                )
+            values["time_ms" if name == "time" else "hash_mb"] = number
     spec = EngineSpec(**values)
     if spec.depth is None and spec.time_ms is None:
         raise ValueError(f"{text!r}: give depth=N or time=MS")
     return spec
+
+
+def _number(name: str, value: str) -> float:
+    """A setting's finite number; ValueError says which setting is wrong."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    return number
+
+
+class EngineError(RuntimeError):
+    """An external engine that cannot be run, dies, or answers nonsense: the match ends."""
 
 
 class ExternalPlayer:
@@ -103,27 +141,44 @@ class ExternalPlayer:
         self.go = go
         self.moves: list[str] = []
         self.start: Any = None
-        self.process = subprocess.Popen(
-            shlex.split(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        self._send("uci")
-        self._read_until("uciok")
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise EngineError(f"the engine command {command!r}: {error}") from None
+        if not argv:
+            raise EngineError("the engine command is empty")
+        try:
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+            )
+        except OSError as error:
+            raise EngineError(f"cannot run the engine {command!r}: {error.strerror}") from None
+        try:
+            self._send("uci")
+            self._read_until("uciok")
+        except EngineError:
+            self.close()
+            raise
 
     def _send(self, line: str) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+        except OSError:  # a broken pipe: the engine is gone
+            raise self._gone(line.split()[0]) from None
 
     def _read_until(self, word: str) -> str:
         assert self.process.stdout is not None
         for line in self.process.stdout:
             if line.split()[:1] == [word]:
                 return line.strip()
-        raise RuntimeError(f"the engine {self.name!r} exited before answering {word}")
+        raise self._gone(word)
+
+    def _gone(self, word: str) -> EngineError:
+        code = self.process.poll()
+        status = "" if code is None else f" (exit status {code})"
+        return EngineError(f"the engine {self.name!r} exited before answering {word}{status}")
 
     def new_game(self, start: Any) -> None:
         self.start = start
@@ -142,11 +197,30 @@ class ExternalPlayer:
         self._send(f"position {game.name} {options} {text}{moves}")
         self._send(f"go {self.go}")
         answer = self._read_until("bestmove").split()
-        return game.parse_move(position, answer[1]), None
+        try:
+            return game.parse_move(position, answer[1]), None
+        except (IndexError, GameError) as error:
+            reason = "no move" if isinstance(error, IndexError) else error
+            raise EngineError(
+                f"the engine {self.name!r} answered {' '.join(answer)!r}: {reason}"
+            ) from None
 
     def close(self) -> None:
-        self._send("quit")
-        self.process.wait(timeout=10)
+        """Ask the engine to quit; one that does not within seconds is killed."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        with contextlib.suppress(OSError):  # an engine already gone
+            stdin.write("quit\n")
+            stdin.flush()
+        with contextlib.suppress(OSError):
+            stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 @dataclass

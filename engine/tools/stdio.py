@@ -32,10 +32,11 @@ from ubao.engine.search import (
 
 ENGINE_NAME = "ubao-engine"
 ENGINE_AUTHOR = "the ubao developers"
-OPTIONS = ("Algorithm", "Eval", "Hash", "Exact", "Threads", "Backend")
+OPTIONS = ("Algorithm", "Eval", "Hash", "Exact", "Threads", "Backend", "Ponder")
 """Every option of `setoption`, as `uci` lists them (their names match in any case, as UCI's)."""
 MAX_HASH_MB = 4096
-"""The largest transposition table `setoption name Hash` accepts, in MB."""
+"""The largest table `setoption name Hash` accepts, in MB; every command's `--hash` and
+`match`'s `hash=` share this cap."""
 
 MOVES_TO_GO = 30
 """A clock search plans for this many more of its own moves."""
@@ -156,11 +157,14 @@ def time_budget(go: Go, player: int) -> tuple[float | None, float | None]:
 
     On a clock the engine plans time/30 (time/movestogo when fewer moves are to go) plus most
     of the increment per move, lets an iteration run to four times that, and never uses more
-    than half of what is left.
+    than half of what is left. A `go` that gives only the other side's clock is still a clock
+    search (as in UCI engines): the mover's missing time counts as 0, so it moves at once.
     """
     hard: float | None = go.movetime
     soft: float | None = None
     left = go.clocks[player]
+    if left is None and go.clocks != (None, None):
+        left = 0
     if left is not None:
         increment = go.increments[player]
         moves = MOVES_TO_GO if go.movestogo is None else min(go.movestogo, MOVES_TO_GO)
@@ -168,6 +172,13 @@ def time_budget(go: Go, player: int) -> tuple[float | None, float | None]:
         cap = max(1.0, min(HARD_FACTOR * soft, MAX_SHARE * left))
         hard = cap if hard is None else min(hard, cap)
     return hard, soft
+
+
+def check_value(option: str, value: str) -> bool:
+    """A `type check` option's value, `true` or `false` in any case."""
+    if value.lower() not in ("true", "false"):
+        raise ProtocolError(f"{option} must be true or false")
+    return value.lower() == "true"
 
 
 def format_info(game: Game[Any, Any], position: Any, result: SearchResult[Any]) -> str:
@@ -291,6 +302,7 @@ class Session:
         self.say(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
         backends = " ".join(f"var {name}" for name in BACKENDS)
         self.say(f"option name Backend type combo default {self.default_backend} {backends}")
+        self.say("option name Ponder type check default false")
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
@@ -326,9 +338,9 @@ class Session:
                 raise ProtocolError(f"Hash must be an integer from 0 to {MAX_HASH_MB} (MB)")
             self.hash_mb = int(value)
         elif option == "Exact":
-            if value.lower() not in ("true", "false"):
-                raise ProtocolError("Exact must be true or false")
-            self.exact = value.lower() == "true"
+            self.exact = check_value(option, value)
+        elif option == "Ponder":
+            check_value(option, value)  # a GUI's leave to `go ponder`, which always works
         elif option == "Threads":
             if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
                 raise ProtocolError(f"Threads must be an integer from 1 to {MAX_THREADS}")
