@@ -174,6 +174,17 @@ def test_user_errors_end_in_one_line_and_status_2(
     assert line.startswith("ubao-engine ") and message in line, line
 
 
+def test_an_engine_silent_after_uci_ends_the_match_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An engine that never answers `uci` (a wrong program, a hung one) is given up on."""
+    monkeypatch.setattr(match, "HANDSHAKE_SECONDS", 0.5)
+    monkeypatch.setattr(match, "QUIT_SECONDS", 0.5)
+    silent = f"{sys.executable} -c 'import time; time.sleep(60)'"
+    line = fails([*MATCH, "--engine2", silent], capsys)
+    assert "did not answer uciok within 0.5 s" in line, line
+
+
 @pytest.mark.skipif(resolve() != "native", reason="the Python solver takes any size, slowly")
 def test_bench_solve_names_the_cell_the_native_solver_refuses(
     capsys: pytest.CaptureFixture[str],

@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import queue
 import random
 import re
 import shlex
 import subprocess
+import threading
 from dataclasses import asdict, dataclass, field
 from statistics import pstdev
 from typing import Any, TextIO
@@ -128,6 +130,12 @@ def _number(name: str, value: str) -> float:
     return number
 
 
+HANDSHAKE_SECONDS = 30.0
+"""How long an external engine may take to answer `uci` (UCI engines answer at once)."""
+QUIT_SECONDS = 10.0
+"""How long an external engine may take to quit before it is killed."""
+
+
 class EngineError(RuntimeError):
     """An external engine that cannot be run, dies, or answers nonsense: the match ends."""
 
@@ -153,9 +161,13 @@ class ExternalPlayer:
             )
         except OSError as error:
             raise EngineError(f"cannot run the engine {command!r}: {error.strerror}") from None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        """The engine's output lines, then None when it closes its output: a thread reads them,
+        so that waiting for one can give up."""
+        threading.Thread(target=self._read_lines, daemon=True).start()
         try:
             self._send("uci")
-            self._read_until("uciok")
+            self._read_until("uciok", HANDSHAKE_SECONDS)
         except EngineError:
             self.close()
             raise
@@ -168,12 +180,27 @@ class ExternalPlayer:
         except OSError:  # a broken pipe: the engine is gone
             raise self._gone(line.split()[0]) from None
 
-    def _read_until(self, word: str) -> str:
+    def _read_lines(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
+        with self.process.stdout as output:
+            for line in output:
+                self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_until(self, word: str, seconds: float | None = None) -> str:
+        """The first line that starts with `word`; an engine silent for `seconds` (None: as
+        long as it takes, a search has its own limits) is an error."""
+        while True:
+            try:
+                line = self.lines.get(timeout=seconds)
+            except queue.Empty:
+                raise EngineError(
+                    f"the engine {self.name!r} did not answer {word} within {seconds:g} s"
+                ) from None
+            if line is None:
+                raise self._gone(word)
             if line.split()[:1] == [word]:
                 return line.strip()
-        raise self._gone(word)
 
     def _gone(self, word: str) -> EngineError:
         code = self.process.poll()
@@ -215,12 +242,10 @@ class ExternalPlayer:
         with contextlib.suppress(OSError):
             stdin.close()
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=QUIT_SECONDS)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
 
 
 @dataclass
