@@ -46,7 +46,11 @@ setup(
             "ubao.engine._native",
             sources=sorted(str(path) for path in NATIVE.glob("*.c")),
             depends=sorted(str(path) for path in NATIVE.glob("*.h")),
-            extra_compile_args=["-std=c99", "-Wall", "-Wextra", "-pthread"] if POSIX else [],
+            # Hidden symbols: only the module's init function is exported, so the
+            # calls between the C files are direct, not through the symbol table.
+            extra_compile_args=(
+                ["-std=c99", "-Wall", "-Wextra", "-pthread", "-fvisibility=hidden"] if POSIX else []
+            ),
             # POSIX threads: the search's helper threads (--threads). In libc
             # on current Linux and macOS, but older glibc needs -pthread to link them.
             extra_link_args=["-pthread"] if POSIX else [],

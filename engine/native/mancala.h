@@ -30,14 +30,104 @@ typedef struct {
 /* Fills `r`; pits 1..MAN_MAX_PITS. choose_direction: Ethiopian (both ways, no single seed). */
 void man_init(ManRules *r, int pits, int capture_sower, int empty_capture, int end_mover,
               int remaining_mover, int choose_direction);
-int man_is_over(const ManRules *r, const ManPos *p);
 /* The legal moves as indices into the mover's table; returns how many (0 when over). */
 int man_legal(const ManRules *r, const ManPos *p, int *moves);
-/* Sows move index `k` (legal) into `out`: captures, the next player, the end sweep; returns
- * whether the game is over after it. */
-int man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out);
 /* The final stores as the Python engine's `outcome` counts them (only when over). */
 void man_final(const ManRules *r, const ManPos *p, int *south, int *north);
 uint64_t man_perft(const ManRules *r, const ManPos *p, int depth);
+
+/* The search's inner loop sows and tests the end at every node: the two are inline here, so
+ * that the search (search.c) compiles them into its own loop instead of calling them. */
+
+/* Every pit is read (no early exit: the loop's branch is then always predicted, and it
+ * vectorizes), its lowest bit left out when a move needs two seeds (min_seeds is 1 or 2):
+ * any seed left is a move. */
+static inline int man_row_can_move(const ManRules *r, const ManPos *p, int player) {
+    const int *row = p->hole + (player ? r->pits + 1 : 0);
+    int m = r->pits, mask = ~(r->min_seeds - 1), any = 0;
+    for (int i = 0; i < m; i++) any |= row[i] & mask;
+    return any != 0;
+}
+
+static inline int man_is_over(const ManRules *r, const ManPos *p) {
+    if (r->end_mover) return !man_row_can_move(r, p, p->to_move);
+    return !(man_row_can_move(r, p, 0) && man_row_can_move(r, p, 1));
+}
+
+/* The seeds left in the pits go to the stores, as option `remaining` says. */
+static inline void man_sweep(const ManRules *r, ManPos *p, int last_mover) {
+    int m = r->pits, left[2] = {0, 0};
+    for (int player = 0; player < 2; player++) {
+        int *row = p->hole + (player ? m + 1 : 0);
+        for (int i = 0; i < m; i++) {
+            left[player] += row[i];
+            row[i] = 0;
+        }
+    }
+    if (!r->remaining_mover) {
+        p->hole[m] += left[0];
+        p->hole[2 * m + 1] += left[1];
+    } else {
+        int holder = (left[0] && left[1]) ? last_mover : (left[0] ? 0 : 1);
+        p->hole[holder ? 2 * m + 1 : m] += left[0] + left[1];
+    }
+}
+
+/* Sows move index `k` into `out` (a line-by-line port of engine/mancala.py's `_sow`): captures,
+ * the next player, the end sweep; returns whether the game is over after it. `playing`: the
+ * game was not over before the move (a legal move), which spares a row's test: where the game
+ * ends when either side cannot move, the opponent's row, which only gains seeds but for a
+ * capture, then still has a move unless a capture took seeds from it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MAN_INLINE static inline __attribute__((always_inline)) /* into the search's loop */
+#else
+#define MAN_INLINE static inline
+#endif
+
+MAN_INLINE int man_sow_move(const ManRules *r, const ManPos *p, int k, ManPos *out,
+                               int playing) {
+    int m = r->pits, player = p->to_move, captured = 0;
+    int store = player ? 2 * m + 1 : m, first = player ? m + 1 : 0;
+    int hole = r->hole[player][k];
+    const signed char *path = r->path[player][k];
+    int *board = out->hole;
+    *out = *p;
+    int seeds = board[hole];
+    board[hole] = 0;
+    int lap = r->lap, laps = seeds / lap, rest = seeds % lap; /* `lap` read once */
+    if (laps)
+        for (int i = 0; i < lap; i++) board[path[i]] += laps;
+    for (int i = 0; i < rest; i++) board[path[i]]++;
+    int last = rest ? path[rest - 1] : hole; /* after whole laps, the pit itself */
+    if (last == store) {
+        out->to_move = player;
+    } else {
+        out->to_move = 1 - player;
+        if (first <= last && last < first + m && board[last] == 1) {
+            int opposite = 2 * m - last, taken = board[opposite];
+            if (taken || r->empty_capture) {
+                captured = 1;
+                board[opposite] = 0;
+                if (r->capture_sower) {
+                    taken++;
+                    board[last] = 0;
+                }
+                board[store] += taken;
+            }
+        }
+    }
+    int over = playing && !r->end_mover
+                   ? !man_row_can_move(r, out, player) ||
+                         (captured && !man_row_can_move(r, out, 1 - player))
+                   : man_is_over(r, out);
+    if (!over) return 0;
+    man_sweep(r, out, player);
+    return 1;
+}
+
+/* Sows move index `k` (any move of the mover's table) into `out`; whether the game is over. */
+static inline int man_sow(const ManRules *r, const ManPos *p, int k, ManPos *out) {
+    return man_sow_move(r, p, k, out, 0);
+}
 
 #endif

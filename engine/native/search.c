@@ -147,36 +147,48 @@ static int64_t man_hash(const ManRules *r, const ManPos *p) {
 }
 
 /* `search_moves` of engine/mancala.py: extra turns, then captures (the largest first), then
- * the rest, each group from the pit nearest the store; move indices of the mover's table. */
-static int man_order(const ManRules *r, const ManPos *p, int *moves) {
-    if (man_is_over(r, p)) return 0;
-    int player = p->to_move, m = r->pits, store = player ? 2 * m + 1 : m;
-    int first = player ? m + 1 : 0, end = first + m, n = 0, ncaptures = 0, nrest = 0;
-    int captures[MAN_MAX_MOVES], taken[MAN_MAX_MOVES], rest[MAN_MAX_MOVES];
+ * the rest, each group from the pit nearest the store; move indices of the mover's table.
+ * `over`: whether the game is over, as man_sow told (-1: not told). */
+static int man_order(const ManRules *r, const ManPos *p, int *moves, int over) {
+    if (over < 0 ? man_is_over(r, p) : over) return 0;
+    /* The rules' fields in locals: the writes below through int pointers could otherwise
+     * alias them, and the compiler would read them again at every move. */
+    const int *hole = p->hole, *from = r->hole[p->to_move];
+    const signed char(*path)[MAN_MAX_RING] = r->path[p->to_move];
+    int m = r->pits, player = p->to_move, store = player ? 2 * m + 1 : m;
+    int first = player ? m + 1 : 0, min_seeds = r->min_seeds, n = 0, ncaptures = 0, nrest = 0;
+    unsigned short_lap = (unsigned)(r->lap - 1); /* seeds - 1 below it: less than a lap */
+    int found[MAN_MAX_MOVES], captures[MAN_MAX_MOVES], taken[MAN_MAX_MOVES];
+    int rest[MAN_MAX_MOVES];
+    /* Each move's group is computed, not branched on (& and |, not && and ||): which pits
+     * hold seeds and where they end is all but random, and mispredicted branches cost more
+     * than the arithmetic. */
     for (int k = r->count[player] - 1; k >= 0; k--) {
-        int seeds = p->hole[r->hole[player][k]];
-        if (seeds < r->min_seeds) continue;
-        if (seeds < r->lap) {
-            int last = r->path[player][k][seeds - 1];
-            if (last == store) {
-                moves[n++] = k;
-                continue;
+        int seeds = hole[from[k]];
+        unsigned end = (unsigned)(seeds - 1);
+        int legal = seeds >= min_seeds, lands = legal & (end < short_lap);
+        int last = path[k][end * (end < short_lap)]; /* meant only when it lands */
+        int extra = lands & (last == store);
+        int own = lands & ((unsigned)(last - first) < (unsigned)m);
+        int target = own ? last : first, prize = hole[2 * m - target];
+        int capture = own & (hole[target] == 0) & (prize != 0);
+        found[n] = k; /* written always, kept (counted) when it belongs there */
+        n += extra;
+        rest[nrest] = k;
+        nrest += legal & !(extra | capture);
+        if (capture) {
+            int i = ncaptures++; /* insertion keeps equal captures in their order */
+            for (; i > 0 && taken[i - 1] < prize; i--) {
+                captures[i] = captures[i - 1];
+                taken[i] = taken[i - 1];
             }
-            if (first <= last && last < end && !p->hole[last] && p->hole[2 * m - last]) {
-                int i = ncaptures++; /* insertion keeps equal captures in their order */
-                for (; i > 0 && taken[i - 1] < p->hole[2 * m - last]; i--) {
-                    captures[i] = captures[i - 1];
-                    taken[i] = taken[i - 1];
-                }
-                captures[i] = k;
-                taken[i] = p->hole[2 * m - last];
-                continue;
-            }
+            captures[i] = k;
+            taken[i] = prize;
         }
-        rest[nrest++] = k;
     }
-    for (int i = 0; i < ncaptures; i++) moves[n++] = captures[i]; /* a few moves: no memcpy call */
-    for (int i = 0; i < nrest; i++) moves[n++] = rest[i];
+    for (int i = 0; i < ncaptures; i++) found[n++] = captures[i];
+    for (int i = 0; i < nrest; i++) found[n++] = rest[i];
+    for (int i = 0; i < n; i++) moves[i] = found[i]; /* a few moves: no memcpy call */
     return n;
 }
 
@@ -232,9 +244,10 @@ static int man_find(const ManRules *r, const ManPos *p, int move) {
 #define S_HANDLES MAN_MAX_MOVES
 #define S_TO_MOVE to_move
 #define S_HASH man_hash
-#define S_ORDER man_order
+#define S_ORDER(r, p, moves) man_order(r, p, moves, -1)
+#define S_ORDER_OVER(r, p, moves, ply, over) man_order(r, p, moves, over)
 #define S_VALUE(r, p, k) ((r)->move[(p)->to_move][k])
-#define S_CHILD man_sow
+#define S_CHILD(r, p, k, out) man_sow_move(r, p, k, out, 1) /* from a position not over */
 #define S_LEAF man_leaf
 #define S_ENDED man_ended
 #define S_FIND man_find

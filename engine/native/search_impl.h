@@ -11,6 +11,8 @@
  *                          (-1: nothing): 1 and *value (player 0's view), or 0 when over
  *   S_ENDED(r, p, me, ply) the finished game's score for `me` (`final_score`)
  *   S_FIND(r, p, move)     the handle of the legal Python move `move`, or -1
+ * and optionally, for a game whose order can use what S_CHILD told of the end:
+ *   S_ORDER_OVER(r, p, moves, ply, over)  S_ORDER_PLY given what S_CHILD returned (-1: nothing)
  * and optionally, for a game whose order already makes every child (Bao), which then keeps
  * what it made per ply and makes the tree's children from it (S_CHILD still makes the line's):
  *   S_ORDER_PLY(r, p, moves, ply)    S_ORDER for the node `ply` plies from the root
@@ -23,6 +25,10 @@
 #define S_ORDER_PLY(r, p, moves, ply) S_ORDER(r, p, moves)
 #define S_CHILD_PLY(r, p, k, out, ply) S_CHILD(r, p, k, out)
 #define S_PLY_DEFAULTS
+#endif
+#ifndef S_ORDER_OVER
+#define S_ORDER_OVER(r, p, moves, ply, over) S_ORDER_PLY(r, p, moves, ply)
+#define S_OVER_DEFAULT
 #endif
 
 static void S_NAME(line)(SearchState *s, int ply, int move) {
@@ -115,9 +121,12 @@ static inline void S_NAME(order)(const S_RULES *r, const S_POS *p, int *moves, i
     if (first == TT_NO_MOVE) return;
     for (int i = 1; i < n; i++) {
         if (S_VALUE(r, p, moves[i]) == first) {
-            int k = moves[i];
-            for (int j = i; j > 0; j--) moves[j] = moves[j - 1];
-            moves[0] = k;
+            int carry = moves[i]; /* each move one place on, by hand: a few, no memmove call */
+            for (int j = 0; j <= i; j++) {
+                int k = moves[j];
+                moves[j] = carry;
+                carry = k;
+            }
             return;
         }
     }
@@ -133,25 +142,40 @@ static inline void S_NAME(reverse)(int *moves, int n) {
 }
 
 /* The value for the side to move, `me`; children of the same side are not negated. After an
- * abort (s->aborted) the value means nothing. */
-static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
-                              double alpha, double beta, int ply) {
+ * abort (s->aborted) the value means nothing. `key` is S_HASH of `p` when depth > 0 (hashed
+ * once, by the parent), `over` what S_CHILD returned of it (-1: nothing). */
+static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
+                              int over, int depth, double alpha, double beta, int ply) {
     int me = p->S_TO_MOVE;
     s->pv_len[ply] = 0;
     if (depth == 0) {
         double value;
-        if (!S_LEAF(r, p, -1, s->evaluation, &value)) return S_ENDED(r, p, me, ply);
+        if (!S_LEAF(r, p, over, s->evaluation, &value)) return S_ENDED(r, p, me, ply);
         s->evaluated++;
         return me ? -value : value;
     }
-    int64_t key = S_HASH(r, p);
+    /* The moves are ordered while the node's bucket comes from memory: the probe's cache miss
+     * overlaps with the order's work, which the probe does not need (and which a table cut
+     * then wastes, on a few nodes in a hundred). */
+    tt_prefetch(s->table, key);
+    int moves[S_MAX_MOVES], rank[S_HANDLES];
+    int n = S_ORDER_OVER(r, p, moves, ply, over);
+    /* So is the child of the game's first move, whose bucket is asked for too: the table's
+     * move is most often that one, whose search then finds its bucket on its way. */
+    S_POS child;
+    int ahead = -1, over1 = 0; /* the handle of the child made ahead (-1: none) */
+    int64_t key1 = 0;
+    if (depth > 1 && n) {
+        ahead = moves[0];
+        over1 = S_CHILD_PLY(r, p, ahead, &child, ply);
+        key1 = S_HASH(r, &child);
+        tt_prefetch(s->table, key1);
+    }
     int first;
     double settled;
     if (S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled)) return settled;
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
-    int moves[S_MAX_MOVES], rank[S_HANDLES];
-    int n = S_ORDER_PLY(r, p, moves, ply);
     if (!n) return S_ENDED(r, p, me, ply);
     s->expanded++;
     int ranked = ply == 0 && s->exact;
@@ -167,21 +191,23 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     } else {
         best = -INFINITY;
         int null = 0; /* the first move gets the full window, the others a null window first */
-        S_POS child;
         for (int i = 0; i < n; i++) {
-            S_CHILD_PLY(r, p, moves[i], &child, ply);
+            if (i || moves[0] != ahead) {
+                over1 = S_CHILD_PLY(r, p, moves[i], &child, ply);
+                key1 = d1 ? S_HASH(r, &child) : 0;
+            }
             s->generated++;
             int same = child.S_TO_MOVE == me;
             double low = alpha;
             if (ranked && best_k >= 0 && rank[moves[i]] < rank[best_k])
                 low = -search_next_up(-alpha); /* a tie goes to the game's first move */
             double high = null ? search_next_up(low) : beta;
-            double value = same ? S_NAME(negamax)(s, r, &child, d1, low, high, p1)
-                                : -S_NAME(negamax)(s, r, &child, d1, -high, -low, p1);
+            double value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, high, p1)
+                                : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -high, -low, p1);
             if (s->aborted) return 0.0;
             if (null && low < value && value < beta) {
-                value = same ? S_NAME(negamax)(s, r, &child, d1, low, beta, p1)
-                             : -S_NAME(negamax)(s, r, &child, d1, -beta, -low, p1);
+                value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, beta, p1)
+                             : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -beta, -low, p1);
                 if (s->aborted) return 0.0;
             }
             if (value > best || (value == best && low < alpha)) {
@@ -383,7 +409,8 @@ int S_NAME(iterate)(SearchState *s, const S_RULES *r, const S_POS *p, int depth,
         high = s->scores[1] + width;
     }
     for (;;) {
-        double value = S_NAME(negamax)(s, r, p, depth, low, high, 0);
+        int64_t key = depth ? S_HASH(r, p) : 0; /* a leaf has no key */
+        double value = S_NAME(negamax)(s, r, p, key, -1, depth, low, high, 0);
         if (s->aborted) return -1;
         if (value <= low) {
             low = -INFINITY;
@@ -428,4 +455,8 @@ int S_NAME(pv)(SearchState *s, const S_RULES *r, const S_POS *p, int depth, int 
 #undef S_ORDER_PLY
 #undef S_CHILD_PLY
 #undef S_PLY_DEFAULTS
+#endif
+#ifdef S_OVER_DEFAULT
+#undef S_ORDER_OVER
+#undef S_OVER_DEFAULT
 #endif

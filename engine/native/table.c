@@ -1,19 +1,42 @@
 /* The transposition table: a line-by-line port of `TranspositionTable` in engine/search.py,
  * with each slot's key kept XOR its data (table.h) so that threads may share it. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise, posix_memalign */
+#endif
 #include "table.h"
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define ENTRY_BYTES 32 /* as the Python table counts: the same megabytes give the same slots */
 #define FIRST_SLOTS 4096
-#define AGE_BITS 8
-#define DEPTH_SHIFT (2 + AGE_BITS)
+#define AGE_BITS TT_AGE_BITS
+#define DEPTH_SHIFT TT_DEPTH_SHIFT
 #define LINE 64 /* a bucket's two slots on one cache line */
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A zeroed block of `bytes`, aligned to a cache line. Where the system has them, a table of
+ * huge pages (2 MB, Linux's transparent huge pages): with 4 kB pages nearly every probe of a
+ * 16 MB table would also miss the TLB, which maps only a few MB of small pages. */
+static void *zeroed(size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    if (bytes >= HUGE_PAGE) {
+        void *block;
+        if (posix_memalign(&block, HUGE_PAGE, bytes)) return NULL;
+        madvise(block, bytes, MADV_HUGEPAGE); /* a hint: if refused, small pages */
+        return memset(block, 0, bytes);
+    }
+#endif
+    return calloc(bytes + LINE, 1);
+}
 
 static int allocate(Table *t, int64_t slots) {
     size_t bytes = (size_t)(slots ? slots : 1) * sizeof(TableSlot);
-    void *block = calloc(bytes + LINE, 1);
+    void *block = zeroed(bytes);
     if (!block) return -1;
     t->block = block;
     t->slot = (TableSlot *)((uintptr_t)block + LINE - 1 - ((uintptr_t)block + LINE - 1) % LINE);
@@ -42,48 +65,6 @@ int tt_clear(Table *t) {
 
 void tt_next_search(Table *t) { t->age = (t->age + 1) % (1 << AGE_BITS); }
 
-/* The first slot of `key`'s bucket: Python's `key % buckets * 2`, a floor modulo (a mask
- * when the buckets are a power of two, as they are unless the memory given stops the
- * doubling elsewhere). */
-static int64_t bucket(const Table *t, int64_t key) {
-    int64_t buckets = t->slots >> 1;
-    if (!(buckets & (buckets - 1))) return 2 * (key & (buckets - 1));
-    int64_t i = key % buckets;
-    return 2 * (i < 0 ? i + buckets : i);
-}
-
-/* A slot read word by word: its key if the words belong together (and to no empty slot of
- * another key), with its meta, score and move. */
-typedef struct {
-    uint64_t key, meta, score, move;
-} Read;
-
-static Read read_slot(TableSlot *slot) {
-    Read r;
-    uint64_t check = RELAXED_LOAD(slot->check);
-    r.meta = RELAXED_LOAD(slot->meta);
-    r.score = RELAXED_LOAD(slot->score);
-    r.move = RELAXED_LOAD(slot->move);
-    r.key = check ^ r.meta ^ r.score ^ r.move;
-    return r;
-}
-
-int tt_probe(const Table *t, int64_t key, TableEntry *entry) {
-    if (!t->slots) return 0;
-    TableSlot *at = t->slot + bucket(t, key);
-    Read r = read_slot(at);
-    if (r.key != (uint64_t)key) {
-        r = read_slot(at + 1);
-        if (r.key != (uint64_t)key) return 0;
-    }
-    if (!r.meta) return 0;
-    entry->depth = (int)(r.meta >> DEPTH_SHIFT);
-    entry->flag = (int)(r.meta & 3);
-    memcpy(&entry->score, &r.score, sizeof entry->score);
-    entry->move = (int32_t)(uint32_t)r.move;
-    return 1;
-}
-
 /* How much an entry is worth keeping: this search's first, then the deeper. */
 static uint64_t worth(const Table *t, uint64_t meta) {
     uint64_t current = ((meta >> 2) & ((1 << AGE_BITS) - 1)) == (uint64_t)t->age;
@@ -94,11 +75,11 @@ static void grow(Table *t);
 
 int tt_store(Table *t, int64_t key, int depth, int flag, double score, int move) {
     if (!t->slots) return 0;
-    TableSlot *at = t->slot + bucket(t, key);
-    Read first = read_slot(at);
+    TableSlot *at = t->slot + tt_bucket(t, key);
+    TableRead first = tt_read(at);
     uint64_t was = first.meta;
     if (!(first.key == (uint64_t)key && first.meta)) {
-        Read second = read_slot(at + 1);
+        TableRead second = tt_read(at + 1);
         int same = second.key == (uint64_t)key && second.meta;
         if (same || !second.meta || (first.meta && worth(t, second.meta) < worth(t, first.meta))) {
             at++;
@@ -127,7 +108,7 @@ static void grow(Table *t) {
         return;
     }
     for (int64_t i = 0; i < old.slots; i++) {
-        Read r = read_slot(old.slot + i);
+        TableRead r = tt_read(old.slot + i);
         if (r.meta) {
             double score;
             memcpy(&score, &r.score, sizeof score);

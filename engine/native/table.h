@@ -13,6 +13,7 @@
 #define UBAO_TABLE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define TT_NO_MOVE INT32_MIN
 #define TT_EXACT 0
@@ -68,9 +69,68 @@ void tt_next_search(Table *t);
  * while they fill it, before threads share it for one iteration of a search: that iteration
  * may store about as many entries again, and a shared table does not grow. */
 void tt_make_room(Table *t);
-int tt_probe(const Table *t, int64_t key, TableEntry *entry);
 /* Whether the entry took an empty slot: `used` counts it, but not while shared (the storing
  * thread counts it then, and the count is added up when the threads are done). */
 int tt_store(Table *t, int64_t key, int depth, int flag, double score, int move);
+
+/* The probe is inline (the search probes at every interior node), with what it needs. */
+
+#define TT_AGE_BITS 8
+#define TT_DEPTH_SHIFT (2 + TT_AGE_BITS)
+
+/* The first slot of `key`'s bucket: Python's `key % buckets * 2`, a floor modulo (a mask
+ * when the buckets are a power of two, as they are unless the memory given stops the
+ * doubling elsewhere). */
+static inline int64_t tt_bucket(const Table *t, int64_t key) {
+    int64_t buckets = t->slots >> 1;
+    if (!(buckets & (buckets - 1))) return 2 * (key & (buckets - 1));
+    int64_t i = key % buckets;
+    return 2 * (i < 0 ? i + buckets : i);
+}
+
+/* A slot read word by word: its key if the words belong together (and to no empty slot of
+ * another key), with its meta, score and move. */
+typedef struct {
+    uint64_t key, meta, score, move;
+} TableRead;
+
+static inline TableRead tt_read(const TableSlot *slot) {
+    TableRead r;
+    uint64_t check = RELAXED_LOAD(slot->check);
+    r.meta = RELAXED_LOAD(slot->meta);
+    r.score = RELAXED_LOAD(slot->score);
+    r.move = RELAXED_LOAD(slot->move);
+    r.key = check ^ r.meta ^ r.score ^ r.move;
+    return r;
+}
+
+/* Whether `key` has an entry, then in *entry. */
+static inline int tt_probe(const Table *t, int64_t key, TableEntry *entry) {
+    if (!t->slots) return 0;
+    const TableSlot *at = t->slot + tt_bucket(t, key);
+    TableRead r = tt_read(at);
+    if (r.key != (uint64_t)key) {
+        r = tt_read(at + 1);
+        if (r.key != (uint64_t)key) return 0;
+    }
+    if (!r.meta) return 0;
+    entry->depth = (int)(r.meta >> TT_DEPTH_SHIFT);
+    entry->flag = (int)(r.meta & 3);
+    memcpy(&entry->score, &r.score, sizeof entry->score);
+    entry->move = (int32_t)(uint32_t)r.move;
+    return 1;
+}
+
+/* Asks the memory for `key`'s bucket, which a probe will soon read: its cache miss then
+ * overlaps with the work before the probe instead of stalling it. Only a hint: it changes
+ * nothing that a probe reads. */
+static inline void tt_prefetch(const Table *t, int64_t key) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (t->slots) __builtin_prefetch(t->slot + tt_bucket(t, key));
+#else
+    (void)t;
+    (void)key;
+#endif
+}
 
 #endif

@@ -1,0 +1,34 @@
+"""The native table's large allocations (2 MB and more: huge pages where Linux has them) keep
+the Python table's entries: a search whose table grows past 2 MB is the Python search, node
+for node. The other tests' tables stay small.
+
+Skips when the extension is not built.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_native_search import summary
+
+from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.games import make_game
+from ubao.engine.search import Searcher
+
+if not NATIVE_BUILT:
+    pytest.skip("the native core is not built", allow_module_level=True)
+
+GROWN = 16_384
+"""More entries than this: the table has doubled to 65,536 slots (2 MB) or more, since it
+doubles once half full."""
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_table_grown_past_two_megabytes_searches_as_python(exact: bool) -> None:
+    python_game = make_game("kalah", backend="python")
+    python = Searcher(python_game, "negamax", exact=exact)
+    core = Searcher(make_game("kalah", backend="native"), "negamax", exact=exact)
+    assert core.native is not None
+    start = python_game.start()
+    result = core.search(start, 14)
+    assert summary(result) == summary(python.search(start, 14))
+    assert result.stats.table_entries > GROWN
