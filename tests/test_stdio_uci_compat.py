@@ -355,3 +355,16 @@ def test_readme_says_what_the_first_solve_of_kalah_builds() -> None:
     pits = 2 * 6
     megabytes = math.comb(cli.AUTO_ENDGAME_SEEDS + pits, pits) / 1e6
     assert f"{round(megabytes)} MB endgame database" in comment
+
+
+def test_a_search_cut_by_its_time_ends_with_an_info_of_the_whole_search() -> None:
+    """The last `info` before `bestmove` counts the whole search's time and nodes, as UCI
+    engines print it: a server bot reports what its move cost, not its last full iteration."""
+    lines = Recorder().send(BIG, "go depth 60 movetime 300")
+    assert lines[-1].startswith("bestmove ")
+    last = lines[-2].split()
+    assert last[0] == "info", lines[-3:]
+    spent = int(last[last.index("time") + 1])
+    assert spent >= 250, lines[-3:]  # the 300 ms, give or take the clock's start
+    earlier = infos(lines[:-2])
+    assert earlier and int(earlier[-1].split()[earlier[-1].split().index("time") + 1]) < spent

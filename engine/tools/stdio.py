@@ -551,6 +551,10 @@ class Session:
         except Exception as error:
             self.say(f"error the search failed: {error!r}")
             return move
+        if result.stopped and result.move is not None:
+            # As UCI engines do: a last `info` with the whole search's nodes and time, so that
+            # a driver reading the last line knows what the move cost, not its last iteration.
+            self.say(format_info(game, position, result))
         if self.debug:
             self.say(f"info string {describe_work(result)}")
         return result.move
