@@ -14,8 +14,12 @@ first legal move as soon as their turn comes, but a game's moves at least `--pac
 apart (0: flat out). A game that ends is replaced by a new one. After the set-up it measures
 for `--seconds`: moves per second, the time from a move being sent to the opponent and to each
 spectator receiving it (p50, p99, max), the server's CPU time and memory, and errors (error
-replies, connections closed on the clients). The clients run in this process: on a small
-machine they compete with the server for the cores, and their delays are in the figures.
+replies, connections closed on the clients). The clients run in `--workers` processes: on a
+small machine they compete with the server for the cores, and their delays are in the figures.
+So that a latency can be told apart as the server's or the clients', the server and every
+client process run inside a `Probe` during the window, and the figures end with what stalled
+their event loops: how late a 10 ms ticker ran (p50, p99, max), the garbage collector's
+collections and pauses, and how often the kernel took the loop's thread off a core.
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import cProfile
 import gc
 import hashlib
 import itertools
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -65,6 +71,90 @@ class Stats:
             return
         latency = time.monotonic() - sent
         (self.to_spectator if spectator else self.to_opponent).append(latency)
+
+
+TICK_S = 0.01
+"""How often a `Probe` looks at its event loop."""
+
+
+class Probe:
+    """What stalls a process's event loop during the measuring window, so that a latency can be
+    told apart as the server's or the clients' (both are measured from the clients):
+
+    - lag: how late a 10 ms ticker on the loop wakes (a long turn, the collector, a thread
+      holding the interpreter lock, or the process waiting for a core);
+    - the collector's pauses (`gc.callbacks`), wall and CPU time;
+    - how often the kernel took the loop's thread off a core while it could run (involuntary
+      context switches: other processes wanting the cores).
+
+    The server runs inside one (`serve_measured`), and so does every client process."""
+
+    def __init__(self, profile: str | None = None) -> None:
+        self.measuring = False
+        self.lags: list[float] = []
+        self.pauses: list[tuple[int, float, float]] = []
+        """(generation, wall s, CPU s) of each collection."""
+        self._collecting = (0.0, 0.0)
+        self._switches = 0
+        self.profile = profile
+        self._profiler = cProfile.Profile() if profile else None
+        gc.callbacks.append(self._collector)
+
+    async def tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(TICK_S)
+            if self.measuring:
+                self.lags.append(loop.time() - before - TICK_S)
+
+    def _collector(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._collecting = (time.perf_counter(), time.thread_time())
+        elif self.measuring:
+            wall, cpu = self._collecting
+            pause = (time.perf_counter() - wall, time.thread_time() - cpu)
+            self.pauses.append((info["generation"], *pause))
+
+    def start(self) -> None:
+        self.measuring = True
+        self._switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+        if self._profiler is not None:
+            self._profiler.enable()
+
+    def stop(self) -> dict[str, Any]:
+        """End the window: what was seen, as JSON-able data."""
+        if self._profiler is not None:
+            self._profiler.disable()
+            self._profiler.dump_stats(str(self.profile))
+        self.measuring = False
+        switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw - self._switches
+        return {"lags": self.lags, "pauses": self.pauses, "preempted": switches}
+
+
+def serve_measured(report: str, profile: str, argv: list[str]) -> None:
+    """`ubao-server argv` in this process, inside a `Probe` whose window the benchmark opens
+    with SIGUSR1 and closes with SIGUSR2, which writes what it saw to `report`; with `profile`,
+    cProfile over the same window (not the set-up, nor the teardown)."""
+    from ubao.server import __main__ as server
+
+    options = server.prepare(argv)
+    probe = Probe(profile or None)
+
+    def stop() -> None:
+        Path(report).write_text(json.dumps(probe.stop()))
+
+    async def measured() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGUSR1, probe.start)
+        loop.add_signal_handler(signal.SIGUSR2, stop)
+        ticker = asyncio.create_task(probe.tick())
+        try:
+            await server.serve(options.server)
+        finally:
+            ticker.cancel()
+
+    asyncio.run(measured())
 
 
 WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -324,6 +414,29 @@ def percentiles(values: list[float]) -> str:
     )
 
 
+def stalls(probes: list[dict[str, Any]], seconds: float) -> str:
+    """How late the event loops of some processes of one kind ran: their ticker's lag, the
+    collector's pauses, how often the kernel took their thread off a core, over the window."""
+    lags: list[float] = sorted(lag for probe in probes for lag in probe["lags"])
+    if not lags:
+        return "not measured"
+    pauses = [pause for probe in probes for pause in probe["pauses"]]
+    by_generation = "/".join(str(sum(p[0] == g for p in pauses)) for g in range(3))
+    longest = max(pauses, key=lambda pause: pause[1], default=(0, 0.0, 0.0))
+    total = sum(pause[2] for pause in pauses)
+    preempted = sum(probe["preempted"] for probe in probes) / seconds
+
+    def at(q: float) -> float:
+        return lags[min(len(lags) - 1, int(q * len(lags)))] * 1000
+
+    return (
+        f"lag p50 {at(0.5):.1f} / p99 {at(0.99):.1f} / max {lags[-1] * 1000:.1f} ms;"
+        f" collections of generation 0/1/2: {by_generation}, {total * 1000:.0f} ms CPU in all,"
+        f" the longest {longest[1] * 1000:.0f} ms ({longest[2] * 1000:.0f} ms CPU);"
+        f" taken off a core {preempted:.0f} times/s"
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -363,12 +476,13 @@ async def start_server(
         for scope in ("CONNECTION", "ADDRESS"):
             limits[f"UBAO_{share}_PER_{scope}"] = MANY
     limits |= {"UBAO_MESSAGE_BURST": MANY, "UBAO_MESSAGE_RATE": MANY}
-    profiler = ["-m", "cProfile", "-o", profile] if profile else []
+    # In a `Probe` of this file (`serve_measured`): SIGUSR1 and SIGUSR2 open and close its window.
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        *profiler,
-        "-m",
-        "ubao.server",
+        __file__,
+        "--serve",
+        str(folder / f"{name}.probe.json"),
+        profile or "",
         "--port",
         "0",
         "--db",
@@ -392,6 +506,8 @@ async def drive(args: argparse.Namespace) -> None:
     the moment the parent names, and report what it saw as JSON."""
     stats = Stats()
     loop = asyncio.get_running_loop()
+    probe = Probe()
+    ticker = asyncio.create_task(probe.tick())
     first, count = args.worker
     slots, ready = [], []
     for number in range(first, first + count):
@@ -406,10 +522,13 @@ async def drive(args: argparse.Namespace) -> None:
     start = float(await loop.run_in_executor(None, sys.stdin.readline))
     await asyncio.sleep(start - time.monotonic())
     stats.measuring = True
+    probe.start()
     cpu = time.process_time()
     await asyncio.sleep(start + args.seconds - time.monotonic())
     stats.measuring = False
     cpu = time.process_time() - cpu
+    seen = probe.stop()
+    ticker.cancel()
     for slot in slots:
         slot.cancel()
     await asyncio.gather(*slots, return_exceptions=True)
@@ -419,6 +538,7 @@ async def drive(args: argparse.Namespace) -> None:
         "to_spectator": stats.to_spectator,
         "errors": stats.errors,
         "cpu": cpu,
+        "probe": seen,
     }
     print(json.dumps(report), flush=True)
 
@@ -428,6 +548,8 @@ async def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="ubao-load-") as tmp:
         folder = Path(tmp)
         processes = []
+        nodes = []
+        """The server processes (not Redis), which run in a `Probe`."""
         ports = []
         workers = []
         try:
@@ -438,11 +560,15 @@ async def run(args: argparse.Namespace) -> int:
                 flags = [*flags, "--redis", url]
             for node in range(args.nodes):
                 name = f"node{node}" if args.nodes > 1 else "server"
+                profile = (
+                    f"{args.profile}.{name}" if args.profile and args.nodes > 1 else args.profile
+                )
                 process, port = await start_server(
                     folder, args.games, [*flags, "--node-id", name] if args.nodes > 1 else flags,
-                    args.profile, name,
+                    profile, name,
                 )  # fmt: skip
                 processes.append(process)
+                nodes.append(process)
                 ports.append(port)
             shares = [args.games * i // args.workers for i in range(args.workers + 1)]
             listed = ",".join(map(str, ports))
@@ -466,11 +592,22 @@ async def run(args: argparse.Namespace) -> int:
                 worker.stdin.write(f"{start}\n".encode())
             await asyncio.sleep(start - time.monotonic())
             cpus = [cpu_seconds(process.pid) for process in processes]
+            for process in nodes:
+                process.send_signal(signal.SIGUSR1)
             await asyncio.sleep(args.seconds)
             cpus = [cpu_seconds(p.pid) - cpu for p, cpu in zip(processes, cpus, strict=True)]
+            for process in nodes:
+                process.send_signal(signal.SIGUSR2)
             rss = sum(memory_mb(process.pid, "VmRSS") for process in processes)
             peak = sum(memory_mb(process.pid, "VmHWM") for process in processes)
             reports = [json.loads((await worker.communicate())[0]) for worker in workers]
+            probes = []
+            async with asyncio.timeout(30):  # each node writes its own once its window closes
+                for name in [f"node{n}" if args.nodes > 1 else "server" for n in range(args.nodes)]:
+                    path = folder / f"{name}.probe.json"
+                    while not path.exists() or not path.read_text():
+                        await asyncio.sleep(0.05)
+                    probes.append(json.loads(path.read_text()))
         finally:
             for worker in workers:
                 if worker.returncode is None:
@@ -500,6 +637,8 @@ async def run(args: argparse.Namespace) -> int:
         print(f"  per node         {per_node}; Redis {100 * cpus[0] / seconds:.0f} %")
     clients = sum(report["cpu"] for report in reports)
     print(f"client CPU         {100 * clients / seconds:7.1f} % of one core")
+    print(f"server loop        {stalls(probes, seconds)}")
+    print(f"client loops       {stalls([report['probe'] for report in reports], seconds)}")
     print(f"server RSS         {rss:7.1f} MB (peak {peak:.1f} MB)")
     print(f"errors             {len(errors)}")
     for error in sorted(set(errors))[:5]:
@@ -508,6 +647,9 @@ async def run(args: argparse.Namespace) -> int:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:  # the server, started by `start_server`
+        serve_measured(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="live games (default 100)")
     parser.add_argument("--spectators", type=int, default=5, help="per game (default 5)")
@@ -524,7 +666,9 @@ def main() -> None:
         help="passed on to ubao-server (repeat it: --server-flag=--send-budget --server-flag=1000)",
     )
     parser.add_argument(
-        "--profile", metavar="FILE", help="run the server under cProfile, its statistics to FILE"
+        "--profile",
+        metavar="FILE",
+        help="cProfile of the server's event loop over the window, its statistics to FILE",
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="client processes sharing the games (default 1)"

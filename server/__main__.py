@@ -388,15 +388,29 @@ async def serve(config: ServerConfig) -> None:
     await server.stop()
 
 
-YOUNG_OBJECTS = 20_000
-"""Allocations between two collections of the youngest objects, where CPython has 700. Every
-collection moves the objects alive at that moment (frames, futures, messages in flight) towards
-the oldest generation, and once a quarter more objects are there, the next collection walks
-them all: with thousands of connections, hundreds of thousands of objects, which stops every
-game for half a second. Collected 30 times less often, objects in flight die young instead."""
+YOUNG_OBJECTS = 3_000
+"""Allocations between two collections of the youngest objects, where CPython has 700. At 700,
+the objects in flight at each collection (frames, futures, messages) soon made up a quarter of
+the oldest generation, and each full collection over the hundreds of thousands of objects of
+thousands of connections stopped every game for half a second (five in a minute of the load
+benchmark of docs/benchmarks.md). At 20,000 there was no full collection, but a game's state
+lives long: the youngest generation held 40,000 to 150,000 objects when it was collected, every
+5 to 15 s at 1,000 games, and each collection stopped the server for 26 to 88 ms of CPU. At
+3,000 each takes about 4 ms (at most 18), more often: flat out they cost a few per cent of
+the CPU where the larger threshold cost one."""
+
+MIDDLE_COLLECTIONS = 200
+"""Collections of the youngest objects between two of the middle generation, where CPython has
+10: that generation holds most of the games' state (it is freed when a game is forgotten, not
+by the collector), and walking it takes 60 to 90 ms at 1,000 games. Every 200 youngest
+collections it runs every few minutes at 500 moves a second (every 15 s flat out) instead of
+every few seconds; what it frees (reference cycles: closed connections, exceptions) waits that
+long."""
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def prepare(argv: Sequence[str] | None = None) -> Options:
+    """The options, with the process set up to serve them (logging, the collector); the load
+    benchmark runs `serve` after it inside its own measuring harness (benchmarks/load.py)."""
     options = parse_args(argv)
     if options.server.redis and (why := cluster_usable()):
         print(f"ubao-server: {why}", file=sys.stderr)
@@ -405,9 +419,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(max(young, YOUNG_OBJECTS), middle, old)  # the process is the server's
-    asyncio.run(serve(options.server))
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_OBJECTS, max(middle, MIDDLE_COLLECTIONS), old)  # the server's process
+    return options
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    asyncio.run(serve(prepare(argv).server))
 
 
 if __name__ == "__main__":

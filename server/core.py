@@ -108,6 +108,13 @@ class Share:
     bot_seats: int
     """Server-hosted bot seats in those games (an engine process each)."""
 
+    def within(self, games: int) -> bool:
+        """Whether a client holding `games` games may create one more without a bot seat,
+        whatever their status: fewer than both counts allow, so none needs counting (a game
+        creation would otherwise walk every game of its address, a thousand in the load
+        benchmark)."""
+        return games < self.games and games < self.waiting
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -716,9 +723,9 @@ class Core:
         events = room.start_if_full(self.now())
         self._persist(room, before, events)
         self._open(room)
-        log.info(
-            "game %s created by connection %d: %s", room.game_id, conn.id, room.game.describe()
-        )
+        if log.isEnabledFor(logging.DEBUG):  # per-game lines are debug: nothing per game at info
+            game = room.game.describe()
+            log.debug("game %s created by connection %d: %s", room.game_id, conn.id, game)
         ok = Ok(id=create.id, game_id=room.game_id)
         self._publish(room, events, reply=(conn, ok), listed=True)
 
@@ -754,8 +761,9 @@ class Core:
         bots = sum(spec.kind == "bot" for spec in create.seats)
         waits = bots + seated < len(create.seats)
         ours = list(self._by_address.get(conn.ip, {}).values())
-        mine = [room for room in ours if room.creator == conn.id]
-        self._check_share(limits.per_connection, "this connection", mine, bots, waits)
+        if bots or not limits.per_connection.within(len(ours)):
+            mine = [room for room in ours if room.creator == conn.id]
+            self._check_share(limits.per_connection, "this connection", mine, bots, waits)
         self._check_share(limits.per_address, "this address", ours, bots, waits)
         if len(self._live) >= limits.max_games:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
@@ -783,6 +791,8 @@ class Core:
     def _check_share(share: Share, whose: str, rooms: list[Room], bots: int, waits: bool) -> None:
         """Refuse a new game that would take `whose` over its share (`rooms`: its games not
         over)."""
+        if not bots and share.within(len(rooms)):
+            return  # fewer games than either count allows: none needs counting
         held = sum(seat.is_bot for room in rooms for seat in room.seats) if bots else 0
         if len(rooms) >= share.games:
             why = f"{len(rooms)} games not over"
@@ -829,7 +839,7 @@ class Core:
         self._persist(room, before, events)
         conn.seats.add((room.game_id, seat))
         self._attend(room)
-        log.info("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
+        log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
         ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
         self._publish(room, events, reply=(conn, ok), exclude=conn.id)
         self._subscribe(conn, room, None)
@@ -1001,7 +1011,7 @@ class Core:
         if room.status == "over":
             if room.game_id in self._finished:
                 return
-            log.info("game %s over: %s", room.game_id, room.result)
+            log.debug("game %s over: %s", room.game_id, room.result)
             self._bot_plies.pop(room.game_id, None)
             if any(seat.is_bot for seat in room.seats):
                 self._out.append(BotsDone(room.game_id))

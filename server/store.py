@@ -37,9 +37,8 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ubao.protocol import (
     ClockSpec,
@@ -140,11 +139,12 @@ Seats = tuple[tuple[SeatSpec, str | None, str | None], ...]
 """(spec, name, token hash) per seat."""
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(NamedTuple):
     """What one `save` writes, taken from the room when it is saved: values, not the room, which
     the core keeps changing while the writer writes. What never changes after a game's creation
-    (its options, clock, seat specs, events) is shared, not copied."""
+    (its options, clock, seat specs, events) is shared, not copied. A named tuple, not a frozen
+    dataclass: one is made at every move, and a frozen dataclass sets its 16 fields one
+    `object.__setattr__` at a time (2 µs where a tuple takes 0.35)."""
 
     game_id: str
     game: str
