@@ -16,9 +16,19 @@ with it: their clients are closed with 1012 and come back (to any node), resumin
 were. Lobby changes go to every node over one more channel, and `games` reads every node's
 lobby lines from Redis.
 
+Pub/sub forgets what it could not deliver, so a node treats as lost every message that reached
+no subscriber (or that Redis refused) and repairs what depended on it: a client whose command
+was lost is closed with 1012 (it comes back and resumes), a proxy whose frames were lost is
+dropped. A node whose inbox was cut (Redis restarted) listens anew and then resets: it closes
+its clients that have proxies on other nodes and its lobby subscribers with 1012, drops the
+proxies it holds, and says so on a third channel, where the others do the same for their side.
+For `TRUST_MS` after that, a missing heartbeat or an expired lease proves nothing (Redis may
+have come back without them): the node declares no node stopped and claims no game.
+
 The inbox messages are msgpack lists: ["open", origin, conn, ip, name, role], ["frame", origin,
 conn, data], ["gone", origin, conn] from a client's node to a game's owner, and ["send", frame,
-conns], ["close", conn, code, reason] back.
+conns], ["close", conn, code, reason] back (also the owner's answer to a frame for a proxy it
+does not know). The reset channel carries [node].
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import logging
 import random
 import re
 import secrets
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Protocol
@@ -36,6 +47,8 @@ from typing import Any, Protocol
 import msgpack
 import redis
 import redis.asyncio
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from ubao.protocol import PROTOCOL_VERSION, GameSummary, Hello, Lobby, decode_server_message, encode
 from ubao.server.core import SERVICE_RESTART, Core, Forward, OwnerDown
@@ -57,6 +70,7 @@ from ubao.server.storage import StoreError
 log = logging.getLogger("ubao.server.cluster")
 
 LOBBY_CHANNEL = PREFIX + "lobby-changes"
+RESET_CHANNEL = PREFIX + "resets"
 
 
 def inbox(node: str) -> str:
@@ -70,6 +84,11 @@ RENEW_MS = 1_000
 """How often a node renews its leases and its heartbeat, and checks the nodes it talks to."""
 SCAN_MS = 500
 """How often a node looks for live games nobody owns."""
+TRUST_MS = LEASE_MS
+"""After its inbox comes back, how long a node waits before it takes a missing heartbeat or an
+expired lease for a stopped node: long enough for every running node to renew both."""
+RELISTEN_MS = 100
+"""How often a node whose inbox was cut tries to listen again."""
 NODE_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
@@ -102,7 +121,10 @@ class Cluster:
         self.sync = redis.Redis.from_url(url)
         """For what the core waits for (commits, lookups), like a database."""
         self.aio = redis.asyncio.Redis.from_url(url)
-        """For the background work: heartbeats, leases, scans, the inbox."""
+        """For the background work: heartbeats, leases, scans."""
+        self._listener = redis.asyncio.Redis.from_url(url, retry=Retry(NoBackoff(), 0))
+        """For the inbox, without retries: a cut must surface (redis-py would otherwise
+        subscribe again behind the node's back, and what was published meanwhile is lost)."""
         self.store = RedisStore(self.sync, node, LEASE_MS, keep_finished)
         self._renew = self.aio.register_script(RENEW)
         self._release = self.aio.register_script(RELEASE)
@@ -117,14 +139,19 @@ class Cluster:
         """The nodes where each of this node's connections has a proxy."""
         self.held: set[str] = set()
         """The games whose leases this node renews."""
-        self._out: list[tuple[str, bytes]] = []
-        """Messages to publish (channel, body), in order, at the next commit."""
+        self._out: list[tuple[str, list[Any]]] = []
+        """Messages to publish (channel, message), in order, at the next commit."""
         self._tasks: list[asyncio.Task[None]] = []
         self._running = False
         """Ends the background loops: a flag each checks at least every second, since redis-py
         may swallow a cancellation that comes in the middle of a command (then a stopping node
         would wait for its loops for ever)."""
         self._pubsub: redis.asyncio.client.PubSub | None = None
+        """The inbox's subscription; None while it is cut."""
+        self._relisten = False
+        """A publish failed: listen anew, and reset (`_reset`)."""
+        self._trusted_at = 0.0
+        """From this time on (time.monotonic) heartbeats and leases tell which nodes run."""
         self.takeovers = 0
         """Games this node took over from a stopped one."""
 
@@ -152,11 +179,10 @@ class Cluster:
         """Say this node runs, listen to its inbox and the lobby, and start the background
         work; Redis unreachable raises redis.RedisError."""
         await self.aio.set(node_key(self.node), "1", px=LEASE_MS)
-        self._pubsub = self.aio.pubsub()
-        await self._pubsub.subscribe(inbox(self.node), LOBBY_CHANNEL)
+        self._pubsub = await self._subscribe()
         self._running = True
         self._tasks = [
-            asyncio.create_task(self._listen(self._pubsub)),
+            asyncio.create_task(self._listen()),
             asyncio.create_task(self._every(RENEW_MS, self._renew_all)),
             asyncio.create_task(self._every(SCAN_MS, self._scan)),
         ]
@@ -175,8 +201,8 @@ class Cluster:
             self.send_out()
             await self._give_up(self.held)
             await self.aio.delete(node_key(self.node))
-        if self._pubsub is not None:
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self._unsubscribe()
+        await self._listener.aclose()
         await self.aio.aclose()
         self.store.close()
         log.info("node %s left the cluster", self.node)
@@ -185,7 +211,7 @@ class Cluster:
 
     def owner(self, game_id: str) -> str | None:
         try:
-            kind, node = self.store.locate(game_id)
+            kind, node = self.store.locate(game_id, claim=self._trusting())
         except StoreError as exc:
             log.error("%s", exc)
             raise OwnerDown(game_id) from None
@@ -259,20 +285,48 @@ class Cluster:
             self._publish(inbox(node), ["gone", self.node, conn])
 
     def send_out(self) -> None:
-        """Publish what waits, in order, in one round trip."""
+        """Publish what waits, in order, in one round trip, and repair what depended on the
+        messages that reached nobody."""
         if not self._out:
             return
         out, self._out = self._out, []
         pipe = self.sync.pipeline(transaction=False)
-        for channel, body in out:
-            pipe.publish(channel, body)
+        for channel, message in out:
+            pipe.publish(channel, msgpack.packb(message, use_bin_type=True))
         try:
-            pipe.execute()
+            heard: list[int] = pipe.execute()
         except redis.RedisError as exc:
             log.error("cannot reach the other nodes (%d messages lost): %s", len(out), exc)
+            heard = [0] * len(out)
+            self._relisten = True  # what others sent this node may be lost too
+        for (channel, message), listeners in zip(out, heard, strict=True):
+            if listeners == 0:
+                self._lost(channel, message)
+
+    def _lost(self, channel: str, message: list[Any]) -> None:
+        """A message reached no node: close the client whose command it carried (it comes
+        back and resumes), drop the proxies whose frames it carried. Nothing else: a node not
+        listening resets once it listens again, and a stopped one took its side with it."""
+        kind = message[0]
+        if channel in (LOBBY_CHANNEL, RESET_CHANNEL) or kind in ("gone", "close"):
+            return
+        if kind in ("open", "frame"):
+            self.host.close(message[2], SERVICE_RESTART, "service restart")
+        elif kind == "send":
+            origin = channel.removeprefix(inbox(""))
+            for conn in message[2]:
+                self._drop_proxy(origin, conn)
 
     def _publish(self, channel: str, message: list[Any]) -> None:
-        self._out.append((channel, msgpack.packb(message, use_bin_type=True)))
+        self._out.append((channel, message))
+
+    def _drop_proxy(self, origin: str, conn: int) -> None:
+        """Forget the proxy of node `origin`'s connection `conn`, if there is one: its client
+        left, as far as this node knows (its seats wait the grace period)."""
+        proxy = self.proxies.pop((origin, conn), None)
+        if proxy is not None:
+            del self.proxied[proxy]
+            self.core.disconnect(proxy)
 
     # -- losing and taking over games ----------------------------------------------------------
 
@@ -316,7 +370,7 @@ class Cluster:
         proxies of clients whose node stopped (their seats wait for them to come back)."""
         nodes = {node for nodes in self.away.values() for node in nodes}
         nodes |= {origin for origin, _ in self.proxies}
-        if not nodes:
+        if not nodes or not self._trusting():
             return
         ordered = sorted(nodes)
         alive = await self.aio.mget([node_key(node) for node in ordered])
@@ -329,13 +383,13 @@ class Cluster:
                 self.host.close(conn, SERVICE_RESTART, "service restart")
         for origin, conn in list(self.proxies):
             if origin in down:
-                pid = self.proxies.pop((origin, conn))
-                del self.proxied[pid]
-                self.core.disconnect(pid)
+                self._drop_proxy(origin, conn)
         self.host.flush()
 
     async def _scan(self) -> None:
         """Take over the live games whose lease expired (their node stopped)."""
+        if not self._trusting():
+            return
         live = texts(await self.aio.smembers(LIVE))
         candidates = [game_id for game_id in live if game_id not in self.core.rooms]
         if not candidates:
@@ -383,14 +437,61 @@ class Cluster:
 
     # -- the inbox -----------------------------------------------------------------------------
 
-    async def _listen(self, pubsub: redis.asyncio.client.PubSub) -> None:
-        """Handle what other nodes send this one, in order."""
+    def _trusting(self) -> bool:
+        """Whether a missing heartbeat or an expired lease means a stopped node (not Redis
+        that came back without them, or an inbox that is cut)."""
+        return time.monotonic() >= self._trusted_at
+
+    async def _subscribe(self) -> redis.asyncio.client.PubSub:
+        """Listen to this node's inbox, the lobby and the resets; returns once Redis confirmed
+        it (from then on, whatever is published there reaches this node)."""
+        channels = (inbox(self.node), LOBBY_CHANNEL, RESET_CHANNEL)
+        pubsub = self._listener.pubsub()
+        try:
+            await pubsub.subscribe(*channels)
+            confirmed = 0
+            for _ in range(5 * len(channels)):  # one per channel, at once unless Redis is stuck
+                if confirmed == len(channels):
+                    break
+                message = await pubsub.get_message(timeout=1.0)
+                confirmed += message is not None and message["type"] == "subscribe"
+            if confirmed < len(channels):
+                raise redis.ConnectionError("Redis did not confirm the subscription")
+        except BaseException:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            raise
+        return pubsub
+
+    async def _unsubscribe(self) -> None:
+        """Stop listening (the inbox was cut, or the node stops)."""
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(redis.RedisError, OSError):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _listen(self) -> None:
+        """Handle what other nodes send this one, in order; when the inbox is cut, listen anew
+        and reset, as messages may have been lost both ways."""
         while self._running:
+            pubsub = self._pubsub
+            if pubsub is None:
+                try:
+                    self._pubsub = await self._subscribe()
+                except (redis.RedisError, OSError):
+                    await asyncio.sleep(RELISTEN_MS / 1000)
+                    continue
+                self._trusted_at = time.monotonic() + TRUST_MS / 1000
+                self._reset()
+                continue
             try:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            except redis.RedisError as exc:
-                log.error("cluster inbox: %s", exc)
-                await asyncio.sleep(RENEW_MS / 1000)
+            except (redis.RedisError, OSError) as exc:
+                log.error("cluster inbox cut: %s", exc)
+                message, self._relisten = None, True
+            if self._relisten:
+                self._relisten = False
+                self._trusted_at = float("inf")
+                await self._unsubscribe()
                 continue
             if message is None:
                 continue
@@ -400,8 +501,36 @@ class Cluster:
                 log.exception("cluster: bad inbox message")
             self.host.flush()
 
+    def _reset(self) -> None:
+        """This node's inbox was cut: what others sent it may be lost, and what it sent them.
+        Close its clients that have proxies elsewhere, and its lobby subscribers (they come
+        back, resume and list again), drop the proxies it holds (their seats wait for their
+        clients as for any dropped connection), and tell the others to do the same."""
+        log.warning("node %s listens again: closing what went through other nodes", self.node)
+        for conn in sorted(self.away.keys() | self.core.lobby):
+            self.host.close(conn, SERVICE_RESTART, "service restart")
+        for origin, conn in list(self.proxies):
+            self._drop_proxy(origin, conn)
+        self._publish(RESET_CHANNEL, [self.node])
+        self.host.flush()
+
+    def _reset_by(self, node: str) -> None:
+        """Node `node` reset: close this node's clients that had proxies there (those are
+        gone) and drop the proxies of its clients (it closed them)."""
+        log.warning("node %s reset: closing what went through it", node)
+        for conn, nodes in list(self.away.items()):
+            if node in nodes:
+                self.host.close(conn, SERVICE_RESTART, "service restart")
+        for origin, conn in list(self.proxies):
+            if origin == node:
+                self._drop_proxy(origin, conn)
+
     def _receive(self, channel: bytes, body: list[Any]) -> None:
         core = self.core
+        if channel == RESET_CHANNEL.encode():
+            if body[0] != self.node:
+                self._reset_by(body[0])
+            return
         if channel == LOBBY_CHANNEL.encode():
             node, line = body
             if node != self.node:
@@ -426,9 +555,8 @@ class Cluster:
             found = self.proxies.get((origin, conn))
             if found is not None:
                 core.receive(found, data)
+            else:  # its "open" was lost, or this node reset: the client comes back
+                self._publish(inbox(origin), ["close", conn, SERVICE_RESTART, "service restart"])
         elif kind == "gone":
             _, origin, conn = body
-            gone = self.proxies.pop((origin, conn), None)
-            if gone is not None:
-                del self.proxied[gone]
-                core.disconnect(gone)
+            self._drop_proxy(origin, conn)

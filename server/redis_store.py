@@ -137,6 +137,10 @@ if owner then
   return {'down', node}
 end
 if redis.call('SISMEMBER', KEYS[3], ARGV[4]) == 1 then
+  if ARGV[5] ~= '1' then
+    local tenure = redis.call('HGET', KEYS[2], 'tenure')
+    return {'down', tenure and string.match(tenure, '^(.*)/') or ''}
+  end
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   redis.call('HSET', KEYS[2], 'tenure', ARGV[1])
   return {'claimed'}
@@ -144,8 +148,9 @@ end
 return {'none'}
 """
 """Who serves a game (KEYS: lease, game, live; ARGV: this node's tenure of it, or a new one,
-lease ms, node key prefix, game id): this node (`mine`, or `claimed` just now: a live game
-nobody owned), another running node (`at`), a stopped node whose lease still runs (`down`),
+lease ms, node key prefix, game id, '1' if a live game nobody holds may be claimed): this node
+(`mine`, or `claimed` just now: a live game nobody owned), another running node (`at`), a
+stopped node whose lease still runs, or whose expired lease may not be claimed yet (`down`),
 or nobody, as the game is not live (`none`)."""
 
 RENEW = """
@@ -274,14 +279,15 @@ class RedisStore:
                 self.tenures.pop(game_id, None)
         self._batch.clear()
 
-    def locate(self, game_id: str) -> tuple[str, str | None]:
+    def locate(self, game_id: str, claim: bool = True) -> tuple[str, str | None]:
         """Who serves the game: ("mine" | "claimed" | "none", None) or ("at" | "down", node);
-        StoreError if Redis cannot be reached."""
+        without `claim`, a live game whose lease expired is "down" rather than "claimed" (its
+        node may not have renewed the lease yet). StoreError if Redis cannot be reached."""
         tenure = self.tenures.get(game_id) or new_tenure(self.node)
         try:
             found = self._locate(
                 keys=[lease_key(game_id), game_key(game_id), LIVE],
-                args=[tenure, self.lease_ms, node_key(""), game_id],
+                args=[tenure, self.lease_ms, node_key(""), game_id, "1" if claim else "0"],
             )
         except redis.RedisError as exc:
             raise StoreError(f"cannot find game {game_id}'s node: {exc}") from exc
