@@ -363,6 +363,12 @@ def cluster_usable() -> str | None:
 
 
 async def serve(config: ServerConfig) -> None:
+    # SIGTERM and SIGINT from the start: one that comes while the server opens its store or
+    # restores its games stops it as soon as it is up, cleanly, not by the default handler.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
     try:
         server = GameServer(config)
     except DatabaseInUse as exc:  # another server hosts its games: leave them to it
@@ -380,10 +386,6 @@ async def serve(config: ServerConfig) -> None:
         if not config.redis:
             raise
         raise SystemExit(f"ubao-server: cannot join the cluster at {config.redis}: {exc}") from None
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
     await stop.wait()
     await server.stop()
 

@@ -56,9 +56,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("ubao.server")
 
 wire_log = logging.getLogger("ubao.server.websockets")
-"""websockets' own logger, kept above debug: its debug lines quote frames, and frames carry
-seat tokens."""
-wire_log.setLevel(logging.INFO)
+"""websockets' own logger, kept to warnings: its debug lines quote frames, and frames carry
+seat tokens; its info lines repeat the server's own (a connection opened, closed) and add two
+for every health check (a balancer's, every 2 s per node)."""
+wire_log.setLevel(logging.WARNING)
 
 DRAIN_S = 2.0
 """At shutdown, how long the store's writer may take to keep what was saved: a failing disk

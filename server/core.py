@@ -539,7 +539,8 @@ class Core:
                 except StoreError as exc:
                     log.error("%s: its clocks restart from its last saved state", exc)
         if self.rejected:
-            log.info("rejected messages: %s", dict(self.rejected))
+            counts = ", ".join(f"{reason} {count}" for reason, count in self.rejected.most_common())
+            log.info("rejected messages: %s", counts)
 
     # -- commands ------------------------------------------------------------------------------
 

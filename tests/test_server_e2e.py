@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import dataclasses
 import urllib.request
 from typing import Any
@@ -419,8 +420,11 @@ async def test_connections_per_address_are_capped() -> None:
         assert third.close_code == 1008
 
 
-async def test_health_check_and_ping() -> None:
+async def test_health_check_and_ping(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
     async with running_server() as server, Client.connected(server.port) as client:
         assert await http_get(server.port, "/healthz") == (200, "ok\n")
+        # A balancer checks every node every few seconds: not a line of the log each time.
+        assert not [r for r in caplog.records if r.name == "ubao.server.websockets"]
         pong = await client.ok(Ping(id=0, t=1234))
         assert pong.t == 1234 and isinstance(pong.server_t, int)
