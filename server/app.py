@@ -226,6 +226,7 @@ class GameServer:
             self.database = self._writer = store
             self.core = Core(store, config.limits, now=now, wall=wall)
             self.bots = Bots(config.bots)
+        self.bots.max_time_ms = config.limits.max_bot_time_ms  # a seat without time_ms: this
         self._outboxes: dict[int, Outbox] = {}
         self._held: deque[tuple[int, list[Output]]] = deque()
         """The core's outputs in order, in runs, each with the number of saves made before it
@@ -550,7 +551,8 @@ class GameServer:
             return accepted
 
         try:
-            why = await self.bots.play(turn, accept)
+            room = self.core.rooms.get(turn.game_id)
+            why = await self.bots.play(turn, accept, room.creator_ip if room else None)
         except Exception as exc:  # a bug in the driver must not leave the game hanging
             log.exception("bot turn in game %s failed", turn.game_id)
             why = f"internal error: {exc!r}"

@@ -7,12 +7,15 @@ engine workers over Redis.
 
 An engine is told the position and the seat's options before every search (and `ucinewgame`
 when the game changes), so any engine can play any seat; turns beyond the pool's size wait for
-an engine. The server owns the deadline: past a move's time budget it sends `stop`, and an
-engine that still does not answer, or that dies, is killed, and the move is asked of a new one.
-The best move found so far (the first move of the last `info` line's pv) is kept, so a hung
-engine still moves. An `error` line after `go` is only logged: the engine still owes its
-`bestmove` (docs/engine-protocol.md, "Errors"). All of it is asyncio subprocess I/O: the event
-loop never blocks on an engine.
+an engine, and the engines are shared fairly (`EngineShares`): the next free one goes to the
+waiting turn of whoever holds the fewest, so one address's deep bots cannot make another's
+quick bot wait for all of their moves. Every search is bounded in time: a seat without a
+`time_ms` is told the server's longest (`--max-bot-time`). The server owns the deadline: past
+a move's time budget it sends `stop`, and an engine that still does not answer, or that dies,
+is killed, and the move is asked of a new one. The best move found so far (the first move of
+the last `info` line's pv) is kept, so a hung engine still moves. An `error` line after `go`
+is only logged: the engine still owes its `bestmove` (docs/engine-protocol.md, "Errors"). All
+of it is asyncio subprocess I/O: the event loop never blocks on an engine.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ import itertools
 import logging
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Sequence
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Collection, Hashable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from ubao.protocol import BotInfo
-from ubao.server.core import BotTurn
+from ubao.server.core import BotTurn, Limits
 from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
@@ -50,7 +55,8 @@ class BotSettings:
     start_timeout_s: float = 20.0
     """For the engine to answer `uci` and `isready` (imports are slow on a busy machine)."""
     move_timeout_s: float = 60.0
-    """A move's budget when the seat has no `time_ms` (a depth-only search must end too)."""
+    """A move's deadline when the seat has no `time_ms`: the engine was told to stop at the
+    server's `--max-bot-time` (`BotSeats.max_time_ms`), so only a broken engine runs into it."""
     margin_s: float = 2.0
     """Added to a seat's `time_ms` before the server sends `stop`."""
     stop_grace_s: float = 2.0
@@ -61,7 +67,7 @@ class BotSettings:
     """After `quit`, how long the engine has to exit before it is killed."""
     engines: int = 4
     """Engine processes at most, shared by every bot seat: a search keeps a core busy, and a
-    turn that finds them all searching waits for one."""
+    turn that finds them all searching waits for one (`EngineShares` says whose turn is next)."""
     hash_mb: int = 16
     """Each engine's transposition table in MB (`setoption name Hash`): with the interpreter,
     the bulk of an engine's memory."""
@@ -218,6 +224,80 @@ class Answer:
     """The local engine that found it, retired if its move is not legal."""
 
 
+class EngineShares:
+    """Who searches next when every engine is busy: the turns wait per share (the address a
+    game was created from, or the game itself when that is not known), and a freed engine
+    goes to the first turn of the share holding the fewest engines, the longest waiting among
+    equals. First come, first served let an address with more deep bots than engines queue
+    its next turns ahead of another's quick bot, which then waited for all of their moves;
+    now it waits for one engine to come free. Engines pass from a finished search straight to
+    the turn chosen, so nothing can jump the queue."""
+
+    def __init__(self, engines: int) -> None:
+        self.free = engines
+        """Engines that no search holds (running or still to be started)."""
+        self.held: dict[Hashable, int] = {}
+        """The engines each share's searches hold, for shares holding any."""
+        self._waiting: dict[Hashable, deque[tuple[int, asyncio.Future[None]]]] = {}
+        """Each share's waiting turns in order, each with its place in the queue of all."""
+        self._arrivals = itertools.count()
+
+    @contextlib.asynccontextmanager
+    async def engine(self, share: Hashable) -> AsyncIterator[None]:
+        """Hold an engine for `share` while the body searches."""
+        await self._take(share)
+        try:
+            yield
+        finally:
+            self._give_back(share)
+
+    def waiting(self) -> int:
+        """Turns waiting for an engine."""
+        return sum(len(queue) for queue in self._waiting.values())
+
+    async def _take(self, share: Hashable) -> None:
+        if self.free > 0:  # then nobody waits: a freed engine goes to a waiting turn
+            self._hand(share)
+            return
+        future = asyncio.get_running_loop().create_future()
+        entry = (next(self._arrivals), future)
+        self._waiting.setdefault(share, deque()).append(entry)
+        try:
+            await future
+        except asyncio.CancelledError:  # the game ended while its turn waited
+            if future.done() and not future.cancelled():
+                self._give_back(share)  # an engine was handed over as the turn was cancelled
+            else:
+                self._drop(share, entry)
+            raise
+
+    def _give_back(self, share: Hashable) -> None:
+        held = self.held[share] - 1
+        if held:
+            self.held[share] = held
+        else:
+            del self.held[share]
+        self.free += 1
+        while self.free > 0 and self._waiting:
+            first = min(self._waiting, key=lambda s: (self.held.get(s, 0), self._waiting[s][0][0]))
+            entry = self._waiting[first][0]
+            self._drop(first, entry)
+            if not entry[1].cancelled():
+                self._hand(first)
+                entry[1].set_result(None)
+
+    def _hand(self, share: Hashable) -> None:
+        self.free -= 1
+        self.held[share] = self.held.get(share, 0) + 1
+
+    def _drop(self, share: Hashable, entry: tuple[int, asyncio.Future[None]]) -> None:
+        queue = self._waiting.get(share)
+        if queue is not None and entry in queue:
+            queue.remove(entry)
+            if not queue:
+                del self._waiting[share]
+
+
 class BotSeats(ABC):
     """The bot turns of every game and a move's attempts, whoever searches: the local engine
     pool (`Bots`) or engine workers over Redis (`ubao.server.workers.WorkerPool`)."""
@@ -227,6 +307,10 @@ class BotSeats(ABC):
 
     def __init__(self, settings: BotSettings) -> None:
         self.settings = settings
+        self.max_time_ms = Limits().max_bot_time_ms
+        """The server's `--max-bot-time` (`Limits.max_bot_time_ms`, which the server sets
+        here): the `movetime` of a seat without `time_ms`, so that a depth-only search ends
+        as soon as a timed one may."""
         self._tasks: dict[str, set[asyncio.Task[None]]] = {}
 
     def spawn(self, game_id: str, work: asyncio.Task[None]) -> None:
@@ -235,9 +319,11 @@ class BotSeats(ABC):
         tasks.add(work)
         work.add_done_callback(tasks.discard)
 
-    async def play(self, turn: BotTurn, accept: Accept) -> str | None:
+    async def play(self, turn: BotTurn, accept: Accept, share: str | None = None) -> str | None:
         """Have an engine move for the seat, not sooner than the game's pace allows; None once
-        a move was accepted, else why it failed."""
+        a move was accepted, else why it failed. `share` is the address the game was created
+        from, whose turns share the engines with every other address's (`EngineShares`);
+        without it the game is a share of its own."""
         settings = self.settings
         loop = asyncio.get_running_loop()
         not_before = loop.time() + turn.pace_ms / 1000
@@ -245,11 +331,13 @@ class BotSeats(ABC):
         if turn.spec.time_ms is not None:
             budget_s = turn.spec.time_ms / 1000 + settings.margin_s
         setup = turn_commands(turn.spec, position_command(turn.game, turn.options, turn.moves))
-        go = go_command(turn.spec, turn.clocks)
+        go = go_command(turn.spec, turn.clocks, self.max_time_ms)
+        key: Hashable = ("game", turn.game_id) if share is None else ("address", share)
         why = "no attempt"
         for _ in range(settings.attempts):
             try:
-                answer = await self._search(turn, setup, go, budget_s)
+                async with self._turn(key):
+                    answer = await self._search(turn, setup, go, budget_s)
             except EngineFailure as exc:
                 why = str(exc)
                 log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
@@ -281,6 +369,11 @@ class BotSeats(ABC):
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
 
+    def _turn(self, share: Hashable) -> AbstractAsyncContextManager[object]:
+        """What an attempt holds while it searches: nothing here (engine workers take the jobs
+        in the order they come), one of the local engines in `Bots`."""
+        return contextlib.nullcontext()
+
     @abstractmethod
     async def _search(
         self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
@@ -301,8 +394,8 @@ class Bots(BotSeats):
         self.engines: set[Engine] = set()
         """Every engine process running, idle or searching."""
         self._idle: list[Engine] = []
-        self._slots = asyncio.Semaphore(max(1, settings.engines))
-        """One per engine that may run: taken while an engine searches."""
+        self.shares = EngineShares(max(1, settings.engines))
+        """Which turn searches next: one engine per search, handed out fairly."""
         self._numbers = itertools.count(1)
 
     async def close(self) -> None:
@@ -310,23 +403,26 @@ class Bots(BotSeats):
         engines, self._idle, self.engines = self._idle, [], set()
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
+    def _turn(self, share: Hashable) -> AbstractAsyncContextManager[object]:
+        return self.shares.engine(share)
+
     async def _search(
         self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
     ) -> Answer:
-        """Search with an idle engine, or a new one, once one may run; it goes back to the pool
-        after, unless it failed or the game ended mid-search (then it is killed)."""
-        async with self._slots:
-            engine = await self._engine()
-            try:
-                if engine.game_id != turn.game_id:
-                    await engine.send("ucinewgame")
-                    engine.game_id = turn.game_id
-                move, info = await engine.think(setup, go, budget_s, self.settings.stop_grace_s)
-            except BaseException:
-                await self._retire(engine)
-                raise
-            self._idle.append(engine)
-            return Answer(move, info, engine)
+        """Search with an idle engine, or a new one (the turn holds its place in `shares`); it
+        goes back to the pool after, unless it failed or the game ended mid-search (then it is
+        killed)."""
+        engine = await self._engine()
+        try:
+            if engine.game_id != turn.game_id:
+                await engine.send("ucinewgame")
+                engine.game_id = turn.game_id
+            move, info = await engine.think(setup, go, budget_s, self.settings.stop_grace_s)
+        except BaseException:
+            await self._retire(engine)
+            raise
+        self._idle.append(engine)
+        return Answer(move, info, engine)
 
     async def _rejected(self, answer: Answer) -> None:
         if answer.engine in self._idle:  # ask a new engine

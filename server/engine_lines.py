@@ -35,10 +35,13 @@ def turn_commands(spec: SeatSpec, position: str) -> list[str]:
     ]
 
 
-def go_command(spec: SeatSpec, clocks: Clocks | None) -> str:
-    parts = ["go", "depth", str(spec.depth)]
-    if spec.time_ms is not None:
-        parts += ["movetime", str(spec.time_ms)]
+def go_command(spec: SeatSpec, clocks: Clocks | None, max_time_ms: int) -> str:
+    """The seat's search: to its depth, within its `time_ms`, or within `max_time_ms` (the
+    server's `--max-bot-time`) when it has none, so that no search of a server bot holds an
+    engine longer than a bot may think (a depth-only Othello search to depth 20 would run
+    into the server's deadline every move)."""
+    movetime = max_time_ms if spec.time_ms is None else spec.time_ms
+    parts = ["go", "depth", str(spec.depth), "movetime", str(movetime)]
     if clocks is not None:
         white, black = clocks.remaining_ms
         increment = str(clocks.increment_ms)

@@ -481,18 +481,23 @@ class Room:
             flagged = self.clock.flagged(now)
             if flagged is not None:
                 events.append(self._finish(Result(1 - flagged, "timeout", None), now))
-        for index, seat in enumerate(self.seats):
-            if seat.grace_until is None or seat.grace_until > now or seat.holder is not None:
-                continue
+        gone = [
+            index
+            for index, seat in enumerate(self.seats)
+            if seat.grace_until is not None and seat.grace_until <= now and seat.holder is None
+        ]
+        if gone and self.status == "playing":
+            loser = self._abandoner(gone)
+            # A player who leaves before making a move aborts the game rather than loses it.
+            if loser in self.movers:
+                result = Result(1 - loser, "abandoned", None)
+            else:
+                result = Result(None, "aborted", None)
+            events.append(self._finish(result, now))
+        for index in gone:
+            seat = self.seats[index]
             seat.grace_until = None
-            if self.status == "playing":
-                # A player who leaves before making a move aborts the game rather than loses it.
-                if index in self.movers:
-                    result = Result(1 - index, "abandoned", None)
-                else:
-                    result = Result(None, "aborted", None)
-                events.append(self._finish(result, now))
-            elif self.status == "waiting":
+            if self.status == "waiting":
                 seat.name = seat.token_hash = seat.client = None
                 events.append(self._append_seat_event(index, now))
         if self.status == "waiting" and self.expires_at is not None and self.expires_at <= now:
@@ -656,6 +661,14 @@ class Room:
             return False
         self.status = "playing"
         return True
+
+    def _abandoner(self, gone: Sequence[int]) -> int:
+        """Of the seats whose grace ran out (`gone`, more than one when nobody came back after
+        a restart), the one that loses the game: the player to move, whom the game waits for,
+        else the one whose grace ran out first (the lower seat among equals)."""
+        if self.to_move in gone:
+            return self.to_move
+        return min(gone, key=lambda index: (self.seats[index].grace_until, index))
 
     def _judge(self) -> Result | None:
         """The result if the position ends the game, by the rules or by the server's bounds."""

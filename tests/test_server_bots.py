@@ -34,9 +34,9 @@ def test_position_is_one_line_with_space_free_options() -> None:
 
 
 def test_go_carries_depth_time_and_clocks() -> None:
-    assert go_command(SeatSpec.bot(4), None) == "go depth 4"
+    assert go_command(SeatSpec.bot(4), None, 10_000) == "go depth 4 movetime 10000"
     clocks = Clocks(remaining_ms=(9000, 8000), running=0, increment_ms=100)
-    assert go_command(SeatSpec.bot(4, time_ms=250), clocks) == (
+    assert go_command(SeatSpec.bot(4, time_ms=250), clocks, 10_000) == (
         "go depth 4 movetime 250 wtime 9000 btime 8000 winc 100 binc 100"
     )
 

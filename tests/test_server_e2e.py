@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import dataclasses
+import logging
 import urllib.request
 from typing import Any
 
