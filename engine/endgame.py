@@ -100,6 +100,11 @@ class Endgame:
         return self.game.board_key(position)[2] <= self.seeds
 
 
+MAX_POSITIONS = 2**31
+"""The largest database `build` makes (2 GiB; 6 pits: 25 seeds): a bigger one would take the
+machine's memory and hours to build, and no cell this project solves needs it."""
+
+
 def native_rules(game: Mancala) -> MancalaCore | None:
     """`game`'s rules in the native core when it runs there and sows one way (the native solver
     and database builder need them), else None: the Python code runs."""
@@ -124,6 +129,12 @@ def build(game: Mancala, seeds: int) -> Endgame:
         raise ValueError(f"an endgame database holds 0 to {-UNKNOWN - 1} seeds, not {seeds}")
     if game.choose_direction:
         raise ValueError(f"{game.name}: sowing both ways repeats positions; no endgame database")
+    size = Endgame.size(game.pits, seeds)
+    if size > MAX_POSITIONS:
+        raise ValueError(
+            f"an endgame database of {seeds} seeds on {2 * game.pits} pits holds {size:,} "
+            f"positions, a byte each: more than the {MAX_POSITIONS:,} built here"
+        )
     core = native_rules(game)
     if core is not None:
         from ubao.engine._native import Solver as SolverCore

@@ -165,6 +165,7 @@ FAKE = f"{sys.executable} {FAKE_ENGINE} --mode"
         (["bench", "--depths", "2", "--svg", "/nonexistent/chart.svg"], "cannot write"),
         (["bench", "--speed", "--seconds", "0"], "--seconds"),
         (["solve", "kalah", "--db", "-1"], "--db"),
+        (["solve", "kalah", "--db", "72"], "positions, a byte each: more than the"),
     ],
 )
 def test_user_errors_end_in_one_line_and_status_2(
