@@ -230,12 +230,16 @@ class EngineShares:
     goes to the first turn of the share holding the fewest engines, the longest waiting among
     equals. First come, first served let an address with more deep bots than engines queue
     its next turns ahead of another's quick bot, which then waited for all of their moves;
-    now it waits for one engine to come free. Engines pass from a finished search straight to
-    the turn chosen, so nothing can jump the queue."""
+    now it waits for one engine to come free. And no share holds every engine (`most`): one
+    stays for the others, so another address's bot starts at once instead of waiting for a
+    deep search to end. Engines pass from a finished search straight to the turn chosen, so
+    nothing can jump the queue."""
 
     def __init__(self, engines: int) -> None:
         self.free = engines
         """Engines that no search holds (running or still to be started)."""
+        self.most = max(1, engines - 1)
+        """The engines one share may hold at once: all but one, where there are several."""
         self.held: dict[Hashable, int] = {}
         """The engines each share's searches hold, for shares holding any."""
         self._waiting: dict[Hashable, deque[tuple[int, asyncio.Future[None]]]] = {}
@@ -256,8 +260,8 @@ class EngineShares:
         return sum(len(queue) for queue in self._waiting.values())
 
     async def _take(self, share: Hashable) -> None:
-        if self.free > 0:  # then nobody waits: a freed engine goes to a waiting turn
-            self._hand(share)
+        if self.free > 0 and self.held.get(share, 0) < self.most:
+            self._hand(share)  # nobody else can take it: whoever waits holds `most` already
             return
         future = asyncio.get_running_loop().create_future()
         entry = (next(self._arrivals), future)
@@ -278,8 +282,11 @@ class EngineShares:
         else:
             del self.held[share]
         self.free += 1
-        while self.free > 0 and self._waiting:
-            first = min(self._waiting, key=lambda s: (self.held.get(s, 0), self._waiting[s][0][0]))
+        while self.free > 0:
+            shares = [s for s in self._waiting if self.held.get(s, 0) < self.most]
+            if not shares:
+                return  # the free engine waits for another share's turn
+            first = min(shares, key=lambda s: (self.held.get(s, 0), self._waiting[s][0][0]))
             entry = self._waiting[first][0]
             self._drop(first, entry)
             if not entry[1].cancelled():

@@ -77,8 +77,10 @@ async def wait_until(condition: Callable[[], bool]) -> None:
             await asyncio.sleep(0.01)
 
 
-async def test_a_freed_engine_goes_to_the_share_holding_the_fewest() -> None:
-    shares = EngineShares(2)
+async def test_a_freed_engine_goes_to_the_share_holding_the_fewest_and_one_stays_free() -> None:
+    """Three engines: address a, with four deep turns, holds two at most; b's turn, arriving
+    later, takes the third at once; a freed engine goes to the share holding the fewest."""
+    shares = EngineShares(3)
     order: list[str] = []
     done: dict[str, asyncio.Event] = {}
 
@@ -90,20 +92,23 @@ async def test_a_freed_engine_goes_to_the_share_holding_the_fewest() -> None:
 
     tasks = [asyncio.create_task(search(name, "a")) for name in ("a1", "a2", "a3", "a4")]
     await wait_until(lambda: shares.waiting() == 2)
+    assert order == ["a1", "a2"] and shares.held == {"a": 2} and shares.free == 1
     tasks.append(asyncio.create_task(search("b1", "b")))
-    await wait_until(lambda: shares.waiting() == 3)
-    assert order == ["a1", "a2"] and shares.held == {"a": 2}
-    done["a1"].set()
     await wait_until(lambda: len(order) == 3)
-    assert order[2] == "b1"  # not a3, which came first but whose address holds an engine
-    done["a2"].set()
+    assert order[2] == "b1" and shares.held == {"a": 2, "b": 1}  # at once, not after a1
+    done["a1"].set()
     await wait_until(lambda: len(order) == 4)
-    assert order[3] == "a3" and shares.held == {"a": 1, "b": 1}
-    for name in ("b1", "a3", "a4"):
+    assert order[3] == "a3"
+    done["b1"].set()  # a holds two: the freed engine waits for another address
+    await wait_until(lambda: shares.free == 1)
+    assert shares.waiting() == 1 and shares.held == {"a": 2}
+    done["a2"].set()
+    await wait_until(lambda: len(order) == 5)
+    for name in ("a3", "a4"):
         done[name].set()
     await asyncio.wait_for(asyncio.gather(*tasks), TIMEOUT)
     assert order == ["a1", "a2", "b1", "a3", "a4"]
-    assert shares.free == 2 and shares.held == {} and shares.waiting() == 0
+    assert shares.free == 3 and shares.held == {} and shares.waiting() == 0
 
 
 async def test_a_turn_cancelled_while_it_waits_or_as_it_is_served_loses_no_engine() -> None:
