@@ -410,8 +410,18 @@ every few seconds; what it frees (reference cycles: closed connections, exceptio
 long."""
 
 
+SWITCH_INTERVAL_S = 0.0005
+"""How long the event loop's thread may keep the interpreter lock while the store's writer
+waits for it (CPython: 5 ms). The writer takes the lock back after each SQLite statement and
+after the commit's fsync, and every reply waits for that commit ("durable before anyone hears
+of it"): at 5 ms, each of those hand-overs could cost a move's watchers 5 ms. Paced load
+benchmark (1,000 games, 5 spectators, docs/benchmarks.md): move -> spectator p99 117-157 ms at
+5 ms, 60-82 ms at 0.5 ms; 0.1 ms switched so often that it was slower again."""
+
+
 def prepare(argv: Sequence[str] | None = None) -> Options:
-    """The options, with the process set up to serve them (logging, the collector); the load
+    """The options, with the process set up to serve them (logging, the collector, the
+    interpreter lock's switch interval); the load
     benchmark runs `serve` after it inside its own measuring harness (benchmarks/load.py)."""
     options = parse_args(argv)
     if options.server.redis and (why := cluster_usable()):
@@ -423,6 +433,7 @@ def prepare(argv: Sequence[str] | None = None) -> Options:
     )
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_OBJECTS, max(middle, MIDDLE_COLLECTIONS), old)  # the server's process
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     return options
 
 
