@@ -711,6 +711,9 @@ def _build(
     game's static order), put the table's move first; make and search the
     children one at a time until one refutes the window; store what it learnt. With the root
     moves restricted to `allowed`, the root's value is not the position's: it is not stored.
+    One ply above the horizon (depth 1, below the root) the table is neither probed nor
+    written: there the children are leaves, which cost less to evaluate than a probe and a
+    store (the key's hash first), and the table's move would not be tried first anyway.
     """
     game = searcher.game
     search_moves = game.search_moves
@@ -823,8 +826,9 @@ def _build(
                 return ended(pos, me, ply)
             evaluated += 1
             return value if me == 0 else -value
-        k = hash(pos if key is None else key(pos))
-        entry = probe(k)
+        stored = depth > 1 or not ply  # above the horizon; see `_build`
+        k = hash(pos if key is None else key(pos)) if stored else 0
+        entry = probe(k) if stored else None
         first = None
         if entry is not None:
             first = entry[3]
@@ -901,7 +905,7 @@ def _build(
             best_move = first  # a failing-low node learnt no best move
         else:
             flag = LOWER if best >= beta else EXACT
-        if ply or allowed is None:
+        if stored and (ply or allowed is None):
             save(k, depth, flag, best, best_move, ply)
         return best
 
@@ -919,8 +923,9 @@ def _build(
                 return ended(pos, 0, ply)
             evaluated += 1
             return value
-        k = hash(pos if key is None else key(pos))
-        entry = probe(k)
+        stored = depth > 1 or not ply  # above the horizon; see `_build`
+        k = hash(pos if key is None else key(pos)) if stored else 0
+        entry = probe(k) if stored else None
         first = None
         if entry is not None:
             first = entry[3]
@@ -1020,7 +1025,7 @@ def _build(
             flag = EXACT
         if flag != EXACT and (flag == UPPER) == (me == 0):
             best_move = first  # a node failing on its own side learnt no best move
-        if ply or allowed is None:
+        if stored and (ply or allowed is None):
             save(k, depth, flag, best, best_move, ply)
         return best
 

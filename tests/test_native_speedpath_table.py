@@ -29,6 +29,6 @@ def test_a_table_grown_past_two_megabytes_searches_as_python(exact: bool) -> Non
     core = Searcher(make_game("kalah", backend="native"), "negamax", exact=exact)
     assert core.native is not None
     start = python_game.start()
-    result = core.search(start, 14)
-    assert summary(result) == summary(python.search(start, 14))
+    result = core.search(start, 16)
+    assert summary(result) == summary(python.search(start, 16))
     assert result.stats.table_entries > GROWN

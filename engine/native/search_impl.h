@@ -142,8 +142,10 @@ static inline void S_NAME(reverse)(int *moves, int n) {
 }
 
 /* The value for the side to move, `me`; children of the same side are not negated. After an
- * abort (s->aborted) the value means nothing. `key` is S_HASH of `p` when depth > 0 (hashed
- * once, by the parent), `over` what S_CHILD returned of it (-1: nothing). */
+ * abort (s->aborted) the value means nothing. `key` is S_HASH of `p` when the node uses the
+ * table (hashed once, by the parent), `over` what S_CHILD returned of it (-1: nothing). As in
+ * engine/search.py, a node one ply above the horizon (depth 1, not the root) does not: its
+ * children are leaves. */
 static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
                               int over, int depth, double alpha, double beta, int ply) {
     int me = p->S_TO_MOVE;
@@ -157,7 +159,8 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     /* The moves are ordered while the node's bucket comes from memory: the probe's cache miss
      * overlaps with the order's work, which the probe does not need (and which a table cut
      * then wastes, on a few nodes in a hundred). */
-    tt_prefetch(s->table, key);
+    int stored = depth > 1 || !ply;
+    if (stored) tt_prefetch(s->table, key);
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_ORDER_OVER(r, p, moves, ply, over);
     /* So is the child of the game's first move, whose bucket is asked for too: the table's
@@ -165,15 +168,16 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     S_POS child;
     int ahead = -1, over1 = 0; /* the handle of the child made ahead (-1: none) */
     int64_t key1 = 0;
-    if (depth > 1 && n) {
+    if (depth > 2 && n) { /* a child that uses the table */
         ahead = moves[0];
         over1 = S_CHILD_PLY(r, p, ahead, &child, ply);
         key1 = S_HASH(r, &child);
         tt_prefetch(s->table, key1);
     }
-    int first;
+    int first = TT_NO_MOVE;
     double settled;
-    if (S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled)) return settled;
+    if (stored && S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled))
+        return settled;
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
     if (!n) return S_ENDED(r, p, me, ply);
@@ -194,7 +198,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
         for (int i = 0; i < n; i++) {
             if (i || moves[0] != ahead) {
                 over1 = S_CHILD_PLY(r, p, moves[i], &child, ply);
-                key1 = d1 ? S_HASH(r, &child) : 0;
+                key1 = d1 > 1 ? S_HASH(r, &child) : 0;
             }
             s->generated++;
             int same = child.S_TO_MOVE == me;
@@ -237,7 +241,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     } else {
         flag = best >= beta ? TT_LOWER : TT_EXACT;
     }
-    S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    if (stored) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
     return best;
 }
 
@@ -253,10 +257,12 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
         s->evaluated++;
         return value;
     }
-    int64_t key = S_HASH(r, p);
-    int first;
+    int stored = depth > 1 || !ply; /* as in negamax */
+    int64_t key = stored ? S_HASH(r, p) : 0;
+    int first = TT_NO_MOVE;
     double settled;
-    if (S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled)) return settled;
+    if (stored && S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled))
+        return settled;
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
     int moves[S_MAX_MOVES], rank[S_HANDLES];
@@ -335,7 +341,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
     int flag = best <= alpha0 ? TT_UPPER : best >= beta0 ? TT_LOWER : TT_EXACT;
     if (flag != TT_EXACT && (flag == TT_UPPER) == (me == 0))
         best_move = first; /* a node failing on its own side learnt no best move */
-    S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    if (stored) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
     return best;
 }
 
