@@ -30,7 +30,16 @@ from ubao.engine.bao_rules import (
     make_simulate,
     refusal,
 )
-from ubao.engine.game import Game, IllegalMoveError, NotationError, OptionsError, Outcome, Step
+from ubao.engine.game import (
+    Game,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    Outcome,
+    Step,
+    listed,
+    shown,
+)
 
 FLAGS: dict[str, tuple[Any, ...]] = {
     "namua_takasa_nyumba_stop": ("forced", "optional"),
@@ -76,13 +85,11 @@ def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
     known = ("profile", "setup", "max_plies", *FLAGS)
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise OptionsError(
-            f"unknown bao option(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
-        )
+        raise OptionsError(f"unknown bao option(s) {listed(unknown)}; known: {', '.join(known)}")
     profile = options.get("profile", "core")
     if not isinstance(profile, str) or profile not in PROFILES:
         raise OptionsError(
-            f"bao option 'profile' must be one of {', '.join(PROFILES)}, not {profile!r}"
+            f"bao option 'profile' must be one of {', '.join(PROFILES)}, not {shown(profile)}"
         )
     merged: dict[str, Any] = {
         "profile": profile,
@@ -95,14 +102,15 @@ def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
     for name, values in (("setup", SETUPS), *FLAGS.items()):
         value = merged[name]
         if not any(type(value) is type(allowed) and value == allowed for allowed in values):
-            shown = ", ".join(
+            choices = ", ".join(
                 repr(v).replace("True", "true").replace("False", "false") for v in values
             )
-            raise OptionsError(f"bao option {name!r} must be one of {shown}, not {value!r}")
+            message = f"bao option {name!r} must be one of {choices}, not {shown(value)}"
+            raise OptionsError(message)
     plies = merged["max_plies"]
     if type(plies) is not int or plies < 0:
         raise OptionsError(
-            f"bao option 'max_plies' must be an integer >= 0 (0 = no limit), not {plies!r}"
+            f"bao option 'max_plies' must be an integer >= 0 (0 = no limit), not {shown(plies)}"
         )
     return merged
 

@@ -23,7 +23,7 @@ from ubao.engine.bao_rules import (
     BaoMove,
     Position,
 )
-from ubao.engine.game import NotationError
+from ubao.engine.game import NotationError, shown
 
 SIDES = "SN"
 
@@ -79,7 +79,7 @@ def parse_move_text(text: str) -> MoveText:
     """The parts of a move in short form; NotationError if it is not one."""
     match = _MOVE.fullmatch(text)
     if match is None:
-        raise NotationError(f"{text!r} is not a Bao move; write {MOVE_GRAMMAR}")
+        raise NotationError(f"{shown(text)} is not a Bao move; write {MOVE_GRAMMAR}")
     row, number, letter, turn, safari, takasa = match.groups()
     index = int(number) - 1 if row in "aA" else 16 - int(number)
     direction = None if turn is None else (1 if turn.lower() == "cw" else -1)
@@ -142,7 +142,7 @@ def position_text(position: Position) -> str:
 
 
 def _bad(text: str, why: str) -> NotationError:
-    return NotationError(f"{text!r}: {why}; a Bao position is {POSITION_GRAMMAR}")
+    return NotationError(f"{shown(text)}: {why}; a Bao position is {POSITION_GRAMMAR}")
 
 
 def _count(text: str, value: str, what: str) -> int:

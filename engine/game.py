@@ -11,7 +11,7 @@ Players are numbered 0 (South / Black, moves first) and 1 (North / White).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -34,6 +34,24 @@ class GameError(ValueError):
 
 class OptionsError(GameError):
     """Game options that are unknown, of the wrong type or out of range."""
+
+
+MAX_SHOWN = 40
+"""Most characters of a given value that an error message quotes: options come from clients
+over the network, and a refusal must not carry a whole one back (the protocol's `quote` keeps
+the same bound)."""
+
+
+def shown(value: Any) -> str:
+    """`value` as an error message names it: its `repr`, cut to MAX_SHOWN characters."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def listed(values: Sequence[Any], most: int = 4) -> str:
+    """Values an error message names (unknown options, say), each `shown`, at most `most`."""
+    text = ", ".join(map(shown, values[:most]))
+    return text if len(values) <= most else f"{text} and {len(values) - most} more"
 
 
 class NotationError(GameError):

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from ubao.engine.backend import rules_for
 from ubao.engine.bao import Bao
-from ubao.engine.game import Game, OptionsError
+from ubao.engine.game import Game, OptionsError, shown
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah
 from ubao.engine.othello import Othello
 
@@ -86,7 +86,7 @@ def make_game(
     try:
         rules = GAMES[name].rules
     except KeyError:
-        raise OptionsError(f"unknown game {name!r}; known games: {', '.join(GAMES)}") from None
+        raise OptionsError(f"unknown game {shown(name)}; known games: {', '.join(GAMES)}") from None
     return rules_for(rules, backend)(options or {})
 
 

@@ -30,6 +30,8 @@ from ubao.engine.game import (
     OptionsError,
     Outcome,
     Step,
+    listed,
+    shown,
 )
 
 Position = tuple[int, ...]
@@ -54,7 +56,7 @@ def _check_int(options: Mapping[str, Any], name: str, low: int, high: int) -> in
     value = options[name]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise OptionsError(
-            f"option {name!r} must be an integer from {low} to {high}, not {value!r}"
+            f"option {name!r} must be an integer from {low} to {high}, not {shown(value)}"
         )
     return value
 
@@ -62,14 +64,16 @@ def _check_int(options: Mapping[str, Any], name: str, low: int, high: int) -> in
 def _check_bool(options: Mapping[str, Any], name: str) -> bool:
     value = options[name]
     if not isinstance(value, bool):
-        raise OptionsError(f"option {name!r} must be true or false, not {value!r}")
+        raise OptionsError(f"option {name!r} must be true or false, not {shown(value)}")
     return value
 
 
 def _check_choice(options: Mapping[str, Any], name: str, choices: tuple[str, ...]) -> str:
     value = options[name]
     if value not in choices:
-        raise OptionsError(f"option {name!r} must be one of {', '.join(choices)}, not {value!r}")
+        raise OptionsError(
+            f"option {name!r} must be one of {', '.join(choices)}, not {shown(value)}"
+        )
     return str(value)
 
 
@@ -86,7 +90,7 @@ class Mancala(Game[Position, Move]):
         unknown = sorted(set(given) - set(self.defaults))
         if unknown:
             raise OptionsError(
-                f"unknown option(s) {', '.join(map(repr, unknown))} for {self.name}; "
+                f"unknown option(s) {listed(unknown)} for {self.name}; "
                 f"known: {', '.join(self.defaults)}"
             )
         merged = {**self.defaults, **given}
@@ -517,16 +521,16 @@ class Mancala(Game[Position, Move]):
         if match is None:
             example = "3R or 3L" if self.choose_direction else "3"
             raise NotationError(
-                f"{text!r} is not a {self.name} move: write a pit number 1..{self.pits}"
+                f"{shown(text)} is not a {self.name} move: write a pit number 1..{self.pits}"
                 f" (e.g. {example})"
             )
         pit, direction = int(match[1]), match[2].upper()
         if not 1 <= pit <= self.pits:
-            raise NotationError(f"{text!r}: pit {pit} does not exist; pits are 1..{self.pits}")
+            raise NotationError(f"{shown(text)}: pit {pit} does not exist; pits are 1..{self.pits}")
         if self.choose_direction and not direction:
-            raise NotationError(f"{text!r}: add the direction, {pit}L or {pit}R")
+            raise NotationError(f"{shown(text)}: add the direction, {pit}L or {pit}R")
         if not self.choose_direction and direction:
-            raise NotationError(f"{text!r}: {self.name} moves have no direction; write {pit}")
+            raise NotationError(f"{shown(text)}: {self.name} moves have no direction; write {pit}")
         move = -pit if direction == "L" else pit
         if move not in self.legal_moves(position):
             if self.is_over(position):
@@ -559,22 +563,27 @@ class Mancala(Game[Position, Move]):
         fields = text.split()
         grammar = f"'{self.describe()} S|N s1,..,s{self.pits}/n1,..,n{self.pits} store_s,store_n'"
         if len(fields) != 4:
-            raise NotationError(f"{text!r}: a position has 4 fields separated by spaces: {grammar}")
+            raise NotationError(
+                f"{shown(text)}: a position has 4 fields separated by spaces: {grammar}"
+            )
         variant, side, rows, stores = fields
         if variant != self.describe():
             raise NotationError(
-                f"{text!r}: the position is for {variant!r}, but the game is {self.describe()!r}"
+                f"{shown(text)}: the position is for {shown(variant)}, "
+                f"but the game is {self.describe()!r}"
             )
         if side not in ("S", "N"):
-            raise NotationError(f"{text!r}: the side to move must be S or N, not {side!r}")
+            raise NotationError(
+                f"{shown(text)}: the side to move must be S or N, not {shown(side)}"
+            )
         row_texts = rows.split("/")
         if len(row_texts) != 2:
-            raise NotationError(f"{text!r}: write South's pits / North's pits, e.g. {grammar}")
+            raise NotationError(f"{shown(text)}: write South's pits / North's pits, e.g. {grammar}")
         south, north = (self._counts(text, row, self.pits, "pits") for row in row_texts)
         store_counts = self._counts(text, stores, 2, "stores")
         position = (*south, store_counts[0], *north, store_counts[1], SIDE_LETTERS.index(side))
         if sum(position[:-1]) == 0:
-            raise NotationError(f"{text!r}: a position needs at least one seed")
+            raise NotationError(f"{shown(text)}: a position needs at least one seed")
         return position
 
     @staticmethod
@@ -582,7 +591,7 @@ class Mancala(Game[Position, Move]):
         parts = field.split(",")
         if len(parts) != count or not all(part.isdigit() for part in parts):
             raise NotationError(
-                f"{text!r}: {field!r} must be {count} {what} as non-negative integers "
+                f"{shown(text)}: {field!r} must be {count} {what} as non-negative integers "
                 "separated by commas"
             )
         return [int(part) for part in parts]

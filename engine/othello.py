@@ -24,6 +24,7 @@ from ubao.engine.game import (
     OptionsError,
     Outcome,
     Step,
+    shown,
 )
 
 Move = int
@@ -93,7 +94,8 @@ class Othello(Game[Position, Move]):
             or size % 2
         ):
             raise OptionsError(
-                f"option 'size' must be an even integer from {MIN_SIZE} to {MAX_SIZE}, not {size!r}"
+                f"option 'size' must be an even integer from {MIN_SIZE} to {MAX_SIZE}, "
+                f"not {shown(size)}"
             )
         self.size = size
         self.options = {"size": size}
@@ -396,13 +398,13 @@ class Othello(Game[Position, Move]):
             match = _SQUARE.fullmatch(word)
             if match is None:
                 raise NotationError(
-                    f"{text!r} is not a move: give a square, a column letter and a row number "
+                    f"{shown(text)} is not a move: give a square, a column letter and a row number "
                     f"such as d3, or pass"
                 )
             column, row = COLUMNS.find(match[1]), int(match[2]) - 1
             if not (0 <= column < self.size and 0 <= row < self.size):
                 raise NotationError(
-                    f"{text!r} is off the {self.size}x{self.size} board: columns run "
+                    f"{shown(text)} is off the {self.size}x{self.size} board: columns run "
                     f"a-{COLUMNS[self.size - 1]}, rows 1-{self.size}"
                 )
             move = row * self.size + column
@@ -453,7 +455,9 @@ class Othello(Game[Position, Move]):
                     f"O (white) or - (empty)"
                 )
         if side not in DISC_LETTERS:
-            raise NotationError(f"the side to move must be X (black) or O (white), not {side!r}")
+            raise NotationError(
+                f"the side to move must be X (black) or O (white), not {shown(side)}"
+            )
         return Position(black, white, DISC_LETTERS.index(side))
 
     def _label(self, square: int) -> str:

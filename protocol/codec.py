@@ -86,7 +86,7 @@ def _printable(value: str, path: str) -> str:
 
 
 def _text(spec: Text) -> Check:
-    min_len, max_len = spec.min, spec.max
+    min_len, max_len, trimmed = spec.min, spec.max, spec.trimmed
     allowed = re.compile(f"[{spec.chars}]*").fullmatch if spec.chars else None
 
     def check(value: Any, path: str) -> str:
@@ -96,7 +96,13 @@ def _text(spec: Text) -> Check:
             _fail(f"{path} must have {min_len} to {max_len} characters")
         if allowed is not None and not allowed(value):
             _fail(f"{path} may only have the characters {spec.chars}")
-        return _printable(value, path)
+        _printable(value, path)
+        if trimmed and value.strip() != value:
+            _fail(
+                f"{path} must not begin or end with a space, nor be blank: others would see "
+                "an empty name, or one that looks like another's"
+            )
+        return value
 
     return check
 
@@ -239,6 +245,7 @@ class _Record:
             elif key != "type":
                 if not isinstance(key, str):
                     _fail(f"{path or 'message'} keys must be strings")
+                _printable(key, f"{path or 'message'} keys")
                 _plain(item, f"{path}.{quote(key)}" if path else quote(key))
         missing = sorted(self.required - values.keys())
         if missing:

@@ -23,7 +23,8 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "not_your_turn"
     """The seat is not the one to move."""
     NOT_STARTED = "not_started"
-    """The game still waits for a player; nobody may move yet."""
+    """The game still waits for a player; nobody may move yet. Or `rematch` of a game that
+    ended before it started: there is nobody to play again with."""
     GAME_OVER = "game_over"
     """The game has ended; nothing more can be played."""
     ILLEGAL_MOVE = "illegal_move"

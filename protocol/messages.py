@@ -25,6 +25,8 @@ PROTOCOL_VERSION = 1
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+"""The largest integer msgpack carries (its smallest is INT64_MIN)."""
 MAX_NAME = 64
 """Longest player name (and other short names: codes, evaluations, reasons)."""
 MAX_GAME_NAME = 32
@@ -62,11 +64,13 @@ class Range:
 @dataclass(frozen=True, slots=True)
 class Text:
     """Length bounds of a string field, in characters, and optionally the characters allowed
-    (a regular expression character class such as `a-z0-9_`); any text must be printable."""
+    (a regular expression character class such as `a-z0-9_`); any text must be printable.
+    `trimmed`: no space at either end, so never blank (a name others see in the lobby)."""
 
     max: int
     min: int = 1
     chars: str | None = None
+    trimmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,9 @@ GameId = Annotated[str, Text(MAX_GAME_ID)]
 GameName = Annotated[str, Text(MAX_GAME_NAME, chars="a-z0-9_")]
 Token = Annotated[str, Text(MAX_TOKEN)]
 Name = Annotated[str, Text(MAX_NAME)]
+PlayerName = Annotated[str, Text(MAX_NAME, trimmed=True)]
+"""The name a player gives in `hello`: shown to everyone, so neither blank nor padded to look
+like another's."""
 MoveText = Annotated[str, Text(MAX_MOVE)]
 Moves = tuple[MoveText, ...]
 Position = Annotated[str, Text(MAX_TEXT)]
@@ -277,8 +284,9 @@ class BotInfo:
 class Hello:
     type: ClassVar[str] = "hello"
     id: Id
-    proto: Annotated[int, Range(0, 2**31)]
-    name: Name
+    proto: Annotated[int, Range(INT64_MIN, UINT64_MAX)]
+    """Any integer: one the server does not speak is `unsupported_version`, not malformed."""
+    name: PlayerName
     role: Role
 
 

@@ -632,6 +632,12 @@ class Core:
         seat = self._held_seat(conn, room, command.token)
         if room.status != "over":
             raise Rejected(ErrorCode.NOT_OVER, f"game {room.game_id} is not over yet")
+        if room.seats[1 - seat].free:
+            message = (
+                f"game {room.game_id} never started: nobody sat in seat {1 - seat} "
+                "to play a rematch with"
+            )
+            raise Rejected(ErrorCode.NOT_STARTED, message)
         if room.rematch_id is not None:
             message = f"game {room.game_id} was rematched already: game {room.rematch_id}"
             raise Rejected(ErrorCode.ALREADY_REMATCHED, message)
@@ -694,9 +700,7 @@ class Core:
             mine = dataclasses.replace(accepted, new_seat=new_seat, token=tokens[new_seat])
             self._send(player, mine)
         self._tell_rematch(room, accepted, frozenset(player.id for player in players.values()))
-        self._publish(new, events, listed=True)
-        for player in players.values():
-            self._subscribe(player, new, None)
+        self._publish(new, events, joiners=[(p, None) for p in players.values()], listed=True)
 
     def _tell_rematch(
         self, room: Room, offer: RematchOffer, exclude: frozenset[int] = frozenset()
@@ -842,8 +846,7 @@ class Core:
         self._attend(room)
         log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
         ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
-        self._publish(room, events, reply=(conn, ok), exclude=conn.id)
-        self._subscribe(conn, room, None)
+        self._publish(room, events, reply=(conn, ok), joiners=((conn, None),))
 
     def _resume(self, conn: Connection, resume: Resume) -> None:
         room = self._room(resume.game_id)
@@ -858,8 +861,8 @@ class Core:
         conn.seats.add((room.game_id, seat))
         self._attend(room)
         log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
-        self._publish(room, events, reply=(conn, Ok(id=resume.id)), exclude=conn.id)
-        self._subscribe(conn, room, resume.since_v)
+        reply = (conn, Ok(id=resume.id))
+        self._publish(room, events, reply=reply, joiners=((conn, resume.since_v),))
 
     def _watch(self, conn: Connection, watch: Watch) -> None:
         room = self._room(watch.game_id)
@@ -954,11 +957,10 @@ class Core:
         events: Sequence[Event],
         *,
         reply: tuple[Connection, Reply] | None = None,
-        exclude: int | None = None,
     ) -> None:
         """Persist the change made since `before`, then publish it."""
         self._persist(room, before, events)
-        self._publish(room, events, reply=reply, exclude=exclude)
+        self._publish(room, events, reply=reply)
 
     def _persist(self, room: Room, before: Checkpoint, events: Sequence[Event]) -> None:
         """Store the room as changed since `before`; if that fails, undo the change in memory
@@ -981,14 +983,20 @@ class Core:
         events: Sequence[Event],
         *,
         reply: tuple[Connection, Reply] | None = None,
-        exclude: int | None = None,
+        joiners: Sequence[tuple[Connection, int | None]] = (),
         listed: bool = False,
     ) -> None:
-        """Reply, then broadcast, then tell lobby subscribers if the game's line changed (it is
-        `listed` anew, or a seat or its status changed), then start whatever comes next."""
+        """Reply, then bring the `joiners` (who joined, resumed or were seated by a rematch,
+        each with the version it saw) up to date, then broadcast to the others, then tell
+        lobby subscribers if the game's line changed (it is `listed` anew, or a seat or its
+        status changed), then start whatever comes next. So a joiner's `ok` is followed by its
+        snapshot or missed events before anything else, a lobby event included."""
         if reply is not None:
             self._send(*reply)
-        recipients = [conn for conn in room.watchers if conn != exclude]
+        for joiner, since_v in joiners:
+            self._subscribe(joiner, room, since_v)
+        joined = {joiner.id for joiner, _ in joiners}
+        recipients = [conn for conn in room.watchers if conn not in joined]
         movers = tuple(c for c in recipients if self._holds_turn(self.conns[c], room))
         others = tuple(c for c in recipients if c not in movers)
         for event in events:

@@ -354,14 +354,17 @@ class Room:
         self, seat: int, conn: int, now: int, *, is_bot: bool = False
     ) -> tuple[int | None, list[Event]]:
         """Give the seat to connection `conn` (a bot client's if `is_bot`); returns the
-        connection it is taken from."""
+        connection it is taken from. A return is a seat event; so is a takeover that changes
+        what the seat shows (a bot client taking a person's seat): a snapshot at one version
+        never differs from another at the same version."""
         held = self.seats[seat]
+        shown = held.info()
         previous, held.holder, held.grace_until = held.holder, conn, None
         held.client = "bot" if is_bot else None
         self.resume_clock(now)  # the seat event carries the clock that runs now
-        if previous is not None or self.status == "over":
+        if self.status == "over" or (previous is not None and held.info() == shown):
             return previous, []
-        return None, [self._append_seat_event(seat, now)]
+        return previous, [self._append_seat_event(seat, now)]
 
     def drop(self, seat: int, now: int, grace_ms: int) -> list[Event]:
         """The seat's connection went away: hold the seat for `grace_ms`, and say so."""
@@ -393,6 +396,12 @@ class Room:
             raise Rejected(
                 ErrorCode.ILLEGAL_MOVE, f"{quote(text)} cannot be played: {exc}"
             ) from None
+        # Moving instead of answering the opponent's takeback request declines it, aloud (the
+        # asker learns); the asker's own move withdraws it, and the move says so already.
+        asker = self.pending_takeback()
+        events: list[Event] = []
+        if asker is not None and asker != seat:
+            events.append(self._takeback_event(asker, "declined", now))
         notation = self.game.format_move(before, move)
         self.position, self._legal = after, None
         self.history.append(notation)
@@ -419,10 +428,12 @@ class Room:
                 info=info,
             )
         )
+        events.append(moved)
         if ended:
-            return [moved, self._finish(ended, now)]
-        self.legal_v = moved.v
-        return [moved]
+            events.append(self._finish(ended, now))
+        else:
+            self.legal_v = moved.v
+        return events
 
     def ask_takeback(self, seat: int, ply: int, now: int, *, granted: bool) -> list[Event]:
         """`seat` asks to take back its last move; `granted` (the opponent is a server bot)

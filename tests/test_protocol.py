@@ -66,6 +66,8 @@ printable = st.characters(blacklist_categories=("C", "Zl", "Zp", "Zs")) | st.jus
 texts = st.text(printable, min_size=1, max_size=20)
 moves = st.text(printable, min_size=1, max_size=8)
 names = st.text(printable, min_size=1, max_size=64)
+player_names = names.filter(lambda name: name.strip() == name)
+"""What `hello` takes: no space at either end."""
 statuses = st.sampled_from(["waiting", "playing", "over"])
 game_names = st.from_regex(r"[a-z0-9_]{1,32}", fullmatch=True)
 plain = st.recursive(
@@ -121,7 +123,13 @@ summaries = st.builds(
 )
 
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
-    Hello: st.builds(Hello, ids, st.integers(0, 2**31), names, st.sampled_from(["human", "bot"])),
+    Hello: st.builds(
+        Hello,
+        ids,
+        st.integers(-(2**63), 2**64 - 1),
+        player_names,
+        st.sampled_from(["human", "bot"]),
+    ),
     ListGames: st.builds(
         ListGames,
         ids,
