@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import functools
 import re
+import shlex
 import textwrap
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -116,7 +117,15 @@ SPECTATOR_KEYS = (
     "q or ^Q: leave",
 )
 HELP_CLOSE = "F1, ? or Esc closes"
+SEAT_LOST = "this terminal no longer holds the seat"
+"""Why nothing is sent once another terminal took over the seat."""
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
+
+
+def join_command(game_id: str) -> str:
+    """The command that takes the open seat of `game_id`, as a shell reads it (`--join=`
+    holds for an id that begins with `-`)."""
+    return shlex.join(["ubao", "play", f"--join={game_id}"])
 
 
 def wrap(text: str, width: int) -> str:
@@ -173,6 +182,11 @@ def text_height(text: StyleAndTextTuples) -> int:
     return len(fragment_list_to_text(text).rstrip("\n").split("\n"))
 
 
+def line_count(text: StyleAndTextTuples) -> int:
+    """How many rows `text` takes, an empty last line among them."""
+    return len(fragment_list_to_text(text).split("\n"))
+
+
 def board_and_panel(
     board: Callable[[], StyleAndTextTuples], beside: Container, below: Container
 ) -> DynamicContainer:
@@ -204,6 +218,45 @@ def board_and_panel(
 def panel_beside(columns: int, board: StyleAndTextTuples) -> bool:
     """The side panel goes beside `board` (else under it) on a terminal this wide."""
     return columns >= text_width(board) + 1 + PANEL_MIN_WIDTH
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fit:
+    """What the screen's optional rows show on a terminal of so many rows."""
+
+    title: bool = True
+    """The board's title line (game, id, ply)."""
+    feedback: bool = True
+    """The feedback line, kept even when empty unless its row is needed."""
+    clocks_in_status: bool = False
+    """The clocks ride on the status line: the panel under the board has no row a seat."""
+    panel_rows: int | None = None
+    """The rows the panel gets under the board; None when it goes beside it."""
+
+
+def fold(
+    rows: int,
+    board: int,
+    status: int,
+    *,
+    beside: bool,
+    empty_feedback: bool,
+    clock_rows: int | None,
+) -> Fit:
+    """What to fold away so that the board (`board` rows without its title), the status lines
+    (`status` rows, the feedback line among them), the input and the key lines fit in `rows`:
+    first the panel under the board, then an empty feedback line, then the board's title.
+    With a clock (`clock_rows`: what carrying the clocks adds to the status lines), a panel
+    under the board too short for a line a seat hands the clocks to the status line, so that
+    both stay in sight."""
+    used = board + status + 2 + 1
+    in_status = not beside and clock_rows is not None and rows - used < 2
+    used += clock_rows if in_status and clock_rows is not None else 0
+    feedback = not (empty_feedback and used > rows)
+    used -= 0 if feedback else 1
+    title = used <= rows
+    used -= 0 if title else 1
+    return Fit(title, feedback, in_status, None if beside else max(rows - used, 0))
 
 
 class Actions(Protocol):
@@ -349,6 +402,9 @@ class GameApp:
         self.online = True
         """False while the connection is down (after it was up): the clocks shown stop and
         the players' presence is not known."""
+        self.closed = False
+        """The connection ended for good (another terminal took over the seat): nothing
+        shown is live any more and nothing can be sent."""
         self.unsent: tuple[int, str] | None = None
         """A move (its ply and text) that was on its way when the connection dropped: sent
         again after the resume if it did not arrive and the turn is still ours."""
@@ -393,7 +449,9 @@ class GameApp:
 
     @property
     def my_turn(self) -> bool:
-        return bool(self.state.legal) and not self.state.over and not self.sending
+        return (
+            bool(self.state.legal) and not self.state.over and not self.sending and not self.closed
+        )
 
     def side_name(self, side: int) -> str:
         return self.state.view.side_labels[side]
@@ -429,12 +487,39 @@ class GameApp:
             cursor=self.cursor if self.my_turn and self.cursor_shown else None,
         )
 
+    def _board_core(self) -> StyleAndTextTuples:
+        """The board drawn, without its title line."""
+        view, marks = self.board()
+        return render_board(view, self.viewer, marks, self.state.names())
+
     def _board_text(self) -> StyleAndTextTuples:
         if not self.state.started:
             return [("", f"waiting for game {self.state.game_id or '(being created)'} ...\n")]
-        view, marks = self.board()
-        text: StyleAndTextTuples = [("class:panel.title", self._title() + "\n")]
-        return text + render_board(view, self.viewer, marks, self.state.names())
+        core = self._board_core()
+        if not self._fit(core).title:
+            return core
+        return [("class:panel.title", self._title() + "\n"), *core]
+
+    def _fit(self, core: StyleAndTextTuples | None = None) -> Fit:
+        """What the terminal's rows leave of the optional lines (`fold`); `core` is the board
+        without its title, if already drawn."""
+        if not self.state.started:
+            return Fit()
+        size = self.application.output.get_size()
+        core = self._board_core() if core is None else core
+        beside = panel_beside(size.columns, [("", self._title() + "\n"), *core])
+        status = line_count(self._status_lines(clocks=False, feedback=True))
+        clock_rows = None
+        if self.state.remaining_ms(0, self.clock()) is not None:
+            clock_rows = line_count(self._status_lines(clocks=True, feedback=True)) - status
+        return fold(
+            size.rows,
+            text_height(core),
+            status,
+            beside=beside,
+            empty_feedback=not self.message[1],
+            clock_rows=clock_rows,
+        )
 
     def _title(self) -> str:
         """The game, and the ply the board shows: the one looked back at, the move being
@@ -467,8 +552,8 @@ class GameApp:
         if state.status == "waiting":
             if any(seat.wants_bot and seat.name is None for seat in state.seats):
                 return ("", "waiting for a bot client: start one with ubao bot --serve --depth N")
-            return ("", "waiting for a player to join")
-        if state.to_move == self.seat:
+            return ("", f"waiting for a player to join: {join_command(state.game_id)}")
+        if state.to_move == self.seat and not self.closed:
             return ("class:status.turn", f"Your move ({self.side_name(state.to_move)})")
         return ("", f"{self.who(state.to_move)}, to move")
 
@@ -482,26 +567,35 @@ class GameApp:
         return describe_result(self.state.result, self.state.names(), self.state.view.side_labels)
 
     def _status_text(self) -> StyleAndTextTuples:
-        """Who is to move (or the result), the connection if it is not up, the move being
-        shown; the question; the feedback line: broken between words to the terminal's
-        width, on as many rows as that takes, so that a long question or refusal (a Bao
-        rule's reason) is never cut."""
+        """The status lines as the terminal's rows leave them (`fold`)."""
+        fit = self._fit()
+        return self._status_lines(clocks=fit.clocks_in_status, feedback=fit.feedback)
+
+    def _status_lines(self, *, clocks: bool, feedback: bool) -> StyleAndTextTuples:
+        """Who is to move (or the result), the `clocks` when the panel has no room for them,
+        the connection if it is not up, the move being shown; the question; the `feedback`
+        line: broken between words to the terminal's width, on as many rows as that takes,
+        so that a long question or refusal (a Bao rule's reason) is never cut."""
         text: StyleAndTextTuples = [self.turn_text()]
+        if clocks:
+            now = self.clock()
+            for side in (0, 1):
+                text += [("", f"   {self.side_name(side)[0]} "), *self._clock(side, now)[:1]]
         if self.connection != "connected":
             text.append(("class:status.error", f"   [{self.connection}]"))
         frame = self.animation.frame
         if frame is not None and self.browsing is None:
             text.append(("", f"   {self.side_name(frame.mover)} {describe_step(frame)}"))
-        text.append(("", "\n"))
         question = self._question()
         if question is not None:
-            text += [("class:status.question", question), ("", "\n")]
-        text.append(self.message)
+            text += [("", "\n"), ("class:status.question", question)]
+        if feedback:
+            text += [("", "\n"), self.message]
         return wrap_fragments(text, self.application.output.get_size().columns)
 
     def _status_height(self) -> int:
         """The status lines: as many rows as they take."""
-        return len(fragment_list_to_text(self._status_text()).split("\n"))
+        return line_count(self._status_text())
 
     def _question(self) -> str | None:
         """What the player is asked, on a line of its own above the feedback line."""
@@ -580,11 +674,7 @@ class GameApp:
     def _panel_rows(self) -> int | None:
         """The rows the side panel gets under the board on a narrow terminal; None when it
         goes beside the board."""
-        board = self._board_text()
-        size = self.application.output.get_size()
-        if panel_beside(size.columns, board):
-            return None
-        return size.rows - self._status_height() - 2 - text_height(board)
+        return self._fit().panel_rows
 
     def _presence(self, side: int, now: float) -> tuple[str, str]:
         """Who or what plays a seat, or whether its player is here (not known while our own
@@ -593,7 +683,8 @@ class GameApp:
         if seat.kind == "bot" or seat.name is None:
             return ("", describe_seat(seat))
         if not self.online:
-            return ("class:status.error", "reconnecting" if side == self.seat else "not known")
+            mine = side == self.seat and not self.closed
+            return ("class:status.error", "reconnecting" if mine else "not known")
         if seat.connected:
             return ("", "bot client, connected" if seat.client == "bot" else "connected")
         if self.state.over:
@@ -611,11 +702,23 @@ class GameApp:
         return [
             ("class:panel.title", "Moves\n"),
             *move_list(self.state.history, self.state.movers, names, self.shown_ply - 1),
+            ("", "\n" * self._end_rows()),
         ]
 
     def _moves_cursor(self) -> Point:
-        """Keeps the move list scrolled to the move shown."""
-        return Point(0, self.shown_ply)
+        """Keeps the move list scrolled to the move shown, and above the game-over box."""
+        return Point(0, self.shown_ply + self._end_rows())
+
+    def _end_rows(self) -> int:
+        """The rows the game-over box covers at the bottom of the screen's top part (0 while
+        it is not shown): the move list leaves them blank, so that its end stays in sight."""
+        if not self.ending():
+            return 0
+        return text_height(self._end_text()) + 2
+
+    def ending(self) -> bool:
+        """The game-over box is shown."""
+        return self.state.over and self.browsing is None and self.settled and self._end_fits()
 
     def _info_text(self) -> StyleAndTextTuples:
         if not self.state.info:
@@ -660,14 +763,20 @@ class GameApp:
                 text.append(("class:completion.current" if chosen else "", completion.text))
                 text.append(("", " "))
             return text
-        if self.state.over and self.seat is not None:
+        typed = self.buffer.text.strip()
+        if self.my_turn and self.question is None and typed in self.state.legal:
+            # One legal move: Tab filled it in without a list to pick from.
+            return [("class:help", "Enter plays "), ("class:completion.current", typed)]
+        if not self.state.started:
+            keys = "^Q: leave"  # nothing else does anything yet, whoever is connecting
+        elif self.state.over and self.seat is not None:
             keys = "F1: help  left/right: moves  r: rematch  q: leave"
         elif self.state.over:
             keys = "F1: help  left/right: moves  q: leave"
         elif self.seat is None:
             keys = "F1: help  left/right: moves  End: live  Esc: skip  q: leave"
-        elif not self.state.started:
-            keys = "^Q: leave"
+        elif self.state.status == "waiting":
+            keys = "F1: help  ^Q: leave"  # no moves yet: the status line says who to invite
         else:
             cells = self.state.view.cells
             keys = f"F1: help  Tab: moves  arrows: {cells}  ^R: resign  ^Q: leave"
@@ -726,7 +835,6 @@ class GameApp:
     # -- layout and keys -----------------------------------------------------------------------
 
     def _build(self, input: Input | None, output: Output | None) -> Application[None]:
-        over = Condition(lambda: self.state.over)
         # No least heights: under the board on a short terminal the panel folds away.
         players = Window(FormattedTextControl(self._players_text), height=Dimension(max=7))
         moves = Window(
@@ -746,7 +854,6 @@ class GameApp:
         end = FrameWidget(
             Window(FormattedTextControl(self._end_text)), title="Game over", width=END_WIDTH
         )
-        ending = over & Condition(lambda: self.browsing is None and self.settled)
         top = FloatContainer(
             board_and_panel(self._board_text, beside, below),
             floats=[
@@ -754,7 +861,7 @@ class GameApp:
                 Float(
                     ConditionalContainer(
                         VSplit([Window(char=" "), end, Window(char=" ")]),
-                        filter=ending & Condition(self._end_fits),
+                        filter=Condition(self.ending),
                     ),
                     left=0,
                     right=0,
@@ -1039,8 +1146,11 @@ class GameApp:
         if self.seat is None:
             self.say("spectators cannot resign", "class:status.error")
             return
+        if self.closed:
+            self.say(SEAT_LOST, "class:status.error")
+            return
         self.confirming_resign = True
-        self.invalidate()
+        self.say("")  # an earlier "not resigned" is not the answer to this question
 
     def confirm_resign(self, yes: bool) -> None:
         self.confirming_resign = False
@@ -1058,6 +1168,9 @@ class GameApp:
     def offer_rematch(self) -> None:
         if self.seat is None or not self.state.over:
             self.say("a rematch is offered by a player once the game is over", "class:status.error")
+            return
+        if self.closed:
+            self.say(SEAT_LOST, "class:status.error")
             return
         self.say("offering a rematch ...")
         self._spawn(self._rematch(None))
@@ -1087,7 +1200,12 @@ class GameApp:
                 "rematch offered; waiting for the answer" if mine else f"{side} offers a rematch"
             )
         elif offer.state == "declined":
-            self.say("rematch declined", "class:status.error" if mine else "")
+            if mine:
+                self.say("rematch declined", "class:status.error")
+            elif self.seat is not None:
+                self.say("you declined the rematch")
+            else:
+                self.say(f"{self.side_name(1 - offer.seat)} declined the rematch")
         else:
             self.say(f"{side} withdrew the rematch offer (left)")
         self.invalidate()
@@ -1106,6 +1224,8 @@ class GameApp:
         typed, unless it goes on with a move or a command being typed (`resign`)."""
         if not (self.answering_takeback or self.answering_rematch) or self.confirming_resign:
             return False
+        if self.closed:
+            return False  # typed, to be told that nothing goes any more
         typed = self.buffer.text.strip().lower()
         words = [*self._choices(), *COMMANDS]
         return not typed or not any(word.lower().startswith(typed + letter) for word in words)
@@ -1126,6 +1246,8 @@ class GameApp:
     def ask_takeback(self) -> None:
         if self.seat is None:
             self.say("spectators cannot take moves back", "class:status.error")
+        elif self.closed:
+            self.say(SEAT_LOST, "class:status.error")
         elif self.seat not in self.state.movers:
             self.say("you have no move to take back", "class:status.error")
         elif self.state.takeback is not None:
@@ -1167,6 +1289,9 @@ class GameApp:
             return
         if word.lower() in ("quit", "exit") or (word.lower() == "q" and self.seat is None):
             self.quit()
+            return
+        if self.closed and word and self.seat is not None:
+            self.say(SEAT_LOST, "class:status.error")
             return
         if word.lower() == "resign":
             self.ask_resign()
@@ -1239,6 +1364,9 @@ class GameApp:
                 return  # sent again after a resume, and it had arrived the first time
             self.say(f"{move} refused: {error.message}", "class:status.error")
         except Disconnected:
+            if self.closed:
+                self.say(f"{move} not sent: {SEAT_LOST}", "class:status.error")
+                return
             self.unsent = (ply, move)
             self.say(
                 f"{move} not sent: the connection is down; it goes once the connection is "
@@ -1292,6 +1420,15 @@ class GameApp:
             else:
                 self.state.pause_clocks(self.clock())
         self.invalidate()
+
+    def close_for_good(self, reason: str) -> None:
+        """The connection ended for good (`reason`: another terminal took over the seat):
+        the clocks stop in grey and nobody's presence is known, as on a dropped connection,
+        and no move, resignation or request is sent any more."""
+        self.closed = True
+        self.question, self.confirming_resign = None, False
+        self.set_connection(f"closed: {reason}", False)
+        self.say(f"connection closed for good: {reason}; ^Q leaves", "class:status.error")
 
     async def _resign(self) -> None:
         assert self.actions is not None
@@ -1349,6 +1486,8 @@ class GameApp:
         if event.name is None:
             self.say(f"{self.side_name(event.seat)}'s seat is free again")
         elif event.connected:
+            if self.message[1].startswith("You played "):
+                return  # the panel shows who is here; the player's move is the news
             self.say(f"{self.who(event.seat)}, is here")
         elif self.state.over:
             self.say(f"{self.who(event.seat)}, left")

@@ -357,6 +357,8 @@ class BotGame(SeatSession):
         )
 
     async def _play(self, ply: int, position: Any) -> None:
+        """Search and send the move of `ply` (counted from 0, as the protocol counts; the log
+        numbers it from 1, as the screens' move lists do)."""
         state = self.state
         game = state.game
         assert game is not None and self.held is not None and self.game_id is not None
@@ -387,18 +389,18 @@ class BotGame(SeatSession):
             move = game.format_move(position, result.move)
             info = search_info(game, position, result)
             self.decided = (ply, move, info)
-            log.info("game %s ply %d: %s (%s)", self.game_id, ply, move, describe_search(info))
+            log.info("game %s ply %d: %s (%s)", self.game_id, ply + 1, move, describe_search(info))
         _, move, info = self.decided
         try:
             await self.move(ply, move, info)
         except ServerError as error:
             if error.code != ErrorCode.STALE_PLY:
-                log.error("game %s ply %d: %s refused: %s", self.game_id, ply, move, error)
+                log.error("game %s ply %d: %s refused: %s", self.game_id, ply + 1, move, error)
         except Disconnected:
             log.warning(
                 "game %s ply %d: connection lost sending %s; resending after resume",
                 self.game_id,
-                ply,
+                ply + 1,
                 move,
             )
 

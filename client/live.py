@@ -16,7 +16,7 @@ from ubao.client.board import STEP_SECONDS
 from ubao.client.connection import DEFAULT_BACKOFF, Backoff
 from ubao.client.seating import SeatSession
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Create, Event, Over, RematchOffer
+from ubao.protocol import Create, Event, RematchOffer
 
 
 class LiveGame(SeatSession):
@@ -72,7 +72,7 @@ class LiveGame(SeatSession):
         if not self.state.started:
             self.app.quit()
         else:
-            self.app.say(f"connection closed for good: {error}; ^Q leaves", "class:status.error")
+            self.app.close_for_good(error)
 
     def on_seated(self, joined: bool) -> None:
         assert self.held is not None
@@ -80,7 +80,8 @@ class LiveGame(SeatSession):
 
     def on_event(self, event: Event) -> None:
         self.app.on_event(event)
-        if isinstance(event, Over):
+        if self.state.over:
+            # Whatever brought the end (`over`, or a snapshot after a gap or a resume).
             self.forget_seat()
 
     def on_rematch(self, offer: RematchOffer) -> None:

@@ -163,12 +163,19 @@ class SeatSession:
                 since_v=self.state.v,
             )
         except ServerError as error:
+            if error.code == ErrorCode.GAME_OVER:
+                # It ended while this client was away (flagged, aborted): its token is void.
+                self.tokens.remove(self.url, self.game_id, self.session.name)
             if error.code != ErrorCode.GAME_OVER or not self.watch_finished:
                 self.refusal = error.code
                 raise
             self.watch = True
             await self._watch()
             return
+        if self.state.over:
+            # Its end arrived before the seat's answer did (a game over at once, or while
+            # this client was away): the token just stored is void.
+            self.forget_seat()
         self.on_seated(joined)
 
     async def _watch(self) -> None:

@@ -14,12 +14,40 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
+
+DEFAULT_PORTS = {"ws": 80, "wss": 443, "http": 80, "https": 443}
 
 
 def default_path() -> Path:
     """`$XDG_DATA_HOME/ubao/tokens.json`, or `~/.local/share/ubao/tokens.json`."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "ubao" / "tokens.json"
+
+
+def server_key(server: str) -> str:
+    """The key a `--server` value is stored under: each URL of the list with its scheme and
+    host in lower case, its default port dropped and an empty path read as `/`, so that
+    `ws://127.0.0.1:9700` finds the seat stored under `ws://127.0.0.1:9700/`."""
+    return ",".join(_url_key(url.strip()) for url in server.split(","))
+
+
+def _url_key(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return url  # not a URL the client could connect to: kept as given
+    if not parts.scheme or parts.hostname is None:
+        return url
+    scheme = parts.scheme.lower()
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is not None and port != DEFAULT_PORTS.get(scheme):
+        host += f":{port}"
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{scheme}://{host}{parts.path or '/'}{query}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +77,7 @@ class TokenStore:
             # A damaged file must not stop anyone from playing: treat it as empty; the next
             # save replaces it.
             return {}
-        return data if isinstance(data, dict) else {}
+        return _by_key(data) if isinstance(data, dict) else {}
 
     def _save(self, data: Data) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +93,7 @@ class TokenStore:
 
     def get(self, server: str, game_id: str, name: str) -> SeatToken | None:
         """The seat `name` holds in `game_id` on `server`, if any."""
-        entry = self._players(self._load(), server, game_id).get(name)
+        entry = self._players(self._load(), server_key(server), game_id).get(name)
         if not isinstance(entry, dict):
             return None
         seat, token = entry.get("seat"), entry.get("token")
@@ -75,7 +103,7 @@ class TokenStore:
         return SeatToken(seat, token)
 
     def put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
-        data = self._load()
+        data, server = self._load(), server_key(server)
         players = self._players(data, server, game_id)
         players[name] = {"seat": seat.seat, "token": seat.token}
         games = data.get(server)
@@ -86,7 +114,7 @@ class TokenStore:
 
     def remove(self, server: str, game_id: str, name: str) -> None:
         """Forget a seat (the game is over: the token is worth nothing any more)."""
-        data = self._load()
+        data, server = self._load(), server_key(server)
         players = self._players(data, server, game_id)
         if players.pop(name, None) is None:
             return
@@ -108,3 +136,17 @@ class TokenStore:
         if not isinstance(players, dict):
             return {}
         return {name: entry for name, entry in players.items() if isinstance(entry, dict)}
+
+
+def _by_key(data: Data) -> Data:
+    """`data` with its servers under `server_key`: entries an older client stored under
+    another spelling of the same URL are found, and merged on the next save."""
+    merged: Data = {}
+    for server, games in data.items():
+        if not isinstance(games, dict):
+            continue
+        into = merged.setdefault(server_key(server), {})
+        for game_id, players in games.items():
+            if isinstance(players, dict):
+                into.setdefault(game_id, {}).update(players)
+    return merged

@@ -1,0 +1,328 @@
+"""What QA found in the terminal client (round 7): a Bao question at 60x16, clocks on a short
+terminal, the game-over box over the move list, a seat taken over, token-store URLs, the keys
+of the connecting and waiting screens, status-line wording, tokens of finished games, and the
+bot log's ply numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.input import create_pipe_input
+from test_client_layout import SizedOutput, draw
+from test_client_polish import legal_snapshot
+from test_client_support import FAST, game_server, kalah_create, screen, until, url_of
+
+from ubao.client.app import SEAT_LOST, Fit, GameApp, fold
+from ubao.client.bot import BotGame, EngineSettings
+from ubao.client.connection import FATAL_CLOSE_CODES
+from ubao.client.live import LiveGame
+from ubao.client.state import GameState
+from ubao.client.tokens import SeatToken, TokenStore, server_key
+from ubao.engine.games import make_game
+from ubao.protocol import (
+    AppCloseCode,
+    Clocks,
+    ClockSpec,
+    Moved,
+    Over,
+    RematchOffer,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    SeatSpec,
+    Snapshot,
+)
+
+PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
+
+
+def sized(columns: int, rows: int, seat: int | None = 0) -> GameApp:
+    """A connected screen of a given size, not running (drawn with `draw`)."""
+    app = GameApp(GameState("AbCd1234"), seat=seat, output=SizedOutput(columns, rows))
+    app.set_connection("connected", True)
+    return app
+
+
+def finished(name: str, plies: int) -> list[Snapshot | Moved | Over]:
+    """A game of `name` played `plies` plies (the first legal move each time), then over."""
+    game = make_game(name, {})
+    position = game.start()
+    events: list[Snapshot | Moved | Over] = [
+        Snapshot(
+            game_id="AbCd1234",
+            v=1,
+            game=name,
+            options={},
+            status="playing",
+            position=game.format_position(position),
+            to_move=game.to_move(position),
+            ply=0,
+            history=(),
+            seats=PEOPLE,
+        )
+    ]
+    for ply in range(plies):
+        seat = game.to_move(position)
+        move = game.legal_moves(position)[0]
+        text = game.format_move(position, move)
+        position = game.play(position, move)
+        events.append(
+            Moved(
+                game_id="AbCd1234",
+                v=ply + 2,
+                ply=ply,
+                seat=seat,
+                move=text,
+                position=game.format_position(position),
+                to_move=game.to_move(position),
+            )
+        )
+    events.append(Over(game_id="AbCd1234", v=plies + 2, result=Result(0, "resign", None)))
+    return events
+
+
+# -- 1. a Bao question at 60x16 ----------------------------------------------------------------
+
+
+def test_folding_drops_an_empty_feedback_line_then_the_title_never_the_board() -> None:
+    assert fold(24, 10, 2, beside=True, empty_feedback=True, clock_rows=None) == Fit()
+    # Bao at 60x16 with a two-row question: the empty feedback line goes.
+    assert fold(16, 10, 4, beside=False, empty_feedback=True, clock_rows=None) == Fit(
+        feedback=False, panel_rows=0
+    )
+    # ... and with a refusal under the question, the title goes instead.
+    assert fold(16, 10, 4, beside=False, empty_feedback=False, clock_rows=None) == Fit(
+        title=False, panel_rows=0
+    )
+
+
+async def test_a_bao_direction_question_at_60x16_keeps_board_and_question() -> None:
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
+        app.set_connection("connected", True)
+        app.on_event(legal_snapshot("bao"))
+        app.enter("A6")
+        assert app.question is not None
+        for answer in ("", "x"):  # the question alone, then under a refusal
+            if answer:
+                app.enter(answer)
+            shown = "\n".join(draw(app.application, 60, 16))
+            assert "too small" not in shown, shown
+            assert "which way?" in shown and " B    0" in shown and "Answer L or" in shown, shown
+            assert shown.splitlines()[-2].startswith("answer>"), shown
+
+
+# -- 2. clocks at 60x16 --------------------------------------------------------------------------
+
+
+async def test_at_60x16_the_clocks_ride_on_the_status_line_when_the_panel_folds() -> None:
+    assert fold(16, 11, 2, beside=False, empty_feedback=True, clock_rows=0).clocks_in_status
+    assert not fold(24, 11, 2, beside=False, empty_feedback=True, clock_rows=0).clocks_in_status
+    for name in ("othello", "bao"):
+        snapshot = dataclasses.replace(
+            legal_snapshot(name),
+            seats=PEOPLE,
+            clock=ClockSpec(60_000, 1_000),
+            clocks=Clocks((58_000, 47_000), running=None, increment_ms=1_000),
+        )
+        with create_pipe_input() as keys:
+            app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
+            app.set_connection("connected", True)
+            app.on_event(snapshot)
+            shown = "\n".join(draw(app.application, 60, 16))
+        assert "too small" not in shown, shown
+        assert "0:58" in shown and "0:47" in shown, shown
+
+
+# -- 3. the game-over box and the move list ------------------------------------------------------
+
+
+async def test_the_last_move_stays_in_sight_above_the_game_over_box() -> None:
+    events = finished("othello", 24)
+    last = events[-2]
+    assert isinstance(last, Moved)
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.set_connection("connected", True)
+        for event in events:
+            app.on_event(event)
+        assert app.ending()
+        lines = draw(app.application, 80, 24)
+    shown = "\n".join(lines)
+    assert "Game over" in shown, shown
+    assert f"{last.ply + 1:>4}. " in shown, shown
+
+
+# -- 4. a seat taken over ------------------------------------------------------------------------
+
+
+async def test_a_screen_whose_seat_was_taken_over_no_longer_acts_live(tmp_path: Path) -> None:
+    snapshot = dataclasses.replace(
+        legal_snapshot("kalah"),
+        seats=PEOPLE,
+        clock=ClockSpec(60_000, 1_000),
+        clocks=Clocks((58_000, 47_000), running=0, increment_ms=1_000),
+    )
+    with create_pipe_input() as keys:
+        live = LiveGame(
+            "ws://127.0.0.1:9/",
+            "root",
+            game_id="AbCd1234",
+            tokens=TokenStore(tmp_path / "tokens.json"),
+            input=keys,
+            output=SizedOutput(80, 24),
+        )
+        app = live.app
+        app.set_seat(0)
+        app.set_connection("connected", True)
+        app.on_event(snapshot)
+        assert app.turn_text()[1].startswith("Your move")
+        live.on_closed(FATAL_CLOSE_CODES[AppCloseCode.SEAT_TAKEN_OVER])
+        shown = "\n".join(draw(app.application, 80, 24))
+        assert "Your move" not in shown and "lag -" in shown, shown
+        assert " connected" not in shown and "not known" in shown, shown
+        assert not app.my_turn and app._clock(0, app.clock() + 5)[0][0] == "class:label"
+        app.enter("3")
+        assert app.message == ("class:status.error", SEAT_LOST)
+        assert app.unsent is None
+
+
+# -- 5. the spelling of server URLs --------------------------------------------------------------
+
+
+def test_a_seat_is_found_whatever_the_spelling_of_its_server_url(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    # As an older client wrote it: under the URL exactly as given.
+    path.write_text('{"ws://127.0.0.1:9700/": {"g1": {"ann": {"seat": 1, "token": "t"}}}}')
+    store = TokenStore(path)
+    for spelling in ("ws://127.0.0.1:9700", "WS://127.0.0.1:9700/", "ws://127.0.0.1:9700/"):
+        assert store.get(spelling, "g1", "ann") == SeatToken(1, "t"), spelling
+    store.put("ws://Example.org:80", "g2", "ann", SeatToken(0, "u"))
+    assert store.get("ws://example.org/", "g2", "ann") == SeatToken(0, "u")
+    assert server_key("ws://a:8765,wss://B:443/x") == "ws://a:8765/,wss://b/x"
+    store.remove("ws://127.0.0.1:9700", "g1", "ann")
+    assert store.get("ws://127.0.0.1:9700/", "g1", "ann") is None
+
+
+# -- 6. the keys of the connecting and waiting screens -------------------------------------------
+
+
+def test_connecting_shows_only_quit_and_waiting_shows_the_command_to_join() -> None:
+    app = sized(80, 24, seat=None)
+    assert fragment_list_to_text(app._help_text()) == "^Q: leave"
+    waiting = dataclasses.replace(
+        legal_snapshot("kalah"),
+        status="waiting",
+        seats=(PEOPLE[0], SeatInfo("open", None, False)),
+        legal=None,
+    )
+    app.set_seat(0)
+    app.on_event(waiting)
+    keys = fragment_list_to_text(app._help_text())
+    assert "Tab" not in keys and "arrows" not in keys and "^Q: leave" in keys
+    assert "ubao play --join=AbCd1234" in app.turn_text()[1]
+
+
+# -- 7. status-line wording ----------------------------------------------------------------------
+
+
+def test_status_line_wording_resign_rematch_reconnect_and_one_legal_move() -> None:
+    app = sized(80, 24)
+    app.on_event(dataclasses.replace(legal_snapshot("kalah"), seats=PEOPLE))
+    app.ask_resign()
+    app.confirm_resign(False)
+    assert app.message[1] == "not resigned"
+    app.ask_resign()
+    assert app._question() == "Resign this game? y = yes, n or Esc = no" and not app.message[1]
+    app.confirm_resign(False)
+    # A move sent again after a reconnection, then the opponent is back: the move stays said.
+    game = make_game("kalah", {})
+    start = game.start()
+    move = game.legal_moves(start)[1]
+    after = game.play(start, move)
+    app.on_event(
+        Moved(
+            game_id="AbCd1234",
+            v=2,
+            ply=0,
+            seat=0,
+            move=game.format_move(start, move),
+            position=game.format_position(after),
+            to_move=game.to_move(after),
+        )
+    )
+    said = app.message[1]
+    assert said.startswith("You played ")
+    app.on_event(SeatEvent(game_id="AbCd1234", v=3, seat=1, name="bob", connected=True))
+    assert app.message[1] == said
+    # The player who declines an offer is told it was them.
+    app.on_rematch(RematchOffer(game_id="AbCd1234", seat=1, state="declined"))
+    assert app.message == ("", "you declined the rematch")
+
+
+def test_with_one_legal_move_the_filled_entry_says_enter_plays() -> None:
+    app = sized(80, 24)
+    app.on_event(dataclasses.replace(legal_snapshot("kalah"), legal=("3",)))
+    app.buffer.text = "3"  # what Tab does with a single move: fills it in, no list
+    assert app.buffer.complete_state is None
+    assert fragment_list_to_text(app._help_text()).startswith("Enter plays 3")
+
+
+# -- 8. tokens of finished games -----------------------------------------------------------------
+
+
+async def test_the_token_of_a_game_that_ended_while_away_is_deleted(tmp_path: Path) -> None:
+    here, away = tmp_path / "here.json", tmp_path / "away.json"
+    async with game_server() as server:
+        url = url_of(server)
+        create = kalah_create(SeatSpec.open(), SeatSpec.bot(depth=1))
+        async with screen(url, "alice", here, create=create) as first:
+            await until(lambda: first.live.state.started and first.live.held is not None)
+            game_id = first.live.game_id
+            assert game_id is not None and first.live.held is not None
+            # The same seat's token, as a terminal that was closed before the end holds it.
+            TokenStore(away).put(url, game_id, "alice", first.live.held)
+            first.live.app.enter("resign")
+            first.live.app.enter("y")
+            await until(lambda: first.live.state.over, "the resignation")
+        assert TokenStore(here).get(url, game_id, "alice") is None
+        async with screen(url, "alice", away, game_id=game_id) as second:
+            await until(lambda: second.live.state.over, "the finished game shown")
+        assert TokenStore(away).get(url, game_id, "alice") is None
+
+
+# -- 9. the bot log's ply numbers ----------------------------------------------------------------
+
+
+async def test_the_bot_log_numbers_plies_as_the_screens_move_list(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="ubao.bot")
+    async with game_server() as server:
+        bot = BotGame(
+            url_of(server),
+            "robo",
+            EngineSettings(depth=2),
+            create=kalah_create(SeatSpec.open(), SeatSpec.bot(1)),
+            seat=0,
+            tokens=TokenStore(tmp_path / "t.json"),
+            backoff=FAST,
+        )
+        assert await asyncio.wait_for(bot.run(), 60) is not None
+    history, movers = bot.state.history, bot.state.movers
+    logged = [
+        re.fullmatch(r"game \S+ ply (\d+): (\S+) \(.*", record.getMessage())
+        for record in caplog.records
+        if " ply " in record.getMessage()
+    ]
+    assert logged and all(match is not None for match in logged)
+    for match in logged:
+        assert match is not None
+        number = int(match[1])  # "6. S 3" on the screen is "ply 6: 3" in the log
+        assert (history[number - 1], movers[number - 1]) == (match[2], 0)
