@@ -55,6 +55,7 @@ from ubao.protocol import (
     Moved,
     RematchOffer,
     Result,
+    Snapshot,
     TakebackRequest,
     mate_score,
 )
@@ -188,6 +189,9 @@ class BotGame(SeatSession):
         self.pace = pace
         """The least time, in seconds, from the previous move to this bot's (`--pace`), so
         that people can follow a game between bots."""
+        self.game_pace = 0.0
+        """The game's own pace in seconds (`create`'s `pace_ms`, from its snapshot), which
+        server bots keep to: a bot client keeps to it too, whichever of the two is longer."""
         self._moved_at = 0.0
         """Monotonic time at which the last move arrived."""
         self.rematching = False
@@ -249,6 +253,8 @@ class BotGame(SeatSession):
         applied = self.state.apply(event, now)
         if applied is Applied.APPLIED and isinstance(event, Moved):
             self._moved_at = now
+        if isinstance(event, Snapshot):
+            self.game_pace = (event.pace_ms or 0) / 1000
         if applied is Applied.GAP:
             self._spawn(self.resync())
         elif self.state.over:
@@ -382,7 +388,8 @@ class BotGame(SeatSession):
             result = await asyncio.to_thread(
                 self.searcher.search, position, self.settings.depth, budget
             )
-            await asyncio.sleep(self._moved_at + self.pace - time.monotonic())
+            pace = max(self.pace, self.game_pace)
+            await asyncio.sleep(self._moved_at + pace - time.monotonic())
             went_on = state.ply != ply or state.position != position
             if went_on or state.over or state is not self.state:
                 return  # the game went on, or back, while the bot thought

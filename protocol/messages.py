@@ -108,6 +108,8 @@ MoveText = Annotated[str, Text(MAX_MOVE)]
 Moves = tuple[MoveText, ...]
 Position = Annotated[str, Text(MAX_TEXT)]
 Cursor = Annotated[str, Text(MAX_CURSOR)]
+Pace = Annotated[int, Range(0, MAX_PACE_MS)]
+"""The least time between two moves of server-hosted bots (`create`'s `pace_ms`)."""
 
 Role = Literal["human", "bot", "spectator"]
 Status = Literal["waiting", "playing", "over"]
@@ -236,6 +238,8 @@ class GameSummary:
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
     result: Result | None = None
     """Extension: how a finished game ended."""
+    pace_ms: Pace | None = None
+    """Extension: the game's pace (`create`'s `pace_ms`), if it has one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +322,7 @@ class Create:
     options: dict[str, Any]
     seats: tuple[SeatSpec, SeatSpec]
     clock: ClockSpec | None = None
-    pace_ms: Annotated[int, Range(0, MAX_PACE_MS)] | None = None
+    pace_ms: Pace | None = None
     """The least time between two moves of server-hosted bots, so that people can follow."""
 
 
@@ -505,6 +509,12 @@ class Snapshot:
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
     takeback: Seat | None = None
     """Extension: the seat whose takeback request waits for an answer, if any."""
+    pace_ms: Pace | None = None
+    """Extension: the game's pace (`create`'s `pace_ms`), if it has one: a bot client that
+    keeps it moves no faster than the server's bots."""
+    rematch: Seat | None = None
+    """Extension, once over: the seat whose rematch offer waits for an answer, if any, so that
+    a player who comes back to the finished game sees it."""
 
 
 @dataclass(frozen=True, slots=True)

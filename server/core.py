@@ -121,7 +121,9 @@ class Limits:
     """The server's limits; tests shrink them (a grace period of a few ms, tiny budgets)."""
 
     grace_ms: int = 60_000
-    """How long a dropped player's seat is held before the game is abandoned."""
+    """How long a dropped player's seat is held before the game is abandoned; also how long a
+    player of a game with a clock may take over their untimed first move before it is
+    aborted."""
     burst: int = 60
     """Messages a connection may send at once..."""
     per_second: float = 20.0
@@ -790,6 +792,7 @@ class Core:
         )
         room.creator, room.creator_ip = conn.id, conn.ip
         room.pace_ms = create.pace_ms or 0
+        room.first_move_ms = self.limits.grace_ms
         return room
 
     @staticmethod
@@ -912,16 +915,20 @@ class Core:
         self._close(old, AppCloseCode.SEAT_TAKEN_OVER, "seat taken over by another connection")
 
     def _subscribe(self, conn: Connection, room: Room, since_v: int | None) -> None:
-        """Send the joiner, resumer or watcher what it missed, then keep it informed."""
+        """Send the joiner, resumer or watcher what it missed, then keep it informed. A rematch
+        offer waiting in a finished game follows (it is in no replayed event): a player who
+        comes back to the game sees it, as everyone there did when it was made."""
         room.watchers.add(conn.id)
         conn.rooms.add(room.game_id)
         missed = room.events_since(since_v) if since_v is not None else None
         to_move = self._holds_turn(conn, room)
         if missed is None:
             self._send(conn, room.snapshot(self.now(), with_legal=to_move))
-            return
-        for event in missed:
-            self._send(conn, room.with_legal(event) if to_move else event)
+        else:
+            for event in missed:
+                self._send(conn, room.with_legal(event) if to_move else event)
+        if room.rematch_offer is not None:
+            self._send(conn, RematchOffer(room.game_id, room.rematch_offer, "offered"))
 
     def _attend(self, room: Room) -> None:
         """Start or stop the expiry of a waiting game: it runs while neither the creator nor
@@ -1100,6 +1107,7 @@ class Core:
             created=stored.created,
         )
         room.pace_ms = stored.pace_ms
+        room.first_move_ms = self.limits.grace_ms
         over = stored.status == "over"
         for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
             seat.name, seat.token_hash = name, token_hash

@@ -132,6 +132,7 @@ class Checkpoint:
     v: int
     legal_v: int | None
     clock: GameClock | None
+    first_move_due: int | None
     seats: tuple[Seat, ...]
 
 
@@ -172,6 +173,13 @@ class Room:
         """The event after which the current legal moves were first sent: replays attach them
         there, exactly as the live broadcast did."""
         self.clock = GameClock.new(clock.initial_ms, clock.increment_ms) if clock else None
+        self.first_move_ms: int | None = None
+        """With a clock: how long a player may take over their first move, which no clock
+        times (as on lichess), before the game is aborted; the server's grace period (None:
+        no limit)."""
+        self.first_move_due: int | None = None
+        """While a game with a clock waits for the first move of the player to move: when it
+        is aborted if that move has not come."""
         self.watchers: set[int] = set()
         """Connections that receive this game's events (players and spectators)."""
         self.pace_ms = 0
@@ -225,8 +233,8 @@ class Room:
         return self.clock.wire(now) if self.clock else None
 
     def deadline(self) -> int | None:
-        """The next moment `expire` has something to do: a flag fall, a grace period's end, or
-        the end of a waiting game nobody attends."""
+        """The next moment `expire` has something to do: a flag fall, a first move's time
+        running out, a grace period's end, or the end of a waiting game nobody attends."""
         times = [seat.grace_until for seat in self.seats if seat.grace_until is not None]
         if self.status == "waiting" and self.expires_at is not None:
             times.append(self.expires_at)
@@ -234,6 +242,8 @@ class Room:
             flag = self.clock.deadline()
             if flag is not None:
                 times.append(flag)
+            if self.first_move_due is not None:
+                times.append(self.first_move_due)
         return min(times, default=None)
 
     def snapshot(self, now: int, with_legal: bool) -> Snapshot:
@@ -254,6 +264,8 @@ class Room:
             clock=self.clock_spec,
             created=self.created,
             takeback=self.pending_takeback(),
+            pace_ms=self.pace_ms or None,
+            rematch=self.rematch_offer,
         )
 
     def summary(self) -> GameSummary:
@@ -267,6 +279,7 @@ class Room:
             clock=self.clock_spec,
             created=self.created,
             result=self.result,
+            pace_ms=self.pace_ms or None,
         )
 
     def pending_takeback(self) -> int | None:
@@ -411,10 +424,10 @@ class Room:
         if self.clock is not None:
             if ended:
                 self.clock.stop(now)
-            elif self.clock.running is None:
-                self.clock.start(self.to_move, now)  # the first move starts the clocks
             else:
-                self.clock.press(seat, now, self.to_move)
+                if self.clock.running is not None:  # not an untimed first move
+                    self.clock.press(seat, now, self.to_move)
+                self._start_turn(now)
         moved = self._append(
             Moved(
                 game_id=self.game_id,
@@ -485,13 +498,16 @@ class Room:
         return [self._finish(Result(1 - seat, reason, None), now)]
 
     def expire(self, now: int) -> list[Event]:
-        """Whatever time has decided by `now`: a flag fall, a seat no longer held, a waiting
-        game nobody attends."""
+        """Whatever time has decided by `now`: a flag fall, a first move that did not come in
+        time, a seat no longer held, a waiting game nobody attends."""
         events: list[Event] = []
         if self.status == "playing" and self.clock is not None:
             flagged = self.clock.flagged(now)
             if flagged is not None:
                 events.append(self._finish(Result(1 - flagged, "timeout", None), now))
+            elif self.first_move_due is not None and self.first_move_due <= now:
+                # As on lichess: a player who does not make their first move aborts the game.
+                events.append(self._finish(Result(None, "aborted", None), now))
         gone = [
             index
             for index, seat in enumerate(self.seats)
@@ -524,15 +540,15 @@ class Room:
         """Restart a stopped clock (a restored game) once the player to move is there: a server
         bot at once, a person or bot client when they resume their seat (`attach`). Until then
         no clock runs: the time the server was down and the player's way back are not theirs
-        to pay. If they do not come back, their seat's grace period decides (`expire`)."""
+        to pay. If they do not come back, their seat's grace period decides (`expire`). A
+        player to make their first move, which no clock times, gets its full time again."""
         clock = self.clock
-        if (
-            clock is not None
-            and clock.running is None
-            and self.status == "playing"
-            and self.history
-            and self.seats[self.to_move].connected
-        ):
+        if clock is None or clock.running is not None or self.status != "playing":
+            return
+        if self.to_move not in self.movers:
+            if self.first_move_due is None:
+                self._start_turn(now)
+        elif self.seats[self.to_move].connected:
             clock.start(self.to_move, now)
 
     # -- undoing a change the store could not keep ---------------------------------------------
@@ -549,6 +565,7 @@ class Room:
             v=self.v,
             legal_v=self.legal_v,
             clock=clock.copy() if clock else None,
+            first_move_due=self.first_move_due,
             seats=tuple(seat.copy() for seat in self.seats),
         )
 
@@ -561,7 +578,7 @@ class Room:
         self._bodies.clear()
         self.status, self.result = saved.status, saved.result
         self.v, self.legal_v = saved.v, saved.legal_v
-        self.clock = saved.clock
+        self.clock, self.first_move_due = saved.clock, saved.first_move_due
         self.seats = list(saved.seats)
 
     # -- restoring from the store --------------------------------------------------------------
@@ -640,14 +657,13 @@ class Room:
     def _take_back(self, asker: int, now: int) -> Event:
         """Go back to the position before `asker`'s last move, replaying the moves before it
         from the start through the rules (so repetitions count as if the rest never happened).
-        Clocks keep the time spent (no refund, no increment); the asker's runs now, or none
-        if the game is back at its start (clocks start at the first move)."""
+        Clocks keep the time spent (no refund, no increment); the asker's runs now, unless the
+        move taken back was its first (first moves are untimed)."""
         keep = max(index for index, seat in enumerate(self.movers) if seat == asker)
         self._replay_from_start(self.movers[:keep], self.history[:keep])
         if self.clock is not None:
             self.clock.stop(now)
-            if self.history:
-                self.clock.start(self.to_move, now)
+            self._start_turn(now)
         event = self._takeback_event(asker, "accepted", now)
         self.legal_v = event.v
         return event
@@ -671,7 +687,24 @@ class Room:
         if self.status != "waiting" or any(seat.free for seat in self.seats):
             return False
         self.status = "playing"
+        if self.clock is not None:
+            self._start_turn(now)
         return True
+
+    def _start_turn(self, now: int) -> None:
+        """Start the clock of the seat to move, unless its move is its first: as on lichess,
+        each player's first move is untimed (neither loses time while the other sits down or
+        looks at the board), and a first move that does not come within `first_move_ms`
+        aborts the game instead (`expire`)."""
+        assert self.clock is not None
+        if self.to_move in self.movers:
+            self.first_move_due = None
+            if self.clock.running is None:
+                self.clock.start(self.to_move, now)
+        else:
+            self.clock.stop(now)
+            limit = self.first_move_ms
+            self.first_move_due = None if limit is None else now + limit
 
     def _abandoner(self, gone: Sequence[int]) -> int:
         """Of the seats whose grace ran out (`gone`, more than one when nobody came back after
@@ -696,6 +729,7 @@ class Room:
         self.status = "over"
         self.result = result
         self.legal_v = None
+        self.first_move_due = None
         for seat in self.seats:
             seat.grace_until = None
         if self.clock is not None:

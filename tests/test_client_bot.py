@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import itertools
 import logging
 import re
 import subprocess
@@ -35,6 +37,7 @@ from ubao.protocol import (
     Clocks,
     Event,
     GameSummary,
+    Moved,
     RematchOffer,
     SeatInfo,
     SeatSpec,
@@ -436,3 +439,36 @@ async def test_a_finished_game_frees_the_serving_slot_and_a_rematch_needs_a_free
         finally:
             serving.cancel()
             await asyncio.gather(serving, return_exceptions=True)
+
+
+async def test_the_bot_keeps_to_the_games_own_pace(tmp_path: Path) -> None:
+    """A game created with `pace_ms` paces its server bots; a bot client in it keeps to that
+    pace too (its own --pace is 0), so that people can follow the game."""
+    pace_ms = 300
+    arrivals: list[tuple[float, int]] = []
+
+    class Timed(BotGame):
+        def on_event(self, event: Event) -> None:
+            if isinstance(event, Moved):
+                arrivals.append((time.monotonic(), event.seat))
+            super().on_event(event)
+
+    async with game_server() as server:
+        create = dataclasses.replace(
+            kalah_create(SeatSpec.open(), SeatSpec.bot(1)), pace_ms=pace_ms
+        )
+        bot = Timed(
+            url_of(server),
+            "robo",
+            EngineSettings(depth=2),
+            create=create,
+            seat=0,
+            tokens=TokenStore(tmp_path / "t.json"),
+            backoff=FAST,
+        )
+        result = await asyncio.wait_for(bot.run(), 60)
+    assert result is not None and bot.error is None and bot.game_pace == pace_ms / 1000
+    gaps = [
+        later - earlier for (earlier, _), (later, seat) in itertools.pairwise(arrivals) if seat == 0
+    ]
+    assert gaps and min(gaps) >= 0.9 * pace_ms / 1000

@@ -368,30 +368,34 @@ def test_a_seat_left_before_the_game_starts_is_freed_after_the_grace_period() ->
 # -- clocks ------------------------------------------------------------------------------------
 
 
-def test_clocks_start_at_the_first_move_then_run_for_the_seat_to_move_with_increment() -> None:
+def test_clocks_start_after_each_players_first_move_then_run_with_increment() -> None:
     h = Harness()
     game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(10_000, 500))
-    h.clock.advance(3_000)  # no clock runs before the first move, as on lichess
+    h.clock.advance(3_000)  # each player's first move is untimed, as on lichess
     first = move(south, game_id, s_token, 0, "1")[1]
     assert isinstance(first, Moved) and first.clocks is not None
-    assert first.clocks.remaining_ms == (10_000, 10_000) and first.clocks.running == 1
+    assert first.clocks.remaining_ms == (10_000, 10_000) and first.clocks.running is None
     h.clock.advance(3_000)
-    moved = move(north, game_id, n_token, 1, "1")[1]
+    reply = move(north, game_id, n_token, 1, "1")[1]
+    assert isinstance(reply, Moved) and reply.clocks is not None
+    assert reply.clocks.remaining_ms == (10_000, 10_000) and reply.clocks.running == 0
+    h.clock.advance(3_000)
+    moved = move(south, game_id, s_token, 2, "2")[1]
     assert isinstance(moved, Moved) and moved.clocks is not None
-    assert moved.clocks.remaining_ms == (10_000, 7_500) and moved.clocks.running == 0
+    assert moved.clocks.remaining_ms == (7_500, 10_000) and moved.clocks.running == 1
     assert h.core.next_deadline() == h.clock() + 10_000
     h.advance(9_999)
     assert h.core.rooms[game_id].status == "playing"
     h.advance(1)
-    over = south.inbox[-1]
-    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (1, "timeout")
-    assert move(south, game_id, s_token, 2, "2")[0].code == ErrorCode.GAME_OVER
+    over = north.inbox[-1]
+    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (0, "timeout")
+    assert move(north, game_id, n_token, 3, "2")[0].code == ErrorCode.GAME_OVER
 
 
 def test_no_flag_falls_before_the_first_move() -> None:
     h = Harness()
     game_id, *_ = started_game(h, clock=ClockSpec(1_000, 0))
-    h.advance(60_000)
+    h.advance(59_999)  # within the grace for a first move (then it aborts: test_server_qa7b)
     room = h.core.rooms[game_id]
     assert room.status == "playing" and room.clocks(h.clock()) == Clocks((1_000, 1_000), None, 0)
 
@@ -400,8 +404,9 @@ def test_a_move_after_the_flag_fell_loses_on_time_even_before_the_timer_fires() 
     h = Harness()
     game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(1_000, 0))
     move(south, game_id, s_token, 0, "1")
+    move(north, game_id, n_token, 1, "1")  # both first moves made: South's clock runs
     h.clock.advance(1_000)  # no tick: the core must still notice
-    got = move(north, game_id, n_token, 1, "1")
+    got = move(south, game_id, s_token, 2, "2")
     assert isinstance(got[0], Over) and got[0].result.reason == "timeout"
     assert got[1].code == ErrorCode.GAME_OVER
 
@@ -578,6 +583,7 @@ def test_a_new_core_on_the_same_store_resumes_games_exactly_with_frozen_clocks()
     h = Harness(small_limits(grace_ms=10_000), store=store)
     game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(60_000, 0))
     move(south, game_id, s_token, 0, "1")
+    move(north, game_id, n_token, 1, "1")  # both first moves made: South's clock runs
     h.clock.advance(2_000)
     seen = north.inbox[-1].v  # type: ignore[union-attr]
     h.core.shutdown()
@@ -596,11 +602,11 @@ def test_a_new_core_on_the_same_store_resumes_games_exactly_with_frozen_clocks()
         old.events,
     )
     clocks = room.clocks(later.clock())
-    assert clocks is not None and clocks.remaining_ms == (60_000, 58_000)
-    back = later.player("north")
-    got = back.send(Resume(id=1, game_id=game_id, token=n_token, since_v=seen))
+    assert clocks is not None and clocks.remaining_ms == (58_000, 60_000)
+    back = later.player("south")
+    got = back.send(Resume(id=1, game_id=game_id, token=s_token, since_v=seen))
     assert [m.type for m in got] == ["ok", "seat"]
-    assert move(back, game_id, n_token, 1, "2")[0].type == "ok"
+    assert move(back, game_id, s_token, 2, "2")[0].type == "ok"
     # Players who do not come back lose their seats as usual.
     later.advance(10_000)
     assert later.core.rooms[game_id].result is not None
@@ -762,24 +768,25 @@ def room_state(h: Harness, game_id: str) -> tuple[Any, ...]:
 def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing_anywhere() -> None:
     h, store = failing_harness()
     game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(60_000, 1_000))
-    move(south, game_id, s_token, 0, "1")  # the first move starts the clocks
+    move(south, game_id, s_token, 0, "1")
+    move(north, game_id, n_token, 1, "1")  # both first moves made: South's clock runs
     h.clock.advance(1_500)
-    before = (room_state(h, game_id), stored_rows(store), len(south.inbox))
+    before = (room_state(h, game_id), stored_rows(store), len(north.inbox))
     store.fail("events")  # the games row is written first: the whole transaction must go
-    got = move(north, game_id, n_token, 1, "1")
+    got = move(south, game_id, s_token, 2, "2")
     assert len(got) == 1 and got[0].type == "error"
     assert got[0].code == ErrorCode.STORAGE_ERROR
-    assert (room_state(h, game_id), stored_rows(store), len(south.inbox)) == before
+    assert (room_state(h, game_id), stored_rows(store), len(north.inbox)) == before
     store.heal()
-    ok, moved = move(north, game_id, n_token, 1, "1")
+    ok, moved = move(south, game_id, s_token, 2, "2")
     assert (
         isinstance(ok, Ok)
         and isinstance(moved, Moved)
-        and moved.v == 4
+        and moved.v == 5
         and moved.clocks is not None
     )
-    assert moved.clocks.remaining_ms == (60_000, 59_500)
-    assert isinstance(south.inbox[-1], Moved) and south.inbox[-1].v == 4
+    assert moved.clocks.remaining_ms == (59_500, 60_000)
+    assert isinstance(north.inbox[-1], Moved) and north.inbox[-1].v == 5
     restored = Core(store, Limits(), now=h.clock, wall=lambda: 42)
     restored.restore()
     assert restored.rooms[game_id].events == h.core.rooms[game_id].events
@@ -833,7 +840,7 @@ def test_timers_and_bot_turns_wait_a_moment_after_a_failed_write_then_try_again(
     human = h.player()
     game_id = human.create(SeatSpec.open(), SeatSpec.bot(1), clock=ClockSpec(10_000, 0))
     _, token, _ = human.join(game_id, 0)
-    move(human, game_id, token, 0, "1")  # the first move starts the clocks; the bot is to move
+    move(human, game_id, token, 0, "1")  # the bot is to make its (untimed) first move
     (turn,) = h.bot_turns
     store.fail("events")
     assert h.core.bot_moved(turn, "1", None) is True  # settled for now, not played
@@ -843,12 +850,12 @@ def test_timers_and_bot_turns_wait_a_moment_after_a_failed_write_then_try_again(
     assert len(h.bot_turns) == 1
     h.advance(1)  # the bot is asked again, even though the disk is still broken
     assert [t.ply for t in h.bot_turns] == [1, 1]
-    h.advance(10_000)  # the flag falls but cannot be stored: nothing changes, no spinning
+    h.advance(10_000)  # its first move's time runs out, but the abort cannot be stored
     assert room.status == "playing" and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
     store.heal()
     h.advance(STORE_RETRY_MS)
     over = human.inbox[-1]
-    assert isinstance(over, Over) and over.result.reason == "timeout"
+    assert isinstance(over, Over) and over.result.reason == "aborted"
 
 
 def test_game_ids_never_start_with_what_a_command_line_reads_as_an_option(

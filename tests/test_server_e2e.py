@@ -279,12 +279,13 @@ async def test_a_flag_fall_ends_the_game() -> None:
     ):
         game_id = await create(south, clock=ClockSpec(initial_ms=5_000, increment_ms=0))
         token = await join(south, game_id, 0)
-        await join(north, game_id, 1)
+        north_token = await join(north, game_id, 1)
         await south.ok(Move(id=0, game_id=game_id, token=token, ply=0, move="1"))
-        clock.advance(5_000)  # North's clock, started by South's first move, runs out
+        await north.ok(Move(id=0, game_id=game_id, token=north_token, ply=1, move="1"))
+        clock.advance(5_000)  # South's clock, started by North's (untimed) first move, runs out
         server.wake()
         over = await north.event_of(Over)
-        assert (over.result.winner, over.result.reason) == (0, "timeout")
+        assert (over.result.winner, over.result.reason) == (1, "timeout")
         assert (await south.event_of(Over)) == over
 
 

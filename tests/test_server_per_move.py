@@ -94,14 +94,15 @@ def test_deadlines_of_many_games_follow_every_change() -> None:
         game_id = south.create(clock=ClockSpec(minutes * 60_000, 0))
         _, s_token, _ = south.join(game_id, 0)
         _, n_token, _ = north.join(game_id, 1)
-        south.ok(Move(id=9, game_id=game_id, token=s_token, ply=0, move="1"))  # clocks start
-        games.append((game_id, north, n_token))
+        south.ok(Move(id=9, game_id=game_id, token=s_token, ply=0, move="1"))
+        north.ok(Move(id=9, game_id=game_id, token=n_token, ply=1, move="1"))  # clocks start
+        games.append((game_id, south, s_token))
     start = h.clock()
-    assert h.core.next_deadline() == start + 60_000  # the first game's north flag
+    assert h.core.next_deadline() == start + 60_000  # the first game's south flag
     h.clock.advance(30_000)
-    first, north, n_token = games[0]
-    north.ok(Move(id=9, game_id=first, token=n_token, ply=1, move="1"))
-    # The first game's flag is south's now, a minute from north's move.
+    first, south, s_token = games[0]
+    south.ok(Move(id=9, game_id=first, token=s_token, ply=2, move="2"))
+    # The first game's flag is north's now, a minute from south's move.
     assert h.core.next_deadline() == start + 90_000
     h.advance(30_000)  # where the first game's flag was: nothing falls
     assert all(h.core.rooms[game_id].status == "playing" for game_id, _, _ in games)

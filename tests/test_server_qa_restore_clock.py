@@ -97,7 +97,9 @@ def test_a_server_bots_turn_starts_its_clock_at_once_after_a_restart() -> None:
     human = h.player()
     game_id = human.create(SeatSpec.open(), SeatSpec.bot(1), clock=ClockSpec(10_000, 0))
     _, token, _ = human.join(game_id, 0)
-    move(human, game_id, token, 0, "1")  # the bot is to move
+    move(human, game_id, token, 0, "1")
+    assert h.core.bot_moved(h.bot_turns[-1], "1", None)  # the bot's first move, untimed
+    move(human, game_id, token, 2, "2")  # the bot is to move, on its clock
     h.core.shutdown()
     h.core.disconnect(human.conn)
 

@@ -184,16 +184,17 @@ def test_a_server_bot_grants_at_once_and_its_stale_turn_is_not_played() -> None:
 def test_clocks_keep_the_time_spent_and_run_for_the_seat_to_move() -> None:
     h = Harness()
     game_id, south, s_token, north, n_token = started(h, clock=ClockSpec(60_000, 1_000))
-    play(south, game_id, s_token, 0, "1")  # the first move starts the clocks: North's runs
+    play(south, game_id, s_token, 0, "1")  # each player's first move is untimed
     h.clock.advance(2_000)
-    play(north, game_id, n_token, 1, "3")  # North: 58 s + 1 s; South's runs
+    play(north, game_id, n_token, 1, "3")  # North's first move, untimed; South's clock runs
     h.clock.advance(3_000)
     ask(north, game_id, n_token, 2)
     h.clock.advance(1_000)
     answer(south, game_id, s_token, 2, True)
     event = north.inbox[-1]
     assert isinstance(event, TakebackRequest) and event.clocks is not None
-    assert event.clocks.remaining_ms == (56_000, 59_000) and event.clocks.running == 1
+    # South keeps the time spent; North's first move is to be made again, untimed.
+    assert event.clocks.remaining_ms == (56_000, 60_000) and event.clocks.running is None
     ask(south, game_id, s_token, 1)
     answer(north, game_id, n_token, 1, True)  # back at the start: no clock runs
     event = south.inbox[-1]

@@ -1,0 +1,180 @@
+"""QA round 7b, server side, in the sans-I/O core with a hand-driven clock: a standing rematch
+offer reaches the opponent who comes back to the finished game; each player's first move is
+untimed, and a first move that does not come within the grace aborts the game; the game's pace
+is in its snapshot and lobby line, so that a bot client can keep it."""
+
+from __future__ import annotations
+
+from test_server_core import move, started_game
+from test_server_support import Harness, Peer, small_limits
+
+from ubao.protocol import (
+    Clocks,
+    ClockSpec,
+    ListGames,
+    Moved,
+    Ok,
+    Over,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
+    Resume,
+    SeatSpec,
+    ServerMessage,
+    Snapshot,
+    Watch,
+)
+
+GRACE_MS = 30_000
+CLOCK = ClockSpec(initial_ms=15_000, increment_ms=2_000)
+"""`--clock 15+2`: less time than the grace, so a clock that ran would flag first."""
+CLOCK_AT_START = Clocks(remaining_ms=(15_000, 15_000), running=None, increment_ms=2_000)
+
+
+def aborted_by_bob_leaving(h: Harness) -> tuple[str, Peer, str, str]:
+    """alice (South) plays her first move, bob leaves (Ctrl-Q) before his and does not come
+    back: the game is aborted. Returns (game_id, alice, alice's token, bob's token)."""
+    game_id, alice, a_token, bob, b_token = started_game(h)
+    move(alice, game_id, a_token, 0, "1")
+    h.disconnect(bob)
+    h.advance(GRACE_MS)
+    over = alice.inbox[-1]
+    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (None, "aborted")
+    return game_id, alice, a_token, b_token
+
+
+def offer(peer: Peer, game_id: str, token: str) -> list[ServerMessage]:
+    return peer.send(Rematch(id=peer.next_id(), game_id=game_id, token=token))
+
+
+# -- 1. a standing rematch offer reaches the player who comes back ---------------------------
+
+
+def test_a_returning_player_sees_the_standing_offer_in_the_snapshot_and_can_accept_it() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, b_token = aborted_by_bob_leaving(h)
+    offered = RematchOffer(game_id, 0, "offered")
+    assert offer(alice, game_id, a_token)[1:] == [offered]
+
+    bob = h.player("bob")
+    got = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))
+    assert isinstance(got[0], Ok)
+    snapshot = got[1]
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "over"
+    assert snapshot.rematch == 0  # the seat whose offer waits
+    assert got[2:] == [offered]  # and the offer itself, as everyone heard it when made
+
+    answer = RematchAnswer(id=bob.next_id(), game_id=game_id, token=b_token, accept=True)
+    accepted = bob.send(answer)
+    assert isinstance(accepted[0], Ok) and isinstance(accepted[1], RematchOffer)
+    assert accepted[1].state == "accepted" and accepted[1].new_game_id is not None
+    assert any(
+        isinstance(m, RematchOffer) and m.state == "accepted" and m.new_seat == 1
+        for m in alice.inbox
+    )
+
+
+def test_replayed_events_and_a_watchers_snapshot_are_followed_by_the_standing_offer() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, b_token = aborted_by_bob_leaving(h)
+    seen = h.core.rooms[game_id].v - 1  # bob missed the `over`
+    offer(alice, game_id, a_token)
+    offered = RematchOffer(game_id, 0, "offered")
+
+    bob = h.player("bob")
+    got = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=seen))
+    assert [m.type for m in got] == ["ok", "over", "rematch_offer"] and got[-1] == offered
+    fan = h.player("fan", role="spectator")
+    got = fan.send(Watch(id=1, game_id=game_id))
+    assert isinstance(got[1], Snapshot) and got[1].rematch == 0 and got[2:] == [offered]
+
+
+def test_no_offer_is_shown_once_it_was_declined_or_withdrawn() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, b_token = aborted_by_bob_leaving(h)
+    offer(alice, game_id, a_token)
+    h.disconnect(alice)  # the offer lapses with its player
+    bob = h.player("bob")
+    got = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))
+    assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
+
+
+# -- 2. each player's first move is untimed -----------------------------------------------------
+
+
+def test_the_second_players_clock_does_not_run_before_their_first_move() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, bob, b_token = started_game(h, clock=CLOCK)
+    first = move(alice, game_id, a_token, 0, "1")[1]
+    assert isinstance(first, Moved) and first.clocks == CLOCK_AT_START
+    h.advance(20_000)  # longer than bob's 15 s: no flag falls ("South wins on time" was the bug)
+    room = h.core.rooms[game_id]
+    assert room.status == "playing"
+    assert room.clocks(h.clock()) == CLOCK_AT_START
+    snapshot = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))[1]
+    assert isinstance(snapshot, Snapshot) and snapshot.clocks == CLOCK_AT_START
+    reply = move(bob, game_id, b_token, 1, "1")[1]
+    assert isinstance(reply, Moved)
+    # No time charged, no increment for an untimed move; alice's clock runs, as usual from now.
+    assert reply.clocks == Clocks(remaining_ms=(15_000, 15_000), running=0, increment_ms=2_000)
+
+
+def test_a_second_player_who_never_makes_a_first_move_aborts_the_game() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, bob, _ = started_game(h, clock=CLOCK)
+    move(alice, game_id, a_token, 0, "1")
+    assert h.core.next_deadline() == h.clock() + GRACE_MS
+    h.advance(GRACE_MS - 1)
+    assert h.core.rooms[game_id].status == "playing"
+    h.advance(1)
+    over = alice.inbox[-1]
+    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (None, "aborted")
+    assert bob.inbox[-1] == over
+
+
+def test_a_first_player_who_never_moves_aborts_the_game_too() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    _, _, _, bob, _ = started_game(h, clock=CLOCK)
+    h.advance(GRACE_MS)
+    over = bob.inbox[-1]
+    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (None, "aborted")
+
+
+def test_without_a_clock_nobody_is_hurried() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, *_ = started_game(h)
+    move(alice, game_id, a_token, 0, "1")
+    h.advance(10 * GRACE_MS)
+    assert h.core.rooms[game_id].status == "playing" and h.core.next_deadline() is None
+
+
+def test_a_first_moves_time_starts_again_after_a_restart() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, _, b_token = started_game(h, clock=CLOCK)
+    move(alice, game_id, a_token, 0, "1")
+    h.advance(GRACE_MS - 1_000)
+    h.core.shutdown()
+    later = Harness(small_limits(grace_ms=GRACE_MS), store=h.store)
+    later.clock.advance(3_600_000)
+    assert later.core.restore() == 1
+    back = later.player("bob")
+    back.ok(Resume(id=1, game_id=game_id, token=b_token, since_v=0))
+    later.advance(GRACE_MS - 1)  # the downtime and the way back are not bob's to pay
+    assert later.core.rooms[game_id].status == "playing"
+    assert move(back, game_id, b_token, 1, "1")[0].type == "ok"
+
+
+# -- 3. the game's pace is in its snapshot and lobby line ----------------------------------------
+
+
+def test_the_pace_is_in_the_snapshot_and_the_summary() -> None:
+    h = Harness()
+    human = h.player("human")
+    paced = human.create(SeatSpec.open(), SeatSpec.bot(2), pace_ms=2_000)
+    plain = human.create()
+    _, _, got = human.join(paced, 0)
+    assert isinstance(got[0], Snapshot) and got[0].pace_ms == 2_000
+    _, _, got = h.player("other").join(plain, 0)
+    assert isinstance(got[0], Snapshot) and got[0].pace_ms is None
+    games = {g.game_id: g for g in human.ok(ListGames(id=99)).games or ()}
+    assert (games[paced].pace_ms, games[plain].pace_ms) == (2_000, None)
