@@ -13,7 +13,9 @@ evaluation of each game in C (engine/search.py runs it instead of its own). Posi
 are the Python engine's own values, so notation, evaluations, the search, the server and the
 clients run unchanged on either backend, and the two can be compared position by position.
 Error messages stay the Python rules': the core answers None for an illegal move, and the
-Python `play` explains why.
+Python `play` explains why. A position value the core cannot read (malformed, or beyond its
+bounds, `MAX_COUNT` seeds in a hole) raises `PositionError`, a `GameError`, as the Python rules
+do for a malformed one.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ubao.engine.bao import FLAGS as BAO_FLAGS
 from ubao.engine.bao import Bao
 from ubao.engine.bao_rules import BaoMove
 from ubao.engine.bao_rules import Position as BaoPosition
-from ubao.engine.game import Game, OptionsError, Outcome
+from ubao.engine.game import Game, OptionsError, Outcome, PositionError
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
 from ubao.engine.mancala import Move as MancalaMove
 from ubao.engine.mancala import Position as MancalaPosition
@@ -114,6 +116,14 @@ class NativeRules(ABC):
         return None
 
 
+def unreadable(error: ValueError) -> PositionError:
+    """The core's ValueError for a position it cannot read (malformed, or beyond its bounds) as
+    the `PositionError` to raise: the API's callers catch `GameError`, as for the Python rules.
+    Each method catches it inline (a try costs nothing in CPython 3.11 until it raises, where
+    a wrapper would add a call to every child made)."""
+    return PositionError(str(error))
+
+
 class NativeMancala(NativeRules, Mancala):
     """The two-row family's rules in C; the variant's defaults come from the Python class."""
 
@@ -129,26 +139,47 @@ class NativeMancala(NativeRules, Mancala):
         )
 
     def legal_moves(self, position: MancalaPosition) -> list[MancalaMove]:
-        return self._core.legal_moves(position)
+        try:
+            return self._core.legal_moves(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def play(self, position: MancalaPosition, move: MancalaMove) -> MancalaPosition:
-        after = self._core.play(position, move)
+        try:
+            after = self._core.play(position, move) if type(move) is int else None
+        except ValueError as error:
+            raise unreadable(error) from None
         return super().play(position, move) if after is None else after
 
     def child(self, position: MancalaPosition, move: MancalaMove) -> MancalaPosition:
-        return self._core.child(position, move)
+        try:
+            return self._core.child(position, move)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def children(self, position: MancalaPosition) -> list[tuple[MancalaMove, MancalaPosition]]:
-        return self._core.children(position)
+        try:
+            return self._core.children(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def is_over(self, position: Sequence[int]) -> bool:
-        return self._core.is_over(position)
+        try:
+            return self._core.is_over(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def outcome(self, position: MancalaPosition) -> Outcome | None:
-        return _outcome(self._core.final_score(position))
+        try:
+            return _outcome(self._core.final_score(position))
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def perft(self, position: MancalaPosition, depth: int) -> int:
-        return self._core.perft(position, depth)
+        try:
+            return self._core.perft(position, depth)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
@@ -176,26 +207,47 @@ class NativeOthello(NativeRules, Othello):
         self._core = OthelloCore(size=self.size, position_type=OthelloPosition)
 
     def legal_moves(self, position: OthelloPosition) -> list[OthelloMove]:
-        return self._core.legal_moves(position)
+        try:
+            return self._core.legal_moves(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def play(self, position: OthelloPosition, move: OthelloMove) -> OthelloPosition:
-        after = self._core.play(position, move)
+        try:
+            after = self._core.play(position, move)
+        except ValueError as error:
+            raise unreadable(error) from None
         return super().play(position, move) if after is None else after
 
     def child(self, position: OthelloPosition, move: OthelloMove) -> OthelloPosition:
-        return self._core.child(position, move)
+        try:
+            return self._core.child(position, move)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def children(self, position: OthelloPosition) -> list[tuple[OthelloMove, OthelloPosition]]:
-        return self._core.children(position)
+        try:
+            return self._core.children(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def is_over(self, position: OthelloPosition) -> bool:
-        return self._core.is_over(position)
+        try:
+            return self._core.is_over(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def outcome(self, position: OthelloPosition) -> Outcome | None:
-        return _outcome(self._core.final_score(position))
+        try:
+            return _outcome(self._core.final_score(position))
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def perft(self, position: OthelloPosition, depth: int) -> int:
-        return self._core.perft(position, depth)
+        try:
+            return self._core.perft(position, depth)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
@@ -219,28 +271,49 @@ class NativeBao(NativeRules, Bao):
     def _expanded(self, position: BaoPosition) -> list[tuple[BaoMove, BaoPosition]]:
         """Every legal move with its child, from the core: what `children`, `legal_moves` and
         the Python `child` and `play` read."""
-        return self._core.children(position)
+        try:
+            return self._core.children(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def search_moves(self, position: BaoPosition) -> list[BaoMove]:
-        return self._core.search_moves(position)
+        try:
+            return self._core.search_moves(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def child(self, position: BaoPosition, move: BaoMove) -> BaoPosition:
-        after = self._core.play(position, move)
+        try:
+            after = self._core.play(position, move)
+        except ValueError as error:
+            raise unreadable(error) from None
         return super().child(position, move) if after is None else after
 
     def play(self, position: BaoPosition, move: BaoMove) -> BaoPosition:
-        after = self._core.play(position, move)
+        try:
+            after = self._core.play(position, move)
+        except ValueError as error:
+            raise unreadable(error) from None
         return super().play(position, move) if after is None else after
 
     def is_over(self, position: BaoPosition) -> bool:
-        return self._core.is_over(position)
+        try:
+            return self._core.is_over(position)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def outcome(self, position: BaoPosition) -> Outcome | None:
-        result = self._core.outcome(position)
-        return None if result is None else Outcome(*result)
+        try:
+            result = self._core.outcome(position)
+            return None if result is None else Outcome(*result)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def perft(self, position: BaoPosition, depth: int) -> int:
-        return self._core.perft(position, depth)
+        try:
+            return self._core.perft(position, depth)
+        except ValueError as error:
+            raise unreadable(error) from None
 
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool

@@ -23,7 +23,7 @@ from ubao.engine.bao_rules import (
     BaoMove,
     Position,
 )
-from ubao.engine.game import NotationError, shown
+from ubao.engine.game import MAX_COUNT, NotationError, bounded_count, shown
 
 SIDES = "SN"
 
@@ -100,7 +100,11 @@ POSITION_GRAMMAR = (
     " [takasia=<hole>] [target=<hole>] [hand=<n>] [ply=<n>] [endless]', a cell being a digit"
     " or a count in parentheses, e.g. '00000000/02260000/00006220/00000000 S 22-22 SN'"
 )
-_CELL = re.compile(r"\d|\((\d+)\)")
+_CELL = re.compile(r"\d|\((\d+)\)", re.ASCII)
+
+MAX_PLY = 1_000_000_000
+"""The most plies a position may count: below the native core's bound (engine/native/bao.h),
+with room for a billion more moves."""
 
 
 def screen_rows(position: Position) -> list[list[int]]:
@@ -145,10 +149,13 @@ def _bad(text: str, why: str) -> NotationError:
     return NotationError(f"{shown(text)}: {why}; a Bao position is {POSITION_GRAMMAR}")
 
 
-def _count(text: str, value: str, what: str) -> int:
-    if not value.isdigit():
-        raise _bad(text, f"{what} must be a non-negative integer, not {value!r}")
-    return int(value)
+def _count(text: str, value: str, what: str, most: int = MAX_COUNT) -> int:
+    if not (value.isascii() and value.isdigit()):
+        raise _bad(text, f"{what} must be a non-negative integer, not {shown(value)}")
+    count = bounded_count(value, most)
+    if count is None:
+        raise _bad(text, f"{what} must be at most {most:,}")
+    return count
 
 
 def _front_hole(text: str, value: str, what: str, owner: int) -> int:
@@ -171,9 +178,10 @@ def parse_position_text(text: str) -> Position:
     rows = []
     for row in row_texts:
         cells = [m[1] or m[0] for m in _CELL.finditer(row)]
-        if "".join(_cell(int(c)) for c in cells) != row or len(cells) != 8:
-            raise _bad(text, f"the row {row!r} is not 8 cells")
-        rows.append([int(c) for c in cells])
+        counts = [_count(text, cell, "a hole") for cell in cells]
+        if "".join(map(_cell, counts)) != row or len(cells) != 8:
+            raise _bad(text, f"the row {shown(row)} is not 8 cells")
+        rows.append(counts)
     if side not in SIDES:
         raise _bad(text, f"the side to move is S or N, not {side!r}")
     stock_parts = stocks.split("-")
@@ -194,7 +202,7 @@ def parse_position_text(text: str) -> Position:
         elif name == "hand" and value:
             hand = _count(text, value, "hand")
         elif name == "ply" and value:
-            ply = _count(text, value, "ply")
+            ply = _count(text, value, "ply", MAX_PLY)
         elif extra == "endless":
             endless = 1
         else:
@@ -219,6 +227,10 @@ def build_position(
 ) -> Position:
     """The position tuple from its parts, checked; `error(why)` makes the exception to raise."""
     board = _rings_from_rows(rows)
+    if max(*board, *stock, hand) > MAX_COUNT:
+        raise error(f"a hole, stock or hand holds at most {MAX_COUNT:,} seeds")
+    if ply > MAX_PLY:
+        raise error(f"the ply count is at most {MAX_PLY:,}")
     if not any(board[0:8]) and not any(board[16:24]):
         raise error("both front rows are empty")
     if takasia >= 0 and stock[player]:

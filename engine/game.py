@@ -62,6 +62,26 @@ class IllegalMoveError(GameError):
     """A well-formed move that the rules do not allow in this position."""
 
 
+class PositionError(GameError):
+    """A position value given through the API (not parsed from notation) that the rules cannot
+    take: malformed, or beyond the native core's bounds (`MAX_COUNT`)."""
+
+
+MAX_COUNT = 1_000_000
+"""The most seeds a pit, store, stock or hand may hold: the native core's bound
+(engine/native/mancala.h, bao.h), which keeps its sums far from overflow. The notation parsers
+refuse more on both backends, so a position accepted on one runs on the other."""
+
+
+def bounded_count(digits: str, most: int = MAX_COUNT) -> int | None:
+    """The ASCII decimal `digits` as an integer, or None when it exceeds `most`: an overlong
+    string is never converted (int() refuses one of over 4300 digits with a bare ValueError)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(most)) or int(significant) > most:
+        return None
+    return int(significant)
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """The result of a finished game."""

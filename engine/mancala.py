@@ -22,6 +22,7 @@ from operator import itemgetter
 from typing import Any, ClassVar
 
 from ubao.engine.game import (
+    MAX_COUNT,
     BoardChild,
     Evaluation,
     Game,
@@ -30,6 +31,7 @@ from ubao.engine.game import (
     OptionsError,
     Outcome,
     Step,
+    bounded_count,
     listed,
     shown,
 )
@@ -242,7 +244,9 @@ class Mancala(Game[Position, Move]):
         return extra
 
     def play(self, position: Position, move: Move) -> Position:
-        if move not in self.legal_moves(position):
+        """IllegalMoveError for anything but a legal move, of type int (3.0 and True equal
+        legal moves but are not moves)."""
+        if type(move) is not int or move not in self.legal_moves(position):
             raise IllegalMoveError(
                 f"{self.format_move(position, move)} is not legal in "
                 f"{self.format_position(position)}; legal: "
@@ -514,7 +518,8 @@ class Mancala(Game[Position, Move]):
             return f"{abs(move)}{'R' if move > 0 else 'L'}"
         return str(move)
 
-    _MOVE = re.compile(r"\s*(\d+)\s*([LRlr]?)\s*")
+    _MOVE = re.compile(r"\s*([0-9]+)\s*([LRlr]?)\s*")
+    """ASCII digits only: int() also reads full-width and other Unicode digits."""
 
     def parse_move(self, position: Position, text: str) -> Move:
         match = self._MOVE.fullmatch(text)
@@ -524,9 +529,12 @@ class Mancala(Game[Position, Move]):
                 f"{shown(text)} is not a {self.name} move: write a pit number 1..{self.pits}"
                 f" (e.g. {example})"
             )
-        pit, direction = int(match[1]), match[2].upper()
-        if not 1 <= pit <= self.pits:
-            raise NotationError(f"{shown(text)}: pit {pit} does not exist; pits are 1..{self.pits}")
+        pit, direction = bounded_count(match[1], self.pits), match[2].upper()
+        if not pit:
+            raise NotationError(
+                f"{shown(text)}: pit {match[1] if len(match[1]) <= 12 else shown(match[1])} "
+                f"does not exist; pits are 1..{self.pits}"
+            )
         if self.choose_direction and not direction:
             raise NotationError(f"{shown(text)}: add the direction, {pit}L or {pit}R")
         if not self.choose_direction and direction:
@@ -543,7 +551,7 @@ class Mancala(Game[Position, Move]):
             raise IllegalMoveError(f"{text.strip()} is illegal: {why}")
         return move
 
-    _VARIANT = re.compile(r"\s*(\w+)\((\d+),(\d+)\)\s")
+    _VARIANT = re.compile(r"\s*(\w+)\(([0-9]{1,4}),([0-9]{1,4})\)\s")
 
     @classmethod
     def options_in_position(cls, text: str) -> dict[str, Any]:
@@ -589,12 +597,15 @@ class Mancala(Game[Position, Move]):
     @staticmethod
     def _counts(text: str, field: str, count: int, what: str) -> list[int]:
         parts = field.split(",")
-        if len(parts) != count or not all(part.isdigit() for part in parts):
+        if len(parts) != count or not all(part.isascii() and part.isdigit() for part in parts):
             raise NotationError(
-                f"{shown(text)}: {field!r} must be {count} {what} as non-negative integers "
+                f"{shown(text)}: {shown(field)} must be {count} {what} as non-negative integers "
                 "separated by commas"
             )
-        return [int(part) for part in parts]
+        counts = [bounded_count(part) for part in parts]
+        if None in counts:
+            raise NotationError(f"{shown(text)}: a pit or store holds at most {MAX_COUNT:,} seeds")
+        return [count for count in counts if count is not None]
 
     def position_json(self, position: Position) -> Any:
         m = self.pits

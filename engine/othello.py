@@ -23,6 +23,7 @@ from ubao.engine.game import (
     NotationError,
     OptionsError,
     Outcome,
+    PositionError,
     Step,
     shown,
 )
@@ -151,6 +152,20 @@ class Othello(Game[Position, Move]):
         return position.player
 
     def legal_moves(self, position: Position) -> list[Move]:
+        """PositionError for a value that is no position of this board, as on the native core:
+        the moves of overlapping discs would be nonsense."""
+        black, white, player = position
+        if (
+            black & white
+            or (black | white) & ~self._full
+            or black < 0
+            or white < 0
+            or player not in (0, 1)
+        ):
+            raise PositionError(
+                f"not a position of {self.describe()}: Position(black, white, player) with "
+                f"discs on the board's {self._squares} squares, none on both, and player 0 or 1"
+            )
         own, opp = _mover_first(position)
         placements = self._placements(own, opp)
         if placements:

@@ -1,4 +1,9 @@
-"""Solving small games exactly: the final score difference under perfect play by both sides.
+"""Solving small games exactly: the result under perfect play by both sides.
+
+The value is the final score difference where the game is scored by points alone (a game with
+a board key: mancala); elsewhere (Othello, Bao, where the winner may hold fewer seeds) the
+winner comes first and the difference second, as the search's `final_score` orders results
+(`result_value`).
 
 MTD(f) drives a null-window negamax over the whole tree (no depth limit, no evaluation). Its
 transposition table has a fixed size and keeps a lower and an upper bound per position, so every
@@ -33,7 +38,14 @@ if TYPE_CHECKING:
     from ubao.engine._native import Solver as SolverCore
 
 UNBOUNDED = 1 << 40
-"""Beyond any final score difference."""
+"""Beyond any value (`WIN` plus a score difference)."""
+
+WIN = 1 << 32
+"""What a win adds to the score difference in `result_value`: more than twice any difference
+(a Bao board holds at most 36 * `MAX_COUNT` seeds), so every win ranks above every draw."""
+
+RECURSION_LIMIT = 20_000
+"""Python's recursion limit while solving: a line of play as deep, nearly (two frames a ply)."""
 
 DEFAULT_HASH_MB = 128.0
 """The table's default memory: 2^19 entries (`table_entries`)."""
@@ -59,7 +71,10 @@ class Solution(Generic[M]):
     """The game-theoretic value of a position."""
 
     value: int
-    """The final score difference, player 0 minus player 1, under perfect play."""
+    """The final score difference, player 0 minus player 1, under perfect play (the winner's
+    difference may be negative in a game not scored by points alone: Bao)."""
+    winner: int | None
+    """Who wins under perfect play: 0, 1, or None for a draw."""
     move: M | None
     """A best move for the side to move (None when the game is over)."""
     pv: tuple[M, ...]
@@ -72,13 +87,9 @@ class Solution(Generic[M]):
     seconds: float
 
     @property
-    def winner(self) -> int | None:
-        return None if self.value == 0 else 0 if self.value > 0 else 1
-
-    @property
     def wdl(self) -> str:
         """W, D or L for player 0 (the first player from the start position)."""
-        return "D" if self.value == 0 else "W" if self.value > 0 else "L"
+        return "D" if self.winner is None else "WL"[self.winner]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,8 +104,26 @@ class Solution(Generic[M]):
 
 
 def margin(outcome: Outcome) -> int:
-    """A finished game's score difference, player 0 minus player 1."""
+    """A finished game's score difference, player 0 minus player 1: the value of a game scored
+    by points alone (the winner is who has more)."""
     return outcome.score[0] - outcome.score[1]
+
+
+def result_value(outcome: Outcome) -> int:
+    """A finished game's value for player 0 where the winner may hold fewer points: the winner
+    first (`WIN` either way), then the score difference, as `final_score` orders results."""
+    if outcome.winner is None:
+        return margin(outcome)
+    return margin(outcome) + (WIN if outcome.winner == 0 else -WIN)
+
+
+def winner_and_margin(value: int) -> tuple[int | None, int]:
+    """`result_value` read back: the winner and the score difference (player 0's view)."""
+    if value >= WIN // 2:
+        return 0, value - WIN
+    if value <= -WIN // 2:
+        return 1, value + WIN
+    return None, value
 
 
 FIBONACCI = 0x9E3779B97F4A7C15
@@ -193,18 +222,27 @@ class Solver(Generic[P, M]):
         start = time.perf_counter()
         expanded_before = self.expanded
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20_000))
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
         try:
             value, probes = self._mtdf(position, on_probe)
             pv = self._line(position, value)
         except RecursionError:
-            raise ValueError(f"{game.describe()}: the game is too long to solve") from None
+            raise ValueError(
+                f"{game.describe()}: a line of play went about {RECURSION_LIMIT:,} plies deep "
+                "without ending: positions can repeat in this game (or its games are too "
+                "long), and the solver values only games that always end"
+            ) from None
         finally:
             sys.setrecursionlimit(limit)
         if game.to_move(position) == 1:
             value = -value
+        if game.has_board_key:
+            winner = None if value == 0 else 0 if value > 0 else 1
+        else:
+            winner, value = winner_and_margin(value)
         return Solution(
             value=value,
+            winner=winner,
             move=pv[0] if pv else None,
             pv=pv,
             expanded=self.expanded - expanded_before,
@@ -305,6 +343,8 @@ class Solver(Generic[P, M]):
         outcome = game.outcome
         to_move = game.to_move
         keyed = self._keyed if not game.has_board_key else game.board_key
+        value_of = margin if game.has_board_key else result_value
+        """A board key's bounds (banked +- loose) hold for a game scored by points alone."""
         _, evaluate = pick_evaluation(game, None)
         order_by_evaluation = not game.has_board_key
         endgame = self.endgame
@@ -345,7 +385,7 @@ class Solver(Generic[P, M]):
             if not moves:
                 result = outcome(pos)
                 assert result is not None, f"{game.name}: no legal moves but no outcome"
-                value = margin(result)
+                value = value_of(result)
                 return -value if me else value
             solver.expanded += 1
             work = solver.expanded

@@ -109,7 +109,7 @@ def test_json_errors_are_machine_readable(capsys: pytest.CaptureFixture[str]) ->
         (["moves", "kalah", "--options", '{"pits": 40}'], "'pits' must be an integer"),
         (["moves", "kalah", "--position", "kalah(6,4) S"], "4 fields"),
         (["moves", "bao", "--position-json", "{"], "--position-json is not valid JSON"),
-        (["perft", "kalah", "--depth", "-1"], "--depth must be 0 or more"),
+        (["perft", "kalah", "--depth", "-1"], "--depth must be from 0 to 1000"),
     ],
 )
 def test_bad_arguments_exit_non_zero_with_the_reason(

@@ -29,6 +29,7 @@ from ubao.engine.endgame import native_rules, open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala import Mancala
+from ubao.engine.perft import MAX_DEPTH as MAX_PERFT_DEPTH
 from ubao.engine.perft import perft
 from ubao.engine.search import (
     ALGORITHMS,
@@ -285,8 +286,8 @@ def command_play(args: argparse.Namespace) -> None:
 
 
 def command_perft(args: argparse.Namespace) -> None:
-    if args.depth < 0:
-        raise CommandError("--depth must be 0 or more")
+    if not 0 <= args.depth <= MAX_PERFT_DEPTH:
+        raise CommandError(f"--depth must be from 0 to {MAX_PERFT_DEPTH}")
     game, position = game_and_position(args)
     nodes = perft(game, position, args.depth)
     data = {"depth": args.depth, "nodes": nodes, "backend": backend_of(game)}

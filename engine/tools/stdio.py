@@ -183,9 +183,9 @@ def check_value(option: str, value: str) -> bool:
 
 def format_info(game: Game[Any, Any], position: Any, result: SearchResult[Any]) -> str:
     """The `info` line of a completed iteration."""
+    stats = result.stats
     distance = mate_distance(result.score)
     score = f"mate {distance}" if distance is not None else str(round(result.score))
-    stats = result.stats
     moves = []
     for move in result.pv:
         moves.append(game.format_move(position, move))
@@ -309,9 +309,12 @@ class Session:
         self.say("readyok")
 
     def _debug(self, words: list[str]) -> None:
-        if words not in (["on"], ["off"]):
-            raise ProtocolError("debug on|off")
-        self.debug = words == ["on"]
+        """As UCI engines take it: `debug` alone toggles, any other argument is ignored (UCI's
+        `debug` never answers `error`)."""
+        if not words:
+            self.debug = not self.debug
+        elif words[0] in ("on", "off"):
+            self.debug = words[0] == "on"
 
     def _register(self, words: list[str]) -> None:
         """Accepted and ignored: the engine needs no registration."""
@@ -551,9 +554,10 @@ class Session:
         except Exception as error:
             self.say(f"error the search failed: {error!r}")
             return move
-        if result.stopped and result.move is not None:
+        if result.stopped and result.move is not None and result.stats.depth:
             # As UCI engines do: a last `info` with the whole search's nodes and time, so that
             # a driver reading the last line knows what the move cost, not its last iteration.
+            # Stopped before any iteration completed (`go movetime 0`), it has no score to say.
             self.say(format_info(game, position, result))
         if self.debug:
             self.say(f"info string {describe_work(result)}")
