@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from test_engine_cli import run
 from test_stdio import Recorder, bestmove
 
 from ubao.engine.backend import NATIVE_BUILT
@@ -16,7 +17,6 @@ from ubao.engine.games import make_game
 from ubao.engine.othello import Position as OthelloPosition
 from ubao.engine.perft import MAX_DEPTH, perft
 from ubao.engine.solve import Solver
-from ubao.engine.tools.cli import main
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -35,17 +35,6 @@ NORTH_STUCK = "00000011/11111111/20000000/00000000 S 0-0 -"
 """South's only move, A1R, leaves North without a legal move: South wins with fewer seeds."""
 SOUTH_LOSES = "00000000/00000002/20000000/00000000 S 0-0 -"
 """A forced loss for South, with equal seeds at the end."""
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run the command in process: its exit status, standard output and error."""
-    try:
-        main(list(argv))
-        status = 0
-    except SystemExit as exit:
-        status = int(exit.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 # -- 1. seed counts beyond the bound ------------------------------------------------------------
