@@ -16,6 +16,7 @@ from ubao.engine.game import MAX_COUNT, IllegalMoveError, NotationError, Positio
 from ubao.engine.games import make_game
 from ubao.engine.othello import Position as OthelloPosition
 from ubao.engine.perft import MAX_DEPTH, perft
+from ubao.engine.search import Searcher
 from ubao.engine.solve import Solver
 
 pytestmark = pytest.mark.timeout(120)
@@ -208,3 +209,14 @@ def test_go_movetime_0_reports_no_score_no_iteration_produced(backend: str) -> N
     lines = recorder.send("position kalah {} startpos", "go movetime 0")
     assert bestmove(lines) in "123456"
     assert not [line for line in lines if line.startswith("info depth 0")]
+
+
+@pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
+def test_a_search_of_a_position_beyond_the_native_bounds_is_a_position_error() -> None:
+    """A position built by hand through the API, with more seeds than the core reads: the
+    native search refuses it as the rules do, with a GameError, not a bare ValueError."""
+    game = make_game("kalah", backend="native")
+    position = list(game.start())
+    position[5] = MAX_COUNT + 1
+    with pytest.raises(PositionError, match="native core"):
+        Searcher(game, "negamax").search(tuple(position), depth=3)
