@@ -108,9 +108,10 @@ def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
             message = f"bao option {name!r} must be one of {choices}, not {shown(value)}"
             raise OptionsError(message)
     plies = merged["max_plies"]
-    if type(plies) is not int or plies < 0:
+    if type(plies) is not int or not 0 <= plies <= notation.MAX_PLY:
         raise OptionsError(
-            f"bao option 'max_plies' must be an integer >= 0 (0 = no limit), not {shown(plies)}"
+            f"bao option 'max_plies' must be an integer from 0 (no limit) to "
+            f"{notation.MAX_PLY:,}, not {shown(plies)}"
         )
     return merged
 

@@ -12,7 +12,13 @@ from test_engine_cli import run
 from test_stdio import Recorder, bestmove
 
 from ubao.engine.backend import NATIVE_BUILT
-from ubao.engine.game import MAX_COUNT, IllegalMoveError, NotationError, PositionError
+from ubao.engine.game import (
+    MAX_COUNT,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    PositionError,
+)
 from ubao.engine.games import make_game
 from ubao.engine.othello import Position as OthelloPosition
 from ubao.engine.perft import MAX_DEPTH, perft
@@ -220,3 +226,11 @@ def test_a_search_of_a_position_beyond_the_native_bounds_is_a_position_error() -
     position[5] = MAX_COUNT + 1
     with pytest.raises(PositionError, match="native core"):
         Searcher(game, "negamax").search(tuple(position), depth=3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bao_max_plies_has_the_same_bound_on_both_backends(backend: str) -> None:
+    """Beyond the ply counter's bound (the position notation's), refused on both backends."""
+    assert make_game("bao", {"max_plies": 1_000_000_000}, backend).name == "bao"
+    with pytest.raises(OptionsError, match="max_plies"):
+        make_game("bao", {"max_plies": 1_000_000_001}, backend)
