@@ -11,11 +11,14 @@ nodes. The server figures are then the sum over the nodes and Redis.
 It starts a server process on a free port with a fresh database (fsync and all), opens for
 each game two players and the spectators (one connection each), and has the players play the
 first legal move as soon as their turn comes, but a game's moves at least `--pace` seconds
-apart (0: flat out). A game that ends is replaced by a new one. After the set-up it measures
-for `--seconds`: moves per second, the time from a move being sent to the opponent and to each
-spectator receiving it (p50, p99, max), the server's CPU time and memory, and errors (error
-replies, connections closed on the clients). The clients run in `--workers` processes: on a
-small machine they compete with the server for the cores, and their delays are in the figures.
+apart (0: flat out), and a game's first move `--pace` seconds after the last of the game it
+replaces (the first of all at a random point of the `--pace` seconds after its set-up), so that
+the games' moves spread evenly over the pace. A game that ends is replaced by a new one. After the
+set-up it measures for `--seconds`: moves per second, the time from a move being sent to the
+opponent and to each spectator receiving it (p50, p99, max), the server's CPU time and memory,
+and errors (error replies, connections closed on the clients). The clients run in `--workers`
+processes: on a small machine they compete with the server for the cores, and their delays are
+in the figures.
 So that a latency can be told apart as the server's or the clients', the server and every
 client process run inside a `Probe` during the window, and the figures end with what stalled
 their event loops: how late a 10 ms ticker ran (p50, p99, max), the garbage collector's
@@ -34,6 +37,7 @@ import hashlib
 import itertools
 import json
 import os
+import random
 import re
 import resource
 import shutil
@@ -310,9 +314,10 @@ async def game_slot(
         await Conn.open(ports, number + i, f"f{number}-{i}", "spectator", stats)
         for i in range(args.spectators)
     ]
+    last_move: list[float] = []  # when its last move was sent: one every `--pace` seconds
     try:
         while True:
-            await play_one(players, fans, args.pace, args.game, stats, ready)
+            await play_one(players, fans, args.pace, args.game, stats, ready, last_move)
     finally:
         for conn in players + fans:
             await conn.close()
@@ -325,9 +330,10 @@ async def play_one(
     game: str,
     stats: Stats,
     ready: asyncio.Event,
+    last_move: list[float],
 ) -> None:
+    """One game; `last_move` holds when the slot's last move was sent."""
     over = asyncio.get_running_loop().create_future()
-    last_move = [0.0]
     seats = [{"kind": "open"}, {"kind": "open"}]
     created = await players[0].ask({"type": "create", "game": game, "options": {}, "seats": seats})
     game_id = created["game_id"]
@@ -377,6 +383,12 @@ async def play_one(
         conn.on_event = lambda message: None
         joined = await conn.ask({"type": "join", "game_id": game_id, "seat": seat})
         tokens[seat] = joined["token"]
+    if not last_move:
+        # The slot's first move at a random point of the pace once its first game is set up:
+        # the games' moves spread evenly over the pace, where moving as soon as set up made
+        # them come in bursts of the games set up at the same moment, and a bursty load's
+        # latency (docs/benchmarks.md, "The event loop").
+        last_move.append(time.monotonic() + random.uniform(0, pace) - pace)
     for seat, conn in enumerate(players):
         conn.on_event = player(seat)
     # The snapshot sent at the join came before the handler: ask again where the game is.
@@ -513,8 +525,14 @@ async def drive(args: argparse.Namespace) -> None:
     for number in range(first, first + count):
         ready.append(asyncio.Event())
         slots.append(asyncio.create_task(game_slot(args.ports, number, args, stats, ready[-1])))
-    for event in ready:
-        await event.wait()
+    for slot, event in zip(slots, ready, strict=True):
+        # A game whose set-up failed (a connection refused or closed during its handshake)
+        # ends the run with the reason, rather than leaving it waiting for that game forever.
+        waiting = asyncio.create_task(event.wait())
+        await asyncio.wait((slot, waiting), return_when=asyncio.FIRST_COMPLETED)
+        if not event.is_set():
+            waiting.cancel()
+            raise SystemExit(f"a game's set-up failed: {slot.exception()!r}")
     # The connections and games live until the end: out of the cycle collector's way, so that
     # its pauses over thousands of connections do not count as the server's latency.
     gc.freeze()

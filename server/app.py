@@ -65,6 +65,18 @@ DRAIN_S = 2.0
 """At shutdown, how long the store's writer may take to keep what was saved: a failing disk
 loses it (nobody heard of it)."""
 
+HANDSHAKES_CUT_S = 0.5
+"""At shutdown, after the close timeout, how long connections that never finished their
+opening handshake may keep it from ending."""
+
+LISTEN_BACKLOG = 2048
+"""Connections the kernel may hold for the server to accept (uvicorn's default; Linux caps it at
+`net.core.somaxconn`). asyncio's default of 100 overflowed when a thousand clients connected at
+once (the load benchmark's set-up, or every client reconnecting after a restart): the kernel
+dropped what did not fit, and those clients' first bytes came by TCP retransmission, seconds
+apart and doubling, so that some opening handshakes outlasted `open_timeout_s` and were closed
+while the event loop was busy (docs/benchmarks.md, "The event loop")."""
+
 SOCKET_SEND_BUFFER = 64 * 1024
 """The kernel's send buffer per connection (it grows to megabytes by itself): with it, what one
 connection holds is bounded by its `send_budget` plus this."""
@@ -273,6 +285,7 @@ class GameServer:
             ping_interval=None,  # the outboxes ping, without waiting for a drain
             close_timeout=self.config.close_timeout_s,
             logger=wire_log,
+            backlog=LISTEN_BACKLOG,
             start_serving=False,
         )
         try:
@@ -344,7 +357,11 @@ class GameServer:
         except TimeoutError:  # clients that do not read do not see the close frame either
             for outbox in self._outboxes.values():
                 outbox.ws.transport.abort()
-            await self._server.wait_closed()
+            # What may still be open: connections in their opening handshake, which wait for
+            # `open_timeout_s` (10 s) and owe nobody anything. Left to the process's end.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(HANDSHAKES_CUT_S):
+                    await self._server.wait_closed()
 
     async def __aenter__(self) -> GameServer:
         await self.start()

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -217,3 +218,27 @@ async def test_sigterm_ends_the_server_soon_whatever_clients_and_engines_do(tmp_
             "SELECT ply, move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
         ).fetchall()
     assert moves == [(0, "1"), (1, "1")]
+
+
+async def test_sigterm_does_not_wait_for_a_connection_stuck_in_its_opening_handshake(
+    tmp_path: Path,
+) -> None:
+    """A TCP connection that never sends its HTTP request (or half of it) does not hold the
+    server, and its database's lock, for the handshake's timeout after SIGTERM."""
+    db = tmp_path / "ubao.sqlite3"
+    async with server_process(db, "--handshake-timeout", "60") as (process, port):
+        silent = socket.create_connection(("127.0.0.1", port))
+        partial = socket.create_connection(("127.0.0.1", port))
+        partial.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        try:
+            await asyncio.sleep(0.2)  # both accepted: their handshakes wait
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            process.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+            stopped_after = loop.time() - start
+        finally:
+            silent.close()
+            partial.close()
+    # About 2.5 s (--close-timeout, then half a second); before, the handshake timeout (60 s).
+    assert stopped_after < 8
