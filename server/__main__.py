@@ -18,6 +18,7 @@ import math
 import os
 import shlex
 import signal
+import sqlite3
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from importlib import metadata
 from typing import Any
 
 from ubao.server.app import GameServer, ServerConfig
-from ubao.server.store import DatabaseInUse, default_path
+from ubao.server.store import DatabaseInUse, UnusableDatabase, default_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -50,6 +51,8 @@ class Setting:
     scale: int = 1
     """The field counts in units `scale` times smaller than the flag (1000: seconds to ms)."""
     choices: tuple[str, ...] = ()
+    least: float = 0
+    """The smallest value a number may have."""
 
     @property
     def env(self) -> str:
@@ -81,8 +84,8 @@ class Setting:
             value = type(like)(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {kind}, not {text!r}") from None
-        if not 0 <= value < math.inf:
-            raise argparse.ArgumentTypeError(f"must be {kind} ≥ 0, not {text!r}")
+        if not self.least <= value < math.inf:
+            raise argparse.ArgumentTypeError(f"must be {kind} ≥ {self.least:g}, not {text!r}")
         return value
 
     def put(self, options: Options, value: Any) -> Options:
@@ -294,6 +297,7 @@ SETTINGS = (
         "--engines",
         "server.bots.engines",
         "engine processes at most, shared by every server bot seat",
+        least=1,
     ),
     Setting(
         "--engine-hash",
@@ -373,6 +377,9 @@ async def serve(config: ServerConfig) -> None:
         server = GameServer(config)
     except DatabaseInUse as exc:  # another server hosts its games: leave them to it
         print(f"ubao-server: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except (OSError, sqlite3.DatabaseError, UnusableDatabase) as exc:  # a folder, not SQLite...
+        print(f"ubao-server: cannot use --db {config.db}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except ValueError as exc:  # a node name or Redis URL that cannot be used
         raise SystemExit(f"ubao-server: {exc}") from None

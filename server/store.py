@@ -314,13 +314,19 @@ def _private(path: Path) -> None:
     """Make the database file the user's alone (0600), in a folder of their own (0700) if it
     has to be created: it holds who played whom and the seat tokens' hashes. SQLite gives its
     -wal and -shm files the database file's mode."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    missing = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
+    for folder in reversed(missing):  # each one 0700, not only the last (mkdir's parents=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     os.chmod(path, 0o600)  # also a file that an older server made world-readable
 
 
 class DatabaseInUse(RuntimeError):
     """Another process (another `ubao-server`) holds the database's lock."""
+
+
+class UnusableDatabase(RuntimeError):
+    """The database cannot be served: written by a newer server."""
 
 
 def _lock(path: Path) -> int:
@@ -383,7 +389,7 @@ class Store:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             self.close()
-            raise RuntimeError(f"{path}: database schema {version} is newer than this server's")
+            raise UnusableDatabase(f"its schema {version} is newer than this server's")
         if version == 1:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
         if version in (1, 2):

@@ -3,7 +3,11 @@ its variable, a bad value is a clear error, and docs/server.md explains each."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +16,7 @@ from typing import Any
 import pytest
 
 from ubao.server.__main__ import SETTINGS, Options, parse_args
-from ubao.server.store import default_path
+from ubao.server.store import Store, default_path
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "server.md"
 
@@ -78,6 +82,7 @@ def test_the_original_flags_keep_working() -> None:
         ([], {"UBAO_ENGINE": " "}, "UBAO_ENGINE: must name a command"),
         (["--max-games", "1.5"], {}, "--max-games: must be a whole number, not '1.5'"),
         (["--grace", "nan"], {}, "--grace: must be a number ≥ 0, not 'nan'"),
+        (["--engines", "0"], {}, "--engines: must be a whole number ≥ 1, not '0'"),
     ],
 )
 def test_a_bad_value_exits_with_2_and_names_the_flag_or_variable(
@@ -133,3 +138,39 @@ def test_the_server_process_hands_the_interpreter_lock_over_often() -> None:
     )
     before, after, wanted = map(float, result.stdout.split())
     assert after == wanted < before
+
+
+def unusable_databases(tmp_path: Path) -> list[Path]:
+    """A folder, a path under a file, a file that is not SQLite, and a database of a newer
+    server's schema."""
+    not_sqlite = tmp_path / "notes.sqlite3"
+    not_sqlite.write_text("not a database")
+    newer = tmp_path / "newer.sqlite3"
+    with contextlib.closing(sqlite3.connect(newer)) as database:
+        database.execute("PRAGMA user_version = 99")
+    return [tmp_path, not_sqlite / "x.sqlite3", not_sqlite, newer]
+
+
+def test_a_database_that_cannot_be_used_exits_with_2_in_one_line(tmp_path: Path) -> None:
+    for path in unusable_databases(tmp_path):
+        result = subprocess.run(
+            [sys.executable, "-m", "ubao.server", "--port", "0", "--db", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"ubao-server: cannot use --db {path}: "), result.stderr
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_every_folder_made_for_the_database_is_the_users_alone(tmp_path: Path) -> None:
+    """Not only the last: `mkdir(parents=True)` gives the others the umask's mode."""
+    path = tmp_path / "a" / "b" / "games.sqlite3"
+    old = os.umask(0)
+    try:
+        Store(path).close()
+    finally:
+        os.umask(old)
+    for folder in (tmp_path / "a", tmp_path / "a" / "b"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
