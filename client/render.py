@@ -95,21 +95,38 @@ def _cell_text(value: str, label: str, marks: Marks, special: bool = False) -> s
     return f" {value:>3} "
 
 
+TO_MOVE = "  <- to move"
+
+SIDE_LINE_WIDTH = 49
+"""The widest a side line gets (`_side_line`'s `fit`) beside a board narrower than that: what a
+classic 80-column terminal leaves beside the side panel (at least 30 columns, and a gap)."""
+
+
 def _side_line(
-    view: BoardView, side: int, names: Names, extra: str = "", own_line: bool = False
+    view: BoardView,
+    side: int,
+    names: Names,
+    extra: str = "",
+    own_line: bool = False,
+    fit: int | None = None,
 ) -> StyleAndTextTuples:
     """A line naming a side, its facts (`extra`; on a line of their own if long, so that the
-    board stays narrow) and whether it is to move."""
+    board stays narrow) and whether it is to move. With `fit` (the width to keep to), the name is
+    cut to what fits beside the to-move mark, whether or not it shows (so that the panel beside
+    the board does not jump under it when the game ends), and the facts go on their own line
+    if they do not fit too."""
     name = (names[side] if side < len(names) else None) or "open seat"
-    line: StyleAndTextTuples = [
-        ("class:side", f"{view.side_labels[side]}: "),
-        # Names come from any record file and any server: shown escaped, whoever checked.
-        ("class:side.name", escape(name, MAX_NAME)),
-    ]
+    label = f"{view.side_labels[side]}: "
+    most = MAX_NAME if fit is None else max(fit - len(label) - len(TO_MOVE), 8)
+    # Names come from any record file and any server: shown escaped, whoever checked.
+    shown = escape(name, most)
+    if fit is not None and extra:
+        own_line = len(label) + len(shown) + len(extra) + 2 + len(TO_MOVE) > fit
+    line: StyleAndTextTuples = [("class:side", label), ("class:side.name", shown)]
     if extra and not own_line:
         line.append(("class:side.extra", f"  {extra}"))
     if side == view.to_move:
-        line.append(("class:side.tomove", "  <- to move"))
+        line.append(("class:side.tomove", TO_MOVE))
     line.append(("", "\n"))
     if extra and own_line:
         line.append(("class:side.extra", f"  {extra}\n"))
@@ -190,7 +207,8 @@ def _bao(view: BaoView, viewer: int, marks: Marks, names: Names) -> StyleAndText
 
 def _othello(view: OthelloView, viewer: int, marks: Marks, names: Names) -> StyleAndTextTuples:
     text: StyleAndTextTuples = []
-    text += _side_line(view, 1, names, f"discs {view.discs(1)}")
+    width = max(4 + 4 * view.size, SIDE_LINE_WIDTH)  # the board: row labels, 4 per column
+    text += _side_line(view, 1, names, f"discs {view.discs(1)}", fit=width)
     text.append(("class:label", "    " + " ".join(f" {c} " for c in COLUMNS[: view.size]) + "\n"))
     for r, labels in enumerate(view.grid(viewer)):
         text.append(("class:label", f"{r + 1:>3} "))
@@ -209,5 +227,5 @@ def _othello(view: OthelloView, viewer: int, marks: Marks, names: Names) -> Styl
             text.append((style, cell))
             text.append(("", " "))
         text.append(("", "\n"))
-    text += _side_line(view, 0, names, f"discs {view.discs(0)}")
+    text += _side_line(view, 0, names, f"discs {view.discs(0)}", fit=width)
     return text

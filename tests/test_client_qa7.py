@@ -18,10 +18,12 @@ from test_client_layout import SizedOutput, draw
 from test_client_polish import legal_snapshot
 from test_client_support import FAST, game_server, kalah_create, screen, until, url_of
 
-from ubao.client.app import SEAT_LOST, Fit, GameApp, fold
+from ubao.client.app import SEAT_LOST, Fit, GameApp, fold, panel_beside
+from ubao.client.board import view_of
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import FATAL_CLOSE_CODES
 from ubao.client.live import LiveGame
+from ubao.client.render import SIDE_LINE_WIDTH, render_board
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore, server_key
 from ubao.engine.games import make_game
@@ -326,3 +328,24 @@ async def test_the_bot_log_numbers_plies_as_the_screens_move_list(
         assert match is not None
         number = int(match[1])  # "6. S 3" on the screen is "ply 6: 3" in the log
         assert (history[number - 1], movers[number - 1]) == (match[2], 0)
+
+
+@pytest.mark.parametrize("to_move", [True, False])
+def test_othello_with_long_names_keeps_the_panel_beside_the_board_at_80_columns(
+    to_move: bool,
+) -> None:
+    """QA: "Black (X): ubao-engine (depth 2)  discs 4  <- to move" was 55 columns, wider than
+    what an 80-column terminal leaves beside the panel, and pushed the panel under the board,
+    then back beside it when the game ended (no mover mark). Both side lines now fit, the mark
+    shown or not."""
+    game = make_game("othello", {})
+    position = game.start()
+    view = view_of(game, position)
+    if not to_move:
+        view = dataclasses.replace(view, to_move=None)
+    names = ("ubao-engine (depth 2)", "a-player-name-of-sixty-four-characters-" + "x" * 25)
+    board = render_board(view, 0, names=names)
+    lines = fragment_list_to_text(board).splitlines()
+    assert all(len(line) <= SIDE_LINE_WIDTH for line in lines), lines
+    assert panel_beside(80, board)
+    assert any("ubao-engine (depth 2)" in line for line in lines)  # short names whole
