@@ -600,6 +600,8 @@ class GameApp:
     def _question(self) -> str | None:
         """What the player is asked, on a line of its own above the feedback line."""
         if self.confirming_resign:
+            if self.state.status == "waiting":  # nobody joined: it is withdrawn (`cancel`)
+                return "Cancel this game? y = yes, n or Esc = no"
             return "Resign this game? y = yes, n or Esc = no"
         if self.answering_rematch:
             side = self.side_name(1 - self.viewer)

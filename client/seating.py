@@ -30,6 +30,7 @@ from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.protocol import (
     BotInfo,
+    Cancel,
     Create,
     ErrorCode,
     Event,
@@ -228,7 +229,16 @@ class SeatSession:
         )
 
     async def resign(self) -> None:
+        """Resign; a game still waiting for its opponent is withdrawn instead, as its creator
+        may (`cancel`: it ends `cancelled`, not `aborted`)."""
         assert self.held is not None and self.game_id is not None
+        if self.state.status == "waiting":
+            try:
+                await self.session.request(Cancel(id=0, game_id=self.game_id))
+                return
+            except ServerError as error:  # not this connection's game (it reconnected), or
+                if error.code not in (ErrorCode.NOT_YOUR_GAME, ErrorCode.ALREADY_STARTED):
+                    raise  # the opponent sat down meanwhile: resigning is what is left
         await self.session.request(Resign(id=0, game_id=self.game_id, token=self.held.token))
 
     async def takeback(self, ply: int) -> None:

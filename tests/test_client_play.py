@@ -318,3 +318,19 @@ async def test_a_stored_token_the_server_no_longer_knows_is_replaced_by_a_join(
                 await until(lambda: bob.live.app.seat == 1, "bob's new seat")
                 held = TokenStore(tmp_path / "b.json").get(url, game_id, "bob")
                 assert held is not None and held.seat == 1 and held.token != "not-a-token"
+
+
+async def test_resigning_a_game_nobody_joined_withdraws_it(tmp_path: Path) -> None:
+    """As on lichess: a game still waiting for its opponent is cancelled, not aborted."""
+    async with game_server() as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started)
+            assert alice.live.state.status == "waiting"
+            alice.type("\x12")  # Ctrl-R
+            await until(lambda: alice.live.app.confirming_resign, "the question")
+            assert alice.live.app._question() == "Cancel this game? y = yes, n or Esc = no"
+            alice.type("y")
+            await until(lambda: alice.live.state.over, "the end")
+            result = alice.live.state.result
+            assert result is not None and (result.winner, result.reason) == (None, "cancelled")
