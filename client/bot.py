@@ -15,7 +15,8 @@ game (`--join`, `--new`) leaves at its end.
 `serve` waits in the lobby and joins only the seats that ask for an external bot
 (`wants_bot`), never a seat a person may be waiting to take. It subscribes to the lobby's
 pushed changes, so that it hears of such a seat at once without polling; a server that does
-not push is polled. See docs/client.md.
+not push is polled. Started again after a crash or a kill, it first resumes the games it still
+holds a seat token for, rather than leave them to be lost by abandonment. See docs/client.md.
 """
 
 from __future__ import annotations
@@ -230,7 +231,9 @@ class BotGame(SeatSession):
         return "new game" if self.game_id is None else f"game {self.game_id}"
 
     def on_closed(self, error: str) -> None:
-        if self.state.over:  # waiting for a rematch offer: the game itself ended well
+        if self.refusal == ErrorCode.GAME_OVER:  # it ended while the bot was away
+            log.info("%s: already over, nothing to play", self.label)
+        elif self.state.over:  # waiting for a rematch offer: the game itself ended well
             log.info("%s: left (%s)", self.label, error)
         else:
             log.error("%s: %s", self.label, error)
@@ -421,6 +424,20 @@ def bot_seat(summary: GameSummary) -> int | None:
     return next(wanted, None)
 
 
+def held_seats(
+    url: str, name: str, settings: EngineSettings, tokens: TokenStore
+) -> dict[str, tuple[int, EngineSettings]]:
+    """The games a serving bot holds a seat in on `url`, by id, with the seat and the settings
+    it plays it with: those stored under the names it plays under, `NAME (depth K)` for K up to
+    its own depth (a seat that wished for a lower depth got one), its own depth first."""
+    held: dict[str, tuple[int, EngineSettings]] = {}
+    for depth in range(settings.depth, 0, -1):
+        chosen = dataclasses.replace(settings, depth=depth)
+        for game_id, seat in tokens.games(url, bot_name(name, chosen)).items():
+            held.setdefault(game_id, (seat.seat, chosen))
+    return held
+
+
 def settings_for(summary: GameSummary, seat: int, settings: EngineSettings) -> EngineSettings:
     """The serving bot's settings for a seat: the depth the seat wishes for, if it names one,
     but never deeper than the bot's own `depth`."""
@@ -444,6 +461,9 @@ async def serve(
 ) -> None:
     """Wait in the lobby forever, playing up to `max_games` games at a time.
 
+    It first comes back to the games it holds a seat in (its seat tokens, `held_seats`: a bot
+    restarted mid-game resumes them instead of leaving them to be abandoned), within the same
+    limit and before any new seat; a game that ended meanwhile only has its token forgotten.
     A finished game frees its slot at once; a rematch offered in it is accepted while a slot
     is free (the rematch then takes it), declined otherwise.
 
@@ -451,6 +471,9 @@ async def serve(
     `lobby` events keep them current. Until the first such event the lobby is listed again
     every `poll_seconds`, for a server that does not push (its lobby is silent otherwise).
     """
+    store = tokens or TokenStore()
+    resuming = held_seats(url, name, settings, store)
+    """The games to come back to, by id, with the seat held and how to play it."""
     waiting: dict[str, GameSummary] = {}
     """Open games as last heard of, by id: those with a seat for this bot are joined."""
     changed = asyncio.Event()
@@ -498,12 +521,38 @@ async def serve(
         max_games,
         "s" if max_games > 1 else "",
     )
+
+    def start(game_id: str, seat: int, chosen: EngineSettings) -> None:
+        bot = BotGame(
+            url,
+            name,
+            chosen,
+            game_id=game_id,
+            seat=seat,
+            tokens=store,
+            backoff=backoff,
+            budget=budget,
+            rematch=lambda: busy() < max_games,
+            on_over=changed.set,
+            pace=pace,
+        )
+        task = asyncio.create_task(bot.run())
+        playing[game_id] = bot, task
+        task.add_done_callback(lambda _: changed.set())
+
     try:
         while True:
             if lobby_task.done():
                 lobby_task.result()  # the lobby's session ended: say why
             for game_id in [game_id for game_id, (_, task) in playing.items() if task.done()]:
-                del playing[game_id]
+                bot, _ = playing.pop(game_id)
+                if bot.refusal == ErrorCode.UNKNOWN_GAME and bot.game_id is not None:
+                    store.remove(url, bot.game_id, bot.session.name)  # a token for nothing
+            while resuming and busy() < max_games:
+                game_id = next(iter(resuming))  # in order: its own depth's seats first
+                held, chosen = resuming.pop(game_id)
+                log.info("resuming game %s as seat %d, %s", game_id, held, chosen.describe())
+                start(game_id, held, chosen)
             for summary in list(waiting.values()):
                 seat = bot_seat(summary)
                 if seat is None or summary.game_id in playing:
@@ -520,22 +569,7 @@ async def serve(
                     seat,
                     chosen.describe(),
                 )
-                bot = BotGame(
-                    url,
-                    name,
-                    chosen,
-                    game_id=summary.game_id,
-                    seat=seat,
-                    tokens=tokens,
-                    backoff=backoff,
-                    budget=budget,
-                    rematch=lambda: busy() < max_games,
-                    on_over=changed.set,
-                    pace=pace,
-                )
-                task = asyncio.create_task(bot.run())
-                playing[summary.game_id] = bot, task
-                task.add_done_callback(lambda _: changed.set())
+                start(summary.game_id, seat, chosen)
             changed.clear()
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancel.
             with contextlib.suppress(TimeoutError):

@@ -93,14 +93,17 @@ class TokenStore:
 
     def get(self, server: str, game_id: str, name: str) -> SeatToken | None:
         """The seat `name` holds in `game_id` on `server`, if any."""
-        entry = self._players(self._load(), server_key(server), game_id).get(name)
-        if not isinstance(entry, dict):
-            return None
-        seat, token = entry.get("seat"), entry.get("token")
-        if seat not in (0, 1) or not isinstance(token, str):
-            return None
-        assert isinstance(seat, int)
-        return SeatToken(seat, token)
+        return _seat_token(self._players(self._load(), server_key(server), game_id).get(name))
+
+    def games(self, server: str, name: str) -> dict[str, SeatToken]:
+        """Every seat `name` holds on `server`, by game id: the games a restarted serving bot
+        comes back to (`ubao bot --serve`)."""
+        data, server = self._load(), server_key(server)
+        held = {
+            game_id: _seat_token(self._players(data, server, game_id).get(name))
+            for game_id in data.get(server, {})
+        }
+        return {game_id: seat for game_id, seat in held.items() if seat is not None}
 
     def put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
         data, server = self._load(), server_key(server)
@@ -136,6 +139,17 @@ class TokenStore:
         if not isinstance(players, dict):
             return {}
         return {name: entry for name, entry in players.items() if isinstance(entry, dict)}
+
+
+def _seat_token(entry: object) -> SeatToken | None:
+    """A stored seat, or None for anything else (a damaged or older file)."""
+    if not isinstance(entry, dict):
+        return None
+    seat, token = entry.get("seat"), entry.get("token")
+    if seat not in (0, 1) or not isinstance(token, str):
+        return None
+    assert isinstance(seat, int)
+    return SeatToken(seat, token)
 
 
 def _by_key(data: Data) -> Data:
