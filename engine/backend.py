@@ -15,7 +15,7 @@ clients run unchanged on either backend, and the two can be compared position by
 Error messages stay the Python rules': the core answers None for an illegal move, and the
 Python `play` explains why. A position value the core cannot read (malformed, or beyond its
 bounds, `MAX_COUNT` seeds in a hole) raises `PositionError`, a `GameError`, as the Python rules
-do for a malformed one.
+do for a malformed one: the core raises it itself (engine/native/module.c).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ubao.engine.bao import FLAGS as BAO_FLAGS
 from ubao.engine.bao import Bao
 from ubao.engine.bao_rules import BaoMove
 from ubao.engine.bao_rules import Position as BaoPosition
-from ubao.engine.game import Game, OptionsError, Outcome, PositionError
+from ubao.engine.game import Game, OptionsError, Outcome
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
 from ubao.engine.mancala import Move as MancalaMove
 from ubao.engine.mancala import Position as MancalaPosition
@@ -116,14 +116,6 @@ class NativeRules(ABC):
         return None
 
 
-def unreadable(error: ValueError) -> PositionError:
-    """The core's ValueError for a position it cannot read (malformed, or beyond its bounds) as
-    the `PositionError` to raise: the API's callers catch `GameError`, as for the Python rules.
-    Each method catches it inline (a try costs nothing in CPython 3.11 until it raises, where
-    a wrapper would add a call to every child made)."""
-    return PositionError(str(error))
-
-
 class NativeMancala(NativeRules, Mancala):
     """The two-row family's rules in C; the variant's defaults come from the Python class."""
 
@@ -139,47 +131,26 @@ class NativeMancala(NativeRules, Mancala):
         )
 
     def legal_moves(self, position: MancalaPosition) -> list[MancalaMove]:
-        try:
-            return self._core.legal_moves(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.legal_moves(position)
 
     def play(self, position: MancalaPosition, move: MancalaMove) -> MancalaPosition:
-        try:
-            after = self._core.play(position, move) if type(move) is int else None
-        except ValueError as error:
-            raise unreadable(error) from None
+        after = self._core.play(position, move) if type(move) is int else None
         return super().play(position, move) if after is None else after
 
     def child(self, position: MancalaPosition, move: MancalaMove) -> MancalaPosition:
-        try:
-            return self._core.child(position, move)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.child(position, move)
 
     def children(self, position: MancalaPosition) -> list[tuple[MancalaMove, MancalaPosition]]:
-        try:
-            return self._core.children(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.children(position)
 
     def is_over(self, position: Sequence[int]) -> bool:
-        try:
-            return self._core.is_over(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.is_over(position)
 
     def outcome(self, position: MancalaPosition) -> Outcome | None:
-        try:
-            return _outcome(self._core.final_score(position))
-        except ValueError as error:
-            raise unreadable(error) from None
+        return _outcome(self._core.final_score(position))
 
     def perft(self, position: MancalaPosition, depth: int) -> int:
-        try:
-            return self._core.perft(position, depth)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.perft(position, depth)
 
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
@@ -207,47 +178,26 @@ class NativeOthello(NativeRules, Othello):
         self._core = OthelloCore(size=self.size, position_type=OthelloPosition)
 
     def legal_moves(self, position: OthelloPosition) -> list[OthelloMove]:
-        try:
-            return self._core.legal_moves(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.legal_moves(position)
 
     def play(self, position: OthelloPosition, move: OthelloMove) -> OthelloPosition:
-        try:
-            after = self._core.play(position, move)
-        except ValueError as error:
-            raise unreadable(error) from None
+        after = self._core.play(position, move)
         return super().play(position, move) if after is None else after
 
     def child(self, position: OthelloPosition, move: OthelloMove) -> OthelloPosition:
-        try:
-            return self._core.child(position, move)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.child(position, move)
 
     def children(self, position: OthelloPosition) -> list[tuple[OthelloMove, OthelloPosition]]:
-        try:
-            return self._core.children(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.children(position)
 
     def is_over(self, position: OthelloPosition) -> bool:
-        try:
-            return self._core.is_over(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.is_over(position)
 
     def outcome(self, position: OthelloPosition) -> Outcome | None:
-        try:
-            return _outcome(self._core.final_score(position))
-        except ValueError as error:
-            raise unreadable(error) from None
+        return _outcome(self._core.final_score(position))
 
     def perft(self, position: OthelloPosition, depth: int) -> int:
-        try:
-            return self._core.perft(position, depth)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.perft(position, depth)
 
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
@@ -271,49 +221,28 @@ class NativeBao(NativeRules, Bao):
     def _expanded(self, position: BaoPosition) -> list[tuple[BaoMove, BaoPosition]]:
         """Every legal move with its child, from the core: what `children`, `legal_moves` and
         the Python `child` and `play` read."""
-        try:
-            return self._core.children(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.children(position)
 
     def search_moves(self, position: BaoPosition) -> list[BaoMove]:
-        try:
-            return self._core.search_moves(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.search_moves(position)
 
     def child(self, position: BaoPosition, move: BaoMove) -> BaoPosition:
-        try:
-            after = self._core.play(position, move)
-        except ValueError as error:
-            raise unreadable(error) from None
+        after = self._core.play(position, move)
         return super().child(position, move) if after is None else after
 
     def play(self, position: BaoPosition, move: BaoMove) -> BaoPosition:
-        try:
-            after = self._core.play(position, move)
-        except ValueError as error:
-            raise unreadable(error) from None
+        after = self._core.play(position, move)
         return super().play(position, move) if after is None else after
 
     def is_over(self, position: BaoPosition) -> bool:
-        try:
-            return self._core.is_over(position)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.is_over(position)
 
     def outcome(self, position: BaoPosition) -> Outcome | None:
-        try:
-            result = self._core.outcome(position)
-            return None if result is None else Outcome(*result)
-        except ValueError as error:
-            raise unreadable(error) from None
+        result = self._core.outcome(position)
+        return None if result is None else Outcome(*result)
 
     def perft(self, position: BaoPosition, depth: int) -> int:
-        try:
-            return self._core.perft(position, depth)
-        except ValueError as error:
-            raise unreadable(error) from None
+        return self._core.perft(position, depth)
 
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool

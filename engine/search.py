@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, Generic
 
-from ubao.engine.backend import NativeRules, unreadable
+from ubao.engine.backend import NativeRules
 from ubao.engine.game import Evaluation, Game, M, Outcome, P
 
 if TYPE_CHECKING:
@@ -657,10 +657,7 @@ class _NativeTree:
         core = self._core
         before = core.counts()
         seconds = self._control.deadline - time.perf_counter()
-        try:
-            score = core.iterate(position, depth, self.root_move, seconds, self._nodes)
-        except ValueError as error:  # a position the core cannot read (beyond its bounds)
-            raise unreadable(error) from None
+        score = core.iterate(position, depth, self.root_move, seconds, self._nodes)
         self.root_best, self.root_score = core.root()
         if score is None:
             raise SearchAborted

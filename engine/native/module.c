@@ -18,12 +18,17 @@
 #define MAX_HASH_MB (1 << 30) /* a petabyte of table: beyond any machine, and no overflow */
 #define MAX_PERFT_DEPTH 1000 /* as deep as Python's recursion limit lets the Python perft go */
 
+/* What the rules' methods raise for a value they cannot take (a position malformed or beyond
+ * the core's bounds, a move or depth out of range): ubao.engine.game.PositionError, a
+ * ValueError that the API's callers catch as a GameError, as for the Python rules. */
+static PyObject *position_error;
+
 /* A perft depth, or -1 with an exception set. */
 static int read_depth(PyObject *value) {
     long depth = PyLong_AsLong(value);
     if (depth == -1 && PyErr_Occurred()) return -1;
     if (depth < 0 || depth > MAX_PERFT_DEPTH) {
-        PyErr_Format(PyExc_ValueError, "perft depth must be 0 to %d, not %ld", MAX_PERFT_DEPTH,
+        PyErr_Format(position_error, "perft depth must be 0 to %d, not %ld", MAX_PERFT_DEPTH,
                      depth);
         return -1;
     }
@@ -41,7 +46,7 @@ typedef struct {
 static int man_read(const ManRules *r, PyObject *tuple, ManPos *p) {
     if (!(PyTuple_Check(tuple) || PyList_Check(tuple)) ||
         PySequence_Fast_GET_SIZE(tuple) != r->ring + 1) {
-        PyErr_Format(PyExc_ValueError, "a position of %d-pit mancala is a tuple of %d integers",
+        PyErr_Format(position_error, "a position of %d-pit mancala is a tuple of %d integers",
                      r->pits, r->ring + 1);
         return 0;
     }
@@ -51,7 +56,7 @@ static int man_read(const ManRules *r, PyObject *tuple, ManPos *p) {
         if (value == -1 && PyErr_Occurred()) PyErr_Clear();
         long high = i == r->ring ? 1 : MAN_MAX_COUNT;
         if (value < 0 || value > high) {
-            PyErr_Format(PyExc_ValueError,
+            PyErr_Format(position_error,
                          "position item %d must be an integer from 0 to %ld for the native "
                          "core (use backend='python' beyond that)",
                          i, high);
@@ -160,7 +165,7 @@ static PyObject *Man_child(ManObject *self, PyObject *const *args, Py_ssize_t na
             return man_tuple(r, &after);
         }
     }
-    PyErr_Format(PyExc_ValueError, "%R is not a move of this game", args[1]);
+    PyErr_Format(position_error, "%R is not a move of this game", args[1]);
     return NULL;
 }
 
@@ -322,7 +327,7 @@ static int oth_read(OthObject *self, PyObject *position, Bb256 *black, Bb256 *wh
         if (ok) return 1;
     }
     int size = self->wide ? self->broad.size : self->narrow.size;
-    PyErr_Format(PyExc_ValueError,
+    PyErr_Format(position_error,
                  "not a position of othello(%d): Position(black, white, player) with discs "
                  "on the board's %d squares, none on both, and player 0 or 1",
                  size, size * size);
@@ -484,7 +489,7 @@ static PyObject *Oth_child(OthObject *self, PyObject *const *args, Py_ssize_t na
     }
     if (move == -1) return oth_position(self, black, white, 1 - player);
     if (move < 0 || move >= oth_squares(self)) {
-        PyErr_Format(PyExc_ValueError, "%R is not a square of the board", args[1]);
+        PyErr_Format(position_error, "%R is not a square of the board", args[1]);
         return NULL;
     }
     return oth_after(self, own, opp, player, (int)move, oth_flips(self, own, opp, (int)move));
@@ -607,7 +612,7 @@ static int bao_read(PyObject *position, BaoPos *p) {
     int value[BAO_FIELDS];
     if (!(PyTuple_Check(position) || PyList_Check(position)) ||
         PySequence_Fast_GET_SIZE(position) != BAO_FIELDS) {
-        PyErr_SetString(PyExc_ValueError, "a Bao position is a tuple of 42 integers");
+        PyErr_SetString(position_error, "a Bao position is a tuple of 42 integers");
         return 0;
     }
     for (int i = 0; i < BAO_FIELDS; i++) {
@@ -619,7 +624,7 @@ static int bao_read(PyObject *position, BaoPos *p) {
         }
         int low = i < 32 ? 0 : fields[i - 32].low, high = i < 32 ? BAO_MAX_COUNT : fields[i - 32].high;
         if (number < low || number > high) {
-            PyErr_Format(PyExc_ValueError,
+            PyErr_Format(position_error,
                          "Bao position item %d must be an integer from %d to %d for the native "
                          "core (use backend='python' beyond that)",
                          i, low, high);
@@ -1490,6 +1495,11 @@ static int add_type(PyObject *module, const char *name, PyTypeObject *type) {
 }
 
 PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *game = PyImport_ImportModule("ubao.engine.game");
+    if (!game) return NULL;
+    position_error = PyObject_GetAttrString(game, "PositionError");
+    Py_DECREF(game);
+    if (!position_error) return NULL;
     PyObject *module = PyModule_Create(&native_module);
     if (!module) return NULL;
     if (add_type(module, "Mancala", &ManType) < 0 || add_type(module, "Othello", &OthType) < 0 ||
