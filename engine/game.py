@@ -123,6 +123,11 @@ class Game(ABC, Generic[P, M]):
     evaluations: Mapping[str, Evaluation]
     """Named static evaluations; the first one is the default."""
 
+    deepening_step: ClassVar[int] = 1
+    """Plies between two iterations of the strength mode's iterative deepening (ending at the
+    depth asked): where the tree grows slowly with depth, each iteration costs nearly as much
+    as the next, and the table's moves from a few plies shallower order as well."""
+
     has_board_key: ClassVar[bool] = False
     """Whether `board_key` is implemented: an optional capability the solver keys its table on
     and prunes with."""

@@ -453,7 +453,8 @@ class Searcher(Generic[P, M]):
         mate: int | None,
         allowed: frozenset[M] | None,
     ) -> SearchResult[M]:
-        """Iterative deepening: each iteration orders the next one's moves through the table.
+        """Iterative deepening: each iteration orders the next one's moves through the table,
+        the last at the depth asked and each `game.deepening_step` plies below the next.
 
         A forced result does not end it: a deeper iteration may find a larger margin. It ends
         when an iteration met no horizon (every line ended the game: the value is exact), or
@@ -478,8 +479,11 @@ class Searcher(Generic[P, M]):
         limited = nodes is not None or soft_deadline < inf or self.control.deadline < inf
         plain = self.algorithm == "minimax" and depth is not None and tracer is None and not limited
         last_depth = depth if depth is not None else MAX_DEPTH
+        # Every depth in the exact mode, and for minimax, whose iterations order nothing.
+        step = 1 if self.exact or self.algorithm == "minimax" else game.deepening_step
+        first_depth = last_depth if plain else (last_depth - 1) % step + 1
         best: SearchResult[M] | None = None
-        for iteration in range(last_depth if plain else 1, last_depth + 1):
+        for iteration in range(first_depth, last_depth + 1, step):
             tree.root_move = best.move if best is not None else None
             try:
                 score = tree.run(position, iteration)

@@ -43,7 +43,10 @@ def test_every_iteration_ends_with_a_legal_line_to_the_depth_asked(name: str, de
         done: list[SearchResult[Any]] = []
         result = Searcher(game, threads=2).search(position, depth, on_iteration=done.append)
         assert not result.stopped and result.stats.threads == 2
-        assert [one.stats.depth for one in done] == list(range(1, depth + 1))
+        step = game.deepening_step  # the last iteration is the depth asked
+        assert [one.stats.depth for one in done] == list(
+            range((depth - 1) % step + 1, depth + 1, step)
+        )
         for one in done:
             assert_legal_line(game, position, one)
             assert len(one.pv) <= one.stats.depth

@@ -164,11 +164,12 @@ def test_a_node_limit_on_threads_counts_every_threads_nodes() -> None:
 
 
 def test_go_mate_stops_at_a_proven_win_within_its_plies() -> None:
-    # kalah(3,2) is a win by 4 in 8 plies, proven at depth 8 (and not before).
+    # kalah(3,2) is a win by 4 in 8 plies, proven from depth 8 on; the iterations of 39 plies
+    # are 3, 6, 9 ... (Kalah deepens 3 plies at a time, ending at the depth asked).
     start = 'position kalah {"pits":3,"seeds":2} startpos'
     lines = Recorder().send(start, "go mate 20")
     last = infos(lines)[-1].split()
-    assert last[1:5] == ["depth", "8", "score", "mate"]  # not on to 39 plies
+    assert last[1:5] == ["depth", "9", "score", "mate"]  # not on to 39 plies
     assert 0 < int(last[5]) <= 39
     assert bestmove(lines) == last[last.index("pv") + 1]
     lines = Recorder().send(start, "go mate 4")  # within 7 plies there is no forced win
@@ -188,7 +189,7 @@ def test_go_ponder_thinks_until_ponderhit_then_searches_with_the_go_limits() -> 
     pondered = len(recorder.lines)
     session.handle("ponderhit")
     wait_for(recorder.lines, "bestmove ")
-    assert "info depth 1 " in [line[:13] for line in recorder.lines[pondered:]]  # a new search
+    assert "info depth 2 " in [line[:13] for line in recorder.lines[pondered:]]  # a new search
     assert sum(line.startswith("bestmove ") for line in recorder.lines) == 1
     assert recorder.send("ponderhit") == []  # nothing pondering: ignored, no error
 
@@ -216,7 +217,7 @@ def test_a_ponder_search_that_ends_by_itself_waits_for_ponderhit() -> None:
     session.handle("ponderhit")
     wait_for(recorder.lines, "bestmove ")
     depths = [int(line.split()[2]) for line in infos(recorder.lines[pondered:])]
-    assert depths[0] == 1 and max(depths) <= 3  # the search of `go depth 3`
+    assert depths == [3]  # the search of `go depth 3`: Kalah deepens 3 plies at a time
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
