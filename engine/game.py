@@ -167,6 +167,12 @@ class Game(ABC, Generic[P, M]):
         Games override it with what they know (captures, extra turns, corners)."""
         return self.legal_moves(position)
 
+    def horizon_moves(self, position: P) -> list[M]:
+        """The moves of a node one ply above the search's horizon, whose children are all
+        leaves (empty when the game is over): `search_moves`, unless the game knows a cheaper
+        order that prunes as well there."""
+        return self.search_moves(position)
+
     def child(self, position: P, move: M) -> P:
         """The position after `move`, one of `search_moves(position)`, without checking it:
         the search makes children one at a time, and at a cut-off most are never made."""

@@ -721,6 +721,7 @@ def _build(
     """
     game = searcher.game
     search_moves = game.search_moves
+    horizon_moves = game.horizon_moves
     make = game.child
     outcome = game.outcome
     to_move = game.to_move
@@ -847,7 +848,7 @@ def _build(
             first = tree.root_move
         if generated >= max_nodes or clock() >= control.deadline:
             raise SearchAborted
-        moves = search_moves(pos)
+        moves = horizon_moves(pos) if depth == 1 and ply else search_moves(pos)
         if not moves:
             return ended(pos, me, ply)
         if not ply and allowed is not None:
@@ -944,7 +945,7 @@ def _build(
             first = tree.root_move
         if generated >= max_nodes or clock() >= control.deadline:
             raise SearchAborted
-        moves = search_moves(pos)
+        moves = horizon_moves(pos) if depth == 1 and ply else search_moves(pos)
         if not moves:
             return ended(pos, 0, ply)
         if not ply and allowed is not None:
@@ -1045,7 +1046,7 @@ def _build(
             return value
         if generated >= max_nodes or clock() >= control.deadline:
             raise SearchAborted
-        moves = search_moves(pos)
+        moves = horizon_moves(pos) if depth == 1 and ply else search_moves(pos)
         if not moves:
             return ended(pos, 0, ply)
         if not ply and allowed is not None:

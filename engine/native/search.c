@@ -192,6 +192,18 @@ static int man_order(const ManRules *r, const ManPos *p, int *moves, int over) {
     return n;
 }
 
+/* `horizon_moves` of engine/mancala.py: the legal moves from the pit nearest the store. */
+static int man_horizon_order(const ManRules *r, const ManPos *p, int *moves, int over) {
+    if (over < 0 ? man_is_over(r, p) : over) return 0;
+    const int *hole = p->hole, *from = r->hole[p->to_move];
+    int n = 0, min_seeds = r->min_seeds;
+    for (int k = r->count[p->to_move] - 1; k >= 0; k--) {
+        moves[n] = k;
+        n += hole[from[k]] >= min_seeds;
+    }
+    return n;
+}
+
 /* engine/mancala.py's `mobility` for one side: an extra turn is worth a point, an empty pit a
  * sowing ends in half the seeds opposite (`first`: the side's first pit). */
 static double man_tempo(const ManRules *r, const ManPos *p, int first) {
@@ -246,6 +258,7 @@ static int man_find(const ManRules *r, const ManPos *p, int move) {
 #define S_HASH man_hash
 #define S_ORDER(r, p, moves) man_order(r, p, moves, -1)
 #define S_ORDER_OVER(r, p, moves, ply, over) man_order(r, p, moves, over)
+#define S_HORIZON_ORDER man_horizon_order
 #define S_VALUE(r, p, k) ((r)->move[(p)->to_move][k])
 #define S_CHILD(r, p, k, out) man_sow_move(r, p, k, out, 1) /* from a position not over */
 #define S_LEAF man_leaf

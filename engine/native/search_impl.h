@@ -13,6 +13,8 @@
  *   S_FIND(r, p, move)     the handle of the legal Python move `move`, or -1
  * and optionally, for a game whose order can use what S_CHILD told of the end:
  *   S_ORDER_OVER(r, p, moves, ply, over)  S_ORDER_PLY given what S_CHILD returned (-1: nothing)
+ * and optionally, for a game with a cheaper order one ply above the horizon (below the root):
+ *   S_HORIZON_ORDER(r, p, moves, over)   `horizon_moves`, given what S_CHILD returned
  * and optionally, for a game whose order already makes every child (Bao), which then keeps
  * what it made per ply and makes the tree's children from it (S_CHILD still makes the line's):
  *   S_ORDER_PLY(r, p, moves, ply)    S_ORDER for the node `ply` plies from the root
@@ -29,6 +31,14 @@
 #ifndef S_ORDER_OVER
 #define S_ORDER_OVER(r, p, moves, ply, over) S_ORDER_PLY(r, p, moves, ply)
 #define S_OVER_DEFAULT
+#endif
+/* A node's moves in the order it searches them (`horizon_moves` or `search_moves`). */
+#ifdef S_HORIZON_ORDER
+#define S_NODE_ORDER(r, p, moves, depth, ply, over)                                 \
+    ((depth) == 1 && (ply) ? S_HORIZON_ORDER(r, p, moves, over)                     \
+                           : S_ORDER_OVER(r, p, moves, ply, over))
+#else
+#define S_NODE_ORDER(r, p, moves, depth, ply, over) S_ORDER_OVER(r, p, moves, ply, over)
 #endif
 
 static void S_NAME(line)(SearchState *s, int ply, int move) {
@@ -162,7 +172,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     int stored = depth > 1 || !ply;
     if (stored) tt_prefetch(s->table, key);
     int moves[S_MAX_MOVES], rank[S_HANDLES];
-    int n = S_ORDER_OVER(r, p, moves, ply, over);
+    int n = S_NODE_ORDER(r, p, moves, depth, ply, over);
     /* So is the child of the game's first move, whose bucket is asked for too: the table's
      * move is most often that one, whose search then finds its bucket on its way. */
     S_POS child;
@@ -266,7 +276,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
     int moves[S_MAX_MOVES], rank[S_HANDLES];
-    int n = S_ORDER_PLY(r, p, moves, ply);
+    int n = S_NODE_ORDER(r, p, moves, depth, ply, -1);
     if (!n) return S_ENDED(r, p, 0, ply);
     s->expanded++;
     int ranked = ply == 0 && s->exact;
@@ -360,7 +370,7 @@ static double S_NAME(minimax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     }
     if (S_NAME(out_of_time)(s)) return 0.0;
     int moves[S_MAX_MOVES], rank[S_HANDLES];
-    int n = S_ORDER_PLY(r, p, moves, ply);
+    int n = S_NODE_ORDER(r, p, moves, depth, ply, -1);
     if (!n) return S_ENDED(r, p, 0, ply);
     s->expanded++;
     if (ply == 0) {
@@ -466,3 +476,4 @@ int S_NAME(pv)(SearchState *s, const S_RULES *r, const S_POS *p, int depth, int 
 #undef S_ORDER_OVER
 #undef S_OVER_DEFAULT
 #endif
+#undef S_NODE_ORDER
