@@ -23,7 +23,7 @@ from ubao.engine.bao_rules import (
     BaoMove,
     Position,
 )
-from ubao.engine.game import MAX_COUNT, NotationError, bounded_count, shown
+from ubao.engine.game import MAX_COUNT, NotationError, bounded_count, notation_text, shown
 
 SIDES = "SN"
 
@@ -77,7 +77,7 @@ MOVE_GRAMMAR = "<A|B><1-8><L|R>[+][*] or <A|B><1-8>:<cw|ccw>[+] (e.g. A6L, b2R, 
 
 def parse_move_text(text: str) -> MoveText:
     """The parts of a move in short form; NotationError if it is not one."""
-    match = _MOVE.fullmatch(text)
+    match = _MOVE.fullmatch(notation_text(text, "a Bao move"))
     if match is None:
         raise NotationError(f"{shown(text)} is not a Bao move; write {MOVE_GRAMMAR}")
     row, number, letter, turn, safari, takasa = match.groups()
@@ -168,7 +168,7 @@ def _front_hole(text: str, value: str, what: str, owner: int) -> int:
 
 def parse_position_text(text: str) -> Position:
     """The position a one-line text describes; NotationError says what is wrong."""
-    fields = text.split()
+    fields = notation_text(text, "a Bao position").split()
     if len(fields) < 4:
         raise _bad(text, "it needs at least 4 fields separated by spaces")
     rows_text, side, stocks, houses, *extras = fields
@@ -193,8 +193,12 @@ def parse_position_text(text: str) -> Position:
     player = SIDES.index(side)
     takasia = target = -1
     hand = ply = endless = 0
+    named: set[str] = set()
     for extra in extras:
         name, _, value = extra.partition("=")
+        if name in named:
+            raise _bad(text, f"the field {name!r} is given twice")
+        named.add(name)
         if name == "takasia" and value:
             takasia = _front_hole(text, value, "takasia", player)
         elif name == "target" and value:
@@ -235,6 +239,11 @@ def build_position(
         raise error("both front rows are empty")
     if takasia >= 0 and stock[player]:
         raise error("takasia exists only in the mtaji stage (the mover has stock)")
+    if hand and any(board[16 * player : 16 * player + 8]):
+        raise error(
+            "seeds stay in hand only after a capture ended the game [R12.3], which leaves the "
+            "loser to move with an empty front row; the side to move here has seeds there"
+        )
     return (*board, *stock, *owned, player, takasia, target, hand, endless, ply)
 
 

@@ -67,6 +67,14 @@ class PositionError(GameError):
     take: malformed, or beyond the native core's bounds (`MAX_COUNT`)."""
 
 
+def notation_text(value: Any, what: str) -> str:
+    """`value`, which a notation parser reads: anything but a string (None, a number) is bad
+    notation, refused as such rather than with the TypeError of a string method."""
+    if not isinstance(value, str):
+        raise NotationError(f"{what} in notation is a string, not {shown(value)}")
+    return value
+
+
 MAX_COUNT = 1_000_000
 """The most seeds a pit, store, stock or hand may hold: the native core's bound
 (engine/native/mancala.h, bao.h), which keeps its sums far from overflow. The notation parsers
@@ -220,6 +228,12 @@ class Game(ABC, Generic[P, M]):
         """The options a position's text implies (its board size), so that a position alone
         names its variant; {} when it implies none or is not readable (parsing says why)."""
         return {}
+
+    @classmethod
+    def options_in_position_json(cls, data: Any) -> dict[str, Any]:
+        """`options_in_position` for the JSON form, so that `--position-json` fills in the same
+        options as `--position`: by default the JSON form is the notation string itself."""
+        return cls.options_in_position(data) if isinstance(data, str) else {}
 
     def position_json(self, position: P) -> Any:
         """The position as JSON-ready data (for `--json` output)."""

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from ubao.engine.backend import rules_for
 from ubao.engine.bao import Bao
-from ubao.engine.game import Game, OptionsError, shown
+from ubao.engine.game import Game, OptionsError, listed, shown
 from ubao.engine.mancala import Egyptian, Ethiopian, Kalah
 from ubao.engine.othello import Othello
 
@@ -83,11 +83,18 @@ def make_game(
     `backend` ("auto", "python", "native"; None: the UBAO_BACKEND environment variable, else
     "auto") chooses whether the rules run in Python or in the native core (engine/backend.py).
     """
-    try:
-        rules = GAMES[name].rules
-    except KeyError:
-        raise OptionsError(f"unknown game {shown(name)}; known games: {', '.join(GAMES)}") from None
-    return rules_for(rules, backend)(options or {})
+    info = GAMES.get(name) if isinstance(name, str) else None
+    if info is None:
+        raise OptionsError(f"unknown game {shown(name)}; known games: {', '.join(GAMES)}")
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionsError(
+            f"the options of {name} are a mapping of option names to values (a JSON object), "
+            f"not {shown(options)}"
+        )
+    names = [key for key in options or {} if not isinstance(key, str)]
+    if names:
+        raise OptionsError(f"option names are strings, not {listed(names)}")
+    return rules_for(info.rules, backend)(options or {})
 
 
 def game_for_position(
@@ -99,5 +106,6 @@ def game_for_position(
     so a position alone is enough; options given explicitly win and must agree with it.
     """
     implied = GAMES[name].rules.options_in_position(text) if name in GAMES else {}
-    game = make_game(name, {**implied, **options}, backend)
+    merged = {**implied, **options} if isinstance(options, Mapping) else options
+    game = make_game(name, merged, backend)  # which says what is wrong with bad options
     return game, game.parse_position(text)

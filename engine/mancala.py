@@ -26,13 +26,16 @@ from ubao.engine.game import (
     BoardChild,
     Evaluation,
     Game,
+    GameError,
     IllegalMoveError,
     NotationError,
     OptionsError,
     Outcome,
+    PositionError,
     Step,
     bounded_count,
     listed,
+    notation_text,
     shown,
 )
 
@@ -520,6 +523,11 @@ class Mancala(Game[Position, Move]):
         return f"S{hole + 1}" if hole < m else f"N{hole - m}"
 
     def format_move(self, position: Position, move: Move) -> str:
+        """IllegalMoveError for what is no move (not an int): `play` names a wrong move by it."""
+        if type(move) is not int:
+            raise IllegalMoveError(
+                f"{shown(move)} is not a move of {self.name}: a move is a pit number, an int"
+            )
         if self.choose_direction:
             return f"{abs(move)}{'R' if move > 0 else 'L'}"
         return str(move)
@@ -528,11 +536,11 @@ class Mancala(Game[Position, Move]):
     """ASCII digits only: int() also reads full-width and other Unicode digits."""
 
     def parse_move(self, position: Position, text: str) -> Move:
-        match = self._MOVE.fullmatch(text)
+        match = self._MOVE.fullmatch(notation_text(text, f"a move of {self.name}"))
         if match is None:
             example = "3R or 3L" if self.choose_direction else "3"
             raise NotationError(
-                f"{shown(text)} is not a {self.name} move: write a pit number 1..{self.pits}"
+                f"{shown(text)} is not a move of {self.name}: write a pit number 1..{self.pits}"
                 f" (e.g. {example})"
             )
         pit, direction = bounded_count(match[1], self.pits), match[2].upper()
@@ -557,14 +565,45 @@ class Mancala(Game[Position, Move]):
             raise IllegalMoveError(f"{text.strip()} is illegal: {why}")
         return move
 
-    _VARIANT = re.compile(r"\s*(\w+)\(([0-9]{1,4}),([0-9]{1,4})\)\s")
+    _VARIANT = re.compile(r"(\w+)\(([0-9]{1,4}),([0-9]{1,4})\)")
+    """A position's variant, `kalah(6,4)`: the game, its pits a side and seeds per pit."""
 
     @classmethod
-    def options_in_position(cls, text: str) -> dict[str, Any]:
-        match = cls._VARIANT.match(text)
+    def _variant_options(cls, variant: Any) -> dict[str, Any]:
+        """The options `variant` names when it is one of this game's, else {}."""
+        match = cls._VARIANT.fullmatch(variant) if isinstance(variant, str) else None
         if match is None or match[1] != cls.name:
             return {}
         return {"pits": int(match[2]), "seeds": int(match[3])}
+
+    @classmethod
+    def options_in_position(cls, text: str) -> dict[str, Any]:
+        fields = text.split() if isinstance(text, str) else []
+        return cls._variant_options(fields[0]) if fields else {}
+
+    @classmethod
+    def options_in_position_json(cls, data: Any) -> dict[str, Any]:
+        return cls._variant_options(data.get("game")) if isinstance(data, dict) else {}
+
+    def _wrong_variant(self, variant: str) -> str | None:
+        """Why a position's variant is not this game's, or None. The pits must be the game's;
+        the seeds per pit need not (the option only sets the start position, and an analysis
+        position holds any counts), but must name a variant that exists."""
+        match = self._VARIANT.fullmatch(variant)
+        if match is None or match[1] != self.name:
+            return (
+                f"the position is for {shown(variant)}, but the game is {self.name}; "
+                f"write {self.name}({self.pits},n)"
+            )
+        pits, seeds = int(match[2]), int(match[3])
+        if pits != self.pits:
+            return (
+                f"the position is for {shown(variant)}, {pits} pits a side, but the game has "
+                f"{self.pits} (option 'pits')"
+            )
+        if not 1 <= seeds <= MAX_SEEDS:
+            return f"{shown(variant)} names no variant: the seeds per pit are 1..{MAX_SEEDS}"
+        return None
 
     def format_position(self, position: Position) -> str:
         m = self.pits
@@ -574,19 +613,17 @@ class Mancala(Game[Position, Move]):
         return f"{self.describe()} {side} {south}/{north} {position[m]},{position[2 * m + 1]}"
 
     def parse_position(self, text: str) -> Position:
-        fields = text.split()
+        fields = notation_text(text, f"a position of {self.name}").split()
         grammar = f"'{self.describe()} S|N s1,..,s{self.pits}/n1,..,n{self.pits} store_s,store_n'"
         if len(fields) != 4:
             raise NotationError(
                 f"{shown(text)}: a position has 4 fields separated by spaces: {grammar}"
             )
         variant, side, rows, stores = fields
-        if variant != self.describe():
-            raise NotationError(
-                f"{shown(text)}: the position is for {shown(variant)}, "
-                f"but the game is {self.describe()!r}"
-            )
-        if side not in ("S", "N"):
+        wrong = self._wrong_variant(variant)
+        if wrong is not None:
+            raise NotationError(f"{shown(text)}: {wrong}")
+        if side not in SIDE_LETTERS:
             raise NotationError(
                 f"{shown(text)}: the side to move must be S or N, not {shown(side)}"
             )
@@ -595,9 +632,22 @@ class Mancala(Game[Position, Move]):
             raise NotationError(f"{shown(text)}: write South's pits / North's pits, e.g. {grammar}")
         south, north = (self._counts(text, row, self.pits, "pits") for row in row_texts)
         store_counts = self._counts(text, stores, 2, "stores")
-        position = (*south, store_counts[0], *north, store_counts[1], SIDE_LETTERS.index(side))
+        return self._assembled(
+            south, north, store_counts, side, lambda why: NotationError(f"{shown(text)}: {why}")
+        )
+
+    @staticmethod
+    def _assembled(
+        south: list[int],
+        north: list[int],
+        stores: list[int],
+        side: str,
+        error: Callable[[str], GameError],
+    ) -> Position:
+        """The position of checked parts, text or JSON; `error(why)` is what to raise."""
+        position = (*south, stores[0], *north, stores[1], SIDE_LETTERS.index(side))
         if sum(position[:-1]) == 0:
-            raise NotationError(f"{shown(text)}: a position needs at least one seed")
+            raise error("a position needs at least one seed")
         return position
 
     @staticmethod
@@ -622,20 +672,59 @@ class Mancala(Game[Position, Move]):
             "to_move": SIDE_LETTERS[position[-1]],
         }
 
+    JSON_FIELDS: ClassVar[tuple[str, ...]] = ("game", "pits", "stores", "to_move")
+
     def parse_position_json(self, data: Any) -> Position:
-        try:
-            pits, stores, side = data["pits"], data["stores"], data["to_move"]
-            text = (
-                f"{data.get('game', self.describe())} {side} "
-                f"{','.join(map(str, pits[0]))}/{','.join(map(str, pits[1]))} "
-                f"{','.join(map(str, stores))}"
-            )
-        except (KeyError, TypeError, IndexError) as error:
-            raise NotationError(
-                'a mancala position in JSON is {"pits": [[south...], [north...]], '
-                f'"stores": [s, n], "to_move": "S" or "N"}}: {error!r}'
-            ) from None
-        return self.parse_position(text)
+        """The inverse of `position_json`, checked field by field (exact types: ints, not
+        strings or booleans; no field missing or unknown); `game` may also be the bare name."""
+        grammar = (
+            f'{{"game": "{self.describe()}" or "{self.name}", "pits": [[{self.pits} ints], '
+            f'[{self.pits} ints]], "stores": [s, n], "to_move": "S"|"N"}}'
+        )
+
+        def bad(why: str) -> PositionError:
+            return PositionError(f"bad {self.name} position JSON: {why}; expected {grammar}")
+
+        if not isinstance(data, dict):
+            raise bad(f"it must be an object, not {shown(data)}")
+        missing = [field for field in self.JSON_FIELDS if field not in data]
+        if missing:
+            raise bad(f"missing field(s) {listed(missing)}")
+        unknown = [field for field in data if field not in self.JSON_FIELDS]
+        if unknown:
+            raise bad(f"unknown field(s) {listed(unknown)}")
+        variant = data["game"]
+        if not isinstance(variant, str):
+            raise bad(f"'game' must be a string, not {shown(variant)}")
+        wrong = None if variant == self.name else self._wrong_variant(variant)
+        if wrong is not None:
+            raise bad(f"'game': {wrong}")
+        rows = data["pits"]
+        if not isinstance(rows, list) or len(rows) != 2:
+            raise bad(f"'pits' must be 2 lists, South's pits and North's, not {shown(rows)}")
+        south, north = (
+            self._json_counts(row, self.pits, f"'pits' {whose}", bad)
+            for row, whose in zip(rows, ("South's row", "North's row"), strict=True)
+        )
+        stores = self._json_counts(data["stores"], 2, "'stores'", bad)
+        side = data["to_move"]
+        if not isinstance(side, str) or side not in SIDE_LETTERS:
+            raise bad(f"'to_move' must be 'S' or 'N', not {shown(side)}")
+        return self._assembled(south, north, stores, side, bad)
+
+    @staticmethod
+    def _json_counts(
+        value: Any, count: int, what: str, bad: Callable[[str], PositionError]
+    ) -> list[int]:
+        """`count` seed counts from JSON: ints (not strings, floats or booleans), in bounds."""
+        if not isinstance(value, list) or len(value) != count:
+            raise bad(f"{what} must be a list of {count} integers, not {shown(value)}")
+        for seeds in value:
+            if type(seeds) is not int or seeds < 0:
+                raise bad(f"{what} must hold non-negative integers, not {shown(seeds)}")
+            if seeds > MAX_COUNT:
+                raise bad(f"a pit or store holds at most {MAX_COUNT:,} seeds")
+        return value
 
 
 class Kalah(Mancala):

@@ -25,6 +25,7 @@ from ubao.engine.game import (
     Outcome,
     PositionError,
     Step,
+    notation_text,
     shown,
 )
 
@@ -174,8 +175,14 @@ class Othello(Game[Position, Move]):
         return [PASS] if self._can_place(opp, own) else []
 
     def play(self, position: Position, move: Move) -> Position:
+        """IllegalMoveError for anything but a legal move, of type int (19.0 and True equal
+        squares but are not moves)."""
         black, white, player = position
         own, opp = _mover_first(position)
+        if type(move) is not int:
+            raise IllegalMoveError(
+                f"{shown(move)} is not an othello move: a square index (an int) or PASS"
+            )
         if move == PASS:
             if self._can_place(own, opp) or not self._can_place(opp, own):
                 raise self._illegal(position, move)
@@ -399,6 +406,10 @@ class Othello(Game[Position, Move]):
     # -- notation --------------------------------------------------------------------------
 
     def format_move(self, position: Position, move: Move) -> str:
+        if type(move) is not int:
+            raise IllegalMoveError(
+                f"{shown(move)} is not an othello move: a square index (an int) or PASS"
+            )
         if move == PASS:
             return "pass"
         if not 0 <= move < self._squares:
@@ -407,7 +418,7 @@ class Othello(Game[Position, Move]):
 
     def parse_move(self, position: Position, text: str) -> Move:
         """A square such as `d3` or `pass`, any case; legality is checked by playing it."""
-        word = text.strip().lower()
+        word = notation_text(text, "an othello move").strip().lower()
         if word == "pass":
             move = PASS
         else:
@@ -442,12 +453,13 @@ class Othello(Game[Position, Move]):
 
     @classmethod
     def options_in_position(cls, text: str) -> dict[str, Any]:
-        board = text.split()[0] if text.split() else ""
+        fields = text.split() if isinstance(text, str) else []
+        board = fields[0] if fields else ""
         size = math.isqrt(len(board))
         return {"size": size} if size * size == len(board) and size % 2 == 0 else {}
 
     def parse_position(self, text: str) -> Position:
-        fields = text.split()
+        fields = notation_text(text, "an othello position").split()
         if len(fields) != 2:
             raise NotationError(
                 f"an othello position is the board ({self._squares} characters X, O or -, row by "

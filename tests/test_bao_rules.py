@@ -62,7 +62,7 @@ def test_R3_2_the_position_holds_every_state_field() -> None:
     """[R3.2] Board, stocks, ownership, side to move, takasia, the capture target of a
     variant, seeds in hand and the ply counter all survive text and JSON.
     """
-    text = "00000000/00000001/10000000/20000000 S 0-0 - takasia=A1 target=a1 hand=3 ply=7 endless"
+    text = "00000000/00000001/00000000/20000000 S 0-0 - takasia=A1 target=a1 hand=3 ply=7 endless"
     position = at(text)
     assert CORE.format_position(position) == text
     assert CORE.parse_position_json(CORE.position_json(position)) == position

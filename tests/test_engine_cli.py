@@ -81,7 +81,7 @@ def test_play_plays_a_complete_game_in_each_mancala_variant(
     ("moves", "says"),
     [
         (["3", "3"], "move 2 ('3'): 3 is illegal: pit 3 holds 0"),
-        (["x"], "move 1 ('x'): 'x' is not a kalah move"),
+        (["x"], "move 1 ('x'): 'x' is not a move of kalah"),
         (["1", "7"], "move 2 ('7'): '7': pit 7 does not exist"),
     ],
 )

@@ -267,7 +267,7 @@ def test_ethiopian_game_ends_when_a_player_has_only_singletons() -> None:
     ("text", "message"),
     [
         ("kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4", "4 fields"),
-        ("kalah(6,3) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "is for 'kalah\\(6,3\\)'"),
+        ("kalah(5,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "is for 'kalah\\(5,4\\)'"),
         ("kalah(6,4) W 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "S or N"),
         ("kalah(6,4) S 4,4,4,4,4/4,4,4,4,4,4 0,0", "6 pits"),
         ("kalah(6,4) S 4,4,4,4,4,4,4,4,4,4,4,4 0,0", "South's pits / North's pits"),

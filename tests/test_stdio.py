@@ -267,7 +267,7 @@ def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
     )
     assert parse_go(["infinite"]).infinite
     assert parse_go([]) == Go(infinite=True)
-    for words in (["depth"], ["depth", "-1"], ["wtime", "-5"], ["nodes", "0"], ["searchmoves"]):
+    for words in (["depth"], ["depth", "-1"], ["winc", "-5"], ["nodes", "0"], ["searchmoves"]):
         with pytest.raises(ProtocolError):
             parse_go(words)
 

@@ -225,14 +225,17 @@ def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
     options = parse_options(args.options)
     if args.position is not None:
         return game_for_position(args.game, options, args.position, args.backend)
-    game = make_game(args.game, options, args.backend)
-    if args.position_json is not None:
-        try:
-            data = json.loads(args.position_json)
-        except json.JSONDecodeError as error:
-            raise CommandError(f"--position-json is not valid JSON: {error}") from None
-        return game, game.parse_position_json(data)
-    return game, game.start()
+    if args.position_json is None:
+        game = make_game(args.game, options, args.backend)
+        return game, game.start()
+    try:
+        data = json.loads(args.position_json)
+    except json.JSONDecodeError as error:
+        raise CommandError(f"--position-json is not valid JSON: {error}") from None
+    # As game_for_position for the text form: the position fills in the options not given.
+    implied = GAMES[args.game].rules.options_in_position_json(data)
+    game = make_game(args.game, {**implied, **options}, args.backend)
+    return game, game.parse_position_json(data)
 
 
 def describe_outcome(outcome: Outcome) -> str:
@@ -567,7 +570,8 @@ def _check_names(option: str, names: Sequence[str], known: Sequence[str]) -> Non
 
 
 def command_stdio(args: argparse.Namespace) -> None:
-    stdio.main()
+    resolve(args.backend)  # a native core that is not built fails now, not at `position`
+    stdio.main(args.backend)
 
 
 def command_worker(args: argparse.Namespace) -> None:
@@ -832,6 +836,7 @@ def build_parser() -> argparse.ArgumentParser:
     stdio_parser = commands.add_parser(
         "stdio", help="speak the engine line protocol on stdin/stdout (docs/engine-protocol.md)"
     )
+    add_backend_argument(stdio_parser)
     stdio_parser.set_defaults(handler=command_stdio)
 
     worker_parser = commands.add_parser(

@@ -133,6 +133,8 @@ def parse_go(words: list[str]) -> Go:
             raise ProtocolError(f"go: depth must be from 1 to {MAX_DEPTH}")
         if word in ("nodes", "mate", "movestogo") and value < 1:
             raise ProtocolError(f"go: {word} must be 1 or more")
+        if word in ("wtime", "btime"):
+            value = max(value, 0)  # a GUI's clock after overstepping: move at once, as UCI's do
         if value < 0:
             raise ProtocolError(f"go: {word} must not be negative")
         values[word] = value
@@ -611,19 +613,20 @@ def describe_work(result: SearchResult[Any]) -> str:
     )
 
 
-def serve(lines: Iterable[str], out: TextIO) -> None:
-    """Run a session over `lines` until `quit` or the end of input."""
+def serve(lines: Iterable[str], out: TextIO, backend: str | None = None) -> None:
+    """Run a session over `lines` until `quit` or the end of input; `backend` is the rules'
+    (None: `UBAO_BACKEND`, else auto), which `setoption name Backend` may change."""
 
     def write(line: str) -> None:
         out.write(line + "\n")
         out.flush()
 
-    session = Session(write)
+    session = Session(write, backend)
     for line in lines:
         if not session.handle(line):
             return
     session.finish()
 
 
-def main() -> None:
-    serve(sys.stdin, sys.stdout)
+def main(backend: str | None = None) -> None:
+    serve(sys.stdin, sys.stdout, backend)
