@@ -23,9 +23,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
-from ubao.server.app import GameServer, ServerConfig
+from ubao.server.app import GameServer, ServerConfig, address
+from ubao.server.bots import EngineFailure
 from ubao.server.store import DatabaseInUse, UnusableDatabase, default_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -52,7 +54,12 @@ class Setting:
     """The field counts in units `scale` times smaller than the flag (1000: seconds to ms)."""
     choices: tuple[str, ...] = ()
     least: float = 0
-    """The smallest value a number may have."""
+    """The smallest value a number may have..."""
+    above: bool = False
+    """...or the value it must be above (a time or a rate, for which 0 would stop the server
+    from working: every handshake timed out, every message over the budget)."""
+    most: float = math.inf
+    """The largest value a number may have."""
 
     @property
     def env(self) -> str:
@@ -77,6 +84,12 @@ class Setting:
             if not words:
                 raise argparse.ArgumentTypeError("must name a command")
             return words
+        if isinstance(like, Path):
+            if not text:  # Path("") is the current directory
+                raise argparse.ArgumentTypeError(
+                    "is empty: it must name a database file, or :memory: for a throwaway server"
+                )
+            return text
         if not isinstance(like, int | float):
             return text
         kind = "a whole number" if isinstance(like, int) else "a number"
@@ -84,9 +97,23 @@ class Setting:
             value = type(like)(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {kind}, not {text!r}") from None
-        if not self.least <= value < math.inf:
-            raise argparse.ArgumentTypeError(f"must be {kind} ≥ {self.least:g}, not {text!r}")
+        least = self.least
+        if self.above and self.scale != 1:
+            least = 1 / self.scale  # the field's unit: less would be 0
+        elif self.above:
+            least = math.nextafter(least, math.inf)
+        if not (least <= value <= self.most and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be {kind} {self.bounds}, not {text!r}")
         return value
+
+    @property
+    def bounds(self) -> str:
+        """The values a number may take, as an error message says it."""
+        if self.most < math.inf:
+            return f"from {self.least:g} to {self.most:g}"
+        if self.above and self.scale != 1:
+            return f"≥ {1 / self.scale:g}"
+        return f"> {self.least:g}" if self.above else f"≥ {self.least:g}"
 
     def put(self, options: Options, value: Any) -> Options:
         """`options` with the field set to `value` (in the flag's unit)."""
@@ -120,7 +147,7 @@ def shown(value: Any) -> str:
 
 SETTINGS = (
     Setting("--host", "server.host", "address to listen on", "ADDRESS"),
-    Setting("--port", "server.port", "port to listen on; 0 picks a free one", "PORT"),
+    Setting("--port", "server.port", "port to listen on; 0 picks a free one", "PORT", most=65535),
     Setting(
         "--db", "server.db", "SQLite database file, or :memory: for a throwaway server", "FILE"
     ),
@@ -139,16 +166,21 @@ SETTINGS = (
         "how long a dropped player's seat is held",
         "SECONDS",
         scale=1000,
+        above=True,
     ),
     Setting(
-        "--max-plies", "server.limits.bounds.max_plies", "a game still going at this ply is drawn"
+        "--max-plies",
+        "server.limits.bounds.max_plies",
+        "a game still going at this ply is drawn",
+        least=1,
     ),
     Setting(
         "--repetitions",
         "server.limits.bounds.repetitions",
         "a position seen this often is drawn",
+        least=2,
     ),
-    Setting("--max-games", "server.limits.max_games", "games not over at the same time"),
+    Setting("--max-games", "server.limits.max_games", "games not over at the same time", least=1),
     Setting(
         "--max-bot-seats",
         "server.limits.max_bot_seats",
@@ -163,11 +195,13 @@ SETTINGS = (
         "--games-per-connection",
         "server.limits.per_connection.games",
         "games not over that one connection may have created",
+        least=1,
     ),
     Setting(
         "--waiting-per-connection",
         "server.limits.per_connection.waiting",
         "of those, games waiting for players",
+        least=1,
     ),
     Setting(
         "--bot-seats-per-connection",
@@ -178,11 +212,13 @@ SETTINGS = (
         "--games-per-address",
         "server.limits.per_address.games",
         "games not over created from one address",
+        least=1,
     ),
     Setting(
         "--waiting-per-address",
         "server.limits.per_address.waiting",
         "of those, games waiting for players",
+        least=1,
     ),
     Setting(
         "--bot-seats-per-address",
@@ -193,6 +229,7 @@ SETTINGS = (
         "--max-bot-depth",
         "server.limits.max_bot_depth",
         "deepest search a server bot seat may ask for",
+        least=1,
     ),
     Setting(
         "--max-bot-time",
@@ -200,6 +237,7 @@ SETTINGS = (
         "longest thinking time per move a server bot seat may ask for",
         "SECONDS",
         scale=1000,
+        above=True,
     ),
     Setting(
         "--waiting-expiry",
@@ -212,19 +250,27 @@ SETTINGS = (
         "--connections-per-ip",
         "server.limits.connections_per_ip",
         "connections from one address; more are closed",
+        least=1,
     ),
-    Setting("--message-burst", "server.limits.burst", "messages a connection may send at once"),
+    Setting(
+        "--message-burst",
+        "server.limits.burst",
+        "messages a connection may send at once",
+        least=1,
+    ),
     Setting(
         "--message-rate",
         "server.limits.per_second",
         "messages per second a connection may send after its burst",
         "PER_SECOND",
+        above=True,
     ),
     Setting(
         "--max-message-size",
         "server.max_size",
         "largest message a client may send; larger ones close the connection",
         "BYTES",
+        least=1,
     ),
     Setting(
         "--receive-queue",
@@ -242,21 +288,28 @@ SETTINGS = (
         "server.open_timeout_s",
         "time for a WebSocket opening handshake",
         "SECONDS",
+        above=True,
     ),
     Setting(
-        "--ping-interval", "server.ping_interval_s", "how often connections are pinged", "SECONDS"
+        "--ping-interval",
+        "server.ping_interval_s",
+        "how often connections are pinged",
+        "SECONDS",
+        above=True,
     ),
     Setting(
         "--ping-timeout",
         "server.ping_timeout_s",
         "time for a ping's pong, writing the ping included; then the connection is cut",
         "SECONDS",
+        above=True,
     ),
     Setting(
         "--close-timeout",
         "server.close_timeout_s",
         "time for a closing handshake; then the connection is cut",
         "SECONDS",
+        above=True,
     ),
     Setting(
         "--engine",
@@ -269,12 +322,14 @@ SETTINGS = (
         "server.bots.start_timeout_s",
         "time for a new engine to answer uci and isready",
         "SECONDS",
+        above=True,
     ),
     Setting(
         "--engine-move-timeout",
         "server.bots.move_timeout_s",
         "a move's budget when the bot seat has no time per move",
         "SECONDS",
+        above=True,
     ),
     Setting(
         "--engine-margin",
@@ -292,6 +347,7 @@ SETTINGS = (
         "--engine-attempts",
         "server.bots.attempts",
         "attempts per move (another engine after a failure) before the bot's seat forfeits",
+        least=1,
     ),
     Setting(
         "--engines",
@@ -384,11 +440,18 @@ async def serve(config: ServerConfig) -> None:
     except ValueError as exc:  # a node name or Redis URL that cannot be used
         raise SystemExit(f"ubao-server: {exc}") from None
     try:
+        await server.check_engine()  # a wrong --engine: found now, not at the first bot turn
+    except EngineFailure as exc:
+        server.database.close()
+        command = shlex.join(config.bots.command)
+        print(f"ubao-server: --engine {command} does not work: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
         await server.start()
-    except (OSError, OverflowError) as exc:  # OverflowError: a port over 65535
-        raise SystemExit(
-            f"ubao-server: cannot listen on {config.host}:{config.port}: {exc}"
-        ) from None
+    except OSError as exc:
+        await server.bots.close()
+        where = address(config.host, config.port)
+        raise SystemExit(f"ubao-server: cannot listen on {where}: {exc}") from None
     except Exception as exc:  # Redis unreachable (its errors are not OSErrors)
         if not config.redis:
             raise

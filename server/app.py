@@ -113,6 +113,11 @@ class ServerConfig:
     """For a closing handshake; a connection that does not finish it is cut."""
 
 
+def address(host: str, port: int) -> str:
+    """`host:port` as a URL writes it: an IPv6 address in brackets (`[::1]:8765`, RFC 3986)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def websocket_frame(payload: bytes) -> bytes:
     """`payload` as the binary WebSocket frame a server sends (unmasked, in one piece, no
     extension: the server negotiates none): a message goes to every recipient as these same
@@ -296,7 +301,15 @@ class GameServer:
         await self._server.start_serving()
         self._timer = asyncio.create_task(self._run_timer())
         self._flush()
-        log.info("listening on ws://%s:%d/", self.config.host, self.port)
+        log.info("listening on ws://%s/", address(self.config.host, self.port))
+
+    async def check_engine(self) -> None:
+        """Start a local engine now and keep it for the first bot turn (`Bots.check`): an
+        `--engine` that cannot start or does not speak the protocol is an EngineFailure at
+        the server's start rather than a forfeit (`engine_failure`) at the first bot turn. A
+        cluster node starts no engines (its engine workers do)."""
+        if isinstance(self.bots, Bots):
+            await self.bots.check()
 
     async def _take_up(self) -> None:
         """Join the cluster, or restore the database's games and start its writer."""

@@ -410,6 +410,12 @@ class Bots(BotSeats):
         engines, self._idle, self.engines = self._idle, [], set()
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
+    async def check(self) -> None:
+        """Start an engine and keep it idle for the first bot turn: a command that does not
+        start, or does not answer `uci` and `isready` within `start_timeout_s`, is an
+        EngineFailure now (the server checks its `--engine` once, as it starts)."""
+        self._idle.append(await self._engine())
+
     def _turn(self, share: Hashable) -> AbstractAsyncContextManager[object]:
         return self.shares.engine(share)
 

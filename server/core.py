@@ -24,7 +24,7 @@ import heapq
 import json
 import logging
 import secrets
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -277,7 +277,14 @@ class Core:
         self.closing = False
         self.lobby: set[int] = set()
         """Connections subscribed to lobby changes."""
-        self._finished: deque[str] = deque()
+        self._finished: dict[str, None] = {}
+        """The `keep_finished` most recently finished games, in the order they finished: the
+        lobby lists these (and the games not over)."""
+        self._read: dict[str, None] = {}
+        """Older finished games read back from the store because a command named them
+        (`watch`, `resume`, hence `ubao export`), in the order they were read, as many as
+        `keep_finished`: kept apart and not listed, so that reading old games never pushes the
+        recent results out of the lobby."""
         self._bot_plies: dict[str, int] = {}
         """The ply each game's pending bot turn was issued for, so each is issued once."""
         self._retry_at: int | None = None
@@ -324,7 +331,8 @@ class Core:
     def adopt(self, game_id: str) -> bool:
         """Take a game over from the store (in a cluster: this node holds its lease now), a live
         one as a restart does (clocks wait for the player to move, players have a grace period),
-        a finished one as one of the recently finished; False if there is no such game."""
+        a finished one as one read back by id (the cluster's lobby lists it if it finished
+        recently); False if there is no such game."""
         if game_id in self.rooms:
             return True
         stored = self.store.load(game_id)
@@ -332,7 +340,7 @@ class Core:
         if room is None:
             return False
         if room.status == "over":
-            self._retain(room)
+            self._keep_read(room)
             return True
         self._open(room)
         log.info("took over game %s (%s, ply %d)", game_id, room.game_name, room.ply)
@@ -349,8 +357,8 @@ class Core:
         log.warning("game %s is owned by another node now: dropped here", game_id)
         self._close_out(room)
         self._touched.add(game_id)
-        with contextlib.suppress(ValueError):
-            self._finished.remove(game_id)
+        self._finished.pop(game_id, None)
+        self._read.pop(game_id, None)
         self._bot_plies.pop(game_id, None)
         if any(seat.is_bot for seat in room.seats):
             self._out.append(BotsDone(game_id))
@@ -819,9 +827,16 @@ class Core:
         if command.subscribe is not None:
             (self.lobby.add if command.subscribe else self.lobby.discard)(conn.id)
         status = LOBBY_STATUS[command.filter] if command.filter else None
-        lines: list[Room | GameSummary] = list(self.rooms.values())
+        read = self._read  # old games read back by id: not in the lobby
+        lines: list[Room | GameSummary] = [
+            room for game_id, room in self.rooms.items() if game_id not in read
+        ]
         if self.peers is not None:  # a cluster: the other nodes' games too
-            lines += (game for game in self.peers.games() if game.game_id not in self.rooms)
+            lines += (
+                game
+                for game in self.peers.games()
+                if game.game_id not in self.rooms or game.game_id in read
+            )
         keyed = (
             (_lobby_key(line), line)
             for line in lines
@@ -858,7 +873,10 @@ class Core:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
         before = room.checkpoint()
         previous, events = room.attach(seat, conn.id, self.now(), is_bot=conn.role == "bot")
-        self._persist(room, before, events)
+        if events or room.status != "over":
+            # A finished game's return changes nothing stored: writing its row would date it
+            # as just finished, and a restart would list it among the recent results.
+            self._persist(room, before, events)
         if previous is not None and previous != conn.id:
             self._take_over(previous, room, seat)
         conn.seats.add((room.game_id, seat))
@@ -893,7 +911,7 @@ class Core:
             room = self._rebuild(stored) if stored and stored.status == "over" else None
             if room is None:
                 raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")
-            self._retain(room)
+            self._keep_read(room)
         self._expire(room)
         return room
 
@@ -1025,7 +1043,7 @@ class Core:
     def _follow_up(self, room: Room) -> None:
         """Ask a bot for its move, or retire a finished game."""
         if room.status == "over":
-            if room.game_id in self._finished:
+            if room.game_id in self._finished or room.game_id in self._read:
                 return
             log.debug("game %s over: %s", room.game_id, room.result)
             self._bot_plies.pop(room.game_id, None)
@@ -1069,10 +1087,21 @@ class Core:
     def _retain(self, room: Room) -> None:
         """Keep a finished game in memory, as one of the `keep_finished` most recent."""
         self._close_out(room)
+        self._keep(room, self._finished)
+
+    def _keep_read(self, room: Room) -> None:
+        """Keep a finished game read back by id, apart from the recent ones (`_read`)."""
+        self._keep(room, self._read)
+
+    def _keep(self, room: Room, kept: dict[str, None]) -> None:
+        """Keep `room` in memory as the newest of `kept`, forgetting the oldest beyond
+        `keep_finished`."""
         self.rooms[room.game_id] = room
-        self._finished.append(room.game_id)
-        while len(self._finished) > self.limits.keep_finished:
-            self._forget(self._finished.popleft())
+        kept[room.game_id] = None
+        while len(kept) > self.limits.keep_finished:
+            oldest = next(iter(kept))
+            del kept[oldest]
+            self._forget(oldest)
 
     def _forget(self, game_id: str) -> None:
         room = self.rooms.pop(game_id, None)
@@ -1113,6 +1142,7 @@ class Core:
             seat.name, seat.token_hash = name, token_hash
             if token_hash is not None and not over:
                 seat.grace_until = now + self.limits.grace_ms
+                seat.returning = True  # no clock of theirs runs until they are back
         room.replay(stored.movers, stored.moves)
         room.restore_events(stored.events)
         if over:

@@ -80,6 +80,10 @@ class Seat:
     client: str | None = None
     """`bot` when a bot client (`hello` role) joined or resumed it; not stored with the seat:
     a restarted server learns it again when the player comes back."""
+    returning: bool = False
+    """Restored (a restart, a takeover in a cluster) and its player not back since: no clock
+    of theirs starts until they are (`Room.attach`); the grace period decides if they never
+    come. Not stored: every restore gives each player's seat this state again."""
 
     @property
     def is_bot(self) -> bool:
@@ -96,7 +100,13 @@ class Seat:
     def copy(self) -> Seat:
         """A copy, as a checkpoint keeps it (at every move: cheaper than `dataclasses.replace`)."""
         return Seat(
-            self.spec, self.name, self.token_hash, self.holder, self.grace_until, self.client
+            self.spec,
+            self.name,
+            self.token_hash,
+            self.holder,
+            self.grace_until,
+            self.client,
+            self.returning,
         )
 
     def info(self) -> SeatInfo:
@@ -352,7 +362,7 @@ class Room:
             raise Rejected(ErrorCode.SEAT_TAKEN, f"seat {seat} of game {self.game_id} is taken")
         taken = self.seats[seat]
         taken.name, taken.token_hash, taken.holder, taken.grace_until = name, token_hash, conn, None
-        taken.client = "bot" if is_bot else None
+        taken.client, taken.returning = "bot" if is_bot else None, False
         started = self._begin(now)
         event = self._append_seat_event(seat, now)
         if not started:
@@ -374,6 +384,7 @@ class Room:
         shown = held.info()
         previous, held.holder, held.grace_until = held.holder, conn, None
         held.client = "bot" if is_bot else None
+        held.returning = False
         self.resume_clock(now)  # the seat event carries the clock that runs now
         if self.status == "over" or (previous is not None and held.info() == shown):
             return previous, []
@@ -526,6 +537,7 @@ class Room:
             seat.grace_until = None
             if self.status == "waiting":
                 seat.name = seat.token_hash = seat.client = None
+                seat.returning = False
                 events.append(self._append_seat_event(index, now))
         if self.status == "waiting" and self.expires_at is not None and self.expires_at <= now:
             events.append(self._finish(Result(None, "expired", None), now))
@@ -540,16 +552,15 @@ class Room:
         """Restart a stopped clock (a restored game) once the player to move is there: a server
         bot at once, a person or bot client when they resume their seat (`attach`). Until then
         no clock runs: the time the server was down and the player's way back are not theirs
-        to pay. If they do not come back, their seat's grace period decides (`expire`). A
-        player to make their first move, which no clock times, gets its full time again."""
+        to pay, nor is the time before they are back if their turn comes later (`_start_turn`
+        waits for a `returning` seat). If they do not come back, their seat's grace period
+        decides (`expire`). A player to make their first move, which no clock times, gets its
+        full time again."""
         clock = self.clock
         if clock is None or clock.running is not None or self.status != "playing":
             return
-        if self.to_move not in self.movers:
-            if self.first_move_due is None:
-                self._start_turn(now)
-        elif self.seats[self.to_move].connected:
-            clock.start(self.to_move, now)
+        if self.to_move in self.movers or self.first_move_due is None:
+            self._start_turn(now)
 
     # -- undoing a change the store could not keep ---------------------------------------------
 
@@ -695,11 +706,15 @@ class Room:
         """Start the clock of the seat to move, unless its move is its first: as on lichess,
         each player's first move is untimed (neither loses time while the other sits down or
         looks at the board), and a first move that does not come within `first_move_ms`
-        aborts the game instead (`expire`)."""
+        aborts the game instead (`expire`). Nor does it start for a player not back since the
+        game was restored (`Seat.returning`): it starts when they resume (`resume_clock`), and
+        their grace period ends the game if they never do."""
         assert self.clock is not None
         if self.to_move in self.movers:
             self.first_move_due = None
-            if self.clock.running is None:
+            if self.seats[self.to_move].returning:
+                self.clock.stop(now)
+            elif self.clock.running is None:
                 self.clock.start(self.to_move, now)
         else:
             self.clock.stop(now)

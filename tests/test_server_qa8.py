@@ -1,0 +1,421 @@
+"""Server defects QA found (round 8): after a restart, no clock runs for a player not back yet,
+at any turn; reading old finished games by id leaves the lobby's recent results alone; a
+wrong `--engine` stops the server at its start; settings of 0 that would leave a server that
+cannot be used are refused; an IPv6 address is in brackets in the listening URL; an empty
+`UBAO_DB`, a relative `XDG_DATA_HOME` and a port over 65535; `ply_limit`'s two sources."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_server_core import move, started_game
+from test_server_qa_restore_clock import GRACE_MS, frozen, restarted, two_players_mid_game
+from test_server_support import TIMEOUT, Client, Harness, Peer, fake_engine, small_limits
+from websockets.asyncio.client import connect
+
+from ubao.protocol import (
+    ClockSpec,
+    Create,
+    ListGames,
+    Moved,
+    Ok,
+    Over,
+    Ping,
+    Resign,
+    Result,
+    Resume,
+    SeatEvent,
+    SeatSpec,
+    Watch,
+    decode_server_message,
+    encode,
+)
+from ubao.server.__main__ import SETTINGS, Options, parse_args
+from ubao.server.app import GameServer, ServerConfig, address
+from ubao.server.bots import BotSettings
+from ubao.server.room import Bounds, Room
+from ubao.server.store import Store, default_path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+# -- 1. after a restart, no clock runs for a player not back yet, whoever moved before --------
+
+
+def play_until_the_turn_passes(peer: Peer, room: Room, token: str) -> None:
+    """The seat to move (`peer`'s) plays until it is the other seat's turn (Kalah's extra
+    turns may keep it to move)."""
+    seat = room.to_move
+    for _ in range(20):
+        if room.to_move != seat or room.status != "playing":
+            break
+        move(peer, room.game_id, token, room.ply, room.legal()[0])
+    assert room.status == "playing" and room.to_move != seat
+
+
+def test_the_clock_of_a_player_not_back_waits_after_the_opponent_moves_then_grace_decides() -> None:
+    store, game_id, tokens = two_players_mid_game()
+    later = restarted(store)
+    restored_at = later.clock()
+    room = later.core.rooms[game_id]
+    mover = room.to_move
+    absent = 1 - mover
+    left = frozen(room, later.clock())
+    back = later.player("back")
+    back.ok(Resume(id=1, game_id=game_id, token=tokens[mover], since_v=room.v))
+    play_until_the_turn_passes(back, room, tokens[mover])
+
+    # The absent player's turn: their clock does not run while they are not back, however
+    # long (before, it ran from the opponent's move and flagged them).
+    later.advance(left[absent] + 10_000)
+    assert room.status == "playing"
+    assert frozen(room, later.clock())[absent] == left[absent]
+    # They never come back: their grace period ends the game, as for any player who left.
+    later.advance(restored_at + GRACE_MS - later.clock())
+    over = back.inbox[-1]
+    assert isinstance(over, Over)
+    assert (over.result.winner, over.result.reason) == (mover, "abandoned")
+
+
+def test_a_second_restart_keeps_the_waiting_clock_and_a_return_starts_it() -> None:
+    store, game_id, tokens = two_players_mid_game()
+    later = restarted(store)
+    room = later.core.rooms[game_id]
+    mover = room.to_move
+    absent = 1 - mover
+    left = frozen(room, later.clock())
+    back = later.player("back")
+    back.ok(Resume(id=1, game_id=game_id, token=tokens[mover], since_v=room.v))
+    later.advance(1_000)  # the returning player's own clock runs
+    play_until_the_turn_passes(back, room, tokens[mover])
+    later.advance(30_000)
+    now_left = frozen(room, later.clock())
+    assert now_left == ((left[0] - 1_000, left[1]) if mover == 0 else (left[0], left[1] - 1_000))
+    later.core.shutdown()
+    later.core.disconnect(back.conn)
+
+    again = restarted(store)
+    room = again.core.rooms[game_id]
+    assert room.to_move == absent and frozen(room, again.clock()) == now_left
+    again.advance(30_000)
+    assert frozen(room, again.clock()) == now_left
+    returned = again.player("returned")
+    returned.ok(Resume(id=1, game_id=game_id, token=tokens[absent], since_v=room.v))
+    told = returned.inbox[-1]
+    assert isinstance(told, SeatEvent) and told.clocks is not None
+    assert told.clocks.running == absent and told.clocks.remaining_ms == now_left
+    again.advance(1_000)
+    clocks = room.clocks(again.clock())
+    assert clocks is not None and clocks.remaining_ms[absent] == now_left[absent] - 1_000
+    # Back once, then an ordinary drop: the clock runs on, as for any player who drops.
+    again.disconnect(returned)
+    again.advance(1_000)
+    clocks = room.clocks(again.clock())
+    assert clocks is not None and clocks.running == absent
+    assert clocks.remaining_ms[absent] == now_left[absent] - 2_000
+
+
+def test_after_a_server_bots_move_the_clock_of_a_player_not_back_waits_for_them() -> None:
+    store = Store(":memory:")
+    h = Harness(small_limits(grace_ms=GRACE_MS), store=store)
+    human = h.player()
+    game_id = human.create(SeatSpec.open(), SeatSpec.bot(1), clock=ClockSpec(10_000, 0))
+    _, token, _ = human.join(game_id, 0)
+    move(human, game_id, token, 0, "1")
+    assert h.core.bot_moved(h.bot_turns[-1], "1", None)  # the bot's first move, untimed
+    move(human, game_id, token, 2, "2")  # the bot is to move, on its clock
+    h.core.shutdown()
+    h.core.disconnect(human.conn)
+
+    later = restarted(store)
+    room = later.core.rooms[game_id]
+    running = room.clocks(later.clock())
+    assert running is not None and running.running == 1  # the bot's turn: its clock runs
+    human_left = running.remaining_ms[0]
+    for _ in range(20):  # the bot moves (again on an extra turn) until the human is to move
+        if room.to_move == 0 or room.status != "playing":
+            break
+        assert later.core.bot_moved(later.bot_turns[-1], room.legal()[0], None)
+        later.pump()
+    assert room.status == "playing" and room.to_move == 0
+    later.advance(20_000)  # twice the human's clock: it would have flagged
+    assert room.status == "playing" and frozen(room, later.clock())[0] == human_left
+
+    again = later.player("ada")
+    again.ok(Resume(id=1, game_id=game_id, token=token, since_v=room.v))
+    later.advance(1_000)
+    clocks = room.clocks(later.clock())
+    assert clocks is not None and clocks.running == 0
+    assert clocks.remaining_ms[0] == human_left - 1_000
+
+
+# -- 2. reading old finished games by id leaves the lobby's recent results alone ---------------
+
+
+def finished_in_lobby(h: Harness) -> set[str]:
+    peer = h.player("lobby", role="spectator")
+    return {game.game_id for game in peer.ok(ListGames(id=1, filter="finished")).games or ()}
+
+
+def test_watching_and_resuming_old_games_keeps_the_most_recently_finished_in_the_lobby() -> None:
+    store = Store(":memory:")
+    h = Harness(small_limits(keep_finished=2), store=store)
+    games: list[tuple[str, str]] = []
+    for _ in range(4):
+        game_id, south, token, _, _ = started_game(h)
+        south.ok(Resign(id=south.next_id(), game_id=game_id, token=token))
+        games.append((game_id, token))
+        time.sleep(0.005)  # each finishes at a time of its own (the store's row stamps)
+    (a, a_token), (b, _), (c, _), (d, _) = games
+    assert finished_in_lobby(h) == {c, d}
+
+    reader = h.player("reader", role="spectator")
+    for old in (a, b):
+        got = reader.send(Watch(id=reader.next_id(), game_id=old))
+        assert [m.type for m in got] == ["ok", "snapshot"]
+    assert finished_in_lobby(h) == {c, d}  # before: {a, b}
+    south_again = h.player("south")
+    got = south_again.send(Resume(id=1, game_id=a, token=a_token, since_v=0))
+    assert [m.type for m in got] == ["ok", "snapshot"]
+    assert finished_in_lobby(h) == {c, d}
+    held = [room for room in h.core.rooms.values() if room.status == "over"]
+    assert len(held) <= 4  # two recent, two read back
+
+    # A restart lists the games that finished last, not the game resumed last.
+    h.core.shutdown()
+    later = Harness(small_limits(keep_finished=2), store=store)
+    later.core.restore()
+    assert finished_in_lobby(later) == {c, d}
+
+
+# -- 3. a wrong --engine stops the server at its start ---------------------------------------
+
+
+def server_exit(*flags: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ubao.server", "--port", "0", "--db", str(tmp_path / "db"), *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("engine", "flags", "why"),
+    [
+        ("/nonexistent/engine", (), "cannot start /nonexistent/engine"),
+        ("false", (), ""),
+        ("cat", ("--engine-start-timeout", "0.5"), "no uciok within 0.5 s"),
+    ],
+)
+def test_an_engine_that_does_not_work_exits_with_2_at_the_start(
+    engine: str, flags: tuple[str, ...], why: str, tmp_path: Path
+) -> None:
+    if not engine.startswith("/"):
+        found = shutil.which(engine)
+        if found is None:
+            pytest.skip(f"no {engine} here")
+        engine = found
+    result = server_exit("--engine", engine, *flags, tmp_path=tmp_path)
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith(f"ubao-server: --engine {engine} does not work: "), result.stderr
+    assert why in last and "Traceback" not in result.stderr
+    assert "listening on" not in result.stderr
+
+
+async def test_the_engine_checked_at_the_start_plays_the_first_bot_turn() -> None:
+    config = ServerConfig(port=0, bots=BotSettings(command=fake_engine()))
+    server = GameServer(config)
+    await server.check_engine()
+    assert len(server.bots.engines) == 1
+    checked = set(server.bots.engines)
+    await server.start()
+    try:
+        async with Client.connected(server.port, "ada") as client:
+            bot = SeatSpec.bot(1)
+            ok = await client.ok(
+                Create(id=0, game="kalah", options={"pits": 3, "seeds": 2}, seats=(bot, bot))
+            )
+            assert ok.game_id is not None
+            await client.ok(Watch(id=0, game_id=ok.game_id))
+            await asyncio.wait_for(client.event_of(Moved), TIMEOUT)
+            assert set(server.bots.engines) == checked  # no second engine was started
+    finally:
+        await server.stop()
+
+
+# -- 4. settings of 0 that would leave a server that cannot be used ---------------------------
+
+
+def numeric(setting: Any) -> bool:
+    default = setting.get(Options())
+    return isinstance(default, int | float) and not isinstance(default, bool)
+
+
+def takes_zero(flag: str) -> bool:
+    try:
+        parse_args([flag, "0"], {})
+    except SystemExit:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--max-message-size",
+        "--message-rate",
+        "--message-burst",
+        "--handshake-timeout",
+        "--grace",
+        "--max-plies",
+        "--max-games",
+        "--connections-per-ip",
+        "--ping-interval",
+        "--ping-timeout",
+        "--close-timeout",
+        "--engine-start-timeout",
+        "--engine-attempts",
+    ],
+)
+def test_a_zero_that_would_leave_the_server_unusable_exits_with_2_naming_the_flag(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args([flag, "0"], {})
+    assert exit_info.value.code == 2
+    assert f"argument {flag}: must be" in capsys.readouterr().err
+    env = "UBAO_" + flag[2:].replace("-", "_").upper()
+    with pytest.raises(SystemExit):
+        parse_args([], {env: "0"})
+    assert f"environment variable {env}: must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--grace", "0.0004"], "--grace: must be a number ≥ 0.001, not '0.0004'"),
+        (["--repetitions", "1"], "--repetitions: must be a whole number ≥ 2, not '1'"),
+        (["--port", "70000"], "--port: must be a whole number from 0 to 65535, not '70000'"),
+        (["--message-rate", "nan"], "--message-rate: must be a number > 0, not 'nan'"),
+    ],
+)
+def test_the_bounds_of_numbers_are_checked_as_the_flags_are_read(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(argv, {})
+    assert exit_info.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_the_docs_name_exactly_the_settings_that_take_zero() -> None:
+    text = (DOCS / "server.md").read_text()
+    start = text.index("Numbers must not be negative")
+    paragraph = text[start : text.index("\n\n", start)]
+    documented = set(re.findall(r"`(--[a-z-]+) 0`", paragraph))
+    zero = {s.flag for s in SETTINGS if numeric(s) and takes_zero(s.flag)}
+    assert documented == zero
+    assert parse_args(["--max-bot-seats", "0"], {}).server.limits.max_bot_seats == 0
+
+
+# -- 5. the listening URL of an IPv6 address ---------------------------------------------------
+
+
+def test_an_ipv6_address_is_written_in_brackets() -> None:
+    assert address("::1", 9618) == "[::1]:9618"
+    assert address("::", 9618) == "[::]:9618"
+    assert address("127.0.0.1", 9618) == "127.0.0.1:9618"
+    assert address("localhost", 9618) == "localhost:9618"
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+async def test_a_server_on_ipv6_logs_a_url_a_client_can_use(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="ubao.server")
+    async with GameServer(ServerConfig(host="::1", port=0)) as server:
+        url = f"ws://[::1]:{server.port}/"
+        assert f"listening on {url}" in caplog.text  # before: ws://::1:PORT/
+        async with connect(url, compression=None) as ws:
+            await ws.send(encode(Ping(id=1, t=0)))
+            reply = decode_server_message(await asyncio.wait_for(ws.recv(), TIMEOUT))
+            assert isinstance(reply, Ok) and reply.id == 1
+
+
+# -- 6. an empty UBAO_DB, a relative XDG_DATA_HOME ---------------------------------------------
+
+
+def test_an_empty_database_setting_is_named_and_exits_with_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv, environ, name in (([], {"UBAO_DB": ""}, "UBAO_DB"), (["--db", ""], {}, "--db")):
+        with pytest.raises(SystemExit) as exit_info:
+            parse_args(argv, environ)
+        assert exit_info.value.code == 2
+        error = capsys.readouterr().err
+        assert name in error and "is empty" in error
+
+
+def test_a_relative_xdg_data_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    fallback = Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")
+    assert default_path() == fallback
+    monkeypatch.setenv("XDG_DATA_HOME", "")
+    assert default_path() == fallback
+
+
+# -- 7. ply_limit: the server's limit (no score), or Bao's own max_plies (with one) -------------
+
+
+def played_out(h: Harness, **create: Any) -> Result:
+    """A game of two people who play the first legal move until it ends (within 10 plies)."""
+    game_id, south, s_token, north, n_token = started_game(h, **create)
+    room = h.core.rooms[game_id]
+    for _ in range(10):
+        if room.status != "playing":
+            break
+        who, token = (south, s_token) if room.to_move == 0 else (north, n_token)
+        move(who, game_id, token, room.ply, room.legal()[0])
+    assert room.result is not None
+    return room.result
+
+
+def test_ply_limit_comes_from_the_server_without_a_score_or_from_bao_with_one() -> None:
+    server_limit = played_out(Harness(small_limits(bounds=Bounds(max_plies=2))))
+    assert (server_limit.reason, server_limit.winner, server_limit.score) == (
+        "ply_limit",
+        None,
+        None,
+    )
+    bao_limit = played_out(Harness(), game="bao", options={"max_plies": 2})
+    assert (bao_limit.reason, bao_limit.winner) == ("ply_limit", None)
+    assert bao_limit.score is not None  # each side's seeds
+
+    row = next(
+        line
+        for line in (DOCS / "protocol.md").read_text().splitlines()
+        if line.startswith("| `ply_limit`")
+    )
+    assert "`--max-plies`" in row and "`max_plies`" in row and "score" in row
