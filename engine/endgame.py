@@ -192,9 +192,10 @@ def _vectors(length: int, most: int) -> Iterator[tuple[int, ...]]:
 
 
 def cache_directory() -> Path:
-    """Where databases are cached: `$XDG_CACHE_HOME/ubao`, else `~/.cache/ubao`."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ubao"
+    """Where databases are cached: `$XDG_CACHE_HOME/ubao`, else `~/.cache/ubao` (also when the
+    variable is not an absolute path, which the XDG specification says to ignore)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME", ""))
+    return (base if base.is_absolute() else Path.home() / ".cache") / "ubao"
 
 
 def cache_path(game: Mancala, seeds: int, directory: Path | None = None) -> Path:

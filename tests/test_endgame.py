@@ -14,6 +14,7 @@ import pytest
 from ubao.engine.endgame import (
     Endgame,
     build,
+    cache_directory,
     cache_path,
     endgame_value,
     load,
@@ -163,3 +164,13 @@ def test_the_database_is_for_mancala_only(capsys: pytest.CaptureFixture[str]) ->
         main(["solve", "othello", "--options", '{"size":4}', "--db", "4"])
     assert exit_info.value.code == 2
     assert "mancala games only" in capsys.readouterr().err
+
+
+def test_the_cache_follows_an_absolute_xdg_cache_home_and_ignores_a_relative_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert cache_directory() == tmp_path / "cache" / "ubao"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG specification: ignored
+    assert cache_directory() == tmp_path / "home" / ".cache" / "ubao"
