@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from websockets.exceptions import InvalidHandshake, InvalidURI
+from websockets.uri import parse_uri
 
 from ubao.client.board import STEP_SECONDS
 from ubao.client.bot import BotGame, EngineSettings, serve
@@ -29,6 +30,7 @@ from ubao.client.connection import (
     SessionClosed,
     fetch_snapshot,
     request_once,
+    servers,
 )
 from ubao.client.export import record_of, replay_of
 from ubao.client.lobby import lobby_table
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
 
 PACE_SECONDS = 1.0
 """`watch --new`: the default least time between two bot moves, about what a viewer follows."""
+WAITING_EXPIRY_S = 60
+"""How long a server keeps a waiting game nobody attends by default (docs/protocol.md)."""
 MAX_LOBBY_PAGES = 1000
 """`ubao games --all` stops after this many pages (100 000 games), whatever the server says."""
 
@@ -73,8 +77,10 @@ def parse_clock(text: str) -> ClockSpec:
         increment_ms = round(float(increment or 0) * 1000)
     except ValueError:
         raise UsageError(f"--clock {text!r}: write INITIAL+INC in seconds, e.g. 300+5") from None
-    if initial_ms < 1 or increment_ms < 0:
+    if initial_ms < 1:
         raise UsageError(f"--clock {text!r}: the initial time must be positive")
+    if increment_ms < 0:
+        raise UsageError(f"--clock {text!r}: the increment must be 0 or more")
     return ClockSpec(initial_ms, increment_ms)
 
 
@@ -186,7 +192,15 @@ def report_end(live: LiveGame) -> int:
         return 1
     if live.game_id and not live.state.over and not live.watch:
         command = return_command(live.game_id, live.session.name, live.url)
-        print(f"left game {live.game_id}; return with: {command}")
+        if live.state.status == "waiting":
+            # docs/protocol.md, `cancel`: nobody there, a waiting game expires.
+            print(
+                f"left game {live.game_id}, which waits for an opponent: unless somebody joins "
+                f"or you return within {WAITING_EXPIRY_S} s (the server's default "
+                f"--waiting-expiry), it expires; return with: {command}"
+            )
+        else:
+            print(f"left game {live.game_id}; return with: {command}")
     return 0
 
 
@@ -212,7 +226,29 @@ def watch_command(game_id: str, server: str) -> str:
 
 
 def default_server() -> str:
-    return os.environ.get("UBAO_SERVER", DEFAULT_SERVER)
+    """`$UBAO_SERVER` (as `--server` reads it), else the default."""
+    given = os.environ.get("UBAO_SERVER", DEFAULT_SERVER)
+    try:
+        return server_urls(given)
+    except argparse.ArgumentTypeError:
+        return given  # `--server`'s default: refused there with the reason
+
+
+def server_urls(text: str) -> str:
+    """A `--server` value with `ws://` put before each URL that has no scheme (`host:port`,
+    as python-chess and lichess tools take it); a URL that is still not a WebSocket URL is
+    a bad command line, with how to write one."""
+    urls = []
+    for url in servers(text):
+        url = url if "://" in url else f"ws://{url}"
+        try:
+            parse_uri(url)
+        except InvalidURI:
+            raise argparse.ArgumentTypeError(
+                f"{url!r} is not a WebSocket URL: write ws://HOST:PORT/ (or wss://)"
+            ) from None
+        urls.append(url)
+    return ",".join(urls)
 
 
 def output_width() -> int | None:
@@ -319,13 +355,30 @@ async def command_bot(args: argparse.Namespace) -> int:
 
 
 async def command_export(args: argparse.Namespace) -> int:
+    if args.output:
+        check_writable(Path(args.output))  # before the server is asked anything
     snapshot = await fetch_snapshot(args.server, args.name, args.game_id)
     text = format_record(record_of(snapshot))
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {args.output}: {error.strerror}") from None
     else:
         sys.stdout.write(text)
     return 0
+
+
+def check_writable(path: Path) -> None:
+    """`path` can be written as a file (a directory cannot, nor a file in a folder that is
+    missing or not ours to write); else a usage error that says why, not the server's fault."""
+    if path.is_dir():
+        raise UsageError(f"cannot write {path}: it is a directory")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {path}: no folder {folder}")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        raise UsageError(f"cannot write {path}: permission denied")
 
 
 async def command_replay(args: argparse.Namespace) -> int:
@@ -351,10 +404,12 @@ async def command_replay(args: argparse.Namespace) -> int:
 def _add_connection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server",
-        default=default_server(),
+        type=server_urls,
+        default=os.environ.get("UBAO_SERVER", DEFAULT_SERVER),
         metavar="URL[,URL...]",
-        help="the server's WebSocket URL, or a cluster's nodes separated by commas: the first "
-        "that answers is used, the next when a connection drops "
+        help="the server's WebSocket URL (HOST:PORT means ws://HOST:PORT/), or a cluster's "
+        "nodes separated by commas: the first that answers is used, the next when a connection "
+        "drops "
         f"(default: $UBAO_SERVER or {DEFAULT_SERVER})",
     )
     parser.add_argument(

@@ -46,7 +46,7 @@ from prompt_toolkit.layout import (
     VSplit,
     Window,
 )
-from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.controls import BufferControl, UIContent
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
@@ -120,6 +120,7 @@ HELP_CLOSE = "F1, ? or Esc closes"
 SEAT_LOST = "this terminal no longer holds the seat"
 """Why nothing is sent once another terminal took over the seat."""
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
+OFFERED_MINE = "rematch offered; waiting for the answer"
 
 
 def join_command(game_id: str) -> str:
@@ -218,6 +219,64 @@ def board_and_panel(
 def panel_beside(columns: int, board: StyleAndTextTuples) -> bool:
     """The side panel goes beside `board` (else under it) on a terminal this wide."""
     return columns >= text_width(board) + 1 + PANEL_MIN_WIDTH
+
+
+def too_small(columns: int, rows: int, board: StyleAndTextTuples, below: int) -> str | None:
+    """What to show instead of a screen whose `board` (without its title) and the `below`
+    rows it needs at least (status, input, keys) do not fit: the size it needs, never a cut
+    board; None when they fit."""
+    width, height = text_width(board), text_height(board) + below
+    if columns >= width and rows >= height:
+        return None
+    return (
+        f"This board needs a terminal of at least {width}x{height} (columns x rows); this one "
+        f"is {columns}x{rows}. Make it larger (or the font smaller); ^Q leaves."
+    )
+
+
+def fitting(screen: Container, why_not: Callable[[], str | None]) -> DynamicContainer:
+    """`screen`, or the reason it does not fit (`why_not`) on a terminal too small for it."""
+
+    def said() -> StyleAndTextTuples:
+        return [("class:status.error", wrap(why_not() or "", get_app().output.get_size().columns))]
+
+    message = Window(FormattedTextControl(said))
+    return DynamicContainer(lambda: screen if why_not() is None else message)
+
+
+class FittedControl(FormattedTextControl):
+    """Formatted text made for the width it is drawn at (`text(width)`), so that its lines
+    can be cut to it with an ellipsis (`cut_lines`) rather than lose their end unseen."""
+
+    def __init__(self, text: Callable[[int], StyleAndTextTuples]) -> None:
+        self.width = PANEL_MIN_WIDTH
+        super().__init__(lambda: text(self.width))
+
+    def create_content(self, width: int, height: int | None) -> UIContent:
+        if width != self.width:
+            self.width = width
+            self._fragment_cache.clear()
+        return super().create_content(width, height)
+
+
+def cut_lines(text: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    """`text` with every line longer than `width` columns cut, the cut marked with `…`."""
+    out: StyleAndTextTuples = []
+    column = 0
+    """Columns used on the line so far; past `width` once the line was cut."""
+    for style, chunk, *_ in text:
+        for piece in re.split(r"(\n)", chunk):
+            if piece == "\n":
+                out.append((style, piece))
+                column = 0
+            elif piece and column <= width:
+                if column + get_cwidth(piece) > width:
+                    piece = piece[: max(width - column - 1, 0)] + "\u2026"
+                    column = width + 1
+                else:
+                    column += get_cwidth(piece)
+                out.append((style, piece))
+    return out
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -343,6 +402,13 @@ def describe_seat(seat: SeatInfo) -> str:
     return f"waiting for {wanted}"
 
 
+def seat_presence(seat: SeatInfo) -> str:
+    """`describe_seat` in short, to read whole beside a clock in the players' panel."""
+    if seat.kind == "open" and seat.wants_bot:
+        return "wants a bot client" + (f" (depth {seat.depth})" if seat.depth is not None else "")
+    return describe_seat(seat)
+
+
 def move_list(
     history: Sequence[str], movers: Sequence[int], side_names: Sequence[str], mark: int | None
 ) -> StyleAndTextTuples:
@@ -410,8 +476,6 @@ class GameApp:
         again after the resume if it did not arrive and the turn is still ours."""
         self.question: Ask | None = None
         self.confirming_resign = False
-        self.rematch: int | None = None
-        """Once the game is over: the seat whose rematch offer waits for an answer."""
         self.showing_help = False
         """F1 or ? shows the game's rules in short, its notation, the marks and the keys."""
         self.help_top = 0
@@ -429,6 +493,12 @@ class GameApp:
         """The ply looked back at (left/right, like lichess), None while following the game."""
         self.animation = Animation()
         """The moves being shown hole by hole, in order."""
+        self._notes: dict[int, str] = {}
+        """What the feedback line says of each move queued behind the one being shown, by
+        ply: said when its frames begin."""
+        self._declined_at: int | None = None
+        """The ply of a takeback request declined by the event just applied: a move at that
+        ply, next, is what declined it."""
         self._animation: asyncio.Task[None] | None = None
         self._quitting = False
         self.buffer = Buffer(
@@ -521,6 +591,13 @@ class GameApp:
             clock_rows=clock_rows,
         )
 
+    def _too_small(self) -> str | None:
+        """Why the terminal cannot show the board, with the status, input and key lines."""
+        if not self.state.started:
+            return None
+        size = self.application.output.get_size()
+        return too_small(size.columns, size.rows, self._board_core(), 3)
+
     def _title(self) -> str:
         """The game, and the ply the board shows: the one looked back at, the move being
         animated (the game goes on meanwhile: it is said when the board has caught up), or
@@ -553,9 +630,11 @@ class GameApp:
             if any(seat.wants_bot and seat.name is None for seat in state.seats):
                 return ("", "waiting for a bot client: start one with ubao bot --serve --depth N")
             return ("", f"waiting for a player to join: {join_command(state.game_id)}")
+        left = state.first_move_left(self.clock()) if self.online else None
+        first = "" if left is None else f": {left:.0f} s to play the first move"
         if state.to_move == self.seat and not self.closed:
-            return ("class:status.turn", f"Your move ({self.side_name(state.to_move)})")
-        return ("", f"{self.who(state.to_move)}, to move")
+            return ("class:status.turn", f"Your move ({self.side_name(state.to_move)}){first}")
+        return ("", f"{self.who(state.to_move)}, to move{first}")
 
     def who(self, side: int) -> str:
         """A side and who plays it, as the status line names them: "North, bob" (a side's
@@ -563,8 +642,11 @@ class GameApp:
         return f"{self.side_name(side)}, {self.state.names()[side] or 'open seat'}"
 
     def _result_text(self) -> str:
-        assert self.state.result is not None
-        return describe_result(self.state.result, self.state.names(), self.state.view.side_labels)
+        state = self.state
+        assert state.result is not None
+        return describe_result(
+            state.result, state.names(), state.view.side_labels, state.aborted_why
+        )
 
     def _status_text(self) -> StyleAndTextTuples:
         """The status lines as the terminal's rows leave them (`fold`)."""
@@ -618,10 +700,15 @@ class GameApp:
             )
         return None
 
-    def _players_text(self) -> StyleAndTextTuples:
-        """Each seat: who plays it (and whether it is us), then its clock and presence. Under
-        the board on a short terminal it takes fewer rows rather than lose a clock: first
-        without its title, then one line a seat."""
+    def _players_text(self, width: int | None = None) -> StyleAndTextTuples:
+        """Each seat: who plays it (and whether it is us), then its clock and presence, each
+        line cut to the panel's `width` (if known) with `…`. Under the board on a short
+        terminal it takes fewer rows rather than lose a clock: first without its title, then
+        one line a seat."""
+        lines = self._players_lines()
+        return lines if width is None else cut_lines(lines, width)
+
+    def _players_lines(self) -> StyleAndTextTuples:
         state = self.state
         if not state.started:
             return []
@@ -683,7 +770,7 @@ class GameApp:
         connection is down)."""
         seat = self.state.seats[side]
         if seat.kind == "bot" or seat.name is None:
-            return ("", describe_seat(seat))
+            return ("", seat_presence(seat))
         if not self.online:
             mine = side == self.seat and not self.closed
             return ("class:status.error", "reconnecting" if mine else "not known")
@@ -794,10 +881,11 @@ class GameApp:
         start = game.start()
         sample = [game.format_move(start, move) for move in game.legal_moves(start)]
         keys = SPECTATOR_KEYS if self.seat is None else player_keys(view.cells)
+        watching = self.seat is None
         paragraphs = [
             GAMES[state.game_name].summary,
-            view.help_notation(sample + state.history),
-            view.marks,
+            view.help_notation(sample + state.history, spectator=watching),
+            view.help_marks(spectator=watching),
         ]
         lines: list[tuple[str, str]] = []
         for paragraph in paragraphs:
@@ -838,7 +926,7 @@ class GameApp:
 
     def _build(self, input: Input | None, output: Output | None) -> Application[None]:
         # No least heights: under the board on a short terminal the panel folds away.
-        players = Window(FormattedTextControl(self._players_text), height=Dimension(max=7))
+        players = Window(FittedControl(self._players_text), height=Dimension(max=7))
         moves = Window(
             FormattedTextControl(self._moves_text, get_cursor_position=self._moves_cursor)
         )
@@ -889,7 +977,7 @@ class GameApp:
         )
         layout = Layout(
             FloatContainer(
-                root,
+                fitting(root, self._too_small),
                 floats=[
                     Float(
                         ConditionalContainer(
@@ -1042,6 +1130,14 @@ class GameApp:
         def _live(event: KeyPressEvent) -> None:
             self.browse(None)
 
+        for key in ("left", "right"):
+
+            @keys.add(key, filter=Condition(functools.partial(self.answers_arrow, key)))
+            def _direction(event: KeyPressEvent, key: str = key) -> None:
+                answer = self.arrow_answer(key)
+                assert answer is not None
+                self.enter(answer)
+
         for key in ("left", "right", "up", "down"):
 
             @keys.add(key, filter=selecting)
@@ -1165,7 +1261,8 @@ class GameApp:
     @property
     def answering_rematch(self) -> bool:
         """The opponent's rematch offer waits for this player's answer."""
-        return self.seat is not None and self.rematch is not None and self.rematch != self.seat
+        offer = self.state.rematch
+        return self.seat is not None and offer is not None and offer != self.seat
 
     def offer_rematch(self) -> None:
         if self.seat is None or not self.state.over:
@@ -1196,11 +1293,9 @@ class GameApp:
         """An offer made, declined or withdrawn (an accepted one switches games: `switch`)."""
         mine = offer.seat == self.seat
         side = self.side_name(offer.seat)
-        self.rematch = offer.seat if offer.state == "offered" else None
+        self.state.rematch = offer.seat if offer.state == "offered" else None
         if offer.state == "offered":
-            self.say(
-                "rematch offered; waiting for the answer" if mine else f"{side} offers a rematch"
-            )
+            self.say(OFFERED_MINE if mine else self._offer_said(side))
         elif offer.state == "declined":
             if mine:
                 self.say("rematch declined", "class:status.error")
@@ -1212,14 +1307,40 @@ class GameApp:
             self.say(f"{side} withdrew the rematch offer (left)")
         self.invalidate()
 
+    def offer_lapsed(self) -> None:
+        """The rematch offer shown is forgotten (a new connection: the server sends again an
+        offer that still waits): neither its question nor what was said of it stays."""
+        if not self.state.started:
+            return
+        said = (OFFERED_MINE, *(self._offer_said(self.side_name(side)) for side in (0, 1)))
+        if self.message[1] in said:
+            self.say("")
+        self.invalidate()
+
+    def _offer_said(self, side: str) -> str:
+        return f"{side} offers a rematch"
+
     def switch(self, state: GameState, seat: int | None) -> None:
         """Show the rematch `state` (empty until its snapshot arrives), played from `seat`."""
         self.state, self.seat = state, seat
-        self.rematch, self.question, self.confirming_resign = None, None, False
+        self.question, self.confirming_resign = None, False
         self.browsing, self.cursor, self.cursor_shown, self._turn_ply = None, None, False, -1
         self.animation.clear()
+        self._notes.clear()
         self.buffer.reset()
         self.say(f"rematch: game {state.game_id}")
+
+    def arrow_answer(self, key: str) -> str | None:
+        """At a question whose answers are directions (`L or R`, with nothing typed), the
+        answer the arrow `key` gives: Left L, Right R."""
+        if self.question is None or self.buffer.text or self.confirming_resign:
+            return None
+        letter = {"left": "L", "right": "R"}[key]
+        answers = {option.answer.upper(): option.answer for option in self.question.options}
+        return answers.get(letter)
+
+    def answers_arrow(self, key: str) -> bool:
+        return self.arrow_answer(key) is not None
 
     def answers(self, letter: str) -> bool:
         """`y` or `n` answers the opponent's takeback request or rematch offer, whatever is
@@ -1446,7 +1567,7 @@ class GameApp:
 
     def on_event(self, event: Event) -> None:
         """Apply a server event and show what it changed."""
-        before = self.state.ply
+        before, was_over = self.state.ply, self.state.over
         applied = self.state.apply(event, self.clock())
         if applied is Applied.GAP:
             if self.on_gap is not None:
@@ -1454,8 +1575,13 @@ class GameApp:
             return
         if applied is Applied.DUPLICATE:
             return
+        declined, self._declined_at = self._declined_at, None
+        if self.state.over and not was_over:
+            # A move half typed is no move any more: the line is emptied, so that `r` offers
+            # a rematch and `q` leaves whatever was typed (as lichess drops its move input).
+            self.buffer.reset()
         if isinstance(event, Moved):
-            self._moved(event)
+            self._moved(event, declined == event.ply)
         elif isinstance(event, Over):
             # The status line's first line gives the result from now on (once the last move
             # has been shown), and nothing overwrites it there.
@@ -1467,6 +1593,7 @@ class GameApp:
             self._takeback_changed(event, before)
         elif isinstance(event, Snapshot):
             self.animation.clear()
+            self._notes.clear()
         self._turn_started()
         # A resume ends with our own seat event (or a snapshot): the game is up to date.
         back = isinstance(event, Snapshot) or (
@@ -1476,11 +1603,16 @@ class GameApp:
             self._send_unsent()
         self.invalidate()
 
-    def _moved(self, event: Moved) -> None:
+    def _moved(self, event: Moved, declined: bool) -> None:
+        """A move: said on the feedback line (with the takeback request it declined, whose
+        own event came just before it), once its animation starts."""
         who = "You" if event.seat == self.seat else self.side_name(event.seat)
-        self.say(f"{who} played {event.move}")
+        note = f"{who} played {event.move}" + (" (takeback declined)" if declined else "")
         self.question = None
-        self.start_animation()
+        if self.start_animation():
+            self._notes[event.ply] = note  # said when the board gets to it
+        else:
+            self.say(note)
 
     def _seat_changed(self, event: SeatEvent) -> None:
         if event.seat == self.seat and event.connected:
@@ -1509,9 +1641,11 @@ class GameApp:
             else:
                 self.say(f"{side} asks for a takeback")
         elif event.state == "declined":
+            self._declined_at = event.ply  # a move that comes next declined it: it says so
             self.say("takeback declined", "class:status.error" if mine else "")
         else:
             self.animation.clear()
+            self._notes.clear()
             self.question = None
             self.browse(self.browsing)
             who = "you" if mine else side
@@ -1528,23 +1662,32 @@ class GameApp:
 
     # -- animation -----------------------------------------------------------------------------
 
-    def start_animation(self) -> None:
-        """Queue the last move's sowing to be shown hole by hole after those before it."""
+    def start_animation(self) -> bool:
+        """Queue the last move's sowing to be shown hole by hole after those before it; True
+        when it waits behind a move still being shown (what is said of it waits too)."""
         last = self.state.last
         if last is None or not last.steps or self.step_seconds <= 0:
-            return
+            return False
         if not self.application.is_running:
-            return
+            return False
+        busy = self.animation.frame is not None
         self.animation.push(sowing_frames(last.before, last.steps, last.seat, last.ply))
         if self._animation is None or self._animation.done():
             self._animation = self.application.create_background_task(self._animate())
+        return busy
 
     async def _animate(self) -> None:
-        """Show the queued frames one by one; each stays a step (less with a backlog)."""
-        while self.animation.frame is not None:
+        """Show the queued frames one by one; each stays a step (less with a backlog). When
+        the next move's frames begin, the feedback line says that move: the whole screen is
+        about the move shown."""
+        while (frame := self.animation.frame) is not None:
             await asyncio.sleep(self.animation.delay(self.step_seconds))
             self.animation.advance()
+            after = self.animation.frame
+            if after is not None and after.ply != frame.ply and after.ply in self._notes:
+                self.say(self._notes.pop(after.ply))
             self.invalidate()
+        self._notes.clear()
 
     async def run(self) -> None:
         """Run the screen until the player leaves.

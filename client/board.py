@@ -75,13 +75,21 @@ class BoardView(ABC):
     """How moves are written, for the help screen."""
     marks: ClassVar[str] = ""
     """What the board's marks mean, for the help screen: each family's own, no other's."""
+    spectator_notation: ClassVar[str] = ""
+    spectator_marks: ClassVar[str] = ""
+    """The same for a spectator, who has no row of their own: South's (Black's) side at the
+    bottom, and moves seen from their mover."""
     cells: ClassVar[str] = "holes"
     """What a move starts from, as the help and the keys line name it ("holes", "squares")."""
 
-    def help_notation(self, moves: Sequence[str]) -> str:
-        """How moves are written in this game; `moves` (some of its moves in notation) tell
-        which of the family's forms it uses."""
-        return self.notation
+    def help_notation(self, moves: Sequence[str], spectator: bool = False) -> str:
+        """How moves are written in this game, said to a player or a `spectator`; `moves`
+        (some of its moves in notation) tell which of the family's forms it uses."""
+        return self.spectator_notation if spectator else self.notation
+
+    def help_marks(self, spectator: bool = False) -> str:
+        """What the board's marks mean, said to a player or a `spectator`."""
+        return self.spectator_marks if spectator else self.marks
 
     @property
     def side_labels(self) -> tuple[str, str]:
@@ -146,12 +154,27 @@ class MancalaView(BoardView):
         "keyboard cursor. While a move is shown pit by pit, >\u00a0< is the pit being sown and "
         "yellow the pits sown so far."
     )
+    spectator_notation: ClassVar[str] = (
+        "A move is a pit number, 1 being the mover's leftmost pit. South's row is at the "
+        "bottom, read from South's left; North's row above reads from North's left."
+    )
+    spectator_directions: ClassVar[str] = (
+        " A move adds the way the first seed goes as its mover sees it: 3L to the mover's "
+        "left, 3R to their right, towards their store."
+    )
+    spectator_marks: ClassVar[str] = (
+        "Marks: the stores are S* and N*, South's on the right, North's on the left. "
+        "Underlined: the start of the last move. While a move is shown pit by pit, >\u00a0< "
+        "is the pit being sown and yellow the pits sown so far."
+    )
     cells: ClassVar[str] = "pits"
 
     pits: int = 6
 
-    def help_notation(self, moves: Sequence[str]) -> str:
+    def help_notation(self, moves: Sequence[str], spectator: bool = False) -> str:
         directed = any(re.fullmatch(r"\d+[LR]", move) for move in moves)
+        if spectator:
+            return self.spectator_notation + (self.spectator_directions if directed else "")
         return self.notation + (self.directions if directed else "")
 
     @classmethod
@@ -214,6 +237,20 @@ class BaoView(BoardView):
         ">\u00a0< is the hole being sown and yellow the holes sown so far. Each side's line gives "
         "its stock, its nyumba and, when a game ends in the middle of a sowing, the seeds left "
         "in hand."
+    )
+    spectator_notation: ClassVar[str] = (
+        "A move is a row, a hole and a letter, from its mover's side: A6L (row A is the "
+        "mover's front row, B their back row, holes 1..8 from the mover's left; L or R: the "
+        "way the first seed goes as the mover sees it, or in a capture the end of the mover's "
+        "front row, the kichwa, where the captured seeds start), with + to go on safari from "
+        "the nyumba. South writes capitals, North lower case; South's rows are at the bottom."
+    )
+    spectator_marks: ClassVar[str] = (
+        "Marks: (\u00a06): an owned nyumba; red: the takasia hole its player may not start "
+        "from; underlined: the start of the last move. While a move is shown hole by hole, "
+        ">\u00a0< is the hole being sown and yellow the holes sown so far. Each side's line "
+        "gives its stock, its nyumba and, when a game ends in the middle of a sowing, the "
+        "seeds left in hand."
     )
 
     stock: tuple[int, int] = (0, 0)
@@ -316,6 +353,12 @@ class OthelloView(BoardView):
         "Marks: X Black's discs, O White's; + (green): a square you may play; underlined: the "
         "square of the last move; [\u00a0]: the keyboard cursor. While a move is shown, >\u00a0< "
         "is the disc being placed or turned and yellow the discs turned so far."
+    )
+    spectator_notation: ClassVar[str] = notation
+    spectator_marks: ClassVar[str] = (
+        "Marks: X Black's discs, O White's; underlined: the square of the last move. While a "
+        "move is shown, >\u00a0< is the disc being placed or turned and yellow the discs "
+        "turned so far."
     )
     cells: ClassVar[str] = "squares"
 

@@ -306,9 +306,8 @@ class BotGame(SeatSession):
         result = self.state.result
         if result is not None:
             sides = GAMES[self.state.game_name].sides
-            log.info(
-                "game %s over: %s", self.game_id, describe_result(result, self.state.names(), sides)
-            )
+            said = describe_result(result, self.state.names(), sides, self.state.aborted_why)
+            log.info("game %s over: %s", self.game_id, said)
         self.forget_seat()
         if self.on_over is not None:
             self.on_over()

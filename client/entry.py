@@ -121,13 +121,24 @@ def _which(hole: str, moves: Sequence[str], game: Game[Any, Any], position: Any)
         min(map(len, lowered)),
     )
     options = tuple(Option(move[common:] or move, move, False) for move in moves)
+    # Only the direction left open (A6: L or R), or the hole too (`a` completed by Tab to
+    # A6L A6R A7L A7R): then it is a choice of moves, each named whole.
+    way = all(len(option.answer) == 1 for option in options)
     choices = ", ".join(
-        " ".join(filter(None, (option.answer, _sows(game, position, option.move))))
+        " ".join(
+            filter(
+                None, (option.answer if way else option.move, _sows(game, position, option.move))
+            )
+        )
         for option in options
     )
-    answers = " or ".join(option.answer for option in options)
+    answers = [option.answer for option in options]
+    listed = (
+        " or ".join(answers) if len(answers) < 3 else f"{', '.join(answers[:-1])} or {answers[-1]}"
+    )
     stop = "" if choices.endswith("...") else "."
-    return Ask(f"{hole}: which way? {choices}{stop} Answer {answers} (Esc cancels)", options)
+    asked = "which way?" if way else "which move?"
+    return Ask(f"{hole}: {asked} {choices}{stop} Answer {listed} (Esc cancels)", options)
 
 
 def _sows(game: Game[Any, Any], position: Any, move: str, holes: int = 3) -> str:

@@ -96,6 +96,9 @@ class LiveGame(SeatSession):
         if self.held is None:
             self.app.application.create_background_task(self.watch_rematch())
 
+    def on_offers_forgotten(self) -> None:
+        self.app.offer_lapsed()
+
     def on_state(self, text: str) -> None:
         self.app.set_connection(text, self.session.connected.is_set())
 

@@ -101,35 +101,49 @@ SIDE_LINE_WIDTH = 49
 """The widest a side line gets (`_side_line`'s `fit`) beside a board narrower than that: what a
 classic 80-column terminal leaves beside the side panel (at least 30 columns, and a gap)."""
 
+MAX_BOARD_WIDTH = 60
+"""Every board, at every size its game allows, is drawn at most this wide: a wider layout
+(Kalah with 12 pits, Othello 16x16) is drawn compact, with narrower cells."""
+
+ELLIPSIS = "\u2026"
+
+
+def cut(text: str, width: int) -> str:
+    """`text` cut to `width` columns, the cut marked with an ellipsis."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
+
 
 def _side_line(
     view: BoardView,
     side: int,
     names: Names,
+    fit: int,
     extra: str = "",
     own_line: bool = False,
-    fit: int | None = None,
+    count: int | None = None,
 ) -> StyleAndTextTuples:
-    """A line naming a side, its facts (`extra`; on a line of their own if long, so that the
-    board stays narrow) and whether it is to move. With `fit` (the width to keep to), the name is
-    cut to what fits beside the to-move mark, whether or not it shows (so that the panel beside
-    the board does not jump under it when the game ends), and the facts go on their own line
-    if they do not fit too."""
+    """A line naming a side, its facts (`extra`; on a line of their own with `own_line`) and
+    whether it is to move, never wider than `fit` columns, so that it never wraps: the name
+    is cut (with an ellipsis) to what fits beside the facts and the to-move mark, whether or
+    not the mark shows (so that the panel beside the board does not jump under it when the
+    game ends); facts on their own line are cut too. Facts that are a `count` (Othello's
+    discs) go beside the label as that number rather than cut the name."""
     name = (names[side] if side < len(names) else None) or "open seat"
     label = f"{view.side_labels[side]}: "
-    most = MAX_NAME if fit is None else max(fit - len(label) - len(TO_MOVE), 8)
+    beside = f"  {extra}" if extra and not own_line else ""
+    if count is not None and len(label + name + beside + TO_MOVE) > fit:
+        # Othello's discs, in short beside the side's label rather than cut the name.
+        label, beside = f"{view.side_labels[side]} {count}: ", ""
+    most = min(MAX_NAME, max(fit - len(label) - len(beside) - len(TO_MOVE), 8))
     # Names come from any record file and any server: shown escaped, whoever checked.
-    shown = escape(name, most)
-    if fit is not None and extra:
-        own_line = len(label) + len(shown) + len(extra) + 2 + len(TO_MOVE) > fit
-    line: StyleAndTextTuples = [("class:side", label), ("class:side.name", shown)]
-    if extra and not own_line:
-        line.append(("class:side.extra", f"  {extra}"))
+    line: StyleAndTextTuples = [("class:side", label), ("class:side.name", escape(name, most))]
+    if beside:
+        line.append(("class:side.extra", beside))
     if side == view.to_move:
         line.append(("class:side.tomove", TO_MOVE))
     line.append(("", "\n"))
     if extra and own_line:
-        line.append(("class:side.extra", f"  {extra}\n"))
+        line.append(("class:side.extra", cut(f"  {extra}", fit) + "\n"))
     return line
 
 
@@ -158,26 +172,69 @@ def _row(
     return row
 
 
+def _mancala_width(pits: int) -> int:
+    """The columns of the roomy mancala layout: the store row is its widest line."""
+    return 5 * pits + 14
+
+
 def _mancala(view: MancalaView, viewer: int, marks: Marks, names: Names) -> StyleAndTextTuples:
+    """Two rows of pits between the stores; with more pits than fit `MAX_BOARD_WIDTH` in
+    five-column cells, in four-column ones (`_compact_cell`), the stores' labels closer."""
     far, near = 1 - viewer, viewer
     far_row, near_row = view.grid(viewer)
-    indent = 7
-    text: StyleAndTextTuples = []
-    text += _side_line(view, far, names)
-    text += _header(far_row, indent)
-    text += _row(view, far_row, marks, " " * indent)
-    text.append(("", "\n"))
+    compact = _mancala_width(view.pits) > MAX_BOARD_WIDTH
+    indent = 5 if compact else 7
+    cell = 4 if compact else 5
     far_store, near_store = view.store(far), view.store(near)
-    text.append(("class:label", f" {far_store:>3}  "))
-    text.append((_cell_style(far_store, marks, "class:store"), f"{view.values[far_store]:>2}"))
-    text.append(("", " " * (5 * view.pits - 1)))
-    text.append((_cell_style(near_store, marks, "class:store"), f"{view.values[near_store]:>3}"))
-    text.append(("class:label", f"  {near_store}\n"))
-    text += _row(view, near_row, marks, " " * indent)
+
+    def header(labels: Sequence[str]) -> StyleAndTextTuples:
+        if not compact:
+            return _header(labels, indent)
+        return [("class:label", " " * indent + "".join(f"{label:>3} " for label in labels) + "\n")]
+
+    def row(labels: Sequence[str]) -> StyleAndTextTuples:
+        if not compact:
+            return _row(view, labels, marks, " " * indent)
+        text: StyleAndTextTuples = [("class:label", " " * indent)]
+        for label in labels:
+            style = _cell_style(label, marks, "class:hole")
+            text.append((style, _compact_cell(str(view.values[label]), label, marks)))
+        return text
+
+    text: StyleAndTextTuples = []
+    text += _side_line(view, far, names, MAX_BOARD_WIDTH)
+    text += header(far_row)
+    text += row(far_row)
     text.append(("", "\n"))
-    text += _header(near_row, indent)
-    text += _side_line(view, near, names)
+    if compact:
+        text.append(("class:label", far_store))
+        text.append((_cell_style(far_store, marks, "class:store"), f"{view.values[far_store]:>3}"))
+        text.append(("", " " * (cell * view.pits)))
+    else:
+        text.append(("class:label", f" {far_store:>3}  "))
+        text.append((_cell_style(far_store, marks, "class:store"), f"{view.values[far_store]:>2}"))
+        text.append(("", " " * (5 * view.pits - 1)))
+    text.append((_cell_style(near_store, marks, "class:store"), f"{view.values[near_store]:>3}"))
+    text.append(("class:label", f"{' ' if compact else '  '}{near_store}\n"))
+    text += row(near_row)
+    text.append(("", "\n"))
+    text += header(near_row)
+    text += _side_line(view, near, names, MAX_BOARD_WIDTH)
     return text
+
+
+def _compact_cell(value: str, label: str, marks: Marks) -> str:
+    """Four characters: as `_cell_text`, the value right-aligned in two between its markers;
+    a value of three digits keeps only the marker after it (its colour says the rest)."""
+    if label == marks.cursor:
+        left, right = "[", "]"
+    elif label == marks.active:
+        left, right = ">", "<"
+    elif label in marks.legal:
+        left, right = " ", "'"
+    else:
+        left, right = " ", " "
+    return f"{left}{value:>2}{right}" if len(value) < 3 else f"{value:>3}{right}"
 
 
 def _bao_facts(view: BaoView, side: int) -> str:
@@ -194,24 +251,31 @@ def _bao(view: BaoView, viewer: int, marks: Marks, names: Names) -> StyleAndText
     far, near = 1 - viewer, viewer
     blocked = frozenset([view.takasia[1]] if view.takasia else [])
     text: StyleAndTextTuples = []
-    text += _side_line(view, far, names, _bao_facts(view, far), own_line=True)
+    fit = MAX_BOARD_WIDTH
+    text += _side_line(view, far, names, fit, _bao_facts(view, far), own_line=True)
     text += _header([str(n) for n in range(8, 0, -1)], 3)
     prefixes = ("b", "a", "A", "B") if near == 0 else ("B", "A", "a", "b")
     for prefix, labels in zip(prefixes, view.grid(viewer), strict=True):
         text += _row(view, labels, marks, f" {prefix} ", view.nyumbas(), blocked)
         text.append(("", "\n"))
     text += _header([str(n) for n in range(1, 9)], 3)
-    text += _side_line(view, near, names, _bao_facts(view, near), own_line=True)
+    text += _side_line(view, near, names, fit, _bao_facts(view, near), own_line=True)
     return text
 
 
 def _othello(view: OthelloView, viewer: int, marks: Marks, names: Names) -> StyleAndTextTuples:
+    """The grid, four columns a square; where that is wider than `MAX_BOARD_WIDTH` (16x16),
+    three, with no gap between squares."""
+    compact = 4 + 4 * view.size > MAX_BOARD_WIDTH
+    label_width, gap = (3, "") if compact else (4, " ")
+    width = label_width + (3 + len(gap)) * view.size
+    fit = max(width, SIDE_LINE_WIDTH)
     text: StyleAndTextTuples = []
-    width = max(4 + 4 * view.size, SIDE_LINE_WIDTH)  # the board: row labels, 4 per column
-    text += _side_line(view, 1, names, f"discs {view.discs(1)}", fit=width)
-    text.append(("class:label", "    " + " ".join(f" {c} " for c in COLUMNS[: view.size]) + "\n"))
+    text += _side_line(view, 1, names, fit, f"discs {view.discs(1)}", count=view.discs(1))
+    columns = gap.join(f" {c} " for c in COLUMNS[: view.size])
+    text.append(("class:label", " " * label_width + columns + "\n"))
     for r, labels in enumerate(view.grid(viewer)):
-        text.append(("class:label", f"{r + 1:>3} "))
+        text.append(("class:label", f"{r + 1:>{label_width - 1}} "))
         for label in labels:
             letter = str(view.values[label])
             glyph = DISC_GLYPHS[letter]
@@ -225,7 +289,8 @@ def _othello(view: OthelloView, viewer: int, marks: Marks, names: Names) -> Styl
             else:
                 cell = f" {glyph} "
             text.append((style, cell))
-            text.append(("", " "))
+            if gap:
+                text.append(("", gap))
         text.append(("", "\n"))
-    text += _side_line(view, 0, names, f"discs {view.discs(0)}", fit=width)
+    text += _side_line(view, 0, names, fit, f"discs {view.discs(0)}", count=view.discs(0))
     return text

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from prompt_toolkit.application import Application, create_app_session
+from prompt_toolkit.application import Application, create_app_session, get_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
@@ -20,9 +20,12 @@ from ubao.client.app import (
     PANEL_MIN_WIDTH,
     board_and_panel,
     describe_seat,
+    fitting,
     format_control,
     move_list,
     rule,
+    text_height,
+    too_small,
     wrap,
 )
 from ubao.client.board import Marks
@@ -61,6 +64,42 @@ class ReplayApp:
         self.application.invalidate()
 
     def _board_text(self) -> StyleAndTextTuples:
+        title = f"{self.record.game}  move {self.ply} of {self.last_ply}"
+        if self.ply == self.last_ply:
+            title += f"  result {self.record.result}"
+        return [("class:panel.title", title + "\n"), *self._board_core()]
+
+    def _result(self) -> str | None:
+        """How the game ended, in words, if the record says it ended."""
+        result = result_of(self.record)
+        if result is None:
+            return None
+        names = [escape(self.record.tags.get(side) or "?", MAX_NAME) for side in self._sides()]
+        return describe_result(result, names, self.replay.view(0).side_labels)
+
+    def _sides(self) -> tuple[str, str]:
+        return GAMES[self.record.game].sides
+
+    def _status_text(self) -> StyleAndTextTuples:
+        """Under the board at the last move: how the game ended, whatever the panel (folded
+        away on a short terminal) shows."""
+        said = self._result()
+        if self.ply != self.last_ply or said is None:
+            return []
+        columns = get_app().output.get_size().columns  # the screen being drawn
+        return [("class:status.turn", wrap(said, columns))]
+
+    def _status_rows(self) -> int:
+        text = self._status_text()
+        return text_height(text) if text else 0
+
+    def _too_small(self) -> str | None:
+        size = get_app().output.get_size()
+        below = 2 + self._status_rows()  # the title, the result, the keys
+        return too_small(size.columns, size.rows, self._board_core(), below)
+
+    def _board_core(self) -> StyleAndTextTuples:
+        """The board at the ply shown, without its title."""
         view = self.replay.view(self.ply)
         ended = result_of(self.record) is not None
         if self.ply == self.last_ply and ended:
@@ -69,12 +108,8 @@ class ReplayApp:
         if self.ply:
             hole = view.move_hole(self.record.moves[self.ply - 1], self.replay.movers[self.ply - 1])
             last = frozenset([hole] if hole else [])
-        names = [self.record.tags.get(tag) for tag in GAMES[self.record.game].sides]
-        title = f"{self.record.game}  move {self.ply} of {self.last_ply}"
-        if self.ply == self.last_ply:
-            title += f"  result {self.record.result}"
-        text: StyleAndTextTuples = [("class:panel.title", title + "\n")]
-        return text + render_board(view, 0, Marks(last=last), names)
+        names = [self.record.tags.get(tag) for tag in self._sides()]
+        return render_board(view, 0, Marks(last=last), names)
 
     def _tags_text(self) -> StyleAndTextTuples:
         """The game in words: who played each side (and what, for a bot), when, with which
@@ -98,9 +133,8 @@ class ReplayApp:
             ("Id", tags.get("GameId", "")),
         ]
         text += [("class:label", f"{name} {value}\n") for name, value in facts if value]
-        result = result_of(record)
-        if result is not None:
-            said = describe_result(result, names, self.replay.view(0).side_labels)
+        said = self._result()
+        if said is not None:
             text.append(("class:end", wrap(said, PANEL_MIN_WIDTH - 1) + "\n"))
         return text
 
@@ -152,6 +186,10 @@ class ReplayApp:
             [
                 board_and_panel(self._board_text, beside, below),
                 Window(
+                    FormattedTextControl(self._status_text),
+                    height=lambda: Dimension.exact(self._status_rows()),
+                ),
+                Window(
                     FormattedTextControl(
                         [("class:help", "left/right: move  home/end: start/end  q: quit")]
                     ),
@@ -160,7 +198,7 @@ class ReplayApp:
             ]
         )
         return Application(
-            layout=Layout(root),
+            layout=Layout(fitting(root, self._too_small)),
             key_bindings=keys,
             style=STYLE,
             full_screen=True,

@@ -121,6 +121,9 @@ class SeatSession:
     def on_rematch(self, offer: RematchOffer) -> None:
         """A rematch of the game was offered, declined, withdrawn or accepted."""
 
+    def on_offers_forgotten(self) -> None:
+        """A new connection: the rematch offer known so far is forgotten (`forget_offers`)."""
+
     # -- the session ---------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
@@ -144,6 +147,8 @@ class SeatSession:
                 self.on_closed(self.error)
 
     async def _on_ready(self) -> None:
+        self.state.forget_offers()  # what still waits comes again after the resume or watch
+        self.on_offers_forgotten()
         if self.game_id is None:
             assert self.create is not None
             ok = await self.session.request(self.create)

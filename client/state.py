@@ -96,6 +96,20 @@ class GameState:
     """Seats whose player dropped: the monotonic time until which the server holds the seat."""
     takeback: int | None = None
     """The seat whose takeback request waits for the other's answer (a move ends it)."""
+    first_move_due: float | None = None
+    """With a clock, while the player to move has not made their untimed first move: the
+    monotonic time the server aborts the game if it has not come (`FIRST_MOVE_S` after the
+    turn began, as far as this client saw it begin)."""
+    first_move_turn: tuple[int, int] | None = None
+    """The turn (seat to move, ply) `first_move_due` is for: a new turn starts a new count."""
+    aborted_why: str | None = None
+    """For a game aborted after it started, why, as far as the client can tell ("South did not
+    play the first move in time"): the result's reason alone does not say."""
+    rematch: int | None = None
+    """Once over: the seat whose rematch offer waits for an answer, as the server last said
+    (a snapshot's `rematch`, then `rematch_offer` events). Offers lapse with a connection or a
+    restart, unannounced: forgotten on every reconnection (`forget_offers`), the server sends
+    again an offer that still waits."""
 
     @property
     def view(self) -> BoardView:
@@ -154,12 +168,18 @@ class GameState:
             return False
         return remaining <= min(max(self.clock.initial_ms // 10, 5_000), 30_000)
 
+    def forget_offers(self) -> None:
+        """A new connection: a rematch offer seen on the last one may have lapsed (its player
+        left, the server restarted); the server says again what still waits."""
+        self.rematch = None
+
     def apply(self, event: Event, now: float) -> Applied:
         """Apply one event received at monotonic time `now`."""
         if isinstance(event, Snapshot):
             if event.v < self.v:
                 return Applied.DUPLICATE
             self._snapshot(event, now)
+            self._count_first_move(now)
             return Applied.APPLIED
         if event.v <= self.v:
             return Applied.DUPLICATE
@@ -174,7 +194,30 @@ class GameState:
             self._seat(event, now)
         elif isinstance(event, TakebackRequest):
             self._takeback(event, now)
+        self._count_first_move(now)
         return Applied.APPLIED
+
+    def _count_first_move(self, now: float) -> None:
+        """Start, keep or stop the count of an untimed first move: it runs while a game with
+        a clock waits for the first move of the player to move, from when their turn began
+        (docs/protocol.md, `join`)."""
+        waiting = (
+            self.clock is not None
+            and self.status == "playing"
+            and self.to_move not in self.movers
+            and (self.clocks is None or self.clocks.running is None)
+        )
+        turn = (self.to_move, self.ply)
+        if not waiting:
+            self.first_move_due = self.first_move_turn = None
+        elif self.first_move_turn != turn:
+            self.first_move_due, self.first_move_turn = now + FIRST_MOVE_S, turn
+
+    def first_move_left(self, now: float) -> float | None:
+        """Seconds left for the untimed first move of the player to move, if one is awaited."""
+        if self.first_move_due is None:
+            return None
+        return max(self.first_move_due - now, 0.0)
 
     def _set_clocks(self, clocks: Clocks | None, now: float) -> None:
         if clocks is not None:
@@ -197,9 +240,11 @@ class GameState:
         self.clock, self.clocks = event.clock, None
         self._set_clocks(event.clocks, now)
         self.result = event.result
+        self.aborted_why = None  # a snapshot shows the end, not how the game stood before it
         self.last = None
         self.away_until.clear()
         self.takeback = event.takeback
+        self.rematch = event.rematch
 
     def _moved(self, event: Moved, now: float) -> None:
         assert self.game is not None
@@ -232,9 +277,27 @@ class GameState:
             # `over` carries no clocks: freeze them as they stood when it arrived.
             frozen = (self.remaining_ms(0, now) or 0, self.remaining_ms(1, now) or 0)
             self.clocks, self.clocks_at = Clocks(frozen, None, self.clocks.increment_ms), now
+        if result.reason == "aborted":
+            self.aborted_why = self._why_aborted()
         self.status, self.result, self.legal = "over", result, ()
         self.takeback = None
         self.away_until.clear()  # nobody's seat is held for a game that is over
+
+    def _why_aborted(self) -> str | None:
+        """Why a game that had started was aborted, from how it stood (docs/protocol.md,
+        Result reasons): a player who had not moved left, or, with a clock, the player to
+        move did not make their first move within the server's grace."""
+        if self.status != "playing" or self.game is None:
+            return None  # resigned before the start: nothing more to say
+        sides = self.view.side_labels
+        gone = [
+            seat for seat in (0, 1) if seat not in self.movers and not self.seats[seat].connected
+        ]
+        if gone:
+            return f"{sides[gone[0]]} left before their first move"
+        if self.clock is not None and self.to_move not in self.movers:
+            return f"{sides[self.to_move]} did not play the first move in time"
+        return None
 
     def _seat(self, event: SeatEvent, now: float) -> None:
         # The seat's kind and bot settings stay: only who sits there (and with what client)
@@ -281,6 +344,11 @@ def _replay(game: Game[Any, Any], history: Sequence[str]) -> tuple[list[int], li
     return movers, positions
 
 
+FIRST_MOVE_S = 60.0
+"""How long a player of a game with a clock has for their untimed first move before the game
+is aborted: the server's grace period by default (`--grace`, docs/protocol.md `join`), which
+the server does not send."""
+
 REASONS = {
     "normal": "at the end of play",
     "no_moves": "as the other side cannot move",
@@ -309,11 +377,16 @@ def called_off(result: Result | None) -> bool:
     return result is not None and result.winner is None and result.reason in CALLED_OFF
 
 
-def describe_result(result: Result, names: Sequence[str | None], side_names: Sequence[str]) -> str:
+def describe_result(
+    result: Result,
+    names: Sequence[str | None],
+    side_names: Sequence[str],
+    why: str | None = None,
+) -> str:
     """The result in one sentence: who won, why, and the score, the winner's first; or that
-    the game was called off."""
+    the game was called off (and `why`, when known: "South did not play the first move")."""
     if called_off(result):
-        return CALLED_OFF[result.reason]
+        return CALLED_OFF[result.reason] + (f": {why}" if why else "")
     reason = REASONS.get(result.reason, f"({result.reason.replace('_', ' ')})")
     if result.winner is None:
         text = f"Draw {reason}"

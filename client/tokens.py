@@ -2,27 +2,41 @@
 
 A seat token is a capability: whoever holds it moves for the seat. The file is therefore
 written with mode 0600, and atomically (a temporary file renamed over the old one), so that a
-crash never leaves half a file and two clients never interleave their writes. Tokens are keyed
+crash never leaves half a file. Every change reads the file again and writes it back under an
+exclusive lock (`flock` on `tokens.json.lock` beside it), so that clients of one HOME that
+store tokens at the same moment (six `ubao play --new` started at once) never lose one
+another's: the rename alone prevents a torn file, not a lost update. Tokens are keyed
 by server URL, game id and player name: game ids are only unique per server, and two terminals
 of one user (one file) playing each other under two names must each find their own seat.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+try:
+    import fcntl
+except ImportError:  # Windows: msvcrt's byte-range lock instead
+    fcntl = None  # type: ignore[assignment]
+    import msvcrt
 
 DEFAULT_PORTS = {"ws": 80, "wss": 443, "http": 80, "https": 443}
 
 
 def default_path() -> Path:
-    """`$XDG_DATA_HOME/ubao/tokens.json`, or `~/.local/share/ubao/tokens.json`."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "ubao" / "tokens.json"
+    """`$XDG_DATA_HOME/ubao/tokens.json`, or `~/.local/share/ubao/tokens.json` (also when the
+    variable is not an absolute path, which the XDG specification says to ignore)."""
+    base = Path(os.environ.get("XDG_DATA_HOME", ""))
+    if not base.is_absolute():
+        base = Path.home() / ".local" / "share"
+    return base / "ubao" / "tokens.json"
 
 
 def server_key(server: str) -> str:
@@ -91,6 +105,27 @@ class TokenStore:
             Path(temporary).unlink(missing_ok=True)
             raise
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the store's exclusive lock (another client of the same file waits for it):
+        around every read-modify-write, so that no client writes back a file read before
+        another's change."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor is closed
+                yield
+            else:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
+                try:
+                    yield
+                finally:
+                    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        finally:
+            os.close(fd)
+
     def get(self, server: str, game_id: str, name: str) -> SeatToken | None:
         """The seat `name` holds in `game_id` on `server`, if any."""
         return _seat_token(self._players(self._load(), server_key(server), game_id).get(name))
@@ -106,7 +141,11 @@ class TokenStore:
         return {game_id: seat for game_id, seat in held.items() if seat is not None}
 
     def put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
-        data, server = self._load(), server_key(server)
+        with self._locked():
+            self._put(server_key(server), game_id, name, seat)
+
+    def _put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
+        data = self._load()
         players = self._players(data, server, game_id)
         players[name] = {"seat": seat.seat, "token": seat.token}
         games = data.get(server)
@@ -117,7 +156,11 @@ class TokenStore:
 
     def remove(self, server: str, game_id: str, name: str) -> None:
         """Forget a seat (the game is over: the token is worth nothing any more)."""
-        data, server = self._load(), server_key(server)
+        with self._locked():
+            self._remove(server_key(server), game_id, name)
+
+    def _remove(self, server: str, game_id: str, name: str) -> None:
+        data = self._load()
         players = self._players(data, server, game_id)
         if players.pop(name, None) is None:
             return

@@ -82,3 +82,5 @@ def test_the_default_path_follows_xdg_data_home(
     monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert default_path() == tmp_path / ".local" / "share" / "ubao" / "tokens.json"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/data")  # the XDG specification: ignored
+    assert default_path() == tmp_path / ".local" / "share" / "ubao" / "tokens.json"

@@ -1,0 +1,480 @@
+"""What QA found in the terminal client (round 8): tokens lost by clients writing at once, a
+rematch offer shown after it lapsed, large boards at 60 columns, side lines that wrapped, the
+untimed first move's deadline, a declined takeback overwritten, `export -o` blaming the server,
+text left on the input line at the end, `--clock` wording, Bao's question, arrows at an L/R
+question, the Bao feedback line ahead of the move shown, panel text cut, the spectators' help,
+`--server` without a scheme, the replay's result, and a waiting game's expiry."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.input import create_pipe_input
+from test_client_app import Recorder
+from test_client_cli import unused_url
+from test_client_layout import SizedOutput, draw, played, whole
+from test_client_polish import Shown, player
+from test_client_qa7 import finished, sized
+from test_client_support import Proxy, game_server, kalah_create, screen, until, url_of
+
+from ubao.client.__main__ import build_parser, main, report_end
+from ubao.client.app import GameApp
+from ubao.client.connection import request_once
+from ubao.client.entry import Ask, resolve
+from ubao.client.export import replay_of
+from ubao.client.record import Record, parse_record
+from ubao.client.replay import ReplayApp
+from ubao.client.state import GameState
+from ubao.client.tokens import SeatToken, TokenStore
+from ubao.engine.games import GAMES, make_game
+from ubao.protocol import (
+    Clocks,
+    ClockSpec,
+    Moved,
+    Over,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    SeatSpec,
+    Snapshot,
+    TakebackRequest,
+)
+from ubao.server.app import GameServer, ServerConfig
+
+__all__ = ["player"]  # the screen fixture, shared with test_client_polish
+LEFT, RIGHT = "\x1b[D", "\x1b[C"
+
+# -- 1. tokens written at the same moment --------------------------------------------------------
+
+
+def test_clients_of_one_home_storing_tokens_at_once_keep_every_token(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    writers, each = 12, 5
+    start = threading.Barrier(writers)
+
+    def write(index: int) -> None:
+        store = TokenStore(path)  # a client of its own: its own object, its own descriptors
+        start.wait()
+        for game in range(each):
+            store.put("ws://a/", f"g{index}-{game}", f"racer{index}", SeatToken(0, f"t{index}"))
+        store.remove("ws://a/", f"g{index}-0", f"racer{index}")
+
+    threads = [threading.Thread(target=write, args=(index,)) for index in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    store = TokenStore(path)
+    for index in range(writers):
+        held = store.games("ws://a/", f"racer{index}")
+        assert sorted(held) == [f"g{index}-{game}" for game in range(1, each)], (index, held)
+
+
+# -- 2. a rematch offer that lapsed with a restart ---------------------------------------------
+
+
+async def test_a_rematch_offer_that_lapsed_with_a_restart_is_not_shown_after_it(
+    tmp_path: Path,
+) -> None:
+    """The server restarts while South's offer waits: offers are not stored, so after the
+    resume neither screen shows it (nor asks y/n for it)."""
+    config = ServerConfig(port=0, db=tmp_path / "games.db")
+    first = GameServer(config)
+    await first.start()
+    proxy = Proxy(first.port)
+    await proxy.start()
+    second: GameServer | None = None
+    try:
+        url = proxy.url
+        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
+            await until(lambda: alice.live.state.started, "alice's game")
+            game_id = alice.live.game_id
+            async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
+                await until(lambda: alice.live.state.legal, "the game under way")
+                alice.live.app.enter("resign")
+                alice.live.app.enter("y")
+                await until(lambda: bob.live.state.over, "the resignation at bob's")
+                alice.type("r")
+                await until(lambda: bob.live.app.answering_rematch, "the offer at bob's")
+                assert "offers a rematch" in bob.live.app.message[1]
+                await first.stop()
+                second = GameServer(dataclasses.replace(config, port=0))
+                await second.start()
+                proxy.target_port = second.port
+                for live in (alice.live, bob.live):
+                    await until(lambda: live.session.reconnects >= 1, "reconnected")  # noqa: B023
+                    await until(live.session.connected.is_set, "resumed")
+                await until(lambda: bob.live.state.seats[0].connected, "alice back at bob's")
+                for player in (alice, bob):
+                    app = player.live.app
+                    assert player.live.state.rematch is None
+                    assert not app.answering_rematch and app._question() is None
+                    assert "rematch" not in app.message[1], app.message
+    finally:
+        await proxy.close()
+        for server in (first, second):
+            if server is not None:
+                await server.stop()
+
+
+# -- 6. a takeback request declined by a move ----------------------------------------------------
+
+
+def test_a_takeback_request_declined_by_a_move_is_said_with_the_move() -> None:
+    """Alice (South) asks on Bob's turn; Bob moves instead: Alice and a spectator read both."""
+    events = finished("kalah", 2)
+    snapshot, first, second = events[0], events[1], events[2]
+    assert isinstance(first, Moved) and isinstance(second, Moved) and second.seat == 1
+    for seat in (0, None):
+        app = sized(80, 24, seat=seat)
+        app.on_event(snapshot)
+        app.on_event(first)
+        asked = TakebackRequest(game_id="AbCd1234", v=3, seat=0, state="asked", ply=1)
+        declined = dataclasses.replace(asked, v=4, state="declined")
+        app.on_event(asked)
+        app.on_event(declined)
+        app.on_event(dataclasses.replace(second, v=5))
+        assert app.message[1] == f"North played {second.move} (takeback declined)", seat
+
+
+# -- 8. the input line at the end of the game ----------------------------------------------------
+
+
+def test_the_end_of_the_game_empties_the_input_line_so_that_r_offers_a_rematch() -> None:
+    events = finished("kalah", 1)  # North to move when South resigns
+    app = sized(80, 24, seat=1)
+    for event in events[:-1]:
+        app.on_event(event)
+    app.buffer.text = "2"  # half typed
+    app.on_event(events[-1])
+    assert app.buffer.text == "" and app.state.over
+    # `r` (and `q`) act on an empty line only: they do now.
+    assert app._game_keys().get_bindings_for_keys(("r",))[0].filter()
+
+
+# -- 12. the feedback line follows the move being shown ------------------------------------------
+
+
+async def test_the_feedback_line_names_the_move_being_shown_not_a_later_one() -> None:
+    snapshot, moves = played("bao")
+    with create_pipe_input() as keys:
+        app = GameApp(
+            GameState("AbCd1234"), input=keys, output=SizedOutput(80, 24), step_seconds=0.25
+        )
+        app.set_connection("connected", True)
+        task = asyncio.create_task(app.run())
+        try:
+            await until(lambda: app.application.is_running, "the screen")
+            app.on_event(snapshot)
+            app.on_event(moves[0])
+            app.on_event(moves[1])  # arrives while the first is shown
+            frame = app.animation.frame
+            assert frame is not None and frame.ply == 0
+            assert app.message[1] == f"{app.side_name(moves[0].seat)} played {moves[0].move}"
+            await until(
+                lambda: app.animation.frame is None or app.animation.frame.ply == 1,
+                "the second move shown",
+            )
+            assert app.message[1] == f"{app.side_name(moves[1].seat)} played {moves[1].move}"
+        finally:
+            app.quit()
+            await asyncio.wait_for(task, 30)
+
+
+# -- 10. and 11. Bao's question after Tab, and the arrows at an L/R question --------------------
+
+
+def test_a_question_that_leaves_the_hole_open_too_is_a_choice_of_moves() -> None:
+    game = make_game("bao", {})
+    start = game.start()
+    legal = [game.format_move(start, move) for move in game.legal_moves(start)]
+    asked = resolve("a", legal, game, start)  # what Tab completes on ["A6L", …, "A7R"]
+    assert isinstance(asked, Ask)
+    assert asked.question.startswith("a: which move? A6L sows "), asked.question
+    assert "Answer 6L, 6R, 7L or 7R" in asked.question and "which way" not in asked.question
+    way = resolve("A6", legal, game, start)
+    assert isinstance(way, Ask) and way.question.startswith("A6: which way? L sows ")
+
+
+@pytest.mark.parametrize("player", [("bao", 80, 24)], indirect=True)
+async def test_left_and_right_answer_a_direction_question(player: Shown) -> None:
+    app = player.app
+    for arrow, move in ((LEFT, "A6L"), (RIGHT, "A7R")):
+        app.enter(move[:2])
+        assert app.question is not None and "Answer L or R" in app.question.question
+        player.keys.send_text(arrow)
+        sent = app.actions
+        assert isinstance(sent, Recorder)
+        await until(lambda: sent.moves[-1:] == [move], f"{move} sent")  # noqa: B023
+        assert app.question is None
+        await until(lambda: not app.sending, "the answer")
+
+
+# -- 14. the spectators' help --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["kalah", "ethiopian", "bao", "othello"])
+def test_the_help_speaks_to_a_spectator_as_one(name: str) -> None:
+    snapshot, _ = played(name)
+    watcher, seated = sized(80, 24, seat=None), sized(80, 24, seat=0)
+    for app in (watcher, seated):
+        app.on_event(snapshot)
+    lines = [line for _, line in watcher._help_lines()]
+    watched = " ".join(lines[lines.index("") :])  # after the rules, which speak to a player
+    for words in ("Your row", "yours on the right", "your front row", "your left", "you may"):
+        assert words not in watched, (words, watched)
+    assert "Your row" in " ".join(line for _, line in seated._help_lines()) or name in (
+        "bao",
+        "othello",
+    )
+    if name != "othello":
+        assert "South" in watched
+
+
+# -- 3. and 4. large boards at 60 columns, side lines that never wrap ----------------------------
+
+BOTS = (
+    SeatInfo("bot", "ubao-engine (depth 1)", True, depth=1),
+    SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3),
+)
+
+
+def start_of(name: str, options: dict[str, int], seats: tuple[SeatInfo, SeatInfo]) -> Snapshot:
+    game = make_game(name, options)
+    start = game.start()
+    return Snapshot(
+        game_id="AbCd1234",
+        v=1,
+        game=name,
+        options=options,
+        status="playing",
+        position=game.format_position(start),
+        to_move=game.to_move(start),
+        ply=0,
+        history=(),
+        seats=seats,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "rows"),
+    [
+        ("kalah", {"pits": 12, "seeds": 12}, 16),
+        ("ethiopian", {"pits": 12, "seeds": 12}, 16),
+        ("othello", {"size": 16}, 24),
+        ("othello", {"size": 14}, 20),
+        ("othello", {}, 16),
+        ("bao", {}, 16),
+    ],
+)
+async def test_every_board_at_its_largest_fits_60_columns_whole(
+    name: str, options: dict[str, int], rows: int
+) -> None:
+    """Kalah with 12 pits (its most, and S12, N12 and both stores in sight) and Othello 16x16
+    draw compact; an AI-vs-AI game's long names are cut, never wrapped onto a row of their
+    own."""
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), input=keys, output=SizedOutput(60, rows))
+        app.set_connection("connected", True)
+        app.on_event(start_of(name, options, BOTS))
+        board = fragment_list_to_text(app._board_core()).splitlines()
+        lines = draw(app.application, 60, rows)
+    shown = "\n".join(lines)
+    assert "too small" not in shown and "needs a terminal" not in shown, shown
+    assert max(map(len, board)) <= 60, board
+    assert whole(board, lines[1:]) or whole(board, lines), shown
+    assert lines[-1].startswith("F1: help") and lines[-2].startswith(">"), shown
+    sides = [line for line in board if line.startswith(("North", "South", "Black", "White"))]
+    assert len(sides) == 2 and any("to move" in line for line in sides), board
+    if name != "bao":  # Bao's facts have a line of their own, by design
+        assert not any(line.startswith("  discs") for line in board), board
+    if "pits" in options:
+        for label in ("S1", "S12", "N1", "N12", "N*", "S*"):
+            assert label in shown, (label, shown)
+
+
+async def test_a_board_taller_than_the_terminal_says_the_size_it_needs() -> None:
+    """Othello 16x16 needs 22 rows: at 60x20 the screen says so, instead of a cut board or
+    prompt_toolkit's bare "Window too small"."""
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), input=keys, output=SizedOutput(60, 20))
+        app.set_connection("connected", True)
+        app.on_event(start_of("othello", {"size": 16}, BOTS))
+        shown = " ".join(" ".join(draw(app.application, 60, 20)).split())
+    assert "needs a terminal of at least 51x22" in shown and "is 60x20" in shown, shown
+    assert "too small" not in shown, shown
+
+
+# -- 13. the panel's text reads whole, or is cut with an ellipsis ------------------------------
+
+
+async def test_the_panel_reads_a_seat_waiting_for_a_bot_client_whole_at_80_columns() -> None:
+    wanted = (
+        SeatInfo("open", None, False, wants_bot=True, depth=2),
+        SeatInfo("open", None, False, wants_bot=True, depth=5),
+    )
+    for clock in (None, ClockSpec(600_000, 5_000)):
+        snapshot = dataclasses.replace(
+            start_of("kalah", {}, wanted),
+            status="waiting",
+            clock=clock,
+            clocks=None if clock is None else Clocks((600_000, 600_000), None, 5_000),
+        )
+        with create_pipe_input() as keys:
+            app = GameApp(GameState("AbCd1234"), input=keys, output=SizedOutput(80, 24))
+            app.set_connection("connected", True)
+            app.on_event(snapshot)
+            lines = draw(app.application, 80, 24)
+        panel = [line.split("|", 1)[1] for line in lines if "|" in line]
+        wants = [line for line in panel if "bot client" in line]
+        assert len(wants) == 2, lines
+        for line in wants:
+            assert line.endswith((")", "\u2026")), lines
+        if clock is None:
+            assert any(line.endswith("bot client (depth 5)") for line in wants), lines
+
+
+# -- 5. the untimed first move's deadline, and why a game was aborted ----------------------------
+
+
+def test_the_untimed_first_move_counts_down_for_everyone_and_the_abort_says_why() -> None:
+    now = [100.0]
+    people = (SeatInfo("open", "alice", True), SeatInfo("open", "bob", False))
+    waiting = dataclasses.replace(
+        start_of("kalah", {}, people),
+        status="waiting",
+        clock=ClockSpec(60_000, 0),
+        clocks=Clocks((60_000, 60_000), None, 0),
+    )
+    screens = {
+        seat: GameApp(GameState("AbCd1234"), seat=seat, output=SizedOutput(80, 24))
+        for seat in (0, 1, None)
+    }
+    for app in screens.values():
+        app.clock = lambda: now[0]
+        app.set_connection("connected", True)
+        app.on_event(waiting)
+        assert "first move" not in app.turn_text()[1]
+        app.on_event(
+            SeatEvent(
+                game_id="AbCd1234",
+                v=2,
+                seat=1,
+                name="bob",
+                connected=True,
+                status="playing",
+                clocks=Clocks((60_000, 60_000), None, 0),
+            )
+        )
+    assert screens[0].turn_text()[1] == "Your move (South): 60 s to play the first move"
+    now[0] += 18
+    for seat in (1, None):
+        said = screens[seat].turn_text()[1]
+        assert said == "South, alice, to move: 42 s to play the first move", said
+    over = Over(game_id="AbCd1234", v=3, result=Result(None, "aborted", None))
+    for app in screens.values():
+        app.on_event(over)
+        assert app._result_text() == "Game aborted: South did not play the first move in time"
+
+
+async def test_a_clock_game_whose_first_move_never_comes_ends_saying_why(tmp_path: Path) -> None:
+    create = dataclasses.replace(kalah_create(), clock=ClockSpec(60_000, 0))
+    async with game_server(grace_ms=1_500) as server:
+        url = url_of(server)
+        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
+            await until(lambda: alice.live.state.started, "alice's game")
+            game_id = alice.live.game_id
+            async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
+                await until(lambda: alice.live.state.first_move_due is not None, "the count")
+                assert "to play the first move" in alice.live.app.turn_text()[1]
+                await until(lambda: bob.live.state.over and alice.live.state.over, "the abort")
+                for player in (alice, bob):
+                    said = player.live.app._result_text()
+                    assert said == "Game aborted: South did not play the first move in time"
+
+
+# -- 7., 9. and 15. the command line -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["export", "g1", "-o", "/nonexistent/x.txt"],
+            "cannot write /nonexistent/x.txt: no folder",
+        ),
+        (["export", "g1", "-o", "/tmp"], "cannot write /tmp: it is a directory"),
+        (["play", "--new", "kalah", "--clock", "10+-1"], "the increment must be 0 or more"),
+        (["play", "--new", "kalah", "--clock", "0+5"], "the initial time must be positive"),
+        (["games", "--server", "http://127.0.0.1:9700/"], "write ws://HOST:PORT/"),
+    ],
+)
+def test_a_bad_command_line_is_blamed_on_itself_not_on_the_server(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main([*argv, "--server", unused_url()] if argv[0] == "export" else argv)
+    error = capsys.readouterr().err
+    assert exit.value.code == 2, error
+    assert message in error and "cannot reach" not in error, error
+
+
+def test_a_server_given_as_host_and_port_is_a_websocket_url() -> None:
+    args = build_parser().parse_args(["games", "--server", "127.0.0.1:9700,ws://b:1/"])
+    assert args.server == "ws://127.0.0.1:9700,ws://b:1/"
+
+
+async def test_export_to_a_file_with_a_host_and_port_server(tmp_path: Path) -> None:
+    async with game_server() as server:
+        create = kalah_create(SeatSpec.bot(1), SeatSpec.bot(1))
+        game_id = await request_once(url_of(server), "carol", "spectator", create)
+        out = tmp_path / "game.txt"
+        given = f"127.0.0.1:{server.port}"
+        args = build_parser().parse_args(["export", game_id.game_id or "", "--server", given])
+        args.output = str(out)
+        assert await args.handler(args) == 0
+    assert parse_record(out.read_text()).tags["GameId"] == game_id.game_id
+
+
+# -- 16. the replay says how the game ended ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(60, 16), (80, 24)])
+@pytest.mark.parametrize("name", ["bao", "othello", "kalah"])
+async def test_a_replay_says_how_the_game_ended_on_a_small_terminal(
+    name: str, columns: int, rows: int
+) -> None:
+    _, events = played(name)
+    sides = GAMES[name].sides
+    tags = {"Game": name, "Options": "{}", sides[0]: "ann", sides[1]: "bo", "Reason": "aborted"}
+    record = Record({**tags, "Result": "*"}, tuple(event.move for event in events))
+    with create_pipe_input() as keys:
+        app = ReplayApp(record, replay_of(record), input=keys, output=SizedOutput(columns, rows))
+        app.go(len(events))
+        shown = "\n".join(draw(app.application, columns, rows))
+        app.go(1)
+        earlier = "\n".join(draw(app.application, columns, rows))
+    assert "Game aborted" in shown and "too small" not in shown, shown
+    assert shown.splitlines()[-1].startswith("left/right"), shown
+    assert earlier.count("Game aborted") <= 1, earlier  # the panel may say it, if it has room
+
+
+# -- 17. leaving a game that waits for its opponent ----------------------------------------------
+
+
+async def test_leaving_a_waiting_game_says_it_expires(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with game_server() as server:
+        async with screen(url_of(server), "alice", tmp_path / "a.json", create=kalah_create()) as a:
+            await until(lambda: a.live.state.started, "the waiting game")
+            await a.quit()
+        assert report_end(a.live) == 0
+    said = capsys.readouterr().out
+    assert f"left game {a.live.game_id}, which waits for an opponent" in said, said
+    assert "within 60 s" in said and "expires" in said and "--join=" in said, said
