@@ -181,6 +181,9 @@ class GameState:
             self._snapshot(event, now)
             self._count_first_move(now)
             return Applied.APPLIED
+        if isinstance(event, SeatEvent) and self.over and event.v == self.v:
+            self._seat(event, now)  # presence after the end: a seat event at the `over`'s version
+            return Applied.APPLIED
         if event.v <= self.v:
             return Applied.DUPLICATE
         if event.v != self.v + 1 or self.game is None:

@@ -58,6 +58,7 @@ from ubao.protocol import (
     Rematch,
     RematchAnswer,
     RematchOffer,
+    RematchState,
     Reply,
     Resign,
     Resume,
@@ -444,10 +445,14 @@ class Core:
                 self._attend(room)
         for game_id, seat in sorted(conn.seats):
             room = self.rooms.get(game_id)
-            if room is not None and room.rematch_offer == seat:
-                room.rematch_offer = None  # an offer lapses when its player leaves
-                self._tell_rematch(room, RematchOffer(game_id, seat, "withdrawn"))
-            if room is not None and room.seats[seat].holder == conn.id:
+            if room is None:
+                continue
+            holds = room.seats[seat].holder == conn.id
+            if holds and room.status == "over":
+                # Nothing to store or hold: the others see the player gone, as during play.
+                room.release(seat, now, grace_ms)
+                self._tell(room, room.presence(seat))
+            elif holds:
                 before = room.checkpoint()
                 try:
                     self._commit(room, before, room.drop(seat, now, grace_ms))
@@ -455,6 +460,13 @@ class Core:
                     # The drop could not be stored or told; the seat is still held in memory.
                     room.release(seat, now, grace_ms)
                 self._attend(room)
+            offer = room.rematch_offer
+            if offer is not None and (offer == seat or holds):
+                # As on lichess, an offer lapses when its player leaves (withdrawn), and when
+                # the player it waits for leaves (declined: they will not answer it).
+                room.rematch_offer = None
+                state: RematchState = "withdrawn" if offer == seat else "declined"
+                self._tell(room, RematchOffer(game_id, offer, state))
 
     def next_deadline(self) -> int | None:
         """When `tick` next has work (a flag fall, a grace period's end, a waiting game's
@@ -661,16 +673,23 @@ class Core:
                 return
             room.rematch_offer = None
             self._send(conn, Ok(id=command.id))
-            self._tell_rematch(room, RematchOffer(room.game_id, offer, "declined"))
+            self._tell(room, RematchOffer(room.game_id, offer, "declined"))
         elif offer == seat:
             message = f"your rematch offer in game {room.game_id} waits for its answer"
             raise Rejected(ErrorCode.REMATCH_PENDING, message)
         elif offer is not None or room.seats[1 - seat].is_bot:
             self._play_rematch(conn, command.id, room, seat if offer is None else offer)
+        elif room.seats[1 - seat].holder is None:
+            # As on lichess, where the rematch button goes once the opponent has left.
+            message = (
+                f"{room.seats[1 - seat].name} has left game {room.game_id}: "
+                "nobody is there to play a rematch with"
+            )
+            raise Rejected(ErrorCode.NOT_STARTED, message)
         else:
             room.rematch_offer = seat
             self._send(conn, Ok(id=command.id))
-            self._tell_rematch(room, RematchOffer(room.game_id, seat, "offered"))
+            self._tell(room, RematchOffer(room.game_id, seat, "offered"))
 
     def _play_rematch(self, conn: Connection, command_id: int, room: Room, offerer: int) -> None:
         """Create the rematch (the offerer's game, for its shares): same game, options, clock,
@@ -709,16 +728,18 @@ class Core:
             player.seats.add((new.game_id, new_seat))
             mine = dataclasses.replace(accepted, new_seat=new_seat, token=tokens[new_seat])
             self._send(player, mine)
-        self._tell_rematch(room, accepted, frozenset(player.id for player in players.values()))
+        self._tell(room, accepted, frozenset(player.id for player in players.values()))
         self._publish(new, events, joiners=[(p, None) for p in players.values()], listed=True)
 
-    def _tell_rematch(
-        self, room: Room, offer: RematchOffer, exclude: frozenset[int] = frozenset()
+    def _tell(
+        self, room: Room, message: ServerMessage, exclude: frozenset[int] = frozenset()
     ) -> None:
-        """Everyone in the finished game hears of its rematch offer."""
+        """Everyone in the finished game (but `exclude`) hears of its rematch offer, or of a
+        player leaving or coming back: news that is no game event (nothing stored, no new
+        version)."""
         recipients = tuple(conn for conn in room.watchers if conn not in exclude)
         if recipients:
-            self._out.append(Send(recipients, offer))
+            self._out.append(Send(recipients, message))
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
@@ -871,7 +892,7 @@ class Core:
         seat = room.seat_of(resume.token)
         if seat is None:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
-        before = room.checkpoint()
+        before, shown = room.checkpoint(), room.seats[seat].info()
         previous, events = room.attach(seat, conn.id, self.now(), is_bot=conn.role == "bot")
         if events or room.status != "over":
             # A finished game's return changes nothing stored: writing its row would date it
@@ -884,6 +905,10 @@ class Core:
         log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
         reply = (conn, Ok(id=resume.id))
         self._publish(room, events, reply=reply, joiners=((conn, resume.since_v),))
+        if room.status == "over" and room.seats[seat].info() != shown:
+            # Back in a finished game (or another kind of client in the seat): the others see
+            # it, as a player leaving it; the player's own snapshot or replay already says so.
+            self._tell(room, room.presence(seat), frozenset({conn.id}))
 
     def _watch(self, conn: Connection, watch: Watch) -> None:
         room = self._room(watch.game_id)

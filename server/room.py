@@ -78,8 +78,9 @@ class Seat:
     grace_until: int | None = None
     """While the player is away: when the seat stops being held for them."""
     client: str | None = None
-    """`bot` when a bot client (`hello` role) joined or resumed it; not stored with the seat:
-    a restarted server learns it again when the player comes back."""
+    """`bot` when a bot client (`hello` role) joined or resumed it. Kept with the game by the
+    seat events, which carry it: a restored room reads it from the seat's last one
+    (`restore_events`), so a finished game keeps its bot client's mark across restarts."""
     returning: bool = False
     """Restored (a restart, a takeover in a cluster) and its player not back since: no clock
     of theirs starts until they are (`Room.attach`); the grace period decides if they never
@@ -204,7 +205,7 @@ class Room:
         withdrawn (`expired`)."""
         self.rematch_offer: int | None = None
         """Once over: the seat whose rematch offer waits for an answer (not stored: an offer
-        lapses when its player leaves, and with the server)."""
+        lapses when its player or the player it waits for leaves, and with the server)."""
         self.rematch_id: str | None = None
         """The game that the accepted rematch created (not stored either)."""
         self._legal: tuple[str, ...] | None = None
@@ -290,6 +291,22 @@ class Room:
             created=self.created,
             result=self.result,
             pace_ms=self.pace_ms or None,
+        )
+
+    def presence(self, seat: int) -> SeatEvent:
+        """A `seat` event that says who sits in `seat` of a finished game and whether they are
+        connected, at the game's version: a player leaving the game or coming back after its
+        end changes nothing of the game, so it is no new version, not in the log, not stored
+        and not replayed, and `over` stays the game's last event (docs/protocol.md)."""
+        held = self.seats[seat]
+        return SeatEvent(
+            game_id=self.game_id,
+            v=self.v,
+            seat=seat,
+            name=held.name,
+            connected=held.connected,
+            status=self.status,
+            client=held.client,
         )
 
     def pending_takeback(self) -> int | None:
@@ -379,7 +396,8 @@ class Room:
         """Give the seat to connection `conn` (a bot client's if `is_bot`); returns the
         connection it is taken from. A return is a seat event; so is a takeover that changes
         what the seat shows (a bot client taking a person's seat): a snapshot at one version
-        never differs from another at the same version."""
+        never differs from another at the same version. Not in a finished game, whose log ends
+        with `over`: the core tells the others with `presence`."""
         held = self.seats[seat]
         shown = held.info()
         previous, held.holder, held.grace_until = held.holder, conn, None
@@ -391,7 +409,8 @@ class Room:
         return previous, [self._append_seat_event(seat, now)]
 
     def drop(self, seat: int, now: int, grace_ms: int) -> list[Event]:
-        """The seat's connection went away: hold the seat for `grace_ms`, and say so."""
+        """The seat's connection went away: hold the seat for `grace_ms`, and say so (in a
+        game over, nothing is held and nothing logged: see `presence`)."""
         self.release(seat, now, grace_ms)
         if self.status == "over":
             return []
@@ -532,14 +551,22 @@ class Room:
             else:
                 result = Result(None, "aborted", None)
             events.append(self._finish(result, now))
+        expiring = (
+            self.status == "waiting" and self.expires_at is not None and self.expires_at <= now
+        )
         for index in gone:
             seat = self.seats[index]
             seat.grace_until = None
             if self.status == "waiting":
-                seat.name = seat.token_hash = seat.client = None
+                # The seat is given up: its token no longer holds it. In a game that goes on
+                # waiting it is free again; one that expires now keeps the name of who waited
+                # there, for the lobby's result and the records.
+                seat.token_hash = None
                 seat.returning = False
-                events.append(self._append_seat_event(index, now))
-        if self.status == "waiting" and self.expires_at is not None and self.expires_at <= now:
+                if not expiring:
+                    seat.name = seat.client = None
+                    events.append(self._append_seat_event(index, now))
+        if expiring:
             events.append(self._finish(Result(None, "expired", None), now))
         return events
 
@@ -611,10 +638,14 @@ class Room:
         self.replay(movers, moves)
 
     def restore_events(self, events: Sequence[Event]) -> None:
+        """Take the stored log back, with what it tells that the seats' rows do not: where the
+        legal moves were last sent, and each seat's client as its last seat event showed it."""
         self.events = list(events)
         self.v = len(self.events)
         self.legal_v = None
         for event in self.events:
+            if isinstance(event, SeatEvent):
+                self.seats[event.seat].client = event.client
             if (
                 isinstance(event, Moved)
                 or (isinstance(event, TakebackRequest) and event.state == "accepted")

@@ -141,6 +141,20 @@ def test_game_over_stops_the_clocks_and_withdraws_the_legal_moves() -> None:
     assert state.remaining_ms(0, now=50.0) == 59_000
 
 
+def test_a_player_leaving_or_coming_back_after_the_end_is_shown() -> None:
+    # The server tells presence after the `over` as a seat event at the `over`'s version.
+    state = GameState("g1")
+    state.apply(snapshot(), now=0.0)
+    state.apply(Over(game_id="g1", v=2, result=Result(1, "resign", None)), now=1.0)
+    gone = SeatEvent(game_id="g1", v=2, seat=0, name="alice", connected=False, status="over")
+    assert state.apply(gone, now=2.0) is Applied.APPLIED and not state.seats[0].connected
+    back = SeatEvent(game_id="g1", v=2, seat=0, name="alice", connected=True, status="over")
+    assert state.apply(back, now=3.0) is Applied.APPLIED and state.seats[0].connected
+    assert state.apply(Over(game_id="g1", v=2, result=Result(1, "resign", None)), now=4.0) is (
+        Applied.DUPLICATE
+    )
+
+
 def test_a_dropped_player_shows_the_grace_period_until_they_return() -> None:
     state = GameState("g1")
     state.apply(snapshot(), now=10.0)

@@ -1,0 +1,262 @@
+"""Server defects players' QA found (round 8b), in the sans-I/O core with a hand-driven clock:
+a player who leaves a finished game is seen gone (and back), a rematch is offered only to a
+player who is there, and a standing offer lapses when the player it waits for leaves; a bot
+client's mark survives a restart; an expired waiting game keeps the names of who waited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_server_core import move
+from test_server_rematch import offer, refused
+from test_server_support import Harness, Peer, small_limits
+
+from ubao.protocol import (
+    AppCloseCode,
+    ErrorCode,
+    GameSummary,
+    ListGames,
+    Over,
+    RematchOffer,
+    Resume,
+    Role,
+    SeatEvent,
+    SeatSpec,
+    Snapshot,
+    Watch,
+)
+from ubao.server.core import Core, Limits
+from ubao.server.store import Store
+
+ONE_SEED = {"pits": 1, "seeds": 1}
+"""Kalah with one pit of one seed: South's first move ends the game."""
+
+
+def over_at_once(h: Harness, north_role: Role = "human") -> tuple[str, Peer, str, Peer, str]:
+    """alice (South) creates Kalah 1x1, bob (North) joins, alice plays 1: the game is over.
+    Returns (game_id, alice, her token, bob, his token)."""
+    alice, bob = h.player("alice"), h.player("bob", north_role)
+    game_id = alice.create(options=ONE_SEED)
+    _, a_token, _ = alice.join(game_id, 0)
+    _, b_token, _ = bob.join(game_id, 1)
+    move(alice, game_id, a_token, 0, "1")
+    assert isinstance(bob.inbox[-1], Over)
+    return game_id, alice, a_token, bob, b_token
+
+
+def stored_events(h: Harness, game_id: str) -> int:
+    return int(
+        h.store.db.execute("SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)).fetchone()[
+            0
+        ]
+    )
+
+
+def lobby_line(peer: Peer, game_id: str) -> GameSummary:
+    games = peer.ok(ListGames(id=peer.next_id())).games or ()
+    (line,) = [game for game in games if game.game_id == game_id]
+    return line
+
+
+# -- 1. leaving a finished game: seen gone, no rematch offered to them, a standing offer lapses --
+
+
+@pytest.mark.parametrize("role", ["human", "bot"])
+def test_a_player_leaving_a_finished_game_is_seen_gone_and_back_without_a_new_version(
+    role: Role,
+) -> None:
+    h = Harness()
+    game_id, alice, a_token, bob, _ = over_at_once(h, north_role=role)
+    fan = h.player("fan", "spectator")
+    fan.ok(Watch(id=1, game_id=game_id))
+    room = h.core.rooms[game_id]
+    over_v, logged = room.v, stored_events(h, game_id)
+
+    h.disconnect(bob)  # `ubao bot --join` leaves at the end of its game, a person quits
+    gone = alice.inbox[-1]
+    client = "bot" if role == "bot" else None
+    assert gone == SeatEvent(game_id, over_v, 1, "bob", False, status="over", client=client)
+    assert fan.inbox[-1] == gone
+    # Presence after the end is no game event: no new version, nothing stored or replayed.
+    assert (room.v, stored_events(h, game_id)) == (over_v, logged)
+    assert not lobby_line(alice, game_id).seats[1].connected
+    snapshot = h.player("eve", "spectator").send(Watch(id=1, game_id=game_id))[1]
+    assert isinstance(snapshot, Snapshot) and not snapshot.seats[1].connected
+
+    h.disconnect(alice)
+    assert fan.inbox[-1] == SeatEvent(game_id, over_v, 0, "alice", False, status="over")
+    back = h.player("alice")
+    got = back.send(Resume(id=1, game_id=game_id, token=a_token, since_v=over_v))
+    assert [m.type for m in got] == ["ok"]  # its own return is not news to the player
+    assert fan.inbox[-1] == SeatEvent(game_id, over_v, 0, "alice", True, status="over")
+    assert (room.v, stored_events(h, game_id)) == (over_v, logged)
+
+
+def test_leaving_a_finished_game_does_not_date_it_as_just_finished() -> None:
+    h = Harness()
+    game_id, _, _, bob, _ = over_at_once(h)
+    ended = "2000-01-01T00:00:00.000Z"
+    h.store.db.execute("UPDATE games SET updated_at = ? WHERE game_id = ?", (ended, game_id))
+    h.disconnect(bob)
+    row = h.store.db.execute("SELECT updated_at FROM games WHERE game_id = ?", (game_id,))
+    assert row.fetchone()[0] == ended  # a restart still lists it by the time it ended
+
+
+def test_a_rematch_offered_to_a_player_who_left_is_refused_until_they_are_back() -> None:
+    h = Harness()
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    h.disconnect(alice)
+    got = offer(bob, game_id, b_token)
+    refused(got, ErrorCode.NOT_STARTED)
+    assert "alice has left" in got[0].message
+    assert h.core.rooms[game_id].rematch_offer is None
+
+    back = h.player("alice")
+    back.ok(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
+    assert bob.inbox[-1] == SeatEvent(
+        game_id, h.core.rooms[game_id].v, 0, "alice", True, status="over"
+    )
+    got = offer(bob, game_id, b_token)
+    assert got[1:] == [RematchOffer(game_id, 1, "offered")] and back.inbox[-1] == got[1]
+
+
+def test_a_standing_offer_lapses_when_the_player_it_waits_for_leaves() -> None:
+    h = Harness()
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    fan = h.player("fan", "spectator")
+    fan.ok(Watch(id=1, game_id=game_id))
+    offer(bob, game_id, b_token)
+    h.disconnect(alice)
+    declined = RematchOffer(game_id, 1, "declined")
+    assert [m.type for m in bob.inbox[-2:]] == ["seat", "rematch_offer"]
+    assert bob.inbox[-1] == fan.inbox[-1] == declined
+    assert h.core.rooms[game_id].rematch_offer is None
+
+    back = h.player("alice")
+    got = back.send(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
+    assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
+    assert offer(bob, game_id, b_token)[1] == RematchOffer(game_id, 1, "offered")
+
+
+def test_an_offer_stands_for_a_player_who_takes_their_seat_over_from_a_new_connection() -> None:
+    """A client that reconnects before the server saw its old connection go resumes from the
+    new one: the player never left, so the offer still waits, and is sent again after the
+    snapshot or the replayed events, to them and to a spectator who comes."""
+    h = Harness()
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    offer(bob, game_id, b_token)
+    offered = RematchOffer(game_id, 1, "offered")
+    again = h.player("alice")
+    got = again.send(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
+    assert isinstance(got[1], Snapshot) and got[1].rematch == 1 and got[2:] == [offered]
+    assert alice.closed is not None and alice.closed[0] == AppCloseCode.SEAT_TAKEN_OVER
+    h.disconnect(alice)  # the old connection's close changes nothing
+    assert bob.inbox[-1] == offered and h.core.rooms[game_id].rematch_offer == 1
+
+    seen = h.core.rooms[game_id].v - 1  # missed the `over`: a replay, no snapshot
+    third = h.player("alice")
+    got = third.send(Resume(id=1, game_id=game_id, token=a_token, since_v=seen))
+    assert [m.type for m in got] == ["ok", "over", "rematch_offer"] and got[-1] == offered
+    fan = h.player("fan", "spectator")
+    got = fan.send(Watch(id=1, game_id=game_id))
+    assert isinstance(got[1], Snapshot) and got[1].rematch == 1 and got[2:] == [offered]
+
+
+# -- 2. a bot client's mark survives a restart -------------------------------------------------
+
+
+def test_a_bot_clients_mark_survives_a_restart_in_the_lobby_and_for_watchers() -> None:
+    store = Store(":memory:")
+    h = Harness(store=store)
+    finished, *_ = over_at_once(h, north_role="bot")
+    host, robo = h.player("host"), h.player("robo", "bot")
+    live = host.create()
+    host.join(live, 0)
+    robo.join(live, 1)
+    h.core.shutdown()
+
+    later = Harness(store=store)
+    assert later.core.restore() == 1
+    peer = later.player("eve", "spectator")
+    for game_id in (finished, live):
+        assert [s.client for s in lobby_line(peer, game_id).seats] == [None, "bot"]
+        snapshot = peer.send(Watch(id=peer.next_id(), game_id=game_id))[1]
+        assert isinstance(snapshot, Snapshot) and snapshot.seats[1].client == "bot"
+
+
+def test_a_finished_game_read_back_by_id_keeps_its_bot_clients_mark() -> None:
+    store = Store(":memory:")
+    h = Harness(store=store)
+    game_id, *_ = over_at_once(h, north_role="bot")
+    later = Harness(small_limits(keep_finished=0), store=store)  # `ubao export` of an old game
+    later.core.restore()
+    snapshot = later.player("eve", "spectator").send(Watch(id=1, game_id=game_id))[1]
+    assert isinstance(snapshot, Snapshot) and snapshot.seats[1].client == "bot"
+
+
+def test_a_seat_freed_in_a_waiting_game_shows_no_bot_client_after_a_restart() -> None:
+    store = Store(":memory:")
+    h = Harness(small_limits(grace_ms=1_000), store=store)
+    host, robo = h.player("host", "spectator"), h.player("robo", "bot")
+    game_id = host.create()
+    robo.join(game_id, 1)
+    h.disconnect(robo)
+    h.advance(1_000)  # the host is still there: the seat is freed, the game waits on
+    h.core.shutdown()
+    later = Harness(store=store)
+    later.core.restore()
+    seat = lobby_line(later.player(), game_id).seats[1]
+    assert (seat.name, seat.client) == (None, None)
+
+
+# -- 3. an expired waiting game keeps the name of who waited in it -------------------------------
+
+
+def expired_after_the_creator_left(h: Harness) -> tuple[str, Peer, str]:
+    """alice creates a game, sits in seat 0 and leaves; nobody comes: it expires as her seat's
+    grace ends. Returns (game_id, a spectator who watched it, alice's token)."""
+    alice = h.player("alice")
+    game_id = alice.create()
+    _, token, _ = alice.join(game_id, 0)
+    fan = h.player("fan", "spectator")
+    fan.ok(Watch(id=1, game_id=game_id))
+    h.disconnect(alice)
+    h.advance(10_000)
+    return game_id, fan, token
+
+
+def test_an_expired_waiting_game_keeps_its_creators_name_in_the_lobby_and_the_store() -> None:
+    store = Store(":memory:")
+    limits: dict[str, Any] = {"grace_ms": 10_000, "waiting_expiry_ms": 10_000}
+    h = Harness(small_limits(**limits), store=store)
+    game_id, fan, token = expired_after_the_creator_left(h)
+    left, over = fan.inbox[-2:]
+    assert isinstance(left, SeatEvent) and (left.name, left.connected) == ("alice", False)
+    assert isinstance(over, Over) and over.result.reason == "expired"  # no "seat freed" between
+    line = lobby_line(fan, game_id)
+    assert (line.status, [s.name for s in line.seats]) == ("over", ["alice", None])
+    # The seat is given up all the same: its token no longer holds it.
+    refused(
+        h.player("alice").send(Resume(id=1, game_id=game_id, token=token, since_v=0)),
+        (ErrorCode.NOT_YOUR_SEAT),
+    )
+    later = Core(store, Limits())
+    later.restore()
+    assert [s.name for s in later.rooms[game_id].summary().seats] == ["alice", None]
+
+
+def test_a_waiting_game_nobody_comes_back_to_after_a_restart_keeps_the_names() -> None:
+    store = Store(":memory:")
+    limits = small_limits(grace_ms=10_000, waiting_expiry_ms=10_000)
+    h = Harness(limits, store=store)
+    alice = h.player("alice")
+    game_id = alice.create(SeatSpec.open(), SeatSpec.external_bot())
+    alice.join(game_id, 0)
+    h.core.shutdown()
+    later = Harness(limits, store=store)
+    assert later.core.restore() == 1
+    later.advance(10_000)
+    line = lobby_line(later.player(), game_id)
+    assert line.result is not None and line.result.reason == "expired"
+    assert [s.name for s in line.seats] == ["alice", None]
