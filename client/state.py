@@ -98,10 +98,8 @@ class GameState:
     """The seat whose takeback request waits for the other's answer (a move ends it)."""
     first_move_due: float | None = None
     """With a clock, while the player to move has not made their untimed first move: the
-    monotonic time the server aborts the game if it has not come (`FIRST_MOVE_S` after the
-    turn began, as far as this client saw it begin)."""
-    first_move_turn: tuple[int, int] | None = None
-    """The turn (seat to move, ply) `first_move_due` is for: a new turn starts a new count."""
+    monotonic time the server aborts the game if it has not come (the clocks'
+    `first_move_ms`, as the server last said)."""
     aborted_why: str | None = None
     """For a game aborted after it started, why, as far as the client can tell ("South did not
     play the first move in time"): the result's reason alone does not say."""
@@ -179,7 +177,6 @@ class GameState:
             if event.v < self.v:
                 return Applied.DUPLICATE
             self._snapshot(event, now)
-            self._count_first_move(now)
             return Applied.APPLIED
         if isinstance(event, SeatEvent) and self.over and event.v == self.v:
             self._seat(event, now)  # presence after the end: a seat event at the `over`'s version
@@ -197,28 +194,11 @@ class GameState:
             self._seat(event, now)
         elif isinstance(event, TakebackRequest):
             self._takeback(event, now)
-        self._count_first_move(now)
         return Applied.APPLIED
-
-    def _count_first_move(self, now: float) -> None:
-        """Start, keep or stop the count of an untimed first move: it runs while a game with
-        a clock waits for the first move of the player to move, from when their turn began
-        (docs/protocol.md, `join`)."""
-        waiting = (
-            self.clock is not None
-            and self.status == "playing"
-            and self.to_move not in self.movers
-            and (self.clocks is None or self.clocks.running is None)
-        )
-        turn = (self.to_move, self.ply)
-        if not waiting:
-            self.first_move_due = self.first_move_turn = None
-        elif self.first_move_turn != turn:
-            self.first_move_due, self.first_move_turn = now + FIRST_MOVE_S, turn
 
     def first_move_left(self, now: float) -> float | None:
         """Seconds left for the untimed first move of the player to move, if one is awaited."""
-        if self.first_move_due is None:
+        if self.first_move_due is None or self.over:
             return None
         return max(self.first_move_due - now, 0.0)
 
@@ -227,6 +207,8 @@ class GameState:
             # The event was on its way for about half a round trip: the running clock ran on.
             transit = (self.rtt_ms or 0.0) / 2000
             self.clocks, self.clocks_at = clocks, now - transit
+            first = clocks.first_move_ms
+            self.first_move_due = None if first is None else now - transit + first / 1000
 
     def _snapshot(self, event: Snapshot, now: float) -> None:
         game = make_game(event.game, event.options)
@@ -346,11 +328,6 @@ def _replay(game: Game[Any, Any], history: Sequence[str]) -> tuple[list[int], li
         positions.append(position)
     return movers, positions
 
-
-FIRST_MOVE_S = 60.0
-"""How long a player of a game with a clock has for their untimed first move before the game
-is aborted: the server's grace period by default (`--grace`, docs/protocol.md `join`), which
-the server does not send."""
 
 REASONS = {
     "normal": "at the end of play",

@@ -251,6 +251,9 @@ class Clocks:
     running: Seat | None
     """The seat whose clock runs, or None when no clock runs (not started or over)."""
     increment_ms: Count = 0
+    first_move_ms: Count | None = None
+    """Extension: while the untimed first move of the player to move is awaited, the time left
+    to make it before the game is aborted."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,9 +78,12 @@ class GameClock:
             return None
         return self.since + self.remaining[self.running]
 
-    def wire(self, now: int) -> Clocks:
+    def wire(self, now: int, first_move_due: int | None = None) -> Clocks:
+        """The clocks as the protocol sends them, with the time left for an awaited untimed
+        first move that is due at `first_move_due`."""
         left = (max(0, self.left(0, now)), max(0, self.left(1, now)))
-        return Clocks(remaining_ms=left, running=self.running, increment_ms=self.increment_ms)
+        first = None if first_move_due is None else max(0, first_move_due - now)
+        return Clocks(left, self.running, self.increment_ms, first)
 
 
 @dataclass(slots=True)

@@ -241,7 +241,7 @@ class Room:
         return self.status == "playing" and self.seats[self.to_move].is_bot
 
     def clocks(self, now: int) -> Clocks | None:
-        return self.clock.wire(now) if self.clock else None
+        return self.clock.wire(now, self.first_move_due) if self.clock else None
 
     def deadline(self) -> int | None:
         """The next moment `expire` has something to do: a flag fall, a first move's time

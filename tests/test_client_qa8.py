@@ -368,7 +368,7 @@ def test_the_untimed_first_move_counts_down_for_everyone_and_the_abort_says_why(
                 name="bob",
                 connected=True,
                 status="playing",
-                clocks=Clocks((60_000, 60_000), None, 0),
+                clocks=Clocks((60_000, 60_000), None, 0, first_move_ms=60_000),
             )
         )
     assert screens[0].turn_text()[1] == "Your move (South): 60 s to play the first move"

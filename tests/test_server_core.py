@@ -397,7 +397,8 @@ def test_no_flag_falls_before_the_first_move() -> None:
     game_id, *_ = started_game(h, clock=ClockSpec(1_000, 0))
     h.advance(59_999)  # within the grace for a first move (then it aborts: test_server_qa7b)
     room = h.core.rooms[game_id]
-    assert room.status == "playing" and room.clocks(h.clock()) == Clocks((1_000, 1_000), None, 0)
+    assert room.status == "playing"
+    assert room.clocks(h.clock()) == Clocks((1_000, 1_000), None, 0, first_move_ms=1)
 
 
 def test_a_move_after_the_flag_fell_loses_on_time_even_before_the_timer_fires() -> None:

@@ -5,6 +5,8 @@ is in its snapshot and lobby line, so that a bot client can keep it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from test_server_core import move, started_game
 from test_server_support import Harness, Peer, small_limits
 
@@ -63,13 +65,17 @@ def test_the_second_players_clock_does_not_run_before_their_first_move() -> None
     h = Harness(small_limits(grace_ms=GRACE_MS))
     game_id, alice, a_token, bob, b_token = started_game(h, clock=CLOCK)
     first = move(alice, game_id, a_token, 0, "1")[1]
-    assert isinstance(first, Moved) and first.clocks == CLOCK_AT_START
+    # Bob's untimed first move is awaited: the clocks say how long he has for it.
+    assert isinstance(first, Moved) and first.clocks == replace(
+        CLOCK_AT_START, first_move_ms=GRACE_MS
+    )
     h.advance(20_000)  # longer than bob's 15 s: no flag falls ("South wins on time" was the bug)
     room = h.core.rooms[game_id]
     assert room.status == "playing"
-    assert room.clocks(h.clock()) == CLOCK_AT_START
+    left = replace(CLOCK_AT_START, first_move_ms=GRACE_MS - 20_000)
+    assert room.clocks(h.clock()) == left
     snapshot = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))[1]
-    assert isinstance(snapshot, Snapshot) and snapshot.clocks == CLOCK_AT_START
+    assert isinstance(snapshot, Snapshot) and snapshot.clocks == left
     reply = move(bob, game_id, b_token, 1, "1")[1]
     assert isinstance(reply, Moved)
     # No time charged, no increment for an untimed move; alice's clock runs, as usual from now.
