@@ -260,4 +260,3 @@ def test_a_waiting_game_nobody_comes_back_to_after_a_restart_keeps_the_names() -
     line = lobby_line(later.player(), game_id)
     assert line.result is not None and line.result.reason == "expired"
     assert [s.name for s in line.seats] == ["alice", None]
-
