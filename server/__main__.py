@@ -437,8 +437,9 @@ async def serve(config: ServerConfig) -> None:
     except (OSError, sqlite3.DatabaseError, UnusableDatabase) as exc:  # a folder, not SQLite...
         print(f"ubao-server: cannot use --db {config.db}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    except ValueError as exc:  # a node name or Redis URL that cannot be used
-        raise SystemExit(f"ubao-server: {exc}") from None
+    except ValueError as exc:  # a node name or Redis URL that cannot be used: a bad flag
+        print(f"ubao-server: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     try:
         await server.check_engine()  # a wrong --engine: found now, not at the first bot turn
     except EngineFailure as exc:

@@ -115,10 +115,15 @@ class Cluster:
 
     def __init__(self, url: str, node: str, keep_finished: int) -> None:
         if not NODE_NAME.fullmatch(node):
-            raise ValueError(f"a node's name is 1 to 64 letters, digits, '.', '_', '-': {node!r}")
+            raise ValueError(
+                f"--node-id: a node's name is 1 to 64 letters, digits, '.', '_', '-': {node!r}"
+            )
         self.url = url
         self.node = node
-        self.sync = redis.Redis.from_url(url)
+        try:
+            self.sync = redis.Redis.from_url(url)
+        except ValueError as exc:  # not a redis:// URL, or a malformed one
+            raise ValueError(f"--redis: {exc}") from None
         """For what the core waits for (commits, lookups), like a database."""
         self.aio = redis.asyncio.Redis.from_url(url)
         """For the background work: heartbeats, leases, scans."""
@@ -429,6 +434,9 @@ class Cluster:
         while self._running:
             try:
                 await work()
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                # Redis restarting, or a pooled connection it closed: the next round retries.
+                log.warning("cluster: %s (retrying in %d ms)", exc, period_ms)
             except (redis.RedisError, StoreError) as exc:
                 log.error("cluster: %s", exc)
             except Exception:

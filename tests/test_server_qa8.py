@@ -419,3 +419,22 @@ def test_ply_limit_comes_from_the_server_without_a_score_or_from_bao_with_one() 
         if line.startswith("| `ply_limit`")
     )
     assert "`--max-plies`" in row and "`max_plies`" in row and "score" in row
+
+
+# -- QA round 8g: a cluster's malformed values are bad flags -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--redis", "http://127.0.0.1:1/0", "--node-id", "n1"), "--redis: "),
+        (("--redis", "redis://127.0.0.1:1/0", "--node-id", "bad id!"), "--node-id: "),
+    ],
+)
+def test_a_malformed_redis_url_or_node_name_exits_with_2_naming_the_flag(
+    flags: tuple[str, ...], said: str, tmp_path: Path
+) -> None:
+    pytest.importorskip("redis")
+    done = server_exit(*flags, tmp_path=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"ubao-server: {said}"), done.stderr
