@@ -9,9 +9,14 @@ exactly: the final margin it leads to under perfect play, from the mover's point
 move, and counts the value-preserving choices: moves whose exact value is the position's best.
 Positions where every move has the same value are reported apart (any move keeps it there).
 
-    python benchmarks/kalah_accuracy.py generate -o benchmarks/data/kalah64_late.json
     python benchmarks/kalah_accuracy.py measure benchmarks/data/kalah64_late.json \
         --depths 8,12 --time-ms 1000
+    python benchmarks/kalah_accuracy.py generate -o /tmp/kalah64_new.json
+
+The committed benchmarks/data/kalah64_late.json is the reference set that docs/benchmarks.md
+measures. `generate` does not rebuild it: its games follow the engine's own search, so any
+change to the search's node order makes other games and so another set. Use it for a new set
+(is a result peculiar to the reference one?), never to overwrite the reference.
 
 Only `Searcher(game)`, `.search(position, depth, time_ms)` and `.move` are used, so the same
 script measures an older engine (run it with that engine first on PYTHONPATH).
@@ -102,13 +107,21 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    make = commands.add_parser("generate")
-    make.add_argument("-o", "--output", required=True)
+    make = commands.add_parser(
+        "generate",
+        help="make a NEW set (it follows the engine's own search, so it does not rebuild the "
+        "committed reference benchmarks/data/kalah64_late.json)",
+    )
+    make.add_argument(
+        "-o", "--output", required=True, help="where to write it (not the reference set)"
+    )
     make.add_argument("--positions", type=int, default=100)
     make.add_argument("--seed", type=int, default=1)
     make.add_argument("--max-seeds", type=int, default=28)
     make.add_argument("--per-game", type=int, default=3)
-    run = commands.add_parser("measure")
+    run = commands.add_parser(
+        "measure", help="measure a set: the reference is benchmarks/data/kalah64_late.json"
+    )
     run.add_argument("cases")
     run.add_argument("--depths", default="8,12")
     run.add_argument("--time-ms", type=float, default=1000)

@@ -23,7 +23,14 @@ from ubao.engine.mancala import Mancala
 from ubao.engine.perft import perft
 from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher, SearchResult
 from ubao.engine.solve import Solver
-from ubao.engine.tools.players import BASELINES, GameRecord, Player, make_player, play_game
+from ubao.engine.tools.players import (
+    BASELINES,
+    GameRecord,
+    Player,
+    SearchPlayer,
+    make_player,
+    play_game,
+)
 
 KALAH_VALUES: dict[tuple[int, int], int] = {
     (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,
@@ -69,6 +76,9 @@ class BenchRow:
     winner: str
     """`player 0`, `player 1`, `draw`, or `unfinished` at the ply limit."""
     score: str
+    search: str = "python"
+    """Where the combination's search ran: `python`, `native` (then no peak memory: tracemalloc
+    sees Python's allocations only), or `-` for a baseline, which does not search."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -285,7 +295,10 @@ def bench_games(
                 players = (ours, theirs) if seat == 0 else (theirs, ours)
                 counted = (seat,)
             record = play_game(game, players, max_plies=max_plies)
-            rows.append(_row(game, record, algorithm, evaluation, depth, opponent, counted))
+            search = "-"
+            if isinstance(ours, SearchPlayer):
+                search = "python" if ours.searcher.native is None else "native"
+            rows.append(_row(game, record, algorithm, evaluation, depth, opponent, counted, search))
     finally:
         bar.close()
     return rows
@@ -299,9 +312,13 @@ def _row(
     depth: int | None,
     opponent: str,
     counted: Sequence[int],
+    search: str,
 ) -> BenchRow:
     sides = [record.sides[side] for side in counted]
+    # tracemalloc sees nothing of the native search's C allocations: its peak would be a lie.
     peaks = [side.peak_memory for side in sides if side.peak_memory is not None]
+    if search == "native":
+        peaks = []
     outcome = record.outcome
     if outcome is None:
         winner, score = "unfinished", "-"
@@ -322,6 +339,7 @@ def _row(
         table_entries=max(side.table_entries for side in sides),
         winner=winner,
         score=score,
+        search=search,
     )
 
 
@@ -502,17 +520,19 @@ def bench_solve(
     cells: Sequence[tuple[int, int]] = DEFAULT_SOLVE_CELLS,
     progress: TextIO | None = None,
     endgame_seeds: int = 0,
+    backend: str | None = None,
 ) -> list[SolveRow]:
-    """Solve `kalah` (pits, seeds) cells and set each beside its published value; with
-    `endgame_seeds`, with the endgame database of that many seeds, at most the cell's own
-    (its build is not timed). ValueError names the cell it cannot solve."""
+    """Solve `kalah` (pits, seeds) cells on `backend` (engine/backend.py; None: the default)
+    and set each beside its published value; with `endgame_seeds`, with the endgame database
+    of that many seeds, at most the cell's own (its build is not timed). ValueError names the
+    cell it cannot solve."""
     bar = Progress(len(cells), progress)
     rows = []
     try:
         for pits, seeds in cells:
             name = f"kalah({pits},{seeds})"
             bar.step(name)
-            game = make_game("kalah", {"pits": pits, "seeds": seeds})
+            game = make_game("kalah", {"pits": pits, "seeds": seeds}, backend)
             assert isinstance(game, Mancala)
             try:
                 cap = endgame_cap(game, endgame_seeds)
@@ -557,7 +577,7 @@ def _is_number(text: str) -> bool:
 
 def games_table(rows: Sequence[BenchRow]) -> str:
     header = (
-        "algorithm", "eval", "depth", "generated", "expanded", "plies", "time s", "peak KiB",
+        "algorithm", "eval", "depth", "generated", "expanded", "plies", "time ms", "peak KiB",
         "table", "winner", "score",
     )  # fmt: skip
     table = format_table(
@@ -570,7 +590,7 @@ def games_table(rows: Sequence[BenchRow]) -> str:
                 row.generated,
                 row.expanded,
                 row.plies,
-                f"{row.seconds:.2f}",
+                f"{row.seconds * 1000:.1f}",  # a native game can take well under 10 ms
                 "-" if row.peak_memory is None else round(row.peak_memory / 1024),
                 row.table_entries,
                 row.winner,
@@ -581,7 +601,11 @@ def games_table(rows: Sequence[BenchRow]) -> str:
     )
     notes = ["table: the most transposition-table entries a side held after a move"]
     if any(row.peak_memory is None for row in rows):
-        notes.append("peak KiB: measured with --memory only (tracemalloc slows the search)")
+        native = any(row.search == "native" for row in rows)
+        notes.append(
+            "peak KiB: measured with --memory only (tracemalloc slows the search)"
+            + (", not in native searches" if native else "")
+        )
     return "\n".join([table, *notes])
 
 

@@ -467,13 +467,74 @@ def parse_cells(text: str) -> list[tuple[int, int]]:
     return cells
 
 
+BENCH_DEFAULTS: dict[str, Any] = {
+    "game": "kalah",
+    "options": "{}",
+    "depths": "2,3,4,5",
+    "opponent": "same",
+    "seat": 0,
+    "seed": 0,
+    "max_plies": 1000,
+    "hash": DEFAULT_HASH_MB,
+    "threads": 1,
+    "seconds": 1.0,
+    "db": 0,
+}
+"""The bench's defaults, filled in after the parse: an option left at None was not given, so
+that one a mode does not use is refused even when it repeats the default."""
+
+BENCH_OPTIONS: dict[str, tuple[str, ...]] = {
+    "the games bench": (
+        "game", "options", "algorithms", "evals", "depths", "opponent", "seat", "seed",
+        "max_plies", "memory", "hash", "exact", "threads", "backend", "svg",
+    ),
+    "--speed": ("games", "seconds", "algorithms", "backends"),
+    "--speed --threads": ("games", "seconds", "threads"),
+    "--solve": ("cells", "db", "backend"),
+}  # fmt: skip
+"""The options each mode of the bench uses (besides --csv, --json-file, --json, --progress)."""
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def check_bench_options(args: argparse.Namespace) -> str:
+    """The bench's mode, after refusing any option given that it does not use (CommandError)."""
+    threads = args.threads if args.threads is not None else BENCH_DEFAULTS["threads"]
+    check_threads(threads)
+    if args.speed:
+        mode = "--speed --threads" if threads > 1 else "--speed"
+    else:
+        mode = "--solve" if args.solve else "the games bench"
+    used = BENCH_OPTIONS[mode]
+    every = {dest for dests in BENCH_OPTIONS.values() for dest in dests}
+    unused = sorted(dest for dest in every - set(used) if getattr(args, dest) not in (None, False))
+    if unused:
+        flags = ", ".join(map(_flag, unused))
+        hint = ""
+        if "backend" in unused:
+            hint = "; --speed sets the backends side by side: choose them with --backends"
+        raise CommandError(
+            f"{flags} {'is' if len(unused) == 1 else 'are'} not used by {mode}, which takes "
+            f"{', '.join(map(_flag, used))}{hint}"
+        )
+    if args.seat is not None and args.opponent in (None, "same"):
+        raise CommandError(
+            "--seat says which side plays an --opponent; in self-play (--opponent same) the "
+            "combination plays both"
+        )
+    for dest, default in BENCH_DEFAULTS.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+    return mode
+
+
 def command_bench(args: argparse.Namespace) -> None:
     progress = sys.stderr if progress_wanted(args) else None
     header: str
-    if args.svg and (args.speed or args.solve):
-        raise CommandError("--svg draws the games bench; it has no chart for --speed or --solve")
-    check_threads(args.threads)
-    if args.speed and args.threads > 1:
+    mode = check_bench_options(args)
+    if mode == "--speed --threads":
         if not NATIVE_BUILT:
             raise CommandError("--threads: only the native search runs threads; it is not built")
         print(
@@ -484,7 +545,7 @@ def command_bench(args: argparse.Namespace) -> None:
         threads_rows = bench.bench_threads(_speed_games(args), args.threads, args.seconds, progress)
         rows = [row.to_dict() for row in threads_rows]
         header = bench.threads_table(threads_rows)
-    elif args.speed:
+    elif mode == "--speed":
         names = _speed_games(args)
         algorithms = split_list(args.algorithms) if args.algorithms else ["negamax"]
         _check_names("--algorithms", algorithms, ALGORITHMS)
@@ -493,10 +554,10 @@ def command_bench(args: argparse.Namespace) -> None:
         speed_rows = bench.bench_speed(names, algorithms, args.seconds, progress, backends)
         rows = [row.to_dict() for row in speed_rows]
         header = bench.speed_table(speed_rows)
-    elif args.solve:
+    elif mode == "--solve":
         cells = parse_cells(args.cells) if args.cells else list(bench.DEFAULT_SOLVE_CELLS)
         try:
-            solve_rows = bench.bench_solve(cells, progress, args.db)
+            solve_rows = bench.bench_solve(cells, progress, args.db, args.backend)
         except ValueError as error:
             raise CommandError(str(error)) from None
         rows = [row.to_dict() for row in solve_rows]
@@ -523,7 +584,7 @@ def _speed_games(args: argparse.Namespace) -> list[str]:
 def _bench_games(
     args: argparse.Namespace, progress: TextIO | None
 ) -> tuple[list[dict[str, Any]], str]:
-    game = make_game(args.game, parse_options(args.options))
+    game = make_game(args.game, parse_options(args.options), args.backend)
     algorithms = split_list(args.algorithms) if args.algorithms else list(ALGORITHMS)
     _check_names("--algorithms", algorithms, PLAYERS)
     evaluations = split_list(args.evals) if args.evals else list(game.evaluations)
@@ -619,7 +680,7 @@ def command_match(args: argparse.Namespace) -> None:
         report = match.run_match(
             game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
         )
-    except match.EngineError as error:
+    except (match.EngineError, match.OpeningError) as error:
         raise CommandError(str(error)) from None
     data = {"game": game.describe(), "backend": backend_of(game), **report.to_dict()}
     emit(args, data, report.summary())
@@ -717,21 +778,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument(
         "--game",
         choices=sorted(GAMES),
-        default="kalah",
         metavar="GAME",
         help=f"the game of the AI-vs-AI games: {', '.join(GAMES)} (default kalah)",
     )
-    bench_parser.add_argument("--options", default="{}", metavar="JSON", help="game options")
+    bench_parser.add_argument("--options", metavar="JSON", help="game options")
     bench_parser.add_argument(
         "--algorithms",
         metavar="LIST",
-        help=f"comma-separated, from {', '.join(PLAYERS)} (default: the three algorithms)",
+        help=f"comma-separated, from {', '.join(PLAYERS)} (default: the three algorithms; "
+        "--speed: negamax)",
     )
     bench_parser.add_argument("--evals", metavar="LIST", help="default: all of the game's")
-    bench_parser.add_argument("--depths", default="2,3,4,5", metavar="LIST", help="default 2,3,4,5")
+    bench_parser.add_argument("--depths", metavar="LIST", help="default 2,3,4,5")
     bench_parser.add_argument(
         "--opponent",
-        default="same",
         metavar="SPEC",
         help="same (self-play, default), random, first or ALGORITHM:EVAL:DEPTH",
     )
@@ -739,33 +799,39 @@ def build_parser() -> argparse.ArgumentParser:
         "--seat",
         type=int,
         choices=(0, 1),
-        default=0,
         help="against an --opponent: the player the measured engine is (default 0)",
     )
-    bench_parser.add_argument("--seed", type=int, default=0, help="for random players")
+    bench_parser.add_argument("--seed", type=int, help="for random players (default 0)")
     bench_parser.add_argument(
         "--max-plies",
         type=at_least(1),
-        default=1000,
         metavar="N",
         help="end a game still going after N plies (its row says unfinished; default 1000)",
     )
     bench_parser.add_argument(
-        "--memory", action="store_true", help="measure peak memory with tracemalloc (slower)"
+        "--memory",
+        action="store_true",
+        help="measure peak memory with tracemalloc (slower; Python searches only: it does not "
+        "see the native search's C memory)",
     )
     add_search_mode_arguments(bench_parser)
+    add_backend_argument(bench_parser)
     bench_parser.add_argument("--games", metavar="LIST", help="--speed: games (default: all)")
     bench_parser.add_argument(
         "--seconds",
         type=milliseconds,
-        default=1.0,
         help="--speed: seconds per position (default 1)",
     )
     bench_parser.add_argument(
-        "--backends", metavar="LIST", help="--speed: python,native (default: both when built)"
+        "--backends",
+        metavar="LIST",
+        help="--speed: the backends set side by side, python,native (default: both when "
+        "built); --backend is the one backend of the games and --solve",
     )
     bench_parser.add_argument("--cells", metavar="LIST", help="--solve: e.g. 3x6,4x4")
     add_endgame_argument(bench_parser)
+    # Not given is None (BENCH_DEFAULTS fills it in), so that a mode can refuse what it ignores.
+    bench_parser.set_defaults(hash=None, threads=None, db=None)
     bench_parser.add_argument(
         "--csv", type=output_file, metavar="PATH", help="also write the rows as CSV"
     )
@@ -807,13 +873,19 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         metavar="SPEC|CMD",
         help="settings as --engine1, or the command of an engine speaking the stdio protocol "
-        "(it gets engine1's depth/time)",
+        "(it gets engine1's depth/time; under a time it must answer within the time and "
+        f"{match.MOVE_MARGIN_SECONDS:g} s, else it is told to stop; under a depth alone the "
+        "match waits as long as it searches)",
     )
     match_parser.add_argument(
         "--games", type=at_least(1), default=10, metavar="N", help="default 10"
     )
     match_parser.add_argument(
-        "--random-plies", type=at_least(0), default=2, metavar="K", help="random opening plies (2)"
+        "--random-plies",
+        type=at_least(0),
+        default=2,
+        metavar="K",
+        help="random opening plies (2); an opening that ends the game is drawn again",
     )
     match_parser.add_argument("--seed", type=int, default=0, help="for the openings")
     add_threads_argument(match_parser)

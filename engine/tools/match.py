@@ -18,6 +18,7 @@ import re
 import shlex
 import subprocess
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from statistics import pstdev
 from typing import Any, TextIO
@@ -134,19 +135,36 @@ HANDSHAKE_SECONDS = 30.0
 """How long an external engine may take to answer `uci` (UCI engines answer at once)."""
 QUIT_SECONDS = 10.0
 """How long an external engine may take to quit before it is killed."""
+MOVE_MARGIN_SECONDS = 5.0
+"""How long past its `movetime` an external engine may take to answer `go` (start-up, a loaded
+machine) before it is told to `stop`."""
+STOP_GRACE_SECONDS = 2.0
+"""How long it then has to answer `stop` with its move; an engine silent after that ends the
+match."""
 
 
 class EngineError(RuntimeError):
     """An external engine that cannot be run, dies, or answers nonsense: the match ends."""
 
 
+class EngineTimeout(EngineError):
+    """An external engine silent for longer than it may be."""
+
+
 class ExternalPlayer:
     """An engine program over the line protocol, one process for the whole match."""
 
-    def __init__(self, game: Game[Any, Any], command: str, go: str) -> None:
+    def __init__(
+        self, game: Game[Any, Any], command: str, go: str, time_ms: float | None = None
+    ) -> None:
         self.game = game
         self.name = command
         self.go = go
+        self.time_ms = time_ms
+        """The `movetime` of `go`, which bounds the wait for each move (None: a depth-only `go`
+        has no time bound, and the match waits as long as the engine searches)."""
+        self.stuck = False
+        """Set when the engine ignored `stop`: it will not heed `quit` either."""
         self.moves: list[str] = []
         self.start: Any = None
         try:
@@ -188,13 +206,15 @@ class ExternalPlayer:
         self.lines.put(None)
 
     def _read_until(self, word: str, seconds: float | None = None) -> str:
-        """The first line that starts with `word`; an engine silent for `seconds` (None: as
-        long as it takes, a search has its own limits) is an error."""
+        """The first line that starts with `word`; EngineTimeout when it has not come within
+        `seconds` (None: as long as it takes), however many other lines the engine prints."""
+        deadline = None if seconds is None else time.monotonic() + seconds
         while True:
             try:
-                line = self.lines.get(timeout=seconds)
+                left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+                line = self.lines.get(timeout=left)
             except queue.Empty:
-                raise EngineError(
+                raise EngineTimeout(
                     f"the engine {self.name!r} did not answer {word} within {seconds:g} s"
                 ) from None
             if line is None:
@@ -223,7 +243,7 @@ class ExternalPlayer:
         moves = f" moves {' '.join(self.moves)}" if self.moves else ""
         self._send(f"position {game.name} {options} {text}{moves}")
         self._send(f"go {self.go}")
-        answer = self._read_until("bestmove").split()
+        answer = self._await_move().split()
         try:
             return game.parse_move(position, answer[1]), None
         except (IndexError, GameError) as error:
@@ -232,8 +252,30 @@ class ExternalPlayer:
                 f"the engine {self.name!r} answered {' '.join(answer)!r}: {reason}"
             ) from None
 
+    def _await_move(self) -> str:
+        """The `bestmove` line. Under a `movetime` the engine gets that time and a margin, then
+        `stop` and a short grace: one still silent ends the match (EngineError)."""
+        if self.time_ms is None:
+            return self._read_until("bestmove")  # a depth-only search: as long as it takes
+        allowed = self.time_ms / 1000 + MOVE_MARGIN_SECONDS
+        try:
+            return self._read_until("bestmove", allowed)
+        except EngineTimeout:
+            self._send("stop")
+        try:
+            return self._read_until("bestmove", STOP_GRACE_SECONDS)
+        except EngineTimeout:
+            self.stuck = True
+            raise EngineError(
+                f"the engine {self.name!r} did not answer bestmove within {allowed:g} s of "
+                f"'go {self.go}', nor within {STOP_GRACE_SECONDS:g} s of stop"
+            ) from None
+
     def close(self) -> None:
-        """Ask the engine to quit; one that does not within seconds is killed."""
+        """Ask the engine to quit; one that does not within seconds, or that already ignored
+        `stop`, is killed."""
+        if self.stuck:
+            self.process.kill()
         stdin = self.process.stdin
         assert stdin is not None
         with contextlib.suppress(OSError):  # an engine already gone
@@ -279,7 +321,7 @@ class MatchReport:
         score = self.score
         if not points or not 0 < score < 1:
             return None, None
-        elo = -400 * math.log10(1 / score - 1)
+        elo = 400 * math.log10(score / (1 - score))  # 0.0 at an even score, never -0.0
         slope = 400 / (math.log(10) * score * (1 - score))
         return elo, Z_95 * pstdev(points) / math.sqrt(len(points)) * slope
 
@@ -306,22 +348,34 @@ class MatchReport:
         )
 
 
+OPENING_ATTEMPTS = 100
+"""Random openings drawn for one pair of games before the match gives up: each one that ends
+the game is drawn again."""
+
+
+class OpeningError(ValueError):
+    """No random opening of the plies asked leaves a game to play."""
+
+
 def opening(game: Game[Any, Any], rng: random.Random, plies: int) -> tuple[Any, list[Any]]:
-    """A start position `plies` random moves in (fewer if the game ends), and its moves."""
-    position = game.start()
-    moves: list[Any] = []
-    for _ in range(plies):
-        legal = game.legal_moves(position)
-        if not legal:
-            break
-        move = rng.choice(legal)
-        moves.append(move)
-        next_position = game.play(position, move)
-        if not game.legal_moves(next_position):
-            moves.pop()  # an opening that ends the game is no opening
-            break
-        position = next_position
-    return position, moves
+    """A position `plies` random moves from the start, and its moves. An opening that ends the
+    game would leave the engines nothing to play (its result the dice's), so it is drawn again
+    from the same generator (the match stays reproducible), at most OPENING_ATTEMPTS times."""
+    for _ in range(OPENING_ATTEMPTS):
+        position = game.start()
+        moves: list[Any] = []
+        for _ in range(plies):
+            legal = game.legal_moves(position)
+            if not legal:
+                break
+            moves.append(rng.choice(legal))
+            position = game.play(position, moves[-1])
+        if game.outcome(position) is None:
+            return position, moves
+    raise OpeningError(
+        f"--random-plies {plies}: {OPENING_ATTEMPTS} random openings of {game.describe()} all "
+        "ended the game; ask for fewer plies"
+    )
 
 
 def run_match(
@@ -336,7 +390,9 @@ def run_match(
 ) -> MatchReport:
     """Play `games` games (pairs from one opening, each engine on each side once): `first` is
     built-in settings, `second` settings too or the command line of an external engine."""
-    external = ExternalPlayer(game, second, first.go()) if isinstance(second, str) else None
+    external = (
+        ExternalPlayer(game, second, first.go(), first.time_ms) if isinstance(second, str) else None
+    )
     name2 = second if isinstance(second, str) else second.describe()
     report = MatchReport(first.describe(), name2)
     rng = random.Random(seed)
