@@ -426,8 +426,8 @@ class Searcher(Generic[P, M]):
                 position, depth, start, soft_deadline, on_iteration, tracer, nodes, mate, allowed
             )
 
-        if not measure_memory:
-            return deepen()
+        if not measure_memory or (self.native is not None and tracer is None and allowed is None):
+            return deepen()  # tracemalloc sees no C memory: a native search's peak is not known
         started_tracing = not tracemalloc.is_tracing()
         if started_tracing:
             tracemalloc.start()

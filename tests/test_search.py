@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (
@@ -293,9 +294,12 @@ def test_statistics_count_what_the_search_did() -> None:
 
 
 def test_peak_memory_is_measured_only_when_asked() -> None:
-    game = make_game("kalah", {})
+    game = make_game("kalah", {}, "python")
     result = search(game, game.start(), 6, measure_memory=True)
     assert result.stats.peak_memory is not None and result.stats.peak_memory > 0
+    if NATIVE_BUILT:  # tracemalloc does not see the native search's C memory: not measured
+        native = make_game("kalah", {}, "native")
+        assert search(native, native.start(), 6, measure_memory=True).stats.peak_memory is None
 
 
 def test_minimax_at_depth_d_generates_every_position_perft_counts() -> None:

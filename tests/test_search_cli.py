@@ -46,6 +46,8 @@ def test_analyse_json_has_every_statistic() -> None:
         "--eval",
         "mobility",
         "--memory",
+        "--backend",
+        "python",  # tracemalloc measures the Python search; a native one reports no peak
         "--json",
     )
     data = json.loads(out)

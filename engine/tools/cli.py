@@ -359,7 +359,12 @@ def command_analyse(args: argparse.Namespace) -> None:
         "stats": stats.to_dict(),
         **position_report(game, position),
     }
-    memory = "not measured (--memory)" if stats.peak_memory is None else f"{stats.peak_memory} B"
+    if stats.peak_memory is not None:
+        memory = f"{stats.peak_memory} B"
+    elif args.memory:  # tracemalloc sees Python allocations only
+        memory = "not measured: the native search's memory is its table"
+    else:
+        memory = "not measured (--memory)"
     lines = [
         f"best move: {data['move'] or 'none, the game is over'}",
         f"score: {data['score_text']} for player {game.to_move(position)}, the side to move "
@@ -748,7 +753,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--trace-depth", type=int, default=3, metavar="PLY", help="default 3")
     analyse.add_argument("--trace-lines", type=int, default=1000, metavar="N", help="default 1000")
     analyse.add_argument(
-        "--memory", action="store_true", help="measure peak memory with tracemalloc (slower)"
+        "--memory",
+        action="store_true",
+        help="measure peak memory with tracemalloc (slower; Python searches only: it does not "
+        "see the native search's C memory)",
     )
     add_search_mode_arguments(analyse)
     analyse.set_defaults(handler=command_analyse)
