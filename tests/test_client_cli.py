@@ -378,6 +378,8 @@ async def test_ctrl_c_ends_a_serving_bot_without_a_traceback() -> None:
             *(sys.executable, "-m", "ubao.client", "bot", "--server", url_of(server)),
             *("--depth", "1", "--serve"),
             stderr=asyncio.subprocess.PIPE,
+            # As in a terminal, even where the tests run as a background job (SIGINT ignored).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         assert process.stderr is not None
         first = await asyncio.wait_for(process.stderr.readline(), 60)

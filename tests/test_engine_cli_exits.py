@@ -38,6 +38,8 @@ def test_ctrl_c_ends_a_long_search_without_a_traceback() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As in a terminal, even where the tests run as a background job (SIGINT ignored).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("isready\n")
