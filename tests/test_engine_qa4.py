@@ -12,11 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
+from test_engine_support import BACKENDS
 from test_server_support import FAKE_ENGINE
 from test_stdio import Recorder, bestmove
 
 from ubao.engine import backend
-from ubao.engine.backend import NATIVE_BUILT, resolve
+from ubao.engine.backend import resolve
 from ubao.engine.games import make_game
 from ubao.engine.mancala import Mancala
 from ubao.engine.search import Searcher, SearchResult
@@ -25,13 +26,6 @@ from ubao.engine.tools.cli import main
 from ubao.engine.tools.stdio import Go, time_budget
 
 pytestmark = pytest.mark.timeout(120)
-
-BACKENDS = [
-    "python",
-    pytest.param(
-        "native", marks=pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
-    ),
-]
 
 
 def fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from test_engine_cli import run
+from test_engine_support import BACKENDS, needs_native
 from test_stdio import Recorder, bestmove
 
-from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import (
     MAX_COUNT,
     IllegalMoveError,
@@ -27,12 +27,6 @@ from ubao.engine.solve import Solver
 
 pytestmark = pytest.mark.timeout(120)
 
-BACKENDS = [
-    "python",
-    pytest.param(
-        "native", marks=pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
-    ),
-]
 
 HUGE_PIT = "kalah(6,4) S 4,4,4,4,4,2000000/4,4,4,4,4,4 0,0"
 HUGE_STORE = "kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0,99999999999"
@@ -105,7 +99,7 @@ def test_the_bound_is_the_same_in_text_and_json_and_overlong_numbers_are_refused
         bao.parse_position_json({**data, "stock": [MAX_COUNT + 1, 22]})
 
 
-@pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
+@needs_native
 def test_the_native_rules_raise_a_game_error_for_a_position_they_cannot_read() -> None:
     kalah = make_game("kalah", backend="native")
     huge = (4,) * 5 + (MAX_COUNT + 1, 0) + (4,) * 6 + (0, 0)
@@ -217,7 +211,7 @@ def test_go_movetime_0_reports_no_score_no_iteration_produced(backend: str) -> N
     assert not [line for line in lines if line.startswith("info depth 0")]
 
 
-@pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
+@needs_native
 def test_a_search_of_a_position_beyond_the_native_bounds_is_a_position_error() -> None:
     """A position built by hand through the API, with more seeds than the core reads: the
     native search refuses it as the rules do, with a GameError, not a bare ValueError."""

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from test_engine_cli import run
+from test_engine_support import BACKENDS
 from test_stdio import Recorder, bestmove
 
-from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import (
     IllegalMoveError,
     NotationError,
@@ -27,12 +27,6 @@ from ubao.engine.tools.stdio import ProtocolError, parse_go
 
 pytestmark = pytest.mark.timeout(120)
 
-BACKENDS = [
-    "python",
-    pytest.param(
-        "native", marks=pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
-    ),
-]
 
 BOARD_4X4 = "-----OX--XO----- X"
 KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_engine_support import needs_native
 from test_server_support import FAKE_ENGINE
 
 from ubao.engine.backend import NATIVE_BUILT
@@ -104,7 +105,7 @@ def bench_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[dict
     return rows
 
 
-@pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
+@needs_native
 def test_no_peak_memory_is_claimed_for_the_native_search(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

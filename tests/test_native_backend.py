@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from test_engine_support import needs_native
 
 from ubao.engine.backend import (
     ENVIRONMENT,
@@ -22,8 +23,6 @@ from ubao.engine.game import OptionsError
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala import Kalah
 from ubao.engine.tools.cli import main
-
-needs_native = pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
 
 
 def test_python_is_always_there(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,9 +6,9 @@ import random
 from typing import Any, ClassVar
 
 import pytest
+from test_engine_support import BACKENDS
 from test_search import SMALL_OPTIONS, sample_positions
 
-from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import Game, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (
@@ -163,13 +163,7 @@ def test_kalah_orders_extra_turns_then_captures_then_the_rest_from_the_store() -
     assert game.search_moves(position) == [5, 3, 1, 6, 4]
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        "python",
-        pytest.param("native", marks=pytest.mark.skipif(not NATIVE_BUILT, reason="no core")),
-    ],
-)
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_kalah_depth_14_from_the_start_needs_few_nodes(backend: str) -> None:
     game = make_game("kalah", {}, backend)
     done: list[SearchResult[Any]] = []

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+from test_engine_support import BACKENDS
 from test_stdio import ROOT, Engine, Recorder, bestmove
 
 from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
@@ -22,12 +23,6 @@ from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
 from ubao.engine.tools import cli
 from ubao.engine.tools.stdio import Go, ProtocolError, parse_go
 
-BACKENDS = [
-    "python",
-    pytest.param(
-        "native", marks=pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
-    ),
-]
 BIG = 'position kalah {"pits":6,"seeds":6} startpos'
 """A game no search finishes in the time of a test."""
 

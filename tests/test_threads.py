@@ -17,16 +17,14 @@ import time
 from typing import Any
 
 import pytest
+from test_engine_support import needs_native
 from test_native_search import summary
 
-from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.search import MAX_THREADS, SearchControl, Searcher, forced_result
 from ubao.engine.solve import Solver
 from ubao.engine.tools import bench, match
 from ubao.engine.tools.cli import main
-
-native_only = pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
 
 
 def test_the_python_search_runs_one_thread_and_says_why() -> None:
@@ -42,7 +40,7 @@ def test_the_python_search_runs_one_thread_and_says_why() -> None:
             Searcher(game, threads=wrong)
 
 
-@native_only
+@needs_native
 def test_the_exact_mode_stays_on_one_thread_node_for_node() -> None:
     reference = make_game("kalah", {}, backend="python")
     native = make_game("kalah", {}, backend="native")
@@ -70,7 +68,7 @@ def endgame_positions(count: int, rng: random.Random) -> list[tuple[int, ...]]:
     return found
 
 
-@native_only
+@needs_native
 def test_forced_values_agree_with_one_thread_and_the_solver() -> None:
     """Deep enough to reach every end, threads change nothing of a position's value."""
     game = make_game("kalah", {}, backend="native")
@@ -87,7 +85,7 @@ def test_forced_values_agree_with_one_thread_and_the_solver() -> None:
             assert many.move in game.legal_moves(position)
 
 
-@native_only
+@needs_native
 @pytest.mark.parametrize(("name", "options"), [("kalah", {}), ("othello", {}), ("bao", {})])
 def test_many_short_searches_play_legal_moves(name: str, options: dict[str, Any]) -> None:
     """Tens of searches cut at random moments, a kept table shared by the threads."""
@@ -106,7 +104,7 @@ def test_many_short_searches_play_legal_moves(name: str, options: dict[str, Any]
         position = game.play(position, rng.choice(moves))
 
 
-@native_only
+@needs_native
 def test_stop_from_another_thread_ends_a_threaded_search() -> None:
     game = make_game("othello", {}, backend="native")
     searcher = Searcher(game, threads=2)
@@ -139,7 +137,7 @@ def test_analyse_on_the_python_backend_says_it_runs_one_thread() -> None:
         run("analyse", "kalah", "--depth", "3", "--threads", "0")
 
 
-@native_only
+@needs_native
 def test_analyse_bench_and_match_take_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UBAO_BACKEND", "native")  # CI runs the suite again on the Python one
     out, err = run("analyse", "kalah", "--depth", "8", "--threads", "2", "--json")

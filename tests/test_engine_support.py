@@ -1,0 +1,15 @@
+"""What the engine's tests share: the backends a test runs on where the native core is built."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ubao.engine.backend import NATIVE_BUILT
+
+needs_native = pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
+"""A test of the native core itself, skipped where it is not built."""
+
+BACKENDS: list[Any] = ["python", pytest.param("native", marks=needs_native)]
+"""`pytest.mark.parametrize` values: the Python rules, and the native ones where built."""
