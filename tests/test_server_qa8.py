@@ -19,12 +19,17 @@ from typing import Any
 
 import pytest
 from test_server_core import move, started_game
-from test_server_qa_restore_clock import GRACE_MS, frozen, restarted, two_players_mid_game
+from test_server_qa_restore_clock import (
+    GRACE_MS,
+    frozen,
+    restarted,
+    restarted_on_a_bots_turn,
+    two_players_mid_game,
+)
 from test_server_support import TIMEOUT, Client, Harness, Peer, fake_engine, small_limits
 from websockets.asyncio.client import connect
 
 from ubao.protocol import (
-    ClockSpec,
     Create,
     ListGames,
     Moved,
@@ -127,18 +132,7 @@ def test_a_second_restart_keeps_the_waiting_clock_and_a_return_starts_it() -> No
 
 
 def test_after_a_server_bots_move_the_clock_of_a_player_not_back_waits_for_them() -> None:
-    store = Store(":memory:")
-    h = Harness(small_limits(grace_ms=GRACE_MS), store=store)
-    human = h.player()
-    game_id = human.create(SeatSpec.open(), SeatSpec.bot(1), clock=ClockSpec(10_000, 0))
-    _, token, _ = human.join(game_id, 0)
-    move(human, game_id, token, 0, "1")
-    assert h.core.bot_moved(h.bot_turns[-1], "1", None)  # the bot's first move, untimed
-    move(human, game_id, token, 2, "2")  # the bot is to move, on its clock
-    h.core.shutdown()
-    h.core.disconnect(human.conn)
-
-    later = restarted(store)
+    later, game_id, token = restarted_on_a_bots_turn()
     room = later.core.rooms[game_id]
     running = room.clocks(later.clock())
     assert running is not None and running.running == 1  # the bot's turn: its clock runs

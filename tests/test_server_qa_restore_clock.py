@@ -91,7 +91,9 @@ def test_a_player_to_move_who_never_comes_back_loses_to_the_grace_period_not_the
     assert (over.result.winner, over.result.reason) == (1 - mover, "abandoned")
 
 
-def test_a_server_bots_turn_starts_its_clock_at_once_after_a_restart() -> None:
+def restarted_on_a_bots_turn() -> tuple[Harness, str, str]:
+    """A human (South) against a server bot with a clock, stopped on the bot's timed turn and
+    restarted without the human: (the restarted server, the game, the human's token)."""
     store = Store(":memory:")
     h = Harness(small_limits(grace_ms=GRACE_MS), store=store)
     human = h.player()
@@ -102,8 +104,11 @@ def test_a_server_bots_turn_starts_its_clock_at_once_after_a_restart() -> None:
     move(human, game_id, token, 2, "2")  # the bot is to move, on its clock
     h.core.shutdown()
     h.core.disconnect(human.conn)
+    return restarted(store), game_id, token
 
-    later = restarted(store)
+
+def test_a_server_bots_turn_starts_its_clock_at_once_after_a_restart() -> None:
+    later, game_id, _ = restarted_on_a_bots_turn()
     room = later.core.rooms[game_id]
     assert room.to_move == 1 and len(later.bot_turns) == 1
     later.advance(1_000)
