@@ -426,7 +426,7 @@ class Searcher(Generic[P, M]):
                 position, depth, start, soft_deadline, on_iteration, tracer, nodes, mate, allowed
             )
 
-        if not measure_memory or (self.native is not None and tracer is None and allowed is None):
+        if not measure_memory or self._native_runs(tracer, allowed):
             return deepen()  # tracemalloc sees no C memory: a native search's peak is not known
         started_tracing = not tracemalloc.is_tracing()
         if started_tracing:
@@ -440,6 +440,11 @@ class Searcher(Generic[P, M]):
             if started_tracing:
                 tracemalloc.stop()
         return replace(result, stats=replace(result.stats, peak_memory=peak))
+
+    def _native_runs(self, tracer: Tracer | None, allowed: frozenset[M] | None) -> bool:
+        """Whether the native core runs the search: it has the game, and nothing asks for the
+        Python search (a trace, or root moves restricted, which the core does not take)."""
+        return self.native is not None and tracer is None and allowed is None
 
     def _deepen(
         self,
@@ -463,9 +468,9 @@ class Searcher(Generic[P, M]):
         """
         game = self.game
         tree: _Tree | _NativeTree = (
-            _Tree(self, tracer, nodes, allowed)
-            if self.native is None or tracer is not None or allowed is not None
-            else _NativeTree(self.native, self.control, self.threads, nodes)
+            _NativeTree(self.native, self.control, self.threads, nodes)
+            if self.native is not None and self._native_runs(tracer, allowed)
+            else _Tree(self, tracer, nodes, allowed)
         )
         moves = game.search_moves(position)
         if allowed is not None:

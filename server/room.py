@@ -298,16 +298,7 @@ class Room:
         connected, at the game's version: a player leaving the game or coming back after its
         end changes nothing of the game, so it is no new version, not in the log, not stored
         and not replayed, and `over` stays the game's last event (docs/protocol.md)."""
-        held = self.seats[seat]
-        return SeatEvent(
-            game_id=self.game_id,
-            v=self.v,
-            seat=seat,
-            name=held.name,
-            connected=held.connected,
-            status=self.status,
-            client=held.client,
-        )
+        return self._seat_event(seat, self.v)
 
     def pending_takeback(self) -> int | None:
         """The seat whose takeback request waits for an answer: the last event other than
@@ -665,21 +656,25 @@ class Room:
         self.events.append(event)
         return event
 
-    def _append_seat_event(self, seat: int, now: int, grace_ms: int | None = None) -> Event:
+    def _seat_event(
+        self, seat: int, v: int, grace_ms: int | None = None, clocks: Clocks | None = None
+    ) -> SeatEvent:
+        """The `seat` event of `seat` as it stands, at version `v`."""
         held = self.seats[seat]
-        return self._append(
-            SeatEvent(
-                game_id=self.game_id,
-                v=self.v + 1,
-                seat=seat,
-                name=held.name,
-                connected=held.connected,
-                grace_ms=grace_ms,
-                status=self.status,
-                clocks=self.clocks(now),
-                client=held.client,
-            )
+        return SeatEvent(
+            game_id=self.game_id,
+            v=v,
+            seat=seat,
+            name=held.name,
+            connected=held.connected,
+            grace_ms=grace_ms,
+            status=self.status,
+            clocks=clocks,
+            client=held.client,
         )
+
+    def _append_seat_event(self, seat: int, now: int, grace_ms: int | None = None) -> Event:
+        return self._append(self._seat_event(seat, self.v + 1, grace_ms, self.clocks(now)))
 
     def _check_playing(self, ply: int) -> None:
         """Refuse a command for `ply` unless the game is being played and has not passed it."""

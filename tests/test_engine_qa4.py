@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_engine_support import BACKENDS
+from test_engine_support import BACKENDS, fails
 from test_server_support import FAKE_ENGINE
 from test_stdio import Recorder, bestmove
 
@@ -26,16 +26,6 @@ from ubao.engine.tools.cli import main
 from ubao.engine.tools.stdio import Go, time_budget
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one stderr line of a command that must end with exit status 2."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    errors = capsys.readouterr().err
-    assert "Traceback" not in errors
-    return errors.strip().splitlines()[-1]
 
 
 def wait_for_bestmove(recorder: Recorder, timeout: float = 30.0) -> list[str]:

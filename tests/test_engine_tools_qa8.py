@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_engine_support import needs_native
+from test_engine_support import fails, needs_native
 from test_server_support import FAKE_ENGINE
 
 from ubao.engine.backend import NATIVE_BUILT
@@ -51,16 +51,6 @@ for line in sys.stdin:
         break
 """
 """An engine that overruns every `movetime` but answers `stop` at once, as UCI asks."""
-
-
-def fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one stderr line of a command that must end with exit status 2."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    errors = capsys.readouterr().err
-    assert "Traceback" not in errors
-    return errors.strip().splitlines()[-1]
 
 
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
