@@ -13,7 +13,9 @@ each game two players and the spectators (one connection each), and has the play
 first legal move as soon as their turn comes, but a game's moves at least `--pace` seconds
 apart (0: flat out), and a game's first move `--pace` seconds after the last of the game it
 replaces (the first of all at a random point of the `--pace` seconds after its set-up), so that
-the games' moves spread evenly over the pace. A game that ends is replaced by a new one. After the
+the games' moves spread evenly over the pace. A game that ends is replaced by a new one; each
+slot's first game is resigned at a random ply, so that the games also end, and are replaced,
+evenly over time (set up together, games as long would all end together). After the
 set-up it measures for `--seconds`: moves per second, the time from a move being sent to the
 opponent and to each spectator receiving it (p50, p99, max), the server's CPU time and memory,
 and errors (error replies, connections closed on the clients). The clients run in `--workers`
@@ -53,6 +55,8 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+
+from ubao.engine.games import make_game
 
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
 MANY = 1_000_000
@@ -315,24 +319,43 @@ async def game_slot(
         for i in range(args.spectators)
     ]
     last_move: list[float] = []  # when its last move was sent: one every `--pace` seconds
+    # The slot's first game is resigned at a random ply of a whole game's length, so that the
+    # games end, and are replaced, evenly over time: set up together and all as long, they
+    # would otherwise all end within the same `--pace` seconds, again and again, a burst of a
+    # thousand new games, ten commands each, in a load meant as one move per game per pace.
+    resign_at: int | None = random.randint(1, plies_of(args.game))
     try:
         while True:
-            await play_one(players, fans, args.pace, args.game, stats, ready, last_move)
+            await play_one(players, fans, args, stats, ready, last_move, resign_at)
+            resign_at = None
     finally:
         for conn in players + fans:
             await conn.close()
 
 
+def plies_of(game: str) -> int:
+    """How many plies a game lasts between two players who always play the first legal move
+    (as the benchmark's do: the server lists the moves in the rules' order)."""
+    rules = make_game(game)
+    position, plies = rules.start(), 0
+    while not rules.is_over(position):
+        position = rules.play(position, rules.legal_moves(position)[0])
+        plies += 1
+    return plies
+
+
 async def play_one(
     players: list[Conn],
     fans: list[Conn],
-    pace: float,
-    game: str,
+    args: argparse.Namespace,
     stats: Stats,
     ready: asyncio.Event,
     last_move: list[float],
+    resign_at: int | None,
 ) -> None:
-    """One game; `last_move` holds when the slot's last move was sent."""
+    """One game, resigned at ply `resign_at` if given; `last_move` holds when the slot's last
+    move (or resignation) was sent."""
+    pace, game = args.pace, args.game
     over = asyncio.get_running_loop().create_future()
     seats = [{"kind": "open"}, {"kind": "open"}]
     created = await players[0].ask({"type": "create", "game": game, "options": {}, "seats": seats})
@@ -357,16 +380,20 @@ async def play_one(
             if ply <= asked[seat]:  # told twice (a move, and the snapshot asked for below)
                 return
             asked[seat] = ply
-            move = {"type": "move", "game_id": game_id, "token": tokens[seat], "ply": ply}
-            move["move"] = legal[0]
+            if ply == resign_at:
+                move = {"type": "resign", "game_id": game_id, "token": tokens[seat]}
+            else:
+                move = {"type": "move", "game_id": game_id, "token": tokens[seat], "ply": ply}
+                move["move"] = legal[0]
             delay = last_move[0] + pace - time.monotonic()
             asyncio.get_running_loop().call_later(max(0.0, delay), send, move)
 
         def send(move: dict[str, Any]) -> None:
             last_move[0] = time.monotonic()
-            stats.sent[(game_id, move["ply"])] = last_move[0]
-            if stats.measuring:
-                stats.moves += 1
+            if move["type"] == "move":
+                stats.sent[(game_id, move["ply"])] = last_move[0]
+                if stats.measuring:
+                    stats.moves += 1
             conn.tell(move)
 
         return on_event
