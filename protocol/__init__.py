@@ -11,7 +11,14 @@ See docs/protocol.md for every message, field and error code.
 """
 
 from ubao.protocol.codec import decode, decode_command, decode_server_message, encode, to_wire
-from ubao.protocol.errors import AppCloseCode, ErrorCode, ProtocolError, escape, quote
+from ubao.protocol.errors import (
+    AppCloseCode,
+    ErrorCode,
+    ProtocolError,
+    UnsupportedVersion,
+    escape,
+    quote,
+)
 from ubao.protocol.messages import (
     COMMAND_TYPES,
     DEFAULT_PAGE,
@@ -117,6 +124,7 @@ __all__ = [
     "TakebackAnswer",
     "TakebackRequest",
     "TakebackState",
+    "UnsupportedVersion",
     "Watch",
     "decode",
     "decode_command",

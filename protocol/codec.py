@@ -30,13 +30,14 @@ from typing import (
 
 import msgpack
 
-from ubao.protocol.errors import ProtocolError, quote
+from ubao.protocol.errors import ProtocolError, UnsupportedVersion, quote
 from ubao.protocol.messages import (
     COMMAND_TYPES,
     INT64_MAX,
     MAX_DEPTH,
     MAX_NAME,
     MAX_OPTIONS,
+    PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
     Command,
     Items,
@@ -280,7 +281,9 @@ def _reject_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError(f"extension type {code} is not allowed")
 
 
-def _decode(data: bytes | str, records: Mapping[str, _Record]) -> Any:
+def _decode(data: bytes | str, records: Mapping[str, _Record], *, server: bool = False) -> Any:
+    """The message in `data`, one of `records`. On a server's side (`server`), a `hello` of
+    another protocol version is `UnsupportedVersion` before anything else in it is checked."""
     if isinstance(data, str):
         raise ProtocolError("frames must be binary (msgpack), not text", reason="text_frame")
     try:
@@ -303,6 +306,9 @@ def _decode(data: bytes | str, records: Mapping[str, _Record]) -> Any:
         raise ProtocolError(
             f"unknown message type {quote(kind)}; known: {known}", id=id, reason="unknown_type"
         )
+    proto = raw.get("proto")
+    if server and kind == "hello" and type(proto) is int and proto != PROTOCOL_VERSION:
+        raise UnsupportedVersion(proto, id=id)
     try:
         return record(raw, "")
     except _Invalid as exc:
@@ -316,7 +322,7 @@ def decode(data: bytes | str) -> Message:
 
 def decode_command(data: bytes | str) -> Command:
     """A message a client may send; what a server calls on every frame it receives."""
-    return cast(Command, _decode(data, _COMMANDS))
+    return cast(Command, _decode(data, _COMMANDS, server=True))
 
 
 def decode_server_message(data: bytes | str) -> ServerMessage:

@@ -109,3 +109,15 @@ class ProtocolError(ValueError):
         self.reason = reason
         """A short slug (`malformed`, `not_a_map`, `no_type`, `unknown_type`, `bad_field`) for
         counting rejections by cause."""
+
+
+class UnsupportedVersion(ProtocolError):
+    """A `hello` for a protocol version this side does not speak. Checked before the rest of
+    the hello: a newer client's hello need not be a valid hello of this version, and what it
+    must hear is that the version is not spoken (`unsupported_version`), not which field is
+    wrong."""
+
+    def __init__(self, proto: int, *, id: int | None = None) -> None:
+        super().__init__(f"protocol version {proto} is not supported", id=id, reason="version")
+        self.code = ErrorCode.UNSUPPORTED_VERSION
+        self.proto = proto

@@ -1,4 +1,4 @@
-"""`ubao-server`: run the game server until SIGTERM or SIGINT, then shut down gracefully.
+"""`ubao-server`: run the game server until SIGTERM, SIGINT or SIGHUP, then shut down gracefully.
 
 Every setting is one row of `SETTINGS`: its flag, the field of `Options` it sets, its help.
 The environment variable follows from the flag (`--max-games` is `UBAO_MAX_GAMES`) and the
@@ -423,11 +423,13 @@ def cluster_usable() -> str | None:
 
 
 async def serve(config: ServerConfig) -> None:
-    # SIGTERM and SIGINT from the start: one that comes while the server opens its store or
-    # restores its games stops it as soon as it is up, cleanly, not by the default handler.
+    # SIGTERM, SIGINT and SIGHUP (the terminal or ssh session it runs in closing) from the
+    # start: one that comes while the server opens its store or restores its games stops it as
+    # soon as it is up, cleanly, not by the default handler (which ends it at once: clients
+    # see 1006, not 1012, and thinking engines are left behind).
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, stop.set)
     try:
         server = GameServer(config)

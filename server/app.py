@@ -77,6 +77,11 @@ dropped what did not fit, and those clients' first bytes came by TCP retransmiss
 apart and doubling, so that some opening handshakes outlasted `open_timeout_s` and were closed
 while the event loop was busy (docs/benchmarks.md, "The event loop")."""
 
+STORE_STALLED_MS = 10_000
+"""How long saves may wait with the writer keeping none before `/healthz` says the server is
+unhealthy (503): its disk fails, so it answers nobody (docs/server.md, "When the disk fails"),
+and a balancer or container supervisor should stop sending it clients."""
+
 SOCKET_SEND_BUFFER = 64 * 1024
 """The kernel's send buffer per connection (it grows to megabytes by itself): with it, what one
 connection holds is bounded by its `send_budget` plus this."""
@@ -257,6 +262,9 @@ class GameServer:
         """The next commit (a cluster) or release of what is durable (one node)."""
         self._flushed = 0
         """How many saves the writer was told to take."""
+        self._kept_at = 0
+        """When the writer last kept saves, or was last handed saves while it had kept them all
+        (`now`, ms): how long saves have waited without progress (`_store_stalled_ms`)."""
         self._flush_at: asyncio.Handle | None = None
         self._server: Server | None = None
         self._wake = asyncio.Event()
@@ -417,10 +425,20 @@ class GameServer:
     def _http(self, ws: ServerConnection, request: Request) -> Response | None:
         """Plain HTTP beside the WebSocket: a health check and the rejection counters."""
         if request.path == "/healthz":
+            stalled = self._store_stalled_ms()
+            if stalled > STORE_STALLED_MS:
+                message = f"the store has kept nothing for {stalled // 1000} s\n"
+                return ws.respond(HTTPStatus.SERVICE_UNAVAILABLE, message)
             return ws.respond(HTTPStatus.OK, "ok\n")
         if request.path == "/metrics":
             return ws.respond(HTTPStatus.OK, self._metrics())
         return None
+
+    def _store_stalled_ms(self) -> int:
+        """How long handed saves have waited with the writer keeping none (0: none waits)."""
+        if self._writer is None or self._flushed <= self._durable:
+            return 0
+        return max(0, self.now() - self._kept_at)
 
     def _metrics(self) -> str:
         core = self.core
@@ -429,6 +447,11 @@ class GameServer:
             f'ubao_games{{status="live"}} {sum(r.status != "over" for r in core.rooms.values())}',
             f"ubao_engines {len(self.bots.engines)}",
         ]
+        if self._writer is not None:
+            lines += [
+                f"ubao_store_waiting {self._writer.saved - self._durable}",
+                f"ubao_store_stalled_seconds {self._store_stalled_ms() / 1000:.1f}",
+            ]
         if self.cluster is not None:
             lines += [
                 f"ubao_proxies {len(self.cluster.proxied)}",
@@ -484,6 +507,8 @@ class GameServer:
         (not the first save of the turn alone, then the rest)."""
         assert self._writer is not None
         self._flush_at = None
+        if self._flushed <= self._durable:  # the writer had kept everything: a wait starts
+            self._kept_at = self.now()
         self._flushed = self._writer.saved
         self._writer.flush()
 
@@ -496,6 +521,7 @@ class GameServer:
     def _durable_until(self, saves: int) -> None:
         """On the loop: the first `saves` saves are durable."""
         self._durable = saves
+        self._kept_at = self.now()
         self._kept.set()
         self._release()
 

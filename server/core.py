@@ -69,6 +69,7 @@ from ubao.protocol import (
     Status,
     Takeback,
     TakebackAnswer,
+    UnsupportedVersion,
     Watch,
     decode_command,
     escape,
@@ -93,6 +94,7 @@ LOBBY_STATUS: dict[LobbyFilter, Status] = {"open": "waiting", "live": "playing",
 LOBBY_RANK: dict[Status, int] = {"waiting": 0, "playing": 1, "over": 2}
 """A lobby without a filter lists open games first (what a client looking for a game wants),
 then live ones, then finished ones; each newest first."""
+_SECOND_HELLO = "hello was already received on this connection"
 KEPT_RULES = 64
 """Distinct (game, options) whose rules objects are kept for the next room of the same kind."""
 
@@ -405,6 +407,12 @@ class Core:
         within_budget = conn.budget.take(self.now())
         try:
             command = decode_command(data)
+        except UnsupportedVersion as exc:
+            if conn.role is None:
+                self._unsupported(conn, exc.id, exc.proto)
+            else:
+                self._error(conn, exc.id, ErrorCode.BAD_MESSAGE, _SECOND_HELLO)
+            return
         except ProtocolError as exc:
             if within_budget:
                 self._error(conn, exc.id, exc.code, exc.message, f"{exc.code}:{exc.reason}")
@@ -743,15 +751,17 @@ class Core:
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
-            raise Rejected(ErrorCode.BAD_MESSAGE, "hello was already received on this connection")
-        if hello.proto != PROTOCOL_VERSION:
-            message = f"protocol version {hello.proto} is not supported; this server speaks 1"
-            self._error(conn, hello.id, ErrorCode.UNSUPPORTED_VERSION, message)
-            self._close(conn, AppCloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
-            return
+            raise Rejected(ErrorCode.BAD_MESSAGE, _SECOND_HELLO)
         conn.name, conn.role = hello.name, hello.role
         log.info("connection %d (%s) is %s %r", conn.id, conn.ip, hello.role, hello.name)
         self._send(conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session))
+
+    def _unsupported(self, conn: Connection, id: int | None, proto: int) -> None:
+        """A hello of another version (the codec checks it first: `UnsupportedVersion`)."""
+        message = f"protocol version {proto} is not supported; this server speaks "
+        message += str(PROTOCOL_VERSION)
+        self._error(conn, id, ErrorCode.UNSUPPORTED_VERSION, message)
+        self._close(conn, AppCloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
 
     def _create(self, conn: Connection, create: Create) -> None:
         room = self._new_room(conn, create)
@@ -913,7 +923,10 @@ class Core:
     def _watch(self, conn: Connection, watch: Watch) -> None:
         room = self._room(watch.game_id)
         self._send(conn, Ok(id=watch.id))
-        self._subscribe(conn, room, watch.since_v)
+        # A watcher who missed nothing gets a snapshot, not silence: the protocol promises
+        # something after a watch's `ok` (docs/protocol.md, `watch`).
+        since_v = watch.since_v if watch.since_v is not None and watch.since_v < room.v else None
+        self._subscribe(conn, room, since_v)
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -945,7 +958,11 @@ class Core:
         if seat is None:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
         if (room.game_id, seat) not in conn.seats:
-            message = f"seat {seat} is played from another connection; resume it to take over"
+            message = (
+                f"seat {seat} of {room.game_id} is not held by this connection; resume it first"
+                if room.seats[seat].holder is None
+                else f"seat {seat} is played from another connection; resume it to take over"
+            )
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
         return seat
 
@@ -1120,13 +1137,23 @@ class Core:
 
     def _keep(self, room: Room, kept: dict[str, None]) -> None:
         """Keep `room` in memory as the newest of `kept`, forgetting the oldest beyond
-        `keep_finished`."""
+        `keep_finished`, but not one whose rematch offer waits for its answer: forgetting the
+        game would drop the offer unseen (an offer lapses only when a player leaves, and its
+        game is forgotten at the next game kept after that)."""
         self.rooms[room.game_id] = room
         kept[room.game_id] = None
-        while len(kept) > self.limits.keep_finished:
-            oldest = next(iter(kept))
-            del kept[oldest]
-            self._forget(oldest)
+        excess = len(kept) - self.limits.keep_finished
+        if excess <= 0:
+            return
+        forget: list[str] = []
+        for game_id in kept:
+            if len(forget) == excess:
+                break
+            if self.rooms[game_id].rematch_offer is None:
+                forget.append(game_id)
+        for game_id in forget:
+            del kept[game_id]
+            self._forget(game_id)
 
     def _forget(self, game_id: str) -> None:
         room = self.rooms.pop(game_id, None)

@@ -372,9 +372,12 @@ class Store:
         if self.path == ":memory:":
             self._target = f"file:ubao-{secrets.token_hex(8)}?mode=memory&cache=shared"
         else:
-            _private(Path(path))
-            self._lock_fd = _lock(Path(path))  # DatabaseInUse before any game is read
-            self._target = Path(path).absolute().as_uri()
+            # The file itself, whatever links name it: the lock is named after it, so that a
+            # second server given a symbolic link to the same file finds it locked.
+            real = Path(path).resolve()
+            _private(real)
+            self._lock_fd = _lock(real)  # DatabaseInUse before any game is read
+            self._target = real.as_uri()
         self.db = self.connect()
         """The loop's connection: reads, and writes until the writer starts."""
         if self.path == ":memory:":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -296,8 +297,11 @@ async def http_get(port: int, path: str) -> tuple[int, str]:
     """A plain HTTP GET, in a thread: the server runs on this event loop."""
 
     def get() -> tuple[int, str]:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=TIMEOUT) as reply:
-            return reply.status, reply.read().decode()
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=TIMEOUT) as reply:
+                return reply.status, reply.read().decode()
+        except urllib.error.HTTPError as error:  # an error status is an answer too
+            return error.code, error.read().decode()
 
     return await asyncio.to_thread(get)
 

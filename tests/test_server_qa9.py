@@ -1,0 +1,143 @@
+"""Server defects a black-box protocol client's QA found (round 9), in the sans-I/O core: a
+newer client's hello hears `unsupported_version` whatever its other fields; a finished game
+whose rematch offer waits is not forgotten while others finish; a player of a forgotten game is
+told to resume it, not that another connection plays it; a second store through a symbolic
+link to the database finds it locked; SIGHUP stops the server gracefully; `/healthz` fails while
+the store keeps nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import msgpack
+import pytest
+from test_server_e2e import create, http_get, join
+from test_server_qa8b import over_at_once
+from test_server_rematch import answer, offer
+from test_server_restart import closed_by_restart, server_process
+from test_server_support import (
+    TIMEOUT,
+    Client,
+    Harness,
+    failing_writes,
+    healed,
+    running_server,
+    small_limits,
+)
+
+from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok, RematchOffer, Snapshot, Watch
+from ubao.server.app import STORE_STALLED_MS
+from ubao.server.clock import monotonic_ms
+from ubao.server.store import DatabaseInUse, Store
+
+
+@pytest.mark.parametrize(
+    "hello",
+    [
+        {"type": "hello", "id": 1, "proto": 2, "name": "x", "role": "admin"},
+        {"type": "hello", "id": 1, "proto": 2},
+        {"type": "hello", "id": 1, "proto": 0, "name": "x", "role": "human", "extra": b"\x00"},
+    ],
+)
+def test_a_hello_of_another_version_hears_unsupported_version_whatever_else_it_holds(
+    hello: dict[str, object],
+) -> None:
+    h = Harness()
+    peer = h.connect()
+    got = peer.send_raw(msgpack.packb(hello))
+    assert len(got) == 1 and isinstance(got[0], Error), got
+    assert got[0].code == ErrorCode.UNSUPPORTED_VERSION and got[0].id == 1
+    assert peer.closed is not None and peer.closed[0] == AppCloseCode.UNSUPPORTED_VERSION
+
+
+def test_a_second_hello_of_another_version_is_a_bad_message_and_keeps_the_connection() -> None:
+    h = Harness()
+    peer = h.player("ada")
+    got = peer.send_raw(msgpack.packb({"type": "hello", "id": 7, "proto": 2}))
+    assert isinstance(got[0], Error) and got[0].code == ErrorCode.BAD_MESSAGE and got[0].id == 7
+    assert peer.closed is None
+
+
+def test_a_standing_rematch_offer_survives_other_games_finishing() -> None:
+    h = Harness(small_limits(keep_finished=1))
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    assert offer(alice, game_id, a_token)[1] == RematchOffer(game_id, 0, "offered")
+    over_at_once(h)  # cy and dee's game: the one kept beyond it would push ada's out
+    assert game_id in h.core.rooms
+    got = answer(bob, game_id, b_token, True)
+    assert isinstance(got[0], Ok), got
+    assert isinstance(got[1], RematchOffer) and got[1].state == "accepted"
+    assert got[1].new_game_id is not None
+
+
+def test_a_player_of_a_forgotten_finished_game_is_told_to_resume_it() -> None:
+    h = Harness(small_limits(keep_finished=1))
+    game_id, alice, a_token, _, _ = over_at_once(h)
+    over_at_once(h)  # no offer waits: ada's game is forgotten
+    assert game_id not in h.core.rooms
+    got = offer(alice, game_id, a_token)
+    assert isinstance(got[0], Error) and got[0].code == ErrorCode.NOT_YOUR_SEAT
+    assert "resume it first" in got[0].message and "another connection" not in got[0].message
+
+
+def test_a_second_store_through_a_symbolic_link_finds_the_database_locked(tmp_path: Path) -> None:
+    db = tmp_path / "ubao.sqlite3"
+    first = Store(db)
+    try:
+        (tmp_path / "link.sqlite3").symlink_to(db.name)
+        with pytest.raises(DatabaseInUse):
+            Store(tmp_path / "link.sqlite3")
+    finally:
+        first.close()
+
+
+async def test_sighup_shuts_the_server_down_gracefully(tmp_path: Path) -> None:
+    """The terminal a server runs in closing (SIGHUP) is a graceful stop, not a crash."""
+    async with server_process(tmp_path / "ubao.sqlite3") as (process, port):
+        async with Client.connected(port, "ann") as ann:
+            process.send_signal(signal.SIGHUP)
+            await closed_by_restart(ann)
+        assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+
+def test_a_watcher_who_missed_nothing_gets_a_snapshot_not_silence() -> None:
+    h = Harness()
+    game_id, _, _, _, _ = over_at_once(h)
+    v = h.core.rooms[game_id].v
+    got = h.player("eve", "spectator").send(Watch(id=1, game_id=game_id, since_v=v))
+    assert isinstance(got[0], Ok) and isinstance(got[1], Snapshot) and got[1].v == v
+    missed = h.player("fay", "spectator").send(Watch(id=1, game_id=game_id, since_v=v - 1))
+    assert [m.type for m in missed] == ["ok", "over"]
+
+
+async def test_healthz_says_unhealthy_while_the_store_keeps_nothing() -> None:
+    """An operator's balancer must stop sending clients to a server whose disk fails: it
+    answers nobody until the disk takes its changes again."""
+    skew = [0]
+
+    def now() -> int:
+        return monotonic_ms() + skew[0]
+
+    async with (
+        running_server(now=now) as server,
+        Client.connected(server.port, "south") as south,
+        Client.connected(server.port, "north") as north,
+    ):
+        game_id = await create(south)
+        south_token = await join(south, game_id, 0)
+        await join(north, game_id, 1)
+        failing_writes(server.store.db, "moves")
+        await south.send(Move(id=99, game_id=game_id, token=south_token, ply=0, move="1"))
+        await asyncio.sleep(0.3)  # handed to the writer, which fails and tries again
+        assert await http_get(server.port, "/healthz") == (200, "ok\n")  # a blip is no stall
+        skew[0] = STORE_STALLED_MS + 1_000
+        status, text = await http_get(server.port, "/healthz")
+        assert status == 503 and "kept nothing" in text
+        assert "ubao_store_waiting 1" in (await http_get(server.port, "/metrics"))[1]
+        healed(server.store.db)
+        reply = await asyncio.wait_for(south.recv(), TIMEOUT)
+        while not (isinstance(reply, Ok) and reply.id == 99):  # after the join's messages
+            reply = await asyncio.wait_for(south.recv(), TIMEOUT)
+        assert await http_get(server.port, "/healthz") == (200, "ok\n")
