@@ -15,7 +15,14 @@ from test_server_support import FAILING_ENGINE
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.search import ENTRY_BYTES, Searcher
-from ubao.engine.tools.stdio import Go, ProtocolError, Session, parse_go, time_budget
+from ubao.engine.tools.stdio import (
+    MOVE_OVERHEAD_MS,
+    Go,
+    ProtocolError,
+    Session,
+    parse_go,
+    time_budget,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +54,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
     assert lines[0] == "id name ubao-engine"
     assert lines[-1] == "uciok"
     options = [line for line in lines if line.startswith("option name ")]
-    assert [line.split()[2] for line in options] == [
+    assert [line[len("option name ") : line.index(" type ")] for line in options] == [
         "Algorithm",
         "Eval",
         "Hash",
@@ -55,6 +62,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
         "Threads",
         "Backend",
         "Ponder",
+        "Move Overhead",
     ]
 
 
@@ -273,11 +281,13 @@ def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
 
 
 def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
+    kept_back = MOVE_OVERHEAD_MS * 32  # for each of the 30 moves planned for, and two more
     hard, soft = time_budget(Go(clocks=(30_000, 60_000), increments=(1000, 0)), 0)
-    assert soft is not None and soft == pytest.approx(30_000 / 30 + 750)
+    assert soft is not None and soft == pytest.approx((30_000 - kept_back) / 30 + 750)
     assert hard == pytest.approx(4 * soft)
     hard, soft = time_budget(Go(clocks=(30_000, 900), increments=(0, 1000)), 1)
-    assert hard == pytest.approx(450)  # never more than half of what is left
+    assert hard == pytest.approx((900 - kept_back) / 2)  # never more than half of what is left
+    assert time_budget(Go(clocks=(30_000, 900)), 0, overhead_ms=0)[1] == pytest.approx(1000)
     assert time_budget(Go(movetime=500), 0) == (500, None)
     assert time_budget(Go(depth=4), 0) == (None, None)
     assert time_budget(Go(movetime=100, clocks=(60_000, 60_000)), 1)[0] == 100

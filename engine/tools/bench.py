@@ -31,6 +31,7 @@ from ubao.engine.tools.players import (
     make_player,
     play_game,
 )
+from ubao.engine.tools.stdio import decimal
 
 KALAH_VALUES: dict[tuple[int, int], int] = {
     (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,
@@ -211,7 +212,7 @@ def parse_opponent(
     if name in BASELINES:
         return lambda: make_player(game, name, seed=seed)
     evaluation, _, depth_text = rest.partition(":")
-    if name not in ALGORITHMS or not depth_text.isdigit() or int(depth_text) < 1:
+    if name not in ALGORITHMS or not decimal(depth_text) or int(depth_text) < 1:
         raise ValueError(
             f"--opponent {spec!r}: write same, random, first, or ALGORITHM:EVAL:DEPTH "
             "(e.g. alphabeta:store_diff:4; an empty EVAL is the game's first)"

@@ -121,6 +121,8 @@ def output_file(text: str) -> str:
     folder = os.path.dirname(text) or "."
     if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
         raise argparse.ArgumentTypeError(f"cannot write {text}: no writable folder {folder}")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: it is a folder")
     return text
 
 
@@ -466,7 +468,7 @@ def parse_cells(text: str) -> list[tuple[int, int]]:
     cells = []
     for item in split_list(text):
         pits, _, seeds = item.partition("x")
-        if not (pits.isdigit() and seeds.isdigit()):
+        if not (stdio.decimal(pits) and stdio.decimal(seeds)):
             raise CommandError(f"--cells: {item!r} is not PITSxSEEDS, e.g. 3x6")
         cells.append((int(pits), int(seeds)))
     return cells
@@ -602,6 +604,14 @@ def _bench_games(
         ) from None
     if not depths or min(depths) < 1:
         raise CommandError("--depths needs at least one depth, each 1 or more")
+    if args.threads > 1:  # as analyse and match do: why fewer threads search than asked
+        notes = {
+            Searcher(game, name, evaluations[0], 0, args.exact, args.threads).threads_note
+            for name in algorithms
+            if name in ALGORITHMS
+        }
+        for note in sorted(note for note in notes if note is not None):
+            print(note, file=sys.stderr)
     try:
         game_rows = bench.bench_games(
             game,

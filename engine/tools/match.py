@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from ubao.engine.game import Game, GameError
 from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB, MAX_DEPTH
 from ubao.engine.tools.players import Player, SearchPlayer, play_game
-from ubao.engine.tools.stdio import MAX_HASH_MB
+from ubao.engine.tools.stdio import MAX_HASH_MB, decimal
 
 Z_95 = 1.96
 """Standard errors either side of the mean for a 95 % interval."""
@@ -100,7 +100,7 @@ def parse_spec(text: str, threads: int = 1) -> EngineSpec | None:
         elif name == "eval":
             values["evaluation"] = value
         elif name in ("depth", "threads"):
-            if not value.isdigit():
+            if not decimal(value):
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
             if name == "depth" and not 1 <= int(value) <= MAX_DEPTH:
                 raise ValueError(f"depth must be from 1 to {MAX_DEPTH}")

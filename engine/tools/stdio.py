@@ -8,7 +8,9 @@ thinks; `serve` only moves lines between the pipes and the session.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -32,12 +34,19 @@ from ubao.engine.search import (
 
 ENGINE_NAME = "ubao-engine"
 ENGINE_AUTHOR = "the ubao developers"
-OPTIONS = ("Algorithm", "Eval", "Hash", "Exact", "Threads", "Backend", "Ponder")
+OPTIONS = ("Algorithm", "Eval", "Hash", "Exact", "Threads", "Backend", "Ponder", "Move Overhead")
 """Every option of `setoption`, as `uci` lists them (their names match in any case, as UCI's)."""
 MAX_HASH_MB = 4096
 """The largest table `setoption name Hash` accepts, in MB; every command's `--hash` and
 `match`'s `hash=` share this cap."""
 
+MAX_NODES = 2**63 - 1
+"""`go nodes` beyond this (what the native search counts in) means no more than it."""
+MOVE_OVERHEAD_MS = 10
+"""What a clock search keeps back for each move still to play (`setoption name Move Overhead`,
+as in UCI engines): the time a move costs outside the search (reading the position, the
+driver's and the pipe's delays), which the clock counts and the search's own deadline does not."""
+MAX_MOVE_OVERHEAD_MS = 5000
 MOVES_TO_GO = 30
 """A clock search plans for this many more of its own moves."""
 HARD_FACTOR = 4
@@ -133,6 +142,8 @@ def parse_go(words: list[str]) -> Go:
             raise ProtocolError(f"go: depth must be from 1 to {MAX_DEPTH}")
         if word in ("nodes", "mate", "movestogo") and value < 1:
             raise ProtocolError(f"go: {word} must be 1 or more")
+        if word == "nodes":
+            value = min(value, MAX_NODES)  # more than any search makes: no limit, as a C int
         if word in ("wtime", "btime"):
             value = max(value, 0)  # a GUI's clock after overstepping: move at once, as UCI's do
         if value < 0:
@@ -154,13 +165,17 @@ def parse_go(words: list[str]) -> Go:
     )
 
 
-def time_budget(go: Go, player: int) -> tuple[float | None, float | None]:
+def time_budget(
+    go: Go, player: int, overhead_ms: int = MOVE_OVERHEAD_MS
+) -> tuple[float | None, float | None]:
     """(hard, soft) milliseconds for the search: the deadline and when to stop deepening.
 
-    On a clock the engine plans time/30 (time/movestogo when fewer moves are to go) plus most
-    of the increment per move, lets an iteration run to four times that, and never uses more
-    than half of what is left. A `go` that gives only the other side's clock is still a clock
-    search (as in UCI engines): the mover's missing time counts as 0, so it moves at once.
+    On a clock the engine first keeps back `overhead_ms` for each move it plans for and two
+    more (as Stockfish's Move Overhead does), then plans the rest over 30 moves (movestogo when
+    fewer are to go) plus most of the increment per move, lets an iteration run to four times
+    that, and never uses more than half of what is left. A `go` that gives only the other
+    side's clock is still a clock search (as in UCI engines): the mover's missing time counts
+    as 0, so it moves at once.
     """
     hard: float | None = go.movetime
     soft: float | None = None
@@ -170,10 +185,16 @@ def time_budget(go: Go, player: int) -> tuple[float | None, float | None]:
     if left is not None:
         increment = go.increments[player]
         moves = MOVES_TO_GO if go.movestogo is None else min(go.movestogo, MOVES_TO_GO)
+        left = max(0, left - overhead_ms * (moves + 2))
         soft = left / moves + 0.75 * increment
         cap = max(1.0, min(HARD_FACTOR * soft, MAX_SHARE * left))
         hard = cap if hard is None else min(hard, cap)
     return hard, soft
+
+
+def decimal(value: str) -> bool:
+    """An option's integer, in ASCII digits: `str.isdigit` also takes '²', which `int` refuses."""
+    return value.isascii() and value.isdigit()
 
 
 def check_value(option: str, value: str) -> bool:
@@ -214,6 +235,7 @@ class Session:
         self.hash_mb = DEFAULT_HASH_MB
         self.exact = False
         self.threads = 1
+        self.overhead_ms = MOVE_OVERHEAD_MS
         self.debug = False
         """`debug on`: a line on each search's limits before it and on its work after it."""
         self.game: Game[Any, Any] | None = None
@@ -305,6 +327,10 @@ class Session:
         backends = " ".join(f"var {name}" for name in BACKENDS)
         self.say(f"option name Backend type combo default {self.default_backend} {backends}")
         self.say("option name Ponder type check default false")
+        self.say(
+            f"option name Move Overhead type spin default {MOVE_OVERHEAD_MS} min 0 "
+            f"max {MAX_MOVE_OVERHEAD_MS}"
+        )
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
@@ -339,7 +365,7 @@ class Session:
                 raise ProtocolError(f"{self.game.name} has no evaluation {value!r}; known: {known}")
             self.evaluation = value
         elif option == "Hash":
-            if not value.isdigit() or int(value) > MAX_HASH_MB:
+            if not decimal(value) or int(value) > MAX_HASH_MB:
                 raise ProtocolError(f"Hash must be an integer from 0 to {MAX_HASH_MB} (MB)")
             self.hash_mb = int(value)
         elif option == "Exact":
@@ -347,11 +373,16 @@ class Session:
         elif option == "Ponder":
             check_value(option, value)  # a GUI's leave to `go ponder`, which always works
         elif option == "Threads":
-            if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
+            if not decimal(value) or not 1 <= int(value) <= MAX_THREADS:
                 raise ProtocolError(f"Threads must be an integer from 1 to {MAX_THREADS}")
             self.threads = int(value)
         elif option == "Backend":
             self._set_backend(value.lower())
+        elif option == "Move Overhead":
+            if not decimal(value) or int(value) > MAX_MOVE_OVERHEAD_MS:
+                message = f"Move Overhead must be an integer from 0 to {MAX_MOVE_OVERHEAD_MS} (ms)"
+                raise ProtocolError(message)
+            self.overhead_ms = int(value)
         else:
             raise ProtocolError(f"unknown option {name!r}; known: {', '.join(OPTIONS)}")
 
@@ -465,7 +496,7 @@ class Session:
 
     def _unbounded(self, go: Go) -> bool:
         """Whether a search with these limits only ends on `stop`."""
-        hard, _ = time_budget(go, self._mover)
+        hard, _ = time_budget(go, self._mover, self.overhead_ms)
         return go.infinite or (go.plies is None and hard is None and go.nodes is None)
 
     def _stop(self, words: list[str]) -> None:
@@ -532,7 +563,7 @@ class Session:
         iteration, or the fallback `move`): an engine bug must not cost a driver the game.
         """
         game = searcher.game
-        hard, soft = time_budget(go, game.to_move(position))
+        hard, soft = time_budget(go, game.to_move(position), self.overhead_ms)
         if self.debug:
             self.say(f"info string {describe_search(searcher, go, hard, soft)}")
 
@@ -617,13 +648,23 @@ def serve(lines: Iterable[str], out: TextIO, backend: str | None = None) -> None
     """Run a session over `lines` until `quit` or the end of input; `backend` is the rules'
     (None: `UBAO_BACKEND`, else auto), which `setoption name Backend` may change."""
 
+    gone = threading.Event()
+    """The reader went away (`| head`): nothing more is said, and the session ends."""
+
     def write(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
+        if gone.is_set():
+            return
+        try:
+            out.write(line + "\n")
+            out.flush()
+        except BrokenPipeError:  # also on the search's thread: no traceback, no second try
+            gone.set()
+            with contextlib.suppress(OSError):  # the exit's flush goes nowhere, quietly
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
 
     session = Session(write, backend)
     for line in lines:
-        if not session.handle(line):
+        if not session.handle(line) or gone.is_set():
             return
     session.finish()
 
