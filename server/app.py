@@ -420,7 +420,8 @@ class GameServer:
                 self.cluster.disconnected(conn)
             self._outboxes.pop(conn).stop()
             self._flush()
-            log.info("connection %d closed (%s %s)", conn, ws.close_code, ws.close_reason or "")
+            reason = f" {ws.close_reason}" if ws.close_reason else ""
+            log.info("connection %d closed (%s%s)", conn, ws.close_code, reason)
 
     def _http(self, ws: ServerConnection, request: Request) -> Response | None:
         """Plain HTTP beside the WebSocket: a health check and the rejection counters."""
