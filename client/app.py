@@ -136,33 +136,52 @@ def wrap(text: str, width: int) -> str:
 
 def wrap_fragments(text: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
     """Styled `text` broken between words to lines of at most `width` columns (a terminal
-    would break them mid-word); each piece keeps its style, spaces at a break are dropped."""
+    would break them mid-word); each piece keeps its style, spaces at a break are dropped. A
+    word may span pieces of several styles, and `NBSP` joins words that must stay on one line
+    ("B 5:00", a clock with its side's letter)."""
     width = max(width, 1)
     out: StyleAndTextTuples = []
     column = 0
     gap: tuple[str, str] | None = None
+    word: StyleAndTextTuples = []
+    """The pieces of the word being read, placed whole once it ends."""
+
+    def place() -> None:
+        nonlocal column, gap
+        if not word:
+            return
+        size = sum(get_cwidth(piece) for _, piece, *_ in word)
+        spaced = get_cwidth(gap[1]) if gap else 0
+        if column and column + spaced + size > width:
+            out.append(("", "\n"))
+            column, gap = 0, None
+        if gap is not None:
+            out.append(gap)
+            column += spaced
+            gap = None
+        out.extend(word)
+        column += size
+        word.clear()
+
     for style, chunk, *_ in text:
         for piece in re.split(r"(\n| +)", chunk):
             if not piece:
                 continue
             if piece == "\n":
+                place()
                 out.append(("", "\n"))
                 column, gap = 0, None
             elif piece.isspace():
+                place()
                 gap = (style, piece) if column else None
             else:
-                spaced = get_cwidth(gap[1]) if gap else 0
-                if column and column + spaced + get_cwidth(piece) > width:
-                    out.append(("", "\n"))
-                    column, gap = 0, None
-                if gap is not None:
-                    out.append(gap)
-                    column += spaced
-                    gap = None
-                out.append((style, piece))
-                column += get_cwidth(piece)
+                word.append((style, piece))
+    place()
     return out
 
+
+NBSP = "\u00a0"
+"""A space no line breaks at (`wrap_fragments`); the terminal shows it as a space."""
 
 PANEL_MIN_WIDTH = 30
 """The side panel goes beside the board only if it gets at least this many columns."""
@@ -289,6 +308,9 @@ class Fit:
     """The feedback line, kept even when empty unless its row is needed."""
     clocks_in_status: bool = False
     """The clocks ride on the status line: the panel under the board has no row a seat."""
+    clocks_by_input: bool = False
+    """The clocks go to the end of the input line instead: on the status line they would
+    need a row that is not there (a long status line, Othello 10x10 at 60x16)."""
     panel_rows: int | None = None
     """The rows the panel gets under the board; None when it goes beside it."""
 
@@ -304,18 +326,26 @@ def fold(
 ) -> Fit:
     """What to fold away so that the board (`board` rows without its title), the status lines
     (`status` rows, the feedback line among them), the input and the key lines fit in `rows`:
-    first the panel under the board, then an empty feedback line, then the board's title.
-    With a clock (`clock_rows`: what carrying the clocks adds to the status lines), a panel
-    under the board too short for a line a seat hands the clocks to the status line, so that
-    both stay in sight."""
-    used = board + status + 2 + 1
-    in_status = not beside and clock_rows is not None and rows - used < 2
-    used += clock_rows if in_status and clock_rows is not None else 0
-    feedback = not (empty_feedback and used > rows)
-    used -= 0 if feedback else 1
-    title = used <= rows
-    used -= 0 if title else 1
-    return Fit(title, feedback, in_status, None if beside else max(rows - used, 0))
+    first the panel under the board, then an empty feedback line, then the board's title,
+    then the feedback line's own row (a message then takes the key line's place). With a
+    clock (`clock_rows`: what carrying the clocks adds to the status lines), a panel under the
+    board too short for a line a seat hands the clocks to the status line, so that both stay
+    in sight; where they would cost a row that a message needs or that is not there, they
+    go to the end of the input line. `too_small` says when even the rest does not fit."""
+    room = rows - (board + status - 1 + 2)
+    """Rows left after those that always stay: the board, the status lines but the feedback
+    line, the input and the key lines."""
+    in_status = not beside and clock_rows is not None and room - 2 < 2
+    clocks = clock_rows if in_status and clock_rows is not None else 0
+    by_input = clocks > 0 and clocks > room - (0 if empty_feedback else 1)
+    room -= 0 if by_input else clocks
+    feedback = room >= (2 if empty_feedback else 1)
+    room -= 1 if feedback else 0
+    title = room >= 1
+    room -= 1 if title else 0
+    return Fit(
+        title, feedback, in_status and not by_input, by_input, None if beside else max(room, 0)
+    )
 
 
 class Actions(Protocol):
@@ -596,7 +626,8 @@ class GameApp:
         if not self.state.started:
             return None
         size = self.application.output.get_size()
-        return too_small(size.columns, size.rows, self._board_core(), 3)
+        below = line_count(self._status_lines(clocks=False, feedback=False)) + 2
+        return too_small(size.columns, size.rows, self._board_core(), below)
 
     def _title(self) -> str:
         """The game, and the ply the board shows: the one looked back at, the move being
@@ -662,7 +693,7 @@ class GameApp:
         if clocks:
             now = self.clock()
             for side in (0, 1):
-                text += [("", f"   {self.side_name(side)[0]} "), *self._clock(side, now)[:1]]
+                text += [("", f"   {self.side_name(side)[0]}{NBSP}"), *self._clock(side, now)[:1]]
         if self.connection != "connected":
             text.append(("class:status.error", f"   [{self.connection}]"))
         frame = self.animation.frame
@@ -674,6 +705,17 @@ class GameApp:
         if feedback:
             text += [("", "\n"), self.message]
         return wrap_fragments(text, self.application.output.get_size().columns)
+
+    def _input_clocks(self) -> StyleAndTextTuples:
+        """The clocks at the end of the input line, when the status line has no row for them
+        (`Fit.clocks_by_input`)."""
+        if not self.state.started or not self._fit().clocks_by_input:
+            return []
+        now = self.clock()
+        text: StyleAndTextTuples = []
+        for side in (0, 1):
+            text += [("", f"  {self.side_name(side)[0]} "), *self._clock(side, now)[:1]]
+        return text
 
     def _status_height(self) -> int:
         """The status lines: as many rows as they take."""
@@ -856,6 +898,9 @@ class GameApp:
         if self.my_turn and self.question is None and typed in self.state.legal:
             # One legal move: Tab filled it in without a list to pick from.
             return [("class:help", "Enter plays "), ("class:completion.current", typed)]
+        if self.message[1] and not self._fit().feedback:
+            # No row for the feedback line: what it says is news, the keys are in F1's help.
+            return cut_lines([self.message], self.application.output.get_size().columns)
         if not self.state.started:
             keys = "^Q: leave"  # nothing else does anything yet, whoever is connecting
         elif self.state.over and self.seat is not None:
@@ -963,8 +1008,16 @@ class GameApp:
             [
                 top,
                 Window(FormattedTextControl(self._status_text), height=self._status_height),
-                Window(
-                    BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt)]),
+                VSplit(
+                    [
+                        Window(
+                            BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt)])
+                        ),
+                        Window(
+                            FormattedTextControl(self._input_clocks),
+                            width=lambda: Dimension.exact(text_width(self._input_clocks())),
+                        ),
+                    ],
                     height=1,
                 ),
                 Window(FormattedTextControl(self._help_text), height=1),
@@ -1573,8 +1626,8 @@ class GameApp:
             if self.on_gap is not None:
                 self.on_gap()
             return
-        if applied is Applied.DUPLICATE:
-            return
+        if applied is not Applied.APPLIED:
+            return  # seen before, or about another game (a rematch's old one)
         declined, self._declined_at = self._declined_at, None
         if self.state.over and not was_over:
             # A move half typed is no move any more: the line is emptied, so that `r` offers

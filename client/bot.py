@@ -254,9 +254,11 @@ class BotGame(SeatSession):
     def on_event(self, event: Event) -> None:
         now = time.monotonic()
         applied = self.state.apply(event, now)
+        if applied is Applied.OTHER_GAME:
+            return  # the finished game of a rematch: nothing of this one
         if applied is Applied.APPLIED and isinstance(event, Moved):
             self._moved_at = now
-        if isinstance(event, Snapshot):
+        if applied is Applied.APPLIED and isinstance(event, Snapshot):
             self.game_pace = (event.pace_ms or 0) / 1000
         if applied is Applied.GAP:
             self._spawn(self.resync())

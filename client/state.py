@@ -40,6 +40,9 @@ class Applied(Enum):
     """Seen before (a replay after a reconnect): ignored."""
     GAP = "gap"
     """Events are missing before this one: ignored; resume from `state.v` to get them."""
+    OTHER_GAME = "other_game"
+    """About another game: ignored. After a rematch the connection still sits in the finished
+    game, whose presence news (a `seat` event when the opponent leaves) keeps coming."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +175,10 @@ class GameState:
         self.rematch = None
 
     def apply(self, event: Event, now: float) -> Applied:
-        """Apply one event received at monotonic time `now`."""
+        """Apply one event received at monotonic time `now`. Versions count per game, so an
+        event of another game is never taken for this one's next (a rematch's old game)."""
+        if event.game_id != self.game_id:
+            return Applied.OTHER_GAME
         if isinstance(event, Snapshot):
             if event.v < self.v:
                 return Applied.DUPLICATE

@@ -123,7 +123,7 @@ async def test_the_help_fits_or_scrolls_to_its_last_line_and_keys_stay_in_it(
 @pytest.mark.parametrize("name", sorted(GAMES))
 async def test_each_games_help_speaks_of_its_own_board(name: str) -> None:
     with create_pipe_input() as keys:
-        app = GameApp(GameState("g"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
         app.on_event(legal_snapshot(name))
         help_text = " ".join(line for _, line in app._help_lines())
         keys_line = fragment_list_to_text(app._help_text())

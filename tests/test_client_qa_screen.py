@@ -237,7 +237,7 @@ def test_the_entry_hint_names_the_games_own_cells(name: str, cell: str) -> None:
 def test_a_side_and_its_player_are_named_without_doubled_parentheses() -> None:
     snapshot, _ = played("othello")
     with create_pipe_input() as keys:
-        app = GameApp(GameState("g"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
         app.on_event(dataclasses.replace(snapshot, seats=PEOPLE, to_move=1))
         assert app.turn_text()[1] == "White (O), bob, to move"
 
