@@ -306,9 +306,10 @@ def _decode(data: bytes | str, records: Mapping[str, _Record], *, server: bool =
         raise ProtocolError(
             f"unknown message type {quote(kind)}; known: {known}", id=id, reason="unknown_type"
         )
-    proto = raw.get("proto")
-    if server and kind == "hello" and type(proto) is int and proto != PROTOCOL_VERSION:
-        raise UnsupportedVersion(proto, id=id)
+    if server and kind == "hello":  # not a look at every command, only at hellos
+        proto = raw.get("proto")
+        if type(proto) is int and proto != PROTOCOL_VERSION:
+            raise UnsupportedVersion(proto, id=id)
     try:
         return record(raw, "")
     except _Invalid as exc:
