@@ -10,8 +10,10 @@ everywhere, as the rest of the suite checks).
 from __future__ import annotations
 
 import random
+import signal
 import threading
 import time
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -284,6 +286,42 @@ def test_stop_from_another_thread_while_the_gil_is_free() -> None:
     early.stop()
     result = searcher.search(game.start(), 20, control=early)
     assert result.stopped and result.stats.depth == 0 and result.move is not None
+
+
+class Interrupted(Exception):
+    """What the test's SIGINT handler raises."""
+
+
+def test_ctrl_c_stops_a_native_iteration_within_a_poll() -> None:
+    """Ctrl-C during an iteration as long as a second: the signal's handler runs within a
+    poll, long before the iteration would end, its exception ends the search, and the
+    searcher stays usable."""
+    game = make_game("kalah", {"pits": 6, "seeds": 6}, backend="native")
+    searcher = Searcher(game)
+    ended = [time.monotonic()]  # when each iteration ended
+    signalled: list[float] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted
+
+    def send() -> None:
+        signalled.append(time.monotonic())
+        signal.raise_signal(signal.SIGINT)
+
+    def iterated(done: SearchResult[int]) -> None:
+        ended.append(time.monotonic())
+        if ended[-1] - ended[-2] >= 1.0 and not signalled:  # the next one lasts as long
+            threading.Timer(0.05, send).start()
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        with pytest.raises(Interrupted):
+            searcher.search(game.start(), 60, on_iteration=iterated)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - signalled[0] < (ended[-1] - ended[-2]) / 2
+    after = searcher.search(game.start(), 4)
+    assert not after.stopped and after.move in game.legal_moves(game.start())
 
 
 def test_the_speed_bench_says_where_the_search_ran() -> None:

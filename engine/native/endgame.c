@@ -79,7 +79,7 @@ static int eg_value(const EgTable *t, const ManPos *p) {
 typedef struct {
     EgTable table;
     uint64_t filled;
-    EgInterrupted interrupted;
+    Interrupted interrupted;
     void *context;
     int stopped;
 } Builder;
@@ -100,7 +100,7 @@ static void eg_fill(Builder *b, ManPos *p, int i, int rest) {
     }
 }
 
-int eg_build(const ManRules *r, int seeds, int8_t *values, EgInterrupted interrupted,
+int eg_build(const ManRules *r, int seeds, int8_t *values, Interrupted interrupted,
              void *context) {
     Builder b = {{r, {0, 0, 0, NULL}, values}, 0, interrupted, context, 0};
     if (eg_rank_init(&b.table.rank, 2 * r->pits, seeds) < 0) return -1;

@@ -53,11 +53,11 @@ static inline void eg_mover_view(const ManRules *r, const ManPos *out, ManPos *v
 }
 
 /* Polled now and then by long loops: nonzero stops them (a signal is pending, say). */
-typedef int (*EgInterrupted)(void *context);
+typedef int (*Interrupted)(void *context);
 
 /* Fills `values` (eg_rank size for 2m pits and `seeds`) with every vector's value under the
  * rules `r` (not sowing both ways). 0; -1 out of memory; -2 interrupted. */
-int eg_build(const ManRules *r, int seeds, int8_t *values, EgInterrupted interrupted,
+int eg_build(const ManRules *r, int seeds, int8_t *values, Interrupted interrupted,
              void *context);
 
 #endif

@@ -1070,6 +1070,16 @@ static PyObject *Search_begin(SearchObject *self, PyObject *Py_UNUSED(ignored)) 
     Py_RETURN_NONE;
 }
 
+/* Polled by a long search, probe or build without the GIL: takes the GIL back for a moment to run the
+ * signal handlers (Ctrl-C); nonzero, with the exception set, when one raised. */
+static int signal_raised(void *context) {
+    PyThreadState **save = context;
+    PyEval_RestoreThread(*save);
+    int raised = PyErr_CheckSignals() < 0;
+    *save = PyEval_SaveThread();
+    return raised;
+}
+
 static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
     SearchState *s = &self->search;
     SearchPos p;
@@ -1118,13 +1128,18 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
         h->max_nodes = share ? h->generated + share : 0;
     }
     self->busy = 1;
-    int status;
-    Py_BEGIN_ALLOW_THREADS
+    PyThreadState *save = PyEval_SaveThread();
     s->deadline = search_clock() + seconds;
     s->root_move = root_move;
-    status = search_run(self, &p, (int)depth, &score, NULL);
-    Py_END_ALLOW_THREADS
+    s->interrupted = signal_raised; /* Ctrl-C ends the search within SEARCH_POLL_S */
+    s->context = &save;
+    s->next_poll = search_clock() + SEARCH_POLL_S;
+    s->signalled = 0;
+    int status = search_run(self, &p, (int)depth, &score, NULL);
+    s->interrupted = NULL;
+    PyEval_RestoreThread(save);
     self->busy = 0;
+    if (s->signalled) return NULL; /* KeyboardInterrupt, say: as the Python search raises */
     if (status < 0) Py_RETURN_NONE;
     return PyFloat_FromDouble(score);
 }
@@ -1267,16 +1282,6 @@ typedef struct {
     int busy;        /* a probe is running without the GIL */
 } SolverObject;
 
-/* Polled by a long probe or build without the GIL: takes the GIL back for a moment to run the
- * signal handlers (Ctrl-C); nonzero, with the exception set, when one raised. */
-static int solver_interrupted(void *context) {
-    PyThreadState **save = context;
-    PyEval_RestoreThread(*save);
-    int raised = PyErr_CheckSignals() < 0;
-    *save = PyEval_SaveThread();
-    return raised;
-}
-
 /* The rules of a Mancala object that does not sow both ways; NULL with TypeError/ValueError. */
 static const ManRules *solver_rules(PyObject *rules) {
     if (!PyObject_TypeCheck(rules, &ManType)) {
@@ -1394,7 +1399,7 @@ static PyObject *Solver_test(SolverObject *self, PyObject *const *args, Py_ssize
                                          : (int)relative;
     PyThreadState *save;
     self->busy = 1;
-    s->interrupted = solver_interrupted;
+    s->interrupted = signal_raised;
     s->context = &save;
     save = PyEval_SaveThread();
     value = solve_test(s, &view, window);
@@ -1440,7 +1445,7 @@ static PyObject *Solver_build_endgame(PyObject *Py_UNUSED(cls), PyObject *args) 
     if (!values) return NULL;
     int8_t *buffer = (int8_t *)PyBytes_AS_STRING(values);
     PyThreadState *save = PyEval_SaveThread();
-    status = eg_build(r, seeds, buffer, solver_interrupted, &save);
+    status = eg_build(r, seeds, buffer, signal_raised, &save);
     PyEval_RestoreThread(save);
     if (status == 0) return values;
     Py_DECREF(values);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bao.h"
+#include "endgame.h"
 #include "mancala.h"
 #include "othello.h"
 #include "table.h"
@@ -24,6 +25,7 @@
 #define SEARCH_MATE_BOUND (SEARCH_MATE - 1e6)
 
 #define SEARCH_MAX_THREADS 64
+#define SEARCH_POLL_S 0.05 /* between two polls of SearchState.interrupted */
 
 /* SearchState.stop: 0 while the search may go on; SEARCH_STOPPED when the search must end
  * (its caller's `stop`; a helper's when the main thread is done); SEARCH_OVERTAKEN when a
@@ -60,6 +62,10 @@ typedef struct {
     uint64_t max_nodes; /* the search ends once `generated` reaches it (0: no node limit) */
     int stop; /* set by another thread (SEARCH_STOPPED, or SEARCH_OVERTAKEN): RELAXED_* */
     int aborted;
+    Interrupted interrupted; /* polled every SEARCH_POLL_S (NULL: never): Ctrl-C, say */
+    void *context;           /* `interrupted`'s */
+    double next_poll;        /* on the clock of search_clock */
+    int signalled;           /* the search ended because `interrupted` said so */
     unsigned ticks;
     int pv_len[SEARCH_MAX_DEPTH + 2];
     int pv[SEARCH_MAX_DEPTH + 2][SEARCH_MAX_DEPTH + 2]; /* the line of each ply, move values */
@@ -83,6 +89,17 @@ typedef struct {
 
 /* Seconds on a monotonic clock. */
 double search_clock(void);
+/* Whether the search must end at this reading of the clock: the deadline passed, or
+ * `interrupted` said so at its poll (then s->signalled is set). */
+static inline int search_clock_stop(SearchState *s) {
+    double now = search_clock();
+    if (now >= s->deadline) return 1;
+    if (!s->interrupted || now < s->next_poll) return 0;
+    s->next_poll = now + SEARCH_POLL_S;
+    s->signalled = s->interrupted(s->context);
+    return s->signalled;
+}
+
 /* A new search for this thread: the counters, `stop` and the aspiration window start again
  * (the caller ages the table, once for all threads). */
 void search_begin(SearchState *s);

@@ -113,11 +113,11 @@ static inline void S_NAME(save)(SearchState *s, int64_t key, int depth, int flag
     s->filled += tt_store(s->table, key, depth, flag, stored, move);
 }
 
-/* Whether the search must end now (`stop`, the node limit, or the deadline: read every
+/* Whether the search must end now (`stop`, the node limit, or the clock's say, read every
  * CLOCK_EVERY nodes); then s->aborted is set and every node returns at once. */
 static inline int S_NAME(out_of_time)(SearchState *s) {
     if (RELAXED_LOAD(s->stop) || (s->max_nodes && s->generated >= s->max_nodes) ||
-        (s->ticks++ % CLOCK_EVERY == 0 && search_clock() >= s->deadline)) {
+        (s->ticks++ % CLOCK_EVERY == 0 && search_clock_stop(s))) {
         s->aborted = 1;
         return 1;
     }

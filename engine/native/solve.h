@@ -36,7 +36,7 @@ typedef struct {
     int db_seeds;
     EgRank db_rank;
     uint64_t expanded;
-    EgInterrupted interrupted; /* polled every 2^20 positions expanded */
+    Interrupted interrupted; /* polled every 2^20 positions expanded */
     void *context;
     int stopped; /* the last probe was interrupted: its result means nothing */
 } Solver;
