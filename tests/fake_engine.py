@@ -9,7 +9,8 @@ MODE is `good`, `crash` (exit at `go`), `hang` (never answer `go`, ignore `stop`
 (print an `info` line with a pv, then hang), `illegal` (answer an impossible move), `refuse`
 (refuse `go` with an `error` line, so no `bestmove` comes), `search-error` (an `error` line, as
 of a failed search, then the `bestmove`), `refuse-position` (refuse `position` with an `error`
-line, answer `go` with an impossible move), `silent` (never answer `uci`). With `--state FILE`,
+line, answer `go` with an impossible move), `bad-bytes` (a line that is not UTF-8 before each
+`bestmove`), `silent` (never answer `uci`). With `--state FILE`,
 the misbehaviour happens only in the first process that finds FILE missing (it creates it): the
 restarted engine then behaves.
 """
@@ -89,6 +90,9 @@ def main() -> None:
                 while True:
                     time.sleep(60)
             say(f"info depth 1 score mate 3 nodes 5 nps 5000 time 1 pv {best}")
+            if mode == "bad-bytes":
+                sys.stdout.buffer.write(b"info string \xff\xfe\x80\n")
+                sys.stdout.flush()
             if mode == "search-error":
                 say("error the search failed: RuntimeError('out of luck')")
             say("bestmove 9Z" if mode == "illegal" else f"bestmove {best}")

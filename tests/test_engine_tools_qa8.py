@@ -35,6 +35,8 @@ for line in sys.stdin:
     words = line.split()
     if words[:1] == ["uci"]:
         print("uciok", flush=True)
+    elif words[:1] == ["isready"]:
+        print("readyok", flush=True)
     elif words[:1] == ["position"]:
         game = make_game(words[1], json.loads(words[2]))
         position = game.parse_position(" ".join(words[3:words.index("moves")])

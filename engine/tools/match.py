@@ -132,7 +132,8 @@ def _number(name: str, value: str) -> float:
 
 
 HANDSHAKE_SECONDS = 30.0
-"""How long an external engine may take to answer `uci` (UCI engines answer at once)."""
+"""How long an external engine may take to answer `uci` or `isready` (UCI engines answer at
+once)."""
 QUIT_SECONDS = 10.0
 """How long an external engine may take to quit before it is killed."""
 MOVE_MARGIN_SECONDS = 5.0
@@ -175,7 +176,12 @@ class ExternalPlayer:
             raise EngineError("the engine command is empty")
         try:
             self.process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                encoding="utf-8",
+                errors="replace",  # a stray byte is the engine's mistake, not a crash of ours
+                bufsize=1,
             )
         except OSError as error:
             raise EngineError(f"cannot run the engine {command!r}: {error.strerror}") from None
@@ -200,14 +206,19 @@ class ExternalPlayer:
 
     def _read_lines(self) -> None:
         assert self.process.stdout is not None
-        with self.process.stdout as output:
-            for line in output:
-                self.lines.put(line)
-        self.lines.put(None)
+        try:
+            with self.process.stdout as output:
+                for line in output:
+                    self.lines.put(line)
+        finally:  # whatever ended the reading, the waiting side learns it
+            self.lines.put(None)
 
-    def _read_until(self, word: str, seconds: float | None = None) -> str:
+    def _read_until(
+        self, word: str, seconds: float | None = None, refused: str | None = None
+    ) -> str:
         """The first line that starts with `word`; EngineTimeout when it has not come within
-        `seconds` (None: as long as it takes), however many other lines the engine prints."""
+        `seconds` (None: as long as it takes), however many other lines the engine prints.
+        With `refused` (what was sent), an `error` line before it is an EngineError."""
         deadline = None if seconds is None else time.monotonic() + seconds
         while True:
             try:
@@ -219,8 +230,11 @@ class ExternalPlayer:
                 ) from None
             if line is None:
                 raise self._gone(word)
-            if line.split()[:1] == [word]:
+            first = line.split()[:1]
+            if first == [word]:
                 return line.strip()
+            if refused is not None and first == ["error"]:
+                raise EngineError(f"the engine {self.name!r} refused {refused}: {line.strip()}")
 
     def _gone(self, word: str) -> EngineError:
         code = self.process.poll()
@@ -241,7 +255,11 @@ class ExternalPlayer:
         options = json.dumps(dict(game.options), separators=(",", ":"))
         text = game.format_position(self.start)
         moves = f" moves {' '.join(self.moves)}" if self.moves else ""
+        # As the protocol asks of a driver: every `error` before `readyok` refuses the position,
+        # and a `go` then would search another one.
         self._send(f"position {game.name} {options} {text}{moves}")
+        self._send("isready")
+        self._read_until("readyok", HANDSHAKE_SECONDS, refused="the position")
         self._send(f"go {self.go}")
         answer = self._await_move().split()
         try:

@@ -134,10 +134,10 @@ def parse_go(words: list[str]) -> Go:
             raise ProtocolError(f"go: unknown limit {word!r}")
         if i + 1 == len(words):
             raise ProtocolError(f"go: {word} needs a value")
-        try:
-            value = int(words[i + 1])
-        except ValueError:
-            raise ProtocolError(f"go: {word} must be an integer, not {words[i + 1]!r}") from None
+        text = words[i + 1]
+        if not decimal(text.removeprefix("-")):  # `int` also takes '٥', '1_0' and ' 5'
+            raise ProtocolError(f"go: {word} must be an integer, not {text!r}")
+        value = int(text)
         if word == "depth" and not 1 <= value <= MAX_DEPTH:
             raise ProtocolError(f"go: depth must be from 1 to {MAX_DEPTH}")
         if word in ("nodes", "mate", "movestogo") and value < 1:
@@ -476,8 +476,8 @@ class Session:
                 self.say(f"info string {self.searcher.threads_note}")
         searcher = self.searcher
         legal = game.legal_moves(position)
-        if not legal:
-            self.say("bestmove none")
+        if not legal and not (go.infinite or go.ponder):
+            self.say("bestmove none")  # nothing to search, and the answer is due at once
             return
         self._stopped.clear()
         self._released.clear()
@@ -488,7 +488,7 @@ class Session:
         self._control = control = SearchControl()
         self._thread = threading.Thread(
             target=self._think,
-            args=(searcher, position, legal[0], go, root_moves, control),
+            args=(searcher, position, legal[0] if legal else None, go, root_moves, control),
             name="search",
             daemon=True,
         )
@@ -520,19 +520,23 @@ class Session:
         self,
         searcher: Searcher[Any, Any],
         position: Any,
-        move: Any,
+        move: Any | None,
         go: Go,
         root_moves: list[Any] | None,
         control: SearchControl,
     ) -> None:
         """The search thread: info after every iteration, then exactly one bestmove.
 
-        `move` is the fallback, a legal move. A `go ponder` searches without limits until
-        `ponderhit` or `stop`; after `ponderhit`, it searches again with the `go`'s limits from
-        then on (the table keeps what pondering found, so the first iterations are quick).
+        `move` is the fallback, a legal move (None: the game is over, and `bestmove none` comes
+        when a search's would). A `go ponder` searches without limits until `ponderhit` or
+        `stop`; after `ponderhit`, it searches again with the `go`'s limits from then on (the
+        table keeps what pondering found, so the first iterations are quick).
         """
         game = searcher.game
-        if go.ponder:
+        if move is None:
+            if go.ponder:
+                self._released.wait()
+        elif go.ponder:
             pondering = Go(infinite=True, searchmoves=go.searchmoves)
             move = self._search(searcher, position, move, pondering, root_moves, control)
             self._released.wait()
@@ -546,7 +550,7 @@ class Session:
         if go.infinite:
             self._stopped.wait()  # `go infinite` answers only after `stop`
         self._answered.set()
-        self.say(f"bestmove {game.format_move(position, move)}")
+        self.say(f"bestmove {'none' if move is None else game.format_move(position, move)}")
 
     def _search(
         self,

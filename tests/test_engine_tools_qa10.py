@@ -1,0 +1,66 @@
+"""QA round 10 of the engine's tools: `match` against an external engine that writes bytes that
+are not UTF-8 or refuses a position; `go` limits in ASCII digits only; `go infinite` and
+`go ponder` on a finished game answer only when a search would."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+from test_engine_support import fails
+from test_server_support import FAKE_ENGINE
+from test_stdio import Recorder
+
+from ubao.engine.tools.stdio import ProtocolError, parse_go
+
+pytestmark = pytest.mark.timeout(120)  # a match that hangs fails instead of waiting for ever
+
+SMALL = '{"pits":3,"seeds":2}'
+FINISHED = 'position kalah {"pits":2,"seeds":1} kalah(2,1) N 0,0/0,0 3,1'
+
+
+@pytest.mark.parametrize("limit", ["depth=2", "time=50"])
+def test_an_engine_line_that_is_not_utf8_is_read_and_the_match_plays_on(
+    limit: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ubao.engine.tools.cli import main
+
+    engine = f"{sys.executable} {FAKE_ENGINE} --mode bad-bytes"
+    main(["match", "kalah", "--options", SMALL, "--games", "2", "--engine1", limit,
+          "--engine2", engine, "--json"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert '"games": 2' in captured.out and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("limit", ["depth=2", "time=50"])
+def test_a_refused_position_ends_the_match_quoting_the_engine(
+    limit: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = f"{sys.executable} {FAKE_ENGINE} --mode refuse-position"
+    line = fails(
+        ["match", "kalah", "--options", SMALL, "--games", "2", "--engine1", limit,
+         "--engine2", engine],
+        capsys,
+    )  # fmt: skip
+    assert "refused the position: error move 1 (1): that pit is empty" in line, line
+
+
+@pytest.mark.parametrize("value", ["٥", "1_0", "５", "+5", "5.0"])
+def test_go_limits_are_ascii_integers(value: str) -> None:
+    with pytest.raises(ProtocolError, match="must be an integer"):
+        parse_go(["depth", value])
+    assert parse_go(["wtime", "-20", "btime", "100"]).clocks == (0, 100)
+
+
+@pytest.mark.parametrize("go", ["go infinite", "go ponder"])
+def test_go_infinite_or_ponder_on_a_finished_game_waits_like_a_search(go: str) -> None:
+    recorder = Recorder()
+    recorder.session.handle(FINISHED)
+    recorder.session.handle(go)
+    time.sleep(0.2)
+    assert recorder.lines == []  # nothing until stop, as a search of a live game
+    assert recorder.send("stop") == ["bestmove none"]
+    recorder.session.handle(f"{go} depth 3")  # after ponderhit, a search of depth 3 would end
+    assert recorder.send("ponderhit" if go == "go ponder" else "stop") == ["bestmove none"]
+    assert recorder.send("go depth 3") == ["bestmove none"]  # a bounded go: at once
