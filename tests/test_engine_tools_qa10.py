@@ -1,9 +1,13 @@
 """QA round 10 of the engine's tools: `match` against an external engine that writes bytes that
 are not UTF-8 or refuses a position; `go` limits in ASCII digits only; `go infinite` and
-`go ponder` on a finished game answer only when a search would."""
+`go ponder` on a finished game answer only when a search would; `analyse` stopped before its
+first iteration claims no score; trace limits and settings given twice refused; a wrong
+UBAO_BACKEND on one line of `--version`."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import time
 
@@ -12,6 +16,7 @@ from test_engine_support import fails
 from test_server_support import FAKE_ENGINE
 from test_stdio import Recorder
 
+from ubao.engine.tools.cli import main
 from ubao.engine.tools.stdio import ProtocolError, parse_go
 
 pytestmark = pytest.mark.timeout(120)  # a match that hangs fails instead of waiting for ever
@@ -24,8 +29,6 @@ FINISHED = 'position kalah {"pits":2,"seeds":1} kalah(2,1) N 0,0/0,0 3,1'
 def test_an_engine_line_that_is_not_utf8_is_read_and_the_match_plays_on(
     limit: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ubao.engine.tools.cli import main
-
     engine = f"{sys.executable} {FAKE_ENGINE} --mode bad-bytes"
     main(["match", "kalah", "--options", SMALL, "--games", "2", "--engine1", limit,
           "--engine2", engine, "--json"])  # fmt: skip
@@ -64,3 +67,40 @@ def test_go_infinite_or_ponder_on_a_finished_game_waits_like_a_search(go: str) -
     recorder.session.handle(f"{go} depth 3")  # after ponderhit, a search of depth 3 would end
     assert recorder.send("ponderhit" if go == "go ponder" else "stop") == ["bestmove none"]
     assert recorder.send("go depth 3") == ["bestmove none"]  # a bounded go: at once
+
+
+def test_analyse_stopped_before_its_first_iteration_has_a_move_but_no_score(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["analyse", "kalah", "--time-ms", "0.001", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["stats"]["depth"] == 0 and data["move"] is not None
+    assert data["score"] is None and data["score_text"] is None and data["pv"] == []
+    main(["analyse", "kalah", "--time-ms", "0.001"])
+    assert "score: none, no iteration completed in time" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["analyse", "kalah", "--depth", "2", "--trace", "--trace-depth", "0"],
+        ["analyse", "kalah", "--depth", "2", "--trace", "--trace-lines", "0"],
+        ["match", "kalah", "--engine1", "depth=2,depth=3", "--engine2", "depth=1"],
+    ],
+)
+def test_limits_that_mean_nothing_and_settings_given_twice_are_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = fails(argv, capsys)
+    assert "must be 1 or more" in line or "depth given twice" in line, line
+
+
+def test_a_backend_the_environment_cannot_have_is_named_on_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ubao.engine", "--version"],
+        env={"UBAO_BACKEND": "nope", "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.count("\n") == 1 and "UBAO_BACKEND='nope'" in result.stdout

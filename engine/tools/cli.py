@@ -313,6 +313,8 @@ def command_analyse(args: argparse.Namespace) -> None:
         raise CommandError("give --depth N, --time-ms MS or both")
     if args.depth is not None and not 1 <= args.depth <= MAX_DEPTH:
         raise CommandError(f"--depth must be from 1 to {MAX_DEPTH}")
+    if args.trace_depth < 1 or args.trace_lines < 1:
+        raise CommandError("--trace-depth and --trace-lines must be 1 or more")
     check_threads(args.threads)
     game, position = game_and_position(args)
     try:
@@ -346,13 +348,16 @@ def command_analyse(args: argparse.Namespace) -> None:
         measure_memory=args.memory,
     )
     stats = result.stats
-    pv = format_line(game, position, result.pv)
+    # A search stopped before its first iteration completed has a move (the first one it
+    # would have searched) but no score and no line, as `go movetime 0` writes no `info`.
+    scored = stats.depth > 0 or result.move is None
+    pv = format_line(game, position, result.pv) if scored else []
     data = {
         "algorithm": searcher.algorithm,
         "evaluation": searcher.evaluation_name,
-        "move": pv[0] if pv else None,
-        "score": result.score,
-        "score_text": format_score(result.score),
+        "move": None if result.move is None else game.format_move(position, result.move),
+        "score": result.score if scored else None,
+        "score_text": format_score(result.score) if scored else None,
         "mate": result.mate,
         "margin": result.margin,
         "exact": searcher.exact,
@@ -367,9 +372,10 @@ def command_analyse(args: argparse.Namespace) -> None:
         memory = "not measured: the native search's memory is its table"
     else:
         memory = "not measured (--memory)"
+    whose = f"{data['score_text']} for player {game.to_move(position)}, the side to move"
     lines = [
         f"best move: {data['move'] or 'none, the game is over'}",
-        f"score: {data['score_text']} for player {game.to_move(position)}, the side to move "
+        f"score: {whose if scored else 'none, no iteration completed in time'} "
         f"({searcher.algorithm}, {searcher.evaluation_name}, "
         f"{'exact' if searcher.exact else 'strength'} mode, {stats.threads} "
         f"thread{'s' if stats.threads > 1 else ''})",
@@ -709,12 +715,12 @@ def version() -> str:
     an environment asking for what cannot run says so, once."""
     try:
         where = f"backend {resolve()}; native core {'built' if NATIVE_BUILT else 'not built'}"
-    except GameError as error:
+    except GameError:
         asked = os.environ.get(ENVIRONMENT)
         if asked in BACKENDS:  # native, which is not built
             where = f"{ENVIRONMENT}={asked}, but the native core is not built"
-        else:
-            where = f"{ENVIRONMENT}: {error}"
+        else:  # short enough for one line of argparse's wrapped output
+            where = f"{ENVIRONMENT}={asked!r} is none of {', '.join(BACKENDS)}"
     return f"ubao-engine {metadata.version('ubao')} ({where})"
 
 

@@ -86,6 +86,10 @@ def parse_spec(text: str, threads: int = 1) -> EngineSpec | None:
             f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
             f"known: {', '.join(SETTINGS)}"
         )
+    names = [item.partition("=")[0] for item in items]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"{', '.join(twice)} given twice: which one is meant?")
     values: dict[str, Any] = {"threads": threads}
     for item in items:
         name, equals, value = item.partition("=")
