@@ -861,7 +861,7 @@ class GameApp:
 
     def _end_text(self) -> StyleAndTextTuples:
         keys = "left/right: look back at the moves   q: leave"
-        if self.seat is not None:
+        if self.seat is not None and self.state.can_rematch(self.seat):
             keys = "left/right: moves   r: rematch   q: leave"
         return [("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n"), ("", keys)]
 
@@ -903,7 +903,7 @@ class GameApp:
             return cut_lines([self.message], self.application.output.get_size().columns)
         if not self.state.started:
             keys = "^Q: leave"  # nothing else does anything yet, whoever is connecting
-        elif self.state.over and self.seat is not None:
+        elif self.state.over and self.seat is not None and self.state.can_rematch(self.seat):
             keys = "F1: help  left/right: moves  r: rematch  q: leave"
         elif self.state.over:
             keys = "F1: help  left/right: moves  q: leave"

@@ -125,6 +125,17 @@ class GameState:
     def over(self) -> bool:
         return self.status == "over"
 
+    def can_rematch(self, seat: int) -> bool:
+        """Whether `seat` may offer a rematch now, as the server sees it: the game is over and
+        the opponent is there to answer (a bot, a connected player, or one whose own offer
+        waits); as on lichess, the rematch button goes once the opponent has left, and an
+        abandoned or aborted game often has nobody left."""
+        if not self.over or len(self.seats) != 2:
+            return False
+        other = self.seats[1 - seat]
+        there = other.kind == "bot" or other.connected or self.rematch == 1 - seat
+        return other.name is not None and there
+
     def names(self) -> list[str | None]:
         return [seat.name for seat in self.seats]
 
