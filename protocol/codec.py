@@ -1,11 +1,12 @@
 """`encode` and `decode`: messages to msgpack frames and back, with strict validation.
 
 A frame is decoded in one shot (no streaming, no trailing bytes), with `strict_map_key` and no
-extension types, then every field is checked for presence, type, range and, for text, that it is
-printable (what one client sends, others print on their terminals). The checks are built
-once, at import, from the message dataclasses' annotations (see messages.py), so that a field is
-declared in one place only. Unknown fields are ignored (so that newer peers can add fields), but
-they too must be plain data. `decode` raises `ProtocolError` and nothing else.
+extension types (msgpack's timestamps, ext type -1, included), then every field is checked for
+presence, type, range and, for text, that it is printable (what one client sends, others print
+on their terminals). The checks are built once, at import, from the message dataclasses'
+annotations (see messages.py), so that a field is declared in one place only. Unknown fields are
+ignored (so that newer peers can add fields), but they too must be plain data. `decode` raises
+`ProtocolError` and nothing else.
 """
 
 from __future__ import annotations
@@ -277,6 +278,9 @@ _COMMANDS = {cls.type: _RECORDS[cls.type] for cls in COMMAND_TYPES}
 _SERVER_MESSAGES = {cls.type: _RECORDS[cls.type] for cls in SERVER_MESSAGE_TYPES}
 
 
+_NO_EXT = "extension types (timestamps included) are not allowed"
+
+
 def _reject_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError(f"extension type {code} is not allowed")
 
@@ -287,11 +291,20 @@ def _decode(data: bytes | str, records: Mapping[str, _Record], *, server: bool =
     if isinstance(data, str):
         raise ProtocolError("frames must be binary (msgpack), not text", reason="text_frame")
     try:
+        # msgpack reads ext type -1 as a Timestamp itself, never asking `ext_hook`: with
+        # `max_ext_len=0` it refuses every ext with data, timestamps included, as it reads them.
         raw = msgpack.unpackb(
-            data, raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext
+            data,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            ext_hook=_reject_ext,
+            max_ext_len=0,
         )
     except (ValueError, TypeError, OverflowError, msgpack.UnpackException) as exc:
         detail = str(exc) or type(exc).__name__
+        if "max_ext_len" in detail:
+            detail = _NO_EXT
         raise ProtocolError(f"not a valid msgpack frame: {detail}", reason="malformed") from None
     if not isinstance(raw, dict):
         raise ProtocolError("a message must be a msgpack map", reason="not_a_map")

@@ -23,6 +23,7 @@ import dataclasses
 import heapq
 import json
 import logging
+import re
 import secrets
 from collections import Counter
 from collections.abc import Callable, Container, Sequence
@@ -76,6 +77,7 @@ from ubao.protocol import (
     quote,
 )
 from ubao.protocol.errors import MAX_ERROR_MESSAGE
+from ubao.protocol.messages import MAX_GAME_ID
 from ubao.server.clock import MessageBudget, Now, monotonic_ms, wall_ms
 from ubao.server.room import Bounds, Checkpoint, Rejected, Room, hash_token
 from ubao.server.storage import GameStore, StoredGame, StoreError
@@ -659,6 +661,16 @@ class Core:
         """Offer a rematch of a finished game, or answer the opponent's offer; a server bot
         opponent accepts at once, and so does a `rematch` crossing the opponent's offer."""
         room = self._room(command.game_id)
+        if self.rooms.get(room.game_id) is not room and room.seat_of(command.token) is not None:
+            # Read back for this command alone and forgotten again (`--keep-finished 0`): the
+            # game is over and its players' seats went with it, so "resume it first" would not
+            # help. Nobody is in it to play again with.
+            kept = "it keeps no finished games" if not self.limits.keep_finished else "any more"
+            message = (
+                f"game {room.game_id} is over and not kept by this server ({kept}): "
+                "nobody is in it to play a rematch with"
+            )
+            raise Rejected(ErrorCode.NOT_STARTED, message)
         seat = self._held_seat(conn, room, command.token)
         if room.status != "over":
             raise Rejected(ErrorCode.NOT_OVER, f"game {room.game_id} is not over yet")
@@ -967,6 +979,10 @@ class Core:
         return seat
 
     def _take_over(self, previous: int, room: Room, seat: int) -> None:
+        """Close the connection the seat was taken from (4001), whatever else it holds: the
+        close is the protocol's only notice of a lost seat (clients stop on it), so its other
+        seats go as in any disconnection, when the layer reports the close. Only the seat
+        taken over is not dropped: it is the new connection's."""
         old = self.conns.get(previous)
         if old is None:
             return
@@ -1260,17 +1276,22 @@ def _lobby_key(line: Room | GameSummary) -> tuple[int, int, str]:
     return LOBBY_RANK[line.status], -(line.created or 0), line.game_id
 
 
+_CURSOR = re.compile(rf"([0-2]):(0|-?[1-9][0-9]*):([A-Za-z0-9_-]{{1,{MAX_GAME_ID}}})")
+"""What `_cursor` writes: a `LOBBY_RANK`, a negated creation time and a game id (`new_game_id`
+writes URL-safe characters), in ASCII."""
+
+
 def _cursor(key: tuple[int, int, str]) -> str:
     return f"{key[0]}:{key[1]}:{key[2]}"
 
 
 def _cursor_key(cursor: str) -> tuple[int, int, str]:
-    """The lobby key a `cursor` of ours stands for; anything else is a bad message."""
-    rank, _, rest = cursor.partition(":")
-    created, _, game_id = rest.partition(":")
-    try:
-        return int(rank), int(created), game_id
-    except ValueError:
+    """The lobby key a `cursor` of ours stands for; anything `_cursor` does not write (spaces,
+    signs or digits other than ASCII's, which `int` would take, more fields) is a bad message."""
+    found = _CURSOR.fullmatch(cursor)
+    if found is None:
         raise Rejected(
             ErrorCode.BAD_MESSAGE, f"games: {quote(cursor)} is not a cursor of this server"
-        ) from None
+        )
+    rank, created, game_id = found.groups()
+    return int(rank), int(created), game_id

@@ -9,6 +9,9 @@ how many saves are durable. The asyncio layer
 holds back everything the core sends until the commit that covers it, so an accepted move is
 still durable before anyone hears of it. A write the disk refuses is rolled back and tried
 again after a pause, with whatever came meanwhile: nobody hears of any of it until it is kept.
+Not a change whose rows the database refuses as such (a row already there under their key:
+`_conflict`), which no retry would ever write: that game is written no more, logged once, and
+everything else is kept (`Writer._write_apart`).
 
 Without the writer (the core's tests, before the server starts), `save` writes at once on the
 caller's connection, into the open batch, all of it or, raising StoreError, none of it (a
@@ -571,6 +574,27 @@ class Store:
         )
 
 
+_CONFLICTS = frozenset(
+    {
+        "SQLITE_CONSTRAINT_PRIMARYKEY",
+        "SQLITE_CONSTRAINT_UNIQUE",
+        "SQLITE_CONSTRAINT_FOREIGNKEY",
+        "SQLITE_CONSTRAINT_NOTNULL",
+        "SQLITE_CONSTRAINT_CHECK",
+        "SQLITE_CONSTRAINT_DATATYPE",
+    }
+)
+"""Refusals of the rows themselves (a row already there under their key, a game row missing,
+a value the schema refuses): written again, the same rows are refused again, for ever. Not a
+trigger's RAISE, which the schema has none of (the tests make one stand for a failing disk),
+nor a locked, full or failing disk, which a pause may cure."""
+
+
+def _conflict(exc: BaseException) -> bool:
+    """Whether a write failed on `_CONFLICTS`: trying it again cannot help."""
+    return isinstance(exc, sqlite3.IntegrityError) and exc.sqlite_errorname in _CONFLICTS
+
+
 class Writer:
     """The thread that owns the writing connection: it writes every change flushed to it during
     its previous write in one transaction with one COMMIT, then calls `durable` with how many
@@ -593,6 +617,9 @@ class Writer:
         self._stopping = False
         self._changed = threading.Condition()
         """Guards the fields above: the loop queues, the writer takes and keeps."""
+        self._refused: set[str] = set()
+        """Games the database refused a change of (`_conflict`): none of their changes is
+        written any more (the writer's thread alone uses it)."""
         self._thread = threading.Thread(target=self._run, name="ubao-store-writer", daemon=True)
         self._thread.start()
 
@@ -672,11 +699,53 @@ class Writer:
             db.close()
 
     def _commit(self, batch: list[Change], written: dict[str, Seats]) -> None:
-        """Write the batch in one transaction and commit it (one fsync)."""
+        """Write the batch in one transaction and commit it (one fsync). If the database
+        refuses a row for good (`_conflict`), write the changes apart (`_write_apart`) rather
+        than try the batch again for ever, which would hold every game up behind one."""
         db = self.db
+        refused = self._refused
+        changes = (
+            [change for change in batch if change.game_id not in refused] if refused else batch
+        )
         db.execute("BEGIN IMMEDIATE")
-        _write(db, batch, written)
+        try:
+            _write(db, changes, written)
+        except sqlite3.IntegrityError as exc:
+            if not _conflict(exc):
+                raise
+            db.execute("ROLLBACK")
+            written.clear()  # none of it is written: write it all
+            db.execute("BEGIN IMMEDIATE")
+            self._write_apart(changes, written)
         db.execute("COMMIT")
+
+    def _write_apart(self, changes: list[Change], written: dict[str, Seats]) -> None:
+        """Write each change in a savepoint of its own, in the open transaction. A change the
+        database refuses for good is left out, logged once with its game, and so is every later
+        change of that game: what is stored of a game stays a beginning of it that a restart
+        can replay (a record with a hole in its moves or events could not be), and the other
+        games' changes are kept. The game goes on in memory, and its players hear of it as of
+        any kept change: holding it back would hold every game up, for ever."""
+        db = self.db
+        for change in changes:
+            if change.game_id in self._refused:
+                continue
+            db.execute("SAVEPOINT apart")
+            try:
+                _write(db, [change], written)
+            except sqlite3.IntegrityError as exc:
+                if not _conflict(exc):
+                    raise
+                db.execute("ROLLBACK TO apart")
+                self._refused.add(change.game_id)
+                log.error(
+                    "game %s: the database refuses its change to version %d for good (%s): "
+                    "the game is not stored any more; it stays as stored before",
+                    change.game_id,
+                    change.v,
+                    exc,
+                )
+            db.execute("RELEASE apart")
 
 
 def _event(body: bytes) -> Event:

@@ -1,0 +1,184 @@
+"""QA pass 10 on the server: a rematch where finished games are not kept says why, the lobby's
+cursor is read as strictly as it is written, a msgpack timestamp is an extension type like any
+other, and a write the database refuses for good does not hold the whole server up."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import sqlite3
+from pathlib import Path
+
+import msgpack
+import pytest
+from test_server_e2e import create, join
+from test_server_support import Client, Harness, Peer, running_server, small_limits
+from test_server_writer import committed, quiet
+
+from ubao.protocol import (
+    Error,
+    ErrorCode,
+    GameSummary,
+    ListGames,
+    Move,
+    Moved,
+    Rematch,
+    RematchAnswer,
+    Resign,
+    Resume,
+)
+from ubao.server.core import Share
+
+
+def finished(h: Harness) -> tuple[str, Peer, str, Peer, str]:
+    """A Kalah game both players sat in, ended by a resignation: (game_id, south, token,
+    north, token)."""
+    south, north = h.player("south"), h.player("north")
+    game_id = south.create()
+    _, south_token, _ = south.join(game_id, 0)
+    _, north_token, _ = north.join(game_id, 1)
+    south.ok(Resign(id=south.next_id(), game_id=game_id, token=south_token))
+    return game_id, south, south_token, north, north_token
+
+
+# -- 1. a rematch of a game the server no longer keeps ------------------------------------------
+
+
+def test_a_rematch_where_no_finished_game_is_kept_says_the_game_is_over_and_not_kept() -> None:
+    """With `--keep-finished 0` a game is forgotten with its seats as it ends: "resume it
+    first" sent players round in circles (a resume is forgotten again at once)."""
+    h = Harness(small_limits(keep_finished=0))
+    game_id, south, south_token, north, north_token = finished(h)
+    error = south.error(Rematch(id=south.next_id(), game_id=game_id, token=south_token))
+    assert error.code == ErrorCode.NOT_STARTED
+    assert "is over and not kept by this server (it keeps no finished games)" in error.message
+    assert "resume" not in error.message
+    south.ok(Resume(id=south.next_id(), game_id=game_id, token=south_token, since_v=0))
+    again = south.error(Rematch(id=south.next_id(), game_id=game_id, token=south_token))
+    assert (again.code, again.message) == (error.code, error.message)
+    answer = RematchAnswer(id=north.next_id(), game_id=game_id, token=north_token, accept=True)
+    assert north.error(answer).code == ErrorCode.NOT_STARTED
+    # A token of no seat is still told so first, as in any game.
+    wrong = south.error(Rematch(id=south.next_id(), game_id=game_id, token="x" * 32))
+    assert wrong.code == ErrorCode.NOT_YOUR_SEAT
+
+
+# -- 2. the lobby's cursor ---------------------------------------------------------------------
+
+
+def test_a_cursor_the_server_wrote_pages_through_every_game_once() -> None:
+    """The strict reading of cursors still takes what the server writes, negative creation
+    times and game ids with `-` and `_` included."""
+    limits = small_limits(
+        burst=10_000, per_connection=Share(64, 64, 4), per_address=Share(64, 64, 8)
+    )
+    h = Harness(limits)
+    seconds = itertools.count(1_700_000_000_000, 1_000)
+    h.core.wall = lambda: next(seconds)
+    peer = h.player()
+    made = [peer.create() for _ in range(7)]
+    seen: list[GameSummary] = []
+    cursor: str | None = None
+    for _ in range(10):
+        ok = peer.ok(ListGames(id=peer.next_id(), limit=3, cursor=cursor))
+        seen += ok.games or ()
+        if ok.cursor is None:
+            break
+        assert ok.cursor.startswith("0:-17")
+        cursor = ok.cursor
+    assert [game.game_id for game in seen] == made[::-1]
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "0: 5:x",  # int() takes spaces
+        " 0:5:x",
+        "0:5 :x",
+        "0:+5:x",  # and a sign
+        "\u0663:5:x",  # and other scripts' digits (Arabic-Indic three)
+        "0:\uff15:x",  # fullwidth five
+        "0:5_0:x",  # and underscores
+        "0:5:x:y",  # one field too many
+        "0:5:",  # no game id
+        "0:5",
+        "3:5:x",  # no such rank
+        "00:5:x",
+        "0:05:x",
+        "0:-0:x",
+        "0:5:x y",
+    ],
+)
+def test_a_cursor_the_server_does_not_write_is_a_bad_message(cursor: str) -> None:
+    """A cursor is read exactly as `_cursor` writes it: anything `int()` or `partition` let
+    through before (spaces, signs, non-ASCII digits, extra fields) is refused."""
+    peer = Harness().player()
+    peer.create()
+    error = peer.error(ListGames(id=7, cursor=cursor))
+    assert (error.id, error.code) == (7, ErrorCode.BAD_MESSAGE)
+    assert "is not a cursor of this server" in error.message
+
+
+# -- 3. msgpack timestamps ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        msgpack.packb({"type": "ping", "id": 1, "t": 5, "x": msgpack.Timestamp(1)}),  # 32-bit
+        msgpack.packb({"type": "ping", "id": 1, "t": msgpack.Timestamp(1, 5)}),  # 64-bit
+        msgpack.packb({"type": "ping", "id": 1, "t": msgpack.Timestamp(2**40, 5)}),  # 96-bit
+        msgpack.packb({"type": "ping", "id": 1, "t": 5, "x": [{"y": msgpack.Timestamp(-1)}]}),
+        b"\x83\xa4type\xa4ping\xa2id\x01\xa1t\xd6\xff\x00\x00\x00\x05",  # raw fixext 4, type -1
+        b"\x83\xa4type\xa6castle\xa2id\x01\xa1t\xd6\xff\x00\x00\x00\x05",
+    ],
+)
+def test_a_msgpack_timestamp_is_refused_as_an_extension_type(frame: bytes) -> None:
+    """msgpack reads ext type -1 as a Timestamp without asking the codec's ext hook: such a
+    frame got a field error (or, in an unknown type, `unknown_type`) with its id instead of the
+    refusal of an extension type, with no id, that docs/protocol.md promises."""
+    h = Harness()
+    peer = h.player()
+    (error,) = peer.send_raw(frame)
+    assert isinstance(error, Error)
+    assert (error.id, error.code) == (None, ErrorCode.BAD_MESSAGE)
+    assert "extension types (timestamps included) are not allowed" in error.message
+    assert h.core.rejected == {"bad_message:malformed": 1}
+
+
+# -- 5. a write the database refuses for good ----------------------------------------------------
+
+
+async def test_a_change_the_database_refuses_for_good_holds_up_neither_its_game_nor_others(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A move whose row is already there (put behind the server's back) was written again every
+    second for ever, and every later change of every game waited behind it, unanswered. Now
+    that game is stored no more, logged once, and the rest is kept; the foreign row stays."""
+    caplog.set_level(logging.ERROR, "ubao.server")
+    db = tmp_path / "ubao.sqlite3"
+    async with (
+        running_server(db=db) as server,
+        Client.connected(server.port, "south") as south,
+        Client.connected(server.port, "north") as north,
+    ):
+        game_id = await create(south)
+        tokens = {0: await join(south, game_id, 0), 1: await join(north, game_id, 1)}
+        await quiet(south, north)
+        with contextlib.closing(sqlite3.connect(db)) as other, other:
+            row = "INSERT INTO moves (game_id, ply, seat, move) VALUES (?, 0, 1, '3')"
+            other.execute(row, (game_id,))
+        async with asyncio.timeout(5):  # before: never answered
+            await south.ok(Move(id=0, game_id=game_id, token=tokens[0], ply=0, move="1"))
+            moved = await north.event_of(Moved)
+            assert moved.to_move == 1 and moved.legal and "1" in moved.legal
+            await north.ok(Move(id=0, game_id=game_id, token=tokens[1], ply=1, move="1"))
+            later = await create(north)  # another game, after the refused one: kept
+        assert committed(db, "SELECT status FROM games WHERE game_id = ?", later) == [("waiting",)]
+        assert server.core.rooms[game_id].ply == 2  # the game goes on in memory
+    assert committed(db, "SELECT move FROM moves WHERE game_id = ?", game_id) == [("3",)]
+    refusals = [r.getMessage() for r in caplog.records if "refuses" in r.getMessage()]
+    assert len(refusals) == 1 and f"game {game_id}" in refusals[0], refusals
+    assert not [r for r in caplog.records if "trying again" in r.getMessage()]
