@@ -197,8 +197,12 @@ class Bao(Game[Position, BaoMove]):
         for legal, child in found:
             if legal == move:
                 return child
+        raise self._illegal(position, move)
+
+    def _illegal(self, position: Position, move: Any) -> IllegalMoveError:
+        """The error that says why `move`, not a legal move of `position`, is refused."""
         listed = " ".join(self.format_move(position, m) for m in self.legal_moves(position))
-        raise IllegalMoveError(
+        return IllegalMoveError(
             f"{move!r} is not legal here; legal moves: {listed or 'none, the game is over'}"
         )
 
@@ -253,6 +257,10 @@ class Bao(Game[Position, BaoMove]):
     # -- notation -------------------------------------------------------------------------
 
     def format_move(self, position: Position, move: BaoMove) -> str:
+        """IllegalMoveError, as `play` says it, for anything but a legal move of `position`:
+        the letter depends on the position (a namua capture names its kichwa)."""
+        if all(legal != move for legal, _ in self._expanded(position)):
+            raise self._illegal(position, move)
         return notation.move_text(position, move)
 
     def parse_move(self, position: Position, text: str) -> BaoMove:

@@ -149,6 +149,12 @@ class Game(ABC, Generic[P, M]):
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         """Validate `options` (OptionsError says what is wrong) and fill in the defaults."""
 
+    def __reduce__(self) -> tuple[type[Game[P, M]], tuple[dict[str, Any]]]:
+        """Pickled and deep-copied as its class (the game and its backend) and options, which
+        rebuild it: the same rules. Its attributes are tables derived from those, caches, and
+        on the native backend the C core, which neither pickle nor deepcopy can copy."""
+        return type(self), (dict(self.options),)
+
     @abstractmethod
     def start(self) -> P:
         """The start position."""
@@ -209,7 +215,10 @@ class Game(ABC, Generic[P, M]):
 
     @abstractmethod
     def format_move(self, position: P, move: M) -> str:
-        """The move in the game's notation."""
+        """The move in the game's notation, which may depend on the position (a Bao namua
+        capture's letter names its kichwa); IllegalMoveError, as `play` raises it, for a move
+        that is not legal there. A game whose notation does not need the position may name
+        any well-formed move instead (Othello: any square of its board, or pass)."""
 
     @abstractmethod
     def parse_move(self, position: P, text: str) -> M:

@@ -256,12 +256,19 @@ class Mancala(Game[Position, Move]):
         """IllegalMoveError for anything but a legal move, of type int (3.0 and True equal
         legal moves but are not moves)."""
         if type(move) is not int or move not in self.legal_moves(position):
-            raise IllegalMoveError(
-                f"{self.format_move(position, move)} is not legal in "
-                f"{self.format_position(position)}; legal: "
-                f"{' '.join(self.format_move(position, m) for m in self.legal_moves(position))}"
-            )
+            raise self._illegal(position, move)
         return self.child(position, move)
+
+    def _illegal(self, position: Position, move: Any) -> IllegalMoveError:
+        """The error that says why `move`, not a legal move of `position`, is refused."""
+        if type(move) is not int:
+            return IllegalMoveError(
+                f"{shown(move)} is not a move of {self.name}: a move is a pit number, an int"
+            )
+        return IllegalMoveError(
+            f"{self._move_text(move)} is not legal in {self.format_position(position)}; "
+            f"legal: {' '.join(map(self._move_text, self.legal_moves(position)))}"
+        )
 
     def children(self, position: Position) -> list[tuple[Move, Position]]:
         child = self.child
@@ -523,11 +530,13 @@ class Mancala(Game[Position, Move]):
         return f"S{hole + 1}" if hole < m else f"N{hole - m}"
 
     def format_move(self, position: Position, move: Move) -> str:
-        """IllegalMoveError for what is no move (not an int): `play` names a wrong move by it."""
-        if type(move) is not int:
-            raise IllegalMoveError(
-                f"{shown(move)} is not a move of {self.name}: a move is a pit number, an int"
-            )
+        """IllegalMoveError, as `play` says it, for anything but a legal move of `position`."""
+        if type(move) is not int or move not in self.legal_moves(position):
+            raise self._illegal(position, move)
+        return self._move_text(move)
+
+    def _move_text(self, move: Move) -> str:
+        """The notation of a pit number, legal or not (`play` names a wrong one by it)."""
         if self.choose_direction:
             return f"{abs(move)}{'R' if move > 0 else 'L'}"
         return str(move)

@@ -406,6 +406,8 @@ class Othello(Game[Position, Move]):
     # -- notation --------------------------------------------------------------------------
 
     def format_move(self, position: Position, move: Move) -> str:
+        """Any square of the board, or pass, legal or not: a square's name is its own, which
+        also labels the discs a move flips. IllegalMoveError for what is no square."""
         if type(move) is not int:
             raise IllegalMoveError(
                 f"{shown(move)} is not an othello move: a square index (an int) or PASS"

@@ -25,7 +25,7 @@ from math import inf, nextafter
 from typing import TYPE_CHECKING, Any, Generic
 
 from ubao.engine.backend import NativeRules
-from ubao.engine.game import Evaluation, Game, M, Outcome, P
+from ubao.engine.game import Evaluation, Game, M, Outcome, P, shown
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search
@@ -43,6 +43,8 @@ MATE_BOUND = MATE - 1_000_000
 """Scores beyond this are finished games, not evaluations (evaluations must stay below it)."""
 MAX_DEPTH = 200
 """The deepest iteration a search without a depth limit starts."""
+MAX_NODES = 2**63 - 1
+"""The largest node limit: more than any search makes, and what the native core reads."""
 MAX_THREADS = 64
 """The most threads one search runs (the native core's SEARCH_MAX_THREADS)."""
 
@@ -205,6 +207,31 @@ def pick_evaluation(game: Game[Any, Any], name: str | None) -> tuple[str, Evalua
         raise ValueError(
             f"{game.name} has no evaluation {name!r}; known: {', '.join(evaluations)}"
         ) from None
+
+
+def _check_count(value: Any, what: str, most: int | None = None) -> None:
+    """A whole-number limit of `Searcher.search`, unless None: an int (a bool, which Python
+    counts as one, is a mistake here) from 1 to `most`. Checked up front, as the two backends
+    would each fail their own way (or not at all) deep in the search."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {shown(value)}")
+    if value < 1 or (most is not None and value > most):
+        limits = "1 or more" if most is None else f"from 1 to {most}"
+        raise ValueError(f"{what} must be {limits}, not {shown(value)}")
+
+
+def _check_milliseconds(value: Any, what: str) -> None:
+    """A time limit of `Searcher.search`, unless None: an int or float (not a bool) of 0 ms or
+    more (0: move at once, with the first legal move, as `go movetime 0` asks); a NaN, which
+    compares false with every clock reading, would never end the search."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{what} must be a number of milliseconds, not {shown(value)}")
+    if not value >= 0:
+        raise ValueError(f"{what} must be 0 ms or more, not {shown(value)}")
 
 
 def final_score(outcome: Outcome, player: int, ply: int) -> float:
@@ -400,14 +427,11 @@ class Searcher(Generic[P, M]):
         beforehand can stop the search even before it starts. `on_iteration` receives the
         result of every completed iteration.
         """
-        if depth is not None and depth < 1:
-            raise ValueError("the depth must be 1 or more")
-        if depth is not None and depth > MAX_DEPTH:
-            raise ValueError(f"the depth must be at most {MAX_DEPTH}")
-        if nodes is not None and nodes < 1:
-            raise ValueError("the node limit must be 1 or more")
-        if mate is not None and mate < 1:
-            raise ValueError("the mate distance must be 1 ply or more")
+        _check_count(depth, "the depth", MAX_DEPTH)
+        _check_count(nodes, "the node limit", MAX_NODES)
+        _check_count(mate, "the mate distance in plies")
+        _check_milliseconds(time_ms, "time_ms")
+        _check_milliseconds(soft_time_ms, "soft_time_ms")
         allowed = None
         if root_moves is not None:
             allowed = frozenset(root_moves)
@@ -463,8 +487,10 @@ class Searcher(Generic[P, M]):
 
         A forced result does not end it: a deeper iteration may find a larger margin. It ends
         when an iteration met no horizon (every line ended the game: the value is exact), or
-        proved a win within `mate` plies. Root moves restricted to `allowed` run the Python
-        search: the native core searches every root move.
+        proved a win within `mate` plies, or, under a time limit, after one iteration when the
+        root has a single move (a search without one, `go infinite` or pondering, goes on until
+        its node limit or `stop`). Root moves restricted to `allowed` run the Python search: the
+        native core searches every root move.
         """
         game = self.game
         tree: _Tree | _NativeTree = (
@@ -481,7 +507,8 @@ class Searcher(Generic[P, M]):
             return self._result(tree, score, (), 0, start, False)
         # Plain minimax gains nothing from shallower iterations; it only needs them when a time
         # or node limit may end the search first (the depth is then a cap), for a real result.
-        limited = nodes is not None or soft_deadline < inf or self.control.deadline < inf
+        timed = soft_deadline < inf or self.control.deadline < inf
+        limited = timed or nodes is not None
         plain = self.algorithm == "minimax" and depth is not None and tracer is None and not limited
         last_depth = depth if depth is not None else MAX_DEPTH
         # Every depth in the exact mode, and for minimax, whose iterations order nothing.
@@ -505,8 +532,8 @@ class Searcher(Generic[P, M]):
             )
             if on_iteration is not None:
                 on_iteration(best)
-            if tree.exhausted or (len(moves) == 1 and depth is None):
-                break  # every line ended the game within the horizon, or the only move
+            if tree.exhausted or (len(moves) == 1 and timed):
+                break  # every line ended the game within the horizon, or the only move on a clock
             if mate is not None and best.mate is not None and 0 < best.mate <= mate:
                 break  # the win asked for is proven
             if time.perf_counter() >= soft_deadline:

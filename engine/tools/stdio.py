@@ -25,6 +25,7 @@ from ubao.engine.search import (
     DEFAULT_ALGORITHM,
     DEFAULT_HASH_MB,
     MAX_DEPTH,
+    MAX_NODES,
     MAX_THREADS,
     SearchControl,
     Searcher,
@@ -40,8 +41,6 @@ MAX_HASH_MB = 4096
 """The largest table `setoption name Hash` accepts, in MB; every command's `--hash` and
 `match`'s `hash=` share this cap."""
 
-MAX_NODES = 2**63 - 1
-"""`go nodes` beyond this (what the native search counts in) means no more than it."""
 MOVE_OVERHEAD_MS = 10
 """What a clock search keeps back for each move still to play (`setoption name Move Overhead`,
 as in UCI engines): the time a move costs outside the search (reading the position, the
