@@ -213,6 +213,11 @@ class Game(ABC, Generic[P, M]):
     def is_over(self, position: P) -> bool:
         return self.outcome(position) is not None
 
+    def moves_to_go(self, position: P) -> int | None:
+        """About how many moves the side to move has still to play, where the board tells
+        (a clock search plans its time over at least that many); None where it does not."""
+        return None
+
     @abstractmethod
     def format_move(self, position: P, move: M) -> str:
         """The move in the game's notation, which may depend on the position (a Bao namua

@@ -16,8 +16,9 @@ from test_engine_support import fails
 from test_server_support import FAKE_ENGINE
 from test_stdio import Recorder
 
+from ubao.engine.games import make_game
 from ubao.engine.tools.cli import main
-from ubao.engine.tools.stdio import ProtocolError, parse_go
+from ubao.engine.tools.stdio import Go, ProtocolError, parse_go, time_budget
 
 pytestmark = pytest.mark.timeout(120)  # a match that hangs fails instead of waiting for ever
 
@@ -104,3 +105,23 @@ def test_a_backend_the_environment_cannot_have_is_named_on_one_line() -> None:
         check=True,
     )
     assert result.stdout.count("\n") == 1 and "UBAO_BACKEND='nope'" in result.stdout
+
+
+def test_sudden_death_on_16x16_othello_plans_over_the_moves_the_board_has_left() -> None:
+    """Each move spends its whole hard budget and 8 ms of the driver's: planning over 30 moves
+    flagged at move 83 of 126 with a minute on the clock; planning over half the empty squares
+    finishes the game with time to spare."""
+    game = make_game("othello", {"size": 16})
+    position = game.start()
+    assert game.moves_to_go(position) == 126
+    left = 60_000
+    for played in range(126):
+        moves_to_go = game.moves_to_go(position)
+        hard, _ = time_budget(Go(clocks=(left, left)), game.to_move(position), 10, moves_to_go)
+        assert hard is not None
+        left -= int(hard) + 8
+        assert left > 0, f"flagged at move {played}"
+        taken = position.black | position.white
+        empty = [square for square in range(256) if not taken >> square & 1][:2]
+        position = position._replace(black=position.black | sum(1 << s for s in empty))
+    assert make_game("kalah").moves_to_go(make_game("kalah").start()) is None

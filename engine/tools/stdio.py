@@ -47,7 +47,8 @@ as in UCI engines): the time a move costs outside the search (reading the positi
 driver's and the pipe's delays), which the clock counts and the search's own deadline does not."""
 MAX_MOVE_OVERHEAD_MS = 5000
 MOVES_TO_GO = 30
-"""A clock search plans for this many more of its own moves."""
+"""A clock search plans for this many more of its own moves, or the game's `moves_to_go` if
+more."""
 HARD_FACTOR = 4
 """An iteration may run past the planned time up to this factor ..."""
 MAX_SHARE = 0.5
@@ -165,16 +166,16 @@ def parse_go(words: list[str]) -> Go:
 
 
 def time_budget(
-    go: Go, player: int, overhead_ms: int = MOVE_OVERHEAD_MS
+    go: Go, player: int, overhead_ms: int = MOVE_OVERHEAD_MS, moves_to_go: int | None = None
 ) -> tuple[float | None, float | None]:
     """(hard, soft) milliseconds for the search: the deadline and when to stop deepening.
 
     On a clock the engine first keeps back `overhead_ms` for each move it plans for and two
-    more (as Stockfish's Move Overhead does), then plans the rest over 30 moves (movestogo when
-    fewer are to go) plus most of the increment per move, lets an iteration run to four times
-    that, and never uses more than half of what is left. A `go` that gives only the other
-    side's clock is still a clock search (as in UCI engines): the mover's missing time counts
-    as 0, so it moves at once.
+    more (as Stockfish's Move Overhead does), then plans the rest over 30 moves, or the game's
+    `moves_to_go` when more (movestogo when fewer are to go), plus most of the increment per
+    move, lets an iteration run to four times that, and never uses more than half of what is
+    left. A `go` that gives only the other side's clock is still a clock search (as in UCI
+    engines): the mover's missing time counts as 0, so it moves at once.
     """
     hard: float | None = go.movetime
     soft: float | None = None
@@ -183,7 +184,8 @@ def time_budget(
         left = 0
     if left is not None:
         increment = go.increments[player]
-        moves = MOVES_TO_GO if go.movestogo is None else min(go.movestogo, MOVES_TO_GO)
+        planned = max(MOVES_TO_GO, moves_to_go or 0)
+        moves = planned if go.movestogo is None else min(go.movestogo, planned)
         left = max(0, left - overhead_ms * (moves + 2))
         soft = left / moves + 0.75 * increment
         cap = max(1.0, min(HARD_FACTOR * soft, MAX_SHARE * left))
@@ -566,7 +568,8 @@ class Session:
         iteration, or the fallback `move`): an engine bug must not cost a driver the game.
         """
         game = searcher.game
-        hard, soft = time_budget(go, game.to_move(position), self.overhead_ms)
+        mover, moves_to_go = game.to_move(position), game.moves_to_go(position)
+        hard, soft = time_budget(go, mover, self.overhead_ms, moves_to_go)
         if self.debug:
             self.say(f"info string {describe_search(searcher, go, hard, soft)}")
 
