@@ -842,7 +842,8 @@ class GameApp:
 
     def _end_rows(self) -> int:
         """The rows the game-over box covers at the bottom of the screen's top part (0 while
-        it is not shown): the move list leaves them blank, so that its end stays in sight."""
+        it is not shown): the move list, the panel's last part then, leaves them blank, so that
+        its end stays in sight."""
         if not self.ending():
             return 0
         return text_height(self._end_text()) + 2
@@ -975,8 +976,11 @@ class GameApp:
         moves = Window(
             FormattedTextControl(self._moves_text, get_cursor_position=self._moves_cursor)
         )
-        info = Window(
-            FormattedTextControl(self._info_text), height=Dimension(max=8), wrap_lines=True
+        # The game-over box would cover the engine's report under the list: it goes with it, and
+        # the list reaches down to the box.
+        info = ConditionalContainer(
+            Window(FormattedTextControl(self._info_text), height=Dimension(max=8), wrap_lines=True),
+            filter=~Condition(self.ending),
         )
         beside = HSplit([players, moves, info], width=Dimension(preferred=40, max=48))
         below = VSplit(

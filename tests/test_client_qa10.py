@@ -1,15 +1,21 @@
 """QA round 10 of the terminal client: `r: rematch` is offered only while the server would take
-the offer, as on lichess, where the rematch button goes once the opponent has left."""
+the offer, as on lichess, where the rematch button goes once the opponent has left; the move
+list of a bot's game reaches down to the game-over box."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.input import create_pipe_input
+from test_client_layout import SizedOutput, draw
+from test_client_qa7 import finished
 from test_client_support import game_server, kalah_create, screen, until, url_of
 
+from ubao.client.app import GameApp
 from ubao.client.state import GameState
-from ubao.protocol import SeatInfo
+from ubao.protocol import BotInfo, Moved, SeatInfo, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -44,3 +50,26 @@ def test_a_bot_or_an_offer_that_waits_is_there_to_answer() -> None:
     state.status = "playing"
     state.seats[1] = SeatInfo("open", "bob", True)
     assert not state.can_rematch(0)
+
+
+async def test_a_bot_games_move_list_reaches_down_to_the_game_over_box() -> None:
+    """The box would cover the engine's report under the list: the report goes while the box
+    is shown, and the list's last move is right above the box (the list once left the box's
+    height blank above the report, scrolling most moves away)."""
+    report = BotInfo(depth=2, score=0, nodes=30, time_ms=1, pv=("1",))
+    events = finished("othello", 30)
+    bot = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", False))
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.set_connection("connected", True)
+        for event in events:
+            if isinstance(event, Snapshot):
+                event = dataclasses.replace(event, seats=bot)
+            if isinstance(event, Moved) and event.seat == 1:
+                event = dataclasses.replace(event, info=report)
+            app.on_event(event)
+        assert app.ending() and app.state.info
+        lines = draw(app.application, 80, 24)
+    top = next(row for row, line in enumerate(lines) if "Game over" in line)
+    assert lines[top - 1].endswith("30. W f4"), "\n".join(lines)
+    assert "Engine" not in "\n".join(lines)  # under the box: it goes, and the list reaches down
