@@ -732,7 +732,10 @@ class GameApp:
             return f"{side} offers a rematch, seats swapped: y = accept, n = decline"
         if self.answering_takeback:
             side = self.side_name(1 - self.viewer)
-            return f"{side} asks to take back their move: y = accept, n = decline"
+            # Asked on their own turn, it takes back this player's reply too: say so.
+            movers = self.state.movers
+            reply = " and your reply" if movers and movers[-1] != self.state.takeback else ""
+            return f"{side} asks to take back their move{reply}: y = accept, n = decline"
         if self.question is not None:
             return self.question.question
         if self.browsing is not None:

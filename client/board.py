@@ -149,7 +149,7 @@ class MancalaView(BoardView):
     )
     """For games whose moves carry a direction (their notation ends them with L or R)."""
     marks: ClassVar[str] = (
-        "Marks: the stores are S* and N*, yours on the right. Green (and ' without colours): a "
+        "Marks: the stores are S* and N*, yours on the right. Green, followed by ': a "
         "pit a legal move starts from; underlined: the start of the last move; [\u00a0]: the "
         "keyboard cursor. While a move is shown pit by pit, >\u00a0< is the pit being sown and "
         "yellow the pits sown so far."
@@ -232,7 +232,7 @@ class BaoView(BoardView):
     )
     marks: ClassVar[str] = (
         "Marks: (\u00a06): an owned nyumba; red: the takasia hole its player may not start from; "
-        "green (and ' without colours): a hole a legal move starts from; underlined: the start "
+        "green, followed by ': a hole a legal move starts from; underlined: the start "
         "of the last move; [\u00a0]: the keyboard cursor. While a move is shown hole by hole, "
         ">\u00a0< is the hole being sown and yellow the holes sown so far. Each side's line gives "
         "its stock, its nyumba and, when a game ends in the middle of a sowing, the seeds left "

@@ -73,3 +73,24 @@ async def test_a_bot_games_move_list_reaches_down_to_the_game_over_box() -> None
     top = next(row for row, line in enumerate(lines) if "Game over" in line)
     assert lines[top - 1].endswith("30. W f4"), "\n".join(lines)
     assert "Engine" not in "\n".join(lines)  # under the box: it goes, and the list reaches down
+
+
+async def test_a_takeback_asked_on_the_askers_turn_says_it_takes_the_reply_too(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        create = kalah_create(options={"pits": 3, "seeds": 2})
+        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
+            await until(lambda: alice.live.state.started, "alice's game")
+            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
+                await until(lambda: alice.live.state.legal, "alice's turn")
+                alice.type("1\r")  # North to move: no extra turn
+                await until(lambda: bob.live.state.legal, "bob's turn")
+                bob.type(f"{bob.live.state.legal[0]}\r")
+                await until(lambda: alice.live.state.legal, "alice's turn again")
+                alice.type("\x14")  # Ctrl-T on her own turn: bob's reply goes too
+                await until(lambda: bob.live.app.answering_takeback, "bob is asked")
+                assert bob.live.app._question() == (
+                    "South asks to take back their move and your reply: y = accept, n = decline"
+                )
