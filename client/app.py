@@ -858,9 +858,9 @@ class GameApp:
     def _info_text(self) -> StyleAndTextTuples:
         if not self.state.info:
             return []
-        text: StyleAndTextTuples = [("class:panel.title", "Engine\n")]
-        for seat, info in sorted(self.state.info.items()):
-            text.append(("", format_info(info, self.side_name(seat)) + "\n"))
+        text: StyleAndTextTuples = [("class:panel.title", "Engine")]
+        for seat, info in sorted(self.state.info.items()):  # no blank row at the panel's foot
+            text.append(("", "\n" + format_info(info, self.side_name(seat))))
         return text
 
     def _end_text(self) -> StyleAndTextTuples:
@@ -975,14 +975,23 @@ class GameApp:
 
     def _build(self, input: Input | None, output: Output | None) -> Application[None]:
         # No least heights: under the board on a short terminal the panel folds away.
-        players = Window(FittedControl(self._players_text), height=Dimension(max=7))
+        # The players and the engine's report take the rows they fill, no more: the move list
+        # gets the rest, rather than scroll while blank rows stay beside it.
+        players = Window(
+            FittedControl(self._players_text), height=Dimension(max=7), dont_extend_height=True
+        )
         moves = Window(
             FormattedTextControl(self._moves_text, get_cursor_position=self._moves_cursor)
         )
         # The game-over box would cover the engine's report under the list: it goes with it, and
         # the list reaches down to the box.
         info = ConditionalContainer(
-            Window(FormattedTextControl(self._info_text), height=Dimension(max=8), wrap_lines=True),
+            Window(
+                FormattedTextControl(self._info_text),
+                height=Dimension(max=8),
+                wrap_lines=True,
+                dont_extend_height=True,
+            ),
             filter=~Condition(self.ending),
         )
         beside = HSplit([players, moves, info], width=Dimension(preferred=40, max=48))

@@ -1,6 +1,7 @@
 """QA round 10 of the terminal client: `r: rematch` is offered only while the server would take
 the offer, as on lichess, where the rematch button goes once the opponent has left; the move
-list of a bot's game reaches down to the game-over box."""
+list of a bot's game reaches down to the game-over box, and gets every row the players and the
+engine's report do not fill."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from test_client_support import game_server, kalah_create, screen, until, url_of
 
 from ubao.client.app import GameApp
 from ubao.client.state import GameState
-from ubao.protocol import BotInfo, Moved, SeatInfo, Snapshot
+from ubao.protocol import BotInfo, Moved, Over, SeatInfo, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -94,3 +95,25 @@ async def test_a_takeback_asked_on_the_askers_turn_says_it_takes_the_reply_too(
                 assert bob.live.app._question() == (
                     "South asks to take back their move and your reply: y = accept, n = decline"
                 )
+
+
+async def test_the_move_list_gets_the_rows_the_report_does_not_fill() -> None:
+    """Bao against a bot, 12 plies in, at 80x24: the engine's report sits at the panel's foot
+    with no blank row under it, and the list shows all it has room for (it once scrolled
+    three moves away while blank rows stayed under the report and the players)."""
+    report = BotInfo(depth=2, score=0, nodes=30, time_ms=1, pv=("1",))
+    bot = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", False))
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.set_connection("connected", True)
+        for event in finished("bao", 12)[:-1]:  # not over
+            assert not isinstance(event, Over)
+            if isinstance(event, Snapshot):
+                event = dataclasses.replace(event, seats=bot)
+            if isinstance(event, Moved) and event.seat == 1:
+                event = dataclasses.replace(event, info=report)
+            app.on_event(event)
+        app.animation.skip()
+        panel = [line.partition("|")[2] for line in draw(app.application, 80, 24)[:20]]
+    assert panel[-1].strip() == "30 nodes, 1 ms, pv 1", panel
+    assert panel[6].strip().startswith("2. N"), panel  # moves 2 to 12: all that fits
