@@ -1611,6 +1611,8 @@ class GameApp:
                 self.state.resume_clocks()
             else:
                 self.state.pause_clocks(self.clock())
+                if self.unsent is None:  # what became of a move in flight stays said
+                    self.say("")  # news from before ("North, bob, is here") no longer holds
         self.invalidate()
 
     def close_for_good(self, reason: str) -> None:

@@ -117,3 +117,11 @@ async def test_the_move_list_gets_the_rows_the_report_does_not_fill() -> None:
         panel = [line.partition("|")[2] for line in draw(app.application, 80, 24)[:20]]
     assert panel[-1].strip() == "30 nodes, 1 ms, pv 1", panel
     assert panel[6].strip().startswith("2. N"), panel  # moves 2 to 12: all that fits
+
+
+def test_news_from_before_goes_when_the_connection_drops() -> None:
+    app = GameApp(GameState("AbCd1234"), seat=0, output=SizedOutput(80, 24))
+    app.set_connection("connected", True)
+    app.say("North, bob, is here")
+    app.set_connection("server unreachable; reconnecting in 2 s", False)
+    assert app.message[1] == ""
