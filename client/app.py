@@ -212,14 +212,19 @@ def board_and_panel(
 ) -> DynamicContainer:
     """The board first, whole: the side panel goes to its right when the terminal is wide
     enough (`beside`, a column), else under it (`below`, its parts side by side), where it
-    gets what height is left or folds away."""
-    wide = VSplit(
-        [
-            Window(FormattedTextControl(board), width=lambda: Dimension(min=text_width(board()))),
-            rule(),
-            beside,
-        ]
-    )
+    gets what height is left or folds away. Beside it, the board's column keeps the widest the
+    board has been on this terminal's width (within what leaves the panel its least), so that
+    the divider stays put while the title and the side lines grow and shrink (a ply count, a
+    watcher's note, Othello's discs, the to-move mark going from one side to the other)."""
+    widest = [0, 0]  # the terminal's columns, and the board's widest on them
+
+    def board_width() -> Dimension:
+        columns, width = get_app().output.get_size().columns, text_width(board())
+        kept = widest[1] if widest[0] == columns else 0
+        widest[:] = [columns, min(max(kept, width), max(columns - 1 - PANEL_MIN_WIDTH, width))]
+        return Dimension(min=widest[1])
+
+    wide = VSplit([Window(FormattedTextControl(board), width=board_width), rule(), beside])
     narrow = HSplit(
         [
             Window(

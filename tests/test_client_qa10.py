@@ -125,3 +125,21 @@ def test_news_from_before_goes_when_the_connection_drops() -> None:
     app.say("North, bob, is here")
     app.set_connection("server unreachable; reconnecting in 2 s", False)
     assert app.message[1] == ""
+
+
+async def test_the_panels_divider_never_moves_back_while_the_board_text_changes() -> None:
+    """Watching Othello at 80x24: the to-move mark goes from side to side, the discs reach
+    two digits, looking back shortens the title; the divider once moved back and forth with
+    each of them. Now it only ever moves out, to the widest the board has been."""
+    events = finished("othello", 30)[:-1]
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=None, input=keys, output=SizedOutput(80, 24))
+        app.set_connection("connected", True)
+        dividers = []
+        for event in events:
+            app.on_event(event)
+            app.animation.skip()
+            dividers.append(draw(app.application, 80, 24)[0].index("|"))
+        app.browse(3)
+        dividers.append(draw(app.application, 80, 24)[0].index("|"))
+    assert dividers == sorted(dividers) and len(set(dividers)) <= 3, dividers
