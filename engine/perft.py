@@ -23,8 +23,25 @@ def perft(game: Game[Any, Any], position: Hashable, depth: int) -> int:
     if not 0 <= depth <= MAX_DEPTH:
         raise ValueError(f"the perft depth must be from 0 to {MAX_DEPTH}, not {depth}")
     if isinstance(game, NativeRules):
-        return game.perft(position, depth)
+        return _native(game, position, depth)
     return walk(game, position, depth)
+
+
+CHUNK_DEPTH = 8
+"""A native perft deeper than this counts its subtrees of this depth one by one, each in C:
+the core runs without the GIL and cannot notice Ctrl-C, whose handler runs between two of
+them (milliseconds apart in Othello and Kalah)."""
+
+
+def _native(game: Game[Any, Any], position: Hashable, depth: int) -> int:
+    """`perft` on native rules, the plies above `CHUNK_DEPTH` walked here, as `walk` does."""
+    if depth <= CHUNK_DEPTH:
+        assert isinstance(game, NativeRules)
+        return game.perft(position, depth)
+    children = game.children(position)
+    if not children:
+        return 1
+    return sum(_native(game, child, depth - 1) for _, child in children)
 
 
 def walk(game: Game[Any, Any], position: Hashable, depth: int) -> int:
