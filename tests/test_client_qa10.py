@@ -12,11 +12,11 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from test_client_layout import SizedOutput, draw
 from test_client_qa7 import finished
-from test_client_support import game_server, kalah_create, screen, until, url_of
+from test_client_support import game_server, kalah_create, screen, two_players, until, url_of
 
 from ubao.client.app import GameApp
 from ubao.client.state import GameState
-from ubao.protocol import BotInfo, Moved, Over, SeatInfo, Snapshot
+from ubao.protocol import BotInfo, Moved, SeatInfo, Snapshot
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -53,24 +53,31 @@ def test_a_bot_or_an_offer_that_waits_is_there_to_answer() -> None:
     assert not state.can_rematch(0)
 
 
-async def test_a_bot_games_move_list_reaches_down_to_the_game_over_box() -> None:
-    """The box would cover the engine's report under the list: the report goes while the box
-    is shown, and the list's last move is right above the box (the list once left the box's
-    height blank above the report, scrolling most moves away)."""
+def against_a_bot(name: str, plies: int, over: bool) -> list[str]:
+    """Alice's screen at 80x24, `plies` into a game of `name` against a server bot that reports
+    on each of its moves, drawn (after the game's end if `over`); in a running event loop."""
     report = BotInfo(depth=2, score=0, nodes=30, time_ms=1, pv=("1",))
-    events = finished("othello", 30)
     bot = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", False))
+    events = finished(name, plies)
     with create_pipe_input() as keys:
         app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
         app.set_connection("connected", True)
-        for event in events:
+        for event in events if over else events[:-1]:
             if isinstance(event, Snapshot):
                 event = dataclasses.replace(event, seats=bot)
             if isinstance(event, Moved) and event.seat == 1:
                 event = dataclasses.replace(event, info=report)
             app.on_event(event)
-        assert app.ending() and app.state.info
-        lines = draw(app.application, 80, 24)
+        app.animation.skip()
+        assert app.ending() == over and app.state.info
+        return draw(app.application, 80, 24)
+
+
+async def test_a_bot_games_move_list_reaches_down_to_the_game_over_box() -> None:
+    """The box would cover the engine's report under the list: the report goes while the box
+    is shown, and the list's last move is right above the box (the list once left the box's
+    height blank above the report, scrolling most moves away)."""
+    lines = against_a_bot("othello", 30, over=True)
     top = next(row for row, line in enumerate(lines) if "Game over" in line)
     assert lines[top - 1].endswith("30. W f4"), "\n".join(lines)
     assert "Engine" not in "\n".join(lines)  # under the box: it goes, and the list reaches down
@@ -79,42 +86,23 @@ async def test_a_bot_games_move_list_reaches_down_to_the_game_over_box() -> None
 async def test_a_takeback_asked_on_the_askers_turn_says_it_takes_the_reply_too(
     tmp_path: Path,
 ) -> None:
-    async with game_server() as server:
-        url = url_of(server)
-        create = kalah_create(options={"pits": 3, "seeds": 2})
-        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
-            await until(lambda: alice.live.state.started, "alice's game")
-            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
-                await until(lambda: alice.live.state.legal, "alice's turn")
-                alice.type("1\r")  # North to move: no extra turn
-                await until(lambda: bob.live.state.legal, "bob's turn")
-                bob.type(f"{bob.live.state.legal[0]}\r")
-                await until(lambda: alice.live.state.legal, "alice's turn again")
-                alice.type("\x14")  # Ctrl-T on her own turn: bob's reply goes too
-                await until(lambda: bob.live.app.answering_takeback, "bob is asked")
-                assert bob.live.app._question() == (
-                    "South asks to take back their move and your reply: y = accept, n = decline"
-                )
+    async with two_players(tmp_path) as (alice, bob):
+        alice.type("1\r")
+        await until(lambda: bob.live.state.legal, "bob's turn")
+        bob.type(f"{bob.live.state.legal[0]}\r")
+        await until(lambda: alice.live.state.legal, "alice's turn again")
+        alice.type("\x14")  # Ctrl-T on her own turn: bob's reply goes too
+        await until(lambda: bob.live.app.answering_takeback, "bob is asked")
+        assert bob.live.app._question() == (
+            "South asks to take back their move and your reply: y = accept, n = decline"
+        )
 
 
 async def test_the_move_list_gets_the_rows_the_report_does_not_fill() -> None:
     """Bao against a bot, 12 plies in, at 80x24: the engine's report sits at the panel's foot
     with no blank row under it, and the list shows all it has room for (it once scrolled
     three moves away while blank rows stayed under the report and the players)."""
-    report = BotInfo(depth=2, score=0, nodes=30, time_ms=1, pv=("1",))
-    bot = (SeatInfo("open", "alice", True), SeatInfo("bot", "ubao-engine (depth 2)", False))
-    with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
-        app.set_connection("connected", True)
-        for event in finished("bao", 12)[:-1]:  # not over
-            assert not isinstance(event, Over)
-            if isinstance(event, Snapshot):
-                event = dataclasses.replace(event, seats=bot)
-            if isinstance(event, Moved) and event.seat == 1:
-                event = dataclasses.replace(event, info=report)
-            app.on_event(event)
-        app.animation.skip()
-        panel = [line.partition("|")[2] for line in draw(app.application, 80, 24)[:20]]
+    panel = [line.partition("|")[2] for line in against_a_bot("bao", 12, over=False)[:20]]
     assert panel[-1].strip() == "30 nodes, 1 ms, pv 1", panel
     assert panel[6].strip().startswith("2. N"), panel  # moves 2 to 12: all that fits
 

@@ -14,7 +14,7 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from test_client_layout import SIZES, SizedOutput, draw, played
-from test_client_support import game_server, kalah_create, screen, until, url_of
+from test_client_support import game_server, kalah_create, screen, two_players, until, url_of
 
 from ubao.client.__main__ import report_end
 from ubao.client.app import MAX_STEP, GameApp
@@ -156,37 +156,31 @@ async def test_y_answers_a_takeback_request_whatever_is_typed_and_it_is_asked_on
 ) -> None:
     """Bob has typed `3` when Alice asks to take her move back: the question is on his screen
     once, `y` grants it and his `3` stays typed; `n` that goes on with `resign` is typed."""
-    async with game_server() as server:
-        url = url_of(server)
-        create = kalah_create(options={"pits": 3, "seeds": 2})
-        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
-            await until(lambda: alice.live.state.started, "alice's game")
-            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
-                app = bob.live.app
-                await until(lambda: alice.live.state.legal, "alice's turn")
-                alice.type("1\r")
-                await until(lambda: bob.live.state.legal, "bob's turn")
-                bob.type("3")
-                await until(lambda: app.buffer.text == "3", "bob's 3")
-                alice.type("\x14")  # Ctrl-T
-                await until(lambda: app.answering_takeback, "bob is asked")
-                status = "\n".join(status_lines(app))
-                assert status.count("take") == 1, status  # the question, not a message too
-                assert "y = accept" in status
-                bob.type("y")
-                await until(lambda: alice.live.state.history == [], "the takeback")
-                assert app.buffer.text == "3"
+    async with two_players(tmp_path) as (alice, bob):
+        app = bob.live.app
+        alice.type("1\r")
+        await until(lambda: bob.live.state.legal, "bob's turn")
+        bob.type("3")
+        await until(lambda: app.buffer.text == "3", "bob's 3")
+        alice.type("\x14")  # Ctrl-T
+        await until(lambda: app.answering_takeback, "bob is asked")
+        status = "\n".join(status_lines(app))
+        assert status.count("take") == 1, status  # the question, not a message too
+        assert "y = accept" in status
+        bob.type("y")
+        await until(lambda: alice.live.state.history == [], "the takeback")
+        assert app.buffer.text == "3"
 
-                bob.type("\x7f")  # Backspace: the line empty again
-                alice.type("1\r")
-                await until(lambda: bob.live.state.legal, "bob's turn again")
-                alice.type("\x14")
-                await until(lambda: app.answering_takeback, "bob is asked again")
-                bob.type("resig")
-                await until(lambda: app.buffer.text == "resig", "bob's typing")
-                bob.type("n")
-                await until(lambda: app.buffer.text == "resign", "n goes on with the word")
-                assert app.answering_takeback
+        bob.type("\x7f")  # Backspace: the line empty again
+        alice.type("1\r")
+        await until(lambda: bob.live.state.legal, "bob's turn again")
+        alice.type("\x14")
+        await until(lambda: app.answering_takeback, "bob is asked again")
+        bob.type("resig")
+        await until(lambda: app.buffer.text == "resig", "bob's typing")
+        bob.type("n")
+        await until(lambda: app.buffer.text == "resign", "n goes on with the word")
+        assert app.answering_takeback
 
 
 # -- what a spectator sees while a move is animated --------------------------------------------

@@ -152,6 +152,20 @@ async def screen(url: str, name: str, tokens: Path, **kwargs: Any) -> AsyncItera
                 await running.quit()
 
 
+@contextlib.asynccontextmanager
+async def two_players(tmp_path: Path) -> AsyncIterator[tuple[Screen, Screen]]:
+    """Alice (South) and Bob at a new game of Kalah (3,2) on a server of their own, Alice to
+    move; her `1` leaves Bob to move (no extra turn)."""
+    async with game_server() as server:
+        url = url_of(server)
+        create = kalah_create(options={"pits": 3, "seeds": 2})
+        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
+            await until(lambda: alice.live.state.started, "alice's game")
+            async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
+                await until(lambda: alice.live.state.legal, "alice's turn")
+                yield alice, bob
+
+
 @contextlib.contextmanager
 def recording(live: LiveGame) -> Iterator[list[Any]]:
     """Every command the screen's session sends while the block runs, but its periodic pings."""
