@@ -232,6 +232,8 @@ def _check_milliseconds(value: Any, what: str) -> None:
         raise TypeError(f"{what} must be a number of milliseconds, not {shown(value)}")
     if not value >= 0:
         raise ValueError(f"{what} must be 0 ms or more, not {shown(value)}")
+    if isinstance(value, int) and value > sys.float_info.max:  # the clock could not add it
+        raise ValueError(f"{what} is more milliseconds than a float holds: {shown(value)}")
 
 
 def final_score(outcome: Outcome, player: int, ply: int) -> float:

@@ -73,6 +73,7 @@ def test_a_single_reply_ends_only_a_timed_search(backend: str) -> None:
         ({"depth": 3, "soft_time_ms": float("nan")}, ValueError, "soft_time_ms must be 0 ms"),
         ({"depth": 3, "soft_time_ms": -0.5}, ValueError, "soft_time_ms must be 0 ms or more"),
         ({"depth": 3, "soft_time_ms": "5"}, TypeError, "soft_time_ms must be a number of"),
+        ({"time_ms": 10**400}, ValueError, "time_ms is more milliseconds than a float holds"),
     ],
 )
 def test_search_limits_of_a_wrong_type_or_out_of_range_are_refused_up_front(
