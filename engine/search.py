@@ -563,7 +563,8 @@ class Searcher(Generic[P, M]):
             table_entries=tree.table_entries,
             threads=tree.threads,
         )
-        return SearchResult(pv[0] if pv else None, score, pv, stats, stopped)
+        # A float on both backends: the Python search's integer evaluations stay ints.
+        return SearchResult(pv[0] if pv else None, float(score), pv, stats, stopped)
 
 
 def search(

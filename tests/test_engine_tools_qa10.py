@@ -16,6 +16,7 @@ from test_engine_support import fails
 from test_server_support import FAKE_ENGINE
 from test_stdio import Recorder
 
+from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.tools.cli import main
 from ubao.engine.tools.stdio import Go, ProtocolError, parse_go, time_budget
@@ -125,3 +126,19 @@ def test_sudden_death_on_16x16_othello_plans_over_the_moves_the_board_has_left()
         empty = [square for square in range(256) if not taken >> square & 1][:2]
         position = position._replace(black=position.black | sum(1 << s for s in empty))
     assert make_game("kalah").moves_to_go(make_game("kalah").start()) is None
+
+
+@pytest.mark.parametrize("game", ["kalah", "othello", "egyptian"])
+def test_analyse_json_is_the_same_on_both_backends(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Python search's integer evaluations once gave `"score": 3` where the native one
+    gave `3.0`: a driver comparing the two saw them differ."""
+    reports = []
+    for backend in ["python", "native"] if NATIVE_BUILT else ["python"]:
+        main(["analyse", game, "--depth", "4", "--exact", "--json", "--backend", backend])
+        data = json.loads(capsys.readouterr().out)
+        assert isinstance(data["score"], float)
+        del data["stats"]["seconds"], data["stats"]["nps"]
+        reports.append(data)
+    assert reports[0] == reports[-1]
