@@ -728,7 +728,9 @@ class Core:
             clock=room.clock_spec,
             pace_ms=room.pace_ms or None,
         )
-        new = self._new_room(players[1 - offerer], spec, seated=len(players))
+        maker = players[1 - offerer]  # whose shares the new game takes: not always `conn`'s
+        whose = "this" if maker is conn else "the rematch offerer's"
+        new = self._new_room(maker, spec, seated=len(players), whose=whose)
         before, now = new.checkpoint(), self.now()
         events: list[Event] = []
         tokens: dict[int, str] = {}
@@ -787,9 +789,12 @@ class Core:
         ok = Ok(id=create.id, game_id=room.game_id)
         self._publish(room, events, reply=(conn, ok), listed=True)
 
-    def _new_room(self, conn: Connection, create: Create, *, seated: int = 0) -> Room:
+    def _new_room(
+        self, conn: Connection, create: Create, *, seated: int = 0, whose: str = "this"
+    ) -> Room:
         """A new game created by `conn`, checked against the limits and its shares, not yet
-        stored or listed; `seated` players sit down in it at once (it will not wait for them)."""
+        stored or listed; `seated` players sit down in it at once (it will not wait for them).
+        A refusal names the shares as `whose` (`this` connection's, or a rematch offerer's)."""
         # The codec checks only that the game's name is well formed; the engine's registry says
         # whether there is such a game (OptionsError: bad_options), before any limit is asked.
         try:
@@ -821,8 +826,8 @@ class Core:
         ours = list(self._by_address.get(conn.ip, {}).values())
         if bots or not limits.per_connection.within(len(ours)):
             mine = [room for room in ours if room.creator == conn.id]
-            self._check_share(limits.per_connection, "this connection", mine, bots, waits)
-        self._check_share(limits.per_address, "this address", ours, bots, waits)
+            self._check_share(limits.per_connection, f"{whose} connection", mine, bots, waits)
+        self._check_share(limits.per_address, f"{whose} address", ours, bots, waits)
         if len(self._live) >= limits.max_games:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
         if bots:

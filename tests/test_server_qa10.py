@@ -14,7 +14,8 @@ from pathlib import Path
 import msgpack
 import pytest
 from test_server_e2e import create, join
-from test_server_support import Client, Harness, Peer, running_server, small_limits
+from test_server_rematch import answer, finished, offer
+from test_server_support import Client, Harness, running_server, small_limits
 from test_server_writer import committed, quiet
 
 from ubao.protocol import (
@@ -26,22 +27,9 @@ from ubao.protocol import (
     Moved,
     Rematch,
     RematchAnswer,
-    Resign,
     Resume,
 )
 from ubao.server.core import Share
-
-
-def finished(h: Harness) -> tuple[str, Peer, str, Peer, str]:
-    """A Kalah game both players sat in, ended by a resignation: (game_id, south, token,
-    north, token)."""
-    south, north = h.player("south"), h.player("north")
-    game_id = south.create()
-    _, south_token, _ = south.join(game_id, 0)
-    _, north_token, _ = north.join(game_id, 1)
-    south.ok(Resign(id=south.next_id(), game_id=game_id, token=south_token))
-    return game_id, south, south_token, north, north_token
-
 
 # -- 1. a rematch of a game the server no longer keeps ------------------------------------------
 
@@ -182,3 +170,15 @@ async def test_a_change_the_database_refuses_for_good_holds_up_neither_its_game_
     refusals = [r.getMessage() for r in caplog.records if "refuses" in r.getMessage()]
     assert len(refusals) == 1 and f"game {game_id}" in refusals[0], refusals
     assert not [r for r in caplog.records if "trying again" in r.getMessage()]
+
+
+def test_a_rematch_over_the_offerers_share_names_the_offerer_to_the_one_who_accepts() -> None:
+    """The new game counts against the offerer's share: refused when North accepts, the
+    message once said "this connection already has …" of North, who had no game to finish."""
+    h = Harness(small_limits(per_connection=Share(games=1, waiting=1, bot_seats=4)))
+    game_id, south, south_token, north, north_token = finished(h)
+    south.create()  # a game waiting for a player: South's share is full
+    assert offer(south, game_id, south_token)[0].type == "ok"
+    got = answer(north, game_id, north_token, accept=True)
+    assert len(got) == 1 and got[0].code == ErrorCode.QUOTA_EXCEEDED, got
+    assert got[0].message.startswith("the rematch offerer's connection already has 1 games")
