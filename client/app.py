@@ -870,7 +870,7 @@ class GameApp:
 
     def _end_text(self) -> StyleAndTextTuples:
         keys = "left/right: look back at the moves   q: leave"
-        if self.seat is not None and self.state.can_rematch(self.seat):
+        if self.rematch_offered:
             keys = "left/right: moves   r: rematch   q: leave"
         return [("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n"), ("", keys)]
 
@@ -912,7 +912,7 @@ class GameApp:
             return cut_lines([self.message], self.application.output.get_size().columns)
         if not self.state.started:
             keys = "^Q: leave"  # nothing else does anything yet, whoever is connecting
-        elif self.state.over and self.seat is not None and self.state.can_rematch(self.seat):
+        elif self.rematch_offered:
             keys = "F1: help  left/right: moves  r: rematch  q: leave"
         elif self.state.over:
             keys = "F1: help  left/right: moves  q: leave"
@@ -1331,6 +1331,11 @@ class GameApp:
             return
         self.say("resigning ...")
         self._spawn(self._resign())
+
+    @property
+    def rematch_offered(self) -> bool:
+        """The keys offer `r`: this screen holds a seat and the opponent is there to answer."""
+        return self.seat is not None and self.state.can_rematch(self.seat)
 
     @property
     def answering_rematch(self) -> bool:

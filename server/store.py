@@ -590,9 +590,9 @@ trigger's RAISE, which the schema has none of (the tests make one stand for a fa
 nor a locked, full or failing disk, which a pause may cure."""
 
 
-def _conflict(exc: BaseException) -> bool:
+def _conflict(exc: sqlite3.IntegrityError) -> bool:
     """Whether a write failed on `_CONFLICTS`: trying it again cannot help."""
-    return isinstance(exc, sqlite3.IntegrityError) and exc.sqlite_errorname in _CONFLICTS
+    return exc.sqlite_errorname in _CONFLICTS
 
 
 class Writer:

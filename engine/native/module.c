@@ -1070,8 +1070,8 @@ static PyObject *Search_begin(SearchObject *self, PyObject *Py_UNUSED(ignored)) 
     Py_RETURN_NONE;
 }
 
-/* Polled by a long search, probe or build without the GIL: takes the GIL back for a moment to run the
- * signal handlers (Ctrl-C); nonzero, with the exception set, when one raised. */
+/* Polled by a long search, probe or build without the GIL: takes the GIL back for a moment to
+ * run the signal handlers (Ctrl-C); nonzero, with the exception set, when one raised. */
 static int signal_raised(void *context) {
     PyThreadState **save = context;
     PyEval_RestoreThread(*save);
