@@ -155,7 +155,7 @@ class NativeMancala(NativeRules, Mancala):
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
     ) -> Search | None:
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm)
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
 
 
 class NativeKalah(NativeMancala, Kalah):
@@ -202,7 +202,7 @@ class NativeOthello(NativeRules, Othello):
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
     ) -> Search | None:
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm)
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
 
 
 class NativeBao(NativeRules, Bao):
@@ -247,7 +247,7 @@ class NativeBao(NativeRules, Bao):
     def search_core(
         self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
     ) -> Search | None:
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm)
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
 
 
 def _outcome(score: tuple[int, int] | None) -> Outcome | None:

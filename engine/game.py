@@ -136,6 +136,11 @@ class Game(ABC, Generic[P, M]):
     depth asked): where the tree grows slowly with depth, each iteration costs nearly as much
     as the next, and the table's moves from a few plies shallower order as well."""
 
+    table_depth: ClassVar[int] = 2
+    """The least depth left at which a search below the root probes and stores the
+    transposition table. Nearer the horizon a subtree costs less to search again than the
+    table's cache miss costs (one ply above it, the children are leaves)."""
+
     has_board_key: ClassVar[bool] = False
     """Whether `board_key` is implemented: an optional capability the solver keys its table on
     and prunes with."""

@@ -90,6 +90,7 @@ class Mancala(Game[Position, Move]):
     choose_direction: ClassVar[bool] = False
     """Ethiopian: the mover picks the sowing direction and may not sow a single seed."""
     deepening_step = 3  # measured: docs/engine.md, Iterative deepening and time control
+    table_depth = 8  # measured: docs/engine.md, One interior node
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})

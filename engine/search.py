@@ -750,9 +750,10 @@ def _build(
     game's static order), put the table's move first; make and search the
     children one at a time until one refutes the window; store what it learnt. With the root
     moves restricted to `allowed`, the root's value is not the position's: it is not stored.
-    One ply above the horizon (depth 1, below the root) the table is neither probed nor
-    written: there the children are leaves, which cost less to evaluate than a probe and a
-    store (the key's hash first), and the table's move would not be tried first anyway.
+    Below the root, a node with less than `game.table_depth` plies left neither probes nor
+    writes the table: one ply above the horizon its children are leaves, which cost less to
+    evaluate than a probe and a store (the key's hash first), and in a game with cheap moves
+    (mancala) a few plies cost less to search again than the table's cache misses.
     """
     game = searcher.game
     search_moves = game.search_moves
@@ -761,6 +762,7 @@ def _build(
     outcome = game.outcome
     to_move = game.to_move
     leaf = game.leaf_evaluation(searcher.evaluation)
+    table_depth = game.table_depth
     key = None if type(game).key is Game.key else game.key
     table = searcher.table
     probe = table.probe
@@ -866,7 +868,7 @@ def _build(
                 return ended(pos, me, ply)
             evaluated += 1
             return value if me == 0 else -value
-        stored = depth > 1 or not ply  # above the horizon; see `_build`
+        stored = depth >= table_depth or not ply  # far enough from the horizon; see `_build`
         k = hash(pos if key is None else key(pos)) if stored else 0
         entry = probe(k) if stored else None
         first = None
@@ -963,7 +965,7 @@ def _build(
                 return ended(pos, 0, ply)
             evaluated += 1
             return value
-        stored = depth > 1 or not ply  # above the horizon; see `_build`
+        stored = depth >= table_depth or not ply  # far enough from the horizon; see `_build`
         k = hash(pos if key is None else key(pos)) if stored else 0
         entry = probe(k) if stored else None
         first = None

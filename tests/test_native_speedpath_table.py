@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from test_native_search import summary
 
-from ubao.engine.backend import NATIVE_BUILT
-from ubao.engine.games import make_game
+from ubao.engine.backend import NATIVE_BUILT, NativeKalah
+from ubao.engine.mancala import Kalah
 from ubao.engine.search import Searcher
 
 if not NATIVE_BUILT:
@@ -22,13 +22,34 @@ GROWN = 16_384
 doubles once half full."""
 
 
+class DeepTableKalah(Kalah):
+    """Kalah with the table down to two plies above the horizon (`Game.table_depth`), which
+    fills it faster than Kalah's own setting does."""
+
+    table_depth = 2
+
+
+class NativeDeepTableKalah(NativeKalah):
+    table_depth = 2
+
+
 @pytest.mark.parametrize("exact", [False, True])
 def test_a_table_grown_past_two_megabytes_searches_as_python(exact: bool) -> None:
-    python_game = make_game("kalah", backend="python")
+    python_game = DeepTableKalah()
     python = Searcher(python_game, "negamax", exact=exact)
-    core = Searcher(make_game("kalah", backend="native"), "negamax", exact=exact)
+    core = Searcher(NativeDeepTableKalah(), "negamax", exact=exact)
     assert core.native is not None
     start = python_game.start()
     result = core.search(start, 16)
     assert summary(result) == summary(python.search(start, 16))
     assert result.stats.table_entries > GROWN
+
+
+def test_the_table_depth_is_the_games_on_both_backends() -> None:
+    """Kalah's own table depth fills fewer entries than two plies above the horizon, the same
+    on both backends."""
+    start = Kalah().start()
+    deep = Searcher(NativeDeepTableKalah(), "negamax").search(start, 12)
+    own = Searcher(NativeKalah(), "negamax").search(start, 12)
+    assert summary(own) == summary(Searcher(Kalah(), "negamax").search(start, 12))
+    assert own.stats.table_entries < deep.stats.table_entries

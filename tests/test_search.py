@@ -248,8 +248,8 @@ def test_a_searcher_reuses_its_table_and_keeps_the_value() -> None:
     game = make_game("kalah", {})
     position = sample_positions(game, 1, seed=5)[0]
     searcher = Searcher(game)
-    first = searcher.search(position, 7)
-    again = searcher.search(position, 7)
+    first = searcher.search(position, 10)  # deeper than Kalah's `table_depth`, 8
+    again = searcher.search(position, 10)
     assert again.score == first.score
     assert again.stats.table_hits > 0
     assert again.stats.expanded < first.stats.expanded
@@ -271,10 +271,11 @@ def test_move_ordering_and_the_table_prune_more_than_alpha_beta_alone() -> None:
     position = game.start()
     deep = search(game, position, 6)
     assert deep.stats.cutoffs > 0
-    assert deep.stats.table_hits > 0
     plain = search(game, position, 6, algorithm="minimax")
     assert deep.score == plain.score
     assert deep.stats.generated * 10 < plain.stats.generated
+    # Kalah's table serves the nodes `table_depth` (8) or more plies above the horizon.
+    assert search(game, position, 12).stats.table_hits > 0
 
 
 # -- statistics ------------------------------------------------------------------------------

@@ -941,13 +941,14 @@ static int search_evaluation(PyObject *rules, const char *name) {
 }
 
 static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"rules", "hash_mb", "exact", "evaluation", "algorithm", NULL};
+    static char *names[] = {"rules",     "hash_mb",     "exact", "evaluation",
+                            "algorithm", "table_depth", NULL};
     PyObject *rules;
     double hash_mb;
-    int exact;
+    int exact, table_depth;
     const char *evaluation_name, *algorithm_name;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpss:Search", names, &rules, &hash_mb,
-                                     &exact, &evaluation_name, &algorithm_name))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpssi:Search", names, &rules, &hash_mb,
+                                     &exact, &evaluation_name, &algorithm_name, &table_depth))
         return NULL;
     if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType) &&
         !PyObject_TypeCheck(rules, &BaoType)) {
@@ -959,6 +960,10 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (evaluation < 0) return NULL;
     int algorithm = search_algorithm(algorithm_name);
     if (algorithm < 0) return NULL;
+    if (table_depth < 2) { /* one ply above the horizon the children are leaves */
+        PyErr_SetString(PyExc_ValueError, "the table's least depth must be at least 2");
+        return NULL;
+    }
     if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
         PyErr_Format(PyExc_ValueError, "the table's memory must be 0 to %d MB", MAX_HASH_MB);
         return NULL;
@@ -980,6 +985,7 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     self->search.table = &self->table;
     self->search.exact = exact;
+    self->search.table_depth = table_depth;
     self->search.evaluation = evaluation;
     self->search.algorithm = algorithm;
     self->threads = 1;

@@ -72,6 +72,7 @@ static void *helper_main(void *arg) {
 static void helper_ready(SearchState *s, const SearchState *main, int index) {
     s->table = main->table;
     s->exact = main->exact;
+    s->table_depth = main->table_depth;
     s->evaluation = main->evaluation;
     s->algorithm = main->algorithm;
     s->deadline = main->deadline;

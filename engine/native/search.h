@@ -49,6 +49,7 @@ enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
 typedef struct {
     Table *table; /* shared by every thread of a search */
     int exact;
+    int table_depth; /* the least depth left at which a node below the root uses the table */
     int evaluation; /* one of the game's enum above */
     int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */

@@ -154,8 +154,7 @@ static inline void S_NAME(reverse)(int *moves, int n) {
 /* The value for the side to move, `me`; children of the same side are not negated. After an
  * abort (s->aborted) the value means nothing. `key` is S_HASH of `p` when the node uses the
  * table (hashed once, by the parent), `over` what S_CHILD returned of it (-1: nothing). As in
- * engine/search.py, a node one ply above the horizon (depth 1, not the root) does not: its
- * children are leaves. */
+ * engine/search.py, a node below the root with less than `table_depth` plies left does not. */
 static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
                               int over, int depth, double alpha, double beta, int ply) {
     int me = p->S_TO_MOVE;
@@ -169,7 +168,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     /* The moves are ordered while the node's bucket comes from memory: the probe's cache miss
      * overlaps with the order's work, which the probe does not need (and which a table cut
      * then wastes, on a few nodes in a hundred). */
-    int stored = depth > 1 || !ply;
+    int td = s->table_depth, stored = depth >= td || !ply;
     if (stored) tt_prefetch(s->table, key);
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_NODE_ORDER(r, p, moves, depth, ply, over);
@@ -178,7 +177,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     S_POS child;
     int ahead = -1, over1 = 0; /* the handle of the child made ahead (-1: none) */
     int64_t key1 = 0;
-    if (depth > 2 && n) { /* a child that uses the table */
+    if (depth > td && n) { /* a child that uses the table */
         ahead = moves[0];
         over1 = S_CHILD_PLY(r, p, ahead, &child, ply);
         key1 = S_HASH(r, &child);
@@ -208,7 +207,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
         for (int i = 0; i < n; i++) {
             if (i || moves[0] != ahead) {
                 over1 = S_CHILD_PLY(r, p, moves[i], &child, ply);
-                key1 = d1 > 1 ? S_HASH(r, &child) : 0;
+                key1 = d1 >= td ? S_HASH(r, &child) : 0;
             }
             s->generated++;
             int same = child.S_TO_MOVE == me;
@@ -267,7 +266,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
         s->evaluated++;
         return value;
     }
-    int stored = depth > 1 || !ply; /* as in negamax */
+    int stored = depth >= s->table_depth || !ply; /* as in negamax */
     int64_t key = stored ? S_HASH(r, p) : 0;
     int first = TT_NO_MOVE;
     double settled;
