@@ -67,15 +67,17 @@ def assert_searches_alike(
     deepest: int = 6,
     evaluation: str | None = None,
     algorithm: str = "negamax",
+    least: int = 1,
 ) -> None:
     """Kept searchers of both backends, each mode, search every position alike, each to a
-    depth of 1 to `deepest`, with `algorithm` and `evaluation` (the game's default when None)."""
+    depth of `least` to `deepest`, with `algorithm` and `evaluation` (the game's default when
+    None)."""
     for exact in (True, False):
         python = Searcher(reference, algorithm, evaluation, exact=exact)
         core = Searcher(native, algorithm, evaluation, exact=exact)
         assert python.native is None and core.native is not None
         for position in positions:
-            depth = rng.randint(1, deepest)
+            depth = rng.randint(least, deepest)
             expected = summary(python.search(position, depth))
             assert summary(core.search(position, depth)) == expected, (position, depth, exact)
 
@@ -108,6 +110,19 @@ def test_every_option_set_searches_as_python(name: str, options: dict[str, Any])
 EVALUATED_MANCALA = [MANCALA_OPTION_SETS[i] for i in (0, 11, 21, 38)]
 """Option sets every algorithm and evaluation are compared on: each variant, both end checks,
 sizes from 2 to 12 pits."""
+
+
+@pytest.mark.parametrize(("name", "options"), EVALUATED_MANCALA)
+def test_mancala_searches_deep_enough_for_the_table_search_as_python(
+    name: str, options: dict[str, Any]
+) -> None:
+    """Below the root, the mancala family's table serves only nodes 8 plies or more above the
+    horizon (`table_depth`): these searches go deeper, so that both backends probe, store and
+    order by the table's moves alike."""
+    reference, native = pair(name, options)
+    assert reference.table_depth == native.table_depth == 8
+    rng = random.Random(f"table{name}{sorted(options.items())}")
+    assert_searches_alike(reference, native, along_a_game(reference, rng, 3), rng, 10, least=9)
 
 
 @pytest.mark.parametrize(
