@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ubao.engine.bao import FLAGS as BAO_FLAGS
 from ubao.engine.bao import Bao
@@ -101,23 +101,27 @@ def backend_of(game: Game[Any, Any]) -> Backend:
 
 
 class NativeRules(ABC):
-    """A game whose rules run in the native core, which also counts perft (engine/perft.py)."""
+    """A game whose rules run in the native core, which also counts perft (engine/perft.py)
+    and searches them."""
+
+    _core: MancalaCore | OthelloCore | BaoCore
+    table_depth: ClassVar[int]
+    """The game's (`Game.table_depth`)."""
 
     @abstractmethod
     def perft(self, position: Any, depth: int) -> int:
         """Move sequences of `depth` plies, counted in C without the GIL."""
 
-    def search_core(
-        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
-    ) -> Search | None:
+    def search_core(self, algorithm: str, evaluation: str, hash_mb: float, exact: bool) -> Search:
         """The native `algorithm` (any of engine/search.py's) with its own table, for
-        `evaluation` (any of the game's) in strength or `exact` mode; None where the core has
-        no search for this game (the Python search runs)."""
-        return None
+        `evaluation` (any of the game's) in strength or `exact` mode."""
+        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
 
 
 class NativeMancala(NativeRules, Mancala):
     """The two-row family's rules in C; the variant's defaults come from the Python class."""
+
+    _core: MancalaCore
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -152,11 +156,6 @@ class NativeMancala(NativeRules, Mancala):
     def perft(self, position: MancalaPosition, depth: int) -> int:
         return self._core.perft(position, depth)
 
-    def search_core(
-        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
-    ) -> Search | None:
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
-
 
 class NativeKalah(NativeMancala, Kalah):
     """Kalah (m,n) on the native core."""
@@ -172,6 +171,8 @@ class NativeEthiopian(NativeMancala, Ethiopian):
 
 class NativeOthello(NativeRules, Othello):
     """Othello on the native core: one 64-bit word per colour up to 8x8, four above."""
+
+    _core: OthelloCore
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -199,16 +200,13 @@ class NativeOthello(NativeRules, Othello):
     def perft(self, position: OthelloPosition, depth: int) -> int:
         return self._core.perft(position, depth)
 
-    def search_core(
-        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
-    ) -> Search | None:
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
-
 
 class NativeBao(NativeRules, Bao):
     """Bao la Kiswahili on the native core, every profile and flag; notation, sowing paths and
     evaluations stay the Python class's. No children cache: the core simulates faster than a
     Python dict look-up costs to keep."""
+
+    _core: BaoCore
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -243,11 +241,6 @@ class NativeBao(NativeRules, Bao):
 
     def perft(self, position: BaoPosition, depth: int) -> int:
         return self._core.perft(position, depth)
-
-    def search_core(
-        self, algorithm: str, evaluation: str, hash_mb: float, exact: bool
-    ) -> Search | None:
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
 
 
 def _outcome(score: tuple[int, int] | None) -> Outcome | None:
