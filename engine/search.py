@@ -876,7 +876,9 @@ def _build(
             first = entry[3]
             if ply:  # the root always searches, to know its move
                 score = settled(entry, depth, alpha, beta, ply)
-                if score is not None:
+                # so does a node of the line (an open window): the table would end the line
+                # where its entries end, `table_depth` plies above the horizon
+                if score is not None and beta <= nextafter(alpha, inf):
                     hits += 1
                     if ply <= trace_ply:
                         out.hit(ply, entry[1], score, alpha, beta)

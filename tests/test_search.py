@@ -257,6 +257,19 @@ def test_a_searcher_reuses_its_table_and_keeps_the_value() -> None:
     assert not searcher.table
 
 
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_search_again_keeps_its_whole_line(exact: bool) -> None:
+    """The second search finds the first one's exact entries on its line, below the root; it
+    searches those nodes anyway, or the line would end where the table's moves end, 8 plies
+    above the horizon (Kalah's `table_depth`): 5 moves of 12, before."""
+    game = make_game("kalah", {})
+    searcher = Searcher(game, exact=exact)
+    first = searcher.search(game.start(), 12)
+    again = searcher.search(game.start(), 12)
+    assert len(first.pv) == len(again.pv) == 12
+    assert again.pv == first.pv and again.score == first.score
+
+
 def test_a_table_of_size_zero_gives_the_same_values() -> None:
     game = make_game("kalah", {"pits": 4, "seeds": 4})
     for position in sample_positions(game, 10, seed=6):

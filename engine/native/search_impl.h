@@ -83,9 +83,10 @@ static double S_NAME(horizon)(SearchState *s, const S_RULES *r, const S_POS *p,
 
 /* Whether the table settles the window [alpha, beta] at `depth` (`settled`), the score then in
  * *score; *first gets the table's move either way (TT_NO_MOVE: none). The root always
- * searches, to know its move. */
+ * searches, to know its move; so does a node of negamax's line (`line`: an open window), which
+ * the table would end where its entries end (`table_depth` plies above the horizon). */
 static inline int S_NAME(settled)(SearchState *s, int64_t key, int depth, double alpha,
-                                  double beta, int ply, int *first, double *score) {
+                                  double beta, int ply, int line, int *first, double *score) {
     TableEntry entry;
     *first = TT_NO_MOVE;
     if (!tt_probe(s->table, key, &entry)) return 0;
@@ -97,6 +98,7 @@ static inline int S_NAME(settled)(SearchState *s, int64_t key, int depth, double
     else if (value < -SEARCH_MATE_BOUND)
         value += ply;
     if (entry.flag == TT_EXACT || (entry.flag == TT_LOWER ? value >= beta : value <= alpha)) {
+        if (line && beta > search_next_up(alpha)) return 0;
         s->hits++;
         *score = value;
         return 1;
@@ -185,7 +187,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     }
     int first = TT_NO_MOVE;
     double settled;
-    if (stored && S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled))
+    if (stored && S_NAME(settled)(s, key, depth, alpha, beta, ply, 1, &first, &settled))
         return settled;
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
@@ -270,7 +272,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
     int64_t key = stored ? S_HASH(r, p) : 0;
     int first = TT_NO_MOVE;
     double settled;
-    if (stored && S_NAME(settled)(s, key, depth, alpha, beta, ply, &first, &settled))
+    if (stored && S_NAME(settled)(s, key, depth, alpha, beta, ply, 0, &first, &settled))
         return settled;
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
