@@ -91,6 +91,7 @@ class Search:
         root_move: int | BaoMove | None,
         seconds: float,
         nodes: int = 0,
+        root_moves: Sequence[int | BaoMove] | None = None,
         /,
     ) -> float | None: ...
     def counts(self) -> tuple[int, int, int, int, int]: ...

@@ -452,7 +452,7 @@ class Searcher(Generic[P, M]):
                 position, depth, start, soft_deadline, on_iteration, tracer, nodes, mate, allowed
             )
 
-        if not measure_memory or self._native_runs(tracer, allowed):
+        if not measure_memory or self._native_runs(tracer):
             return deepen()  # tracemalloc sees no C memory: a native search's peak is not known
         started_tracing = not tracemalloc.is_tracing()
         if started_tracing:
@@ -467,10 +467,10 @@ class Searcher(Generic[P, M]):
                 tracemalloc.stop()
         return replace(result, stats=replace(result.stats, peak_memory=peak))
 
-    def _native_runs(self, tracer: Tracer | None, allowed: frozenset[M] | None) -> bool:
-        """Whether the native core runs the search: it has the game, and nothing asks for the
-        Python search (a trace, or root moves restricted, which the core does not take)."""
-        return self.native is not None and tracer is None and allowed is None
+    def _native_runs(self, tracer: Tracer | None) -> bool:
+        """Whether the native core runs the search: it has the game, and no trace asks for the
+        Python search."""
+        return self.native is not None and tracer is None
 
     def _deepen(
         self,
@@ -491,13 +491,12 @@ class Searcher(Generic[P, M]):
         when an iteration met no horizon (every line ended the game: the value is exact), or
         proved a win within `mate` plies, or, under a time limit, after one iteration when the
         root has a single move (a search without one, `go infinite` or pondering, goes on until
-        its node limit or `stop`). Root moves restricted to `allowed` run the Python search: the
-        native core searches every root move.
+        its node limit or `stop`).
         """
         game = self.game
         tree: _Tree | _NativeTree = (
-            _NativeTree(self.native, self.control, self.threads, nodes)
-            if self.native is not None and self._native_runs(tracer, allowed)
+            _NativeTree(self.native, self.control, self.threads, nodes, allowed)
+            if self.native is not None and self._native_runs(tracer)
             else _Tree(self, tracer, nodes, allowed)
         )
         moves = game.search_moves(position)
@@ -675,10 +674,16 @@ class _Tree:
 class _NativeTree:
     """What `_deepen` asks of `_Tree`, from the native core's search: each iteration runs in C
     without the GIL, on `threads` threads; `stop` reaches it through the control's `on_stop`,
-    the node limit (every thread's nodes since `begin`, 0: none) through each iteration."""
+    the node limit (every thread's nodes since `begin`, 0: none) and the root moves (None:
+    every move) through each iteration."""
 
     def __init__(
-        self, core: Search, control: SearchControl, threads: int, nodes: int | None = None
+        self,
+        core: Search,
+        control: SearchControl,
+        threads: int,
+        nodes: int | None = None,
+        allowed: frozenset[Any] | None = None,
     ) -> None:
         self.root_move: Any = None
         self.root_best: Any = None
@@ -688,6 +693,7 @@ class _NativeTree:
         self._core = core
         self._control = control
         self._nodes = nodes or 0
+        self._root_moves = None if allowed is None else tuple(allowed)
         core.begin()
         control.on_stop = core.stop
 
@@ -696,7 +702,9 @@ class _NativeTree:
         core = self._core
         before = core.counts()
         seconds = self._control.deadline - time.perf_counter()
-        score = core.iterate(position, depth, self.root_move, seconds, self._nodes)
+        score = core.iterate(
+            position, depth, self.root_move, seconds, self._nodes, self._root_moves
+        )
         self.root_best, self.root_score = core.root()
         if score is None:
             raise SearchAborted

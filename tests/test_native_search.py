@@ -223,6 +223,50 @@ def test_a_game_of_kept_alphabeta_and_minimax_searchers(
     assert entries == 0 if algorithm == "minimax" else entries > 0
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(
+    ("name", "depth"), [("kalah", 10), ("egyptian", 9), ("othello", 5), ("bao", 5)]
+)
+def test_root_moves_search_alike_with_kept_tables(algorithm: str, name: str, depth: int) -> None:
+    """Root moves restricted (`go ... searchmoves`) between whole searches of kept searchers:
+    the native core restricts its own root and shares its table with the whole searches, as
+    the Python search does (it ran the Python search on a table of its own before); the
+    restricted root's value is not the position's, so neither stores it. Every algorithm, both
+    modes."""
+    reference, native = pair(name, {})
+    rng = random.Random(11)
+    for exact in (True, False):
+        python = Searcher(reference, algorithm, exact=exact)
+        core = Searcher(native, algorithm, exact=exact)
+        position = reference.start()
+        for ply in range(8):
+            moves = reference.legal_moves(position)
+            if not moves:
+                break
+            some = rng.sample(moves, max(1, len(moves) // 2))
+            deep = depth - (algorithm == "minimax") * depth // 3
+            for root_moves in (None, some, None):
+                expected = python.search(position, deep, root_moves=root_moves)
+                got = core.search(position, deep, root_moves=root_moves)
+                assert summary(got) == summary(expected), (ply, root_moves, exact)
+                assert root_moves is None or expected.move in root_moves
+            position = reference.play(position, rng.choice(moves))
+
+
+def test_root_moves_hold_on_threads() -> None:
+    """Every thread of a parallel search restricts its root: the move, and every line's first
+    move, among the root moves asked."""
+    game = make_game("kalah", {}, backend="native")
+    position = game.start()
+    for root_moves in ([1], [2, 6], [4, 5, 6]):
+        lines: list[SearchResult[Any]] = []
+        result = Searcher(game, threads=2).search(
+            position, 14, root_moves=root_moves, on_iteration=lines.append
+        )
+        assert result.stats.threads == 2
+        assert {line.pv[0] for line in lines} <= set(root_moves)
+
+
 def test_no_table_and_finished_games_match() -> None:
     reference, native = pair("ethiopian", {})
     for exact in (True, False):

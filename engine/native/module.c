@@ -897,6 +897,7 @@ typedef struct {
     Table table;     /* shared by the threads */
     int threads;     /* the main thread and threads - 1 helpers */
     SearchHelper *helpers[SEARCH_MAX_THREADS - 1];
+    int root_moves[SEARCH_MAX_ROOT_MOVES]; /* the search's root moves, when restricted */
 } SearchObject;
 
 /* A position of the searched game, read while the GIL is held. */
@@ -1086,12 +1087,52 @@ static int signal_raised(void *context) {
     return raised;
 }
 
+/* The move value of the Python move `move` in *value (a Bao move that is none: TT_NO_MOVE);
+ * 0, or -1 with an exception set. */
+static int search_code(SearchObject *self, PyObject *move, int *value) {
+    if (PyObject_TypeCheck(self->rules, &BaoType)) {
+        int code = bao_code(move);
+        *value = code < 0 ? TT_NO_MOVE : code;
+        return 0;
+    }
+    long number = PyLong_AsLong(move);
+    if (number == -1 && PyErr_Occurred()) return -1;
+    *value = (int)number;
+    return 0;
+}
+
+/* The root moves (a sequence of legal moves, or None: every move) into the search. */
+static int search_root_moves(SearchObject *self, PyObject *moves) {
+    SearchState *s = &self->search;
+    s->nroot = 0;
+    if (moves == Py_None) return 0;
+    PyObject *seq = PySequence_Fast(moves, "the root moves must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 1 || n > SEARCH_MAX_ROOT_MOVES) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "the root moves must be 1 to %d moves",
+                     SEARCH_MAX_ROOT_MOVES);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (search_code(self, PySequence_Fast_GET_ITEM(seq, i), &self->root_moves[i]) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    Py_DECREF(seq);
+    s->root_moves = self->root_moves;
+    s->nroot = (int)n;
+    return 0;
+}
+
 static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ssize_t nargs) {
     SearchState *s = &self->search;
     SearchPos p;
     double score = 0.0, seconds;
-    if (nargs != 4 && nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "iterate(position, depth, root_move, seconds[, nodes])");
+    if (nargs < 4 || nargs > 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "iterate(position, depth, root_move, seconds[, nodes[, root_moves]])");
         return NULL;
     }
     if (!search_idle(self) || !search_read(self, args[0], &p)) return NULL;
@@ -1102,21 +1143,15 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     int root_move = TT_NO_MOVE;
-    if (args[2] != Py_None && PyObject_TypeCheck(self->rules, &BaoType)) {
-        int code = bao_code(args[2]);
-        root_move = code < 0 ? TT_NO_MOVE : code;
-    } else if (args[2] != Py_None) {
-        long move = PyLong_AsLong(args[2]);
-        if (move == -1 && PyErr_Occurred()) return NULL;
-        root_move = (int)move;
-    }
+    if (args[2] != Py_None && search_code(self, args[2], &root_move) < 0) return NULL;
     seconds = PyFloat_AsDouble(args[3]);
     if (seconds == -1.0 && PyErr_Occurred()) return NULL;
     unsigned long long nodes = 0; /* the search's node limit, every thread's nodes; 0: none */
-    if (nargs == 5) {
+    if (nargs >= 5) {
         nodes = PyLong_AsUnsignedLongLong(args[4]);
         if (nodes == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
     }
+    if (search_root_moves(self, nargs == 6 ? args[5] : Py_None) < 0) return NULL;
     /* Each thread may generate its share of the nodes left (a thread counts its own). */
     unsigned long long done = s->generated, share = 0;
     for (int i = 1; i < self->threads; i++) done += self->helpers[i - 1]->state.generated;

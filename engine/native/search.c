@@ -77,6 +77,8 @@ static void helper_ready(SearchState *s, const SearchState *main, int index) {
     s->algorithm = main->algorithm;
     s->deadline = main->deadline;
     s->root_move = main->root_move;
+    s->root_moves = main->root_moves;
+    s->nroot = main->nroot;
     s->scores[0] = main->scores[0];
     s->scores[1] = main->scores[1];
     s->nscores = main->nscores;

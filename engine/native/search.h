@@ -25,6 +25,7 @@
 #define SEARCH_MATE_BOUND (SEARCH_MATE - 1e6)
 
 #define SEARCH_MAX_THREADS 64
+#define SEARCH_MAX_ROOT_MOVES 256 /* the most root moves a search may be restricted to */
 #define SEARCH_POLL_S 0.05 /* between two polls of SearchState.interrupted */
 
 /* SearchState.stop: 0 while the search may go on; SEARCH_STOPPED when the search must end
@@ -58,6 +59,9 @@ typedef struct {
     double scores[2]; /* the root's last two scores, for the aspiration window */
     int nscores;
     int root_move, root_best; /* the move to search first; the best so far (TT_NO_MOVE: none) */
+    const int *root_moves; /* the only root moves searched, move values (`root_moves` of
+                            * Searcher.search; the root's value is then not stored) */
+    int nroot;             /* how many; 0: every move */
     double root_score;
     double deadline; /* on the clock of search_clock */
     uint64_t max_nodes; /* the search ends once `generated` reaches it (0: no node limit) */

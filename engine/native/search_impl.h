@@ -144,6 +144,22 @@ static inline void S_NAME(order)(const S_RULES *r, const S_POS *p, int *moves, i
     }
 }
 
+/* The root's moves, `n` of `moves`, kept in their order when the search is restricted to some
+ * (s->root_moves); returns how many are left. */
+static inline int S_NAME(restrict)(const SearchState *s, const S_RULES *r, const S_POS *p,
+                                   int *moves, int n) {
+    (void)r, (void)p; /* S_VALUE may not need them */
+    if (!s->nroot) return n;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < s->nroot; j++)
+            if (S_VALUE(r, p, moves[i]) == s->root_moves[j]) {
+                moves[kept++] = moves[i];
+                break;
+            }
+    return kept;
+}
+
 /* `moves` in reverse order. */
 static inline void S_NAME(reverse)(int *moves, int n) {
     for (int i = 0, j = n - 1; i < j; i++, j--) {
@@ -174,6 +190,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     if (stored) tt_prefetch(s->table, key);
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_NODE_ORDER(r, p, moves, depth, ply, over);
+    if (!ply) n = S_NAME(restrict)(s, r, p, moves, n);
     /* So is the child of the game's first move, whose bucket is asked for too: the table's
      * move is most often that one, whose search then finds its bucket on its way. */
     S_POS child;
@@ -252,7 +269,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     } else {
         flag = best >= beta ? TT_LOWER : TT_EXACT;
     }
-    if (stored) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    if (stored && (ply || !s->nroot)) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
     return best;
 }
 
@@ -278,6 +295,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
     if (S_NAME(out_of_time)(s)) return 0.0;
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_NODE_ORDER(r, p, moves, depth, ply, -1);
+    if (!ply) n = S_NAME(restrict)(s, r, p, moves, n);
     if (!n) return S_ENDED(r, p, 0, ply);
     s->expanded++;
     int ranked = ply == 0 && s->exact;
@@ -352,7 +370,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
     int flag = best <= alpha0 ? TT_UPPER : best >= beta0 ? TT_LOWER : TT_EXACT;
     if (flag != TT_EXACT && (flag == TT_UPPER) == (me == 0))
         best_move = first; /* a node failing on its own side learnt no best move */
-    if (stored) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    if (stored && (ply || !s->nroot)) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
     return best;
 }
 
@@ -372,6 +390,7 @@ static double S_NAME(minimax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     if (S_NAME(out_of_time)(s)) return 0.0;
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_NODE_ORDER(r, p, moves, depth, ply, -1);
+    if (!ply) n = S_NAME(restrict)(s, r, p, moves, n);
     if (!n) return S_ENDED(r, p, 0, ply);
     s->expanded++;
     if (ply == 0) {
