@@ -43,6 +43,9 @@ MATE_BOUND = MATE - 1_000_000
 """Scores beyond this are finished games, not evaluations (evaluations must stay below it)."""
 MAX_DEPTH = 200
 """The deepest iteration a search without a depth limit starts."""
+FINAL_DEPTH = MAX_DEPTH + 1
+"""The depth the strength mode stores with a result whose search met no horizon (every line
+ended the game, or in such an entry): true at every depth, it settles a node at any."""
 MAX_NODES = 2**63 - 1
 """The largest node limit: more than any search makes, and what the native core reads."""
 MAX_THREADS = 64
@@ -488,10 +491,10 @@ class Searcher(Generic[P, M]):
         the last at the depth asked and each `game.deepening_step` plies below the next.
 
         A forced result does not end it: a deeper iteration may find a larger margin. It ends
-        when an iteration met no horizon (every line ended the game: the value is exact), or
-        proved a win within `mate` plies, or, under a time limit, after one iteration when the
-        root has a single move (a search without one, `go infinite` or pondering, goes on until
-        its node limit or `stop`).
+        when an iteration met no horizon (every line ended the game, or in a proven entry:
+        the value is exact), or proved a win within `mate` plies, or, under a time limit, after
+        one iteration when the root has a single move (a search without one, `go infinite` or
+        pondering, goes on until its node limit or `stop`).
         """
         game = self.game
         tree: _Tree | _NativeTree = (
@@ -604,7 +607,8 @@ class _Tree:
         """The best root move so far in the iteration under way."""
         self.root_score: float = 0.0
         self.exhausted = False
-        """The last iteration met no horizon: every line it searched ended the game."""
+        """The last iteration met no horizon: every line it searched ended the game, or in a
+        proven entry (FINAL_DEPTH)."""
         self.table = searcher.table
         self.game = searcher.game
         self.algorithm = searcher.algorithm
@@ -628,7 +632,7 @@ class _Tree:
             )
         score = self._root(position, depth)
         after = self._counts()
-        self.exhausted = after[2] == before[2] and after[4] == before[4]
+        self.exhausted = after[2] == before[2] and after[5] == before[5]
         return score
 
     @property
@@ -709,7 +713,7 @@ class _NativeTree:
         if score is None:
             raise SearchAborted
         after = core.counts()
-        self.exhausted = after[2] == before[2] and after[4] == before[4]
+        self.exhausted = after[2] == before[2] and after[5] == before[5]
         return score
 
     @property
@@ -748,7 +752,7 @@ def _build(
     nodes: int | None,
     allowed: frozenset[Any] | None,
 ) -> tuple[
-    Callable[[], tuple[int, int, int, int, int]],
+    Callable[[], tuple[int, int, int, int, int, int]],
     Callable[[Any, int], float],
     Callable[[], tuple[Any, ...]],
 ]:
@@ -781,6 +785,7 @@ def _build(
     max_nodes = sys.maxsize if nodes is None else nodes
     pv_lines: list[tuple[Any, ...]] = [()] * (MAX_DEPTH + 2)
     generated = expanded = evaluated = cutoffs = hits = 0
+    open_hits = 0  # hits of entries whose search met the horizon: not FINAL_DEPTH
     trace_ply = tracer.max_ply if tracer is not None else -1
 
     def ended(pos: Any, player: int, ply: int) -> float:
@@ -789,8 +794,8 @@ def _build(
         assert result is not None, f"{game.name}: the game is over but has no outcome"
         return final_score(result, player, ply)
 
-    def counts() -> tuple[int, int, int, int, int]:
-        return generated, expanded, evaluated, cutoffs, hits
+    def counts() -> tuple[int, int, int, int, int, int]:
+        return generated, expanded, evaluated, cutoffs, hits, open_hits
 
     def pv_line() -> tuple[Any, ...]:
         return pv_lines[0]
@@ -868,7 +873,7 @@ def _build(
 
     def negamax(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The value for `me`, the side to move; children of the same side are not negated."""
-        nonlocal generated, expanded, evaluated, cutoffs, hits
+        nonlocal generated, expanded, evaluated, cutoffs, hits, open_hits
         pv_lines[ply] = ()
         if depth == 0:
             value = leaf(pos)
@@ -878,6 +883,7 @@ def _build(
             return value if me == 0 else -value
         stored = depth >= table_depth or not ply  # far enough from the horizon; see `_build`
         k = hash(pos if key is None else key(pos)) if stored else 0
+        met = evaluated + open_hits  # unchanged at the end: this search met no horizon
         entry = probe(k) if stored else None
         first = None
         if entry is not None:
@@ -888,6 +894,7 @@ def _build(
                 # where its entries end, `table_depth` plies above the horizon
                 if score is not None and beta <= nextafter(alpha, inf):
                     hits += 1
+                    open_hits += entry[0] != FINAL_DEPTH
                     if ply <= trace_ply:
                         out.hit(ply, entry[1], score, alpha, beta)
                     return score
@@ -958,7 +965,8 @@ def _build(
         else:
             flag = LOWER if best >= beta else EXACT
         if stored and (ply or allowed is None):
-            save(k, depth, flag, best, best_move, ply)
+            final = not exact and evaluated + open_hits == met
+            save(k, FINAL_DEPTH if final else depth, flag, best, best_move, ply)
         return best
 
     def alphabeta(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -967,7 +975,7 @@ def _build(
         The expansion repeats negamax's on purpose: each algorithm is written out whole, to be
         read as the textbook form, and a shared helper would cost a call per node on the hot
         path."""
-        nonlocal generated, expanded, evaluated, cutoffs, hits
+        nonlocal generated, expanded, evaluated, cutoffs, hits, open_hits
         pv_lines[ply] = ()
         if depth == 0:
             value = leaf(pos)
@@ -977,6 +985,7 @@ def _build(
             return value
         stored = depth >= table_depth or not ply  # far enough from the horizon; see `_build`
         k = hash(pos if key is None else key(pos)) if stored else 0
+        met = evaluated + open_hits  # unchanged at the end: this search met no horizon
         entry = probe(k) if stored else None
         first = None
         if entry is not None:
@@ -985,6 +994,7 @@ def _build(
                 score = settled(entry, depth, alpha, beta, ply)
                 if score is not None:
                     hits += 1
+                    open_hits += entry[0] != FINAL_DEPTH
                     if ply <= trace_ply:
                         out.hit(ply, entry[1], score, alpha, beta)
                     return score
@@ -1078,7 +1088,8 @@ def _build(
         if flag != EXACT and (flag == UPPER) == (me == 0):
             best_move = first  # a node failing on its own side learnt no best move
         if stored and (ply or allowed is None):
-            save(k, depth, flag, best, best_move, ply)
+            final = not exact and evaluated + open_hits == met
+            save(k, FINAL_DEPTH if final else depth, flag, best, best_move, ply)
         return best
 
     def minimax(pos: Any, me: int, depth: int, ply: int) -> float:

@@ -1187,15 +1187,16 @@ static PyObject *Search_iterate(SearchObject *self, PyObject *const *args, Py_ss
 
 static PyObject *Search_counts(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     const SearchState *s = &self->search;
-    uint64_t n[5] = {s->generated, s->expanded, s->evaluated, s->cutoffs, s->hits};
+    uint64_t n[6] = {s->generated, s->expanded, s->evaluated,
+                     s->cutoffs,   s->hits,     s->open_hits};
     for (int i = 1; i < self->threads; i++) {
         s = &self->helpers[i - 1]->state;
         n[0] += s->generated, n[1] += s->expanded, n[2] += s->evaluated;
-        n[3] += s->cutoffs, n[4] += s->hits;
+        n[3] += s->cutoffs, n[4] += s->hits, n[5] += s->open_hits;
     }
-    return Py_BuildValue("(KKKKK)", (unsigned long long)n[0], (unsigned long long)n[1],
+    return Py_BuildValue("(KKKKKK)", (unsigned long long)n[0], (unsigned long long)n[1],
                          (unsigned long long)n[2], (unsigned long long)n[3],
-                         (unsigned long long)n[4]);
+                         (unsigned long long)n[4], (unsigned long long)n[5]);
 }
 
 static PyObject *Search_root(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
@@ -1286,7 +1287,8 @@ static PyMethodDef Search_methods[] = {
      "One iteration without the GIL: the score, or None when stopped, out of time or past "
      "`nodes` (the search's, every thread's, since `begin`)."},
     {"counts", (PyCFunction)Search_counts, METH_NOARGS,
-     "(generated, expanded, evaluated, cutoffs, table hits) of this search, every thread's."},
+     "(generated, expanded, evaluated, cutoffs, table hits, hits of entries that met the "
+     "horizon) of this search, every thread's."},
     {"root", (PyCFunction)Search_root, METH_NOARGS,
      "(best root move so far or None, its score) of the iteration under way."},
     {"pv", (PyCFunction)(void (*)(void))Search_pv, METH_FASTCALL,

@@ -30,7 +30,7 @@ double search_clock(void) {
 }
 
 void search_begin(SearchState *s) {
-    s->generated = s->expanded = s->evaluated = s->cutoffs = s->hits = 0;
+    s->generated = s->expanded = s->evaluated = s->cutoffs = s->hits = s->open_hits = 0;
     s->nscores = 0;
     RELAXED_STORE(s->stop, 0);
 }

@@ -20,6 +20,7 @@
 #include "table.h"
 
 #define SEARCH_MAX_DEPTH 200 /* engine/search.py MAX_DEPTH */
+#define SEARCH_FINAL_DEPTH (SEARCH_MAX_DEPTH + 1) /* engine/search.py FINAL_DEPTH */
 #define SEARCH_MATE 1e9
 #define SEARCH_PLY_SPAN 1000.0
 #define SEARCH_MATE_BOUND (SEARCH_MATE - 1e6)
@@ -54,6 +55,7 @@ typedef struct {
     int evaluation; /* one of the game's enum above */
     int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
+    uint64_t open_hits; /* hits of entries whose search met the horizon (not FINAL_DEPTH) */
     int64_t filled; /* the table's empty slots this thread filled (counted while it is shared) */
     int reverse; /* a helper's: its moves in reverse order near the root (search_parallel) */
     double scores[2]; /* the root's last two scores, for the aspiration window */

@@ -100,15 +100,19 @@ static inline int S_NAME(settled)(SearchState *s, int64_t key, int depth, double
     if (entry.flag == TT_EXACT || (entry.flag == TT_LOWER ? value >= beta : value <= alpha)) {
         if (line && beta > search_next_up(alpha)) return 0;
         s->hits++;
+        s->open_hits += entry.depth != SEARCH_FINAL_DEPTH;
         *score = value;
         return 1;
     }
     return 0;
 }
 
-/* Store a node's result (`save`), a finished game's score relative to the node. */
+/* Store a node's result (`save`), a finished game's score relative to the node; in the
+ * strength mode at FINAL_DEPTH when its search met no horizon (`met`: s->evaluated +
+ * s->open_hits when the node began, unchanged). */
 static inline void S_NAME(save)(SearchState *s, int64_t key, int depth, int flag, double best,
-                                int move, int ply) {
+                                int move, int ply, uint64_t met) {
+    if (!s->exact && s->evaluated + s->open_hits == met) depth = SEARCH_FINAL_DEPTH;
     double stored = best > SEARCH_MATE_BOUND    ? best + ply
                     : best < -SEARCH_MATE_BOUND ? best - ply
                                                 : best;
@@ -187,6 +191,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
      * overlaps with the order's work, which the probe does not need (and which a table cut
      * then wastes, on a few nodes in a hundred). */
     int td = s->table_depth, stored = depth >= td || !ply;
+    uint64_t met = s->evaluated + s->open_hits; /* unchanged at the end: no horizon met */
     if (stored) tt_prefetch(s->table, key);
     int moves[S_MAX_MOVES], rank[S_HANDLES];
     int n = S_NODE_ORDER(r, p, moves, depth, ply, over);
@@ -269,7 +274,8 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     } else {
         flag = best >= beta ? TT_LOWER : TT_EXACT;
     }
-    if (stored && (ply || !s->nroot)) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    if (stored && (ply || !s->nroot))
+        S_NAME(save)(s, key, depth, flag, best, best_move, ply, met);
     return best;
 }
 
@@ -286,6 +292,7 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
         return value;
     }
     int stored = depth >= s->table_depth || !ply; /* as in negamax */
+    uint64_t met = s->evaluated + s->open_hits;
     int64_t key = stored ? S_HASH(r, p) : 0;
     int first = TT_NO_MOVE;
     double settled;
@@ -370,7 +377,8 @@ static double S_NAME(alphabeta)(SearchState *s, const S_RULES *r, const S_POS *p
     int flag = best <= alpha0 ? TT_UPPER : best >= beta0 ? TT_LOWER : TT_EXACT;
     if (flag != TT_EXACT && (flag == TT_UPPER) == (me == 0))
         best_move = first; /* a node failing on its own side learnt no best move */
-    if (stored && (ply || !s->nroot)) S_NAME(save)(s, key, depth, flag, best, best_move, ply);
+    if (stored && (ply || !s->nroot))
+        S_NAME(save)(s, key, depth, flag, best, best_move, ply, met);
     return best;
 }
 
