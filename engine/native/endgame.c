@@ -46,9 +46,10 @@ typedef struct {
     int8_t *values;
 } EgTable;
 
-/* The value of `p` (South to move, stores empty), computed once with every value it needs. */
-static int eg_value(const EgTable *t, const ManPos *p) {
-    uint64_t index = eg_rank(&t->rank, p);
+/* The value of `p` (South to move, stores empty), computed once with every value it needs:
+ * every child is made and its byte prefetched before any is read, so that their cache misses
+ * overlap. */
+static int eg_value(const EgTable *t, const ManPos *p, uint64_t index) {
     int value = t->values[index];
     if (value != EG_UNKNOWN) return value;
     const ManRules *r = t->r;
@@ -59,16 +60,24 @@ static int eg_value(const EgTable *t, const ManPos *p) {
         man_final(r, p, &south, &north);
         value = south - north;
     } else {
-        /* the best over the moves of what the move banks plus (an extra turn) or minus (the
-         * opponent's turn) the value after it */
+        ManPos child[MAN_MAX_MOVES];
+        uint64_t at[MAN_MAX_MOVES];
+        int banked[MAN_MAX_MOVES], again[MAN_MAX_MOVES];
+        for (int i = 0; i < n; i++) {
+            ManPos out;
+            man_sow(r, p, moves[i], &out);
+            banked[i] = out.hole[m] - out.hole[2 * m + 1];
+            again[i] = !out.to_move;
+            eg_mover_view(r, &out, child + i);
+            at[i] = eg_rank(&t->rank, child + i);
+#if defined(__GNUC__) || defined(__clang__)
+            __builtin_prefetch(t->values + at[i]);
+#endif
+        }
         value = INT_MIN;
         for (int i = 0; i < n; i++) {
-            ManPos out, child;
-            man_sow(r, p, moves[i], &out);
-            int banked = out.hole[m] - out.hole[2 * m + 1];
-            eg_mover_view(r, &out, &child);
-            int after = eg_value(t, &child);
-            after = out.to_move ? banked - after : banked + after;
+            int after = eg_value(t, child + i, at[i]);
+            after = again[i] ? banked[i] + after : banked[i] - after;
             if (after > value) value = after;
         }
     }
@@ -89,7 +98,7 @@ static void eg_fill(Builder *b, ManPos *p, int i, int rest) {
     int m = b->table.r->pits, hole = i < m ? i : i + 1;
     if (i == 2 * m - 1) {
         p->hole[hole] = rest;
-        eg_value(&b->table, p);
+        eg_value(&b->table, p, eg_rank(&b->table.rank, p));
         if ((++b->filled & 0xffff) == 0 && b->interrupted && b->interrupted(b->context))
             b->stopped = 1;
         return;
