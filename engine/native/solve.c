@@ -1,40 +1,18 @@
 /* engine/solve.py's null-window node over the native mancala rules (docs/engine.md, Solver). */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* madvise, posix_memalign */
-#endif
 #include "solve.h"
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
+
+#include "table.h"
 
 #define BUCKET 4
 #define FIBONACCI 0x9E3779B97F4A7C15ULL /* 2^64 / golden ratio: spreads the ranks' bits */
 #define CHECK_EVERY 0xfffff             /* expansions between polls of `interrupted` */
-#define HUGE_PAGE ((size_t)2 << 20)
-#define HUGE_TABLE ((size_t)1 << 30) /* from this size on, the table asks for huge pages */
-
-/* A zeroed block of `bytes` (returned: what to free), its start aligned to `line` in `start`. A
- * table of a gigabyte or more asks for huge pages (2 MB, Linux's transparent huge pages): there
- * nearly every probe also missed the TLB, and (6,5) ran 20 % faster with them. Smaller tables
- * keep calloc's lazily zeroed pages: no faster with huge ones at 128 MB, and their allocation
- * stalled small solves. */
-static void *zeroed(size_t bytes, size_t line, void **start) {
-#ifdef MADV_HUGEPAGE
-    if (bytes >= HUGE_TABLE) {
-        void *block;
-        if (posix_memalign(&block, HUGE_PAGE, bytes)) return NULL;
-        madvise(block, bytes, MADV_HUGEPAGE); /* a hint: if refused, small pages */
-        *start = block;
-        return memset(block, 0, bytes);
-    }
-#endif
-    void *block = calloc(1, bytes + line);
-    *start = block ? (void *)(((uintptr_t)block + line - 1) / line * line) : NULL;
-    return block;
-}
+/* From this size on the table asks for huge pages: there nearly every probe also missed the
+ * TLB, and (6,5) ran 20 % faster with them. Smaller tables keep calloc's lazily zeroed pages: no
+ * faster with huge ones at 128 MB, and their allocation stalled small solves. */
+#define HUGE_TABLE ((size_t)1 << 30)
 
 int solve_init(Solver *s, const ManRules *r, double megabytes, const int8_t *db, int db_seeds) {
     memset(s, 0, sizeof *s);
@@ -43,9 +21,8 @@ int solve_init(Solver *s, const ManRules *r, double megabytes, const int8_t *db,
     double buckets = megabytes * 1e6 / (BUCKET * sizeof(SolveEntry));
     s->buckets = buckets < 1 ? 1 : buckets > 4294967295.0 ? 4294967295u : (uint64_t)buckets;
     size_t bytes = (size_t)s->buckets * BUCKET * sizeof(SolveEntry);
-    void *start;
-    /* each bucket on one cache line: a probe costs one miss */
-    s->memory = zeroed(bytes, BUCKET * sizeof(SolveEntry), &start);
+    void *start; /* each bucket on one cache line: a probe costs one miss */
+    s->memory = tt_zeroed(bytes, HUGE_TABLE, &start);
     if (!s->memory) return -1;
     s->table = start;
     if (db) {

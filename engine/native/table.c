@@ -19,27 +19,30 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
-/* A zeroed block of `bytes`, aligned to a cache line. Where the system has them, a table of
- * huge pages (2 MB, Linux's transparent huge pages): with 4 kB pages nearly every probe of a
- * 16 MB table would also miss the TLB, which maps only a few MB of small pages. */
-static void *zeroed(size_t bytes) {
+void *tt_zeroed(size_t bytes, size_t huge, void **start) {
 #ifdef MADV_HUGEPAGE
-    if (bytes >= HUGE_PAGE) {
+    if (bytes >= huge) {
         void *block;
         if (posix_memalign(&block, HUGE_PAGE, bytes)) return NULL;
         madvise(block, bytes, MADV_HUGEPAGE); /* a hint: if refused, small pages */
+        *start = block;
         return memset(block, 0, bytes);
     }
 #endif
-    return calloc(bytes + LINE, 1);
+    void *block = calloc(bytes + LINE, 1);
+    *start = block ? (void *)(((uintptr_t)block + LINE - 1) / LINE * LINE) : NULL;
+    return block;
 }
 
 static int allocate(Table *t, int64_t slots) {
     size_t bytes = (size_t)(slots ? slots : 1) * sizeof(TableSlot);
-    void *block = zeroed(bytes);
+    void *start;
+    /* huge pages from 2 MB on: with 4 kB pages nearly every probe of a 16 MB table would also
+     * miss the TLB, which maps only a few MB of small pages */
+    void *block = tt_zeroed(bytes, HUGE_PAGE, &start);
     if (!block) return -1;
     t->block = block;
-    t->slot = (TableSlot *)((uintptr_t)block + LINE - 1 - ((uintptr_t)block + LINE - 1) % LINE);
+    t->slot = start;
     t->slots = slots;
     t->used = 0;
     return 0;

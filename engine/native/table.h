@@ -12,6 +12,7 @@
 #ifndef UBAO_TABLE_H
 #define UBAO_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -59,6 +60,11 @@ typedef struct {
     double score;
 } TableEntry;
 
+/* A zeroed block of `bytes` (what to free; NULL: out of memory), its start aligned to a
+ * 64-byte cache line in *start. From `huge` bytes on it asks for huge pages (2 MB, Linux's
+ * transparent huge pages), which the TLB maps by the hundred where it maps only a few MB of
+ * 4 kB pages: a large table's probes then miss the cache only. */
+void *tt_zeroed(size_t bytes, size_t huge, void **start);
 /* 0, or -1 when the first slots could not be allocated. */
 int tt_init(Table *t, double megabytes);
 void tt_free(Table *t);
