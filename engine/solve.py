@@ -251,6 +251,12 @@ class Solver(Generic[P, M]):
             seconds=time.perf_counter() - start,
         )
 
+    def expanded_now(self) -> int:
+        """The positions expanded so far, during a probe too: the native core's count is read
+        live, where `expanded` takes it after each probe (the first of Kalah (6,5) takes
+        minutes)."""
+        return self.native.counts()[0] if self.native is not None else self.expanded
+
     def _keyed(self, position: P) -> tuple[Hashable, int, int]:
         """The table key, the points banked (player 0's view) and the points loose: the
         game's board key, else its `key` with nothing banked and everything loose."""

@@ -169,3 +169,23 @@ def test_a_solve_too_big_to_finish_says_it_is_still_at_work() -> None:
         solving.kill()
         solving.wait()
     assert line.startswith("still solving after ") and "Ctrl-C stops" in line, line
+
+
+def test_a_long_native_probe_says_how_many_positions_it_expanded() -> None:
+    """Kalah (6,5) without a database: the native core's first probe takes minutes, and the
+    line counts its positions as they go (it said 0 until the probe ended)."""
+    command = ["solve", "kalah", "--options", '{"seeds": 5}', "--db", "0", "--hash", "64"]
+    solving = subprocess.Popen(
+        [str(ENGINE), *command, "--progress", "always"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert solving.stderr is not None
+        line = solving.stderr.readline()
+    finally:
+        solving.kill()
+        solving.wait()
+    assert line.startswith("still solving after "), line
+    assert int(line.split(": ")[1].split()[0]) > 0, line

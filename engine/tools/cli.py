@@ -442,9 +442,10 @@ def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
     def report() -> None:
         while not done.wait(PROGRESS_EVERY_S):
             seconds = time.monotonic() - started
+            expanded = solver.expanded_now()
             print(
-                f"still solving after {seconds:.0f} s: {solver.expanded} positions expanded "
-                f"({solver.expanded / seconds:,.0f}/s); a game this size may take far longer "
+                f"still solving after {seconds:.0f} s: {expanded} positions expanded "
+                f"({expanded / seconds:,.0f}/s); a game this size may take far longer "
                 "than you will wait (Ctrl-C stops)",
                 file=sys.stderr,
                 flush=True,
