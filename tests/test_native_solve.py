@@ -66,6 +66,33 @@ def test_the_native_database_is_the_python_one(options: dict[str, Any]) -> None:
         assert build(native, seeds).values == build(reference, seeds).values
 
 
+def test_a_database_built_on_every_core_is_the_python_one() -> None:
+    """Six pits, 8 seeds: levels of up to 75 k positions, which the threads share by blocks of
+    4096 (the small databases above fit in one block, one thread's) and whose values they read
+    across blocks as the recursion needs them."""
+    reference, native = mancala_pair("kalah", {"pits": 6})
+    assert build(native, 8).values == build(reference, 8).values
+
+
+def test_ctrl_c_stops_a_database_build() -> None:
+    """The main thread polls the signal; the other threads end with it (20 seeds on 12 pits:
+    226 M positions, 20-40 s of work)."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted
+
+    rules = native_rules(make_game("kalah", {"pits": 6}, backend="native"))
+    previous = signal.signal(signal.SIGINT, interrupt)
+    timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(Interrupted):
+            SolverCore.build_endgame(rules, 20)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("empty_capture", [True, False])
 @pytest.mark.parametrize(("pits", "seeds"), [(3, 3), (4, 3), (6, 2), (5, 2), (2, 5), (3, 5)])
 def test_every_small_cell_solves_as_in_python(pits: int, seeds: int, empty_capture: bool) -> None:

@@ -1,10 +1,23 @@
 /* Mancala endgame databases: engine/endgame.py's memoised recursion over the rules of
- * mancala.c, in C. */
+ * mancala.c, in C, on every core. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200112L /* sysconf, threads */
+#endif
 #include "endgame.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#include <unistd.h>
+#define EG_PTHREADS 1
+#endif
+
+#include "table.h" /* RELAXED_LOAD, RELAXED_STORE */
+
+#define EG_MAX_THREADS 8
+#define EG_BLOCK_BITS 12 /* the positions of a level go to the threads by blocks of 4096 */
 
 int eg_rank_init(EgRank *k, int width, int most) {
     int stride = most + 1;
@@ -48,9 +61,10 @@ typedef struct {
 
 /* The value of `p` (South to move, stores empty), computed once with every value it needs:
  * every child is made and its byte prefetched before any is read, so that their cache misses
- * overlap. */
+ * overlap. Threads may compute one value at once: they write the same byte (read and written
+ * whole). */
 static int eg_value(const EgTable *t, const ManPos *p, uint64_t index) {
-    int value = t->values[index];
+    int value = RELAXED_LOAD(t->values[index]);
     if (value != EG_UNKNOWN) return value;
     const ManRules *r = t->r;
     int m = r->pits, moves[MAN_MAX_MOVES];
@@ -81,16 +95,21 @@ static int eg_value(const EgTable *t, const ManPos *p, uint64_t index) {
             if (after > value) value = after;
         }
     }
-    t->values[index] = (int8_t)value;
+    RELAXED_STORE(t->values[index], (int8_t)value);
     return value;
 }
 
+/* One thread's part of a level: the blocks of positions numbered `part` modulo `parts`, in the
+ * order eg_fill enumerates them (neighbours share children: a block keeps them together). */
 typedef struct {
     EgTable table;
-    uint64_t filled;
-    Interrupted interrupted;
+    ManPos p;
+    int total; /* the level: the seeds on the board */
+    int part, parts;
+    uint64_t ordinal, filled;
+    Interrupted interrupted; /* the main thread's only (it holds the context) */
     void *context;
-    int stopped;
+    int *stopped; /* shared by the threads */
 } Builder;
 
 /* Every vector whose pits from `i` on hold `rest` seeds, the earlier pits as set in `p`. */
@@ -98,26 +117,66 @@ static void eg_fill(Builder *b, ManPos *p, int i, int rest) {
     int m = b->table.r->pits, hole = i < m ? i : i + 1;
     if (i == 2 * m - 1) {
         p->hole[hole] = rest;
+        if ((int)((b->ordinal++ >> EG_BLOCK_BITS) % (unsigned)b->parts) != b->part) return;
         eg_value(&b->table, p, eg_rank(&b->table.rank, p));
         if ((++b->filled & 0xffff) == 0 && b->interrupted && b->interrupted(b->context))
-            b->stopped = 1;
+            RELAXED_STORE(*b->stopped, 1);
         return;
     }
-    for (int count = 0; count <= rest && !b->stopped; count++) {
+    for (int count = 0; count <= rest && !RELAXED_LOAD(*b->stopped); count++) {
         p->hole[hole] = count;
         eg_fill(b, p, i + 1, rest - count);
     }
 }
 
+static void *eg_part(void *arg) {
+    Builder *b = arg;
+    b->ordinal = 0;
+    eg_fill(b, &b->p, 0, b->total);
+    return NULL;
+}
+
+/* How many threads build: the cores online, at most EG_MAX_THREADS (the build waits on the
+ * memory, and each thread's misses overlap the others'). */
+static int eg_threads(void) {
+#ifdef EG_PTHREADS
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > EG_MAX_THREADS ? EG_MAX_THREADS : (int)cores;
+#else
+    return 1;
+#endif
+}
+
 int eg_build(const ManRules *r, int seeds, int8_t *values, Interrupted interrupted,
              void *context) {
-    Builder b = {{r, {0, 0, 0, NULL}, values}, 0, interrupted, context, 0};
-    if (eg_rank_init(&b.table.rank, 2 * r->pits, seeds) < 0) return -1;
-    memset(values, EG_UNKNOWN, (size_t)b.table.rank.size);
-    ManPos p = {{0}, 0};
+    int stopped = 0, parts = eg_threads();
+    Builder b[EG_MAX_THREADS];
+    EgTable table = {r, {0, 0, 0, NULL}, values};
+    if (eg_rank_init(&table.rank, 2 * r->pits, seeds) < 0) return -1;
+    memset(values, EG_UNKNOWN, (size_t)table.rank.size);
+    for (int i = 0; i < parts; i++)
+        b[i] = (Builder){table, {{0}, 0}, 0, i, parts, 0, 0, i ? NULL : interrupted,
+                         context, &stopped};
     /* By seeds on the board, fewest first: a move never adds any, so the recursion only goes
-     * down the moves that bank nothing, which move seeds toward the mover's store. */
-    for (int total = 0; total <= seeds && !b.stopped; total++) eg_fill(&b, &p, 0, total);
-    eg_rank_free(&b.table.rank);
-    return b.stopped ? -2 : 0;
+     * down the moves that bank nothing, which move seeds toward the mover's store; each level
+     * shared by the threads, which recurse into each other's positions where they must. */
+    for (int total = 0; total <= seeds && !RELAXED_LOAD(stopped); total++) {
+        int started = 1;
+        for (int i = 0; i < parts; i++) b[i].total = total;
+#ifdef EG_PTHREADS
+        pthread_t ids[EG_MAX_THREADS];
+        for (; started < parts; started++)
+            if (pthread_create(ids + started, NULL, eg_part, b + started)) break;
+#endif
+        eg_part(b);
+        for (int i = started; i < parts; i++) { /* a thread that did not start: its part here */
+            b[i].interrupted = interrupted;
+            eg_part(b + i);
+        }
+#ifdef EG_PTHREADS
+        for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
+#endif
+    }
+    eg_rank_free(&table.rank);
+    return RELAXED_LOAD(stopped) ? -2 : 0;
 }
