@@ -81,7 +81,9 @@ def test_ctrl_c_stops_a_database_build() -> None:
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise Interrupted
 
-    rules = native_rules(make_game("kalah", {"pits": 6}, backend="native"))
+    _, native = mancala_pair("kalah", {"pits": 6})
+    rules = native_rules(native)
+    assert rules is not None
     previous = signal.signal(signal.SIGINT, interrupt)
     timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
     timer.start()
