@@ -153,39 +153,33 @@ def test_a_position_alone_names_its_board_size(capsys: pytest.CaptureFixture[str
     assert status == 2 and "is for 'kalah(3,2)'" in err, "explicit options win and must agree"
 
 
-def test_a_solve_too_big_to_finish_says_it_is_still_at_work() -> None:
-    """8x8 Othello from the start: no probe ends soon, so a line every few seconds says that
-    the solver runs, how fast, and how to stop it."""
-    solving = subprocess.Popen(
-        [str(ENGINE), "solve", "othello", "--progress", "always"],
+def first_progress_line(*args: str) -> str:
+    """The first line `ubao-engine ARGS --progress always` writes on stderr; then it is killed."""
+    running = subprocess.Popen(
+        [str(ENGINE), *args, "--progress", "always"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        assert solving.stderr is not None
-        line = solving.stderr.readline()
+        assert running.stderr is not None
+        return running.stderr.readline()
     finally:
-        solving.kill()
-        solving.wait()
+        running.kill()
+        running.wait()
+
+
+def test_a_solve_too_big_to_finish_says_it_is_still_at_work() -> None:
+    """8x8 Othello from the start: no probe ends soon, so a line every few seconds says that
+    the solver runs, how fast, and how to stop it."""
+    line = first_progress_line("solve", "othello")
     assert line.startswith("still solving after ") and "Ctrl-C stops" in line, line
 
 
 def test_a_long_native_probe_says_how_many_positions_it_expanded() -> None:
     """Kalah (6,5) without a database: the native core's first probe takes minutes, and the
     line counts its positions as they go (it said 0 until the probe ended)."""
-    command = ["solve", "kalah", "--options", '{"seeds": 5}', "--db", "0", "--hash", "64"]
-    solving = subprocess.Popen(
-        [str(ENGINE), *command, "--progress", "always"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert solving.stderr is not None
-        line = solving.stderr.readline()
-    finally:
-        solving.kill()
-        solving.wait()
+    kalah65 = ("kalah", "--options", '{"seeds": 5}', "--db", "0", "--hash", "64")
+    line = first_progress_line("solve", *kalah65)
     assert line.startswith("still solving after "), line
     assert int(line.split(": ")[1].split()[0]) > 0, line
