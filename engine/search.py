@@ -827,8 +827,12 @@ def _build(
             return score
         return None
 
-    def save(k: int, depth: int, flag: int, best: float, move: Any, ply: int) -> None:
-        """Store a node's result, a finished game's score relative to the node."""
+    def save(k: int, depth: int, flag: int, best: float, move: Any, ply: int, met: int) -> None:
+        """Store a node's result, a finished game's score relative to the node; in the strength
+        mode at FINAL_DEPTH when its search met no horizon (`met`: `evaluated + open_hits` when
+        the node began, unchanged)."""
+        if not exact and evaluated + open_hits == met:
+            depth = FINAL_DEPTH
         if best > MATE_BOUND:
             best += ply
         elif best < -MATE_BOUND:
@@ -965,8 +969,7 @@ def _build(
         else:
             flag = LOWER if best >= beta else EXACT
         if stored and (ply or allowed is None):
-            final = not exact and evaluated + open_hits == met
-            save(k, FINAL_DEPTH if final else depth, flag, best, best_move, ply)
+            save(k, depth, flag, best, best_move, ply, met)
         return best
 
     def alphabeta(pos: Any, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -1088,8 +1091,7 @@ def _build(
         if flag != EXACT and (flag == UPPER) == (me == 0):
             best_move = first  # a node failing on its own side learnt no best move
         if stored and (ply or allowed is None):
-            final = not exact and evaluated + open_hits == met
-            save(k, FINAL_DEPTH if final else depth, flag, best, best_move, ply)
+            save(k, depth, flag, best, best_move, ply, met)
         return best
 
     def minimax(pos: Any, me: int, depth: int, ply: int) -> float:

@@ -42,18 +42,28 @@ def late_kalah_positions(count: int, seed: int, seeds_left: int) -> list[Any]:
 # -- the objective: the winner, then the margin, then the plies ---------------------------------
 
 
+def solved_kalah(seeds_left: int) -> tuple[Game[Any, Any], Solver[Any, Any], list[Any]]:
+    """Kalah (6,4), its solver, and 12 late positions with their exact margins (the mover's)."""
+    game = make_game("kalah", {})
+    positions = late_kalah_positions(12, seed=3, seeds_left=seeds_left)
+    assert len(positions) == 12
+    return game, Solver(game), positions
+
+
+def margin_for_mover(solver: Solver[Any, Any], game: Game[Any, Any], position: Any) -> int:
+    """The solver's final margin of `position` from its mover's view."""
+    return solver.solve(position).value * (1 if game.to_move(position) == 0 else -1)
+
+
 @pytest.mark.parametrize("exact", [False, True])
 def test_a_search_to_the_end_finds_the_exact_margin_and_a_move_that_keeps_it(exact: bool) -> None:
-    game = make_game("kalah", {})
-    solver: Solver[Any, Any] = Solver(game)
-    positions = late_kalah_positions(12, seed=3, seeds_left=14)
-    assert len(positions) == 12
+    game, solver, positions = solved_kalah(seeds_left=14)
     for position in positions:
-        mover = game.to_move(position)
-        truth = solver.solve(position).value * (1 if mover == 0 else -1)
+        truth = margin_for_mover(solver, game, position)
         result: SearchResult[Any] = search(game, position, 40, exact=exact)
         assert (result.margin if result.margin is not None else 0) == truth
         child_value = solver.solve(game.play(position, result.move)).value
+        mover = game.to_move(position)
         assert child_value * (1 if mover == 0 else -1) == truth, game.format_position(position)
 
 
@@ -62,13 +72,9 @@ def test_a_search_ends_once_its_result_is_proven_through_the_table() -> None:
     stored at FINAL_DEPTH and ends the deepening: each of these searches to depth 60 stops
     within 24 plies with the solver's margin (before, 9 of them went on to 60, their table hits
     of proven lines taken as horizons met)."""
-    game = make_game("kalah", {})
-    solver: Solver[Any, Any] = Solver(game)
-    positions = late_kalah_positions(12, seed=3, seeds_left=20)
-    assert len(positions) == 12
+    game, solver, positions = solved_kalah(seeds_left=20)
     for position in positions:
-        mover = game.to_move(position)
-        truth = solver.solve(position).value * (1 if mover == 0 else -1)
+        truth = margin_for_mover(solver, game, position)
         result: SearchResult[Any] = search(game, position, 60)
         assert result.stats.depth <= 24, game.format_position(position)
         assert (result.margin if result.margin is not None else 0) == truth
