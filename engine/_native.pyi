@@ -119,7 +119,7 @@ class Othello:
 class Solver:
     """engine/solve.py's null-window probes over one mancala variant's native rules (sowing one
     way), with its own bounded table and an optional endgame database (engine/endgame.py's
-    values); each probe runs without the GIL."""
+    values); each probe runs without the GIL, on `threads` threads sharing the table."""
 
     def __init__(
         self,
@@ -127,9 +127,13 @@ class Solver:
         hash_mb: float,
         endgame: Buffer | None = None,
         endgame_seeds: int = 0,
+        threads: int = 1,
     ) -> None: ...
+    @property
+    def threads(self) -> int:
+        """How many threads search each probe (1 where this build has no threads)."""
     def test(self, position: Sequence[int], beta: int, /) -> int: ...
     def best_move(self, position: Sequence[int], /) -> int | None: ...
     def counts(self) -> tuple[int, int]: ...
     @staticmethod
-    def build_endgame(rules: Mancala, seeds: int, /) -> bytes: ...
+    def build_endgame(rules: Mancala, seeds: int, values: Buffer, /) -> None: ...

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 from ubao.engine.endgame import Endgame, native_rules
 from ubao.engine.game import Game, M, Outcome, P
 from ubao.engine.mancala import Mancala, Position
-from ubao.engine.search import pick_evaluation
+from ubao.engine.search import MAX_THREADS, pick_evaluation
 
 if TYPE_CHECKING:
     from ubao.engine._native import Solver as SolverCore
@@ -85,6 +85,8 @@ class Solution(Generic[M]):
     """Null-window searches MTD(f) needed."""
     table_entries: int
     seconds: float
+    threads: int = 1
+    """The threads that searched each probe."""
 
     @property
     def wdl(self) -> str:
@@ -100,6 +102,7 @@ class Solution(Generic[M]):
             "probes": self.probes,
             "table_entries": self.table_entries,
             "seconds": self.seconds,
+            "threads": self.threads,
         }
 
 
@@ -152,7 +155,7 @@ class Database(Protocol[Q]):
 
 
 def native_solver(
-    game: Game[Any, Any], hash_mb: float, endgame: Database[Any] | None
+    game: Game[Any, Any], hash_mb: float, endgame: Database[Any] | None, threads: int = 1
 ) -> SolverCore | None:
     """The C solver for `game` when its rules run natively and it is of the mancala family,
     sowing one way, with no database or an `Endgame` (whose values C reads); else None."""
@@ -164,8 +167,8 @@ def native_solver(
     from ubao.engine._native import Solver as SolverCore
 
     if endgame is None:
-        return SolverCore(rules, hash_mb)
-    return SolverCore(rules, hash_mb, endgame.values, endgame.seeds)
+        return SolverCore(rules, hash_mb, threads=threads)
+    return SolverCore(rules, hash_mb, endgame.values, endgame.seeds, threads)
 
 
 def _banked_only(position: object) -> int:
@@ -181,6 +184,10 @@ class Solver(Generic[P, M]):
     a game with a board key. The native mancala games are probed in C (`native_solver`), the
     others by the node over boards (`_build_boards`) where the game sows them, else by the
     node over positions (`_build`).
+
+    `threads` above 1 search each native probe on that many threads sharing the table
+    (solve.c's simplified ABDADA); the Python node searches on one (`threads_note` says so).
+    The value is the same on any number; the positions expanded and the line may differ.
     """
 
     def __init__(
@@ -189,12 +196,17 @@ class Solver(Generic[P, M]):
         *,
         hash_mb: float = DEFAULT_HASH_MB,
         endgame: Database[P] | None = None,
+        threads: int = 1,
     ) -> None:
         if endgame is not None and not game.has_board_key:
             raise ValueError(f"{game.name}: an endgame database needs a game with a board key")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}")
         self.game = game
-        self.native = native_solver(game, hash_mb, endgame)
+        self.native = native_solver(game, hash_mb, endgame, threads)
         """The C solver that answers the probes, or None: the Python node does."""
+        self.threads_asked = threads
+        self.threads = 1 if self.native is None else self.native.threads
         size = table_entries(hash_mb) if self.native is None else 0
         self.mask = size // 2 - 1
         """Buckets - 1, for the bucket index."""
@@ -249,7 +261,20 @@ class Solver(Generic[P, M]):
             probes=probes,
             table_entries=self.table_entries,
             seconds=time.perf_counter() - start,
+            threads=self.threads,
         )
+
+    @property
+    def threads_note(self) -> str | None:
+        """One line saying why fewer threads solve than were asked, or None."""
+        if self.threads == self.threads_asked:
+            return None
+        why = (
+            "the Python solver runs on one thread (threads need the native core's mancala solver)"
+            if self.native is None
+            else "this build of the native core runs no more"
+        )
+        return f"threads: {self.threads} of {self.threads_asked} asked: {why}"
 
     def expanded_now(self) -> int:
         """The positions expanded so far, during a probe too: the native core's count is read

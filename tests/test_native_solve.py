@@ -1,8 +1,9 @@
 """The native solver and endgame database against the Python ones, their oracle: the same
 database bytes for every rule set, the same values on every small cell with both capture rules,
 with and without a database, and from random positions; a best line that ends with the value;
-the published table of docs/mancala.md §7; the dispatch that picks it; a bounded table; a probe
-that Ctrl-C stops.
+the published table of docs/mancala.md §7; the dispatch that picks it; a bounded table; probes
+on several threads, which must find the same values (one bucket shared by every thread too);
+a probe that Ctrl-C stops, on one thread or several.
 
 The whole module skips when the extension is not built (the Python solver then runs everywhere,
 as tests/test_solve.py checks).
@@ -22,7 +23,7 @@ from test_native import FLAGS, pair
 from ubao.engine._native import Mancala as MancalaCore
 from ubao.engine._native import Solver as SolverCore
 from ubao.engine.backend import NATIVE_BUILT
-from ubao.engine.endgame import Endgame, build, native_rules
+from ubao.engine.endgame import Endgame, build, native_rules, zeroed
 from ubao.engine.game import Game
 from ubao.engine.games import make_game
 from ubao.engine.mancala import Mancala, Position
@@ -89,7 +90,7 @@ def test_ctrl_c_stops_a_database_build() -> None:
     timer.start()
     try:
         with pytest.raises(Interrupted):
-            SolverCore.build_endgame(rules, 20)
+            SolverCore.build_endgame(rules, 20, zeroed(Endgame.size(6, 20)))
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
@@ -200,6 +201,48 @@ def test_a_tiny_table_still_solves_exactly() -> None:
     assert solution.expanded > Solver(game).solve().expanded
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_solve_to_the_same_values(threads: int) -> None:
+    for (empty_capture, pits, seeds), value in PUBLISHED.items():
+        options = {"pits": pits, "seeds": seeds, "empty_capture": empty_capture}
+        game = make_game("kalah", options, backend="native")
+        solver = Solver(game, threads=threads)
+        assert solver.threads == threads and solver.threads_note is None
+        solution = solver.solve()
+        assert solution.value == value, options
+        assert final_margin(game, game.start(), solution.pv) == solution.value
+
+
+@pytest.mark.parametrize("options", RULE_SETS[::3])
+def test_threads_solve_random_positions_as_in_python(options: dict[str, Any]) -> None:
+    reference, native = mancala_pair("kalah", {"pits": 4, "seeds": 3, **options})
+    database = build(native, 5)
+    python = Solver(reference)
+    solvers = [Solver(native, threads=2), Solver(native, endgame=database, threads=3)]
+    # every thread in one bucket of four entries: torn slots, if any, would read as bounds
+    solvers.append(Solver(native, hash_mb=0.0001, threads=3))
+    rng = random.Random(f"threads{sorted(options.items())}")
+    for position in random_positions(reference, rng, 6):
+        expected = python.solve(position).value
+        for solver in solvers:
+            solution = solver.solve(position)
+            assert solution.value == expected, reference.format_position(position)
+            assert final_margin(native, position, solution.pv) == expected
+
+
+def test_a_python_solver_says_it_runs_on_one_thread() -> None:
+    solver = Solver(make_game("kalah", backend="python"), threads=2)
+    assert solver.threads == 1
+    assert solver.threads_note == (
+        "threads: 1 of 2 asked: the Python solver runs on one thread (threads need the native "
+        "core's mancala solver)"
+    )
+    with pytest.raises(ValueError, match="threads must be from 1 to 64"):
+        Solver(make_game("kalah", backend="native"), threads=0)
+    with pytest.raises(ValueError, match="threads must be 1 to 64"):
+        SolverCore(MancalaCore(3, True, True, False, False, False), 1.0, threads=65)
+
+
 def test_finished_positions_and_the_stores_are_read_from_the_position() -> None:
     reference, native = mancala_pair("kalah", {"pits": 2, "seeds": 1})
     finished = native.parse_position("kalah(2,1) N 0,0/0,0 3,1")
@@ -229,9 +272,13 @@ def test_the_core_refuses_what_it_cannot_solve() -> None:
     with pytest.raises(ValueError, match="repeats positions"):
         SolverCore(both_ways, 1.0)
     with pytest.raises(ValueError, match="repeats positions"):
-        SolverCore.build_endgame(both_ways, 4)
+        SolverCore.build_endgame(both_ways, 4, zeroed(Endgame.size(3, 4)))
     with pytest.raises(ValueError, match="0 to 127 seeds"):
-        SolverCore.build_endgame(rules, 128)
+        SolverCore.build_endgame(rules, 128, zeroed(10))
+    with pytest.raises(ValueError, match="not room for a 3-pit database of 4 seeds"):
+        SolverCore.build_endgame(rules, 4, zeroed(Endgame.size(3, 4) - 1))
+    with pytest.raises(TypeError):
+        SolverCore.build_endgame(rules, 4, bytes(Endgame.size(3, 4)))  # read-only
     with pytest.raises(ValueError, match="not the values of a 3-pit database of 4 seeds"):
         SolverCore(rules, 1.0, b"\0" * 10, 4)
     with pytest.raises(ValueError, match="tuple of 9 integers"):
@@ -245,12 +292,13 @@ class Interrupted(Exception):
     """What the test's SIGINT handler raises."""
 
 
-def test_ctrl_c_stops_a_long_probe() -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_a_long_probe(threads: int) -> None:
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise Interrupted
 
     game = make_game("kalah", {"pits": 6, "seeds": 5}, backend="native")
-    solver = Solver(game, hash_mb=16)
+    solver = Solver(game, hash_mb=16, threads=threads)
     previous = signal.signal(signal.SIGINT, interrupt)
     timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
     timer.start()

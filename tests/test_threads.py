@@ -137,6 +137,28 @@ def test_analyse_on_the_python_backend_says_it_runs_one_thread() -> None:
         run("analyse", "kalah", "--depth", "3", "--threads", "0")
 
 
+SMALL_CELL = ("kalah", "--options", '{"pits": 4, "seeds": 3}', "--db", "0")
+"""A cell `solve` answers in a blink: +8."""
+
+
+def test_solve_on_the_python_backend_says_it_runs_one_thread() -> None:
+    out, err = run("solve", *SMALL_CELL, "--threads", "2", "--backend", "python")
+    assert out.startswith("value: +8") and "threads" not in out.splitlines()[-1]
+    assert err.startswith("threads: 1 of 2 asked: the Python solver runs on one thread")
+    with pytest.raises(SystemExit):
+        run("solve", *SMALL_CELL, "--threads", "0")
+
+
+@needs_native
+def test_solve_takes_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UBAO_BACKEND", "native")
+    out, err = run("solve", *SMALL_CELL, "--threads", "2")
+    assert out.startswith("value: +8") and out.splitlines()[-1].endswith(", 2 threads")
+    assert not err
+    data = json.loads(run("solve", *SMALL_CELL, "--threads", "2", "--json")[0])
+    assert (data["value"], data["threads"]) == (8, 2)
+
+
 @needs_native
 def test_analyse_bench_and_match_take_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UBAO_BACKEND", "native")  # CI runs the suite again on the Python one

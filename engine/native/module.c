@@ -1341,17 +1341,21 @@ static const ManRules *solver_rules(PyObject *rules) {
 }
 
 static PyObject *Solver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"rules", "hash_mb", "endgame", "endgame_seeds", NULL};
+    static char *names[] = {"rules", "hash_mb", "endgame", "endgame_seeds", "threads", NULL};
     PyObject *rules, *endgame = Py_None;
     double hash_mb;
-    int seeds = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Od|Oi:Solver", names, &rules, &hash_mb,
-                                     &endgame, &seeds))
+    int seeds = 0, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Od|Oii:Solver", names, &rules, &hash_mb,
+                                     &endgame, &seeds, &threads))
         return NULL;
     const ManRules *r = solver_rules(rules);
     if (!r) return NULL;
     if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
         PyErr_Format(PyExc_ValueError, "the table's memory must be 0 to %d MB", MAX_HASH_MB);
+        return NULL;
+    }
+    if (threads < 1 || threads > SOLVE_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 1 to %d", SOLVE_MAX_THREADS);
         return NULL;
     }
     SolverObject *self = (SolverObject *)type->tp_alloc(type, 0);
@@ -1374,7 +1378,8 @@ static PyObject *Solver_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             goto fail;
         }
     }
-    if (solve_init(&self->solver, r, hash_mb, self->db.obj ? self->db.buf : NULL, seeds) < 0) {
+    if (solve_init(&self->solver, r, hash_mb, self->db.obj ? self->db.buf : NULL, seeds,
+                   threads) < 0) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -1466,33 +1471,48 @@ static PyObject *Solver_best_move(SolverObject *self, PyObject *position) {
 }
 
 static PyObject *Solver_counts(SolverObject *self, PyObject *Py_UNUSED(ignored)) {
-    return Py_BuildValue("(KK)", (unsigned long long)self->solver.expanded,
-                         (unsigned long long)self->solver.used);
+    uint64_t expanded, used;
+    solve_counts(&self->solver, &expanded, &used);
+    return Py_BuildValue("(KK)", (unsigned long long)expanded, (unsigned long long)used);
 }
+
+static PyObject *Solver_threads(SolverObject *self, void *Py_UNUSED(closure)) {
+    return PyLong_FromLong(self->solver.threads);
+}
+
+static PyGetSetDef Solver_getset[] = {
+    {"threads", (getter)Solver_threads, NULL, "the threads that search each probe", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static PyObject *Solver_build_endgame(PyObject *Py_UNUSED(cls), PyObject *args) {
     PyObject *rules;
+    Py_buffer values;
     int seeds, status;
-    if (!PyArg_ParseTuple(args, "Oi:build_endgame", &rules, &seeds)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oiw*:build_endgame", &rules, &seeds, &values)) return NULL;
     const ManRules *r = solver_rules(rules);
-    if (!r) return NULL;
     EgRank size;
-    if (seeds < 0 || seeds > EG_MAX_SEEDS || eg_rank_init(&size, 2 * r->pits, seeds) < 0 ||
-        size.size > (uint64_t)PY_SSIZE_T_MAX) {
+    if (!r) goto fail;
+    if (seeds < 0 || seeds > EG_MAX_SEEDS || eg_rank_init(&size, 2 * r->pits, seeds) < 0) {
         PyErr_Format(PyExc_ValueError, "an endgame database holds 0 to %d seeds", EG_MAX_SEEDS);
-        return NULL;
+        goto fail;
     }
-    Py_ssize_t length = (Py_ssize_t)size.size;
+    int fits = (uint64_t)values.len == size.size;
     eg_rank_free(&size);
-    PyObject *values = PyBytes_FromStringAndSize(NULL, length);
-    if (!values) return NULL;
-    int8_t *buffer = (int8_t *)PyBytes_AS_STRING(values);
+    if (!fits) {
+        PyErr_Format(PyExc_ValueError, "not room for a %d-pit database of %d seeds", r->pits,
+                     seeds);
+        goto fail;
+    }
     PyThreadState *save = PyEval_SaveThread();
-    status = eg_build(r, seeds, buffer, signal_raised, &save);
+    status = eg_build(r, seeds, values.buf, signal_raised, &save);
     PyEval_RestoreThread(save);
-    if (status == 0) return values;
-    Py_DECREF(values);
+    PyBuffer_Release(&values);
+    if (status == 0) Py_RETURN_NONE;
     return status == -1 ? PyErr_NoMemory() : NULL;
+fail:
+    PyBuffer_Release(&values);
+    return NULL;
 }
 
 static PyMethodDef Solver_methods[] = {
@@ -1504,7 +1524,8 @@ static PyMethodDef Solver_methods[] = {
     {"counts", (PyCFunction)Solver_counts, METH_NOARGS,
      "(positions expanded, table entries) so far."},
     {"build_endgame", (PyCFunction)Solver_build_endgame, METH_VARARGS | METH_STATIC,
-     "build_endgame(rules, seeds): engine/endgame.py's database values, built without the GIL."},
+     "build_endgame(rules, seeds, values): fills `values` (a writable buffer of the database's "
+     "size) with engine/endgame.py's database values, without the GIL."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1517,6 +1538,7 @@ static PyTypeObject SolverType = {
     .tp_new = Solver_new,
     .tp_dealloc = (destructor)Solver_dealloc,
     .tp_methods = Solver_methods,
+    .tp_getset = Solver_getset,
 };
 
 /* == end of the solver ========================================================================= */

@@ -156,15 +156,17 @@ def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
     add_threads_argument(parser)
 
 
-def add_threads_argument(parser: argparse.ArgumentParser) -> None:
-    """The threads of the native search (docs/engine.md, Threads)."""
+def add_threads_argument(
+    parser: argparse.ArgumentParser,
+    which: str = "the native negamax in the strength mode",
+) -> None:
+    """The threads of the native search or solver (docs/engine.md, Threads)."""
     parser.add_argument(
         "--threads",
         type=int,
         default=1,
         metavar="N",
-        help="search on N threads sharing the table (the native negamax in the strength mode; "
-        "default 1)",
+        help=f"search on N threads sharing the table ({which}; default 1)",
     )
 
 
@@ -173,10 +175,11 @@ def check_threads(threads: int) -> None:
         raise CommandError(f"--threads must be from 1 to {MAX_THREADS}")
 
 
-def say_threads(searcher: Searcher[Any, Any]) -> None:
-    """The one line saying why fewer threads search than asked, on stderr."""
-    if searcher.threads_note is not None:
-        print(searcher.threads_note, file=sys.stderr)
+def say_threads(note: str | None) -> None:
+    """The one line saying why fewer threads search than asked (a `threads_note`), on
+    stderr."""
+    if note is not None:
+        print(note, file=sys.stderr)
 
 
 AUTO_ENDGAME_SEEDS = 16
@@ -324,7 +327,7 @@ def command_analyse(args: argparse.Namespace) -> None:
     if args.trace and searcher.threads > 1:
         print("threads: 1: a traced search runs the Python search, on one thread", file=sys.stderr)
     else:
-        say_threads(searcher)
+        say_threads(searcher.threads_note)
     # Trace lines go to stderr under --json, so that stdout stays one JSON document.
     out = sys.stderr if args.json else sys.stdout
     tracer = None
@@ -396,6 +399,7 @@ def progress_wanted(args: argparse.Namespace) -> bool:
 
 
 def command_solve(args: argparse.Namespace) -> None:
+    check_threads(args.threads)
     game, position = game_and_position(args)
     if args.db and not isinstance(game, Mancala):
         raise CommandError("--db: endgame databases exist for the mancala games only")
@@ -403,7 +407,8 @@ def command_solve(args: argparse.Namespace) -> None:
     progress = progress_wanted(args)
     try:
         endgame = open_endgame(game, seeds) if isinstance(game, Mancala) and seeds else None
-        solver = Solver(game, hash_mb=args.hash, endgame=endgame)
+        solver = Solver(game, hash_mb=args.hash, endgame=endgame, threads=args.threads)
+        say_threads(solver.threads_note)
         with still_solving(solver) if progress else contextlib.nullcontext():
             solution = solver.solve(position, probe_progress if progress else None)
     except ValueError as error:
@@ -421,7 +426,8 @@ def command_solve(args: argparse.Namespace) -> None:
         f"best move: {data['move'] or 'none, the game is over'}",
         f"best play: {' '.join(pv)}",
         f"{solution.expanded} positions expanded, {solution.probes} probes, "
-        f"{solution.table_entries} table entries, {solution.seconds:.2f} s",
+        f"{solution.table_entries} table entries, {solution.seconds:.2f} s"
+        + (f", {solution.threads} threads" if solution.threads > 1 else ""),
     ]
     if endgame is not None:
         lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
@@ -693,7 +699,9 @@ def command_match(args: argparse.Namespace) -> None:
             if isinstance(spec, match.EngineSpec):
                 # Unknown evaluations and thread counts fail now; fewer threads say why.
                 say_threads(
-                    Searcher(game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads)
+                    Searcher(
+                        game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads
+                    ).threads_note
                 )
     except ValueError as error:
         raise CommandError(str(error)) from None
@@ -784,6 +792,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_arguments(solve)
     add_hash_argument(solve, solving.DEFAULT_HASH_MB, "the solver's table memory")
     add_endgame_argument(solve, auto=True)
+    add_threads_argument(solve, "the native mancala solver")
     solve.add_argument(
         "--progress",
         choices=("auto", "always"),
