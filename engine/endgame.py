@@ -20,7 +20,7 @@ import json
 import os
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -247,14 +247,19 @@ def load(game: Mancala, seeds: int, path: Path) -> Endgame | None:
 
 
 def open_endgame(
-    game: Mancala, seeds: int = DEFAULT_SEEDS, directory: Path | None = None
+    game: Mancala,
+    seeds: int = DEFAULT_SEEDS,
+    directory: Path | None = None,
+    building: Callable[[Path], None] | None = None,
 ) -> Endgame:
     """`game`'s database of `seeds` seeds from the cache, built and cached when it is missing
-    or wrong; `endgame_value` answers from it from then on. A cache that cannot be written
-    costs only the next build."""
+    or wrong (`building(path)` hears it first: a large build takes minutes); `endgame_value`
+    answers from it from then on. A cache that cannot be written costs only the next build."""
     path = cache_path(game, seeds, directory)
     database = load(game, seeds, path)
     if database is None:
+        if building is not None:
+            building(path)
         database = build(game, seeds)
         with contextlib.suppress(OSError):
             save(database, path)

@@ -159,6 +159,25 @@ def test_solve_on_the_command_line_builds_caches_and_uses_a_database(
     assert list((tmp_path / "ubao").glob("endgame-kalah-3-*-6.bin"))
 
 
+def test_solve_says_it_builds_a_database_before_the_minutes_a_large_one_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    argv = ["solve", "kalah", "--options", '{"pits":3,"seeds":4}', "--db", "6"]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        main([*argv, "--progress", "always"])
+    (path,) = (tmp_path / "ubao").glob("endgame-kalah-3-*-6.bin")
+    assert err.getvalue().splitlines()[0] == (
+        f"building the 6-seed endgame database (924 positions, a byte each), once: it is "
+        f"cached in {path}"
+    )
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        main([*argv, "--progress", "always"])
+    assert "building" not in err.getvalue()  # cached
+
+
 def test_the_database_is_for_mancala_only(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["solve", "othello", "--options", '{"size":4}', "--db", "4"])

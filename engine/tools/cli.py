@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any, TextIO
 
 from ubao.engine import solve as solving
@@ -25,7 +26,7 @@ from ubao.engine.backend import (
     chosen,
     resolve,
 )
-from ubao.engine.endgame import native_rules, open_endgame
+from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala import Mancala
@@ -406,7 +407,11 @@ def command_solve(args: argparse.Namespace) -> None:
     seeds = endgame_seeds(game, args.db)
     progress = progress_wanted(args)
     try:
-        endgame = open_endgame(game, seeds) if isinstance(game, Mancala) and seeds else None
+        endgame = (
+            open_endgame(game, seeds, building=say_building(game, seeds) if progress else None)
+            if isinstance(game, Mancala) and seeds
+            else None
+        )
         solver = Solver(game, hash_mb=args.hash, endgame=endgame, threads=args.threads)
         say_threads(solver.threads_note)
         with still_solving(solver) if progress else contextlib.nullcontext():
@@ -432,6 +437,21 @@ def command_solve(args: argparse.Namespace) -> None:
     if endgame is not None:
         lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
     emit(args, data, "\n".join(lines))
+
+
+def say_building(game: Mancala, seeds: int) -> Callable[[Path], None]:
+    """The line on stderr before a database is built (the 24-seed one takes minutes)."""
+
+    def building(path: Path) -> None:
+        size = Endgame.size(game.pits, seeds)
+        print(
+            f"building the {seeds}-seed endgame database ({size:,} positions, a byte each), "
+            f"once: it is cached in {path}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return building
 
 
 PROGRESS_EVERY_S = 5.0
