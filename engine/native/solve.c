@@ -87,7 +87,9 @@ int solve_reserve(Solver *s, int most) {
     if (eg_rank_init(&key, 2 * s->rules.pits, most) < 0) return -1;
     eg_rank_free(&s->key);
     s->key = key;
-    memset(s->table, 0, (size_t)s->buckets * BUCKET * sizeof(SolveEntry));
+    uint64_t expanded, used;
+    solve_counts(s, &expanded, &used);
+    if (used) memset(s->table, 0, (size_t)s->buckets * BUCKET * sizeof(SolveEntry));
     for (int i = 0; i < s->threads; i++) s->thread[i].used = 0;
     return 0;
 }
