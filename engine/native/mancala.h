@@ -91,12 +91,16 @@ MAN_INLINE int man_sow_move(const ManRules *r, const ManPos *p, int k, ManPos *o
     int hole = r->hole[player][k];
     const signed char *path = r->path[player][k];
     int *board = out->hole;
+    /* The seeds read from `p`, not from the copy just stored; most sowings go less than a
+     * lap round, and skip the division. */
+    int seeds = p->hole[hole], lap = r->lap, rest = seeds; /* `lap` read once */
     *out = *p;
-    int seeds = board[hole];
     board[hole] = 0;
-    int lap = r->lap, laps = seeds / lap, rest = seeds % lap; /* `lap` read once */
-    if (laps)
+    if (seeds >= lap) {
+        int laps = seeds / lap;
+        rest = seeds % lap;
         for (int i = 0; i < lap; i++) board[path[i]] += laps;
+    }
     for (int i = 0; i < rest; i++) board[path[i]]++;
     int last = rest ? path[rest - 1] : hole; /* after whole laps, the pit itself */
     if (last == store) {

@@ -152,17 +152,17 @@ static int64_t man_hash(const ManRules *r, const ManPos *p) {
 /* `search_moves` of engine/mancala.py: extra turns, then captures (the largest first), then
  * the rest, each group from the pit nearest the store; move indices of the mover's table.
  * `over`: whether the game is over, as man_sow told (-1: not told). */
-static int man_order(const ManRules *r, const ManPos *p, int *moves, int over) {
+static int man_order(const ManRules *r, const ManPos *p, int *restrict moves, int over) {
     if (over < 0 ? man_is_over(r, p) : over) return 0;
-    /* The rules' fields in locals: the writes below through int pointers could otherwise
-     * alias them, and the compiler would read them again at every move. */
+    /* The rules' fields in locals, and `moves` restrict: the compiler need not read them
+     * again after each write. `moves` is written as the moves are found, not copied at the
+     * end: a copy's wide loads of the narrow stores just made wait for them. */
     const int *hole = p->hole, *from = r->hole[p->to_move];
     const signed char(*path)[MAN_MAX_RING] = r->path[p->to_move];
     int m = r->pits, player = p->to_move, store = player ? 2 * m + 1 : m;
     int first = player ? m + 1 : 0, min_seeds = r->min_seeds, n = 0, ncaptures = 0, nrest = 0;
     unsigned short_lap = (unsigned)(r->lap - 1); /* seeds - 1 below it: less than a lap */
-    int found[MAN_MAX_MOVES], captures[MAN_MAX_MOVES], taken[MAN_MAX_MOVES];
-    int rest[MAN_MAX_MOVES];
+    int captures[MAN_MAX_MOVES], taken[MAN_MAX_MOVES], rest[MAN_MAX_MOVES];
     /* Each move's group is computed, not branched on (& and |, not && and ||): which pits
      * hold seeds and where they end is all but random, and mispredicted branches cost more
      * than the arithmetic. */
@@ -175,7 +175,7 @@ static int man_order(const ManRules *r, const ManPos *p, int *moves, int over) {
         int own = lands & ((unsigned)(last - first) < (unsigned)m);
         int target = own ? last : first, prize = hole[2 * m - target];
         int capture = own & (hole[target] == 0) & (prize != 0);
-        found[n] = k; /* written always, kept (counted) when it belongs there */
+        moves[n] = k; /* written always, kept (counted) when it belongs there */
         n += extra;
         rest[nrest] = k;
         nrest += legal & !(extra | capture);
@@ -189,9 +189,8 @@ static int man_order(const ManRules *r, const ManPos *p, int *moves, int over) {
             taken[i] = prize;
         }
     }
-    for (int i = 0; i < ncaptures; i++) found[n++] = captures[i];
-    for (int i = 0; i < nrest; i++) found[n++] = rest[i];
-    for (int i = 0; i < n; i++) moves[i] = found[i]; /* a few moves: no memcpy call */
+    for (int i = 0; i < ncaptures; i++) moves[n++] = captures[i];
+    for (int i = 0; i < nrest; i++) moves[n++] = rest[i];
     return n;
 }
 
