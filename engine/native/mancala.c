@@ -23,10 +23,12 @@ void man_init(ManRules *r, int pits, int capture_sower, int empty_capture, int e
                 int last = first + pit - 1;
                 r->move[player][k] = way * pit;
                 r->hole[player][k] = last;
+                for (int i = 0; i < MAN_MAX_RING; i++) r->step[player][k][i] = MAN_NEVER;
                 for (int i = 0; i < r->lap; i++) {
                     last = (last + way + r->ring) % r->ring;
                     if (last == skipped) last = (last + way + r->ring) % r->ring;
                     r->path[player][k][i] = (signed char)last;
+                    r->step[player][k][last] = i + 1;
                 }
                 k++;
             }

@@ -20,7 +20,13 @@ typedef struct {
     int move[2][MAN_MAX_MOVES];                        /* the move's value: +pit, or -pit (L) */
     int hole[2][MAN_MAX_MOVES];                        /* the pit it sows from */
     signed char path[2][MAN_MAX_MOVES][MAN_MAX_RING]; /* the holes one lap fills, in order */
+    /* Each hole's step on that lap (1..lap; the pit sown from is the last); MAN_NEVER for the
+     * store skipped and the holes past the ring: a sowing of `rest` seeds, less than a lap,
+     * adds one to each hole whose step is at most `rest`. */
+    int step[2][MAN_MAX_MOVES][MAN_MAX_RING];
 } ManRules;
+
+#define MAN_NEVER 127 /* ManRules.step of a hole a sowing never fills */
 
 typedef struct {
     int hole[MAN_MAX_RING];
@@ -90,18 +96,19 @@ MAN_INLINE int man_sow_move(const ManRules *r, const ManPos *p, int k, ManPos *o
     int store = player ? 2 * m + 1 : m, first = player ? m + 1 : 0;
     int hole = r->hole[player][k];
     const signed char *path = r->path[player][k];
+    const int *step = r->step[player][k];
     int *board = out->hole;
-    /* The seeds read from `p`, not from the copy just stored; most sowings go less than a
-     * lap round, and skip the division. */
-    int seeds = p->hole[hole], lap = r->lap, rest = seeds; /* `lap` read once */
-    *out = *p;
-    board[hole] = 0;
-    if (seeds >= lap) {
-        int laps = seeds / lap;
+    int seeds = p->hole[hole], lap = r->lap, laps = 0, rest = seeds; /* `lap` read once */
+    if (seeds >= lap) { /* rare: most sowings skip the division */
+        laps = seeds / lap;
         rest = seeds % lap;
-        for (int i = 0; i < lap; i++) board[path[i]] += laps;
     }
-    for (int i = 0; i < rest; i++) board[path[i]]++;
+    /* The copy and the sowing in one pass over every hole, without a branch: a loop over
+     * the seeds ends at a count the branch predictor cannot know. */
+    for (int i = 0; i < MAN_MAX_RING; i++) board[i] = p->hole[i] + (step[i] <= rest);
+    if (laps)
+        for (int i = 0; i < lap; i++) board[path[i]] += laps;
+    board[hole] = laps;
     int last = rest ? path[rest - 1] : hole; /* after whole laps, the pit itself */
     if (last == store) {
         out->to_move = player;
