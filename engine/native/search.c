@@ -177,17 +177,20 @@ static int man_order(const ManRules *r, const ManPos *p, int *restrict moves, in
         int capture = own & (hole[target] == 0) & (prize != 0);
         moves[n] = k; /* written always, kept (counted) when it belongs there */
         n += extra;
+        captures[ncaptures] = k;
+        taken[ncaptures] = prize;
+        ncaptures += capture;
         rest[nrest] = k;
         nrest += legal & !(extra | capture);
-        if (capture) {
-            int i = ncaptures++; /* insertion keeps equal captures in their order */
-            for (; i > 0 && taken[i - 1] < prize; i--) {
-                captures[i] = captures[i - 1];
-                taken[i] = taken[i - 1];
-            }
-            captures[i] = k;
-            taken[i] = prize;
+    }
+    for (int j = 1; j < ncaptures; j++) { /* the largest first; insertion keeps ties' order */
+        int k = captures[j], prize = taken[j], i = j;
+        for (; i > 0 && taken[i - 1] < prize; i--) {
+            captures[i] = captures[i - 1];
+            taken[i] = taken[i - 1];
         }
+        captures[i] = k;
+        taken[i] = prize;
     }
     for (int i = 0; i < ncaptures; i++) moves[n++] = captures[i];
     for (int i = 0; i < nrest; i++) moves[n++] = rest[i];
