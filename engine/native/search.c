@@ -152,11 +152,12 @@ static int64_t man_hash(const ManRules *r, const ManPos *p) {
 /* `search_moves` of engine/mancala.py: extra turns, then captures (the largest first), then
  * the rest, each group from the pit nearest the store; move indices of the mover's table.
  * `over`: whether the game is over, as man_sow told (-1: not told). */
-static int man_order(const ManRules *r, const ManPos *p, int *restrict moves, int over) {
+static int man_order(const ManRules *r, const ManPos *p, int *moves, int over) {
     if (over < 0 ? man_is_over(r, p) : over) return 0;
-    /* The rules' fields in locals, and `moves` restrict: the compiler need not read them
-     * again after each write. `moves` is written as the moves are found, not copied at the
-     * end: a copy's wide loads of the narrow stores just made wait for them. */
+    /* The rules' fields in locals: the writes below through int pointers could otherwise
+     * alias them, and the compiler would read them again at every move. `moves` is written
+     * as the moves are found, not copied at the end: a copy's wide loads of the narrow
+     * stores just made wait for them. */
     const int *hole = p->hole, *from = r->hole[p->to_move];
     const signed char(*path)[MAN_MAX_RING] = r->path[p->to_move];
     int m = r->pits, player = p->to_move, store = player ? 2 * m + 1 : m;
