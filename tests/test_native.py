@@ -127,6 +127,23 @@ def random_mancala_position(game: Game[Any, Any], rng: random.Random) -> tuple[i
     return (*south, stores[0], *north, stores[1], rng.randint(0, 1))
 
 
+@pytest.mark.parametrize(("name", "options"), MANCALA_OPTION_SETS)
+def test_mancala_sowings_of_whole_laps_match_python(name: str, options: dict[str, Any]) -> None:
+    """A pit of one lap's seeds (the ring less a store) and around it, of several laps, and
+    of many: the sowing's rare path (a lap or more) and its edges (nothing left after the
+    laps: the last seed falls in the pit itself)."""
+    reference, native = pair(name, options)
+    rng = random.Random(f"laps{name}{sorted(options.items())}")
+    m = options["pits"]
+    lap = 2 * m + 1
+    for seeds in (lap - 1, lap, lap + 1, 2 * lap - 1, 2 * lap, 2 * lap + 1, 37 * lap + 5):
+        for mover, pit in itertools.product((0, 1), range(m)):
+            rows = [[rng.choice((0, 0, 1, 2, 5)) for _ in range(m)] for _ in range(2)]
+            rows[mover][pit] = seeds
+            position = (*rows[0], rng.randint(0, 9), *rows[1], rng.randint(0, 9), mover)
+            assert_same_rules(reference, native, position)
+
+
 @pytest.mark.parametrize(("name", "options"), MANCALA_OPTION_SETS[::3])
 def test_mancala_fuzz_random_positions(name: str, options: dict[str, Any]) -> None:
     reference, native = pair(name, options)
