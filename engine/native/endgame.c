@@ -8,13 +8,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
-#include <unistd.h>
-#define EG_PTHREADS 1
-#endif
 
-#include "table.h" /* RELAXED_LOAD, RELAXED_STORE */
+#include "table.h" /* RELAXED_LOAD, RELAXED_STORE, UBAO_PTHREADS */
+#ifdef UBAO_PTHREADS
+#include <unistd.h> /* sysconf */
+#endif
 
 #define EG_MAX_THREADS 8
 #define EG_BLOCK_BITS 12 /* the positions of a level go to the threads by blocks of 4096 */
@@ -139,7 +137,7 @@ static void *eg_part(void *arg) {
 /* How many threads build: the cores online, at most EG_MAX_THREADS (the build waits on the
  * memory, and each thread's misses overlap the others'). */
 static int eg_threads(void) {
-#ifdef EG_PTHREADS
+#ifdef UBAO_PTHREADS
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores < 1 ? 1 : cores > EG_MAX_THREADS ? EG_MAX_THREADS : (int)cores;
 #else
@@ -163,7 +161,7 @@ int eg_build(const ManRules *r, int seeds, int8_t *values, Interrupted interrupt
     for (int total = 0; total <= seeds && !RELAXED_LOAD(stopped); total++) {
         int started = 1;
         for (int i = 0; i < parts; i++) b[i].total = total;
-#ifdef EG_PTHREADS
+#ifdef UBAO_PTHREADS
         pthread_t ids[EG_MAX_THREADS];
         for (; started < parts; started++)
             if (pthread_create(ids + started, NULL, eg_part, b + started)) break;
@@ -173,7 +171,7 @@ int eg_build(const ManRules *r, int seeds, int8_t *values, Interrupted interrupt
             b[i].interrupted = interrupted;
             eg_part(b + i);
         }
-#ifdef EG_PTHREADS
+#ifdef UBAO_PTHREADS
         for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
 #endif
     }

@@ -11,10 +11,6 @@
 #else
 #include <time.h>
 #endif
-#if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
-#define SEARCH_PTHREADS 1
-#endif
 
 double search_clock(void) {
 #ifdef _WIN32
@@ -36,14 +32,14 @@ void search_begin(SearchState *s) {
 }
 
 int search_threads_built(void) {
-#ifdef SEARCH_PTHREADS
+#ifdef UBAO_PTHREADS
     return 1;
 #else
     return 0;
 #endif
 }
 
-#ifdef SEARCH_PTHREADS
+#ifdef UBAO_PTHREADS
 /* A helper thread of one iteration, and its score if it is the first to finish it. */
 typedef struct {
     const SearchThread *thread;
@@ -103,7 +99,7 @@ static void take_over(SearchState *main, const SearchState *helper) {
 int search_parallel(const SearchThread *threads, int n, SearchRun run, const void *p, int depth,
                     double *score) {
     SearchState *main = threads[0].state;
-#ifdef SEARCH_PTHREADS
+#ifdef UBAO_PTHREADS
     Helper helpers[SEARCH_MAX_THREADS];
     pthread_t ids[SEARCH_MAX_THREADS];
     Table *table = main->table;
@@ -120,7 +116,7 @@ int search_parallel(const SearchThread *threads, int n, SearchRun run, const voi
     }
 #endif
     int status = run(main, threads[0].rules, p, depth, score);
-#ifdef SEARCH_PTHREADS
+#ifdef UBAO_PTHREADS
     if (started > 1) {
         for (int i = 1; i < started; i++) RELAXED_STORE(threads[i].state->stop, SEARCH_STOPPED);
         for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);

@@ -7,10 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
-#define SOLVE_PTHREADS 1
-#endif
 
 #include "table.h"
 
@@ -27,7 +23,7 @@ int solve_init(Solver *s, const ManRules *r, double megabytes, const int8_t *db,
                int threads) {
     memset(s, 0, sizeof *s);
     s->rules = *r;
-#ifdef SOLVE_PTHREADS
+#ifdef UBAO_PTHREADS
     s->threads = threads < 1 ? 1 : threads > SOLVE_MAX_THREADS ? SOLVE_MAX_THREADS : threads;
 #else
     (void)threads;
@@ -332,18 +328,18 @@ static void *probe_main(void *arg) {
 int solve_test(Solver *s, const ManPos *p, int beta) {
     int m = s->rules.pits, loose = 0;
     for (int i = 0; i < m; i++) loose += p->hole[i] + p->hole[m + 1 + i];
+    uint64_t key = eg_rank(&s->key, p);
     Probe probes[SOLVE_MAX_THREADS];
-    for (int i = 0; i < s->threads; i++)
-        probes[i] = (Probe){s->thread + i, p, eg_rank(&s->key, p), loose, beta};
+    for (int i = 0; i < s->threads; i++) probes[i] = (Probe){s->thread + i, p, key, loose, beta};
     RELAXED_STORE(s->halt, 0);
     int started = 1;
-#ifdef SOLVE_PTHREADS
+#ifdef UBAO_PTHREADS
     pthread_t ids[SOLVE_MAX_THREADS];
     for (; started < s->threads; started++)
         if (pthread_create(ids + started, NULL, probe_main, probes + started)) break;
 #endif
     probe_main(probes);
-#ifdef SOLVE_PTHREADS
+#ifdef UBAO_PTHREADS
     relaxed_swap_if(&s->halt, 0, 1); /* answered: the helpers stop */
     for (int i = 1; i < started; i++) pthread_join(ids[i], NULL);
 #endif

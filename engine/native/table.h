@@ -21,6 +21,13 @@
 #define TT_LOWER 1
 #define TT_UPPER 2
 
+/* POSIX threads, where the search, the solver and the database builder run on several cores
+ * (each of their files defines _POSIX_C_SOURCE before any header); elsewhere they run on one. */
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define UBAO_PTHREADS 1
+#endif
+
 /* A word read or written whole while another thread may write it (no ordering implied). */
 #if defined(__GNUC__) || defined(__clang__)
 #define RELAXED_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
