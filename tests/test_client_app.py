@@ -13,15 +13,9 @@ from prompt_toolkit.output import DummyOutput
 from test_client_layout import SizedOutput, draw
 from test_client_support import until
 
-from ubao.client.app import (
-    END_WIDTH,
-    MAX_STEP,
-    PANEL_MIN_WIDTH,
-    GameApp,
-    describe_seat,
-    format_clock,
-    format_info,
-)
+from ubao.client.app import MAX_STEP, GameApp
+from ubao.client.layout import END_WIDTH, PANEL_MIN_WIDTH
+from ubao.client.panels import describe_seat, format_clock, format_info
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Snapshot

@@ -18,10 +18,12 @@ from test_client_layout import SizedOutput, draw
 from test_client_polish import legal_snapshot
 from test_client_support import FAST, game_server, kalah_create, screen, until, url_of
 
-from ubao.client.app import SEAT_LOST, Fit, GameApp, fold, panel_beside
+from ubao.client.app import GameApp
 from ubao.client.board import view_of
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import FATAL_CLOSE_CODES
+from ubao.client.input_machine import SEAT_LOST
+from ubao.client.layout import Fit, fold, panel_beside
 from ubao.client.live import LiveGame
 from ubao.client.render import SIDE_LINE_WIDTH, render_board
 from ubao.client.state import GameState
