@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ubao.client.entry import Ask, Reject, Send, hole_entry, resolve
+from ubao.client.entry import Ask, OneMove, Reject, hole_entry, read_entry
 from ubao.engine.game import Game
 
 COMMANDS = ("resign", "takeback", "rematch", "quit", "exit")
@@ -45,7 +45,7 @@ class Say:
 
 @dataclass(frozen=True, slots=True)
 class SendMove:
-    """Send `move` for the current ply (the machine now waits for its answer)."""
+    """OneMove `move` for the current ply (the machine now waits for its answer)."""
 
     move: str
 
@@ -331,9 +331,9 @@ class InputMachine:
             return self.ask_resign(f)
         if key == "c-t" and not f.over:
             return self.ask_takeback(f)
-        if key in "yn" and dialog is Dialog.CONFIRM_RESIGN:
+        if key in ("y", "n") and dialog is Dialog.CONFIRM_RESIGN:
             return self.confirm_resign(key == "y")
-        if key in "yn" and self._answers(f, key):
+        if key in ("y", "n") and self._answers(f, key):
             return [Answer(dialog is Dialog.ANSWER_TAKEBACK, key == "y")]
         if typed:
             return None
@@ -471,13 +471,13 @@ class InputMachine:
                 answers = " or ".join(choice.answer for choice in self.question.options)
                 return [Say(f"{word or 'nothing'}: answer {answers}", ERROR)]
             if option.final:
-                entry: Send | Ask | Reject = Send(option.move)
+                entry: OneMove | Ask | Reject = OneMove(option.move)
             else:
-                entry = resolve(option.move, f.legal, f.game, f.position)
+                entry = read_entry(option.move, f.legal, f.game, f.position)
         elif not word and f.cursor is not None:
             entry = hole_entry(f.cursor, f.legal, f.game, f.position, f.cursor_moves)
         else:
-            entry = resolve(word, f.legal, f.game, f.position)
+            entry = read_entry(word, f.legal, f.game, f.position)
         if isinstance(entry, Ask):
             # A refusal before the question is no longer the point.
             return [Transition(Trigger.ASK, entry), Say("")]

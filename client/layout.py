@@ -38,6 +38,8 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame as FrameWidget
 
+from ubao.client.terminal_text import ELLIPSIS
+
 END_WIDTH = 50
 """The game-over box, in columns."""
 HELP_WIDTH = 76
@@ -210,7 +212,7 @@ def cut_lines(text: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
                 column = 0
             elif piece and column <= width:
                 if column + get_cwidth(piece) > width:
-                    piece = piece[: max(width - column - 1, 0)] + "\u2026"
+                    piece = piece[: max(width - column - 1, 0)] + ELLIPSIS
                     column = width + 1
                 else:
                     column += get_cwidth(piece)

@@ -74,7 +74,7 @@ def format_clock(ms: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def format_info(info: BotInfo, side: str) -> str:
+def format_search_report(info: BotInfo, side: str) -> str:
     """A bot's report on the search behind its move, with the score said from its side: a
     number of points, or a forced win or loss in so many plies. Lines break between words to
     fit the narrowest side panel (the screen would break them mid-word)."""

@@ -42,7 +42,7 @@ from ubao.client.panels import (
     describe_step,
     format_clock,
     format_control,
-    format_info,
+    format_search_report,
     join_command,
     move_list,
     player_keys,
@@ -474,7 +474,7 @@ class GameView:
             return []
         text: StyleAndTextTuples = [("class:panel.title", "Engine")]
         for seat, info in sorted(self.state.info.items()):  # no blank row at the panel's foot
-            text.append(("", "\n" + format_info(info, self.side_name(seat))))
+            text.append(("", "\n" + format_search_report(info, self.side_name(seat))))
         return text
 
     def _end_text(self) -> StyleAndTextTuples:

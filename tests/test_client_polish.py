@@ -19,7 +19,7 @@ from test_client_support import Proxy, game_server, kalah_create, screen, until,
 from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json
-from ubao.client.connection import DEFAULT_SERVER, Session, SessionClosed, describe_failure
+from ubao.client.connection import DEFAULT_SERVER, ServerSession, SessionClosed, describe_failure
 from ubao.client.render import render_board
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES, make_game
@@ -199,7 +199,7 @@ def test_connection_failures_read_as_sentences() -> None:
 
 async def test_the_status_line_says_the_server_is_unreachable_in_words() -> None:
     states: list[str] = []
-    session = Session(
+    session = ServerSession(
         "ws://127.0.0.1:9/", "alice", "human", on_event=lambda e: None, on_state=states.append
     )
     session.backoff = dataclasses.replace(session.backoff, first=0.01, limit=0.02)
