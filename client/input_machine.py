@@ -16,7 +16,7 @@ Which mode rules is decided by the order of the checks in `dialog` (the question
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -24,8 +24,6 @@ from typing import Any
 from ubao.client.entry import Ask, OneMove, Reject, hole_entry, read_entry
 from ubao.engine.game import Game
 
-COMMANDS = ("resign", "takeback", "rematch", "quit", "exit")
-"""The words the input line takes besides moves and answers."""
 SEAT_LOST = "this terminal no longer holds the seat"
 """Why nothing is sent once another terminal took over the seat."""
 ERROR = "class:status.error"
@@ -194,14 +192,6 @@ class Facts:
     position: Any
 
 
-HELP_SCROLLS = ("up", "down", "pageup", "pagedown", " ", "home", "end")
-KEYS = (
-    *("c-q", "c-c", "escape", "f1", "?", "q", "c-f", "c-b", "c-r", "c-t", "y", "n", "r"),
-    *("left", "right", "up", "down", "home", "end", "pageup", "pagedown", " "),
-)
-"""Every key `press` may claim."""
-
-
 class InputMachine:
     """The input modes of one game screen, and what each key and line means in them."""
 
@@ -314,33 +304,25 @@ class InputMachine:
     # -- keys ----------------------------------------------------------------------------------
 
     def press(self, f: Facts, key: str) -> list[Effect] | None:
-        """What `key` does; None leaves it to the input line (it is typed)."""
-        if f.helping:
-            return self._help_key(key)
-        typed = f.typed
-        dialog = self.dialog(f)
-        if key in ("c-q", "c-c"):
-            return [Screen("quit")]
-        if key == "escape":
-            return self.escape(f)
-        if key == "f1" or (key == "?" and not typed):
-            return [Screen("help")]
-        if key in ("c-f", "c-b"):
-            return [Screen("faster" if key == "c-f" else "slower")]
-        if key == "c-r" and not f.over:
-            return self.ask_resign(f)
-        if key == "c-t" and not f.over:
-            return self.ask_takeback(f)
-        if key in ("y", "n") and dialog is Dialog.CONFIRM_RESIGN:
+        """What `key` does (`GAME_KEYS`, or `HELP_KEYS` while the help is open); None leaves
+        it to the input line (it is typed)."""
+        meaning = (HELP_KEYS if f.helping else GAME_KEYS).get(key)
+        return None if meaning is None else meaning(self, f, key)
+
+    def yes_or_no(self, f: Facts, key: str) -> list[Effect] | None:
+        """`y` or `n`: the resign question's answer, else the opponent's offer's."""
+        if self.confirming_resign:
             return self.confirm_resign(key == "y")
-        if key in ("y", "n") and self._answers(f, key):
-            return [Answer(dialog is Dialog.ANSWER_TAKEBACK, key == "y")]
-        if typed:
+        if self._answers(f, key):
+            return [Answer(self.dialog(f) is Dialog.ANSWER_TAKEBACK, key == "y")]
+        return None
+
+    def arrow(self, f: Facts, key: str) -> list[Effect] | None:
+        """An arrow (or Home, End) with nothing typed walks the legal holes on our turn,
+        answers a direction question (Left L, Right R), or steps through the moves while
+        watching or after the end."""
+        if f.typed:
             return None
-        if key == "q" and (f.over or f.seat is None):
-            return [Screen("quit")]
-        if key == "r" and f.over and f.seat is not None:
-            return self.offer_rematch(f)
         if key in ("left", "right", "up", "down") and self.choosing_hole(f):
             return [Screen(f"cursor {key}")]
         answer = self._arrow_answer(key)
@@ -349,16 +331,6 @@ class InputMachine:
         if key in ("left", "right", "home", "end") and (f.seat is None or f.over) and f.started:
             ply = {"left": f.shown_ply - 1, "right": f.shown_ply + 1, "home": 0}.get(key)
             return [Browse(ply)]
-        return None
-
-    def _help_key(self, key: str) -> list[Effect] | None:
-        """While the help is open it has the keys: scroll it, close it, or leave."""
-        if key in ("escape", "f1", "?", "q"):
-            return [Screen("help")]
-        if key in ("c-q", "c-c"):
-            return [Screen("quit")]
-        if key in HELP_SCROLLS:
-            return [Screen(f"scroll {key}")]
         return None
 
     def _arrow_answer(self, key: str) -> str | None:
@@ -442,12 +414,8 @@ class InputMachine:
             return [Screen("quit")]
         if self.closed and word and f.seat is not None:
             return [Say(SEAT_LOST, ERROR)]
-        if said == "resign":
-            return self.ask_resign(f)
-        if said == "takeback":
-            return self.ask_takeback(f)
-        if said == "rematch":
-            return self.offer_rematch(f)
+        if said in LINE_COMMANDS:
+            return LINE_COMMANDS[said](self, f)
         dialog = self.dialog(f)
         if dialog in (Dialog.ANSWER_REMATCH, Dialog.ANSWER_TAKEBACK) and said in YES + NO:
             return [Answer(dialog is Dialog.ANSWER_TAKEBACK, said in YES)]
@@ -489,6 +457,57 @@ class InputMachine:
             SendMove(entry.move),
         ]
 
+
+Meaning = Callable[[InputMachine, Facts, str], "list[Effect] | None"]
+
+
+def _unless_typed(effect: Effect, when: Callable[[Facts], bool]) -> Meaning:
+    """A letter that does `effect` when nothing is typed and `when` holds (else it is typed)."""
+    return lambda machine, f, key: [effect] if not f.typed and when(f) else None
+
+
+QUIT = Screen("quit")
+HELP = Screen("help")
+GAME_KEYS: dict[str, Meaning] = {
+    "c-q": lambda machine, f, key: [QUIT],
+    "c-c": lambda machine, f, key: [QUIT],
+    "escape": lambda machine, f, key: machine.escape(f),
+    "f1": lambda machine, f, key: [HELP],
+    "?": _unless_typed(HELP, lambda f: True),
+    "q": _unless_typed(QUIT, lambda f: f.over or f.seat is None),
+    "c-f": lambda machine, f, key: [Screen("faster")],
+    "c-b": lambda machine, f, key: [Screen("slower")],
+    "c-r": lambda machine, f, key: None if f.over else machine.ask_resign(f),
+    "c-t": lambda machine, f, key: None if f.over else machine.ask_takeback(f),
+    "r": lambda machine, f, key: (
+        machine.offer_rematch(f) if not f.typed and f.over and f.seat is not None else None
+    ),
+    "y": InputMachine.yes_or_no,
+    "n": InputMachine.yes_or_no,
+    **dict.fromkeys(("left", "right", "up", "down", "home", "end"), InputMachine.arrow),
+}
+"""What each key of the game screen means (the help closed): the one place it is decided."""
+
+HELP_KEYS: dict[str, Meaning] = {
+    **dict.fromkeys(("escape", "f1", "?", "q"), lambda machine, f, key: [HELP]),
+    **dict.fromkeys(("c-q", "c-c"), lambda machine, f, key: [QUIT]),
+    **dict.fromkeys(
+        ("up", "down", "pageup", "pagedown", " ", "home", "end"),
+        lambda machine, f, key: [Screen(f"scroll {key}")],
+    ),
+}
+"""While the help is open it has the keys: scroll it, close it, or leave; others do nothing."""
+
+KEYS = tuple(dict.fromkeys([*GAME_KEYS, *HELP_KEYS]))
+"""Every key `press` may claim."""
+
+LINE_COMMANDS: dict[str, Callable[[InputMachine, Facts], list[Effect]]] = {
+    "resign": InputMachine.ask_resign,
+    "takeback": InputMachine.ask_takeback,
+    "rematch": InputMachine.offer_rematch,
+}
+"""The words the input line takes besides moves, answers and quit or exit."""
+COMMANDS = (*LINE_COMMANDS, "quit", "exit")
 
 NOT_NOW = {
     Play.SENDING: "wait: a move is on its way",
