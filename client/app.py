@@ -167,12 +167,6 @@ class GameApp(GameView):
         """Handle one line of input (what Enter does with the text typed)."""
         self.carry_out(self.input.enter(self.facts(), text))
 
-    def ask_resign(self) -> None:
-        self.carry_out(self.input.ask_resign(self.facts()))
-
-    def confirm_resign(self, yes: bool) -> None:
-        self.carry_out(self.input.confirm_resign(yes))
-
     def carry_out(self, effects: Sequence[Effect]) -> None:
         """Do what the input machine decided, in order."""
         for effect in effects:

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.board import Frame
-from ubao.client.layout import PANEL_MIN_WIDTH
+from ubao.client.layout import PANEL_MIN_WIDTH, wrap
+from ubao.client.state import GameState
+from ubao.engine.games import GAMES
 from ubao.protocol import BotInfo, ClockSpec, SeatInfo
 
 
@@ -133,3 +135,27 @@ def move_list(
         style = "class:moves.last" if ply == mark else ""
         text.append((style, f"{ply + 1:>4}. {side_names[mover][0]} {move}\n"))
     return text
+
+
+def help_lines(state: GameState, seat: int | None, width: int) -> list[tuple[str, str]]:
+    """The help, line by line with its style, `width` columns at most: the game in short, how
+    its moves are written, what its board's marks mean, and every key (a spectator's, or the
+    player's of `seat`)."""
+    view = state.view
+    game = state.game
+    assert game is not None, "no snapshot yet"
+    start = game.start()
+    sample = [game.format_move(start, move) for move in game.legal_moves(start)]
+    keys = SPECTATOR_KEYS if seat is None else player_keys(view.cells)
+    watching = seat is None
+    paragraphs = [
+        GAMES[state.game_name].summary,
+        view.help_notation(sample + state.history, spectator=watching),
+        view.help_marks(spectator=watching),
+    ]
+    lines: list[tuple[str, str]] = []
+    for paragraph in paragraphs:
+        lines += [("", line) for line in wrap(paragraph, width).split("\n")]
+        lines.append(("", ""))
+    lines += [("", line) for key in keys for line in wrap(key, width).split("\n")]
+    return lines

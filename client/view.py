@@ -17,7 +17,6 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.board import Animation, BoardView, Marks
-from ubao.client.entry import Ask
 from ubao.client.input_machine import Facts, InputMachine, awaits_answer
 from ubao.client.lag import format_lag
 from ubao.client.layout import (
@@ -38,19 +37,17 @@ from ubao.client.layout import (
 from ubao.client.panels import (
     HELP_CLOSE,
     HELP_SCROLL,
-    SPECTATOR_KEYS,
     describe_step,
     format_clock,
     format_control,
     format_search_report,
+    help_lines,
     join_command,
     move_list,
-    player_keys,
     seat_presence,
 )
 from ubao.client.render import render_board
 from ubao.client.state import GameState, called_off, describe_result
-from ubao.engine.games import GAMES
 
 
 class GameView:
@@ -120,20 +117,6 @@ class GameView:
     @property
     def my_turn(self) -> bool:
         return self.input.my_turn(self.state.legal, self.state.over)
-
-    @property
-    def question(self) -> Ask | None:
-        """The move's question the player is asked, if any."""
-        return self.input.question
-
-    @property
-    def confirming_resign(self) -> bool:
-        return self.input.confirming_resign
-
-    @property
-    def sending(self) -> bool:
-        """A move is on its way."""
-        return self.input.sending
 
     @property
     def rematch_offered(self) -> bool:
@@ -509,7 +492,7 @@ class GameView:
                 text.append(("", " "))
             return text
         typed = self.buffer.text.strip()
-        if self.my_turn and self.question is None and typed in self.state.legal:
+        if self.my_turn and self.input.question is None and typed in self.state.legal:
             # One legal move: Tab filled it in without a list to pick from.
             return [("class:help", "Enter plays "), ("class:completion.current", typed)]
         if self.message[1] and not self._fit().feedback:
@@ -531,28 +514,7 @@ class GameView:
         return [("class:help", keys)]
 
     def _help_lines(self) -> list[tuple[str, str]]:
-        """The help, line by line with its style: the game in short, how its moves are
-        written, what its board's marks mean, and every key (a spectator's or a player's)."""
-        width = self._help_width() - 4
-        state = self.state
-        view = state.view
-        game = state.game
-        assert game is not None, "no snapshot yet"
-        start = game.start()
-        sample = [game.format_move(start, move) for move in game.legal_moves(start)]
-        keys = SPECTATOR_KEYS if self.seat is None else player_keys(view.cells)
-        watching = self.seat is None
-        paragraphs = [
-            GAMES[state.game_name].summary,
-            view.help_notation(sample + state.history, spectator=watching),
-            view.help_marks(spectator=watching),
-        ]
-        lines: list[tuple[str, str]] = []
-        for paragraph in paragraphs:
-            lines += [("", line) for line in wrap(paragraph, width).split("\n")]
-            lines.append(("", ""))
-        lines += [("", line) for key in keys for line in wrap(key, width).split("\n")]
-        return lines
+        return help_lines(self.state, self.seat, self._help_width() - 4)
 
     def _help_width(self) -> int:
         return min(HELP_WIDTH, self.application.output.get_size().columns)

@@ -273,7 +273,7 @@ async def test_the_end_keeps_its_result_line_wraps_between_words_and_offers_no_m
         await until(lambda: app.application.is_running, "the screen")
         app.on_event(dataclasses.replace(SNAPSHOT, seats=names, legal=("1", "2", "3", "4")))
         keys.send_text("2\r")
-        await until(lambda: not app.sending and state.over, "the end")
+        await until(lambda: not app.input.sending and state.over, "the end")
         result = "North, bartholomew-the-long, wins by resignation"
         assert app._result_text() == result
         await until(lambda: app.settled, "the last move shown")

@@ -206,13 +206,13 @@ async def test_left_and_right_answer_a_direction_question(player: Shown) -> None
     app = player.app
     for arrow, move in ((LEFT, "A6L"), (RIGHT, "A7R")):
         app.enter(move[:2])
-        assert app.question is not None and "Answer L or R" in app.question.question
+        assert app.input.question is not None and "Answer L or R" in app.input.question.question
         player.keys.send_text(arrow)
         sent = app.actions
         assert isinstance(sent, Recorder)
         await until(lambda: sent.moves[-1:] == [move], f"{move} sent")  # noqa: B023
-        assert app.question is None
-        await until(lambda: not app.sending, "the answer")
+        assert app.input.question is None
+        await until(lambda: not app.input.sending, "the answer")
 
 
 # -- 14. the spectators' help --------------------------------------------------------------------
