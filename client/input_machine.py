@@ -10,8 +10,10 @@ whether a move is on its way or the connection closed for good: they change only
 `close`). Everything else it reads from `Facts`, a picture of the game and the screen taken
 for each key.
 
-Which mode rules is decided by the order of the checks in `dialog` (the question line) and
-`play` (what a move typed does); every other function asks them.
+What each key means is one table, `GAME_KEYS` (`HELP_KEYS` while the help is open), and the
+line's commands another (`LINE_COMMANDS`). Which mode rules when several hold is decided by the
+order of the checks in `dialog` (the question line) and `play` (what a move typed does); every
+other function asks them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ubao.client.entry import Ask, OneMove, Reject, hole_entry, read_entry
+from ubao.client.entry import Ask, Entry, OneMove, Reject, hole_entry, read_entry
 from ubao.engine.game import Game
 
 SEAT_LOST = "this terminal no longer holds the seat"
@@ -439,7 +441,7 @@ class InputMachine:
                 answers = " or ".join(choice.answer for choice in self.question.options)
                 return [Say(f"{word or 'nothing'}: answer {answers}", ERROR)]
             if option.final:
-                entry: OneMove | Ask | Reject = OneMove(option.move)
+                entry: Entry = OneMove(option.move)
             else:
                 entry = read_entry(option.move, f.legal, f.game, f.position)
         elif not word and f.cursor is not None:
