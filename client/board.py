@@ -209,7 +209,7 @@ def bao_label(side: int, row: str, number: int) -> str:
     return f"{row.upper() if side == 0 else row.lower()}{number}"
 
 
-NYUMBA = 5
+NYUMBA_NUMBER = 5
 """The nyumba is the owner's front-row hole A5."""
 NYUMBA_SEEDS = 6
 """An owned nyumba is functional while it holds at least this many seeds (§10)."""
@@ -306,11 +306,11 @@ class BaoView(BoardView):
 
     def nyumbas(self) -> frozenset[str]:
         """The nyumbas still owned."""
-        return frozenset(bao_label(side, "a", NYUMBA) for side in (0, 1) if self.owned[side])
+        return frozenset(bao_label(side, "a", NYUMBA_NUMBER) for side in (0, 1) if self.owned[side])
 
     def nyumba_status(self, side: int) -> str:
         """The nyumba as §10 defines it: owned and functional, owned but dormant, or gone."""
-        label = bao_label(side, "a", NYUMBA)
+        label = bao_label(side, "a", NYUMBA_NUMBER)
         if not self.owned[side]:
             return f"nyumba {label} lost"
         seeds = int(self.values[label])
@@ -335,7 +335,7 @@ class BaoView(BoardView):
 
 # -- Othello ------------------------------------------------------------------------------------
 
-COLUMNS = "abcdefghijklmnop"
+COLUMN_LETTERS = "abcdefghijklmnop"
 DISCS = "XO"
 """The disc letters of the two sides in the position form."""
 
@@ -400,7 +400,7 @@ class OthelloView(BoardView):
 
 def _square(index: int, size: int) -> str:
     row, column = divmod(index, size)
-    return f"{COLUMNS[column]}{row + 1}"
+    return f"{COLUMN_LETTERS[column]}{row + 1}"
 
 
 # -- choosing the view --------------------------------------------------------------------------

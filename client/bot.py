@@ -1,6 +1,6 @@
 """`ubao bot`: a bot client that plays over the network with the local engine.
 
-Each game gets its own reconnecting `Session` and its own `Searcher` (its tables carry over
+Each game gets its own reconnecting `ServerSession` and its own `Searcher` (its tables carry over
 from move to move). The search runs in a worker thread, so the connection keeps answering
 while the engine thinks. A chosen move is remembered by ply: if the connection drops while
 the move is on its way, the bot resends the same move after resuming (the server ignores a
@@ -37,7 +37,7 @@ from ubao.client.connection import (
     Budget,
     Disconnected,
     ServerError,
-    Session,
+    ServerSession,
 )
 from ubao.client.seating import SeatSession
 from ubao.client.state import Applied, GameState, describe_result
@@ -90,7 +90,9 @@ class EngineSettings:
         return text
 
 
-def time_budget(state: GameState, seat: int, settings: EngineSettings, now: float) -> int | None:
+def search_budget_ms(
+    state: GameState, seat: int, settings: EngineSettings, now: float
+) -> int | None:
     """The milliseconds the next search may take: --time-ms, capped by the clock if any."""
     budgets = [settings.time_ms] if settings.time_ms is not None else []
     remaining = state.remaining_ms(seat, now)
@@ -123,7 +125,7 @@ def search_info(game: Any, position: Any, result: SearchResult[Any]) -> BotInfo:
     )
 
 
-def describe_search(info: BotInfo) -> str:
+def search_report_line(info: BotInfo) -> str:
     """The search report a bot logs with each move: depth, score, nodes, time and PV."""
     if info.mate is None:
         score = f"{info.score:+d}"
@@ -135,7 +137,7 @@ def describe_search(info: BotInfo) -> str:
     )
 
 
-def bot_name(name: str, settings: EngineSettings) -> str:
+def bot_client_name(name: str, settings: EngineSettings) -> str:
     """The name a bot client plays under: the name given and its depth, as server bots are
     named (`ubao-engine (depth 4)`); that it is a bot client the seat info's `client` says, so
     the name need not. Its own name also keeps its seat tokens apart from those of a person of
@@ -170,7 +172,7 @@ class BotGame(SeatSession):
     ) -> None:
         super().__init__(
             url,
-            bot_name(name, settings),
+            bot_client_name(name, settings),
             "bot",
             game_id=game_id,
             create=create,
@@ -388,7 +390,7 @@ class BotGame(SeatSession):
                     log.error("game %s: %s", self.game_id, error)
                     self.done.set()
                     return
-            budget = time_budget(state, self.held.seat, self.settings, time.monotonic())
+            budget = search_budget_ms(state, self.held.seat, self.settings, time.monotonic())
             result = await asyncio.to_thread(
                 self.searcher.search, position, self.settings.depth, budget
             )
@@ -400,7 +402,9 @@ class BotGame(SeatSession):
             move = game.format_move(position, result.move)
             info = search_info(game, position, result)
             self.decided = (ply, move, info)
-            log.info("game %s ply %d: %s (%s)", self.game_id, ply + 1, move, describe_search(info))
+            log.info(
+                "game %s ply %d: %s (%s)", self.game_id, ply + 1, move, search_report_line(info)
+            )
         _, move, info = self.decided
         try:
             await self.move(ply, move, info)
@@ -434,7 +438,7 @@ def held_seats(
     held: dict[str, tuple[int, EngineSettings]] = {}
     for depth in range(settings.depth, 0, -1):
         chosen = dataclasses.replace(settings, depth=depth)
-        for game_id, seat in tokens.games(url, bot_name(name, chosen)).items():
+        for game_id, seat in tokens.games(url, bot_client_name(name, chosen)).items():
             held.setdefault(game_id, (seat.seat, chosen))
     return held
 
@@ -495,7 +499,7 @@ async def serve(
         waiting.clear()
         heard(games)
 
-    lobby = Session(
+    lobby = ServerSession(
         url,
         name,
         "bot",

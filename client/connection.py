@@ -1,6 +1,6 @@
 """A protocol session that survives dropped connections.
 
-`Session.run()` connects (to the first of its servers that answers: several are a cluster's
+`ServerSession.run()` connects (to the first of its servers that answers: several are a cluster's
 nodes, any of which serves any game, docs/cluster.md), says `hello`, calls the owner's
 `on_ready` (which resumes its seat or watches its game again, with the last version it saw),
 then passes every game event to `on_event` (and `lobby` events, after a `games` with
@@ -201,11 +201,11 @@ def describe_failure(error: BaseException) -> str:
     return f"network error ({escape(str(error) or type(error).__name__, MAX_REASON)})"
 
 
-def monotonic_ms() -> int:
+def _monotonic_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
 
-class Session:
+class ServerSession:
     """One client's protocol session with a server, reconnected whenever it drops."""
 
     def __init__(
@@ -329,9 +329,9 @@ class Session:
         """Measure the round trip now and every `ping_seconds`, until the connection ends."""
         with contextlib.suppress(Disconnected, ServerError):
             while True:
-                ok = await self.request(Ping(id=0, t=monotonic_ms()))
+                ok = await self.request(Ping(id=0, t=_monotonic_ms()))
                 if ok.t is not None:
-                    self.on_lag(self.lag.observe(ok.t, monotonic_ms()))
+                    self.on_lag(self.lag.observe(ok.t, _monotonic_ms()))
                 await asyncio.sleep(self.ping_seconds)
 
     async def _read(self, ws: ClientConnection) -> None:
@@ -407,7 +407,7 @@ class Session:
 
 
 async def take_seat(
-    session: Session,
+    session: ServerSession,
     tokens: TokenStore,
     game_id: str,
     *,

@@ -22,7 +22,7 @@ SAFARI = "+"
 
 
 @dataclass(frozen=True, slots=True)
-class Send:
+class OneMove:
     """The entry names exactly one legal move."""
 
     move: str
@@ -64,10 +64,10 @@ class Reject:
     message: str
 
 
-Entry = Send | Ask | Reject
+Entry = OneMove | Ask | Reject
 
 
-def resolve(
+def read_entry(
     text: str, legal: Sequence[str], game: Game[Any, Any], position: Any, decided: bool = False
 ) -> Entry:
     """What the entry `text` means for the player to move, given the server's `legal` moves.
@@ -95,7 +95,7 @@ def resolve(
             "Answer stop or safari (Esc cancels)",
             (Option("stop", canonical, True), Option("safari", safari, True)),
         )
-    return Send(canonical)
+    return OneMove(canonical)
 
 
 def _complete(entry: str, legal: Sequence[str], game: Game[Any, Any], position: Any) -> Ask | None:
@@ -166,7 +166,7 @@ def hole_entry(
     if not bases:
         return _refused(hole, game, position)
     if len(bases) == 1:
-        return resolve(bases[0], legal, game, position)
+        return read_entry(bases[0], legal, game, position)
     return _which(hole, bases, game, position)
 
 

@@ -10,11 +10,11 @@ and the ply are never cut.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Sequence
 
 from ubao.client.record import printable
 from ubao.client.state import called_off
+from ubao.client.terminal_text import columns, cut
 from ubao.protocol import GameSummary, SeatInfo
 
 HEADER = ("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")
@@ -22,7 +22,6 @@ SEATS = HEADER.index("SEATS")
 VS = " vs "
 GAP = "  "
 """Between two columns."""
-ELLIPSIS = "…"
 CUTS = ((2, 5), (4, 16), (3, 12), (1, 6))
 """The columns cut when a row is too wide, in order, each down to this many columns at most:
 options, seats, status, the game's name (then all of them further, to 2, on a very narrow
@@ -68,28 +67,6 @@ def row_of(summary: GameSummary) -> tuple[str, ...]:
     row = (summary.game_id, summary.game, options, status(summary), str(summary.ply))
     cells = tuple(printable(cell) for cell in row)
     return (*cells[:4], seats, cells[4])
-
-
-def columns(text: str) -> int:
-    """How many terminal columns `text` takes: East Asian wide characters two, combining
-    marks none."""
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
-        for c in text
-    )
-
-
-def cut(text: str, width: int) -> str:
-    """`text` in at most `width` columns: whole if it fits, else its start and an ellipsis."""
-    if columns(text) <= width:
-        return text
-    kept, used = [], 0
-    for char in text:
-        used += columns(char)
-        if used > width - 1:
-            break
-        kept.append(char)
-    return "".join(kept) + ELLIPSIS
 
 
 def cut_seats(seats: str, width: int) -> str:

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
-from ubao.client.board import COLUMNS, BaoView, BoardView, MancalaView, Marks, OthelloView
+from ubao.client.board import COLUMN_LETTERS, BaoView, BoardView, MancalaView, Marks, OthelloView
+from ubao.client.terminal_text import cut
 from ubao.protocol import escape
 from ubao.protocol.messages import MAX_NAME
 
@@ -95,7 +96,7 @@ def _cell_text(value: str, label: str, marks: Marks, special: bool = False) -> s
     return f" {value:>3} "
 
 
-TO_MOVE = "  <- to move"
+TO_MOVE_MARK = "  <- to move"
 
 SIDE_LINE_WIDTH = 49
 """The widest a side line gets (`_side_line`'s `fit`) beside a board narrower than that: what a
@@ -104,13 +105,6 @@ classic 80-column terminal leaves beside the side panel (at least 30 columns, an
 MAX_BOARD_WIDTH = 60
 """Every board, at every size its game allows, is drawn at most this wide: a wider layout
 (Kalah with 12 pits, Othello 16x16) is drawn compact, with narrower cells."""
-
-ELLIPSIS = "\u2026"
-
-
-def cut(text: str, width: int) -> str:
-    """`text` cut to `width` columns, the cut marked with an ellipsis."""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
 
 
 def _side_line(
@@ -131,16 +125,16 @@ def _side_line(
     name = (names[side] if side < len(names) else None) or "open seat"
     label = f"{view.side_labels[side]}: "
     beside = f"  {extra}" if extra and not own_line else ""
-    if count is not None and len(label + name + beside + TO_MOVE) > fit:
+    if count is not None and len(label + name + beside + TO_MOVE_MARK) > fit:
         # Othello's discs, in short beside the side's label rather than cut the name.
         label, beside = f"{view.side_labels[side]} {count}: ", ""
-    most = min(MAX_NAME, max(fit - len(label) - len(beside) - len(TO_MOVE), 8))
+    most = min(MAX_NAME, max(fit - len(label) - len(beside) - len(TO_MOVE_MARK), 8))
     # Names come from any record file and any server: shown escaped, whoever checked.
     line: StyleAndTextTuples = [("class:side", label), ("class:side.name", escape(name, most))]
     if beside:
         line.append(("class:side.extra", beside))
     if side == view.to_move:
-        line.append(("class:side.tomove", TO_MOVE))
+        line.append(("class:side.tomove", TO_MOVE_MARK))
     line.append(("", "\n"))
     if extra and own_line:
         line.append(("class:side.extra", cut(f"  {extra}", fit) + "\n"))
@@ -272,7 +266,7 @@ def _othello(view: OthelloView, viewer: int, marks: Marks, names: Names) -> Styl
     fit = max(width, SIDE_LINE_WIDTH)
     text: StyleAndTextTuples = []
     text += _side_line(view, 1, names, fit, f"discs {view.discs(1)}", count=view.discs(1))
-    columns = gap.join(f" {c} " for c in COLUMNS[: view.size])
+    columns = gap.join(f" {c} " for c in COLUMN_LETTERS[: view.size])
     text.append(("class:label", " " * label_width + columns + "\n"))
     for r, labels in enumerate(view.grid(viewer)):
         text.append(("class:label", f"{r + 1:>{label_width - 1}} "))

@@ -16,20 +16,18 @@ from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
-from ubao.client.app import (
+from ubao.client.board import Marks
+from ubao.client.export import Replay, result_of, seat_of
+from ubao.client.layout import (
     PANEL_MIN_WIDTH,
     board_and_panel,
-    describe_seat,
     fitting,
-    format_control,
-    move_list,
     rule,
     text_height,
     too_small,
     wrap,
 )
-from ubao.client.board import Marks
-from ubao.client.export import Replay, result_of, seat_of
+from ubao.client.panels import describe_seat, format_control, move_list
 from ubao.client.record import Record
 from ubao.client.render import STYLE, render_board
 from ubao.client.state import describe_result

@@ -22,7 +22,7 @@ from ubao.client.connection import (
     Budget,
     Disconnected,
     ServerError,
-    Session,
+    ServerSession,
     SessionClosed,
     take_seat,
 )
@@ -50,7 +50,7 @@ log = logging.getLogger("ubao.client")
 
 
 class SeatSession:
-    """Holds a seat in (or watches) one game over a reconnecting `Session`.
+    """Holds a seat in (or watches) one game over a reconnecting `ServerSession`.
 
     Subclasses react through the hooks `on_event`, `on_state`, `on_lag`, `on_seated` and
     `on_closed`; `GameState` is theirs to update from the events.
@@ -87,7 +87,7 @@ class SeatSession:
         self.refusal: str | None = None
         """The error code of the server's refusal to seat this client, if it refused."""
         self.state = GameState(game_id or "")
-        self.session = Session(
+        self.session = ServerSession(
             url,
             name,
             role,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ubao.client.entry import Reject, resolve
+from ubao.client.entry import Reject, read_entry
 from ubao.engine import bao_rules as rules
 from ubao.engine.bao import Bao
 from ubao.engine.bao_rules import Position, refusal
@@ -193,5 +193,5 @@ def test_the_client_refuses_a_typed_bao_move_with_the_rules_reason(
     what may be played instead), by the rules' own parser, as the server refuses it too."""
     position = at(text)
     legal = [CORE.format_move(position, move) for move in CORE.legal_moves(position)]
-    refused = resolve(typed, legal, CORE, position)
+    refused = read_entry(typed, legal, CORE, position)
     assert isinstance(refused, Reject) and refused.message.startswith(f"{typed}: {reason}; ")

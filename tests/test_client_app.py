@@ -13,15 +13,9 @@ from prompt_toolkit.output import DummyOutput
 from test_client_layout import SizedOutput, draw
 from test_client_support import until
 
-from ubao.client.app import (
-    END_WIDTH,
-    MAX_STEP,
-    PANEL_MIN_WIDTH,
-    GameApp,
-    describe_seat,
-    format_clock,
-    format_info,
-)
+from ubao.client.app import MAX_STEP, GameApp
+from ubao.client.layout import END_WIDTH, PANEL_MIN_WIDTH
+from ubao.client.panels import describe_seat, format_clock, format_search_report
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Snapshot
@@ -279,7 +273,7 @@ async def test_the_end_keeps_its_result_line_wraps_between_words_and_offers_no_m
         await until(lambda: app.application.is_running, "the screen")
         app.on_event(dataclasses.replace(SNAPSHOT, seats=names, legal=("1", "2", "3", "4")))
         keys.send_text("2\r")
-        await until(lambda: not app.sending and state.over, "the end")
+        await until(lambda: not app.input.sending and state.over, "the end")
         result = "North, bartholomew-the-long, wins by resignation"
         assert app._result_text() == result
         await until(lambda: app.settled, "the last move shown")
@@ -302,19 +296,19 @@ async def test_the_end_keeps_its_result_line_wraps_between_words_and_offers_no_m
 
 def test_engine_reports_say_from_whose_side_the_score_is_and_no_mate() -> None:
     info = BotInfo(depth=6, score=3, nodes=5210, time_ms=38, pv=("3", "1"))
-    assert format_info(info, "North") == (
+    assert format_search_report(info, "North") == (
         "North: depth 6, +3 for North\n  5210 nodes, 38 ms, pv 3 1"
     )
     won = dataclasses.replace(info, score=999_995, mate=5)
-    assert format_info(won, "South").startswith("South: depth 6, South wins in\n  5 plies")
+    assert format_search_report(won, "South").startswith("South: depth 6, South wins in\n  5 plies")
     lost = dataclasses.replace(info, score=-999_996, mate=-1)
-    assert "South loses\n  in 1 ply\n" in format_info(lost, "South")
+    assert "South loses\n  in 1 ply\n" in format_search_report(lost, "South")
 
 
 def test_engine_reports_break_between_words_to_fit_the_side_panel() -> None:
     pv = tuple(str(n % 6 + 1) for n in range(30))
     info = BotInfo(depth=12, score=999_995, mate=11, nodes=123_456, time_ms=987, pv=pv)
-    lines = format_info(info, "North").split("\n")
+    lines = format_search_report(info, "North").split("\n")
     assert all(len(line) < PANEL_MIN_WIDTH for line in lines)
     words = " ".join(lines).split()
     assert words[:6] == ["North:", "depth", "12,", "North", "wins", "in"]

@@ -20,11 +20,11 @@ from ubao.client.bot import (
     BotGame,
     EngineSettings,
     bot_seat,
-    describe_search,
+    search_budget_ms,
     search_info,
+    search_report_line,
     serve,
     settings_for,
-    time_budget,
 )
 from ubao.client.connection import fetch_snapshot
 from ubao.client.seating import SeatSession
@@ -265,23 +265,23 @@ def test_the_search_report_has_the_shape_of_a_server_bots() -> None:
     assert (info.depth, info.nodes, info.mate) == (4, result.stats.generated, None)
     assert info.score == round(result.score) and len(info.pv) == len(result.pv)
     assert info.pv[0] == game.format_move(position, result.move)
-    assert describe_search(info).startswith(f"depth 4 score {info.score:+d} nodes ")
+    assert search_report_line(info).startswith(f"depth 4 score {info.score:+d} nodes ")
     # A small game solved to its end: a forced result is scored as the server's bots score it.
     tiny = make_game("kalah", {"pits": 2, "seeds": 1})
     solved = search(tiny, tiny.start(), depth=20)
     report = search_info(tiny, tiny.start(), solved)
     assert report.mate is not None and abs(report.score) == MATE_SCORE - abs(report.mate)
-    assert ("win in" in describe_search(report)) == (report.mate >= 0)
+    assert ("win in" in search_report_line(report)) == (report.mate >= 0)
 
 
 def test_the_time_budget_respects_time_ms_and_the_clock() -> None:
     state = GameState("g")
     settings = EngineSettings(depth=5, time_ms=1000)
-    assert time_budget(state, 0, settings, now=0.0) == 1000
-    assert time_budget(state, 0, EngineSettings(depth=5), now=0.0) is None
+    assert search_budget_ms(state, 0, settings, now=0.0) == 1000
+    assert search_budget_ms(state, 0, EngineSettings(depth=5), now=0.0) is None
     state.clocks, state.clocks_at = Clocks((10_000, 10_000), running=0, increment_ms=200), 0.0
-    assert time_budget(state, 0, settings, now=0.0) == 10_000 // 20 + 100
-    assert time_budget(state, 0, EngineSettings(depth=5, time_ms=50), now=0.0) == 50
+    assert search_budget_ms(state, 0, settings, now=0.0) == 10_000 // 20 + 100
+    assert search_budget_ms(state, 0, EngineSettings(depth=5, time_ms=50), now=0.0) == 50
 
 
 class Person(SeatSession):

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from ubao.client.entry import Ask, Option, Reject, Send, hole_entry, resolve
+from ubao.client.entry import Ask, OneMove, Option, Reject, hole_entry, read_entry
 from ubao.engine.games import make_game
 
 SAFARI_POSITION = "00000000/12070000/11207020/00000000 N 20-21 SN ply=3"
@@ -18,12 +18,12 @@ def legal_of(game: Any, position: Any) -> list[str]:
 
 
 def entry(game: Any, position: Any, text: str, decided: bool = False) -> Any:
-    return resolve(text, legal_of(game, position), game, position, decided)
+    return read_entry(text, legal_of(game, position), game, position, decided)
 
 
 def test_a_legal_kalah_move_is_sent_in_canonical_form() -> None:
     game = make_game("kalah", {"pits": 4, "seeds": 3})
-    assert entry(game, game.start(), " 2 ") == Send("2")
+    assert entry(game, game.start(), " 2 ") == OneMove("2")
 
 
 def test_an_empty_pit_is_refused_with_the_rules_reason() -> None:
@@ -41,7 +41,7 @@ def test_a_malformed_entry_is_refused_with_the_notation_help() -> None:
 
 def test_nothing_is_accepted_when_it_is_not_your_turn() -> None:
     game = make_game("kalah", {"pits": 4, "seeds": 3})
-    assert resolve("2", [], game, game.start()) == Reject("it is not your turn")
+    assert read_entry("2", [], game, game.start()) == Reject("it is not your turn")
 
 
 def test_an_ethiopian_pit_without_direction_asks_left_or_right() -> None:
@@ -51,12 +51,12 @@ def test_an_ethiopian_pit_without_direction_asks_left_or_right() -> None:
     assert [(o.answer, o.move) for o in result.options] == [("L", "3L"), ("R", "3R")]
     picked = result.pick("r")
     assert picked == Option("R", "3R", False)
-    assert entry(game, game.start(), picked.move) == Send("3R")
+    assert entry(game, game.start(), picked.move) == OneMove("3R")
 
 
 def test_othello_accepts_any_case_and_refuses_an_occupied_square() -> None:
     game = make_game("othello", {"size": 6})
-    assert entry(game, game.start(), "C2") == Send("c2")
+    assert entry(game, game.start(), "C2") == OneMove("c2")
     result = entry(game, game.start(), "c3")
     assert isinstance(result, Reject) and "occupied" in result.message
 
@@ -76,9 +76,9 @@ def test_bao_move_reaching_the_nyumba_decision_asks_stop_or_safari() -> None:
     assert isinstance(result, Ask) and "stop there, or go on safari" in result.question
     assert result.pick("safari") == Option("safari", "a7R+", True)
     assert result.pick("stop") == Option("stop", "a7R", True)
-    assert entry(game, position, "a7R", decided=True) == Send("a7R")
-    assert entry(game, position, "a7R+") == Send("a7R+")
-    assert entry(game, position, "a7:ccw>") == Send("a7R+")
+    assert entry(game, position, "a7R", decided=True) == OneMove("a7R")
+    assert entry(game, position, "a7R+") == OneMove("a7R+")
+    assert entry(game, position, "a7:ccw>") == OneMove("a7R+")
 
 
 def test_bao_safari_where_no_decision_arises_is_refused() -> None:
@@ -97,7 +97,7 @@ def test_choosing_a_hole_with_two_moves_asks_which() -> None:
 def test_choosing_a_hole_with_one_move_plays_it() -> None:
     game = make_game("kalah", {"pits": 4, "seeds": 3})
     position = game.start()
-    assert hole_entry("S3", legal_of(game, position), game, position, ["3"]) == Send("3")
+    assert hole_entry("S3", legal_of(game, position), game, position, ["3"]) == OneMove("3")
 
 
 def test_choosing_a_hole_that_leads_to_the_nyumba_still_asks_stop_or_safari() -> None:

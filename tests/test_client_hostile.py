@@ -20,7 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 import ubao.client.__main__ as cli
 from ubao.client.board import view_of
-from ubao.client.connection import Session
+from ubao.client.connection import ServerSession
 from ubao.client.export import replay_of
 from ubao.client.record import parse_record
 from ubao.client.render import render_board
@@ -147,7 +147,7 @@ async def test_a_hostile_close_reason_reaches_status_lines_escaped() -> None:
 
     said: list[str] = []
     async with fake_server(close_hostile) as url:
-        session = Session(
+        session = ServerSession(
             url, "me", "human", on_event=lambda event: None, on_state=said.append, backoff=FAST
         )
         task = asyncio.create_task(session.run())

@@ -101,14 +101,14 @@ async def test_a_bao_move_without_its_letter_is_completed_by_a_question(tmp_path
             assert set(live.app.legal_holes()) == {"A6", "A7"}
             with recording(live) as sent:
                 alice.type("a6\r")
-                await until(lambda: live.app.question is not None, "the question")
-                question = live.app.question
+                await until(lambda: live.app.input.question is not None, "the question")
+                question = live.app.input.question
                 assert question is not None
                 assert "L sows A5 A4 A3," in question.question
                 assert "R sows A7 A8 B8." in question.question
                 alice.type("x\r")  # a wrong answer: said so, and asked again
                 await until(lambda: "answer L or R" in live.app.message[1], "the refusal")
-                assert live.app.question == question and sent == []
+                assert live.app.input.question == question and sent == []
                 assert question.question in fragment_list_to_text(live.app._status_text())
                 alice.type("L\r")
                 await until(lambda: live.state.history, "the move")
@@ -126,9 +126,9 @@ async def test_resigning_asks_first_then_ends_the_game_with_a_result_screen(
             async with screen(url, "bob", tmp_path / "b.json", game_id=alice.live.game_id) as bob:
                 await until(lambda: alice.live.state.legal)
                 alice.type("\x12")  # Ctrl-R
-                await until(lambda: alice.live.app.confirming_resign, "the question")
+                await until(lambda: alice.live.app.input.confirming_resign, "the question")
                 alice.type("n")
-                await until(lambda: not alice.live.app.confirming_resign, "the answer")
+                await until(lambda: not alice.live.app.input.confirming_resign, "the answer")
                 assert not alice.live.state.over
                 alice.type("\x12y")
                 await until(lambda: bob.live.state.over, "the end at bob's")
@@ -328,7 +328,7 @@ async def test_resigning_a_game_nobody_joined_withdraws_it(tmp_path: Path) -> No
             await until(lambda: alice.live.state.started)
             assert alice.live.state.status == "waiting"
             alice.type("\x12")  # Ctrl-R
-            await until(lambda: alice.live.app.confirming_resign, "the question")
+            await until(lambda: alice.live.app.input.confirming_resign, "the question")
             assert alice.live.app._question() == "Cancel this game? y = yes, n or Esc = no"
             alice.type("y")
             await until(lambda: alice.live.state.over, "the end")

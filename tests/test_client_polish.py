@@ -19,7 +19,7 @@ from test_client_support import Proxy, game_server, kalah_create, screen, until,
 from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json
-from ubao.client.connection import DEFAULT_SERVER, Session, SessionClosed, describe_failure
+from ubao.client.connection import DEFAULT_SERVER, ServerSession, SessionClosed, describe_failure
 from ubao.client.render import render_board
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES, make_game
@@ -154,9 +154,9 @@ async def test_a_question_replaces_the_refusal_before_it_and_takes_a_bare_letter
     player.keys.send_text("A1\r")
     await until(lambda: app.message[0] == "class:status.error", "the refusal")
     player.keys.send_text("A6\r")
-    await until(lambda: app.question is not None, "the question")
+    await until(lambda: app.input.question is not None, "the question")
     assert app.message == ("", "")
-    assert "Answer L or R" in app.question.question  # type: ignore[union-attr]
+    assert "Answer L or R" in app.input.question.question  # type: ignore[union-attr]
     player.keys.send_text("l\r")
     await until(lambda: app.actions.moves == ["A6L"], "A6L sent")  # type: ignore[union-attr]
 
@@ -165,12 +165,12 @@ async def test_a_question_replaces_the_refusal_before_it_and_takes_a_bare_letter
 async def test_a_long_question_breaks_between_words_at_60_columns(player: Shown) -> None:
     app = player.app
     player.keys.send_text("A6\r")
-    await until(lambda: app.question is not None, "the question")
+    await until(lambda: app.input.question is not None, "the question")
     status = fragment_list_to_text(app._status_text()).split("\n")
     assert all(len(line) <= 60 for line in status)
     words = " ".join(status).split()
     assert words == " ".join(app._question() or "").split() or set(
-        app.question.question.split()  # type: ignore[union-attr]
+        app.input.question.question.split()  # type: ignore[union-attr]
     ) <= set(words)
     assert "canc" not in words and "(Esc" in words and "cancels)" in words
 
@@ -199,7 +199,7 @@ def test_connection_failures_read_as_sentences() -> None:
 
 async def test_the_status_line_says_the_server_is_unreachable_in_words() -> None:
     states: list[str] = []
-    session = Session(
+    session = ServerSession(
         "ws://127.0.0.1:9/", "alice", "human", on_event=lambda e: None, on_state=states.append
     )
     session.backoff = dataclasses.replace(session.backoff, first=0.01, limit=0.02)
@@ -232,7 +232,7 @@ async def test_while_disconnected_clocks_stop_the_panel_says_so_and_a_move_is_se
                     alice.type("1\r")
                     await until(lambda: bob.live.state.legal, "bob's turn")
                     bob.type(bob.live.state.legal[0] + "\r")
-                    await until(lambda: alice.live.state.legal and not app.sending, "alice's")
+                    await until(lambda: alice.live.state.legal and not app.input.sending, "alice's")
                     await until(lambda: alice.live.state.rtt_ms is not None, "a first ping")
                     proxy.cut()
                     await until(lambda: not app.online, "the drop")

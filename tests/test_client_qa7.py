@@ -18,10 +18,12 @@ from test_client_layout import SizedOutput, draw
 from test_client_polish import legal_snapshot
 from test_client_support import FAST, game_server, kalah_create, screen, until, url_of
 
-from ubao.client.app import SEAT_LOST, Fit, GameApp, fold, panel_beside
+from ubao.client.app import GameApp
 from ubao.client.board import view_of
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import FATAL_CLOSE_CODES
+from ubao.client.input_machine import SEAT_LOST
+from ubao.client.layout import Fit, fold, panel_beside
 from ubao.client.live import LiveGame
 from ubao.client.render import SIDE_LINE_WIDTH, render_board
 from ubao.client.state import GameState
@@ -110,7 +112,7 @@ async def test_a_bao_direction_question_at_60x16_keeps_board_and_question() -> N
         app.set_connection("connected", True)
         app.on_event(legal_snapshot("bao"))
         app.enter("A6")
-        assert app.question is not None
+        assert app.input.question is not None
         for answer in ("", "x"):  # the question alone, then under a refusal
             if answer:
                 app.enter(answer)
@@ -237,12 +239,12 @@ def test_connecting_shows_only_quit_and_waiting_shows_the_command_to_join() -> N
 def test_status_line_wording_resign_rematch_reconnect_and_one_legal_move() -> None:
     app = sized(80, 24)
     app.on_event(dataclasses.replace(legal_snapshot("kalah"), seats=PEOPLE))
-    app.ask_resign()
-    app.confirm_resign(False)
+    app.enter("resign")
+    app.enter("n")
     assert app.message[1] == "not resigned"
-    app.ask_resign()
+    app.enter("resign")
     assert app._question() == "Resign this game? y = yes, n or Esc = no" and not app.message[1]
-    app.confirm_resign(False)
+    app.enter("n")
     # A move sent again after a reconnection, then the opponent is back: the move stays said.
     game = make_game("kalah", {})
     start = game.start()

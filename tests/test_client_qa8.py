@@ -25,7 +25,7 @@ from test_client_support import Proxy, game_server, kalah_create, screen, until,
 from ubao.client.__main__ import build_parser, main, report_end
 from ubao.client.app import GameApp
 from ubao.client.connection import request_once
-from ubao.client.entry import Ask, resolve
+from ubao.client.entry import Ask, read_entry
 from ubao.client.export import replay_of
 from ubao.client.record import Record, parse_record
 from ubao.client.replay import ReplayApp
@@ -193,11 +193,11 @@ def test_a_question_that_leaves_the_hole_open_too_is_a_choice_of_moves() -> None
     game = make_game("bao", {})
     start = game.start()
     legal = [game.format_move(start, move) for move in game.legal_moves(start)]
-    asked = resolve("a", legal, game, start)  # what Tab completes on ["A6L", …, "A7R"]
+    asked = read_entry("a", legal, game, start)  # what Tab completes on ["A6L", …, "A7R"]
     assert isinstance(asked, Ask)
     assert asked.question.startswith("a: which move? A6L sows "), asked.question
     assert "Answer 6L, 6R, 7L or 7R" in asked.question and "which way" not in asked.question
-    way = resolve("A6", legal, game, start)
+    way = read_entry("A6", legal, game, start)
     assert isinstance(way, Ask) and way.question.startswith("A6: which way? L sows ")
 
 
@@ -206,13 +206,13 @@ async def test_left_and_right_answer_a_direction_question(player: Shown) -> None
     app = player.app
     for arrow, move in ((LEFT, "A6L"), (RIGHT, "A7R")):
         app.enter(move[:2])
-        assert app.question is not None and "Answer L or R" in app.question.question
+        assert app.input.question is not None and "Answer L or R" in app.input.question.question
         player.keys.send_text(arrow)
         sent = app.actions
         assert isinstance(sent, Recorder)
         await until(lambda: sent.moves[-1:] == [move], f"{move} sent")  # noqa: B023
-        assert app.question is None
-        await until(lambda: not app.sending, "the answer")
+        assert app.input.question is None
+        await until(lambda: not app.input.sending, "the answer")
 
 
 # -- 14. the spectators' help --------------------------------------------------------------------

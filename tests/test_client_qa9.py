@@ -13,7 +13,8 @@ from prompt_toolkit.output import DummyOutput
 from test_client_layout import SizedOutput, draw
 from test_client_qa8 import start_of
 
-from ubao.client.app import NBSP, GameApp, fold, wrap_fragments
+from ubao.client.app import GameApp
+from ubao.client.layout import NBSP, fold, wrap_fragments
 from ubao.client.live import LiveGame
 from ubao.client.state import Applied, GameState
 from ubao.client.tokens import SeatToken, TokenStore

@@ -15,7 +15,7 @@ from test_client_support import FAST, game_server, kalah_create, url_of
 
 from ubao.client.__main__ import build_parser, creation, opponent_seats, watch_creation
 from ubao.client.bot import BotGame, EngineSettings
-from ubao.client.connection import Session
+from ubao.client.connection import ServerSession
 from ubao.client.tokens import TokenStore
 from ubao.protocol import Event, Moved, SeatSpec, Watch
 
@@ -75,7 +75,7 @@ async def test_a_paced_ai_match_goes_a_move_at_a_time_for_its_spectators(tmp_pat
             if isinstance(event, Moved):
                 seen.append((time.monotonic(), event.seat))
 
-        spectator = Session(url, "eve", "spectator", on_event=on_event, backoff=FAST)
+        spectator = ServerSession(url, "eve", "spectator", on_event=on_event, backoff=FAST)
         watching = asyncio.create_task(spectator.run())
         playing = asyncio.create_task(bot.run())
         try:

@@ -15,8 +15,9 @@ import pytest
 from test_client_support import FAST, game_server, url_of
 
 from ubao.client.__main__ import build_parser, lobby_pages, lobby_query, main, more_games
-from ubao.client.connection import Session
-from ubao.client.lobby import columns, lobby_table, status
+from ubao.client.connection import ServerSession
+from ubao.client.lobby import lobby_table, status
+from ubao.client.terminal_text import columns
 from ubao.protocol import (
     Create,
     GameSummary,
@@ -39,9 +40,11 @@ LONG = "a-player-with-a-rather-long-name-indeed"
 
 
 @contextlib.asynccontextmanager
-async def sessions(url: str, *names: str) -> AsyncIterator[list[Session]]:
+async def sessions(url: str, *names: str) -> AsyncIterator[list[ServerSession]]:
     """Connected player sessions, closed after the block."""
-    opened = [Session(url, name, "human", on_event=lambda e: None, backoff=FAST) for name in names]
+    opened = [
+        ServerSession(url, name, "human", on_event=lambda e: None, backoff=FAST) for name in names
+    ]
     tasks = [asyncio.create_task(session.run()) for session in opened]
     try:
         await asyncio.wait_for(asyncio.gather(*(s.connected.wait() for s in opened)), 30)
@@ -52,7 +55,7 @@ async def sessions(url: str, *names: str) -> AsyncIterator[list[Session]]:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def create(session: Session) -> str:
+async def create(session: ServerSession) -> str:
     ok = await session.request(Create(id=0, game="kalah", options={}, seats=OPEN))
     assert ok.game_id is not None
     return ok.game_id

@@ -18,7 +18,7 @@ from test_client_support import game_server, kalah_create, screen, two_players, 
 
 from ubao.client.__main__ import report_end
 from ubao.client.app import MAX_STEP, GameApp
-from ubao.client.entry import Reject, resolve
+from ubao.client.entry import Reject, read_entry
 from ubao.client.export import record_of, replay_of
 from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
@@ -224,7 +224,7 @@ def test_the_entry_hint_names_the_games_own_cells(name: str, cell: str) -> None:
     game = make_game(name)
     start = game.start()
     legal = [game.format_move(start, move) for move in game.legal_moves(start)]
-    refusal = resolve("", legal, game, start)
+    refusal = read_entry("", legal, game, start)
     assert isinstance(refusal, Reject) and f"pick a {cell} with the arrow keys" in refusal.message
 
 

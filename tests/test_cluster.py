@@ -21,7 +21,7 @@ from test_server_restart import server_process
 from test_server_support import SMALL_KALAH, TIMEOUT, Client
 from websockets.exceptions import ConnectionClosed
 
-from ubao.client.connection import Session, SessionClosed
+from ubao.client.connection import ServerSession, SessionClosed
 from ubao.engine.games import make_game
 from ubao.protocol import (
     ClockSpec,
@@ -230,7 +230,7 @@ async def test_a_client_given_every_node_moves_on_when_its_node_dies(
             await session.request(Watch(id=0, game_id=game_id, since_v=since))
 
         urls = f"ws://127.0.0.1:{a.port}/,ws://127.0.0.1:{b.port}/"
-        session = Session(urls, "fan", "spectator", on_event=seen.append, on_ready=again)
+        session = ServerSession(urls, "fan", "spectator", on_event=seen.append, on_ready=again)
         running = asyncio.create_task(session.run())
         try:
             await asyncio.wait_for(session.connected.wait(), TIMEOUT)

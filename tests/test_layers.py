@@ -32,6 +32,8 @@ CLIENT_MODEL = {
     "ubao.client.record",
     "ubao.client.export",
     "ubao.client.lag",
+    "ubao.client.input_machine",
+    "ubao.client.terminal_text",
 }
 IO_AND_SCREEN = {
     "asyncio",

@@ -13,7 +13,7 @@ from prompt_toolkit.output import DummyOutput
 from test_client_support import FAST, game_server, kalah_create, url_of
 
 from ubao.client.app import GameApp
-from ubao.client.connection import Session, fetch_snapshot, request_once
+from ubao.client.connection import ServerSession, fetch_snapshot, request_once
 from ubao.client.export import record_of
 from ubao.client.lobby import lobby_table
 from ubao.client.state import GameState
@@ -26,8 +26,8 @@ async def test_a_bot_clients_seat_says_so_wherever_seats_are_shown() -> None:
     async with game_server() as server:
         url = url_of(server)
         seen: list[Event] = []
-        alice = Session(url, "alice", "human", on_event=seen.append, backoff=FAST)
-        carol = Session(url, "carol", "bot", on_event=lambda event: None, backoff=FAST)
+        alice = ServerSession(url, "alice", "human", on_event=seen.append, backoff=FAST)
+        carol = ServerSession(url, "carol", "bot", on_event=lambda event: None, backoff=FAST)
         tasks = [asyncio.create_task(session.run()) for session in (alice, carol)]
         try:
             await asyncio.gather(alice.connected.wait(), carol.connected.wait())

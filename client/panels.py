@@ -1,0 +1,161 @@
+"""The words of the game screen's panels and help: clocks, time controls, seats, the engine's
+report, the move list, one step of a move's animation, and the keys a screen takes."""
+
+from __future__ import annotations
+
+import shlex
+import textwrap
+from collections.abc import Sequence
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from ubao.client.board import Frame
+from ubao.client.layout import PANEL_MIN_WIDTH, wrap
+from ubao.client.state import GameState
+from ubao.engine.games import GAMES
+from ubao.protocol import BotInfo, ClockSpec, SeatInfo
+
+
+def player_keys(cells: str) -> tuple[str, ...]:
+    """Every key of a player's screen, with what the board's moves start from (`cells`)."""
+    cell = cells.removesuffix("s")
+    return (
+        f"Enter: play the move typed, or the {cell} under the cursor",
+        "Tab: the legal moves (or the answers to a question); Esc closes the list",
+        f"arrows: walk the {cells} of the legal moves (the first arrow shows the cursor)",
+        "Esc: end the move being animated; cancel a question",
+        "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
+        "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
+        " answers y or n, a server bot at once",
+        "y/n: accept or decline the opponent's takeback request, even with a move half typed",
+        "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
+        "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
+        " seats swapped (y/n answer the opponent's offer), q leaves",
+    )
+
+
+SPECTATOR_KEYS = (
+    "left/right: step back and forth through the moves; Home: the start; End: back to live",
+    "Esc: end the move being animated; ^F/^B: animation faster/slower",
+    "q or ^Q: leave",
+)
+HELP_CLOSE = "F1, ? or Esc closes"
+HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
+OFFERED_MINE = "rematch offered; waiting for the answer"
+
+
+def join_command(game_id: str) -> str:
+    """The command that takes the open seat of `game_id`, as a shell reads it (`--join=`
+    holds for an id that begins with `-`)."""
+    return shlex.join(["ubao", "play", f"--join={game_id}"])
+
+
+STEP_VERBS = {
+    "lift": "lifts",
+    "sow": "sows",
+    "store": "stores in",
+    "capture": "captures",
+    "place": "places at",
+    "flip": "turns",
+}
+"""What each action of `Game.sowing_path` reads as on the status line."""
+
+
+def describe_step(frame: Frame) -> str:
+    """One frame of a move's animation in words: "sows S5, 3 in hand"."""
+    step = frame.step
+    text = f"{STEP_VERBS.get(step.action, step.action)} {step.hole}"
+    return text + (f", {frame.hand.seeds} in hand" if frame.hand.seeds else "")
+
+
+def format_clock(ms: int) -> str:
+    """m:ss, with tenths in the last ten seconds when every tenth counts."""
+    if ms < 10_000:
+        return f"0:{ms / 1000:04.1f}"
+    seconds = ms // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def format_search_report(info: BotInfo, side: str) -> str:
+    """A bot's report on the search behind its move, with the score said from its side: a
+    number of points, or a forced win or loss in so many plies. Lines break between words to
+    fit the narrowest side panel (the screen would break them mid-word)."""
+    if info.mate is None:
+        score = f"{info.score:+d} for {side}"
+    else:
+        plies = abs(info.mate)
+        outcome = "wins" if info.mate > 0 else "loses"
+        score = f"{side} {outcome} in {plies} {'ply' if plies == 1 else 'plies'}"
+    search = f"{info.nodes} nodes, {info.time_ms} ms, pv {' '.join(info.pv)}"
+    width = PANEL_MIN_WIDTH - 1
+    return "\n".join(
+        (
+            textwrap.fill(f"{side}: depth {info.depth}, {score}", width, subsequent_indent="  "),
+            textwrap.fill(search, width, initial_indent="  ", subsequent_indent="  "),
+        )
+    )
+
+
+def format_control(clock: ClockSpec) -> str:
+    """A time control as players say it: minutes (or seconds) and the increment, 5+3."""
+    initial = clock.initial_ms / 1000
+    minutes = f"{initial / 60:g}" if initial >= 60 else f"{initial:g}s"
+    return f"{minutes}+{clock.increment_ms / 1000:g}"
+
+
+def describe_seat(seat: SeatInfo) -> str:
+    """Who or what plays a seat, beyond the name: a server bot with its settings, or a seat
+    that waits for a player or a bot client."""
+    if seat.kind == "bot":
+        settings = [f"depth {seat.depth}"] if seat.depth is not None else []
+        if seat.time_ms is not None:
+            settings.append(f"{seat.time_ms} ms")
+        settings += [value for value in (seat.eval, seat.algorithm) if value is not None]
+        return "server bot" + (f" ({', '.join(settings)})" if settings else "")
+    wanted = "a bot client" if seat.wants_bot else "a player"
+    if seat.wants_bot and seat.depth is not None:
+        wanted += f" (depth {seat.depth})"
+    return f"waiting for {wanted}"
+
+
+def seat_presence(seat: SeatInfo) -> str:
+    """`describe_seat` in short, to read whole beside a clock in the players' panel."""
+    if seat.kind == "open" and seat.wants_bot:
+        return "wants a bot client" + (f" (depth {seat.depth})" if seat.depth is not None else "")
+    return describe_seat(seat)
+
+
+def move_list(
+    history: Sequence[str], movers: Sequence[int], side_names: Sequence[str], mark: int | None
+) -> StyleAndTextTuples:
+    """One ply a line, with who played it (extra turns make sides irregular); ply `mark` is
+    highlighted."""
+    text: StyleAndTextTuples = []
+    for ply, (move, mover) in enumerate(zip(history, movers, strict=True)):
+        style = "class:moves.last" if ply == mark else ""
+        text.append((style, f"{ply + 1:>4}. {side_names[mover][0]} {move}\n"))
+    return text
+
+
+def help_lines(state: GameState, seat: int | None, width: int) -> list[tuple[str, str]]:
+    """The help, line by line with its style, `width` columns at most: the game in short, how
+    its moves are written, what its board's marks mean, and every key (a spectator's, or the
+    player's of `seat`)."""
+    view = state.view
+    game = state.game
+    assert game is not None, "no snapshot yet"
+    start = game.start()
+    sample = [game.format_move(start, move) for move in game.legal_moves(start)]
+    keys = SPECTATOR_KEYS if seat is None else player_keys(view.cells)
+    watching = seat is None
+    paragraphs = [
+        GAMES[state.game_name].summary,
+        view.help_notation(sample + state.history, spectator=watching),
+        view.help_marks(spectator=watching),
+    ]
+    lines: list[tuple[str, str]] = []
+    for paragraph in paragraphs:
+        lines += [("", line) for line in wrap(paragraph, width).split("\n")]
+        lines.append(("", ""))
+    lines += [("", line) for key in keys for line in wrap(key, width).split("\n")]
+    return lines

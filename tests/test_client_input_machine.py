@@ -1,0 +1,123 @@
+"""The game screen's input machine on its own: no screen, no server, only facts and effects."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ubao.client.input_machine import (
+    ERROR,
+    SEAT_LOST,
+    TRANSITIONS,
+    Answer,
+    Asking,
+    Browse,
+    Facts,
+    InputMachine,
+    Say,
+    Screen,
+    SendMove,
+    Transition,
+    Trigger,
+)
+from ubao.engine.games import make_game
+
+KALAH = make_game("kalah", {"pits": 4, "seeds": 3})
+START = KALAH.start()
+LEGAL = [KALAH.format_move(START, move) for move in KALAH.legal_moves(START)]
+
+
+def facts(**changes: Any) -> Facts:
+    """South to move at the start of a small Kalah game, nothing typed or asked."""
+    base = Facts(
+        seat=0,
+        started=True,
+        over=False,
+        waiting=False,
+        legal=LEGAL,
+        takeback=None,
+        rematch=None,
+        reply_too=False,
+        has_moved=False,
+        opponent="North",
+        typed="",
+        helping=False,
+        listing=False,
+        animating=False,
+        browsing=None,
+        shown_ply=0,
+        history=0,
+        cursor=None,
+        cursor_moves=[],
+        game=KALAH,
+        position=START,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def run(machine: InputMachine, effects: list[Any] | None) -> list[Any]:
+    """Apply what the effects change in the machine, as the screen does."""
+    for effect in effects or []:
+        machine.apply(effect)
+    return effects or []
+
+
+def test_every_state_has_a_transition_for_what_can_happen_in_it() -> None:
+    for asking in Asking:
+        for trigger in (Trigger.RESOLVED, Trigger.ASK_RESIGN, Trigger.RESET):
+            assert (asking, trigger) in TRANSITIONS
+    assert {asking for asking, trigger in TRANSITIONS if trigger is Trigger.ASK} == {
+        Asking.NOTHING,
+        Asking.QUESTION,
+    }
+
+
+def test_a_move_typed_is_sent_and_entry_waits_for_its_answer() -> None:
+    machine = InputMachine()
+    effects = run(machine, machine.enter(facts(), LEGAL[0]))
+    assert effects[-2:] == [Say(f"sending {LEGAL[0]} ..."), SendMove(LEGAL[0])]
+    assert machine.sending and not machine.my_turn(LEGAL, over=False)
+    assert machine.enter(facts(), LEGAL[1]) == [Say("wait: a move is on its way")]
+
+
+def test_resign_asked_over_nothing_goes_back_to_nothing_on_a_no() -> None:
+    machine = InputMachine()
+    run(machine, machine.press(facts(), "c-r"))
+    assert machine.confirming_resign and machine.prompt(facts()) == "resign? "
+    assert run(machine, machine.press(facts(), "n"))[-1] == Say("not resigned")
+    assert not machine.confirming_resign and machine.prompt(facts()) == "move> "
+
+
+def test_y_answers_a_takeback_request_with_a_move_half_typed() -> None:
+    machine = InputMachine()
+    asked = facts(takeback=1, typed="2")
+    assert machine.press(asked, "y") == [Answer(takeback=True, accept=True)]
+    assert machine.press(facts(typed="2"), "y") is None  # nothing asked: the letter is typed
+    assert "asks to take back" in (machine.question_text(asked) or "")
+
+
+def test_escape_closes_the_help_first_then_the_list_then_the_animation() -> None:
+    machine = InputMachine()
+    everything = facts(helping=True, listing=True, animating=True)
+    assert machine.escape(everything) == [Screen("help")]
+    assert machine.escape(dataclasses.replace(everything, helping=False)) == [Screen("close list")]
+    assert machine.escape(facts(animating=True)) == [Screen("skip")]
+    assert machine.escape(facts()) == []
+
+
+def test_a_spectator_steps_through_the_moves_and_q_leaves() -> None:
+    machine = InputMachine()
+    watching = facts(seat=None, legal=[], shown_ply=4, history=4)
+    assert machine.press(watching, "left") == [Browse(3)]
+    assert machine.press(watching, "end") == [Browse(None)]
+    assert machine.press(watching, "q") == [Screen("quit")]
+    assert machine.enter(watching, "1") == [Say("watching: moves cannot be entered", ERROR)]
+
+
+def test_closed_for_good_nothing_goes_and_nothing_is_asked() -> None:
+    machine = InputMachine()
+    run(machine, machine.press(facts(), "c-r"))
+    machine.close()
+    assert machine.asking is Asking.NOTHING and not machine.my_turn(LEGAL, over=False)
+    assert machine.press(facts(), "c-r") == [Say(SEAT_LOST, ERROR)]
+    assert run(machine, [Transition(Trigger.RESET)]) == [Transition(Trigger.RESET)]
