@@ -33,8 +33,9 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ubao.protocol import BotInfo, encode
+from ubao.protocol.timing import monotonic_ms
 from ubao.server.bots import Bots, BotSeats, BotSettings
-from ubao.server.clock import Now, monotonic_ms, wall_ms
+from ubao.server.clock import Now, wall_ms
 from ubao.server.core import (
     STORE_RETRY_MS,
     BotsDone,
@@ -45,10 +46,10 @@ from ubao.server.core import (
     Limits,
     Listed,
     Output,
-    Send,
+    SendMessage,
 )
-from ubao.server.storage import Database, StoreError, ThreadedDatabase
-from ubao.server.store import Store
+from ubao.server.stores.protocol import BatchedStore, StoreError, ThreadedStore
+from ubao.server.stores.sqlite import Store
 
 if TYPE_CHECKING:
     from ubao.server.cluster import Cluster
@@ -228,9 +229,9 @@ class GameServer:
         self.config = config
         self.now = now
         self.cluster: Cluster | None = None
-        self.database: Database | ThreadedDatabase
+        self.database: BatchedStore | ThreadedStore
         """Where the games are kept: the SQLite file, or Redis in a cluster."""
-        self._writer: ThreadedDatabase | None = None
+        self._writer: ThreadedStore | None = None
         """The SQLite store, which commits on its own thread (one node)."""
         self.bots: BotSeats
         if config.redis:
@@ -567,7 +568,7 @@ class GameServer:
         mail: dict[int, list[bytes]] = {}
         """Each connection's frames, written in one piece (a mover's `ok` with its `moved`)."""
         for output in outputs:
-            if isinstance(output, Send):
+            if isinstance(output, SendMessage):
                 frame = output.frame or encode(output.message)
                 to = output.to if cluster is None else cluster.relay(output.to, frame)
                 if to:

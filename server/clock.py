@@ -16,10 +16,6 @@ Now = Callable[[], int]
 """A clock: monotonic milliseconds, only ever compared and subtracted."""
 
 
-def monotonic_ms() -> int:
-    return time.monotonic_ns() // 1_000_000
-
-
 def wall_ms() -> int:
     """Milliseconds since the epoch: only echoed to clients (`ping`'s `server_t`)."""
     return time.time_ns() // 1_000_000

@@ -78,9 +78,10 @@ from ubao.protocol import (
 )
 from ubao.protocol.errors import MAX_ERROR_MESSAGE
 from ubao.protocol.messages import MAX_GAME_ID
-from ubao.server.clock import MessageBudget, Now, monotonic_ms, wall_ms
+from ubao.protocol.timing import monotonic_ms
+from ubao.server.clock import MessageBudget, Now, wall_ms
 from ubao.server.room import Bounds, Checkpoint, Rejected, Room, hash_token
-from ubao.server.storage import GameStore, StoredGame, StoreError
+from ubao.server.stores.protocol import GameStore, StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
@@ -155,7 +156,9 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
-class Send:
+class SendMessage:
+    """A message for connections `to`: the layer sends it once the changes before it are durable."""
+
     to: tuple[int, ...]
     message: ServerMessage
     frame: bytes | None = None
@@ -209,7 +212,7 @@ class Listed:
     game: GameSummary
 
 
-Output = Send | Close | BotTurn | BotsDone | Forward | Listed
+Output = SendMessage | Close | BotTurn | BotsDone | Forward | Listed
 
 
 class OwnerDown(Exception):
@@ -380,7 +383,7 @@ class Core:
     def listed(self, game: GameSummary) -> None:
         """Another node's game changed its lobby line: tell this node's lobby subscribers."""
         if self.lobby and game.game_id not in self.rooms:
-            self._out.append(Send(tuple(self.lobby), Lobby(game=game)))
+            self._out.append(SendMessage(tuple(self.lobby), Lobby(game=game)))
 
     def connect(self, ip: str, hello: Hello | None = None) -> int:
         """A new connection from `ip`; with `hello`, a proxy for another node's client that
@@ -761,7 +764,7 @@ class Core:
         version)."""
         recipients = tuple(conn for conn in room.watchers if conn not in exclude)
         if recipients:
-            self._out.append(Send(recipients, message))
+            self._out.append(SendMessage(recipients, message))
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
@@ -1091,14 +1094,14 @@ class Core:
             personal = room.with_legal(event)
             body = room.take_body(event)
             if personal is not event and movers:
-                self._out.append(Send(movers, personal))
+                self._out.append(SendMessage(movers, personal))
                 if others:
-                    self._out.append(Send(others, event, body))
+                    self._out.append(SendMessage(others, event, body))
             elif recipients:
-                self._out.append(Send(tuple(recipients), event, body))
+                self._out.append(SendMessage(tuple(recipients), event, body))
         if listed or any(isinstance(e, SeatEvent | Over) for e in events):
             if self.lobby:
-                self._out.append(Send(tuple(self.lobby), Lobby(game=room.summary())))
+                self._out.append(SendMessage(tuple(self.lobby), Lobby(game=room.summary())))
             if self.peers is not None:
                 self._out.append(Listed(room.summary()))
         self._follow_up(room)
@@ -1241,7 +1244,7 @@ class Core:
         return game
 
     def _send(self, conn: Connection, message: ServerMessage) -> None:
-        self._out.append(Send((conn.id,), message))
+        self._out.append(SendMessage((conn.id,), message))
 
     def _error(
         self,

@@ -54,7 +54,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bot_name(spec: SeatSpec) -> str:
+def server_bot_name(spec: SeatSpec) -> str:
     return f"ubao-engine (depth {spec.depth})"
 
 
@@ -69,7 +69,7 @@ class Bounds:
 
 
 @dataclass(slots=True)
-class Seat:
+class SeatState:
     spec: SeatSpec
     name: str | None = None
     token_hash: str | None = None
@@ -98,9 +98,9 @@ class Seat:
     def connected(self) -> bool:
         return self.is_bot or self.holder is not None
 
-    def copy(self) -> Seat:
+    def copy(self) -> SeatState:
         """A copy, as a checkpoint keeps it (at every move: cheaper than `dataclasses.replace`)."""
-        return Seat(
+        return SeatState(
             self.spec,
             self.name,
             self.token_hash,
@@ -144,7 +144,7 @@ class Checkpoint:
     legal_v: int | None
     clock: GameClock | None
     first_move_due: int | None
-    seats: tuple[Seat, ...]
+    seats: tuple[SeatState, ...]
 
 
 class Room:
@@ -166,7 +166,9 @@ class Room:
         self.options = options
         """The options as the creator gave them (the engine fills in defaults itself)."""
         self.game = game
-        self.seats = [Seat(spec, bot_name(spec) if spec.kind == "bot" else None) for spec in seats]
+        self.seats = [
+            SeatState(spec, server_bot_name(spec) if spec.kind == "bot" else None) for spec in seats
+        ]
         self.clock_spec = clock
         self.bounds = bounds
         self.created = created
@@ -733,7 +735,7 @@ class Room:
         each player's first move is untimed (neither loses time while the other sits down or
         looks at the board), and a first move that does not come within `first_move_ms`
         aborts the game instead (`expire`). Nor does it start for a player not back since the
-        game was restored (`Seat.returning`): it starts when they resume (`resume_clock`), and
+        game was restored (`SeatState.returning`): it starts when they resume (`resume_clock`), and
         their grace period ends the game if they never do."""
         assert self.clock is not None
         if self.to_move in self.movers:

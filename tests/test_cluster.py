@@ -36,8 +36,8 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.redis_store import RedisStore, lease_key
 from ubao.server.room import Bounds, Room
+from ubao.server.stores.redis import RedisStore, lease_key
 
 TAKEOVER_BOUND_S = 15.0
 """Generous: the takeover takes a few seconds (docs/benchmarks.md has the figure)."""

@@ -23,7 +23,7 @@ SERVER_CORE = {
     "ubao.server.room",
     "ubao.server.clock",
     "ubao.server.engine_lines",
-    "ubao.server.storage",
+    "ubao.server.stores.protocol",
 }
 CLIENT_MODEL = {
     "ubao.client.state",

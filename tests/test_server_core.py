@@ -39,7 +39,7 @@ from ubao.protocol import (
 )
 from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits, new_game_id
 from ubao.server.room import Bounds
-from ubao.server.store import SCHEMA_VERSION, Store
+from ubao.server.stores.sqlite import SCHEMA_VERSION, Store
 
 
 def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:

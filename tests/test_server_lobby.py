@@ -29,7 +29,7 @@ from ubao.protocol import (
     encode,
 )
 from ubao.server.core import Share
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
 ROOMY = small_limits(

@@ -45,11 +45,11 @@ from ubao.protocol import (
     decode_server_message,
     encode,
 )
-from ubao.server.__main__ import SETTINGS, Options, parse_args
+from ubao.server.__main__ import SERVER_SETTINGS, Options, parse_args
 from ubao.server.app import GameServer, ServerConfig, address
 from ubao.server.bots import BotSettings
 from ubao.server.room import Bounds, Room
-from ubao.server.store import Store, default_path
+from ubao.server.stores.sqlite import Store, default_db_path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -320,7 +320,7 @@ def test_the_docs_name_exactly_the_settings_that_take_zero() -> None:
     start = text.index("Numbers must not be negative")
     paragraph = text[start : text.index("\n\n", start)]
     documented = set(re.findall(r"`(--[a-z-]+) 0`", paragraph))
-    zero = {s.flag for s in SETTINGS if numeric(s) and takes_zero(s.flag)}
+    zero = {s.flag for s in SERVER_SETTINGS if numeric(s) and takes_zero(s.flag)}
     assert documented == zero
     assert parse_args(["--max-bot-seats", "0"], {}).server.limits.max_bot_seats == 0
 
@@ -375,9 +375,9 @@ def test_an_empty_database_setting_is_named_and_exits_with_2(
 def test_a_relative_xdg_data_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
     fallback = Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")
-    assert default_path() == fallback
+    assert default_db_path() == fallback
     monkeypatch.setenv("XDG_DATA_HOME", "")
-    assert default_path() == fallback
+    assert default_db_path() == fallback
 
 
 # -- 7. ply_limit: the server's limit (no score), or Bao's own max_plies (with one) -------------

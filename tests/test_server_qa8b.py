@@ -27,7 +27,7 @@ from ubao.protocol import (
     Watch,
 )
 from ubao.server.core import Core, Limits
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 ONE_SEED = {"pits": 1, "seeds": 1}
 """Kalah with one pit of one seed: South's first move ends the game."""

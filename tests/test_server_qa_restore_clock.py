@@ -9,7 +9,7 @@ from test_server_support import Harness, small_limits
 
 from ubao.protocol import ClockSpec, Over, Resume, SeatEvent, SeatSpec
 from ubao.server.room import Room
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 GRACE_MS = 120_000
 """Longer than anyone's time left: a clock that ran would flag before the grace ended."""

@@ -18,7 +18,7 @@ from ubao.protocol import (
     Watch,
 )
 from ubao.server.core import Core, Share
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
 

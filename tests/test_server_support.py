@@ -34,8 +34,8 @@ from ubao.protocol import (
 )
 from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import BotSettings
-from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, Send
-from ubao.server.store import Store
+from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, SendMessage
+from ubao.server.stores.sqlite import Store
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
 SMALL_KALAH = {"pits": 3, "seeds": 2}
@@ -202,7 +202,7 @@ class Harness:
         """Deliver the core's outputs; returns what each peer got."""
         got: dict[int, list[ServerMessage]] = {conn: [] for conn in self.peers}
         for output in self.core.outputs():
-            if isinstance(output, Send):
+            if isinstance(output, SendMessage):
                 frame = encode(output.message)
                 for conn in output.to:
                     message = decode_server_message(frame)

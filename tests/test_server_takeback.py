@@ -35,7 +35,7 @@ from ubao.protocol import (
     TakebackRequest,
     Watch,
 )
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 
 def started(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:

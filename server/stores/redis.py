@@ -48,7 +48,7 @@ from ubao.protocol import (
     to_wire,
 )
 from ubao.server.room import Room
-from ubao.server.storage import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError
 
 PREFIX = "ubao:"
 LIVE = PREFIX + "live"

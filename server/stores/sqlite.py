@@ -56,7 +56,7 @@ from ubao.protocol import (
     to_wire,
 )
 from ubao.server.room import Room
-from ubao.server.storage import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
@@ -123,7 +123,7 @@ _COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks"
 """What `_load` takes, in its order."""
 
 
-def default_path() -> Path:
+def default_db_path() -> Path:
     """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3 when it is unset,
     empty or relative (the XDG Base Directory spec has relative paths ignored: they would
     move with the working directory)."""

@@ -1,6 +1,6 @@
 """What the server core needs of a database, apart from any database, and what the asyncio layer
-needs to drive one: the SQLite store (server/store.py) and the Redis store of a cluster
-(server/redis_store.py) are the implementations, and the core imports no I/O through this
+needs to drive one: the SQLite store (server/stores/sqlite.py) and the Redis store of a cluster
+(server/stores/redis.py) are the implementations, and the core imports no I/O through this
 module."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class GameStore(Protocol):
         cannot tell yet."""
 
 
-class Database(GameStore, Protocol):
+class BatchedStore(GameStore, Protocol):
     """A `GameStore` whose writes the asyncio layer commits on the event loop (Redis in a
     cluster, where a commit is a network round trip and tells which games another node took):
     changes are saved into a batch that `commit` makes durable at once (group commit)."""
@@ -76,7 +76,7 @@ class Database(GameStore, Protocol):
     def close(self) -> None: ...
 
 
-class ThreadedDatabase(GameStore, Protocol):
+class ThreadedStore(GameStore, Protocol):
     """A `GameStore` that commits on a thread of its own (SQLite on one node): the event loop
     never executes a write nor waits for an fsync, and keeps serving while the disk works. It
     counts the saves; the layer tags what the core sends with the count when it was produced,
