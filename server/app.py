@@ -36,18 +36,10 @@ from ubao.protocol import BotInfo, encode
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, wall_ms
-from ubao.server.core import (
-    STORE_RETRY_MS,
-    BotsDone,
-    BotTurn,
-    Close,
-    Core,
-    Forward,
-    Limits,
-    Listed,
-    Output,
-    SendMessage,
-)
+from ubao.server.core import STORE_RETRY_MS, Core
+from ubao.server.limits import Limits
+from ubao.server.outputs import BotsDone, BotTurn, Close, Forward, Listed, Output, SendMessage
+from ubao.server.routing import ClusterRouting
 from ubao.server.stores.protocol import BatchedStore, StoreError, ThreadedStore
 from ubao.server.stores.sqlite import Store
 
@@ -241,7 +233,8 @@ class GameServer:
             node = config.node_id or node_name()
             self.cluster = Cluster(config.redis, node, config.limits.keep_finished)
             self.database = self.cluster.store
-            self.core = Core(self.database, config.limits, now=now, wall=wall, peers=self.cluster)
+            routing = ClusterRouting(self.cluster)
+            self.core = Core(self.database, config.limits, now=now, wall=wall, routing=routing)
             self.cluster.attach(self.core, self)
             self.bots = WorkerPool(config.redis, config.bots)
         else:

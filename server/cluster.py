@@ -51,7 +51,9 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from ubao.protocol import PROTOCOL_VERSION, GameSummary, Hello, Lobby, decode_server_message, encode
-from ubao.server.core import SERVICE_RESTART, Core, Forward, OwnerDown
+from ubao.server.core import Core
+from ubao.server.outputs import SERVICE_RESTART, Forward
+from ubao.server.routing import OwnerDown
 from ubao.server.stores.protocol import StoreError
 from ubao.server.stores.redis import (
     CLAIM,

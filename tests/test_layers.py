@@ -24,6 +24,15 @@ SERVER_CORE = {
     "ubao.server.clock",
     "ubao.server.engine_lines",
     "ubao.server.stores.protocol",
+    "ubao.server.limits",
+    "ubao.server.outputs",
+    "ubao.server.sessions",
+    "ubao.server.lobby",
+    "ubao.server.shares",
+    "ubao.server.deadlines",
+    "ubao.server.archive",
+    "ubao.server.rematch",
+    "ubao.server.routing",
 }
 CLIENT_MODEL = {
     "ubao.client.state",

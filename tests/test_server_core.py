@@ -37,7 +37,9 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits, new_game_id
+from ubao.server.core import STORE_RETRY_MS, Core, new_game_id
+from ubao.server.limits import Limits
+from ubao.server.outputs import POLICY_VIOLATION
 from ubao.server.room import Bounds
 from ubao.server.stores.sqlite import SCHEMA_VERSION, Store
 

@@ -28,7 +28,7 @@ from ubao.protocol import (
     Watch,
     encode,
 )
-from ubao.server.core import Share
+from ubao.server.limits import Share
 from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())

@@ -19,7 +19,7 @@ from websockets.streams import StreamReader
 
 from ubao.protocol import ClockSpec, Move, Moved, Over, Watch, encode
 from ubao.server.app import Outbox, websocket_frame
-from ubao.server.core import SendMessage
+from ubao.server.outputs import SendMessage
 from ubao.server.stores.protocol import StoreError
 from ubao.server.stores.sqlite import Store
 

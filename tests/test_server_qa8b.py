@@ -26,7 +26,8 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import Core, Limits
+from ubao.server.core import Core
+from ubao.server.limits import Limits
 from ubao.server.stores.sqlite import Store
 
 ONE_SEED = {"pits": 1, "seeds": 1}

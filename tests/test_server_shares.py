@@ -17,7 +17,8 @@ from ubao.protocol import (
     SeatSpec,
     Watch,
 )
-from ubao.server.core import Core, Share
+from ubao.server.core import Core
+from ubao.server.limits import Share
 from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())

@@ -34,7 +34,9 @@ from ubao.protocol import (
 )
 from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import BotSettings
-from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, SendMessage
+from ubao.server.core import Core
+from ubao.server.limits import Limits
+from ubao.server.outputs import BotsDone, BotTurn, Close, SendMessage
 from ubao.server.stores.sqlite import Store
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
