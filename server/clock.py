@@ -38,10 +38,6 @@ class GameClock:
     def new(cls, initial_ms: int, increment_ms: int) -> GameClock:
         return cls([initial_ms, initial_ms], increment_ms)
 
-    def copy(self) -> GameClock:
-        """A copy with its own `remaining`, as a checkpoint keeps it."""
-        return GameClock(list(self.remaining), self.increment_ms, self.running, self.since)
-
     def left(self, seat: int, now: int) -> int:
         """The seat's time left (negative once its flag has fallen)."""
         if seat == self.running:

@@ -11,15 +11,13 @@ client's share of them), `Deadlines` (what time decides next), `Archive` (finish
 in memory, stored games rebuilt), the rematch steps (server/rematch.py) and the `Routing` in
 front of it all (one node, or a cluster's). Each game's own rules are its `Room`'s.
 
-Every change goes through `_commit`: persist, then reply, then broadcast. So an accepted move is
-durable before anybody hears of it, and the mover's `ok` precedes its `moved` event. A change the
-store cannot keep is rolled back in memory too and answered with `storage_error`: what clients
-were told, what the server holds and what the disk holds never disagree.
+Every change goes through `_commit`: a `Save` output, then the reply, then the broadcast. The
+layer sends nothing made after a save before the store says it is durable, so an accepted move
+is durable before anybody hears of it, and the mover's `ok` precedes its `moved` event.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import secrets
@@ -79,10 +77,11 @@ from ubao.server.outputs import (
     BotTurn,
     Close,
     Output,
+    Save,
     SendMessage,
 )
 from ubao.server.rematch import DeclineRematch, PlayRematch, rematch_create, rematch_step
-from ubao.server.room import Checkpoint, Rejected, Room, hash_token
+from ubao.server.room import Rejected, Room, hash_token
 from ubao.server.routing import LocalRouting, Routing
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.shares import Shares, check_seat_specs
@@ -90,9 +89,6 @@ from ubao.server.stores.protocol import GameStore, StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
-STORE_RETRY_MS = 1_000
-"""After a failed write, how long timers and bot turns wait before the store is tried again
-(a broken disk must not make the server spin)."""
 _SECOND_HELLO = "hello was already received on this connection"
 
 
@@ -125,8 +121,6 @@ class Core:
         self.closing = False
         self._bot_plies: dict[str, int] = {}
         """The ply each game's pending bot turn was issued for, so each is issued once."""
-        self._retry_at: int | None = None
-        """After a failed write: when to try the store again (timers, bot turns)."""
         self._out: list[Output] = []
 
     @property
@@ -294,12 +288,7 @@ class Core:
                 room.release(seat, now, grace_ms)
                 self._tell(room, room.presence(seat))
             elif holds:
-                before = room.checkpoint()
-                try:
-                    self._commit(room, before, room.drop(seat, now, grace_ms))
-                except Rejected:
-                    # The drop could not be stored or told; the seat is still held in memory.
-                    room.release(seat, now, grace_ms)
+                self._commit(room, room.drop(seat, now, grace_ms))
                 self._attend(room)
             offer = room.rematch_offer
             if offer is not None and (offer == seat or holds):
@@ -311,24 +300,14 @@ class Core:
 
     def next_deadline(self) -> int | None:
         """When `tick` next has work (a flag fall, a grace period's end, a waiting game's
-        expiry, a retry), if ever."""
-        if self._retry_at is not None:
-            return self._retry_at
+        expiry), if ever."""
         return self.deadlines.next(self.rooms)
 
     def tick(self) -> None:
-        now = self.now()
-        if self._retry_at is not None:
-            if now < self._retry_at:
-                return
-            self._retry_at = None
-            for room in list(self.rooms.values()):
-                self._follow_up(room)  # bot turns whose move could not be stored
-        for game_id in self.deadlines.due(now, self.rooms):
+        for game_id in self.deadlines.due(self.now(), self.rooms):
             expiring = self.rooms.get(game_id)
             if expiring is not None:
-                with contextlib.suppress(Rejected):  # not stored: tried again after a pause
-                    self._expire(expiring)
+                self._expire(expiring)
 
     def bot_moved(self, turn: BotTurn, move: str, info: BotInfo | None) -> bool:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
@@ -339,14 +318,10 @@ class Core:
         try:
             self._expire(room)
             if room.status == "playing":
-                before = room.checkpoint()
-                self._commit(room, before, room.play(turn.seat, turn.ply, move, self.now(), info))
+                self._commit(room, room.play(turn.seat, turn.ply, move, self.now(), info))
         except Rejected as exc:
-            if exc.code != ErrorCode.STORAGE_ERROR:
-                log.warning("bot in game %s seat %d: %s", turn.game_id, turn.seat, exc.message)
-                return False
-            # Not stored, so not played: the bot is asked again once the store may work.
-            self._bot_plies.pop(turn.game_id, None)
+            log.warning("bot in game %s seat %d: %s", turn.game_id, turn.seat, exc.message)
+            return False
         return True
 
     def bot_failed(self, turn: BotTurn, why: str) -> None:
@@ -355,23 +330,16 @@ class Core:
         if self.closing or room is None or not self._turn_current(room, turn):
             return
         log.error("bot in game %s seat %d failed: %s", turn.game_id, turn.seat, why)
-        before = room.checkpoint()
-        try:
-            self._commit(room, before, room.forfeit(turn.seat, "engine_failure", self.now()))
-        except Rejected:
-            self._bot_plies.pop(turn.game_id, None)  # the bot gets another chance
+        self._commit(room, room.forfeit(turn.seat, "engine_failure", self.now()))
 
     def shutdown(self) -> None:
-        """Freeze the clocks and persist every game; later disconnects change no seat."""
+        """Freeze the clocks and save every game; later disconnects change no seat."""
         self.closing = True
         now = self.now()
         for room in self.rooms.values():
             if room.status != "over":
                 room.pause(now)
-                try:
-                    self.store.save(room, [], now)
-                except StoreError as exc:
-                    log.error("%s: its clocks restart from its last saved state", exc)
+                self._out.append(Save(self.store.snapshot(room, [], now)))
         if self.rejected:
             counts = ", ".join(f"{reason} {count}" for reason, count in self.rejected.most_common())
             log.info("rejected messages: %s", counts)
@@ -394,9 +362,8 @@ class Core:
             if room.creator != conn.id:
                 message = f"game {room.game_id} was not created on this connection"
                 raise Rejected(ErrorCode.NOT_YOUR_GAME, message)
-            before = room.checkpoint()
             events = room.cancel(self.now())
-            self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
+            self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Watch):
             self._watch(conn, command)
         elif conn.role == "spectator":
@@ -408,15 +375,13 @@ class Core:
         elif isinstance(command, Move):
             room = self._room(command.game_id)
             seat = self._held_seat(conn, room, command.token)
-            before = room.checkpoint()
             events = room.play(seat, command.ply, command.move, self.now(), command.info)
-            self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
+            self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Resign):
             room = self._room(command.game_id)
             seat = self._held_seat(conn, room, command.token)
-            before = room.checkpoint()
             events = room.resign(seat, self.now())
-            self._commit(room, before, events, reply=(conn, Ok(id=command.id)))
+            self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
             self._takeback(conn, command)
         elif isinstance(command, Rematch | RematchAnswer):
@@ -449,9 +414,8 @@ class Core:
 
     def _create(self, conn: Connection, create: Create) -> None:
         room = self._new_room(conn, create)
-        before = room.checkpoint()
         events = room.start_if_full(self.now())
-        self._persist(room, before, events)
+        self._persist(room, events)
         self._open(room)
         if log.isEnabledFor(logging.DEBUG):  # per-game lines are debug: nothing per game at info
             game = room.game.describe()
@@ -491,11 +455,10 @@ class Core:
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
         token = secrets.token_urlsafe(24)
-        before = room.checkpoint()
         seat, events = room.join(
             join.seat, conn.name, hash_token(token), conn.id, self.now(), is_bot=conn.role == "bot"
         )
-        self._persist(room, before, events)
+        self._persist(room, events)
         conn.seats.add((room.game_id, seat))
         self._attend(room)
         log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
@@ -507,12 +470,12 @@ class Core:
         seat = room.seat_of(resume.token)
         if seat is None:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
-        before, shown = room.checkpoint(), room.seats[seat].info()
+        shown = room.seats[seat].info()
         previous, events = room.attach(seat, conn.id, self.now(), is_bot=conn.role == "bot")
         if events or room.status != "over":
             # A finished game's return changes nothing stored: writing its row would date it
             # as just finished, and a restart would list it among the recent results.
-            self._persist(room, before, events)
+            self._persist(room, events)
         if previous is not None and previous != conn.id:
             self._take_over(previous, room, seat)
         conn.seats.add((room.game_id, seat))
@@ -537,14 +500,14 @@ class Core:
         """Ask for a takeback (a server bot opponent grants it at once) or answer one."""
         room = self._room(command.game_id)
         seat = self._held_seat(conn, room, command.token)
-        before = room.checkpoint()
+        ply = room.ply
         if isinstance(command, Takeback):
             granted = room.seats[1 - seat].is_bot
             events = room.ask_takeback(seat, command.ply, self.now(), granted=granted)
         else:
             events = room.answer_takeback(seat, command.ply, command.accept, self.now())
-        self._persist(room, before, events)
-        if room.ply < before.ply:
+        self._persist(room, events)
+        if room.ply < ply:
             # A bot turn asked before the takeback is for a position gone by: ask anew.
             self._bot_plies.pop(room.game_id, None)
         self._publish(room, events, reply=(conn, Ok(id=command.id)))
@@ -589,7 +552,7 @@ class Core:
         whose = "this" if maker is conn else "the rematch offerer's"
         spec = rematch_create(room, command_id)
         new = self._new_room(maker, spec, seated=len(players), whose=whose)
-        before, now = new.checkpoint(), self.now()
+        now = self.now()
         events: list[Event] = []
         tokens: dict[int, str] = {}
         for new_seat, player in players.items():
@@ -598,7 +561,7 @@ class Core:
             token_hash = hash_token(tokens[new_seat])
             is_bot = player.role == "bot"
             events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
-        self._persist(new, before, events)
+        self._persist(new, events)
         self._open(new)
         room.rematch_offer, room.rematch_id = None, new.game_id
         log.info("game %s rematched as game %s", room.game_id, new.game_id)
@@ -614,31 +577,17 @@ class Core:
     # -- a change: persisted, then published ---------------------------------------------------
 
     def _commit(
-        self,
-        room: Room,
-        before: Checkpoint,
-        events: Sequence[Event],
-        *,
-        reply: tuple[Connection, Reply] | None = None,
+        self, room: Room, events: Sequence[Event], *, reply: tuple[Connection, Reply] | None = None
     ) -> None:
-        """Persist the change made since `before`, then publish it."""
-        self._persist(room, before, events)
+        """Save the change the room made (its `events`), then publish it."""
+        self._persist(room, events)
         self._publish(room, events, reply=reply)
 
-    def _persist(self, room: Room, before: Checkpoint, events: Sequence[Event]) -> None:
-        """Store the room as changed since `before`; if that fails, undo the change in memory
-        too, so that nothing changed anywhere, and refuse the command with `storage_error`."""
-        self.deadlines.touch(room.game_id)  # its deadline may have changed, or be undone
-        try:
-            self.store.save(room, events, self.now())
-        except Exception as exc:
-            room.rollback(before)
-            if not isinstance(exc, StoreError):
-                raise
-            self._retry_at = self.now() + STORE_RETRY_MS
-            log.error("%s; the change was undone", exc)
-            message = "the server could not store this change, so nothing changed; try again"
-            raise Rejected(ErrorCode.STORAGE_ERROR, message) from None
+    def _persist(self, room: Room, events: Sequence[Event]) -> None:
+        """Save the room as it is now, with `events`: nothing after this output goes out before
+        the store has kept it."""
+        self.deadlines.touch(room.game_id)  # its deadline may have changed
+        self._out.append(Save(self.store.snapshot(room, events, self.now())))
 
     def _publish(
         self,
@@ -764,11 +713,10 @@ class Core:
     def _expire(self, room: Room) -> None:
         deadline = room.deadline()
         if deadline is None or deadline > self.now():
-            return  # nothing for time to decide yet (most commands): no checkpoint
-        before = room.checkpoint()
+            return  # nothing for time to decide yet (most commands)
         events = room.expire(self.now())
         if events:
-            self._commit(room, before, events)
+            self._commit(room, events)
 
     def _attend(self, room: Room) -> None:
         """Start or stop the expiry of a waiting game: it runs while neither the creator nor

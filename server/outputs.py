@@ -1,7 +1,8 @@
-"""What the core asks the I/O layer to do (effects as data): send, close, think, forward.
+"""What the core asks the I/O layer to do (effects as data): save, send, close, think, forward.
 
-The layer drains them with `Core.outputs()` and carries them out in order, each once the
-changes made before it are durable (server/app.py)."""
+The layer drains them with `Core.outputs()`: it hands every `Save` to the store at once, and
+carries the rest out in order once the saves made before them are durable (server/app.py).
+So an accepted move is durable before anybody hears of it, whichever store keeps it."""
 
 from __future__ import annotations
 
@@ -9,12 +10,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ubao.protocol import Clocks, GameSummary, SeatSpec, ServerMessage
+from ubao.server.stores.protocol import StoreChange
 
 POLICY_VIOLATION = 1008
 """The WebSocket close code for a connection over its limits (RFC 6455)."""
 SERVICE_RESTART = 1012
 """The WebSocket close code that tells a client to reconnect and resume (RFC 6455): the node
 serving its game is gone or no longer owns it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Save:
+    """A change of a game to keep (`GameStore.snapshot`): nothing the core sends after it goes
+    out before the store says it is durable."""
+
+    change: StoreChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,4 +84,4 @@ class Listed:
     game: GameSummary
 
 
-Output = SendMessage | Close | BotTurn | BotsDone | Forward | Listed
+Output = Save | SendMessage | Close | BotTurn | BotsDone | Forward | Listed

@@ -1,9 +1,8 @@
 """One game on the server: rules, seats, clock, versions and the event log. Pure: no I/O.
 
 A room only changes through its methods, each of which returns the events it made (already
-numbered and appended to the log); the core persists and fans them out. Commands that are not
-allowed raise `Rejected` before anything changes. A change the store could not keep is undone
-with `rollback` to the `checkpoint` taken before it, so memory never runs ahead of the disk.
+numbered and appended to the log): what changed, which the core saves and fans out. Commands
+that are not allowed raise `Rejected` before anything changes.
 """
 
 from __future__ import annotations
@@ -98,18 +97,6 @@ class SeatState:
     def connected(self) -> bool:
         return self.is_bot or self.holder is not None
 
-    def copy(self) -> SeatState:
-        """A copy, as a checkpoint keeps it (at every move: cheaper than `dataclasses.replace`)."""
-        return SeatState(
-            self.spec,
-            self.name,
-            self.token_hash,
-            self.holder,
-            self.grace_until,
-            self.client,
-            self.returning,
-        )
-
     def info(self) -> SeatInfo:
         spec = self.spec
         return SeatInfo(
@@ -123,28 +110,6 @@ class SeatState:
             algorithm=spec.algorithm,
             client=self.client,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    """A room's state before a change: everything a change may touch, so that it can be undone.
-    Taking one costs the same at any ply (a change is checkpointed on every move); undoing,
-    which only a store that refused a write needs, replays the moves. Its mutable parts become
-    the room's again on `rollback`, so it serves once."""
-
-    position: Any
-    history: list[str]
-    movers: list[int]
-    """The room's own lists, not copies: a move appends to them (cut back to `ply` on
-    rollback), a takeback replaces them."""
-    ply: int
-    status: Status
-    result: Result | None
-    v: int
-    legal_v: int | None
-    clock: GameClock | None
-    first_move_due: int | None
-    seats: tuple[SeatState, ...]
 
 
 class Room:
@@ -305,7 +270,7 @@ class Room:
     def pending_takeback(self) -> int | None:
         """The seat whose takeback request waits for an answer: the last event other than
         presence is its `asked` (an answer, a move or the end closes it), so the request is
-        read from the log and survives rollbacks and restarts with it."""
+        read from the log and survives restarts with it."""
         for event in reversed(self.events):
             if not isinstance(event, SeatEvent):
                 if isinstance(event, TakebackRequest) and event.state == "asked":
@@ -581,36 +546,6 @@ class Room:
             return
         if self.to_move in self.movers or self.first_move_due is None:
             self._start_turn(now)
-
-    # -- undoing a change the store could not keep ---------------------------------------------
-
-    def checkpoint(self) -> Checkpoint:
-        clock = self.clock
-        return Checkpoint(
-            position=self.position,
-            history=self.history,
-            movers=self.movers,
-            ply=self.ply,
-            status=self.status,
-            result=self.result,
-            v=self.v,
-            legal_v=self.legal_v,
-            clock=clock.copy() if clock else None,
-            first_move_due=self.first_move_due,
-            seats=tuple(seat.copy() for seat in self.seats),
-        )
-
-    def rollback(self, saved: Checkpoint) -> None:
-        """Back to the state of `saved`, as if the changes since had never happened; the moves
-        are replayed from the start to count the positions seen again."""
-        self._replay_from_start(saved.movers[: saved.ply], saved.history[: saved.ply])
-        assert self.position == saved.position
-        del self.events[saved.v :]
-        self._bodies.clear()
-        self.status, self.result = saved.status, saved.result
-        self.v, self.legal_v = saved.v, saved.legal_v
-        self.clock, self.first_move_due = saved.clock, saved.first_move_due
-        self.seats = list(saved.seats)
 
     # -- restoring from the store --------------------------------------------------------------
 

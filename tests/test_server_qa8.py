@@ -107,7 +107,7 @@ def test_a_second_restart_keeps_the_waiting_clock_and_a_return_starts_it() -> No
     later.advance(30_000)
     now_left = frozen(room, later.clock())
     assert now_left == ((left[0] - 1_000, left[1]) if mover == 0 else (left[0], left[1] - 1_000))
-    later.core.shutdown()
+    later.shutdown()
     later.core.disconnect(back.conn)
 
     again = restarted(store)
@@ -187,7 +187,7 @@ def test_watching_and_resuming_old_games_keeps_the_most_recently_finished_in_the
     assert len(held) <= 4  # two recent, two read back
 
     # A restart lists the games that finished last, not the game resumed last.
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(small_limits(keep_finished=2), store=store)
     later.core.restore()
     assert finished_in_lobby(later) == {c, d}

@@ -175,7 +175,7 @@ def test_a_bot_clients_mark_survives_a_restart_in_the_lobby_and_for_watchers() -
     live = host.create()
     host.join(live, 0)
     robo.join(live, 1)
-    h.core.shutdown()
+    h.shutdown()
 
     later = Harness(store=store)
     assert later.core.restore() == 1
@@ -204,7 +204,7 @@ def test_a_seat_freed_in_a_waiting_game_shows_no_bot_client_after_a_restart() ->
     robo.join(game_id, 1)
     h.disconnect(robo)
     h.advance(1_000)  # the host is still there: the seat is freed, the game waits on
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(store=store)
     later.core.restore()
     seat = lobby_line(later.player(), game_id).seats[1]
@@ -254,7 +254,7 @@ def test_a_waiting_game_nobody_comes_back_to_after_a_restart_keeps_the_names() -
     alice = h.player("alice")
     game_id = alice.create(SeatSpec.open(), SeatSpec.external_bot())
     alice.join(game_id, 0)
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(limits, store=store)
     assert later.core.restore() == 1
     later.advance(10_000)

@@ -166,7 +166,7 @@ def test_waiting_games_restored_after_a_restart_expire_unless_someone_comes_back
     spammer = h.player("spam", "spectator")
     for _ in range(3):
         spammer.create()
-    h.core.shutdown()
+    h.shutdown()
 
     later = Harness(small_limits(waiting_expiry_ms=30_000), store=store)
     assert later.core.restore() == 3

@@ -14,7 +14,8 @@ from ubao.server.room import Room
 
 
 class StoreError(Exception):
-    """The database refused a write (disk full, I/O error, locked): nothing of it was kept."""
+    """The database refused (disk full, I/O error, locked, unreachable): nothing of the write
+    was kept, or the read cannot answer yet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +37,19 @@ class StoredGame:
     events: tuple[Event, ...]
 
 
-class GameStore(Protocol):
-    """Durable games, as the core needs them. `save` hands a change over; the asyncio layer
-    holds everything the core sends until the store says the change is durable, so the core
-    itself never waits for a disk."""
+StoreChange = Any
+"""One change as a store snapshots it (`GameStore.snapshot`): values taken from the room when the
+change was made, in the store's own form, opaque to everyone but the store that made it."""
 
-    def save(self, room: Room, events: Sequence[Event], now: int) -> None:
-        """Keep the room's new state and `events`, all or nothing, taken as they are now (the
-        room goes on changing). A store that writes at once raises StoreError if it cannot (the
-        core then undoes the change and answers `storage_error`); one that writes later (the
-        SQLite store's writer, Redis's pipeline) tries again until it is kept, and nobody hears
-        of the change meanwhile."""
+
+class GameStore(Protocol):
+    """Durable games, as the core needs them: it reads games back, and snapshots each change
+    into a `Save` output (server/outputs.py) that the asyncio layer hands to the store; the
+    core itself never writes nor waits for a disk."""
+
+    def snapshot(self, room: Room, events: Sequence[Event], now: int) -> StoreChange:
+        """The room's new state and `events`, taken as they are now (the room goes on
+        changing), for `DurableStore.save`. Cannot fail: it touches no database."""
 
     def unfinished(self) -> list[StoredGame]:
         """Every game not over, to rebuild after a restart."""
@@ -61,26 +64,13 @@ class GameStore(Protocol):
         cannot tell yet."""
 
 
-class BatchedStore(GameStore, Protocol):
-    """A `GameStore` whose writes the asyncio layer commits on the event loop (Redis in a
-    cluster, where a commit is a network round trip and tells which games another node took):
-    changes are saved into a batch that `commit` makes durable at once (group commit)."""
-
-    path: str
-    """Where the games are, for the logs."""
-
-    def commit(self) -> None:
-        """Make every change saved since the last commit durable; StoreError if not (the batch
-        is kept and the next commit tries it again)."""
-
-    def close(self) -> None: ...
-
-
-class ThreadedStore(GameStore, Protocol):
-    """A `GameStore` that commits on a thread of its own (SQLite on one node): the event loop
-    never executes a write nor waits for an fsync, and keeps serving while the disk works. It
-    counts the saves; the layer tags what the core sends with the count when it was produced,
-    and sends it once the writer says that many saves are durable."""
+class DurableStore(GameStore, Protocol):
+    """A `GameStore` as the asyncio layer drives it, SQLite and Redis alike: `save` queues a
+    change (it cannot fail), `flush` hands what was queued over once per turn of the event loop,
+    and `durable(n)` says when the first `n` saves are kept. The layer holds every output the
+    core made after a save until then, so nobody hears of a change before it is durable. A
+    write the store cannot make (a full disk, a Redis that refuses) is tried again after
+    `retry_s`, with what came meanwhile, and nobody hears of it until it is kept."""
 
     path: str
     """Where the games are, for the logs."""
@@ -89,15 +79,17 @@ class ThreadedStore(GameStore, Protocol):
     def saved(self) -> int:
         """How many changes were saved since `start`."""
 
+    def save(self, change: StoreChange) -> None:
+        """Queue a change of `snapshot`'s, to be kept after those queued before it."""
+
     def start(self, durable: Callable[[int], None], retry_s: float) -> None:
-        """Start the writer: `durable(n)` is called on the writer's thread each time the first
-        `n` saves are kept (group commit); a write the disk refuses is tried again after
-        `retry_s`, with what came meanwhile."""
+        """Start keeping what is saved: `durable(n)` is called (on any thread: SQLite's writer
+        has its own) each time the first `n` saves are kept (group commit)."""
 
     def flush(self) -> None:
-        """Let the writer take what was saved so far. The layer calls it once per turn of the
-        event loop: a batch then holds a whole turn's changes, as when the loop committed at
-        the end of each turn, instead of the writer starting on each turn's first save."""
+        """Keep what was saved so far: a batch holds a whole turn of the event loop's changes.
+        SQLite's writer takes it on its own thread; Redis commits it at once, in one round
+        trip."""
 
     def close(self) -> None:
-        """Stop the writer once it kept what it was given (in bounded time) and close."""
+        """Stop once what was given is kept (in bounded time), and close."""
