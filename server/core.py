@@ -69,6 +69,7 @@ from ubao.protocol.timing import monotonic_ms
 from ubao.server.archive import Archive, RulesCache, rebuild
 from ubao.server.clock import Now, wall_ms
 from ubao.server.deadlines import Deadlines
+from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
 from ubao.server.lobby import LobbyLine, LobbyListing
 from ubao.server.outputs import (
@@ -81,7 +82,7 @@ from ubao.server.outputs import (
     SendMessage,
 )
 from ubao.server.rematch import DeclineRematch, PlayRematch, rematch_create, rematch_step
-from ubao.server.room import Rejected, Room, hash_token
+from ubao.server.room import Room, hash_token
 from ubao.server.routing import LocalRouting, Routing
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.shares import Shares, check_seat_specs

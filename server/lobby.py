@@ -17,7 +17,8 @@ from ubao.protocol import (
     quote,
 )
 from ubao.protocol.messages import MAX_GAME_ID
-from ubao.server.room import Rejected, Room
+from ubao.server.lifecycle import Rejected
+from ubao.server.room import Room
 
 LOBBY_STATUS: dict[LobbyFilter, Status] = {"open": "waiting", "live": "playing", "finished": "over"}
 LOBBY_RANK: dict[Status, int] = {"waiting": 0, "playing": 1, "over": 2}

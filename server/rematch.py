@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ubao.protocol import Create, ErrorCode, Rematch, RematchAnswer
-from ubao.server.room import Rejected, Room
+from ubao.server.lifecycle import Rejected, advance
+from ubao.server.room import Room
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +39,7 @@ def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> Rem
     """What `seat`'s command does in `room`, or Rejected: the game must be over, have had an
     opponent, not be rematched already; an answer needs the opponent's offer, and a `rematch`
     crossing the opponent's offer (or facing a server bot) plays it at once."""
-    if room.status != "over":
-        raise Rejected(ErrorCode.NOT_OVER, f"game {room.game_id} is not over yet")
+    advance(room.status, "rematch", room.game_id)
     opponent = room.seats[1 - seat]
     if opponent.free:
         message = (

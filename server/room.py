@@ -37,15 +37,7 @@ from ubao.protocol import (
     quote,
 )
 from ubao.server.clock import GameClock
-
-
-class Rejected(Exception):
-    """A command that is not allowed; the reply is an `error` with this code, nothing changed."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+from ubao.server.lifecycle import Action, Rejected, advance
 
 
 def hash_token(token: str) -> str:
@@ -326,8 +318,7 @@ class Room:
     ) -> tuple[int, list[Event]]:
         """Seat a player; with `seat` None, the first free seat that suits them: one that wants
         a bot for a bot client, another for a person, else any."""
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        self._allow("join")
         if seat is None:
             free = [index for index, s in enumerate(self.seats) if s.free]
             if not free:
@@ -385,7 +376,7 @@ class Room:
         self, seat: int, ply: int, text: str, now: int, info: BotInfo | None = None
     ) -> list[Event]:
         """Play `text` for `seat` at `ply`; `info` is a bot's search report."""
-        self._check_playing(ply)
+        self._check_playing(ply, "play")
         if seat != self.to_move:
             raise Rejected(ErrorCode.NOT_YOUR_TURN, f"seat {self.to_move} is to move, not {seat}")
         self._check_ply(ply)
@@ -439,7 +430,7 @@ class Room:
     def ask_takeback(self, seat: int, ply: int, now: int, *, granted: bool) -> list[Event]:
         """`seat` asks to take back its last move; `granted` (the opponent is a server bot)
         accepts at once, else the opponent is asked."""
-        self._check_playing(ply)
+        self._check_playing(ply, "takeback")
         self._check_ply(ply)
         if self.pending_takeback() is not None:
             message = f"a takeback request in game {self.game_id} waits for its answer"
@@ -453,7 +444,7 @@ class Room:
 
     def answer_takeback(self, seat: int, ply: int, accept: bool, now: int) -> list[Event]:
         """The opponent of the asker accepts (the game goes back) or declines."""
-        self._check_playing(ply)
+        self._check_playing(ply, "takeback")
         self._check_ply(ply)
         asker = self.pending_takeback()
         if asker is None or asker == seat:
@@ -464,19 +455,14 @@ class Room:
         return [self._takeback_event(asker, "declined", now)]
 
     def resign(self, seat: int, now: int) -> list[Event]:
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        self._allow("resign")
         if self.status == "waiting":
             return [self._finish(Result(None, "aborted", None), now)]
         return [self._finish(Result(1 - seat, "resign", None), now)]
 
     def cancel(self, now: int) -> list[Event]:
         """The creator withdraws a game that has not started."""
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
-        if self.status == "playing":
-            message = f"game {self.game_id} has started; only a waiting game can be cancelled"
-            raise Rejected(ErrorCode.ALREADY_STARTED, message)
+        self._allow("cancel")
         return [self._finish(Result(None, "cancelled", None), now)]
 
     def forfeit(self, seat: int, reason: str, now: int) -> list[Event]:
@@ -613,16 +599,17 @@ class Room:
     def _append_seat_event(self, seat: int, now: int, grace_ms: int | None = None) -> Event:
         return self._append(self._seat_event(seat, self.v + 1, grace_ms, self.clocks(now)))
 
-    def _check_playing(self, ply: int) -> None:
+    def _allow(self, action: Action) -> None:
+        """Refuse `action` unless the game's status allows it (server/lifecycle.py)."""
+        advance(self.status, action, self.game_id)
+
+    def _check_playing(self, ply: int, action: Action) -> None:
         """Refuse a command for `ply` unless the game is being played and has not passed it."""
         if ply < self.ply:
             raise Rejected(
                 ErrorCode.STALE_PLY, f"ply {ply} was already played; the game is at ply {self.ply}"
             )
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
-        if self.status == "waiting":
-            raise Rejected(ErrorCode.NOT_STARTED, f"game {self.game_id} waits for a player")
+        self._allow(action)
 
     def _check_ply(self, ply: int) -> None:
         if ply > self.ply:
@@ -660,7 +647,7 @@ class Room:
     def _begin(self, now: int) -> bool:
         if self.status != "waiting" or any(seat.free for seat in self.seats):
             return False
-        self.status = "playing"
+        self.status = advance(self.status, "start", self.game_id)
         if self.clock is not None:
             self._start_turn(now)
         return True
@@ -704,7 +691,7 @@ class Room:
         return None
 
     def _finish(self, result: Result, now: int) -> Event:
-        self.status = "over"
+        self.status = advance(self.status, "finish", self.game_id)
         self.result = result
         self.legal_v = None
         self.first_move_due = None

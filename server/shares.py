@@ -8,8 +8,9 @@ from typing import Any
 from ubao.engine.game import Game
 from ubao.engine.search import ALGORITHMS
 from ubao.protocol import Create, ErrorCode, quote
+from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits, Share
-from ubao.server.room import Rejected, Room
+from ubao.server.room import Room
 
 
 class Shares:

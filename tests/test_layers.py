@@ -33,6 +33,7 @@ SERVER_CORE = {
     "ubao.server.archive",
     "ubao.server.rematch",
     "ubao.server.routing",
+    "ubao.server.lifecycle",
 }
 CLIENT_MODEL = {
     "ubao.client.state",
