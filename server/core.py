@@ -68,6 +68,7 @@ from ubao.protocol.errors import MAX_ERROR_MESSAGE
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.archive import Archive, RulesCache, rebuild
 from ubao.server.clock import Now, wall_ms
+from ubao.server.crowd import catch_up, fan_out, tell
 from ubao.server.deadlines import Deadlines
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
@@ -610,17 +611,7 @@ class Core:
             self._subscribe(joiner, room, since_v)
         joined = {joiner.id for joiner, _ in joiners}
         recipients = [conn for conn in room.watchers if conn not in joined]
-        movers = tuple(c for c in recipients if self._holds_turn(self.conns[c], room))
-        others = tuple(c for c in recipients if c not in movers)
-        for event in events:
-            personal = room.with_legal(event)
-            body = room.take_body(event)
-            if personal is not event and movers:
-                self._out.append(SendMessage(movers, personal))
-                if others:
-                    self._out.append(SendMessage(others, event, body))
-            elif recipients:
-                self._out.append(SendMessage(tuple(recipients), event, body))
+        self._out += fan_out(room, events, recipients, self.conns)
         if listed or any(isinstance(e, SeatEvent | Over) for e in events):
             if self.lobby:
                 self._out.append(SendMessage(tuple(self.lobby), Lobby(game=room.summary())))
@@ -762,33 +753,17 @@ class Core:
         self._close(old, AppCloseCode.SEAT_TAKEN_OVER, "seat taken over by another connection")
 
     def _subscribe(self, conn: Connection, room: Room, since_v: int | None) -> None:
-        """Send the joiner, resumer or watcher what it missed, then keep it informed. A rematch
-        offer waiting in a finished game follows (it is in no replayed event): a player who
-        comes back to the game sees it, as everyone there did when it was made."""
+        """Send the joiner, resumer or watcher what it missed (`catch_up`), then keep it
+        informed."""
         room.watchers.add(conn.id)
         conn.rooms.add(room.game_id)
-        missed = room.events_since(since_v) if since_v is not None else None
-        to_move = self._holds_turn(conn, room)
-        if missed is None:
-            self._send(conn, room.snapshot(self.now(), with_legal=to_move))
-        else:
-            for event in missed:
-                self._send(conn, room.with_legal(event) if to_move else event)
-        if room.rematch_offer is not None:
-            self._send(conn, RematchOffer(room.game_id, room.rematch_offer, "offered"))
-
-    def _holds_turn(self, conn: Connection, room: Room) -> bool:
-        return (room.game_id, room.to_move) in conn.seats
+        for message in catch_up(room, conn, since_v, self.now()):
+            self._send(conn, message)
 
     def _tell(
         self, room: Room, message: ServerMessage, exclude: frozenset[int] = frozenset()
     ) -> None:
-        """Everyone in the finished game (but `exclude`) hears of its rematch offer, or of a
-        player leaving or coming back: news that is no game event (nothing stored, no new
-        version)."""
-        recipients = tuple(conn for conn in room.watchers if conn not in exclude)
-        if recipients:
-            self._out.append(SendMessage(recipients, message))
+        self._out += tell(room, message, exclude)
 
     # -- replies -------------------------------------------------------------------------------
 
