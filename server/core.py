@@ -138,14 +138,6 @@ class Core:
     def lobby(self, subscribers: set[int]) -> None:
         self.listing.subscribers = subscribers
 
-    @property
-    def make_game(self) -> Callable[[str, dict[str, Any]], Game[Any, Any]]:
-        return self.rules.make_game
-
-    @make_game.setter
-    def make_game(self, games: Callable[[str, dict[str, Any]], Game[Any, Any]]) -> None:
-        self.rules.make_game = games
-
     # -- what the layer calls ------------------------------------------------------------------
 
     def outputs(self) -> list[Output]:

@@ -32,9 +32,6 @@ class Connection:
     """The nodes its commands for other nodes' games went to, by game: each game's commands
     keep going to the same node while this connection lasts."""
 
-    def holds_turn(self, game_id: str, to_move: int) -> bool:
-        return (game_id, to_move) in self.seats
-
     def leave(self, game_id: str) -> None:
         """The game is gone from this node: no more of its events, none of its seats."""
         self.rooms.discard(game_id)

@@ -551,7 +551,7 @@ class Toggle(Game[tuple[int, int], str]):
 
 def toggle_harness(bounds: Bounds) -> Harness:
     h = Harness(small_limits(bounds=bounds))
-    h.core.make_game = lambda name, options: Toggle()
+    h.core.rules.make_game = lambda name, options: Toggle()
     return h
 
 
