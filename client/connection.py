@@ -55,6 +55,7 @@ from ubao.protocol import (
     encode,
     escape,
 )
+from ubao.protocol.timing import monotonic_ms
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765/"
 log = logging.getLogger(__name__)
@@ -201,10 +202,6 @@ def describe_failure(error: BaseException) -> str:
     return f"network error ({escape(str(error) or type(error).__name__, MAX_REASON)})"
 
 
-def _monotonic_ms() -> int:
-    return time.monotonic_ns() // 1_000_000
-
-
 class ServerSession:
     """One client's protocol session with a server, reconnected whenever it drops."""
 
@@ -329,9 +326,9 @@ class ServerSession:
         """Measure the round trip now and every `ping_seconds`, until the connection ends."""
         with contextlib.suppress(Disconnected, ServerError):
             while True:
-                ok = await self.request(Ping(id=0, t=_monotonic_ms()))
+                ok = await self.request(Ping(id=0, t=monotonic_ms()))
                 if ok.t is not None:
-                    self.on_lag(self.lag.observe(ok.t, _monotonic_ms()))
+                    self.on_lag(self.lag.observe(ok.t, monotonic_ms()))
                 await asyncio.sleep(self.ping_seconds)
 
     async def _read(self, ws: ClientConnection) -> None:

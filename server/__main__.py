@@ -1,6 +1,6 @@
 """`ubao-server`: run the game server until SIGTERM, SIGINT or SIGHUP, then shut down gracefully.
 
-Every setting is one row of `SETTINGS`: its flag, the field of `Options` it sets, its help.
+Every setting is one row of `SERVER_SETTINGS`: its flag, the field of `Options` it sets, its help.
 The environment variable follows from the flag (`--max-games` is `UBAO_MAX_GAMES`) and the
 default from the dataclasses, so each is declared once. A flag beats its variable, which beats
 the default.
@@ -28,7 +28,7 @@ from typing import Any
 
 from ubao.server.app import GameServer, ServerConfig, address
 from ubao.server.bots import EngineFailure
-from ubao.server.store import DatabaseInUse, UnusableDatabase, default_path
+from ubao.server.stores.sqlite import DatabaseInUse, UnusableDatabase, default_db_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -37,7 +37,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 class Options:
     """Everything `ubao-server` can be told."""
 
-    server: ServerConfig = field(default_factory=lambda: ServerConfig(db=default_path()))
+    server: ServerConfig = field(default_factory=lambda: ServerConfig(db=default_db_path()))
     log_level: str = "info"
 
 
@@ -145,7 +145,7 @@ def shown(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-SETTINGS = (
+SERVER_SETTINGS = (
     Setting("--host", "server.host", "address to listen on", "ADDRESS"),
     Setting("--port", "server.port", "port to listen on; 0 picks a free one", "PORT", most=65535),
     Setting(
@@ -386,7 +386,7 @@ def parse_args(
     parser.add_argument(
         "--version", action="version", version=f"ubao-server {metadata.version('ubao')}"
     )
-    for setting in SETTINGS:
+    for setting in SERVER_SETTINGS:
         default = setting.get(defaults)
         text = f"{setting.description} (default {shown(default)}, env {setting.env})"
         parser.add_argument(
@@ -398,7 +398,7 @@ def parse_args(
         )
     args = parser.parse_args(argv)
     options = defaults
-    for setting in SETTINGS:
+    for setting in SERVER_SETTINGS:
         value = getattr(args, setting.path)
         if value is None and setting.env in environ:
             try:

@@ -4,13 +4,15 @@ It owns the sockets and their keepalive, the timer that wakes the core at its ne
 deadline, the release of what the core sends as the store makes it durable, and the bot
 engines; every decision is the core's.
 
-Everything the core sends waits for the commit that covers the changes made before it, and
-goes out in the order it was made: nobody hears of a change before it is durable. On one node
-the SQLite store commits on a writer thread of its own (group commit: one fsync serves every
-change queued during the previous one) and says how many saves are durable; the event loop
-never waits for the disk. In a cluster the layer commits Redis's batch on the loop. Each
-connection may have at most `send_budget` bytes waiting to be sent; a client that lets more
-pile up is not reading and is closed at once.
+The core's `Save` outputs go to the store at once; everything else it sends waits for the
+commit that covers the saves made before it, and goes out in the order it was made: nobody
+hears of a change before it is durable. One path for both stores: the layer counts saves, hands
+them over once per turn of the event loop (`flush`) and releases what waited when the store says
+how many are durable. On one node the SQLite store commits on a writer thread of its own (group
+commit: one fsync serves every change queued during the previous one), so the event loop never
+waits for the disk; in a cluster Redis commits the turn's batch on the loop, in one round trip.
+Each connection may have at most `send_budget` bytes waiting to be sent; a client that lets
+more pile up is not reading and is closed at once.
 """
 
 from __future__ import annotations
@@ -33,22 +35,15 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ubao.protocol import BotInfo, encode
+from ubao.protocol.timing import monotonic_ms
 from ubao.server.bots import Bots, BotSeats, BotSettings
-from ubao.server.clock import Now, monotonic_ms, wall_ms
-from ubao.server.core import (
-    STORE_RETRY_MS,
-    BotsDone,
-    BotTurn,
-    Close,
-    Core,
-    Forward,
-    Limits,
-    Listed,
-    Output,
-    Send,
-)
-from ubao.server.storage import Database, StoreError, ThreadedDatabase
-from ubao.server.store import Store
+from ubao.server.clock import Now, wall_ms
+from ubao.server.core import Core
+from ubao.server.limits import Limits
+from ubao.server.outputs import BotsDone, BotTurn, Close, Forward, Listed, Output, Save, SendMessage
+from ubao.server.routing import ClusterRouting
+from ubao.server.stores.protocol import DurableStore
+from ubao.server.stores.sqlite import Store
 
 if TYPE_CHECKING:
     from ubao.server.cluster import Cluster
@@ -60,6 +55,10 @@ wire_log = logging.getLogger("ubao.server.websockets")
 seat tokens; its info lines repeat the server's own (a connection opened, closed) and add two
 for every health check (a balancer's, every 2 s per node)."""
 wire_log.setLevel(logging.WARNING)
+
+STORE_RETRY_MS = 1_000
+"""After a write the store refused, how long it waits before it tries again (a broken disk must
+not make the server spin)."""
 
 DRAIN_S = 2.0
 """At shutdown, how long the store's writer may take to keep what was saved: a failing disk
@@ -228,10 +227,8 @@ class GameServer:
         self.config = config
         self.now = now
         self.cluster: Cluster | None = None
-        self.database: Database | ThreadedDatabase
+        self.database: DurableStore
         """Where the games are kept: the SQLite file, or Redis in a cluster."""
-        self._writer: ThreadedDatabase | None = None
-        """The SQLite store, which commits on its own thread (one node)."""
         self.bots: BotSeats
         if config.redis:
             from ubao.server.cluster import Cluster, node_name
@@ -240,30 +237,31 @@ class GameServer:
             node = config.node_id or node_name()
             self.cluster = Cluster(config.redis, node, config.limits.keep_finished)
             self.database = self.cluster.store
-            self.core = Core(self.database, config.limits, now=now, wall=wall, peers=self.cluster)
+            routing = ClusterRouting(self.cluster)
+            self.core = Core(self.database, config.limits, now=now, wall=wall, routing=routing)
             self.cluster.attach(self.core, self)
             self.bots = WorkerPool(config.redis, config.bots)
         else:
             store = Store(config.db)
-            self.database = self._writer = store
+            self.database = store
             self.core = Core(store, config.limits, now=now, wall=wall)
             self.bots = Bots(config.bots)
         self.bots.max_time_ms = config.limits.max_bot_time_ms  # a seat without time_ms: this
         self._outboxes: dict[int, Outbox] = {}
         self._held: deque[tuple[int, list[Output]]] = deque()
-        """The core's outputs in order, in runs, each with the number of saves made before it
-        (the writer's count; 0 in a cluster): they wait until those saves are durable."""
+        """The core's outputs but its saves, in order, in runs, each with the number of saves
+        made before it: they wait until those saves are durable."""
         self._durable = 0
-        """How many saves the writer has kept."""
+        """How many saves the store has kept."""
         self._kept = asyncio.Event()
-        """Set whenever the writer keeps more."""
+        """Set whenever the store keeps more."""
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._commit_at: asyncio.Handle | None = None
-        """The next commit (a cluster) or release of what is durable (one node)."""
+        self._release_at: asyncio.Handle | None = None
+        """The next release of what is durable."""
         self._flushed = 0
-        """How many saves the writer was told to take."""
+        """How many saves the store was told to take."""
         self._kept_at = 0
-        """When the writer last kept saves, or was last handed saves while it had kept them all
+        """When the store last kept saves, or was last handed saves while it had kept them all
         (`now`, ms): how long saves have waited without progress (`_store_stalled_ms`)."""
         self._flush_at: asyncio.Handle | None = None
         self._server: Server | None = None
@@ -320,16 +318,16 @@ class GameServer:
             await self.bots.check()
 
     async def _take_up(self) -> None:
-        """Join the cluster, or restore the database's games and start its writer."""
-        if self.cluster is not None:
-            await self.cluster.start()  # the games come as their leases expire
-            return
-        assert self._writer is not None
-        restored = self.core.restore()
-        if restored:
-            log.info("resumed %d unfinished game(s) from %s", restored, self.database.path)
+        """Restore the database's games, or join the cluster (the games come as their leases
+        expire); and start the store."""
         self._loop = asyncio.get_running_loop()
-        self._writer.start(self._kept_by_writer, STORE_RETRY_MS / 1000)
+        if self.cluster is None:
+            restored = self.core.restore()
+            if restored:
+                log.info("resumed %d unfinished game(s) from %s", restored, self.database.path)
+        self.database.start(self._kept_by_store, STORE_RETRY_MS / 1000)
+        if self.cluster is not None:
+            await self.cluster.start()
 
     async def stop(self) -> None:
         """Persist every game with its clocks frozen, close every connection with 1012, stop the
@@ -337,16 +335,13 @@ class GameServer:
         log.info("shutting down")
         self.core.shutdown()
         self._flush()
-        if self._writer is not None:
-            if self._flush_at is not None:
-                self._flush_at.cancel()
-            self._hand_over()
-            await self._drain(self._writer.saved)
-            self._release()
-        else:
-            self._commit()
-        if self._commit_at is not None:  # the disk refused: what it did not keep is lost
-            self._commit_at.cancel()
+        if self._flush_at is not None:
+            self._flush_at.cancel()
+        self._hand_over()
+        await self._drain(self.database.saved)
+        self._release()
+        if self._release_at is not None:
+            self._release_at.cancel()
         if self._timer is not None:
             self._timer.cancel()
         await asyncio.gather(self._close_connections(), self.bots.close())
@@ -358,7 +353,7 @@ class GameServer:
         log.info("stopped")
 
     async def _drain(self, saved: int) -> None:
-        """Wait until the writer has kept the first `saved` saves, for at most `DRAIN_S`."""
+        """Wait until the store has kept the first `saved` saves, for at most `DRAIN_S`."""
         try:
             async with asyncio.timeout(DRAIN_S):
                 while self._durable < saved:
@@ -436,8 +431,9 @@ class GameServer:
         return None
 
     def _store_stalled_ms(self) -> int:
-        """How long handed saves have waited with the writer keeping none (0: none waits)."""
-        if self._writer is None or self._flushed <= self._durable:
+        """How long handed saves have waited with the SQLite writer keeping none (0: none
+        waits)."""
+        if self.cluster is not None or self._flushed <= self._durable:
             return 0
         return max(0, self.now() - self._kept_at)
 
@@ -448,9 +444,9 @@ class GameServer:
             f'ubao_games{{status="live"}} {sum(r.status != "over" for r in core.rooms.values())}',
             f"ubao_engines {len(self.bots.engines)}",
         ]
-        if self._writer is not None:
+        if self.cluster is None:
             lines += [
-                f"ubao_store_waiting {self._writer.saved - self._durable}",
+                f"ubao_store_waiting {self.database.saved - self._durable}",
                 f"ubao_store_stalled_seconds {self._store_stalled_ms() / 1000:.1f}",
             ]
         if self.cluster is not None:
@@ -482,39 +478,42 @@ class GameServer:
         self._flush()
 
     def _flush(self) -> None:
-        """Take the core's outputs; they go out once the changes made before them are durable:
-        at once if they are (`_release`), or when the writer keeps them, or at the next commit
-        in a cluster."""
+        """Take the core's outputs: its saves go to the store now, the rest once the saves made
+        before them are durable (`_release`)."""
         outputs = self.core.outputs()
-        held = self._held
-        if self._writer is not None:
-            saved = self._writer.saved
-            if outputs:
-                held.append((saved, outputs))
-            if saved > self._flushed and self._flush_at is None:
-                self._flush_at = asyncio.get_running_loop().call_soon(self._hand_over)
-            ready = bool(held) and held[0][0] <= self._durable
-        else:
-            if outputs:
-                held.append((0, outputs))
-            ready = bool(held) or (self.cluster is not None and self.cluster.pending)
-        if ready and self._commit_at is None and not self.core.closing:
-            release = self._release if self._writer is not None else self._commit
-            self._commit_at = asyncio.get_running_loop().call_soon(release)
+        database = self.database
+        if outputs:
+            sends: list[Output] = []
+            for output in outputs:
+                if isinstance(output, Save):
+                    database.save(output.change)
+                else:
+                    sends.append(output)
+            if sends:
+                self._held.append((database.saved, sends))
+        loop = asyncio.get_running_loop()
+        if database.saved > self._flushed and self._flush_at is None:
+            self._flush_at = loop.call_soon(self._hand_over)
+        held, cluster = self._held, self.cluster
+        ready = (bool(held) and held[0][0] <= self._durable) or (
+            cluster is not None and cluster.pending
+        )
+        if ready and self._release_at is None and not self.core.closing:
+            self._release_at = loop.call_soon(self._release)
         self._wake.set()
 
     def _hand_over(self) -> None:
-        """Once per turn of the event loop: the writer takes what the turn saved, in one batch
+        """Once per turn of the event loop: the store takes what the turn saved, in one batch
         (not the first save of the turn alone, then the rest)."""
-        assert self._writer is not None
         self._flush_at = None
-        if self._flushed <= self._durable:  # the writer had kept everything: a wait starts
+        if self._flushed <= self._durable:  # the store had kept everything: a wait starts
             self._kept_at = self.now()
-        self._flushed = self._writer.saved
-        self._writer.flush()
+        self._flushed = self.database.saved
+        self.database.flush()
 
-    def _kept_by_writer(self, saves: int) -> None:
-        """The writer kept the first `saves` saves (called on the writer's thread)."""
+    def _kept_by_store(self, saves: int) -> None:
+        """The store kept the first `saves` saves (called on SQLite's writer thread, or on the
+        loop by Redis's commit)."""
         assert self._loop is not None
         with contextlib.suppress(RuntimeError):  # the loop is closed: the server has stopped
             self._loop.call_soon_threadsafe(self._durable_until, saves)
@@ -524,13 +523,16 @@ class GameServer:
         self._durable = saves
         self._kept_at = self.now()
         self._kept.set()
+        if self.cluster is not None:
+            self.cluster.committed()  # games another node took meanwhile: their news is not sent
         self._release()
 
     def _release(self) -> None:
-        """Send, in order, what the core made after changes the writer has kept."""
-        if self._commit_at is not None:
-            self._commit_at.cancel()
-            self._commit_at = None
+        """Send, in order, what the core made after changes the store has kept; in a cluster,
+        then publish what waits for the other nodes."""
+        if self._release_at is not None:
+            self._release_at.cancel()
+            self._release_at = None
         held = self._held
         durable = self._durable
         ready: list[Output] = []
@@ -538,28 +540,9 @@ class GameServer:
             ready += held.popleft()[1]
         if ready:
             self._send_out(ready)
-
-    def _commit(self) -> None:
-        """In a cluster: make every change since the last commit durable, then send what they
-        made. If Redis refuses, nobody hears of them: the commit is tried again after a pause."""
-        if self._commit_at is not None:
-            self._commit_at.cancel()
-            self._commit_at = None
-        cluster = self.cluster
-        assert cluster is not None
-        try:
-            cluster.store.commit()
-        except StoreError as exc:
-            log.error("%s; trying again, and telling nobody until then", exc)
-            retry_s = STORE_RETRY_MS / 1000
-            self._commit_at = asyncio.get_running_loop().call_later(retry_s, self._commit)
-            return
-        held = [output for _, outputs in self._held for output in outputs]
-        self._held.clear()
-        cluster.committed()  # games another node took meanwhile: their news is not sent
-        self._send_out(held)
-        cluster.send_out()
-        self._flush()  # what closing proxies changed goes out at the next commit
+        if self.cluster is not None:
+            self.cluster.send_out()
+            self._flush()  # what closing proxies changed goes out after the next commit
 
     def _send_out(self, outputs: list[Output]) -> None:
         """Do what the core asked, now that the changes before it are durable."""
@@ -567,7 +550,7 @@ class GameServer:
         mail: dict[int, list[bytes]] = {}
         """Each connection's frames, written in one piece (a mover's `ok` with its `moved`)."""
         for output in outputs:
-            if isinstance(output, Send):
+            if isinstance(output, SendMessage):
                 frame = output.frame or encode(output.message)
                 to = output.to if cluster is None else cluster.relay(output.to, frame)
                 if to:

@@ -32,7 +32,6 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from ubao.protocol import BotInfo
-from ubao.server.core import BotTurn, Limits
 from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
@@ -40,6 +39,8 @@ from ubao.server.engine_lines import (
     position_command,
     turn_commands,
 )
+from ubao.server.limits import Limits
+from ubao.server.outputs import BotTurn
 
 log = logging.getLogger("ubao.server.bots")
 

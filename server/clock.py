@@ -16,10 +16,6 @@ Now = Callable[[], int]
 """A clock: monotonic milliseconds, only ever compared and subtracted."""
 
 
-def monotonic_ms() -> int:
-    return time.monotonic_ns() // 1_000_000
-
-
 def wall_ms() -> int:
     """Milliseconds since the epoch: only echoed to clients (`ping`'s `server_t`)."""
     return time.time_ns() // 1_000_000
@@ -41,10 +37,6 @@ class GameClock:
     @classmethod
     def new(cls, initial_ms: int, increment_ms: int) -> GameClock:
         return cls([initial_ms, initial_ms], increment_ms)
-
-    def copy(self) -> GameClock:
-        """A copy with its own `remaining`, as a checkpoint keeps it."""
-        return GameClock(list(self.remaining), self.increment_ms, self.running, self.since)
 
     def left(self, seat: int, now: int) -> int:
         """The seat's time left (negative once its flag has fallen)."""

@@ -2,7 +2,7 @@
 
 Every live game is owned by one node, through a lease in Redis that the owner renews every
 `RENEW_MS` and that expires `LEASE_MS` after its last renewal. Every write of a game is fenced
-by its lease (server/redis_store.py), so a node that lost a lease cannot change the game any
+by its lease (server/stores/redis.py), so a node that lost a lease cannot change the game any
 more: it drops it and closes the connections that followed it, which come back to the new owner.
 Each node also keeps a heartbeat key alive, so that others know it runs, and looks every
 `SCAN_MS` for live games whose lease expired: it claims them and rebuilds them from the store,
@@ -51,8 +51,11 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from ubao.protocol import PROTOCOL_VERSION, GameSummary, Hello, Lobby, decode_server_message, encode
-from ubao.server.core import SERVICE_RESTART, Core, Forward, OwnerDown
-from ubao.server.redis_store import (
+from ubao.server.core import Core
+from ubao.server.outputs import SERVICE_RESTART, Forward
+from ubao.server.routing import OwnerDown
+from ubao.server.stores.protocol import StoreError
+from ubao.server.stores.redis import (
     CLAIM,
     LIVE,
     PREFIX,
@@ -65,7 +68,6 @@ from ubao.server.redis_store import (
     node_key,
     texts,
 )
-from ubao.server.storage import StoreError
 
 log = logging.getLogger("ubao.server.cluster")
 

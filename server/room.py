@@ -1,9 +1,8 @@
 """One game on the server: rules, seats, clock, versions and the event log. Pure: no I/O.
 
 A room only changes through its methods, each of which returns the events it made (already
-numbered and appended to the log); the core persists and fans them out. Commands that are not
-allowed raise `Rejected` before anything changes. A change the store could not keep is undone
-with `rollback` to the `checkpoint` taken before it, so memory never runs ahead of the disk.
+numbered and appended to the log): what changed, which the core saves and fans out. Commands
+that are not allowed raise `Rejected` before anything changes.
 """
 
 from __future__ import annotations
@@ -38,15 +37,7 @@ from ubao.protocol import (
     quote,
 )
 from ubao.server.clock import GameClock
-
-
-class Rejected(Exception):
-    """A command that is not allowed; the reply is an `error` with this code, nothing changed."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+from ubao.server.lifecycle import Action, Rejected, advance
 
 
 def hash_token(token: str) -> str:
@@ -54,7 +45,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bot_name(spec: SeatSpec) -> str:
+def server_bot_name(spec: SeatSpec) -> str:
     return f"ubao-engine (depth {spec.depth})"
 
 
@@ -69,7 +60,7 @@ class Bounds:
 
 
 @dataclass(slots=True)
-class Seat:
+class SeatState:
     spec: SeatSpec
     name: str | None = None
     token_hash: str | None = None
@@ -98,18 +89,6 @@ class Seat:
     def connected(self) -> bool:
         return self.is_bot or self.holder is not None
 
-    def copy(self) -> Seat:
-        """A copy, as a checkpoint keeps it (at every move: cheaper than `dataclasses.replace`)."""
-        return Seat(
-            self.spec,
-            self.name,
-            self.token_hash,
-            self.holder,
-            self.grace_until,
-            self.client,
-            self.returning,
-        )
-
     def info(self) -> SeatInfo:
         spec = self.spec
         return SeatInfo(
@@ -123,28 +102,6 @@ class Seat:
             algorithm=spec.algorithm,
             client=self.client,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    """A room's state before a change: everything a change may touch, so that it can be undone.
-    Taking one costs the same at any ply (a change is checkpointed on every move); undoing,
-    which only a store that refused a write needs, replays the moves. Its mutable parts become
-    the room's again on `rollback`, so it serves once."""
-
-    position: Any
-    history: list[str]
-    movers: list[int]
-    """The room's own lists, not copies: a move appends to them (cut back to `ply` on
-    rollback), a takeback replaces them."""
-    ply: int
-    status: Status
-    result: Result | None
-    v: int
-    legal_v: int | None
-    clock: GameClock | None
-    first_move_due: int | None
-    seats: tuple[Seat, ...]
 
 
 class Room:
@@ -166,7 +123,9 @@ class Room:
         self.options = options
         """The options as the creator gave them (the engine fills in defaults itself)."""
         self.game = game
-        self.seats = [Seat(spec, bot_name(spec) if spec.kind == "bot" else None) for spec in seats]
+        self.seats = [
+            SeatState(spec, server_bot_name(spec) if spec.kind == "bot" else None) for spec in seats
+        ]
         self.clock_spec = clock
         self.bounds = bounds
         self.created = created
@@ -303,7 +262,7 @@ class Room:
     def pending_takeback(self) -> int | None:
         """The seat whose takeback request waits for an answer: the last event other than
         presence is its `asked` (an answer, a move or the end closes it), so the request is
-        read from the log and survives rollbacks and restarts with it."""
+        read from the log and survives restarts with it."""
         for event in reversed(self.events):
             if not isinstance(event, SeatEvent):
                 if isinstance(event, TakebackRequest) and event.state == "asked":
@@ -359,8 +318,7 @@ class Room:
     ) -> tuple[int, list[Event]]:
         """Seat a player; with `seat` None, the first free seat that suits them: one that wants
         a bot for a bot client, another for a person, else any."""
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        self._allow("join")
         if seat is None:
             free = [index for index, s in enumerate(self.seats) if s.free]
             if not free:
@@ -418,7 +376,7 @@ class Room:
         self, seat: int, ply: int, text: str, now: int, info: BotInfo | None = None
     ) -> list[Event]:
         """Play `text` for `seat` at `ply`; `info` is a bot's search report."""
-        self._check_playing(ply)
+        self._check_playing(ply, "play")
         if seat != self.to_move:
             raise Rejected(ErrorCode.NOT_YOUR_TURN, f"seat {self.to_move} is to move, not {seat}")
         self._check_ply(ply)
@@ -472,7 +430,7 @@ class Room:
     def ask_takeback(self, seat: int, ply: int, now: int, *, granted: bool) -> list[Event]:
         """`seat` asks to take back its last move; `granted` (the opponent is a server bot)
         accepts at once, else the opponent is asked."""
-        self._check_playing(ply)
+        self._check_playing(ply, "takeback")
         self._check_ply(ply)
         if self.pending_takeback() is not None:
             message = f"a takeback request in game {self.game_id} waits for its answer"
@@ -486,7 +444,7 @@ class Room:
 
     def answer_takeback(self, seat: int, ply: int, accept: bool, now: int) -> list[Event]:
         """The opponent of the asker accepts (the game goes back) or declines."""
-        self._check_playing(ply)
+        self._check_playing(ply, "takeback")
         self._check_ply(ply)
         asker = self.pending_takeback()
         if asker is None or asker == seat:
@@ -497,19 +455,14 @@ class Room:
         return [self._takeback_event(asker, "declined", now)]
 
     def resign(self, seat: int, now: int) -> list[Event]:
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
+        self._allow("resign")
         if self.status == "waiting":
             return [self._finish(Result(None, "aborted", None), now)]
         return [self._finish(Result(1 - seat, "resign", None), now)]
 
     def cancel(self, now: int) -> list[Event]:
         """The creator withdraws a game that has not started."""
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
-        if self.status == "playing":
-            message = f"game {self.game_id} has started; only a waiting game can be cancelled"
-            raise Rejected(ErrorCode.ALREADY_STARTED, message)
+        self._allow("cancel")
         return [self._finish(Result(None, "cancelled", None), now)]
 
     def forfeit(self, seat: int, reason: str, now: int) -> list[Event]:
@@ -580,36 +533,6 @@ class Room:
         if self.to_move in self.movers or self.first_move_due is None:
             self._start_turn(now)
 
-    # -- undoing a change the store could not keep ---------------------------------------------
-
-    def checkpoint(self) -> Checkpoint:
-        clock = self.clock
-        return Checkpoint(
-            position=self.position,
-            history=self.history,
-            movers=self.movers,
-            ply=self.ply,
-            status=self.status,
-            result=self.result,
-            v=self.v,
-            legal_v=self.legal_v,
-            clock=clock.copy() if clock else None,
-            first_move_due=self.first_move_due,
-            seats=tuple(seat.copy() for seat in self.seats),
-        )
-
-    def rollback(self, saved: Checkpoint) -> None:
-        """Back to the state of `saved`, as if the changes since had never happened; the moves
-        are replayed from the start to count the positions seen again."""
-        self._replay_from_start(saved.movers[: saved.ply], saved.history[: saved.ply])
-        assert self.position == saved.position
-        del self.events[saved.v :]
-        self._bodies.clear()
-        self.status, self.result = saved.status, saved.result
-        self.v, self.legal_v = saved.v, saved.legal_v
-        self.clock, self.first_move_due = saved.clock, saved.first_move_due
-        self.seats = list(saved.seats)
-
     # -- restoring from the store --------------------------------------------------------------
 
     def replay(self, movers: Sequence[int], moves: Sequence[str]) -> None:
@@ -676,16 +599,17 @@ class Room:
     def _append_seat_event(self, seat: int, now: int, grace_ms: int | None = None) -> Event:
         return self._append(self._seat_event(seat, self.v + 1, grace_ms, self.clocks(now)))
 
-    def _check_playing(self, ply: int) -> None:
+    def _allow(self, action: Action) -> None:
+        """Refuse `action` unless the game's status allows it (server/lifecycle.py)."""
+        advance(self.status, action, self.game_id)
+
+    def _check_playing(self, ply: int, action: Action) -> None:
         """Refuse a command for `ply` unless the game is being played and has not passed it."""
         if ply < self.ply:
             raise Rejected(
                 ErrorCode.STALE_PLY, f"ply {ply} was already played; the game is at ply {self.ply}"
             )
-        if self.status == "over":
-            raise Rejected(ErrorCode.GAME_OVER, f"game {self.game_id} is over")
-        if self.status == "waiting":
-            raise Rejected(ErrorCode.NOT_STARTED, f"game {self.game_id} waits for a player")
+        self._allow(action)
 
     def _check_ply(self, ply: int) -> None:
         if ply > self.ply:
@@ -723,7 +647,7 @@ class Room:
     def _begin(self, now: int) -> bool:
         if self.status != "waiting" or any(seat.free for seat in self.seats):
             return False
-        self.status = "playing"
+        self.status = advance(self.status, "start", self.game_id)
         if self.clock is not None:
             self._start_turn(now)
         return True
@@ -733,7 +657,7 @@ class Room:
         each player's first move is untimed (neither loses time while the other sits down or
         looks at the board), and a first move that does not come within `first_move_ms`
         aborts the game instead (`expire`). Nor does it start for a player not back since the
-        game was restored (`Seat.returning`): it starts when they resume (`resume_clock`), and
+        game was restored (`SeatState.returning`): it starts when they resume (`resume_clock`), and
         their grace period ends the game if they never do."""
         assert self.clock is not None
         if self.to_move in self.movers:
@@ -767,7 +691,7 @@ class Room:
         return None
 
     def _finish(self, result: Result, now: int) -> Event:
-        self.status = "over"
+        self.status = advance(self.status, "finish", self.game_id)
         self.result = result
         self.legal_v = None
         self.first_move_due = None

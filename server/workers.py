@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, EngineFailure
-from ubao.server.core import BotTurn
 from ubao.server.engine_lines import parse_bestmove, parse_info
+from ubao.server.outputs import BotTurn
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

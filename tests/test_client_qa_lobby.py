@@ -29,7 +29,7 @@ from ubao.protocol import (
     SeatInfo,
     SeatSpec,
 )
-from ubao.server.core import Share
+from ubao.server.limits import Share
 
 pytestmark = pytest.mark.timeout(120)
 

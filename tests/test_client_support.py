@@ -18,7 +18,7 @@ from ubao.client.live import LiveGame
 from ubao.client.tokens import TokenStore
 from ubao.protocol import Create, Ping, SeatSpec
 from ubao.server.app import GameServer, ServerConfig
-from ubao.server.core import Limits
+from ubao.server.limits import Limits
 
 FAST = Backoff(first=0.05, limit=0.2, jitter=0.0)
 """Reconnect at once in tests; a cut proxy refuses until it is restored, so nothing races."""

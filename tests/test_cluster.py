@@ -36,8 +36,8 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.redis_store import RedisStore, lease_key
 from ubao.server.room import Bounds, Room
+from ubao.server.stores.redis import RedisStore, lease_key
 
 TAKEOVER_BOUND_S = 15.0
 """Generous: the takeover takes a few seconds (docs/benchmarks.md has the figure)."""
@@ -284,19 +284,19 @@ def test_a_node_that_lost_a_game_can_never_write_it_again(
     a, b = (RedisStore(client, node, 3_000, 10) for node in ("a", "b"))
     game = make_game("kalah", SMALL_KALAH)
     room = Room("g1", "kalah", SMALL_KALAH, game, [SeatSpec.open()] * 2, None, Bounds(), 0)
-    a.save(room, [], 0)
+    a.save(a.snapshot(room, [], 0))
     a.commit()
     assert a.lost == set()
     assert b.locate("g1") == ("down", "a")  # a's lease runs, but a has no heartbeat
     client.delete(lease_key("g1"))  # node a stalled past its lease
     assert b.locate("g1")[0] == "claimed"  # a client's command reached node b
-    b.save(room, [], 0)
+    b.save(b.snapshot(room, [], 0))
     b.commit()
     client.delete(lease_key("g1"))  # and node b's lease lapses too, with nobody there
-    a.save(room, [], 0)
+    a.save(a.snapshot(room, [], 0))
     a.commit()
     assert a.lost == {"g1"}  # another tenure had the game: a's write is refused
-    b.save(room, [], 0)
+    b.save(b.snapshot(room, [], 0))
     b.commit()
     assert b.lost == set()  # b's lease lapsed, but the game is still its tenure's
     client.close()

@@ -16,7 +16,7 @@ from test_server_support import SMALL_KALAH, Client
 from websockets.exceptions import ConnectionClosed
 
 from ubao.protocol import Command, Error, Ok, SeatEvent, Watch
-from ubao.server.core import SERVICE_RESTART
+from ubao.server.outputs import SERVICE_RESTART
 
 pytestmark = needs_redis
 

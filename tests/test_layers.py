@@ -23,7 +23,18 @@ SERVER_CORE = {
     "ubao.server.room",
     "ubao.server.clock",
     "ubao.server.engine_lines",
-    "ubao.server.storage",
+    "ubao.server.stores.protocol",
+    "ubao.server.limits",
+    "ubao.server.outputs",
+    "ubao.server.sessions",
+    "ubao.server.lobby",
+    "ubao.server.shares",
+    "ubao.server.deadlines",
+    "ubao.server.archive",
+    "ubao.server.rematch",
+    "ubao.server.routing",
+    "ubao.server.lifecycle",
+    "ubao.server.crowd",
 }
 CLIENT_MODEL = {
     "ubao.client.state",
@@ -39,6 +50,7 @@ IO_AND_SCREEN = {
     "asyncio",
     "http",
     "prompt_toolkit",
+    "redis",
     "selectors",
     "socket",
     "sqlite3",
@@ -139,6 +151,11 @@ def test_the_protocol_imports_no_game_and_nothing_above_it(module: str) -> None:
 @pytest.mark.parametrize("module", sorted(SERVER_CORE | CLIENT_MODEL))
 def test_server_core_and_client_model_reach_no_io_or_screen(module: str) -> None:
     assert top_levels(reachable(module)) & IO_AND_SCREEN == set()
+
+
+@pytest.mark.parametrize("module", sorted(SERVER_CORE - {"ubao.server.core"}))
+def test_the_server_cores_parts_never_import_the_core(module: str) -> None:
+    assert "ubao.server.core" not in reachable(module)
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not is_tool(m)))

@@ -20,8 +20,8 @@ from test_server_support import (
 from ubao.engine.games import make_game
 from ubao.protocol import BotInfo, SeatSpec
 from ubao.server.bots import Accept, Bots, BotSettings, EngineShares
-from ubao.server.core import BotTurn
 from ubao.server.engine_lines import go_command
+from ubao.server.outputs import BotTurn
 from ubao.server.room import Bounds, Room, hash_token
 
 # -- every search is bounded in time -----------------------------------------------------------

@@ -15,7 +15,6 @@ from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec
 from ubao.server.bots import ENGINE_COMMAND, Bots, BotSettings
-from ubao.server.core import BotTurn
 from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
@@ -23,6 +22,7 @@ from ubao.server.engine_lines import (
     position_command,
     turn_commands,
 )
+from ubao.server.outputs import BotTurn
 
 # -- the lines ---------------------------------------------------------------------------------
 

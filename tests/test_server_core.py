@@ -10,7 +10,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from test_server_support import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
+from test_server_support import SMALL_KALAH, Harness, Peer, small_limits
 
 from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
 from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
@@ -37,9 +37,11 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits, new_game_id
+from ubao.server.core import Core, new_game_id
+from ubao.server.limits import Limits
+from ubao.server.outputs import POLICY_VIOLATION
 from ubao.server.room import Bounds
-from ubao.server.store import SCHEMA_VERSION, Store
+from ubao.server.stores.sqlite import SCHEMA_VERSION, Store
 
 
 def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
@@ -549,7 +551,7 @@ class Toggle(Game[tuple[int, int], str]):
 
 def toggle_harness(bounds: Bounds) -> Harness:
     h = Harness(small_limits(bounds=bounds))
-    h.core.make_game = lambda name, options: Toggle()
+    h.core.rules.make_game = lambda name, options: Toggle()
     return h
 
 
@@ -587,7 +589,7 @@ def test_a_new_core_on_the_same_store_resumes_games_exactly_with_frozen_clocks()
     move(north, game_id, n_token, 1, "1")  # both first moves made: South's clock runs
     h.clock.advance(2_000)
     seen = north.inbox[-1].v  # type: ignore[union-attr]
-    h.core.shutdown()
+    h.shutdown()
     old = h.core.rooms[game_id]
     h.core.disconnect(south.conn)
     h.core.disconnect(north.conn)
@@ -729,134 +731,6 @@ def test_a_bot_clients_search_report_is_passed_on_with_its_move_and_stored() -> 
     assert isinstance(seen, Moved) and seen.info == info
     stored = h.store.db.execute("SELECT info FROM moves WHERE game_id = ?", (game_id,))
     assert '"nodes":321' in stored.fetchone()[0]
-
-
-# -- a write that fails changes nothing ---------------------------------------------------------
-
-
-def failing_harness() -> tuple[Harness, FailingStore]:
-    store = FailingStore()
-    return Harness(small_limits(grace_ms=5_000), store=store), store
-
-
-def stored_rows(store: Store) -> tuple[Any, ...]:
-    db = store.db
-    return (
-        db.execute("SELECT game_id, status, v, ply, clocks, result FROM games").fetchall(),
-        db.execute("SELECT game_id, seat, name, token_hash FROM seats").fetchall(),
-        db.execute("SELECT COUNT(*) FROM moves").fetchone(),
-        db.execute("SELECT COUNT(*) FROM events").fetchone(),
-    )
-
-
-def room_state(h: Harness, game_id: str) -> tuple[Any, ...]:
-    room = h.core.rooms[game_id]
-    seats = [(seat.name, seat.token_hash, seat.holder, seat.grace_until) for seat in room.seats]
-    return (
-        room.v,
-        room.position,
-        list(room.history),
-        list(room.events),
-        room.status,
-        room.result,
-        room.legal_v,
-        room.clocks(h.clock()),
-        dict(room.seen),
-        seats,
-    )
-
-
-def test_a_move_that_cannot_be_stored_is_refused_and_changes_nothing_anywhere() -> None:
-    h, store = failing_harness()
-    game_id, south, s_token, north, n_token = started_game(h, clock=ClockSpec(60_000, 1_000))
-    move(south, game_id, s_token, 0, "1")
-    move(north, game_id, n_token, 1, "1")  # both first moves made: South's clock runs
-    h.clock.advance(1_500)
-    before = (room_state(h, game_id), stored_rows(store), len(north.inbox))
-    store.fail("events")  # the games row is written first: the whole transaction must go
-    got = move(south, game_id, s_token, 2, "2")
-    assert len(got) == 1 and got[0].type == "error"
-    assert got[0].code == ErrorCode.STORAGE_ERROR
-    assert (room_state(h, game_id), stored_rows(store), len(north.inbox)) == before
-    store.heal()
-    ok, moved = move(south, game_id, s_token, 2, "2")
-    assert (
-        isinstance(ok, Ok)
-        and isinstance(moved, Moved)
-        and moved.v == 5
-        and moved.clocks is not None
-    )
-    assert moved.clocks.remaining_ms == (59_500, 60_000)
-    assert isinstance(north.inbox[-1], Moved) and north.inbox[-1].v == 5
-    restored = Core(store, Limits(), now=h.clock, wall=lambda: 42)
-    restored.restore()
-    assert restored.rooms[game_id].events == h.core.rooms[game_id].events
-
-
-def test_a_game_that_cannot_be_stored_is_not_created() -> None:
-    h, store = failing_harness()
-    peer = h.player()
-    store.fail("games")
-    seats = (SeatSpec.open(), SeatSpec.open())
-    error = peer.error(Create(id=3, game="kalah", options={}, seats=seats))
-    assert (error.id, error.code) == (3, ErrorCode.STORAGE_ERROR)
-    assert h.core.rooms == {} and peer.ok(ListGames(id=4)).games == ()
-
-
-def test_joins_resumes_and_resignations_that_cannot_be_stored_change_nothing() -> None:
-    h, store = failing_harness()
-    host, guest = h.player("host"), h.player("guest")
-    game_id = host.create()
-    _, host_token, _ = host.join(game_id, 0)
-    before = room_state(h, game_id)
-    store.fail("events")
-    assert guest.error(Join(id=1, game_id=game_id, seat=1)).code == ErrorCode.STORAGE_ERROR
-    assert room_state(h, game_id) == before and not h.core.conns[guest.conn].seats
-    error = guest.error(Resign(id=2, game_id=game_id, token=host_token))
-    assert error.code == ErrorCode.NOT_YOUR_SEAT  # the failed join gave the guest nothing
-    assert host.error(Resign(id=3, game_id=game_id, token=host_token)).code == "storage_error"
-    assert room_state(h, game_id) == before
-    store.heal()
-    assert guest.join(game_id, 1)[0] == 1
-    assert h.core.rooms[game_id].status == "playing"
-
-
-def test_a_drop_that_cannot_be_stored_still_frees_the_connection_and_holds_the_seat() -> None:
-    h, store = failing_harness()
-    game_id, south, s_token, north, _ = started_game(h)
-    events = len(north.inbox)
-    store.fail("events")
-    h.disconnect(south)
-    room = h.core.rooms[game_id]
-    assert room.seats[0].holder is None and room.seats[0].grace_until == h.clock() + 5_000
-    assert len(north.inbox) == events and room.v == 2
-    store.heal()
-    back = h.player("south")
-    got = back.send(Resume(id=1, game_id=game_id, token=s_token, since_v=2))
-    assert [m.type for m in got] == ["ok", "seat"]  # the return only: the drop was never told
-
-
-def test_timers_and_bot_turns_wait_a_moment_after_a_failed_write_then_try_again() -> None:
-    h, store = failing_harness()
-    human = h.player()
-    game_id = human.create(SeatSpec.open(), SeatSpec.bot(1), clock=ClockSpec(10_000, 0))
-    _, token, _ = human.join(game_id, 0)
-    move(human, game_id, token, 0, "1")  # the bot is to make its (untimed) first move
-    (turn,) = h.bot_turns
-    store.fail("events")
-    assert h.core.bot_moved(turn, "1", None) is True  # settled for now, not played
-    room = h.core.rooms[game_id]
-    assert room.ply == 1 and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
-    h.advance(STORE_RETRY_MS - 1)
-    assert len(h.bot_turns) == 1
-    h.advance(1)  # the bot is asked again, even though the disk is still broken
-    assert [t.ply for t in h.bot_turns] == [1, 1]
-    h.advance(10_000)  # its first move's time runs out, but the abort cannot be stored
-    assert room.status == "playing" and h.core.next_deadline() == h.clock() + STORE_RETRY_MS
-    store.heal()
-    h.advance(STORE_RETRY_MS)
-    over = human.inbox[-1]
-    assert isinstance(over, Over) and over.result.reason == "aborted"
 
 
 def test_game_ids_never_start_with_what_a_command_line_reads_as_an_option(

@@ -45,8 +45,8 @@ from ubao.protocol import (
 )
 from ubao.server.app import GameServer
 from ubao.server.bots import BotSettings
-from ubao.server.storage import StoreError
-from ubao.server.store import Store
+from ubao.server.stores.protocol import StoreError
+from ubao.server.stores.sqlite import Store
 
 BIG_SNAPSHOTS = {"size": 16}
 """A 16x16 Othello game: each `watch` of it answers with a snapshot of about 450 bytes."""

@@ -28,8 +28,8 @@ from ubao.protocol import (
     Watch,
     encode,
 )
-from ubao.server.core import Share
-from ubao.server.store import Store
+from ubao.server.limits import Share
+from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
 ROOMY = small_limits(
@@ -168,7 +168,7 @@ def test_a_game_that_ended_just_before_a_restart_can_be_listed_watched_and_resum
     store = Store(":memory:")
     h = Harness(store=store)
     game_id, token = finished_game(h)
-    h.core.shutdown()
+    h.shutdown()
 
     later = Harness(store=store)
     assert later.core.restore() == 0  # nothing to resume playing...

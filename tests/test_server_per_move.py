@@ -19,9 +19,9 @@ from websockets.streams import StreamReader
 
 from ubao.protocol import ClockSpec, Move, Moved, Over, Watch, encode
 from ubao.server.app import Outbox, websocket_frame
-from ubao.server.core import Send
-from ubao.server.storage import StoreError
-from ubao.server.store import Store
+from ubao.server.outputs import Save, SendMessage
+from ubao.server.stores.protocol import StoreError
+from ubao.server.stores.sqlite import Store
 
 WRITE = re.compile(r"\s*(INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)")
 
@@ -73,7 +73,10 @@ def test_the_stored_event_is_the_very_frame_its_watchers_get() -> None:
     north.join(game_id, 1)
     fan.ok(Watch(id=fan.next_id(), game_id=game_id))
     h.core.receive(south.conn, encode(Move(id=9, game_id=game_id, token=token, ply=0, move="1")))
-    sends = [out for out in h.core.outputs() if isinstance(out, Send)]
+    outputs = h.core.outputs()
+    for save in [out for out in outputs if isinstance(out, Save)]:
+        h.store.save(save.change)
+    sends = [out for out in outputs if isinstance(out, SendMessage)]
     (shared,) = [send for send in sends if send.frame is not None]
     assert isinstance(shared.message, Moved) and shared.message.legal is None
     assert set(shared.to) == {south.conn, fan.conn}

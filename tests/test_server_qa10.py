@@ -29,7 +29,7 @@ from ubao.protocol import (
     RematchAnswer,
     Resume,
 )
-from ubao.server.core import Share
+from ubao.server.limits import Share
 
 # -- 1. a rematch of a game the server no longer keeps ------------------------------------------
 

@@ -116,7 +116,7 @@ def test_a_first_moves_time_starts_again_after_a_restart() -> None:
     game_id, alice, a_token, _, b_token = started_game(h, clock=CLOCK)
     move(alice, game_id, a_token, 0, "1")
     h.advance(GRACE_MS - 1_000)
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(small_limits(grace_ms=GRACE_MS), store=h.store)
     later.clock.advance(3_600_000)
     assert later.core.restore() == 1

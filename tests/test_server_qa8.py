@@ -45,11 +45,11 @@ from ubao.protocol import (
     decode_server_message,
     encode,
 )
-from ubao.server.__main__ import SETTINGS, Options, parse_args
+from ubao.server.__main__ import SERVER_SETTINGS, Options, parse_args
 from ubao.server.app import GameServer, ServerConfig, address
 from ubao.server.bots import BotSettings
 from ubao.server.room import Bounds, Room
-from ubao.server.store import Store, default_path
+from ubao.server.stores.sqlite import Store, default_db_path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -107,7 +107,7 @@ def test_a_second_restart_keeps_the_waiting_clock_and_a_return_starts_it() -> No
     later.advance(30_000)
     now_left = frozen(room, later.clock())
     assert now_left == ((left[0] - 1_000, left[1]) if mover == 0 else (left[0], left[1] - 1_000))
-    later.core.shutdown()
+    later.shutdown()
     later.core.disconnect(back.conn)
 
     again = restarted(store)
@@ -187,7 +187,7 @@ def test_watching_and_resuming_old_games_keeps_the_most_recently_finished_in_the
     assert len(held) <= 4  # two recent, two read back
 
     # A restart lists the games that finished last, not the game resumed last.
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(small_limits(keep_finished=2), store=store)
     later.core.restore()
     assert finished_in_lobby(later) == {c, d}
@@ -320,7 +320,7 @@ def test_the_docs_name_exactly_the_settings_that_take_zero() -> None:
     start = text.index("Numbers must not be negative")
     paragraph = text[start : text.index("\n\n", start)]
     documented = set(re.findall(r"`(--[a-z-]+) 0`", paragraph))
-    zero = {s.flag for s in SETTINGS if numeric(s) and takes_zero(s.flag)}
+    zero = {s.flag for s in SERVER_SETTINGS if numeric(s) and takes_zero(s.flag)}
     assert documented == zero
     assert parse_args(["--max-bot-seats", "0"], {}).server.limits.max_bot_seats == 0
 
@@ -375,9 +375,9 @@ def test_an_empty_database_setting_is_named_and_exits_with_2(
 def test_a_relative_xdg_data_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
     fallback = Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")
-    assert default_path() == fallback
+    assert default_db_path() == fallback
     monkeypatch.setenv("XDG_DATA_HOME", "")
-    assert default_path() == fallback
+    assert default_db_path() == fallback
 
 
 # -- 7. ply_limit: the server's limit (no score), or Bao's own max_plies (with one) -------------

@@ -26,8 +26,9 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import Core, Limits
-from ubao.server.store import Store
+from ubao.server.core import Core
+from ubao.server.limits import Limits
+from ubao.server.stores.sqlite import Store
 
 ONE_SEED = {"pits": 1, "seeds": 1}
 """Kalah with one pit of one seed: South's first move ends the game."""
@@ -174,7 +175,7 @@ def test_a_bot_clients_mark_survives_a_restart_in_the_lobby_and_for_watchers() -
     live = host.create()
     host.join(live, 0)
     robo.join(live, 1)
-    h.core.shutdown()
+    h.shutdown()
 
     later = Harness(store=store)
     assert later.core.restore() == 1
@@ -203,7 +204,7 @@ def test_a_seat_freed_in_a_waiting_game_shows_no_bot_client_after_a_restart() ->
     robo.join(game_id, 1)
     h.disconnect(robo)
     h.advance(1_000)  # the host is still there: the seat is freed, the game waits on
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(store=store)
     later.core.restore()
     seat = lobby_line(later.player(), game_id).seats[1]
@@ -253,7 +254,7 @@ def test_a_waiting_game_nobody_comes_back_to_after_a_restart_keeps_the_names() -
     alice = h.player("alice")
     game_id = alice.create(SeatSpec.open(), SeatSpec.external_bot())
     alice.join(game_id, 0)
-    h.core.shutdown()
+    h.shutdown()
     later = Harness(limits, store=store)
     assert later.core.restore() == 1
     later.advance(10_000)

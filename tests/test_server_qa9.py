@@ -28,9 +28,9 @@ from test_server_support import (
 )
 
 from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok, RematchOffer, Snapshot, Watch
+from ubao.protocol.timing import monotonic_ms
 from ubao.server.app import STORE_STALLED_MS
-from ubao.server.clock import monotonic_ms
-from ubao.server.store import DatabaseInUse, Store
+from ubao.server.stores.sqlite import DatabaseInUse, Store
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from test_server_restart import ROOT, server_process
 from test_server_support import TIMEOUT, Client, Harness
 
 from ubao.protocol import ClockSpec, Create, Join, Move, Moved, SeatSpec
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 TABLES = ("games", "seats", "moves", "events")
 

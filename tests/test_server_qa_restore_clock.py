@@ -9,7 +9,7 @@ from test_server_support import Harness, small_limits
 
 from ubao.protocol import ClockSpec, Over, Resume, SeatEvent, SeatSpec
 from ubao.server.room import Room
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 GRACE_MS = 120_000
 """Longer than anyone's time left: a clock that ran would flag before the grace ended."""
@@ -35,7 +35,7 @@ def two_players_mid_game() -> tuple[Store, str, dict[int, str]]:
     move(north, game_id, n_token, 1, "2")
     h.advance(2_000)
     assert h.core.rooms[game_id].status == "playing"
-    h.core.shutdown()
+    h.shutdown()
     for peer in (south, north):
         h.core.disconnect(peer.conn)
     return store, game_id, {0: s_token, 1: n_token}
@@ -102,7 +102,7 @@ def restarted_on_a_bots_turn() -> tuple[Harness, str, str]:
     move(human, game_id, token, 0, "1")
     assert h.core.bot_moved(h.bot_turns[-1], "1", None)  # the bot's first move, untimed
     move(human, game_id, token, 2, "2")  # the bot is to move, on its clock
-    h.core.shutdown()
+    h.shutdown()
     h.core.disconnect(human.conn)
     return restarted(store), game_id, token
 

@@ -21,7 +21,7 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import Share
+from ubao.server.limits import Share
 
 
 def finished(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:

@@ -35,8 +35,8 @@ from ubao.protocol import (
     Watch,
     encode,
 )
-from ubao.server.__main__ import SETTINGS
-from ubao.server.store import default_path
+from ubao.server.__main__ import SERVER_SETTINGS
+from ubao.server.stores.sqlite import default_db_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
@@ -83,7 +83,7 @@ def test_the_command_line_explains_itself() -> None:
         [sys.executable, "-m", "ubao.server", "--help"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0
-    for setting in SETTINGS:
+    for setting in SERVER_SETTINGS:
         assert setting.flag in result.stdout and setting.env in result.stdout
 
 
@@ -91,9 +91,9 @@ def test_the_default_database_is_in_the_users_data_directory(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert default_path() == tmp_path / "ubao" / "ubao.sqlite3"
+    assert default_db_path() == tmp_path / "ubao" / "ubao.sqlite3"
     monkeypatch.delenv("XDG_DATA_HOME")
-    assert default_path() == Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
+    assert default_db_path() == Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
 
 
 async def closed_by_restart(client: Client) -> None:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from ubao.server.__main__ import SETTINGS, Options, parse_args
-from ubao.server.store import Store, default_path
+from ubao.server.__main__ import SERVER_SETTINGS, Options, parse_args
+from ubao.server.stores.sqlite import Store, default_db_path
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "server.md"
 
@@ -36,15 +36,15 @@ def leaves(kind: type[Any], prefix: str = "") -> set[str]:
 
 def test_every_limit_has_a_flag_and_an_environment_variable() -> None:
     # Fails when a field is added to ServerConfig, Limits, Bounds or BotSettings without a flag.
-    assert {setting.path for setting in SETTINGS} == leaves(Options)
-    assert len({setting.flag for setting in SETTINGS}) == len(SETTINGS)
-    for setting in SETTINGS:
+    assert {setting.path for setting in SERVER_SETTINGS} == leaves(Options)
+    assert len({setting.flag for setting in SERVER_SETTINGS}) == len(SERVER_SETTINGS)
+    for setting in SERVER_SETTINGS:
         assert setting.env == "UBAO_" + setting.flag[2:].replace("-", "_").upper()
 
 
 def test_without_flags_or_variables_every_default_is_the_dataclasses() -> None:
     assert parse_args([], {}) == Options()
-    assert parse_args([], {}).server.db == default_path()
+    assert parse_args([], {}).server.db == default_db_path()
 
 
 def test_a_flag_beats_its_variable_which_beats_the_default() -> None:
@@ -102,8 +102,8 @@ def test_a_flag_overrides_a_bad_variable() -> None:
 def test_the_docs_explain_every_setting() -> None:
     rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| `--")]
     documented = {row.split("`")[1]: row for row in rows}
-    assert set(documented) == {setting.flag for setting in SETTINGS}
-    for setting in SETTINGS:
+    assert set(documented) == {setting.flag for setting in SERVER_SETTINGS}
+    for setting in SERVER_SETTINGS:
         assert f"`{setting.env}`" in documented[setting.flag]
 
 

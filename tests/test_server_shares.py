@@ -17,8 +17,9 @@ from ubao.protocol import (
     SeatSpec,
     Watch,
 )
-from ubao.server.core import Core, Share
-from ubao.server.store import Store
+from ubao.server.core import Core
+from ubao.server.limits import Share
+from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
 
@@ -165,7 +166,7 @@ def test_waiting_games_restored_after_a_restart_expire_unless_someone_comes_back
     spammer = h.player("spam", "spectator")
     for _ in range(3):
         spammer.create()
-    h.core.shutdown()
+    h.shutdown()
 
     later = Harness(small_limits(waiting_expiry_ms=30_000), store=store)
     assert later.core.restore() == 3

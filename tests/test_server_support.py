@@ -34,8 +34,10 @@ from ubao.protocol import (
 )
 from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import BotSettings
-from ubao.server.core import BotsDone, BotTurn, Close, Core, Limits, Send
-from ubao.server.store import Store
+from ubao.server.core import Core
+from ubao.server.limits import Limits
+from ubao.server.outputs import BotsDone, BotTurn, Close, Save, SendMessage
+from ubao.server.stores.sqlite import Store
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
 SMALL_KALAH = {"pits": 3, "seeds": 2}
@@ -78,20 +80,6 @@ class FakeClock:
 
     def advance(self, ms: int) -> None:
         self.t += ms
-
-
-class FailingStore(Store):
-    """An in-memory store whose writes fail on demand, inside the transaction, as on a full or
-    broken disk: `fail(table)` makes every write to `table` fail, `heal()` ends it."""
-
-    def __init__(self) -> None:
-        super().__init__(":memory:")
-
-    def fail(self, table: str = "events") -> None:
-        failing_writes(self.db, table)
-
-    def heal(self) -> None:
-        healed(self.db)
 
 
 def failing_writes(db: sqlite3.Connection, table: str) -> None:
@@ -193,6 +181,10 @@ class Harness:
         self.core.disconnect(peer.conn)
         self.pump()
 
+    def shutdown(self) -> None:
+        self.core.shutdown()
+        self.pump()
+
     def advance(self, ms: int) -> None:
         self.clock.advance(ms)
         self.core.tick()
@@ -202,7 +194,9 @@ class Harness:
         """Deliver the core's outputs; returns what each peer got."""
         got: dict[int, list[ServerMessage]] = {conn: [] for conn in self.peers}
         for output in self.core.outputs():
-            if isinstance(output, Send):
+            if isinstance(output, Save):
+                self.store.save(output.change)
+            elif isinstance(output, SendMessage):
                 frame = encode(output.message)
                 for conn in output.to:
                     message = decode_server_message(frame)

@@ -30,10 +30,10 @@ from test_server_support import (
 )
 
 from ubao.protocol import Create, ErrorCode, Move, Moved, Ok, Ping, Resign, SeatSpec, Watch
-from ubao.server import store as store_module
-from ubao.server.core import Limits
-from ubao.server.storage import StoreError
-from ubao.server.store import Store
+from ubao.server.limits import Limits
+from ubao.server.stores import sqlite as store_module
+from ubao.server.stores.protocol import StoreError
+from ubao.server.stores.sqlite import Store
 
 
 class Disk:

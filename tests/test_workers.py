@@ -25,7 +25,7 @@ from ubao.engine.games import make_game
 from ubao.engine.tools.worker import STREAM
 from ubao.protocol import BotInfo, SeatSpec
 from ubao.server.bots import BotSettings
-from ubao.server.core import BotTurn
+from ubao.server.outputs import BotTurn
 from ubao.server.workers import WorkerPool
 
 SLOW = turn(options={}, moves=(), spec=SeatSpec.bot(40, time_ms=3000))

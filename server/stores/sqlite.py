@@ -1,8 +1,9 @@
 """Persistence in SQLite: games, seats, every move, every event, results.
 
 A server starts the store's writer (`start`): a thread with a connection of its own, so that
-the event loop never executes a write or waits for an fsync. `save` only records what a change
-produced, as values (a `Change`: the room keeps changing after `save` returns), and queues it;
+the event loop never executes a write or waits for an fsync. The core `snapshot`s what a
+change produced, as values (a `Change`: the room keeps changing after), into a `Save` output;
+the asyncio layer hands it to `save`, which queues it;
 the server's event loop `flush`es once per turn, and the writer writes everything flushed since
 its previous write in one transaction with one COMMIT (group commit, one fsync), then reports
 how many saves are durable. The asyncio layer
@@ -56,7 +57,7 @@ from ubao.protocol import (
     to_wire,
 )
 from ubao.server.room import Room
-from ubao.server.storage import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
@@ -123,7 +124,7 @@ _COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks"
 """What `_load` takes, in its order."""
 
 
-def default_path() -> Path:
+def default_db_path() -> Path:
     """$XDG_DATA_HOME/ubao/ubao.sqlite3, or ~/.local/share/ubao/ubao.sqlite3 when it is unset,
     empty or relative (the XDG Base Directory spec has relative paths ignored: they would
     move with the working directory)."""
@@ -444,11 +445,13 @@ class Store:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def save(self, room: Room, events: Sequence[Event], now: int) -> None:
-        """Keep the room's state and the events (with their moves). With the writer, queue them:
-        durable when the writer says so. Without, write them into the open batch: all of it, or,
-        raising StoreError, none of it; durable at the next `commit`."""
-        change = change_of(room, events, now)
+    def snapshot(self, room: Room, events: Sequence[Event], now: int) -> Change:
+        return change_of(room, events, now)
+
+    def save(self, change: Change) -> None:
+        """Keep a change (the room's state, the events with their moves). With the writer, queue
+        it: durable when the writer says so. Without, write it into the open batch: all of it,
+        or, raising StoreError, none of it; durable at the next `commit`."""
         if self._writer is not None:
             self._writer.put(change)
             return
@@ -465,7 +468,7 @@ class Store:
             finally:
                 db.execute("RELEASE save")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot save game {room.game_id}: {exc}") from exc
+            raise StoreError(f"cannot save game {change.game_id}: {exc}") from exc
         self._batch.append(change)
 
     def commit(self) -> None:

@@ -2,8 +2,9 @@
 write is fenced by the game's lease, and the leases themselves.
 
 Each game is a hash (its state as of its last change, and its lobby line), a list of its moves
-and a list of its events (the frames as sent, without legal moves). `save` only prepares a
-change; `commit` sends every change since the last one in one pipeline, one Lua script per
+and a list of its events (the frames as sent, without legal moves). `snapshot` only prepares
+a change and `save` queues it; `flush` (the server's event loop calls it once per turn) commits
+every change since the last commit in one pipeline, one Lua script per
 change, each atomic: it applies the change only if this node holds the game's lease (or nobody
 does and the game is this node's, or new) and the game's log is not longer than this node's
 version of it, and renews the lease. A change whose lease another
@@ -26,8 +27,10 @@ games in the order they finished) and `done:seq`.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgpack
@@ -48,7 +51,12 @@ from ubao.protocol import (
     to_wire,
 )
 from ubao.server.room import Room
-from ubao.server.storage import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError
+
+log = logging.getLogger("ubao.server")
+
+RedisChange = tuple[str, list[str], list[Any]]
+"""What one save sends: (game id, the commit script's keys, its args)."""
 
 PREFIX = "ubao:"
 LIVE = PREFIX + "live"
@@ -198,14 +206,49 @@ class RedisStore:
         self.path = f"Redis (node {node})"
         self._commit = client.register_script(_COMMIT)
         self._locate = client.register_script(_LOCATE)
-        self._batch: list[tuple[str, list[str], list[Any]]] = []
-        """(game id, keys, args) per save since the last commit."""
+        self._batch: list[RedisChange] = []
+        """The saves since the last commit."""
+        self._saved = 0
+        """How many changes were saved since `start`."""
+        self._durable: Callable[[int], None] | None = None
+        self._retry_s = 0.0
+        self._retry: asyncio.TimerHandle | None = None
+        """The next commit after one Redis refused: until then, nothing is tried."""
         self.tenures: dict[str, str] = {}
         """This node's tenure of each game it created or claimed."""
         self.lost: set[str] = set()
         """Games whose last commit found another tenure's: the node drops them."""
 
+    @property
+    def saved(self) -> int:
+        return self._saved
+
+    def start(self, durable: Callable[[int], None], retry_s: float) -> None:
+        self._durable, self._retry_s = durable, retry_s
+
+    def flush(self) -> None:
+        """Commit what was saved (on the event loop: a round trip), unless Redis refused the
+        last commit: the retry takes this too."""
+        if self._retry is None:
+            self._commit_all()
+
+    def _commit_all(self) -> None:
+        """Commit; if Redis refuses, tell nobody and try again after `retry_s`, with what comes
+        meanwhile."""
+        self._retry = None
+        try:
+            self.commit()
+        except StoreError as exc:
+            log.error("%s; trying again, and telling nobody until then", exc)
+            loop = asyncio.get_running_loop()
+            self._retry = loop.call_later(self._retry_s, self._commit_all)
+            return
+        if self._durable is not None:
+            self._durable(self._saved)
+
     def close(self) -> None:
+        if self._retry is not None:  # Redis refused: what it did not keep is lost
+            self._retry.cancel()
         self.client.close()
 
     def tenure(self, game_id: str) -> str:
@@ -215,8 +258,13 @@ class RedisStore:
             tenure = self.tenures[game_id] = new_tenure(self.node)
         return tenure
 
-    def save(self, room: Room, events: Sequence[Event], now: int) -> None:
-        """Prepare the room's state and `events` for the next `commit` (nothing can fail yet)."""
+    def save(self, change: RedisChange) -> None:
+        """Queue a change for the next commit (nothing can fail yet)."""
+        self._batch.append(change)
+        self._saved += 1
+
+    def snapshot(self, room: Room, events: Sequence[Event], now: int) -> RedisChange:
+        """The room's state and `events` as the commit script takes them."""
         game_id = room.game_id
         left = (room.clock.left(0, now), room.clock.left(1, now)) if room.clock else None
         head = {
@@ -258,7 +306,7 @@ class RedisStore:
             DONE,
             DONE_SEQ,
         ]
-        self._batch.append((game_id, keys, args))
+        return game_id, keys, args
 
     def commit(self) -> None:
         """Apply every change since the last commit, in one round trip; StoreError if Redis

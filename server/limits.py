@@ -1,0 +1,60 @@
+"""What the server allows: its limits, and the share of them one client may hold. Pure data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ubao.server.room import Bounds
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """What one client (a connection, or all connections from one address) may hold at once,
+    so that no client can take the server's games or engines from everybody else."""
+
+    games: int
+    """Games it created that are not over."""
+    waiting: int
+    """Of those, games that wait for a player."""
+    bot_seats: int
+    """Server-hosted bot seats in those games (an engine process each)."""
+
+    def within(self, games: int) -> bool:
+        """Whether a client holding `games` games may create one more without a bot seat,
+        whatever their status: fewer than both counts allow, so none needs counting (a game
+        creation would otherwise walk every game of its address, a thousand in the load
+        benchmark)."""
+        return games < self.games and games < self.waiting
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The server's limits; tests shrink them (a grace period of a few ms, tiny budgets)."""
+
+    grace_ms: int = 60_000
+    """How long a dropped player's seat is held before the game is abandoned; also how long a
+    player of a game with a clock may take over their untimed first move before it is
+    aborted."""
+    burst: int = 60
+    """Messages a connection may send at once..."""
+    per_second: float = 20.0
+    """...and per second after that; beyond, the connection is closed (policy violation)."""
+    connections_per_ip: int = 32
+    max_games: int = 1000
+    """Games not over at the same time."""
+    max_bot_seats: int = 32
+    """Server-hosted bot seats (one engine process each) in games not over."""
+    keep_finished: int = 200
+    """The most recently finished games kept in memory for the lobby and late watchers (also
+    after a restart); older ones are loaded from the store when asked for by id."""
+    per_connection: Share = Share(games=8, waiting=4, bot_seats=4)
+    """What the games one connection created may hold (`quota_exceeded` beyond)."""
+    per_address: Share = Share(games=32, waiting=16, bot_seats=8)
+    """What the games created from one address may hold, whichever connection created them."""
+    max_bot_depth: int = 20
+    """Deepest search a server-hosted bot seat may ask for."""
+    max_bot_time_ms: int = 10_000
+    """Longest thinking time per move a server-hosted bot seat may ask for."""
+    waiting_expiry_ms: int = 60_000
+    """A waiting game whose creator and players are all gone is withdrawn after this long."""
+    bounds: Bounds = field(default_factory=Bounds)

@@ -1,0 +1,87 @@
+"""What the core asks the I/O layer to do (effects as data): save, send, close, think, forward.
+
+The layer drains them with `Core.outputs()`: it hands every `Save` to the store at once, and
+carries the rest out in order once the saves made before them are durable (server/app.py).
+So an accepted move is durable before anybody hears of it, whichever store keeps it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ubao.protocol import Clocks, GameSummary, SeatSpec, ServerMessage
+from ubao.server.stores.protocol import StoreChange
+
+POLICY_VIOLATION = 1008
+"""The WebSocket close code for a connection over its limits (RFC 6455)."""
+SERVICE_RESTART = 1012
+"""The WebSocket close code that tells a client to reconnect and resume (RFC 6455): the node
+serving its game is gone or no longer owns it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Save:
+    """A change of a game to keep (`GameStore.snapshot`): nothing the core sends after it goes
+    out before the store says it is durable."""
+
+    change: StoreChange
+
+
+@dataclass(frozen=True, slots=True)
+class SendMessage:
+    """A message for connections `to`: the layer sends it once the changes before it are durable."""
+
+    to: tuple[int, ...]
+    message: ServerMessage
+    frame: bytes | None = None
+    """The message already encoded, when the store encoded it (an event's `Room.body`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    conn: int
+    code: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A server-hosted bot is to move: the layer asks its engine and calls `bot_moved`."""
+
+    game_id: str
+    seat: int
+    ply: int
+    game: str
+    options: dict[str, Any]
+    moves: tuple[str, ...]
+    """Every move from the start position, in the game's notation."""
+    spec: SeatSpec
+    clocks: Clocks | None
+    pace_ms: int = 0
+    """The least time from now until the bot's move is played (the game's `pace_ms`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotsDone:
+    """The game is over or gone: its bot engines can be shut down."""
+
+    game_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forward:
+    """A client's frame for a game that node `node` owns: the layer sends it there."""
+
+    conn: int
+    node: str
+    data: bytes | str
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A game's lobby line changed: the layer tells the other nodes' lobby subscribers."""
+
+    game: GameSummary
+
+
+Output = Save | SendMessage | Close | BotTurn | BotsDone | Forward | Listed
