@@ -25,17 +25,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ubao.engine.bao import FLAGS as BAO_FLAGS
-from ubao.engine.bao import Bao
-from ubao.engine.bao_rules import BaoMove
-from ubao.engine.bao_rules import Position as BaoPosition
+from ubao.engine.bao.game import FLAGS as BAO_FLAGS
+from ubao.engine.bao.game import Bao
+from ubao.engine.bao.rules import BaoMove
+from ubao.engine.bao.rules import Position as BaoPosition
 from ubao.engine.game import Game, OptionsError, Outcome
-from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
-from ubao.engine.mancala import Move as MancalaMove
-from ubao.engine.mancala import Position as MancalaPosition
-from ubao.engine.othello import Move as OthelloMove
-from ubao.engine.othello import Othello
-from ubao.engine.othello import Position as OthelloPosition
+from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah, Mancala
+from ubao.engine.mancala.game import Move as MancalaMove
+from ubao.engine.mancala.game import Position as MancalaPosition
+from ubao.engine.othello.game import Move as OthelloMove
+from ubao.engine.othello.game import Othello
+from ubao.engine.othello.game import Position as OthelloPosition
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from ubao.engine.backend import backend_of
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 
 if TYPE_CHECKING:
     from ubao.engine._native import Mancala as MancalaCore

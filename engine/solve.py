@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from ubao.engine.endgame import Endgame, native_rules
 from ubao.engine.game import Game, M, Outcome, P
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 from ubao.engine.search import MAX_THREADS, pick_evaluation
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from ubao.engine.endgame import (
     open_endgame,
 )
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 from ubao.engine.solve import Solver
 from ubao.engine.tools.cli import main
 

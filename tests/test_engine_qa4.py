@@ -19,7 +19,7 @@ from test_stdio import Recorder, bestmove
 from ubao.engine import backend
 from ubao.engine.backend import resolve
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Mancala
+from ubao.engine.mancala.game import Mancala
 from ubao.engine.search import Searcher, SearchResult
 from ubao.engine.tools import bench, cli, match, stdio
 from ubao.engine.tools.cli import main

@@ -20,7 +20,7 @@ from ubao.engine.game import (
     PositionError,
 )
 from ubao.engine.games import make_game
-from ubao.engine.othello import Position as OthelloPosition
+from ubao.engine.othello.game import Position as OthelloPosition
 from ubao.engine.perft import MAX_DEPTH, perft
 from ubao.engine.search import Searcher
 from ubao.engine.solve import Solver

@@ -21,7 +21,7 @@ from ubao.engine.backend import (
 )
 from ubao.engine.game import OptionsError
 from ubao.engine.games import GAMES, game_for_position, make_game
-from ubao.engine.mancala import Kalah
+from ubao.engine.mancala.game import Kalah
 from ubao.engine.tools.cli import main
 
 

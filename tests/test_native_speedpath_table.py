@@ -11,7 +11,7 @@ import pytest
 from test_native_search import summary
 
 from ubao.engine.backend import NATIVE_BUILT, NativeKalah
-from ubao.engine.mancala import Kalah
+from ubao.engine.mancala.game import Kalah
 from ubao.engine.search import Searcher
 
 if not NATIVE_BUILT:

@@ -13,7 +13,7 @@ import pytest
 
 from ubao.engine.endgame import build
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Kalah, Position
+from ubao.engine.mancala.game import Kalah, Position
 from ubao.engine.solve import Solution, Solver
 
 RULE_SETS = [

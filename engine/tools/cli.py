@@ -29,7 +29,7 @@ from ubao.engine.backend import (
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
-from ubao.engine.mancala import Mancala
+from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import MAX_DEPTH as MAX_PERFT_DEPTH
 from ubao.engine.perft import perft
 from ubao.engine.search import (
