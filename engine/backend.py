@@ -68,7 +68,7 @@ def chosen(backend: str | None) -> str:
     return choice
 
 
-def resolve(backend: str | None = None) -> Backend:
+def resolve_backend(backend: str | None = None) -> Backend:
     """The backend `backend` means on this installation (None: the environment's choice)."""
     choice = chosen(backend)
     if choice == "python":
@@ -87,7 +87,7 @@ def rules_for(rules: type[Game[Any, Any]], backend: str | None = None) -> type[G
     """The class implementing `rules` on `backend`: `auto` falls back to Python for a game the
     core does not know (every registered game has native rules), an explicit `native` refuses
     it."""
-    if resolve(backend) == "python":
+    if resolve_backend(backend) == "python":
         return rules
     native = NATIVE_RULES.get(rules)
     if native is None and chosen(backend) == "native":

@@ -47,21 +47,21 @@ WIN = 1 << 32
 RECURSION_LIMIT = 20_000
 """Python's recursion limit while solving: a line of play as deep, nearly (two frames a ply)."""
 
-DEFAULT_HASH_MB = 128.0
+SOLVER_HASH_MB = 128.0
 """The table's default memory: 2^19 entries (`table_entries`)."""
 
-ENTRY_BYTES = 150
+SOLVER_ENTRY_BYTES = 150
 """What one table entry costs in CPython, measured: its slot, the entry tuple, its key."""
 
 
 def table_entries(hash_mb: float) -> int:
     """The entries a table of at most `hash_mb` MB holds: buckets of two, a power of two of
     them (at least one)."""
-    buckets = max(int(hash_mb * 1e6 / ENTRY_BYTES) // 2, 1)
+    buckets = max(int(hash_mb * 1e6 / SOLVER_ENTRY_BYTES) // 2, 1)
     return 2 << buckets.bit_length() - 1
 
 
-Entry = tuple[Hashable, int, int, Any, int]
+SolverEntry = tuple[Hashable, int, int, Any, int]
 """A table entry: (key, lower bound, upper bound, best move, work). The bounds are on the
 mover's final margin minus the points banked; work is the positions expanded to find them."""
 
@@ -142,7 +142,7 @@ and a product's bit depends only on the key's bits below it, so these depend on 
 Q = TypeVar("Q", contravariant=True)
 
 
-class Database(Protocol[Q]):
+class EndgameDatabase(Protocol[Q]):
     """An endgame database the solver asks (`ubao.engine.endgame.Endgame` is one)."""
 
     @property
@@ -155,7 +155,7 @@ class Database(Protocol[Q]):
 
 
 def native_solver(
-    game: Game[Any, Any], hash_mb: float, endgame: Database[Any] | None, threads: int = 1
+    game: Game[Any, Any], hash_mb: float, endgame: EndgameDatabase[Any] | None, threads: int = 1
 ) -> SolverCore | None:
     """The C solver for `game` when its rules run natively and it is of the mancala family,
     sowing one way, with no database or an `Endgame` (whose values C reads); else None."""
@@ -194,8 +194,8 @@ class Solver(Generic[P, M]):
         self,
         game: Game[P, M],
         *,
-        hash_mb: float = DEFAULT_HASH_MB,
-        endgame: Database[P] | None = None,
+        hash_mb: float = SOLVER_HASH_MB,
+        endgame: EndgameDatabase[P] | None = None,
         threads: int = 1,
     ) -> None:
         if endgame is not None and not game.has_board_key:
@@ -210,7 +210,7 @@ class Solver(Generic[P, M]):
         size = table_entries(hash_mb) if self.native is None else 0
         self.mask = size // 2 - 1
         """Buckets - 1, for the bucket index."""
-        self.table: list[Entry | None] = [None] * size
+        self.table: list[SolverEntry | None] = [None] * size
         self.table_entries = 0
         """Slots in use."""
         self.expanded = 0
@@ -584,7 +584,7 @@ class Solver(Generic[P, M]):
         """Keep an entry: in its own slot if there, else in the first slot if it cost at
         least as much as the entry there (which moves to the second), else the second."""
         table = self.table
-        entry: Entry = (k, low, high, move, work)
+        entry: SolverEntry = (k, low, high, move, work)
         first, second = table[slot], table[slot + 1]
         if first is not None and first[0] == k:
             table[slot] = entry

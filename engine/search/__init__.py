@@ -21,8 +21,8 @@ teaching trace). This package exports the public names of all of them.
 
 from ubao.engine.search.control import (
     FINAL_DEPTH,
-    MAX_DEPTH,
     MAX_NODES,
+    MAX_SEARCH_DEPTH,
     MAX_THREADS,
     SearchAborted,
     SearchControl,
@@ -67,8 +67,8 @@ __all__ = [
     "LOWER",
     "MATE",
     "MATE_BOUND",
-    "MAX_DEPTH",
     "MAX_NODES",
+    "MAX_SEARCH_DEPTH",
     "MAX_THREADS",
     "PLY_SPAN",
     "UPPER",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from math import inf
 
-MAX_DEPTH = 200
+MAX_SEARCH_DEPTH = 200
 """The deepest iteration a search without a depth limit starts."""
-FINAL_DEPTH = MAX_DEPTH + 1
+FINAL_DEPTH = MAX_SEARCH_DEPTH + 1
 """The depth the strength mode stores with a result whose search met no horizon (every line
 ended the game, or in such an entry): true at every depth, it settles a node at any."""
 MAX_NODES = 2**63 - 1

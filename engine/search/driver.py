@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Generic
 from ubao.engine.backend import NativeRules
 from ubao.engine.game import Evaluation, Game, M, P, shown
 from ubao.engine.search.control import (
-    MAX_DEPTH,
     MAX_NODES,
+    MAX_SEARCH_DEPTH,
     MAX_THREADS,
     SearchAborted,
     SearchControl,
@@ -235,7 +235,7 @@ class Searcher(Generic[P, M]):
         beforehand can stop the search even before it starts. `on_iteration` receives the
         result of every completed iteration.
         """
-        _check_count(depth, "the depth", MAX_DEPTH)
+        _check_count(depth, "the depth", MAX_SEARCH_DEPTH)
         _check_count(nodes, "the node limit", MAX_NODES)
         _check_count(mate, "the mate distance in plies")
         _check_milliseconds(time_ms, "time_ms")
@@ -317,7 +317,7 @@ class Searcher(Generic[P, M]):
         timed = soft_deadline < inf or self.control.deadline < inf
         limited = timed or nodes is not None
         plain = self.algorithm == "minimax" and depth is not None and tracer is None and not limited
-        last_depth = depth if depth is not None else MAX_DEPTH
+        last_depth = depth if depth is not None else MAX_SEARCH_DEPTH
         # Every depth in the exact mode, and for minimax, whose iterations order nothing.
         step = 1 if self.exact or self.algorithm == "minimax" else game.deepening_step
         first_depth = last_depth if plain else (last_depth - 1) % step + 1

@@ -24,7 +24,7 @@ from math import inf
 from typing import Any, Protocol
 
 from ubao.engine.game import Game
-from ubao.engine.search.control import FINAL_DEPTH, MAX_DEPTH, SearchControl
+from ubao.engine.search.control import FINAL_DEPTH, MAX_SEARCH_DEPTH, SearchControl
 from ubao.engine.search.scores import MATE_BOUND, final_score
 from ubao.engine.search.table import EXACT, LOWER, TranspositionTable
 from ubao.engine.search.trace import TraceOut
@@ -97,7 +97,7 @@ def node_kit(
     outcome = game.outcome
     leaf = game.leaf_evaluation(evaluation)
     store = table.store
-    pv_lines: list[tuple[Any, ...]] = [()] * (MAX_DEPTH + 2)
+    pv_lines: list[tuple[Any, ...]] = [()] * (MAX_SEARCH_DEPTH + 2)
 
     def ended(pos: Any, player: int, ply: int) -> float:
         """The score of a finished position for `player`."""
