@@ -29,7 +29,7 @@ from ubao.engine.bao.game import FLAGS as BAO_FLAGS
 from ubao.engine.bao.game import Bao
 from ubao.engine.bao.rules import BaoMove
 from ubao.engine.bao.rules import Position as BaoPosition
-from ubao.engine.game import Game, OptionsError, Outcome
+from ubao.engine.game import Game, OptionsError, Outcome, SearchHints
 from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah, Mancala
 from ubao.engine.mancala.game import Move as MancalaMove
 from ubao.engine.mancala.game import Position as MancalaPosition
@@ -105,8 +105,8 @@ class NativeRules(ABC):
     and searches them."""
 
     _core: MancalaCore | OthelloCore | BaoCore
-    table_depth: ClassVar[int]
-    """The game's (`Game.table_depth`)."""
+    search_hints: ClassVar[SearchHints]
+    """The game's (`Game.search_hints`): the native search reads its `table_depth`."""
 
     @abstractmethod
     def perft(self, position: Any, depth: int) -> int:
@@ -115,7 +115,9 @@ class NativeRules(ABC):
     def search_core(self, algorithm: str, evaluation: str, hash_mb: float, exact: bool) -> Search:
         """The native `algorithm` (any of engine/search.py's) with its own table, for
         `evaluation` (any of the game's) in strength or `exact` mode."""
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
+        return SearchCore(
+            self._core, hash_mb, exact, evaluation, algorithm, self.search_hints.table_depth
+        )
 
 
 class NativeMancala(NativeRules, Mancala):

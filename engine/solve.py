@@ -7,15 +7,16 @@ winner comes first and the difference second, as the search's `final_score` orde
 
 MTD(f) drives a null-window negamax over the whole tree (no depth limit, no evaluation). Its
 transposition table has a fixed size and keeps a lower and an upper bound per position, so every
-probe reuses what the earlier ones proved. Where a game offers a board key (`has_board_key`: in
-mancala the pits seen from the mover's side) the table holds values relative to the points
-already banked, so positions that differ only in their stores share one entry, and the points
-still loose bound the value. Children are tried extra turns first, then by what the move banks
-(in Kalah: captures), ties from the last move (the pit nearest the store), after the table's
-move; a child whose table entry already refutes the window ends the node before any search
-(enhanced transposition cutoff), and a child an endgame database answers is never searched.
-Where the game also sows its board keys itself (`board_seeds`: mancala sowing one way) the node
-searches the keys, never making a position; otherwise it goes through the `Game` interface.
+probe reuses what the earlier ones proved. Where a game offers a board key
+(`search_hints.board_keys`: in mancala the pits seen from the mover's side) the table holds
+values relative to the points already banked, so positions that differ only in their stores
+share one entry, and the points still loose bound the value. Children are tried extra turns
+first, then by what the move banks (in Kalah: captures), ties from the last move (the pit
+nearest the store), after the table's move; a child whose table entry already refutes the window
+ends the node before any search (enhanced transposition cutoff), and a child an endgame database
+answers is never searched. Where the game also sows its board keys itself
+(`search_hints.board_seeds`: mancala sowing one way) the node searches the keys, never making a
+position; otherwise it goes through the `Game` interface.
 On the native backend the mancala family's probes run in C (engine/native/solve.c: the same
 node, table and database), which this class drives exactly as its own. See docs/engine.md.
 """
@@ -198,7 +199,7 @@ class Solver(Generic[P, M]):
         endgame: EndgameDatabase[P] | None = None,
         threads: int = 1,
     ) -> None:
-        if endgame is not None and not game.has_board_key:
+        if endgame is not None and not game.search_hints.board_keys:
             raise ValueError(f"{game.name}: an endgame database needs a game with a board key")
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be from 1 to {MAX_THREADS}")
@@ -248,7 +249,7 @@ class Solver(Generic[P, M]):
             sys.setrecursionlimit(limit)
         if game.to_move(position) == 1:
             value = -value
-        if game.has_board_key:
+        if game.search_hints.board_keys:
             winner = None if value == 0 else 0 if value > 0 else 1
         else:
             winner, value = winner_and_margin(value)
@@ -286,7 +287,7 @@ class Solver(Generic[P, M]):
         """The table key, the points banked (player 0's view) and the points loose: the
         game's board key, else its `key` with nothing banked and everything loose."""
         game = self.game
-        if game.has_board_key:
+        if game.search_hints.board_keys:
             return game.board_key(position)
         return game.key(position), 0, UNBOUNDED
 
@@ -301,7 +302,7 @@ class Solver(Generic[P, M]):
         me = game.to_move(position)
         if self._board_node is not None and not game.is_over(position):
             key, banked, loose = game.board_key(position)
-            if loose <= game.board_seeds:
+            if loose <= game.search_hints.board_seeds:
                 mine = -banked if me else banked
                 return mine + self._board_node(key, loose, beta - mine, self._slot(key))
         return self._node(position, me, beta, *self._keyed(position))
@@ -373,11 +374,11 @@ class Solver(Generic[P, M]):
         children = game.children
         outcome = game.outcome
         to_move = game.to_move
-        keyed = self._keyed if not game.has_board_key else game.board_key
-        value_of = margin if game.has_board_key else result_value
+        keyed = self._keyed if not game.search_hints.board_keys else game.board_key
+        value_of = margin if game.search_hints.board_keys else result_value
         """A board key's bounds (banked +- loose) hold for a game scored by points alone."""
         _, evaluate = pick_evaluation(game, None)
-        order_by_evaluation = not game.has_board_key
+        order_by_evaluation = not game.search_hints.board_keys
         endgame = self.endgame
         reach, exact = (0, _banked_only) if endgame is None else (endgame.seeds, endgame.value)
         """Positions with at most `reach` points loose have the value `exact` gives them."""
@@ -487,7 +488,9 @@ class Solver(Generic[P, M]):
         solver's time."""
         game = self.game
         endgame = self.endgame
-        if not game.board_seeds or not (endgame is None or isinstance(endgame, Endgame)):
+        if not game.search_hints.board_seeds or not (
+            endgame is None or isinstance(endgame, Endgame)
+        ):
             return None
         board_children = game.board_children
         reach, exact = (0, _banked_only) if endgame is None else (endgame.seeds, endgame.key_value)

@@ -36,6 +36,7 @@ from ubao.engine.game import (
     NotationError,
     OptionsError,
     Outcome,
+    SearchHints,
     Step,
     listed,
     shown,
@@ -120,7 +121,8 @@ class Bao(Game[Position, BaoMove]):
     """Bao la Kiswahili with a rule profile and flag overrides; see docs/bao.md."""
 
     name: ClassVar[str] = "bao"
-    deepening_step = 2  # measured: docs/engine.md, Iterative deepening and time control
+    # measured: docs/engine.md, Iterative deepening and time control
+    search_hints = SearchHints(deepening_step=2)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         self.options = _validated(options or {})

@@ -24,6 +24,7 @@ from ubao.engine.game import (
     OptionsError,
     Outcome,
     PositionError,
+    SearchHints,
     Step,
     notation_text,
     shown,
@@ -80,7 +81,8 @@ class Othello(Game[Position, Move]):
     """Othello on an s x s board, s even from 4 to 16; option `size` (default 8)."""
 
     name: ClassVar[str] = "othello"
-    deepening_step = 2  # measured: docs/engine.md, Iterative deepening and time control
+    # measured: docs/engine.md, Iterative deepening and time control
+    search_hints = SearchHints(deepening_step=2)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})

@@ -291,7 +291,7 @@ class Searcher(Generic[P, M]):
         allowed: frozenset[M] | None,
     ) -> SearchResult[M]:
         """Iterative deepening: each iteration orders the next one's moves through the table,
-        the last at the depth asked and each `game.deepening_step` plies below the next.
+        the last at the depth asked and each `search_hints.deepening_step` plies below the next.
 
         A forced result does not end it: a deeper iteration may find a larger margin. It ends
         when an iteration met no horizon (every line ended the game, or in a proven entry:
@@ -319,7 +319,7 @@ class Searcher(Generic[P, M]):
         plain = self.algorithm == "minimax" and depth is not None and tracer is None and not limited
         last_depth = depth if depth is not None else MAX_SEARCH_DEPTH
         # Every depth in the exact mode, and for minimax, whose iterations order nothing.
-        step = 1 if self.exact or self.algorithm == "minimax" else game.deepening_step
+        step = 1 if self.exact or self.algorithm == "minimax" else game.search_hints.deepening_step
         first_depth = last_depth if plain else (last_depth - 1) % step + 1
         best: SearchResult[M] | None = None
         for iteration in range(first_depth, last_depth + 1, step):

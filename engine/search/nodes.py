@@ -6,7 +6,7 @@ Every interior node does the same steps: probe the table; generate the moves (in
 static order), put the table's move first; make and search the children one at a time until
 one refutes the window; store what it learnt. With the root moves restricted to `allowed`, the
 root's value is not the position's: it is not stored. Below the root, a node with less than
-`game.table_depth` plies left neither probes nor writes the table: one ply above the horizon
+`search_hints.table_depth` plies left neither probes nor writes the table: one ply above the horizon
 its children are leaves, which cost less to evaluate than a probe and a store (the key's hash
 first), and in a game with cheap moves (mancala) a few plies cost less to search again than the
 table's cache misses.
@@ -179,7 +179,7 @@ def node_kit(
         make=make,
         to_move=game.to_move,
         leaf=leaf,
-        table_depth=game.table_depth,
+        table_depth=game.search_hints.table_depth,
         key=None if type(game).key is Game.key else game.key,
         probe=table.probe,
         exact=exact,
