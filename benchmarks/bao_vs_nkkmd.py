@@ -41,8 +41,8 @@ from random import Random
 from typing import Any
 
 from ubao.engine.backend import NATIVE_BUILT
-from ubao.engine.bao import Bao
-from ubao.engine.bao_rules import (
+from ubao.engine.bao.game import Bao
+from ubao.engine.bao.rules import (
     NAMUA_TAKASA,
     NYUMBA,
     OWNED,

@@ -13,7 +13,7 @@ import argparse
 import sys
 import time
 
-from ubao.engine.othello import Othello
+from ubao.engine.othello.game import Othello
 from ubao.engine.perft import perft
 
 REFERENCE_8X8 = {

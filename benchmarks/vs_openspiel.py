@@ -35,7 +35,7 @@ from random import Random
 from types import ModuleType
 from typing import Any
 
-from ubao.engine.backend import resolve
+from ubao.engine.backend import resolve_backend
 from ubao.engine.game import Game
 from ubao.engine.games import make_game
 from ubao.engine.search import SearchStats
@@ -336,7 +336,7 @@ def main() -> None:
     args = parser.parse_args()
     spiel = import_pyspiel()
 
-    backends = ("python", "native") if resolve("auto") == "native" else ("python",)
+    backends = ("python", "native") if resolve_backend("auto") == "native" else ("python",)
     for backend in backends:
         game = make_game("kalah", OPTIONS, backend)
         try:
@@ -352,7 +352,7 @@ def main() -> None:
         return
 
     game = make_game("kalah", OPTIONS)
-    label = f" (backend {resolve()})" if args.engine == own_engine else ""
+    label = f" (backend {resolve_backend()})" if args.engine == own_engine else ""
     engine = ExternalPlayer(game, args.engine, f"movetime {args.movetime}")
     print(
         f"ubao: {args.engine}{label}, go movetime {args.movetime}; OpenSpiel "

@@ -1,8 +1,8 @@
 """The native core (engine/native/*.c): the rules of the mancala family, Othello and Bao,
-perft, and their negamax search (engine/search.py runs it).
+perft, and their negamax search (engine/search/ runs it).
 
-Positions and moves are the Python engine's own (engine/mancala.py, engine/othello.py,
-engine/bao_rules.py);
+Positions and moves are the Python engine's own (engine/mancala/game.py, engine/othello/game.py,
+engine/bao/rules.py);
 `engine/backend.py` wraps each core as a `Game`.
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from typing_extensions import Buffer
 
-from ubao.engine.bao_rules import BaoMove
-from ubao.engine.othello import Position as OthelloPosition
+from ubao.engine.bao.rules import BaoMove
+from ubao.engine.othello.game import Position as OthelloPosition
 
 class Mancala:
     """The rules of one two-row mancala variant (docs/mancala.md)."""
@@ -35,7 +35,7 @@ class Mancala:
 
 class Bao:
     """The rules of Bao la Kiswahili under one set of options (docs/bao.md); the flags are
-    engine/bao.py's FLAGS, validated there."""
+    engine/bao/game.py's FLAGS, validated there."""
 
     def __init__(
         self,
@@ -65,7 +65,7 @@ class Bao:
     def perft(self, position: Sequence[int], depth: int, /) -> int: ...
 
 class Search:
-    """engine/search.py's `algorithm` (minimax, alphabeta or negamax) over one game's native
+    """engine/search/'s `algorithm` (minimax, alphabeta or negamax) over one game's native
     rules with any of its evaluations (by the Python game's names; ValueError for another),
     node for node, with its own transposition table, used `table_depth` or more plies above the
     horizon (`Game.table_depth`); each iteration runs without the GIL, the

@@ -9,7 +9,7 @@ A native game is a subclass of the Python one that hands its rules (`legal_moves
 `child`, `children`, `is_over`, `outcome`; Bao's `search_moves` too, whose order needs every
 child) to the C core; notation stays the Python class's, and so do the evaluations the Python
 search calls. `search_core` gives the native search, which has every algorithm and every
-evaluation of each game in C (engine/search.py runs it instead of its own). Positions and moves
+evaluation of each game in C (engine/search/ runs it instead of its own). Positions and moves
 are the Python engine's own values, so notation, evaluations, the search, the server and the
 clients run unchanged on either backend, and the two can be compared position by position.
 Error messages stay the Python rules': the core answers None for an illegal move, and the
@@ -25,17 +25,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from ubao.engine.bao import FLAGS as BAO_FLAGS
-from ubao.engine.bao import Bao
-from ubao.engine.bao_rules import BaoMove
-from ubao.engine.bao_rules import Position as BaoPosition
-from ubao.engine.game import Game, OptionsError, Outcome
-from ubao.engine.mancala import Egyptian, Ethiopian, Kalah, Mancala
-from ubao.engine.mancala import Move as MancalaMove
-from ubao.engine.mancala import Position as MancalaPosition
-from ubao.engine.othello import Move as OthelloMove
-from ubao.engine.othello import Othello
-from ubao.engine.othello import Position as OthelloPosition
+from ubao.engine.bao.game import FLAGS as BAO_FLAGS
+from ubao.engine.bao.game import Bao
+from ubao.engine.bao.rules import BaoMove
+from ubao.engine.bao.rules import Position as BaoPosition
+from ubao.engine.game import Game, OptionsError, Outcome, SearchHints
+from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah, Mancala
+from ubao.engine.mancala.game import Move as MancalaMove
+from ubao.engine.mancala.game import Position as MancalaPosition
+from ubao.engine.othello.game import Move as OthelloMove
+from ubao.engine.othello.game import Othello
+from ubao.engine.othello.game import Position as OthelloPosition
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search
@@ -68,7 +68,7 @@ def chosen(backend: str | None) -> str:
     return choice
 
 
-def resolve(backend: str | None = None) -> Backend:
+def resolve_backend(backend: str | None = None) -> Backend:
     """The backend `backend` means on this installation (None: the environment's choice)."""
     choice = chosen(backend)
     if choice == "python":
@@ -87,7 +87,7 @@ def rules_for(rules: type[Game[Any, Any]], backend: str | None = None) -> type[G
     """The class implementing `rules` on `backend`: `auto` falls back to Python for a game the
     core does not know (every registered game has native rules), an explicit `native` refuses
     it."""
-    if resolve(backend) == "python":
+    if resolve_backend(backend) == "python":
         return rules
     native = NATIVE_RULES.get(rules)
     if native is None and chosen(backend) == "native":
@@ -105,17 +105,19 @@ class NativeRules(ABC):
     and searches them."""
 
     _core: MancalaCore | OthelloCore | BaoCore
-    table_depth: ClassVar[int]
-    """The game's (`Game.table_depth`)."""
+    search_hints: ClassVar[SearchHints]
+    """The game's (`Game.search_hints`): the native search reads its `table_depth`."""
 
     @abstractmethod
     def perft(self, position: Any, depth: int) -> int:
         """Move sequences of `depth` plies, counted in C without the GIL."""
 
     def search_core(self, algorithm: str, evaluation: str, hash_mb: float, exact: bool) -> Search:
-        """The native `algorithm` (any of engine/search.py's) with its own table, for
+        """The native `algorithm` (any of engine/search/'s) with its own table, for
         `evaluation` (any of the game's) in strength or `exact` mode."""
-        return SearchCore(self._core, hash_mb, exact, evaluation, algorithm, self.table_depth)
+        return SearchCore(
+            self._core, hash_mb, exact, evaluation, algorithm, self.search_hints.table_depth
+        )
 
 
 class NativeMancala(NativeRules, Mancala):

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from ubao.engine.backend import backend_of
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 
 if TYPE_CHECKING:
     from ubao.engine._native import Mancala as MancalaCore
@@ -266,8 +266,8 @@ def open_endgame(
     building: Callable[[Path], None] | None = None,
 ) -> Endgame:
     """`game`'s database of `seeds` seeds from the cache, built and cached when it is missing
-    or wrong (`building(path)` hears it first: a large build takes minutes); `endgame_value`
-    answers from it from then on. A cache that cannot be written costs only the next build."""
+    or wrong (`building(path)` hears it first: a large build takes minutes). A cache that
+    cannot be written costs only the next build."""
     path = cache_path(game, seeds, directory)
     database = load(game, seeds, path)
     if database is None:
@@ -276,28 +276,4 @@ def open_endgame(
         database = build(game, seeds)
         with contextlib.suppress(OSError):
             save(database, path)
-    _opened[_rules_key(game)] = database
     return database
-
-
-_opened: dict[str, Endgame] = {}
-"""The databases `open_endgame` opened, by their rules: what `endgame_value` answers from."""
-
-
-def _rules_key(game: Mancala) -> str:
-    return json.dumps(rules(game), sort_keys=True)
-
-
-def endgame_value(game: Mancala, position: Position) -> int | None:
-    """The exact final margin (player 0 minus player 1, stores included) under perfect play,
-    when a database of `game`'s rules is open (`open_endgame`) and holds `position`; else None.
-    For the search: a position it answers needs no search below it."""
-    database = _opened.get(_rules_key(game))
-    if database is None:
-        return None
-    if not database.holds(position):
-        return None
-    value = database.value(position)
-    m = game.pits
-    banked = position[m] - position[2 * m + 1]
-    return banked - value if position[-1] else banked + value

@@ -115,6 +115,32 @@ class Step:
     """What happened there: "sow", "lift", "capture", "store", "place", "flip"."""
 
 
+@dataclass(frozen=True, slots=True)
+class SearchHints:
+    """How a game's tree is best searched and solved: the tuning and the optional capabilities
+    that the search and the solver read, apart from the rules. Each family declares its own
+    (`Game.search_hints`), measured in docs/engine.md; nothing probes for them."""
+
+    deepening_step: int = 1
+    """Plies between two iterations of the strength mode's iterative deepening (ending at the
+    depth asked): where the tree grows slowly with depth, each iteration costs nearly as much
+    as the next, and the table's moves from a few plies shallower order as well."""
+
+    table_depth: int = 2
+    """The least depth left at which a search below the root probes and stores the
+    transposition table. Nearer the horizon a subtree costs less to search again than the
+    table's cache miss costs (one ply above it, the children are leaves)."""
+
+    board_keys: bool = False
+    """Whether the game implements `board_key`: an optional capability the solver keys its
+    table on and prunes with."""
+
+    board_seeds: int = 0
+    """The most points loose a board may have for `board_children`, an optional capability (with
+    the board keys) that lets the solver search the keys themselves, never making a position;
+    0 when the game does not implement it."""
+
+
 class Game(ABC, Generic[P, M]):
     """The rules of one game variant with fixed options.
 
@@ -131,24 +157,8 @@ class Game(ABC, Generic[P, M]):
     evaluations: Mapping[str, Evaluation]
     """Named static evaluations; the first one is the default."""
 
-    deepening_step: ClassVar[int] = 1
-    """Plies between two iterations of the strength mode's iterative deepening (ending at the
-    depth asked): where the tree grows slowly with depth, each iteration costs nearly as much
-    as the next, and the table's moves from a few plies shallower order as well."""
-
-    table_depth: ClassVar[int] = 2
-    """The least depth left at which a search below the root probes and stores the
-    transposition table. Nearer the horizon a subtree costs less to search again than the
-    table's cache miss costs (one ply above it, the children are leaves)."""
-
-    has_board_key: ClassVar[bool] = False
-    """Whether `board_key` is implemented: an optional capability the solver keys its table on
-    and prunes with."""
-
-    board_seeds: ClassVar[int] = 0
-    """The most points loose a board may have for `board_children`, an optional capability (with
-    the board key) that lets the solver search the keys themselves, never making a position;
-    0 when the game does not implement it."""
+    search_hints: ClassVar[SearchHints] = SearchHints()
+    """How this game is best searched and solved (the defaults: no tuning, no board keys)."""
 
     @abstractmethod
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -277,7 +287,7 @@ class Game(ABC, Generic[P, M]):
         those points (player 0 minus player 1); and the points still loose, which either side
         may yet win, so that the final margin lies within banked ± loose. Positions with equal
         keys have the same future: their final margins differ by their banked points. Only
-        games with `has_board_key` implement it."""
+        games with `search_hints.board_keys` implement it."""
         raise NotImplementedError(f"{self.name} gives no board key")
 
     def board_children(self, key: int, loose: int) -> list[BoardChild[M]]:
@@ -286,8 +296,8 @@ class Game(ABC, Generic[P, M]):
         what it banks for the opponent, whether the mover moves again, and the board it leads
         to as `board_key` gives it (from its own mover's side). In the reverse of the order of
         `legal_moves`; empty when the game is over, which a board a move led to is only once
-        nothing is loose. Only games with `board_seeds` implement it, for boards with at most
-        that many points loose."""
+        nothing is loose. Only games with `search_hints.board_seeds` implement it, for boards
+        with at most that many points loose."""
         raise NotImplementedError(f"{self.name} gives no board children")
 
     def play_text(self, position: P, text: str) -> P:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ubao.engine.backend import rules_for
-from ubao.engine.bao import Bao
+from ubao.engine.bao.game import Bao
 from ubao.engine.game import Game, OptionsError, listed, shown
-from ubao.engine.mancala import Egyptian, Ethiopian, Kalah
-from ubao.engine.othello import Othello
+from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah
+from ubao.engine.othello.game import Othello
 
 BoardFamily = Literal["mancala", "bao", "othello"]
 """The kinds of board a client draws: two rows with stores, Bao's four rows, a square grid."""

@@ -8,7 +8,7 @@ from typing import Any
 from ubao.engine.backend import NativeRules
 from ubao.engine.game import Game
 
-MAX_DEPTH = 1000
+MAX_PERFT_DEPTH = 1000
 """The deepest perft on either backend: the native core's bound (engine/native/module.c), far
 beyond what finishes (a count grows exponentially with the depth)."""
 
@@ -18,10 +18,10 @@ def perft(game: Game[Any, Any], position: Hashable, depth: int) -> int:
 
     Every move is a ply (an extra turn or a pass too); a sequence that ends the game earlier
     counts once. A game on the native backend counts in C. ValueError for a depth outside
-    0..MAX_DEPTH, on both backends.
+    0..MAX_PERFT_DEPTH, on both backends.
     """
-    if not 0 <= depth <= MAX_DEPTH:
-        raise ValueError(f"the perft depth must be from 0 to {MAX_DEPTH}, not {depth}")
+    if not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise ValueError(f"the perft depth must be from 0 to {MAX_PERFT_DEPTH}, not {depth}")
     if isinstance(game, NativeRules):
         return _native(game, position, depth)
     return walk(game, position, depth)

@@ -7,15 +7,16 @@ winner comes first and the difference second, as the search's `final_score` orde
 
 MTD(f) drives a null-window negamax over the whole tree (no depth limit, no evaluation). Its
 transposition table has a fixed size and keeps a lower and an upper bound per position, so every
-probe reuses what the earlier ones proved. Where a game offers a board key (`has_board_key`: in
-mancala the pits seen from the mover's side) the table holds values relative to the points
-already banked, so positions that differ only in their stores share one entry, and the points
-still loose bound the value. Children are tried extra turns first, then by what the move banks
-(in Kalah: captures), ties from the last move (the pit nearest the store), after the table's
-move; a child whose table entry already refutes the window ends the node before any search
-(enhanced transposition cutoff), and a child an endgame database answers is never searched.
-Where the game also sows its board keys itself (`board_seeds`: mancala sowing one way) the node
-searches the keys, never making a position; otherwise it goes through the `Game` interface.
+probe reuses what the earlier ones proved. Where a game offers a board key
+(`search_hints.board_keys`: in mancala the pits seen from the mover's side) the table holds
+values relative to the points already banked, so positions that differ only in their stores
+share one entry, and the points still loose bound the value. Children are tried extra turns
+first, then by what the move banks (in Kalah: captures), ties from the last move (the pit
+nearest the store), after the table's move; a child whose table entry already refutes the window
+ends the node before any search (enhanced transposition cutoff), and a child an endgame database
+answers is never searched. Where the game also sows its board keys itself
+(`search_hints.board_seeds`: mancala sowing one way) the node searches the keys, never making a
+position; otherwise it goes through the `Game` interface.
 On the native backend the mancala family's probes run in C (engine/native/solve.c: the same
 node, table and database), which this class drives exactly as its own. See docs/engine.md.
 """
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from ubao.engine.endgame import Endgame, native_rules
 from ubao.engine.game import Game, M, Outcome, P
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 from ubao.engine.search import MAX_THREADS, pick_evaluation
 
 if TYPE_CHECKING:
@@ -47,21 +48,21 @@ WIN = 1 << 32
 RECURSION_LIMIT = 20_000
 """Python's recursion limit while solving: a line of play as deep, nearly (two frames a ply)."""
 
-DEFAULT_HASH_MB = 128.0
+SOLVER_HASH_MB = 128.0
 """The table's default memory: 2^19 entries (`table_entries`)."""
 
-ENTRY_BYTES = 150
+SOLVER_ENTRY_BYTES = 150
 """What one table entry costs in CPython, measured: its slot, the entry tuple, its key."""
 
 
 def table_entries(hash_mb: float) -> int:
     """The entries a table of at most `hash_mb` MB holds: buckets of two, a power of two of
     them (at least one)."""
-    buckets = max(int(hash_mb * 1e6 / ENTRY_BYTES) // 2, 1)
+    buckets = max(int(hash_mb * 1e6 / SOLVER_ENTRY_BYTES) // 2, 1)
     return 2 << buckets.bit_length() - 1
 
 
-Entry = tuple[Hashable, int, int, Any, int]
+SolverEntry = tuple[Hashable, int, int, Any, int]
 """A table entry: (key, lower bound, upper bound, best move, work). The bounds are on the
 mover's final margin minus the points banked; work is the positions expanded to find them."""
 
@@ -142,7 +143,7 @@ and a product's bit depends only on the key's bits below it, so these depend on 
 Q = TypeVar("Q", contravariant=True)
 
 
-class Database(Protocol[Q]):
+class EndgameDatabase(Protocol[Q]):
     """An endgame database the solver asks (`ubao.engine.endgame.Endgame` is one)."""
 
     @property
@@ -155,7 +156,7 @@ class Database(Protocol[Q]):
 
 
 def native_solver(
-    game: Game[Any, Any], hash_mb: float, endgame: Database[Any] | None, threads: int = 1
+    game: Game[Any, Any], hash_mb: float, endgame: EndgameDatabase[Any] | None, threads: int = 1
 ) -> SolverCore | None:
     """The C solver for `game` when its rules run natively and it is of the mancala family,
     sowing one way, with no database or an `Endgame` (whose values C reads); else None."""
@@ -194,11 +195,11 @@ class Solver(Generic[P, M]):
         self,
         game: Game[P, M],
         *,
-        hash_mb: float = DEFAULT_HASH_MB,
-        endgame: Database[P] | None = None,
+        hash_mb: float = SOLVER_HASH_MB,
+        endgame: EndgameDatabase[P] | None = None,
         threads: int = 1,
     ) -> None:
-        if endgame is not None and not game.has_board_key:
+        if endgame is not None and not game.search_hints.board_keys:
             raise ValueError(f"{game.name}: an endgame database needs a game with a board key")
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be from 1 to {MAX_THREADS}")
@@ -210,7 +211,7 @@ class Solver(Generic[P, M]):
         size = table_entries(hash_mb) if self.native is None else 0
         self.mask = size // 2 - 1
         """Buckets - 1, for the bucket index."""
-        self.table: list[Entry | None] = [None] * size
+        self.table: list[SolverEntry | None] = [None] * size
         self.table_entries = 0
         """Slots in use."""
         self.expanded = 0
@@ -248,7 +249,7 @@ class Solver(Generic[P, M]):
             sys.setrecursionlimit(limit)
         if game.to_move(position) == 1:
             value = -value
-        if game.has_board_key:
+        if game.search_hints.board_keys:
             winner = None if value == 0 else 0 if value > 0 else 1
         else:
             winner, value = winner_and_margin(value)
@@ -286,7 +287,7 @@ class Solver(Generic[P, M]):
         """The table key, the points banked (player 0's view) and the points loose: the
         game's board key, else its `key` with nothing banked and everything loose."""
         game = self.game
-        if game.has_board_key:
+        if game.search_hints.board_keys:
             return game.board_key(position)
         return game.key(position), 0, UNBOUNDED
 
@@ -301,7 +302,7 @@ class Solver(Generic[P, M]):
         me = game.to_move(position)
         if self._board_node is not None and not game.is_over(position):
             key, banked, loose = game.board_key(position)
-            if loose <= game.board_seeds:
+            if loose <= game.search_hints.board_seeds:
                 mine = -banked if me else banked
                 return mine + self._board_node(key, loose, beta - mine, self._slot(key))
         return self._node(position, me, beta, *self._keyed(position))
@@ -373,11 +374,11 @@ class Solver(Generic[P, M]):
         children = game.children
         outcome = game.outcome
         to_move = game.to_move
-        keyed = self._keyed if not game.has_board_key else game.board_key
-        value_of = margin if game.has_board_key else result_value
+        keyed = self._keyed if not game.search_hints.board_keys else game.board_key
+        value_of = margin if game.search_hints.board_keys else result_value
         """A board key's bounds (banked +- loose) hold for a game scored by points alone."""
         _, evaluate = pick_evaluation(game, None)
-        order_by_evaluation = not game.has_board_key
+        order_by_evaluation = not game.search_hints.board_keys
         endgame = self.endgame
         reach, exact = (0, _banked_only) if endgame is None else (endgame.seeds, endgame.value)
         """Positions with at most `reach` points loose have the value `exact` gives them."""
@@ -487,7 +488,9 @@ class Solver(Generic[P, M]):
         solver's time."""
         game = self.game
         endgame = self.endgame
-        if not game.board_seeds or not (endgame is None or isinstance(endgame, Endgame)):
+        if not game.search_hints.board_seeds or not (
+            endgame is None or isinstance(endgame, Endgame)
+        ):
             return None
         board_children = game.board_children
         reach, exact = (0, _banked_only) if endgame is None else (endgame.seeds, endgame.key_value)
@@ -584,7 +587,7 @@ class Solver(Generic[P, M]):
         """Keep an entry: in its own slot if there, else in the first slot if it cost at
         least as much as the entry there (which moves to the second), else the second."""
         table = self.table
-        entry: Entry = (k, low, high, move, work)
+        entry: SolverEntry = (k, low, high, move, work)
         first, second = table[slot], table[slot + 1]
         if first is not None and first[0] == k:
             table[slot] = entry

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from test_bao_properties import swap_players
 
-from ubao.engine.bao import FLAGS, Bao
-from ubao.engine.bao_rules import PLY, BaoMove, Position, Rules
+from ubao.engine.bao.game import FLAGS, Bao
+from ubao.engine.bao.rules import PLY, BaoMove, Position, Rules
 from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
 from ubao.engine.games import make_game
 

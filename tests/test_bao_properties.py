@@ -11,8 +11,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ubao.engine.bao import Bao
-from ubao.engine.bao_rules import (
+from ubao.engine.bao.game import Bao
+from ubao.engine.bao.rules import (
     HAND,
     OWNED,
     PLY,

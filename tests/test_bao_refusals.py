@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from ubao.client.entry import Reject, read_entry
-from ubao.engine import bao_rules as rules
-from ubao.engine.bao import Bao
-from ubao.engine.bao_rules import Position, refusal
+from ubao.engine.bao import rules
+from ubao.engine.bao.game import Bao
+from ubao.engine.bao.rules import Position, refusal
 
 CORE = Bao()
 

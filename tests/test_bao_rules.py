@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from ubao.engine.bao import Bao
-from ubao.engine.bao_rules import OWNED, PLY, TAKASIA, TARGET, Position, takasia_hole
+from ubao.engine.bao.game import Bao
+from ubao.engine.bao.rules import OWNED, PLY, TAKASIA, TARGET, Position, takasia_hole
 
 CORE = Bao()
 

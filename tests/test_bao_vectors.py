@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ubao.engine.bao import Bao
+from ubao.engine.bao.game import Bao
 
 VECTORS = [
     json.loads(line)

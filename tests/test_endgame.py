@@ -16,12 +16,11 @@ from ubao.engine.endgame import (
     build,
     cache_directory,
     cache_path,
-    endgame_value,
     load,
     open_endgame,
 )
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 from ubao.engine.solve import Solver
 from ubao.engine.tools.cli import main
 
@@ -120,13 +119,14 @@ def test_a_corrupt_or_wrong_cache_file_is_rebuilt(tmp_path: Path) -> None:
     assert load(game, 6, path) is None
 
 
-def test_endgame_value_answers_for_open_databases_only(tmp_path: Path) -> None:
+def test_an_opened_database_answers_the_positions_it_holds(tmp_path: Path) -> None:
     game = kalah(3, 2)
     position = game.parse_position("kalah(3,2) N 1,0,2/0,1,1 3,4")
-    assert endgame_value(kalah(3, 2, {"capture_sower": False}), position) is None  # never opened
-    open_endgame(game, 6, tmp_path)
-    assert endgame_value(game, position) == Solver(game).solve(position).value
-    assert endgame_value(game, game.start()) is None  # 12 seeds on the board
+    database = open_endgame(game, 6, tmp_path)
+    banked = position[3] - position[7]  # North moves: the value is North's margin beyond it
+    assert database.holds(position)
+    assert banked - database.value(position) == Solver(game).solve(position).value
+    assert not database.holds(game.start())  # 12 seeds on the board
 
 
 @pytest.mark.parametrize(("pits", "seeds", "value"), [(3, 4, 2), (4, 3, 8), (3, 6, -10)])

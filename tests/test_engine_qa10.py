@@ -12,7 +12,7 @@ import pytest
 from test_engine_support import BACKENDS
 
 from ubao.engine.backend import backend_of
-from ubao.engine.bao_rules import BaoMove
+from ubao.engine.bao.rules import BaoMove
 from ubao.engine.game import Game, IllegalMoveError
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import MAX_NODES, Searcher, SearchResult

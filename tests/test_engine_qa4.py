@@ -17,13 +17,13 @@ from test_server_support import FAKE_ENGINE
 from test_stdio import Recorder, bestmove
 
 from ubao.engine import backend
-from ubao.engine.backend import resolve
+from ubao.engine.backend import resolve_backend
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Mancala
+from ubao.engine.mancala.game import Mancala
 from ubao.engine.search import Searcher, SearchResult
 from ubao.engine.tools import bench, cli, match, stdio
 from ubao.engine.tools.cli import main
-from ubao.engine.tools.stdio import Go, time_budget
+from ubao.engine.tools.stdio import Go, go_time_limits
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -170,7 +170,9 @@ def test_an_engine_silent_after_uci_ends_the_match_in_one_line(
     assert "did not answer uciok within 0.5 s" in line, line
 
 
-@pytest.mark.skipif(resolve() != "native", reason="the Python solver takes any size, slowly")
+@pytest.mark.skipif(
+    resolve_backend() != "native", reason="the Python solver takes any size, slowly"
+)
 def test_bench_solve_names_the_cell_the_native_solver_refuses(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -182,9 +184,9 @@ def test_bench_solve_names_the_cell_the_native_solver_refuses(
 
 
 def test_a_clock_go_without_the_movers_clock_moves_at_once() -> None:
-    hard, _ = time_budget(Go(clocks=(1000, None)), 1)
+    hard, _ = go_time_limits(Go(clocks=(1000, None)), 1)
     assert hard is not None and hard <= 1.0
-    assert time_budget(Go(clocks=(None, 5000)), 0)[0] == pytest.approx(1.0)
+    assert go_time_limits(Go(clocks=(None, 5000)), 0)[0] == pytest.approx(1.0)
     recorder = Recorder()
     recorder.session.handle("position othello {} startpos moves d3")
     recorder.session.handle("go wtime 1000")  # player 1, White, is to move: no clock of its own

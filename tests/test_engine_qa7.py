@@ -20,8 +20,8 @@ from ubao.engine.game import (
     PositionError,
 )
 from ubao.engine.games import make_game
-from ubao.engine.othello import Position as OthelloPosition
-from ubao.engine.perft import MAX_DEPTH, perft
+from ubao.engine.othello.game import Position as OthelloPosition
+from ubao.engine.perft import MAX_PERFT_DEPTH, perft
 from ubao.engine.search import Searcher
 from ubao.engine.solve import Solver
 
@@ -122,10 +122,10 @@ def test_the_native_rules_raise_a_game_error_for_a_position_they_cannot_read() -
 def test_perft_refuses_a_depth_beyond_the_bound_in_one_line(
     capsys: pytest.CaptureFixture[str], backend: str
 ) -> None:
-    for depth in ("99999", str(MAX_DEPTH + 1), "-1"):
+    for depth in ("99999", str(MAX_PERFT_DEPTH + 1), "-1"):
         status, _, err = run(capsys, "perft", "kalah", "--depth", depth, "--backend", backend)
         assert status == 2 and err.strip().splitlines() == [
-            f"ubao-engine perft: --depth must be from 0 to {MAX_DEPTH}"
+            f"ubao-engine perft: --depth must be from 0 to {MAX_PERFT_DEPTH}"
         ]
     game = make_game("kalah", backend=backend)
     with pytest.raises(ValueError, match="from 0 to 1000"):

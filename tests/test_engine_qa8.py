@@ -23,7 +23,7 @@ from ubao.engine.game import (
 )
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.tools.cli import build_parser
-from ubao.engine.tools.stdio import ProtocolError, parse_go
+from ubao.engine.tools.stdio import EngineProtocolError, parse_go
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -289,7 +289,7 @@ def test_a_negative_clock_counts_as_zero_and_the_engine_moves(backend: str, cloc
 def test_negative_clocks_parse_as_zero_and_other_negatives_stay_refused() -> None:
     assert parse_go(["wtime", "-5", "btime", "100"]).clocks == (0, 100)
     for words in (["winc", "-1"], ["binc", "-1"], ["movetime", "-1"], ["movestogo", "-1"]):
-        with pytest.raises(ProtocolError, match=words[0]):
+        with pytest.raises(EngineProtocolError, match=words[0]):
             parse_go(words)
 
 

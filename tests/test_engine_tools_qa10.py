@@ -19,7 +19,7 @@ from test_stdio import Recorder
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.tools.cli import main
-from ubao.engine.tools.stdio import Go, ProtocolError, parse_go, time_budget
+from ubao.engine.tools.stdio import EngineProtocolError, Go, go_time_limits, parse_go
 
 pytestmark = pytest.mark.timeout(120)  # a match that hangs fails instead of waiting for ever
 
@@ -53,7 +53,7 @@ def test_a_refused_position_ends_the_match_quoting_the_engine(
 
 @pytest.mark.parametrize("value", ["٥", "1_0", "５", "+5", "5.0"])
 def test_go_limits_are_ascii_integers(value: str) -> None:
-    with pytest.raises(ProtocolError, match="must be an integer"):
+    with pytest.raises(EngineProtocolError, match="must be an integer"):
         parse_go(["depth", value])
     assert parse_go(["wtime", "-20", "btime", "100"]).clocks == (0, 100)
 
@@ -118,7 +118,7 @@ def test_sudden_death_on_16x16_othello_plans_over_the_moves_the_board_has_left()
     left = 60_000
     for played in range(126):
         moves_to_go = game.moves_to_go(position)
-        hard, _ = time_budget(Go(clocks=(left, left)), game.to_move(position), 10, moves_to_go)
+        hard, _ = go_time_limits(Go(clocks=(left, left)), game.to_move(position), 10, moves_to_go)
         assert hard is not None
         left -= int(hard) + 8
         assert left > 0, f"flagged at move {played}"

@@ -15,7 +15,7 @@ from test_engine_support import fails
 from test_stdio import Recorder, bestmove
 
 from ubao.engine.tools.cli import main
-from ubao.engine.tools.stdio import Go, time_budget
+from ubao.engine.tools.stdio import Go, go_time_limits
 
 
 @pytest.mark.parametrize("option", ["Hash", "Threads", "Move Overhead"])
@@ -30,10 +30,10 @@ def test_move_overhead_is_kept_back_for_every_move_planned_for() -> None:
     assert recorder.send("setoption name move overhead value 40") == []
     assert recorder.session.overhead_ms == 40
     go = Go(clocks=(2000, 2000))
-    _, soft = time_budget(go, 0, 40)
+    _, soft = go_time_limits(go, 0, 40)
     assert soft == pytest.approx((2000 - 40 * 32) / 30)
     # Less than the overhead of the moves to come left: move at once.
-    assert time_budget(Go(clocks=(300, 300)), 0)[0] == pytest.approx(1.0)
+    assert go_time_limits(Go(clocks=(300, 300)), 0)[0] == pytest.approx(1.0)
     assert recorder.send("setoption name Move Overhead value 5001")[0].startswith("error ")
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Mancala
+from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import perft
 
 

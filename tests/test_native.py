@@ -21,7 +21,7 @@ import pytest
 from ubao.engine.backend import NATIVE_BUILT, NativeRules, backend_of
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import make_game
-from ubao.engine.othello import Position as OthelloPosition
+from ubao.engine.othello.game import Position as OthelloPosition
 from ubao.engine.perft import perft, walk
 
 if not NATIVE_BUILT:

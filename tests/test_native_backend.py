@@ -16,12 +16,12 @@ from ubao.engine.backend import (
     NATIVE_BUILT,
     BackendError,
     backend_of,
-    resolve,
+    resolve_backend,
     rules_for,
 )
 from ubao.engine.game import OptionsError
 from ubao.engine.games import GAMES, game_for_position, make_game
-from ubao.engine.mancala import Kalah
+from ubao.engine.mancala.game import Kalah
 from ubao.engine.tools.cli import main
 
 
@@ -29,7 +29,7 @@ def test_python_is_always_there(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENVIRONMENT, raising=False)
     game = make_game("kalah", backend="python")
     assert type(game) is Kalah and backend_of(game) == "python"
-    assert resolve("auto") == ("native" if NATIVE_BUILT else "python")
+    assert resolve_backend("auto") == ("native" if NATIVE_BUILT else "python")
 
 
 def test_an_unknown_backend_is_an_options_error() -> None:

@@ -24,8 +24,8 @@ from test_native_search import (
 )
 
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
-from ubao.engine.bao import FLAGS, PROFILES
-from ubao.engine.bao_rules import BaoMove
+from ubao.engine.bao.game import FLAGS, PROFILES
+from ubao.engine.bao.rules import BaoMove
 from ubao.engine.game import Game
 from ubao.engine.games import make_game
 from ubao.engine.perft import perft, walk

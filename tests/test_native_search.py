@@ -120,7 +120,7 @@ def test_mancala_searches_deep_enough_for_the_table_search_as_python(
     horizon (`table_depth`): these searches go deeper, so that both backends probe, store and
     order by the table's moves alike."""
     reference, native = pair(name, options)
-    assert reference.table_depth == native.table_depth == 8
+    assert reference.search_hints.table_depth == native.search_hints.table_depth == 8
     rng = random.Random(f"table{name}{sorted(options.items())}")
     assert_searches_alike(reference, native, along_a_game(reference, rng, 3), rng, 10, least=9)
 
@@ -319,7 +319,7 @@ def test_a_time_limit_and_iterations(algorithm: str) -> None:
         game.start(), time_ms=30, on_iteration=lambda done: seen.append(done.stats.depth)
     )
     assert result.stopped and result.move in game.legal_moves(game.start())
-    step = 1 if algorithm == "minimax" else game.deepening_step  # Kalah: 2, 5, 8 ...
+    step = 1 if algorithm == "minimax" else game.search_hints.deepening_step  # Kalah: 2, 5, 8 ...
     assert seen == list(range(2 if step == 3 else 1, seen[-1] + 1, step))
     assert result.stats.depth == seen[-1]
 

@@ -26,7 +26,7 @@ from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.endgame import Endgame, build, native_rules, zeroed
 from ubao.engine.game import Game
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Mancala, Position
+from ubao.engine.mancala.game import Mancala, Position
 from ubao.engine.solve import Solution, Solver
 
 if not NATIVE_BUILT:

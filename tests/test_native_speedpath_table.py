@@ -7,11 +7,13 @@ Skips when the extension is not built.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from test_native_search import summary
 
 from ubao.engine.backend import NATIVE_BUILT, NativeKalah
-from ubao.engine.mancala import Kalah
+from ubao.engine.mancala.game import Kalah
 from ubao.engine.search import Searcher
 
 if not NATIVE_BUILT:
@@ -23,14 +25,14 @@ doubles once half full."""
 
 
 class DeepTableKalah(Kalah):
-    """Kalah with the table down to two plies above the horizon (`Game.table_depth`), which
+    """Kalah with the table down to two plies above the horizon (`SearchHints.table_depth`), which
     fills it faster than Kalah's own setting does."""
 
-    table_depth = 2
+    search_hints = replace(Kalah.search_hints, table_depth=2)
 
 
 class NativeDeepTableKalah(NativeKalah):
-    table_depth = 2
+    search_hints = replace(Kalah.search_hints, table_depth=2)
 
 
 @pytest.mark.parametrize("exact", [False, True])

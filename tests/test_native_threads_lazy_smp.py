@@ -47,7 +47,7 @@ def test_every_iteration_ends_with_a_legal_line_to_the_depth_asked(name: str, de
         done: list[SearchResult[Any]] = []
         result = Searcher(game, threads=2).search(position, depth, on_iteration=done.append)
         assert not result.stopped and result.stats.threads == 2
-        step = game.deepening_step  # the last iteration is the depth asked
+        step = game.search_hints.deepening_step  # the last iteration is the depth asked
         assert [one.stats.depth for one in done] == list(
             range((depth - 1) % step + 1, depth + 1, step)
         )

@@ -8,7 +8,7 @@ import pytest
 
 from ubao.engine.game import IllegalMoveError, OptionsError, Outcome, Step
 from ubao.engine.games import make_game
-from ubao.engine.othello import PASS, Othello, Position
+from ubao.engine.othello.game import PASS, Othello, Position
 from ubao.engine.perft import perft
 
 # The reference counts of docs/othello.md §5 (8x8 from the start), copied as the project's

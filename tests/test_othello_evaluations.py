@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ubao.engine.othello import PASS, Othello, Position
+from ubao.engine.othello.game import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]
 SYMMETRIES: list[Transform] = [

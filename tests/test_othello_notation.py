@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ubao.engine.game import IllegalMoveError, NotationError
-from ubao.engine.othello import PASS, Othello
+from ubao.engine.othello.game import PASS, Othello
 
 START_8X8 = "-" * 27 + "OX------XO" + "-" * 27 + " X"
 

@@ -11,7 +11,7 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ubao.engine.othello import COLUMNS, PASS, Othello, Position
+from ubao.engine.othello.game import COLUMNS, PASS, Othello, Position
 
 DIRECTIONS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
 sizes = st.sampled_from(range(4, 17, 2))

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from ubao.engine.othello import Othello, Position
+from ubao.engine.othello.game import Othello, Position
 from ubao.engine.solve import Solver
 
 SOLVED_4X4 = -8

@@ -14,7 +14,7 @@ from test_server_support import SMALL_KALAH, Harness, Peer, small_limits
 
 from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
 from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
-from ubao.engine.mancala import Kalah
+from ubao.engine.mancala.game import Kalah
 from ubao.protocol import (
     AppCloseCode,
     BotInfo,

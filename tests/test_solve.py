@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Kalah, Position
+from ubao.engine.mancala.game import Kalah, Position
 from ubao.engine.search import search
 from ubao.engine.solve import UNBOUNDED, Solver, table_entries
 

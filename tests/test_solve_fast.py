@@ -6,6 +6,7 @@ searches positions through the `Game` interface, cut for cut."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from itertools import product
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from ubao.engine.endgame import build
 from ubao.engine.games import make_game
-from ubao.engine.mancala import Kalah, Position
+from ubao.engine.mancala.game import Kalah, Position
 from ubao.engine.solve import Solution, Solver
 
 RULE_SETS = [
@@ -27,7 +28,7 @@ RULE_SETS = [
 class PositionKalah(Kalah):
     """Kalah without board children: the solver searches its positions (the fallback)."""
 
-    board_seeds = 0
+    search_hints = replace(Kalah.search_hints, board_seeds=0)
 
 
 def random_positions(
@@ -70,10 +71,11 @@ def test_board_children_are_the_childrens_board_keys(options: dict[str, Any]) ->
 
 
 def test_only_the_games_sowing_one_way_sow_boards() -> None:
-    assert make_game("kalah", backend="python").board_seeds == 255
-    assert make_game("egyptian", backend="python").board_seeds == 255
-    assert make_game("ethiopian", backend="python").board_seeds == 0  # the mover picks a way
-    assert make_game("othello", {"size": 4}, backend="python").board_seeds == 0
+    assert make_game("kalah", backend="python").search_hints.board_seeds == 255
+    assert make_game("egyptian", backend="python").search_hints.board_seeds == 255
+    # the mover picks a way
+    assert make_game("ethiopian", backend="python").search_hints.board_seeds == 0
+    assert make_game("othello", {"size": 4}, backend="python").search_hints.board_seeds == 0
 
 
 def same_search(solution: Solution[int]) -> tuple[Any, ...]:
@@ -108,7 +110,7 @@ def test_a_board_with_more_seeds_than_a_key_holds_is_searched_as_positions() -> 
     # One pit a side: one move each turn, so the game is a forced line, played out here.
     game = Kalah({"pits": 1})
     position = game.parse_position("kalah(1,4) S 200/100 0,0")
-    assert game.board_key(position)[2] > game.board_seeds
+    assert game.board_key(position)[2] > game.search_hints.board_seeds
     final = position
     while game.legal_moves(final):
         final = game.play(final, 1)

@@ -17,11 +17,11 @@ from ubao.engine.games import make_game
 from ubao.engine.search import ENTRY_BYTES, Searcher
 from ubao.engine.tools.stdio import (
     MOVE_OVERHEAD_MS,
+    EngineProtocolError,
+    EngineSession,
     Go,
-    ProtocolError,
-    Session,
+    go_time_limits,
     parse_go,
-    time_budget,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.session = Session(self.lines.append)
+        self.session = EngineSession(self.lines.append)
 
     def send(self, *commands: str) -> list[str]:
         """Send commands, wait for any search to end, and return the new reply lines."""
@@ -276,21 +276,21 @@ def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
     assert parse_go(["infinite"]).infinite
     assert parse_go([]) == Go(infinite=True)
     for words in (["depth"], ["depth", "-1"], ["winc", "-5"], ["nodes", "0"], ["searchmoves"]):
-        with pytest.raises(ProtocolError):
+        with pytest.raises(EngineProtocolError):
             parse_go(words)
 
 
 def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
     kept_back = MOVE_OVERHEAD_MS * 32  # for each of the 30 moves planned for, and two more
-    hard, soft = time_budget(Go(clocks=(30_000, 60_000), increments=(1000, 0)), 0)
+    hard, soft = go_time_limits(Go(clocks=(30_000, 60_000), increments=(1000, 0)), 0)
     assert soft is not None and soft == pytest.approx((30_000 - kept_back) / 30 + 750)
     assert hard == pytest.approx(4 * soft)
-    hard, soft = time_budget(Go(clocks=(30_000, 900), increments=(0, 1000)), 1)
+    hard, soft = go_time_limits(Go(clocks=(30_000, 900), increments=(0, 1000)), 1)
     assert hard == pytest.approx((900 - kept_back) / 2)  # never more than half of what is left
-    assert time_budget(Go(clocks=(30_000, 900)), 0, overhead_ms=0)[1] == pytest.approx(1000)
-    assert time_budget(Go(movetime=500), 0) == (500, None)
-    assert time_budget(Go(depth=4), 0) == (None, None)
-    assert time_budget(Go(movetime=100, clocks=(60_000, 60_000)), 1)[0] == 100
+    assert go_time_limits(Go(clocks=(30_000, 900)), 0, overhead_ms=0)[1] == pytest.approx(1000)
+    assert go_time_limits(Go(movetime=500), 0) == (500, None)
+    assert go_time_limits(Go(depth=4), 0) == (None, None)
+    assert go_time_limits(Go(movetime=100, clocks=(60_000, 60_000)), 1)[0] == 100
 
 
 # -- over real pipes -------------------------------------------------------------------------
@@ -392,7 +392,7 @@ def test_go_right_after_bestmove_starts_the_next_search() -> None:
             answered.set()
             time.sleep(0.05)  # the search thread is still alive when the driver reacts
 
-    session = Session(slow_write)
+    session = EngineSession(slow_write)
     session.handle("position kalah {} startpos")
     session.handle("go depth 1")
     assert answered.wait(30)

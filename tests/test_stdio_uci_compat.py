@@ -21,7 +21,7 @@ from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
 from ubao.engine.tools import cli
-from ubao.engine.tools.stdio import Go, ProtocolError, parse_go
+from ubao.engine.tools.stdio import EngineProtocolError, Go, parse_go
 
 BIG = 'position kalah {"pits":6,"seeds":6} startpos'
 """A game no search finishes in the time of a test."""
@@ -94,7 +94,7 @@ def test_go_parses_the_uci_limits() -> None:
     assert (go.searchmoves, go.depth, go.infinite) == (("1", "2", "4"), 3, False)
     assert parse_go(["searchmoves", "1"]).infinite  # no limit: until stop
     for words in (["nodes", "0"], ["mate", "0"], ["searchmoves"], ["searchmoves", "depth", "2"]):
-        with pytest.raises(ProtocolError):
+        with pytest.raises(EngineProtocolError):
             parse_go(words)
 
 

@@ -19,7 +19,7 @@ from ubao.engine.backend import NATIVE_BUILT, NATIVE_RULES
 from ubao.engine.endgame import open_endgame
 from ubao.engine.game import Game
 from ubao.engine.games import GAMES, make_game
-from ubao.engine.mancala import Mancala
+from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import perft
 from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher, SearchResult
 from ubao.engine.solve import Solver

@@ -24,20 +24,19 @@ from ubao.engine.backend import (
     NATIVE_BUILT,
     backend_of,
     chosen,
-    resolve,
+    resolve_backend,
 )
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import Game, GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
-from ubao.engine.mancala import Mancala
-from ubao.engine.perft import MAX_DEPTH as MAX_PERFT_DEPTH
-from ubao.engine.perft import perft
+from ubao.engine.mancala.game import Mancala
+from ubao.engine.perft import MAX_PERFT_DEPTH, perft
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
     DEFAULT_HASH_MB,
     ENTRY_BYTES,
-    MAX_DEPTH,
+    MAX_SEARCH_DEPTH,
     MAX_THREADS,
     Searcher,
     SearchResult,
@@ -315,8 +314,8 @@ def format_line(game: Game[Any, Any], position: Any, moves: Sequence[Any]) -> li
 def command_analyse(args: argparse.Namespace) -> None:
     if args.depth is None and args.time_ms is None:
         raise CommandError("give --depth N, --time-ms MS or both")
-    if args.depth is not None and not 1 <= args.depth <= MAX_DEPTH:
-        raise CommandError(f"--depth must be from 1 to {MAX_DEPTH}")
+    if args.depth is not None and not 1 <= args.depth <= MAX_SEARCH_DEPTH:
+        raise CommandError(f"--depth must be from 1 to {MAX_SEARCH_DEPTH}")
     if args.trace_depth < 1 or args.trace_lines < 1:
         raise CommandError("--trace-depth and --trace-lines must be 1 or more")
     check_threads(args.threads)
@@ -679,7 +678,7 @@ def _check_names(option: str, names: Sequence[str], known: Sequence[str]) -> Non
 
 
 def command_stdio(args: argparse.Namespace) -> None:
-    resolve(args.backend)  # a native core that is not built fails now, not at `position`
+    resolve_backend(args.backend)  # a native core that is not built fails now, not at `position`
     stdio.main(args.backend)
 
 
@@ -694,7 +693,7 @@ def command_worker(args: argparse.Namespace) -> None:
         raise CommandError("needs the redis package: pip install 'ubao[cluster]'") from None
     from ubao.engine.tools import worker
 
-    resolve(args.backend)  # a native core that is not built fails now, not at the first job
+    resolve_backend(args.backend)  # a native core that is not built fails now, not at the first job
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -743,7 +742,9 @@ def version() -> str:
     """The version, and which backend the rules run on here unless --backend says otherwise;
     an environment asking for what cannot run says so, once."""
     try:
-        where = f"backend {resolve()}; native core {'built' if NATIVE_BUILT else 'not built'}"
+        where = (
+            f"backend {resolve_backend()}; native core {'built' if NATIVE_BUILT else 'not built'}"
+        )
     except GameError:
         asked = os.environ.get(ENVIRONMENT)
         if asked in BACKENDS:  # native, which is not built
@@ -810,7 +811,7 @@ def build_parser() -> argparse.ArgumentParser:
         "solve", help="the exact value under perfect play (small games only)"
     )
     add_game_arguments(solve)
-    add_hash_argument(solve, solving.DEFAULT_HASH_MB, "the solver's table memory")
+    add_hash_argument(solve, solving.SOLVER_HASH_MB, "the solver's table memory")
     add_endgame_argument(solve, auto=True)
     add_threads_argument(solve, "the native mancala solver")
     solve.add_argument(

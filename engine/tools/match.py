@@ -24,7 +24,7 @@ from statistics import pstdev
 from typing import Any, TextIO
 
 from ubao.engine.game import Game, GameError
-from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB, MAX_DEPTH
+from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB, MAX_SEARCH_DEPTH
 from ubao.engine.tools.players import Player, SearchPlayer, play_game
 from ubao.engine.tools.stdio import MAX_HASH_MB, decimal
 
@@ -66,7 +66,7 @@ class EngineSpec:
         return " ".join(limits)
 
 
-SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact")
+SPEC_SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact")
 """Every setting of a built-in engine's spec."""
 SETTING = re.compile(r"\w+=\S*")
 """One `name=value` item (a command line has spaces or no `=`)."""
@@ -80,11 +80,13 @@ def parse_spec(text: str, threads: int = 1) -> EngineSpec | None:
     items = [item.strip() for item in text.split(",")]
     if not all(item == "exact" or SETTING.fullmatch(item) for item in items):
         return None
-    unknown = [item.partition("=")[0] for item in items if item.partition("=")[0] not in SETTINGS]
+    unknown = [
+        item.partition("=")[0] for item in items if item.partition("=")[0] not in SPEC_SETTINGS
+    ]
     if unknown:
         raise ValueError(
             f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-            f"known: {', '.join(SETTINGS)}"
+            f"known: {', '.join(SPEC_SETTINGS)}"
         )
     names = [item.partition("=")[0] for item in items]
     twice = sorted({name for name in names if names.count(name) > 1})
@@ -106,8 +108,8 @@ def parse_spec(text: str, threads: int = 1) -> EngineSpec | None:
         elif name in ("depth", "threads"):
             if not decimal(value):
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
-            if name == "depth" and not 1 <= int(value) <= MAX_DEPTH:
-                raise ValueError(f"depth must be from 1 to {MAX_DEPTH}")
+            if name == "depth" and not 1 <= int(value) <= MAX_SEARCH_DEPTH:
+                raise ValueError(f"depth must be from 1 to {MAX_SEARCH_DEPTH}")
             values[name] = int(value)
         else:
             number = _number(name, value)

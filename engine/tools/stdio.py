@@ -1,6 +1,6 @@
 """`ubao-engine stdio`: the engine as a subprocess speaking the line protocol.
 
-docs/engine-protocol.md is the specification. `Session` is the protocol's state machine: it
+docs/engine-protocol.md is the specification. `EngineSession` is the protocol's state machine: it
 takes one command line at a time and writes reply lines through a callback, so it is tested
 without pipes. The search runs in a thread, so `stop` and `isready` are answered while it
 thinks; `serve` only moves lines between the pipes and the session.
@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve
+from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve_backend
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
     DEFAULT_HASH_MB,
-    MAX_DEPTH,
     MAX_NODES,
+    MAX_SEARCH_DEPTH,
     MAX_THREADS,
     SearchControl,
     Searcher,
@@ -55,7 +55,7 @@ MAX_SHARE = 0.5
 """... but never past this share of the time left on the clock."""
 
 
-class ProtocolError(ValueError):
+class EngineProtocolError(ValueError):
     """A malformed or impossible command; the reply is `error MESSAGE`."""
 
 
@@ -85,7 +85,7 @@ class Go:
         """The depth limit: `depth`, or `mate`'s 2N-1 plies, whichever is smaller."""
         if self.mate is None:
             return self.depth
-        plies = min(2 * self.mate - 1, MAX_DEPTH)
+        plies = min(2 * self.mate - 1, MAX_SEARCH_DEPTH)
         return plies if self.depth is None else min(self.depth, plies)
 
     @property
@@ -110,7 +110,7 @@ GO_WORDS = (*INTEGER_LIMITS, "infinite", "ponder", "searchmoves")
 
 
 def parse_go(words: list[str]) -> Go:
-    """The limits of `go` from the words after it; ProtocolError says what is wrong."""
+    """The limits of `go` from the words after it; EngineProtocolError says what is wrong."""
     values: dict[str, int] = {}
     flags: set[str] = set()
     searchmoves: list[str] = []
@@ -127,27 +127,27 @@ def parse_go(words: list[str]) -> Go:
             while i < len(words) and words[i] not in GO_WORDS:
                 i += 1
             if i == start:
-                raise ProtocolError("go: searchmoves needs one move or more")
+                raise EngineProtocolError("go: searchmoves needs one move or more")
             searchmoves += words[start:i]
             continue
         if word not in INTEGER_LIMITS:
-            raise ProtocolError(f"go: unknown limit {word!r}")
+            raise EngineProtocolError(f"go: unknown limit {word!r}")
         if i + 1 == len(words):
-            raise ProtocolError(f"go: {word} needs a value")
+            raise EngineProtocolError(f"go: {word} needs a value")
         text = words[i + 1]
         if not decimal(text.removeprefix("-")):  # `int` also takes '٥', '1_0' and ' 5'
-            raise ProtocolError(f"go: {word} must be an integer, not {text!r}")
+            raise EngineProtocolError(f"go: {word} must be an integer, not {text!r}")
         value = int(text)
-        if word == "depth" and not 1 <= value <= MAX_DEPTH:
-            raise ProtocolError(f"go: depth must be from 1 to {MAX_DEPTH}")
+        if word == "depth" and not 1 <= value <= MAX_SEARCH_DEPTH:
+            raise EngineProtocolError(f"go: depth must be from 1 to {MAX_SEARCH_DEPTH}")
         if word in ("nodes", "mate", "movestogo") and value < 1:
-            raise ProtocolError(f"go: {word} must be 1 or more")
+            raise EngineProtocolError(f"go: {word} must be 1 or more")
         if word == "nodes":
             value = min(value, MAX_NODES)  # more than any search makes: no limit, as a C int
         if word in ("wtime", "btime"):
             value = max(value, 0)  # a GUI's clock after overstepping: move at once, as UCI's do
         if value < 0:
-            raise ProtocolError(f"go: {word} must not be negative")
+            raise EngineProtocolError(f"go: {word} must not be negative")
         values[word] = value
         i += 2
     limited = {"depth", "movetime", "wtime", "btime", "nodes", "mate"} & values.keys()
@@ -165,7 +165,7 @@ def parse_go(words: list[str]) -> Go:
     )
 
 
-def time_budget(
+def go_time_limits(
     go: Go, player: int, overhead_ms: int = MOVE_OVERHEAD_MS, moves_to_go: int | None = None
 ) -> tuple[float | None, float | None]:
     """(hard, soft) milliseconds for the search: the deadline and when to stop deepening.
@@ -201,7 +201,7 @@ def decimal(value: str) -> bool:
 def check_value(option: str, value: str) -> bool:
     """A `type check` option's value, `true` or `false` in any case."""
     if value.lower() not in ("true", "false"):
-        raise ProtocolError(f"{option} must be true or false")
+        raise EngineProtocolError(f"{option} must be true or false")
     return value.lower() == "true"
 
 
@@ -221,7 +221,7 @@ def format_info(game: Game[Any, Any], position: Any, result: SearchResult[Any]) 
     )
 
 
-class Session:
+class EngineSession:
     """The engine side of the protocol: one command line in, reply lines out."""
 
     def __init__(self, write: Callable[[str], None], backend: str | None = None) -> None:
@@ -288,9 +288,9 @@ class Session:
                 return False
             handler = self._handlers.get(command)
             if handler is None:
-                raise ProtocolError(f"unknown command {command!r}")
+                raise EngineProtocolError(f"unknown command {command!r}")
             handler(self, words[1:])
-        except ProtocolError as error:
+        except EngineProtocolError as error:
             self.say(f"error {error}")
         return True
 
@@ -350,24 +350,26 @@ class Session:
 
     def _setoption(self, words: list[str]) -> None:
         if len(words) < 3 or words[0] != "name" or "value" not in words[2:]:
-            raise ProtocolError("setoption name NAME value VALUE")
+            raise EngineProtocolError("setoption name NAME value VALUE")
         split = words.index("value", 2)
         name, value = " ".join(words[1:split]), " ".join(words[split + 1 :])
         option = {known.lower(): known for known in OPTIONS}.get(name.lower())
         if option == "Algorithm":
             if value.lower() not in ALGORITHMS:
-                raise ProtocolError(f"Algorithm must be one of {', '.join(ALGORITHMS)}")
+                raise EngineProtocolError(f"Algorithm must be one of {', '.join(ALGORITHMS)}")
             self.algorithm = value.lower()
         elif option == "Eval" and value in ("", "<empty>"):
             self.evaluation = None  # the game's first
         elif option == "Eval":
             if self.game is not None and value not in self.game.evaluations:
                 known = ", ".join(self.game.evaluations)
-                raise ProtocolError(f"{self.game.name} has no evaluation {value!r}; known: {known}")
+                raise EngineProtocolError(
+                    f"{self.game.name} has no evaluation {value!r}; known: {known}"
+                )
             self.evaluation = value
         elif option == "Hash":
             if not decimal(value) or int(value) > MAX_HASH_MB:
-                raise ProtocolError(f"Hash must be an integer from 0 to {MAX_HASH_MB} (MB)")
+                raise EngineProtocolError(f"Hash must be an integer from 0 to {MAX_HASH_MB} (MB)")
             self.hash_mb = int(value)
         elif option == "Exact":
             self.exact = check_value(option, value)
@@ -375,30 +377,30 @@ class Session:
             check_value(option, value)  # a GUI's leave to `go ponder`, which always works
         elif option == "Threads":
             if not decimal(value) or not 1 <= int(value) <= MAX_THREADS:
-                raise ProtocolError(f"Threads must be an integer from 1 to {MAX_THREADS}")
+                raise EngineProtocolError(f"Threads must be an integer from 1 to {MAX_THREADS}")
             self.threads = int(value)
         elif option == "Backend":
             self._set_backend(value.lower())
         elif option == "Move Overhead":
             if not decimal(value) or int(value) > MAX_MOVE_OVERHEAD_MS:
                 message = f"Move Overhead must be an integer from 0 to {MAX_MOVE_OVERHEAD_MS} (ms)"
-                raise ProtocolError(message)
+                raise EngineProtocolError(message)
             self.overhead_ms = int(value)
         else:
-            raise ProtocolError(f"unknown option {name!r}; known: {', '.join(OPTIONS)}")
+            raise EngineProtocolError(f"unknown option {name!r}; known: {', '.join(OPTIONS)}")
 
     def _set_backend(self, backend: str) -> None:
         """The rules' backend from now on: the current game, if any, moves to it at once (its
         positions are the same values on either backend), so that an error comes now."""
         if backend not in BACKENDS:
-            raise ProtocolError(f"Backend must be one of {', '.join(BACKENDS)}")
+            raise EngineProtocolError(f"Backend must be one of {', '.join(BACKENDS)}")
         try:
-            resolve(backend)
+            resolve_backend(backend)
             game = (
                 None if self.game is None else make_game(self.game.name, self.game.options, backend)
             )
         except GameError as error:
-            raise ProtocolError(str(error)) from None
+            raise EngineProtocolError(str(error)) from None
         self.backend = backend
         if game is not None and type(game) is not type(self.game):
             self.game = game
@@ -410,16 +412,16 @@ class Session:
 
     def _position(self, words: list[str]) -> None:
         if len(words) < 3:
-            raise ProtocolError("position GAME OPTIONS startpos|POS [moves M1 M2 ...]")
+            raise EngineProtocolError("position GAME OPTIONS startpos|POS [moves M1 M2 ...]")
         name, options_text = words[0], words[1]
         if name not in GAMES:
-            raise ProtocolError(f"unknown game {name!r}; known: {', '.join(GAMES)}")
+            raise EngineProtocolError(f"unknown game {name!r}; known: {', '.join(GAMES)}")
         try:
             options = json.loads(options_text)
         except json.JSONDecodeError as error:
-            raise ProtocolError(f"OPTIONS is not JSON without spaces: {error}") from None
+            raise EngineProtocolError(f"OPTIONS is not JSON without spaces: {error}") from None
         if not isinstance(options, dict):
-            raise ProtocolError('OPTIONS must be a JSON object, e.g. {} or {"pits":6}')
+            raise EngineProtocolError('OPTIONS must be a JSON object, e.g. {} or {"pits":6}')
         rest = words[2:]
         moves: list[str] = []
         if "moves" in rest:
@@ -432,14 +434,14 @@ class Session:
             elif rest:
                 game, position = game_for_position(name, options, " ".join(rest), self.backend)
             else:
-                raise ProtocolError("position needs startpos or a position")
+                raise EngineProtocolError("position needs startpos or a position")
         except GameError as error:
-            raise ProtocolError(str(error)) from None
+            raise EngineProtocolError(str(error)) from None
         for number, text in enumerate(moves, 1):
             try:
                 position = game.play(position, game.parse_move(position, text))
             except GameError as error:
-                raise ProtocolError(f"move {number} ({text}): {error}") from None
+                raise EngineProtocolError(f"move {number} ({text}): {error}") from None
         if self.evaluation is not None and self.evaluation not in game.evaluations:
             self.say(
                 f"error {game.name} has no evaluation {self.evaluation!r}; using "
@@ -457,7 +459,7 @@ class Session:
     def _go(self, words: list[str]) -> None:
         self._require_idle("go")
         if self.game is None:
-            raise ProtocolError("go: no position yet; send position first")
+            raise EngineProtocolError("go: no position yet; send position first")
         go = parse_go(words)
         game, position = self.game, self.position
         root_moves = None
@@ -465,13 +467,13 @@ class Session:
             try:
                 root_moves = [game.parse_move(position, text) for text in go.searchmoves]
             except GameError as error:
-                raise ProtocolError(f"go: searchmoves: {error}") from None
+                raise EngineProtocolError(f"go: searchmoves: {error}") from None
         settings = (self.algorithm, self.evaluation, self.hash_mb, self.exact, self.threads)
         if self.searcher is None or self._settings != settings:
             try:
                 self.searcher = Searcher(game, *settings)
             except ValueError as error:
-                raise ProtocolError(str(error)) from None
+                raise EngineProtocolError(str(error)) from None
             self._settings = settings
             if self.searcher.threads_note is not None:
                 self.say(f"info string {self.searcher.threads_note}")
@@ -497,7 +499,7 @@ class Session:
 
     def _unbounded(self, go: Go) -> bool:
         """Whether a search with these limits only ends on `stop`."""
-        hard, _ = time_budget(go, self._mover, self.overhead_ms)
+        hard, _ = go_time_limits(go, self._mover, self.overhead_ms)
         return go.infinite or (go.plies is None and hard is None and go.nodes is None)
 
     def _stop(self, words: list[str]) -> None:
@@ -515,7 +517,7 @@ class Session:
 
     def _require_idle(self, command: str) -> None:
         if self.searching:
-            raise ProtocolError(f"{command}: a search is running; send stop first")
+            raise EngineProtocolError(f"{command}: a search is running; send stop first")
 
     def _think(
         self,
@@ -569,7 +571,7 @@ class Session:
         """
         game = searcher.game
         mover, moves_to_go = game.to_move(position), game.moves_to_go(position)
-        hard, soft = time_budget(go, mover, self.overhead_ms, moves_to_go)
+        hard, soft = go_time_limits(go, mover, self.overhead_ms, moves_to_go)
         if self.debug:
             self.say(f"info string {describe_search(searcher, go, hard, soft)}")
 
@@ -602,7 +604,7 @@ class Session:
             self.say(f"info string {describe_work(result)}")
         return result.move
 
-    _handlers: ClassVar[dict[str, Callable[[Session, list[str]], None]]] = {
+    _handlers: ClassVar[dict[str, Callable[[EngineSession, list[str]], None]]] = {
         "uci": _uci,
         "isready": _isready,
         "debug": _debug,
@@ -668,7 +670,7 @@ def serve(lines: Iterable[str], out: TextIO, backend: str | None = None) -> None
             with contextlib.suppress(OSError):  # the exit's flush goes nowhere, quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
 
-    session = Session(write, backend)
+    session = EngineSession(write, backend)
     for line in lines:
         if not session.handle(line) or gone.is_set():
             return

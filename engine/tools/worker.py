@@ -4,7 +4,7 @@ Server nodes queue their bot seats' turns as jobs on a Redis stream; workers on 
 them through one consumer group, think and answer. A job is the engine line protocol itself
 (docs/engine-protocol.md): the lines a local engine is told before a search (`position`,
 `setoption`), the `go` line, and the node's time budget. The worker feeds them to the stdio
-engine's `Session` in this process: no pipes and no second process, and since the search runs
+engine's `EngineSession` in this process: no pipes and no second process, and since the search runs
 in a thread of its own (the native core's without the GIL), the event loop keeps the job's
 claim fresh while it thinks. The answer is the engine's last `info` line and its `bestmove`.
 
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ubao.engine.tools.stdio import ProtocolError, Session, parse_go
+from ubao.engine.tools.stdio import EngineProtocolError, EngineSession, parse_go
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -122,7 +122,7 @@ class Stuck(Failed):
 
 
 class Thinker:
-    """The stdio engine's `Session`, in this process, for one job at a time."""
+    """The stdio engine's `EngineSession`, in this process, for one job at a time."""
 
     def __init__(self, hash_mb: int, backend: str | None) -> None:
         loop = asyncio.get_running_loop()
@@ -131,7 +131,7 @@ class Thinker:
         def write(line: str) -> None:  # from the search thread too
             loop.call_soon_threadsafe(self._lines.put_nowait, line)
 
-        self.session = Session(write, backend)
+        self.session = EngineSession(write, backend)
         self.session.handle(f"setoption name Hash value {hash_mb}")
         self.game_id: str | None = None
         """The game it last searched for: another one starts with `ucinewgame`."""
@@ -157,7 +157,7 @@ class Thinker:
             raise Failed(f"engine refused a command: {refused!r}")
         try:
             parse_go(job.go.split()[1:])
-        except ProtocolError as exc:
+        except EngineProtocolError as exc:
             raise Failed(f"engine refused {job.go!r}: {exc}") from None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + job.budget_s

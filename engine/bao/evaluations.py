@@ -7,7 +7,7 @@ features: front-row material, capturable pairs, the nyumba and the stock.
 
 from __future__ import annotations
 
-from ubao.engine.bao_rules import (
+from ubao.engine.bao.rules import (
     HAND,
     NYUMBA,
     OWNED,

@@ -1,9 +1,9 @@
 """Bao la Kiswahili (Zanzibar Bao) behind the `Game` interface.
 
 The rules are the Rules part of docs/bao.md (CORE profile by default, every §14 flag as an
-option); the core is engine.bao_rules, notation engine.bao_notation, evaluations engine.bao_eval.
-See docs/bao.md for the options, notation grammars, draw convention and evaluations. Rule ids
-[Rx] and sections §x refer to docs/bao.md.
+option); the core is `rules`, the notation `notation` and the evaluations `evaluations`, beside
+this module. See docs/bao.md for the options, notation grammars, draw convention and
+evaluations. Rule ids [Rx] and sections §x refer to docs/bao.md.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
-from ubao.engine import bao_notation as notation
-from ubao.engine.bao_eval import EVALUATIONS, material
-from ubao.engine.bao_rules import (
+from ubao.engine.bao import notation
+from ubao.engine.bao.evaluations import EVALUATIONS, material
+from ubao.engine.bao.rules import (
     ENDLESS,
     HAND,
     PLY,
@@ -36,6 +36,7 @@ from ubao.engine.game import (
     NotationError,
     OptionsError,
     Outcome,
+    SearchHints,
     Step,
     listed,
     shown,
@@ -120,7 +121,8 @@ class Bao(Game[Position, BaoMove]):
     """Bao la Kiswahili with a rule profile and flag overrides; see docs/bao.md."""
 
     name: ClassVar[str] = "bao"
-    deepening_step = 2  # measured: docs/engine.md, Iterative deepening and time control
+    # measured: docs/engine.md, Iterative deepening and time control
+    search_hints = SearchHints(deepening_step=2)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         self.options = _validated(options or {})
@@ -271,7 +273,7 @@ class Bao(Game[Position, BaoMove]):
             raise IllegalMoveError(f"{written}: the game is over")
 
         def why(direction: int | None = None, safari: bool | None = None) -> str:
-            """The rule that refuses the typed move, as `bao_rules.refusal` states it."""
+            """The rule that refuses the typed move, as `rules.refusal` states it."""
             return refusal(position, self.rules, typed.hole, direction, safari) or "not legal"
 
         at_hole = [move for move in moves if move.hole == typed.hole]

@@ -1,7 +1,7 @@
 """Bao la Kiswahili notation: move text (§17), the one-line position text and the JSON form.
 
 The grammars are documented in docs/bao.md. Everything here is syntax: whether a move is legal
-is decided by engine.bao, which matches parsed text against the legal moves. Sections §x refer to
+is decided by `game.Bao`, which matches parsed text against the legal moves. Sections §x refer to
 docs/bao.md.
 """
 
@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ubao.engine.bao_rules import (
+from ubao.engine.bao.rules import (
     ENDLESS,
     HAND,
     OWNED,

@@ -70,7 +70,7 @@ class BaoMove(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The variation flags of §14, already validated (see engine.bao for names and values)."""
+    """The variation flags of §14, already validated (see `game.FLAGS` for names and values)."""
 
     namua_takasa_nyumba_stop: str = "forced"
     namua_singleton: str = "owned"

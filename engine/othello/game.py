@@ -24,9 +24,18 @@ from ubao.engine.game import (
     OptionsError,
     Outcome,
     PositionError,
+    SearchHints,
     Step,
     notation_text,
     shown,
+)
+from ubao.engine.othello.evaluations import (
+    C_SQUARE,
+    EDGE,
+    MOBILITY_WEIGHT,
+    SECOND_RING,
+    X_SQUARE,
+    positional_tables,
 )
 
 Move = int
@@ -47,23 +56,6 @@ EMPTY_LETTER: Final = "-"
 
 _SQUARE = re.compile(r"([a-z])(0|[1-9][0-9]*)")
 
-# Positional weights by the role of a square, the classic 8x8 table generalised to any size: a
-# corner can never be flipped; an X-square (diagonal to a corner) or C-square (beside a corner
-# on the edge) tends to hand that corner to the opponent while the corner is empty; other edge
-# squares are hard to flip, the A-squares (two from a corner) the most; the ring just inside the
-# edge gives the opponent access to the edge; inner discs mostly give the opponent moves.
-CORNER: Final = 100
-C_SQUARE: Final = -20
-A_SQUARE: Final = 10
-EDGE: Final = 5
-X_SQUARE: Final = -50
-SECOND_RING: Final = -2
-INNER: Final = -1
-
-MOBILITY_WEIGHT: Final = 5
-"""Points per legal placement more than the opponent: a mobility lead of one is worth about a
-safe edge disc, several of them outweigh a poor square (see docs/othello.md)."""
-
 
 class Position(NamedTuple):
     """The discs of each colour and the side to move; the game's size places the bits."""
@@ -80,7 +72,8 @@ class Othello(Game[Position, Move]):
     """Othello on an s x s board, s even from 4 to 16; option `size` (default 8)."""
 
     name: ClassVar[str] = "othello"
-    deepening_step = 2  # measured: docs/engine.md, Iterative deepening and time control
+    # measured: docs/engine.md, Iterative deepening and time control
+    search_hints = SearchHints(deepening_step=2)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})
@@ -131,7 +124,7 @@ class Othello(Game[Position, Move]):
         """The squares off the first and last column: where a run closed along a row or a
         diagonal lies, so that a step from it never wraps round a row edge."""
         self._rays = tuple(self._rays_from(square) for square in range(self._squares))
-        self._weights, self._corner_reliefs = self._positional_tables()
+        self._weights, self._corner_reliefs = positional_tables(size)
         self._best_squares_first = tuple(
             mask for _, mask in sorted(self._weights, key=lambda pair: -pair[0])
         )
@@ -560,37 +553,6 @@ class Othello(Game[Position, Move]):
         return (
             self._placements(black, white).bit_count() - self._placements(white, black).bit_count()
         )
-
-    def _positional_tables(
-        self,
-    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int, int], ...]]:
-        """The square weights as (weight, mask) pairs, and per corner the (corner, C-squares,
-        X-square) masks whose penalty lapses once the corner is taken."""
-        s = self.size
-        masks: dict[int, int] = {}
-        for square in range(self._squares):
-            row, column = divmod(square, s)
-            ring = min(row, column, s - 1 - row, s - 1 - column)
-            along = max(min(row, s - 1 - row), min(column, s - 1 - column))
-            if ring == 0:
-                weight = (CORNER, C_SQUARE, A_SQUARE)[along] if along < 3 else EDGE
-            elif ring == 1:
-                weight = X_SQUARE if along == 1 else SECOND_RING
-            else:
-                weight = INNER
-            masks[weight] = masks.get(weight, 0) | 1 << square
-        reliefs = []
-        for row, column, dr, dc in (
-            (0, 0, 1, 1),
-            (0, s - 1, 1, -1),
-            (s - 1, 0, -1, 1),
-            (s - 1, s - 1, -1, -1),
-        ):
-            corner = 1 << (row * s + column)
-            c_squares = 1 << (row * s + column + dc) | 1 << ((row + dr) * s + column)
-            x_square = 1 << ((row + dr) * s + column + dc)
-            reliefs.append((corner, c_squares, x_square))
-        return tuple(masks.items()), tuple(reliefs)
 
 
 def _mover_first(position: Position) -> tuple[int, int]:

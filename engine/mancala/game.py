@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -32,6 +33,7 @@ from ubao.engine.game import (
     OptionsError,
     Outcome,
     PositionError,
+    SearchHints,
     Step,
     bounded_count,
     listed,
@@ -89,8 +91,12 @@ class Mancala(Game[Position, Move]):
     defaults: ClassVar[dict[str, Any]]
     choose_direction: ClassVar[bool] = False
     """Ethiopian: the mover picks the sowing direction and may not sow a single seed."""
-    deepening_step = 3  # measured: docs/engine.md, Iterative deepening and time control
-    table_depth = 8  # measured: docs/engine.md, One interior node
+    search_hints = SearchHints(
+        deepening_step=3,  # measured: docs/engine.md, Iterative deepening and time control
+        table_depth=8,  # measured: docs/engine.md, One interior node
+        board_keys=True,
+        board_seeds=255,  # boards of at most 255 seeds: no pit overflows its byte of the key
+    )
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})
@@ -316,9 +322,6 @@ class Mancala(Game[Position, Move]):
             self._sweep(board, player, None)
         return tuple(board)
 
-    board_seeds: ClassVar[int] = 255
-    """Boards of at most 255 seeds: no pit overflows its byte of the key."""
-
     def board_children(self, key: int, loose: int) -> list[BoardChild[Move]]:
         """`child` on `board_key`'s packed pits, for the solver: a sowing adds a constant to
         the key (`_board_sowing_table`), a capture reads two bytes, the end check a half.
@@ -452,8 +455,6 @@ class Mancala(Game[Position, Move]):
             return evaluation(position)
 
         return leaf
-
-    has_board_key = True
 
     def board_key(self, position: Position) -> tuple[int, int, int]:
         """The pits from the mover's side (his row, then the opponent's) one byte each, the
@@ -768,4 +769,4 @@ class Ethiopian(Mancala):
     name = "ethiopian"
     defaults: ClassVar[dict[str, Any]] = Egyptian.defaults
     choose_direction = True
-    board_seeds = 0
+    search_hints = replace(Mancala.search_hints, board_seeds=0)  # the mover picks a way
