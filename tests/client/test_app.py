@@ -10,9 +10,9 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_layout import SizedOutput, draw
-from test_client_support import until
 
+from tests.client.test_layout import SizedOutput, draw
+from tests.support.client import until
 from ubao.client.app import (
     END_WIDTH,
     MAX_STEP,

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_client_support import FAST, Proxy, game_server, kalah_create, until, url_of
 
+from tests.support.client import FAST, Proxy, game_server, kalah_create, until, url_of
 from ubao.client.bot import (
     BotGame,
     EngineSettings,

@@ -10,8 +10,8 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_support import FAST, game_server, kalah_create, url_of
 
+from tests.support.client import FAST, game_server, kalah_create, url_of
 from ubao.client.app import GameApp
 from ubao.client.connection import Session, fetch_snapshot, request_once
 from ubao.client.export import record_of

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_client_bot import Person, replays_to_the_end
-from test_client_support import FAST, game_server, kalah_create, until, url_of
 
+from tests.client.test_bot import Person, replays_to_the_end
+from tests.support.client import FAST, game_server, kalah_create, until, url_of
 from ubao.client.bot import BotGame, EngineSettings, held_seats, serve
 from ubao.client.connection import fetch_snapshot
 from ubao.client.tokens import SeatToken, TokenStore

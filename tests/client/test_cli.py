@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_support import game_server, kalah_create, screen, until, url_of
 
+from tests.support.client import game_server, kalah_create, screen, until, url_of
 from ubao.client.__main__ import (
     build_parser,
     main,

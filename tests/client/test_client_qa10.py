@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
-from test_client_layout import SizedOutput, draw
-from test_client_qa7 import finished
-from test_client_support import game_server, kalah_create, screen, two_players, until, url_of
 
+from tests.client.test_client_qa7 import finished
+from tests.client.test_layout import SizedOutput, draw
+from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
 from ubao.client.app import GameApp
 from ubao.client.state import GameState
 from ubao.protocol import BotInfo, Moved, SeatInfo, Snapshot

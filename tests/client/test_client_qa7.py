@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
-from test_client_layout import SizedOutput, draw
-from test_client_polish import legal_snapshot
-from test_client_support import FAST, game_server, kalah_create, screen, until, url_of
 
+from tests.client.test_layout import SizedOutput, draw
+from tests.client.test_polish import legal_snapshot
+from tests.support.client import FAST, game_server, kalah_create, screen, until, url_of
 from ubao.client.app import SEAT_LOST, Fit, GameApp, fold, panel_beside
 from ubao.client.board import view_of
 from ubao.client.bot import BotGame, EngineSettings

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
-from test_client_app import Recorder
-from test_client_cli import unused_url
-from test_client_layout import SizedOutput, draw, played, whole
-from test_client_polish import Shown, player
-from test_client_qa7 import finished, sized
-from test_client_support import Proxy, game_server, kalah_create, screen, until, url_of
 
+from tests.client.test_app import Recorder
+from tests.client.test_cli import unused_url
+from tests.client.test_client_qa7 import finished, sized
+from tests.client.test_layout import SizedOutput, draw, played, whole
+from tests.client.test_polish import Shown, player
+from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
 from ubao.client.__main__ import build_parser, main, report_end
 from ubao.client.app import GameApp
 from ubao.client.connection import request_once

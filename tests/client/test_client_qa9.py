@@ -10,9 +10,9 @@ from pathlib import Path
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_layout import SizedOutput, draw
-from test_client_qa8 import start_of
 
+from tests.client.test_client_qa8 import start_of
+from tests.client.test_layout import SizedOutput, draw
 from ubao.client.app import NBSP, GameApp, fold, wrap_fragments
 from ubao.client.live import LiveGame
 from ubao.client.state import Applied, GameState

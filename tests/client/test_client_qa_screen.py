@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from test_client_layout import SIZES, SizedOutput, draw, played
-from test_client_support import game_server, kalah_create, screen, two_players, until, url_of
 
+from tests.client.test_layout import SIZES, SizedOutput, draw, played
+from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
 from ubao.client.__main__ import report_end
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.entry import Reject, resolve

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_client_support import FAST, until
 from websockets.asyncio.server import ServerConnection, serve
 
 import ubao.client.__main__ as cli
+from tests.support.client import FAST, until
 from ubao.client.board import view_of
 from ubao.client.connection import Session
 from ubao.client.export import replay_of

@@ -12,8 +12,8 @@ import shlex
 from collections.abc import AsyncIterator
 
 import pytest
-from test_client_support import FAST, game_server, url_of
 
+from tests.support.client import FAST, game_server, url_of
 from ubao.client.__main__ import build_parser, lobby_pages, lobby_query, main, more_games
 from ubao.client.connection import Session
 from ubao.client.lobby import columns, lobby_table, status

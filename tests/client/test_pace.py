@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_client_support import FAST, game_server, kalah_create, url_of
 
+from tests.support.client import FAST, game_server, kalah_create, url_of
 from ubao.client.__main__ import build_parser, creation, opponent_seats, watch_creation
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import Session

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_client_support import FAST, game_server, kalah_create, until, url_of
 
+from tests.support.client import FAST, game_server, kalah_create, until, url_of
 from ubao.client.bot import BotGame, EngineSettings, serve
 from ubao.client.connection import Budget, Pacer
 from ubao.client.tokens import TokenStore

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from test_client_support import (
+
+from tests.support.client import (
     Proxy,
     game_server,
     kalah_create,
@@ -16,7 +17,6 @@ from test_client_support import (
     until,
     url_of,
 )
-
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.engine.games import make_game
 from ubao.protocol import Create, Move, SeatSpec

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from test_client_app import Recorder
-from test_client_layout import SIZES, SizedOutput, draw, played
-from test_client_support import Proxy, game_server, kalah_create, screen, until, url_of
 
+from tests.client.test_app import Recorder
+from tests.client.test_layout import SIZES, SizedOutput, draw, played
+from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
 from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json

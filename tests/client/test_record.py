@@ -82,7 +82,7 @@ def test_moves_that_would_not_read_back_are_refused(move: str) -> None:
 
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,10}", fullmatch=True)
 values = st.text(
-    # printable text: records escape the rest (tests/test_client_hostile.py)
+    # printable text: records escape the rest (tests/client/test_hostile.py)
     st.characters(exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"))
     | st.just(" "),
     max_size=20,

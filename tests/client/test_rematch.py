@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_client_support import game_server, kalah_create, screen, until, url_of
 
+from tests.support.client import game_server, kalah_create, screen, until, url_of
 from ubao.client.tokens import TokenStore
 from ubao.protocol import SeatSpec
 

@@ -24,7 +24,7 @@ from ubao.client.board import (
 from ubao.client.render import render_board
 from ubao.engine.games import make_game
 
-VECTORS = Path(__file__).with_name("data") / "bao.jsonl"
+VECTORS = Path(__file__).parents[1] / "data" / "bao.jsonl"
 BAO_START = {
     "board": [
         [0, 0, 0, 0, 0, 0, 0, 0],

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-LOAD = Path(__file__).resolve().parent.parent / "benchmarks" / "load.py"
+LOAD = Path(__file__).resolve().parents[2] / "benchmarks" / "load.py"
 
 
 def test_the_load_benchmark_measures_a_small_load() -> None:

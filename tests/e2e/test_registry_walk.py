@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from test_client_support import FAST, game_server, until, url_of
 
+from tests.support.client import FAST, game_server, until, url_of
 from ubao.client.connection import fetch_snapshot
 from ubao.client.export import record_of, replay_of
 from ubao.client.record import format_record, parse_record

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_client_support import WAIT_S, game_server, url_of
+
+from tests.support.client import WAIT_S, game_server, url_of
 
 pytestmark = [
     pytest.mark.timeout(120),

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 RULES_DOC = TESTS.parent / "docs" / "bao.md"
 RULE_LABEL = re.compile(r"^[ \t]*- \*\*\[(R\d+\.\d+[a-z]?)\]\*\*", re.MULTILINE)
 """A rule's own statement in the doc: a list item opening with its id in bold."""
@@ -68,7 +68,8 @@ VECTOR_RULES: dict[str, tuple[str, ...]] = {
     "R12.1": ("N17", "M02", "M13"),
     "R12.3": ("N17", "M02"),
 }
-"""The vectors that prove (a part of) each rule; tests/test_bao_vectors.py checks them all."""
+"""The vectors that prove (a part of) each rule; tests/engine/test_bao_vectors.py checks them
+all."""
 
 RULE = re.compile(r"\[(R\d+\.\d+[a-z]?)\]")
 NAMED_AFTER_A_RULE = re.compile(r"test_R(\d+)_(\d+)([a-z]?)_")
@@ -77,7 +78,7 @@ NAMED_AFTER_A_RULE = re.compile(r"test_R(\d+)_(\d+)([a-z]?)_")
 def rule_tests() -> dict[str, str]:
     """Each test function of tests/test_bao*.py (this module aside) and its docstring."""
     found = {}
-    for path in sorted(TESTS.glob("test_bao*.py")):
+    for path in sorted(TESTS.glob("engine/test_bao*.py")):
         if path.name == Path(__file__).name:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -10,8 +10,8 @@ from dataclasses import fields
 from typing import Any
 
 import pytest
-from test_bao_properties import swap_players
 
+from tests.engine.test_bao_properties import swap_players
 from ubao.engine.bao import FLAGS, Bao
 from ubao.engine.bao_rules import PLY, BaoMove, Position, Rules
 from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step

@@ -1,6 +1,6 @@
 """Bao rules: tests named after the numbered rule [Rx] of docs/bao.md they prove.
 
-Each rule test names its rule in its docstring (`[R4.2] ...`); tests/test_bao_coverage.py
+Each rule test names its rule in its docstring (`[R4.2] ...`); tests/engine/test_bao_coverage.py
 checks that every rule is proved by such a test or by a vector, and lists the vectors that
 prove each rule. Expected results are derived by hand from the specification.
 

@@ -15,7 +15,7 @@ from ubao.engine.bao import Bao
 
 VECTORS = [
     json.loads(line)
-    for line in (Path(__file__).parent / "data" / "bao.jsonl").read_text().splitlines()
+    for line in (Path(__file__).parents[1] / "data" / "bao.jsonl").read_text().splitlines()
     if line.strip()
 ]
 

@@ -9,8 +9,8 @@ import pickle
 from typing import Any
 
 import pytest
-from test_engine_support import BACKENDS
 
+from tests.support.engine import BACKENDS
 from ubao.engine.backend import backend_of
 from ubao.engine.bao_rules import BaoMove
 from ubao.engine.game import Game, IllegalMoveError

@@ -8,10 +8,10 @@ import json
 from typing import Any
 
 import pytest
-from test_engine_cli import run
-from test_engine_support import BACKENDS, needs_native
-from test_stdio import Recorder, bestmove
 
+from tests.support.engine import BACKENDS, needs_native
+from tests.tools.test_cli import run
+from tests.tools.test_stdio import Recorder, bestmove
 from ubao.engine.game import (
     MAX_COUNT,
     IllegalMoveError,

@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 import pytest
-from test_engine_cli import run
-from test_engine_support import BACKENDS
-from test_stdio import Recorder, bestmove
 
+from tests.support.engine import BACKENDS
+from tests.tools.test_cli import run
+from tests.tools.test_stdio import Recorder, bestmove
 from ubao.engine.game import (
     IllegalMoveError,
     NotationError,

@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from test_engine_support import needs_native
 
+from tests.support.engine import needs_native
 from ubao.engine.backend import (
     ENVIRONMENT,
     NATIVE_BUILT,

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_native import assert_same_refusal, assert_same_rules, pair, random_game
-from test_native_search import (
+
+from tests.engine.test_native import assert_same_refusal, assert_same_rules, pair, random_game
+from tests.engine.test_native_search import (
     algorithms_and_evaluations,
     along_a_game,
     assert_searches_alike,
     summary,
 )
-
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.bao import FLAGS, PROFILES
 from ubao.engine.bao_rules import BaoMove
@@ -57,11 +57,11 @@ ENDLESS = (
     "30181030/4(11)1(15)1721/11010000/00101001 N 0-0 - ply=61",
     "32121214/2(11)13(18)162/00010000/00010011 N 0-0 - ply=95",
 )
-"""tests/test_bao_rules.py's never-ending moves (a2R, a8L) and its 230-lap move (a8L)."""
+"""tests/engine/test_bao_rules.py's never-ending moves (a2R, a8L) and its 230-lap move (a8L)."""
 
 VECTORS = [
     json.loads(line)
-    for line in (Path(__file__).parent / "data" / "bao.jsonl").read_text().splitlines()
+    for line in (Path(__file__).parents[1] / "data" / "bao.jsonl").read_text().splitlines()
     if line.strip()
 ]
 
@@ -91,7 +91,7 @@ def test_random_games_and_perft_match_python(options: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[vector["id"] for vector in VECTORS])
 def test_every_rule_vector_on_both_backends(vector: dict[str, Any]) -> None:
-    """tests/test_bao_vectors.py's checks, on either backend, and the same answers."""
+    """tests/engine/test_bao_vectors.py's checks, on either backend, and the same answers."""
     kind, _, flag = vector["rules"].partition(":")
     options = {flag: True} if kind == "variant" else {}
     reference, native = pair("bao", options)

@@ -17,8 +17,13 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from test_native import MANCALA_OPTION_SETS, OTHELLO_SIZES, pair, random_mancala_position
 
+from tests.engine.test_native import (
+    MANCALA_OPTION_SETS,
+    OTHELLO_SIZES,
+    pair,
+    random_mancala_position,
+)
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.game import Game
 from ubao.engine.games import make_game

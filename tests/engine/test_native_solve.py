@@ -6,7 +6,7 @@ on several threads, which must find the same values (one bucket shared by every 
 a probe that Ctrl-C stops, on one thread or several.
 
 The whole module skips when the extension is not built (the Python solver then runs everywhere,
-as tests/test_solve.py checks).
+as tests/engine/test_solve.py checks).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from test_native import FLAGS, pair
 
+from tests.engine.test_native import FLAGS, pair
 from ubao.engine._native import Mancala as MancalaCore
 from ubao.engine._native import Solver as SolverCore
 from ubao.engine.backend import NATIVE_BUILT

@@ -8,8 +8,8 @@ Skips when the extension is not built.
 from __future__ import annotations
 
 import pytest
-from test_native_search import summary
 
+from tests.engine.test_native_search import summary
 from ubao.engine.backend import NATIVE_BUILT, NativeKalah
 from ubao.engine.mancala import Kalah
 from ubao.engine.search import Searcher

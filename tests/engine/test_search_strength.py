@@ -6,9 +6,9 @@ import random
 from typing import Any, ClassVar
 
 import pytest
-from test_engine_support import BACKENDS
-from test_search import SMALL_OPTIONS, sample_positions
 
+from tests.engine.test_search import SMALL_OPTIONS, sample_positions
+from tests.support.engine import BACKENDS
 from ubao.engine.game import Game, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (

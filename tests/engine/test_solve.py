@@ -100,7 +100,7 @@ def test_the_seeds_still_loose_prune_without_changing_the_value(pits: int, seeds
 
 
 def test_a_tiny_table_stays_bounded_and_still_solves_exactly() -> None:
-    # the Python table (the native one: tests/test_native_solve.py)
+    # the Python table (the native one: tests/engine/test_native_solve.py)
     game = make_game("kalah", {"pits": 4, "seeds": 3}, backend="python")
     solver = Solver(game, hash_mb=0.01)
     assert len(solver.table) == table_entries(0.01) == 64
@@ -129,7 +129,7 @@ def test_a_north_position_is_the_mirror_of_the_south_one() -> None:
 
 def test_the_benchmark_baseline_solves_the_same_values() -> None:
     # benchmarks/kalah_mtdf.py, the plain MTD(f) the solver is measured against, is right too.
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "kalah_mtdf.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "kalah_mtdf.py"
     spec = importlib.util.spec_from_file_location("kalah_mtdf", path)
     assert spec is not None and spec.loader is not None
     baseline = importlib.util.module_from_spec(spec)

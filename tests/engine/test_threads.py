@@ -17,9 +17,9 @@ import time
 from typing import Any
 
 import pytest
-from test_engine_support import needs_native
-from test_native_search import summary
 
+from tests.engine.test_native_search import summary
+from tests.support.engine import needs_native
 from ubao.engine.games import make_game
 from ubao.engine.search import MAX_THREADS, SearchControl, Searcher, forced_result
 from ubao.engine.solve import Solver

@@ -8,8 +8,8 @@ from typing import Any, cast
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_protocol import any_message
 
+from tests.protocol.test_codec import any_message
 from ubao.protocol import ErrorCode, ProtocolError, decode, encode
 
 KNOWN_TYPES = [

@@ -7,8 +7,9 @@ import asyncio
 from collections.abc import Callable, Hashable
 
 import pytest
-from test_server_e2e import create, watch_to_end
-from test_server_support import (
+
+from tests.server.test_wire import create, watch_to_end
+from tests.support.server import (
     SMALL_KALAH,
     TIMEOUT,
     Client,
@@ -16,7 +17,6 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-
 from ubao.engine.games import make_game
 from ubao.protocol import BotInfo, SeatSpec
 from ubao.server.bots import Accept, Bots, BotSettings, EngineShares

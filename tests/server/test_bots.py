@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_server_support import FAILING_ENGINE, SMALL_KALAH, fake_engine
 
+from tests.support.server import FAILING_ENGINE, SMALL_KALAH, fake_engine
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec

@@ -15,12 +15,12 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import redis
-from test_redis_support import RedisServer, needs_redis, redis_server  # noqa: F401
-from test_server_e2e import autoplay, create, join
-from test_server_restart import server_process
-from test_server_support import SMALL_KALAH, TIMEOUT, Client
 from websockets.exceptions import ConnectionClosed
 
+from tests.server.test_restart import server_process
+from tests.server.test_wire import autoplay, create, join
+from tests.support.redis_server import RedisServer, needs_redis
+from tests.support.server import SMALL_KALAH, TIMEOUT, Client
 from ubao.client.connection import Session, SessionClosed
 from ubao.engine.games import make_game
 from ubao.protocol import (
@@ -80,7 +80,7 @@ async def watch_all(client: Client, game_id: str) -> list[Event]:
 
 
 async def test_players_and_spectators_on_different_nodes_see_one_game_in_order(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     async with (
         nodes(redis_server, 2) as (a, b),
@@ -143,7 +143,7 @@ async def resume_somewhere(
 
 
 async def test_the_owners_death_loses_nothing_acknowledged(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     async with nodes(redis_server, 3) as (owner, b, c):
         async with Client.connected(owner.port, "host") as host:
@@ -203,7 +203,7 @@ async def snapshot_of(client: Client, game_id: str) -> Snapshot:
 
 
 async def test_the_lobby_of_one_node_lists_the_games_of_another(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     async with (
         nodes(redis_server, 2) as (a, b),
@@ -219,7 +219,7 @@ async def test_the_lobby_of_one_node_lists_the_games_of_another(
 
 
 async def test_a_client_given_every_node_moves_on_when_its_node_dies(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     async with nodes(redis_server, 2) as (a, b), Client.connected(b.port, "ada") as ada:
         game_id = await create(ada, game="kalah", options=SMALL_KALAH)  # owned by node b
@@ -253,7 +253,7 @@ async def wait_until(condition: Callable[[], bool]) -> None:
 
 
 async def test_a_bot_seat_is_answered_by_an_engine_worker(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     tmp_path: Path,
 ) -> None:
     command = [sys.executable, "-m", "ubao.engine", "worker", "--redis", redis_server.url]
@@ -278,7 +278,7 @@ async def test_a_bot_seat_is_answered_by_an_engine_worker(
 
 
 def test_a_node_that_lost_a_game_can_never_write_it_again(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     client = redis.Redis.from_url(redis_server.url)
     a, b = (RedisStore(client, node, 3_000, 10) for node in ("a", "b"))
@@ -303,7 +303,7 @@ def test_a_node_that_lost_a_game_can_never_write_it_again(
 
 
 async def test_sigterm_stops_every_node_in_bounded_time_with_clients_connected(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     """A node leaves the cluster within seconds on SIGTERM, whoever is connected and whatever
     its background loops are doing with Redis (a swallowed cancellation once hung a node)."""

@@ -9,12 +9,12 @@ import contextlib
 import re
 from collections.abc import Callable
 
-from test_cluster import nodes, resume_somewhere
-from test_redis_support import RedisServer, needs_redis, redis_server  # noqa: F401
-from test_server_e2e import create, http_get, join
-from test_server_support import SMALL_KALAH, Client
 from websockets.exceptions import ConnectionClosed
 
+from tests.server.test_cluster import nodes, resume_somewhere
+from tests.server.test_wire import create, http_get, join
+from tests.support.redis_server import RedisServer, needs_redis
+from tests.support.server import SMALL_KALAH, Client
 from ubao.protocol import Command, Error, Ok, SeatEvent, Watch
 from ubao.server.core import SERVICE_RESTART
 
@@ -52,7 +52,7 @@ async def proxies(port: int) -> int:
 
 
 async def test_commands_for_another_nodes_game_are_answered_after_a_redis_restart(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     async with (
         nodes(redis_server, 2) as (b, c),
@@ -81,7 +81,7 @@ async def test_commands_for_another_nodes_game_are_answered_after_a_redis_restar
 
 
 async def test_seats_follow_the_real_connections_after_a_redis_restart(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
 ) -> None:
     async with nodes(redis_server, 2) as (b, c), Client.connected(c.port, "quinn") as quinn:
         game_id = await create(quinn, game="kalah", options=SMALL_KALAH)  # node c's

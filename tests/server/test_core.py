@@ -10,8 +10,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from test_server_support import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
 
+from tests.support.server import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
 from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
 from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
 from ubao.engine.mancala import Kalah

@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_server_e2e import create, join, watch_to_end
-from test_server_support import (
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.server.test_wire import create, join, watch_to_end
+from tests.support.server import (
     TIMEOUT,
     Client,
     Harness,
@@ -27,9 +30,6 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
-
 from ubao.protocol import (
     PROTOCOL_VERSION,
     Hello,

@@ -11,9 +11,9 @@ from typing import Any
 
 import msgpack
 import pytest
-from test_server_support import running_server
 from websockets.frames import Frame, Opcode
 
+from tests.support.server import running_server
 from ubao.protocol import PROTOCOL_VERSION, Hello, Ping, encode
 from ubao.server.app import websocket_frame
 

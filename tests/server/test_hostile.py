@@ -11,8 +11,8 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_server_support import Harness
 
+from tests.support.server import Harness
 from ubao.protocol import Error, ErrorCode, ListGames, escape, quote
 from ubao.protocol.errors import MAX_ERROR_MESSAGE, MAX_QUOTE
 

@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from test_server_support import SMALL_KALAH, Client, Harness, Peer, running_server, small_limits
-
+from tests.support.server import SMALL_KALAH, Client, Harness, Peer, running_server, small_limits
 from ubao.protocol import (
     DEFAULT_PAGE,
     Create,

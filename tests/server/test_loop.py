@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_server_support import running_server
+
+from tests.support.server import running_server
 
 BURST = 300
 """Connections at once: three times asyncio's default backlog of 100."""

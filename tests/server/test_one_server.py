@@ -10,10 +10,9 @@ import stat
 import sys
 from pathlib import Path
 
-from test_server_core import move, started_game
-from test_server_restart import ROOT, server_process
-from test_server_support import TIMEOUT, Client, Harness
-
+from tests.server.test_core import move, started_game
+from tests.server.test_restart import ROOT, server_process
+from tests.support.server import TIMEOUT, Client, Harness
 from ubao.protocol import ClockSpec, Create, Join, Move, Moved, SeatSpec
 from ubao.server.store import Store
 

@@ -11,12 +11,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_server_e2e import create, join
-from test_server_edges import CommitFails
-from test_server_support import Client, Harness, running_server, small_limits
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
+from tests.server.test_edges import CommitFails
+from tests.server.test_wire import create, join
+from tests.support.server import Client, Harness, running_server, small_limits
 from ubao.protocol import ClockSpec, Move, Moved, Over, Watch, encode
 from ubao.server.app import Outbox, websocket_frame
 from ubao.server.core import Send

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_server_support import Harness, Peer, small_limits
-
+from tests.support.server import Harness, Peer, small_limits
 from ubao.protocol import (
     ClockSpec,
     Error,

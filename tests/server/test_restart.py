@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_server_e2e import autoplay, create, join
-from test_server_edges import stuck_client
-from test_server_support import SMALL_KALAH, TIMEOUT, Client
 from websockets.exceptions import ConnectionClosed
 
+from tests.server.test_edges import stuck_client
+from tests.server.test_wire import autoplay, create, join
+from tests.support.server import SMALL_KALAH, TIMEOUT, Client
 from ubao.protocol import (
     ClockSpec,
     Create,
@@ -38,7 +38,7 @@ from ubao.protocol import (
 from ubao.server.__main__ import SETTINGS
 from ubao.server.store import default_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
 
 

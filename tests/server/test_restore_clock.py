@@ -4,9 +4,8 @@ period, not to a clock that ran while they could not reconnect. The core with a 
 
 from __future__ import annotations
 
-from test_server_core import move, started_game
-from test_server_support import Harness, small_limits
-
+from tests.server.test_core import move, started_game
+from tests.support.server import Harness, small_limits
 from ubao.protocol import ClockSpec, Over, Resume, SeatEvent, SeatSpec
 from ubao.server.room import Room
 from ubao.server.store import Store

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from test_server_e2e import create, join
-from test_server_rematch import answer, finished, offer
-from test_server_support import Client, Harness, running_server, small_limits
-from test_server_writer import committed, quiet
 
+from tests.server.test_rematch import answer, finished, offer
+from tests.server.test_wire import create, join
+from tests.server.test_writer import committed, quiet
+from tests.support.server import Client, Harness, running_server, small_limits
 from ubao.protocol import (
     Error,
     ErrorCode,

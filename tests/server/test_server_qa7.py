@@ -11,8 +11,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from test_server_support import Harness, Peer
 
+from tests.support.server import Harness, Peer
 from ubao.protocol import (
     AppCloseCode,
     Cancel,

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from test_server_core import move, started_game
-from test_server_support import Harness, Peer, small_limits
-
+from tests.server.test_core import move, started_game
+from tests.support.server import Harness, Peer, small_limits
 from ubao.protocol import (
     Clocks,
     ClockSpec,

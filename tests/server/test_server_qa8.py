@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_server_core import move, started_game
-from test_server_qa_restore_clock import (
+from websockets.asyncio.client import connect
+
+from tests.server.test_core import move, started_game
+from tests.server.test_restore_clock import (
     GRACE_MS,
     frozen,
     restarted,
     restarted_on_a_bots_turn,
     two_players_mid_game,
 )
-from test_server_support import TIMEOUT, Client, Harness, Peer, fake_engine, small_limits
-from websockets.asyncio.client import connect
-
+from tests.support.server import TIMEOUT, Client, Harness, Peer, fake_engine, small_limits
 from ubao.protocol import (
     Create,
     ListGames,
@@ -51,7 +51,7 @@ from ubao.server.bots import BotSettings
 from ubao.server.room import Bounds, Room
 from ubao.server.store import Store, default_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 

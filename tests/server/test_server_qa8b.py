@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_server_core import move
-from test_server_rematch import offer, refused
-from test_server_support import Harness, Peer, small_limits
 
+from tests.server.test_core import move
+from tests.server.test_rematch import offer, refused
+from tests.support.server import Harness, Peer, small_limits
 from ubao.protocol import (
     AppCloseCode,
     ErrorCode,

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from test_server_e2e import create, http_get, join
-from test_server_qa8b import over_at_once
-from test_server_rematch import answer, offer
-from test_server_restart import closed_by_restart, server_process
-from test_server_support import (
+
+from tests.server.test_rematch import answer, offer
+from tests.server.test_restart import closed_by_restart, server_process
+from tests.server.test_server_qa8b import over_at_once
+from tests.server.test_wire import create, http_get, join
+from tests.support.server import (
     TIMEOUT,
     Client,
     Harness,
@@ -26,7 +27,6 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-
 from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok, RematchOffer, Snapshot, Watch
 from ubao.server.app import STORE_STALLED_MS
 from ubao.server.clock import monotonic_ms

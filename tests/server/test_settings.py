@@ -18,7 +18,7 @@ import pytest
 from ubao.server.__main__ import SETTINGS, Options, parse_args
 from ubao.server.store import Store, default_path
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "server.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "server.md"
 
 
 def leaves(kind: type[Any], prefix: str = "") -> set[str]:

@@ -4,8 +4,7 @@ waiting games that go away: cancelled by their creator, or expired once nobody a
 
 from __future__ import annotations
 
-from test_server_support import SMALL_KALAH, Harness, Peer, small_limits
-
+from tests.support.server import SMALL_KALAH, Harness, Peer, small_limits
 from ubao.protocol import (
     Cancel,
     Create,

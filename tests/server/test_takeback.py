@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from test_server_support import (
+from tests.support.server import (
     SMALL_KALAH,
     Client,
     FailingStore,
@@ -16,7 +16,6 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-
 from ubao.protocol import (
     ClockSpec,
     Create,

@@ -11,7 +11,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from test_server_support import (
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.support.server import (
     SMALL_KALAH,
     TIMEOUT,
     Client,
@@ -20,9 +23,6 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
-
 from ubao.protocol import (
     AppCloseCode,
     ClockSpec,

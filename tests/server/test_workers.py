@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
-from test_redis_support import RedisServer, redis_server  # noqa: F401
-from test_server_bots import Referee, turn
 
+from tests.server.test_bots import Referee, turn
+from tests.support.redis_server import RedisServer
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.tools.worker import STREAM
@@ -66,7 +66,7 @@ class WorkerProcess:
 
 @pytest.fixture
 def start_worker(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     tmp_path: Path,
 ) -> Iterator[Callable[[], WorkerProcess]]:
     started: list[WorkerProcess] = []
@@ -113,7 +113,7 @@ async def jobs_left(url: str) -> int:
 
 
 async def test_a_worker_answers_bot_turns_with_its_search(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     start_worker: Callable[[], WorkerProcess],
 ) -> None:
     worker = start_worker()
@@ -135,7 +135,7 @@ async def test_a_worker_answers_bot_turns_with_its_search(
 
 
 async def test_a_job_whose_worker_is_killed_mid_search_is_taken_over_by_another(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     start_worker: Callable[[], WorkerProcess],
 ) -> None:
     first = start_worker()
@@ -158,7 +158,7 @@ async def test_a_job_whose_worker_is_killed_mid_search_is_taken_over_by_another(
 
 
 async def test_a_stopped_worker_hands_its_job_on_at_once(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     start_worker: Callable[[], WorkerProcess],
 ) -> None:
     first = start_worker()
@@ -182,7 +182,7 @@ async def test_a_stopped_worker_hands_its_job_on_at_once(
 
 
 async def test_a_withdrawn_job_stops_its_search_and_the_worker_goes_on(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     start_worker: Callable[[], WorkerProcess],
 ) -> None:
     worker = start_worker()
@@ -205,7 +205,7 @@ async def test_a_withdrawn_job_stops_its_search_and_the_worker_goes_on(
 
 
 async def test_without_a_worker_the_seat_fails_after_its_attempts(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     workers = pool(redis_server.url, start_timeout_s=0.3)
@@ -219,7 +219,7 @@ async def test_without_a_worker_the_seat_fails_after_its_attempts(
 
 
 async def test_a_late_or_duplicate_answer_is_dropped(
-    redis_server: RedisServer,  # noqa: F811
+    redis_server: RedisServer,
     start_worker: Callable[[], WorkerProcess],
 ) -> None:
     start_worker()

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_server_e2e import create, join
-from test_server_edges import CommitFails, messages, until
-from test_server_support import (
+
+from tests.server.test_edges import CommitFails, messages, until
+from tests.server.test_wire import create, join
+from tests.support.server import (
     SMALL_KALAH,
     TIMEOUT,
     Client,
@@ -28,7 +29,6 @@ from test_server_support import (
     running_server,
     small_limits,
 )
-
 from ubao.protocol import Create, ErrorCode, Move, Moved, Ok, Ping, Resign, SeatSpec, Watch
 from ubao.server import store as store_module
 from ubao.server.core import Limits

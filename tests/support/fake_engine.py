@@ -3,7 +3,7 @@
 It speaks the line protocol of docs/engine-protocol.md and plays the first legal move (using the
 real rules), unless told to misbehave:
 
-    python tests/fake_engine.py [--mode MODE] [--state FILE]
+    python tests/support/fake_engine.py [--mode MODE] [--state FILE]
 
 MODE is `good`, `crash` (exit at `go`), `hang` (never answer `go`, ignore `stop`), `hang-info`
 (print an `info` line with a pv, then hang), `illegal` (answer an impossible move), `refuse`
@@ -23,7 +23,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from ubao.engine.games import make_game
 

@@ -1,6 +1,7 @@
 """A real redis-server for the cluster tests (no tests here): started on a free port in a
 temporary folder, durable as docs/cluster.md asks (append-only file, fsync always), stopped at
-the end. Tests that need it skip where redis-server is not installed (`.ci/run` installs it)."""
+the end (the `redis_server` fixture of tests/server/conftest.py). Tests that need it skip where
+redis-server is not installed (`.ci/run` installs it)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,16 +70,3 @@ class RedisServer:
     def restart(self) -> None:
         self.stop()
         self.start()
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    if REDIS_SERVER is None:
-        pytest.skip("redis-server is not installed")
-    server = RedisServer(tmp_path / "redis")
-    server.folder.mkdir()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()

@@ -13,7 +13,7 @@ import pytest
 
 from ubao.engine.tools.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*argv: str) -> tuple[str, str]:

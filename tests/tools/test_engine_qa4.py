@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_engine_support import BACKENDS, fails
-from test_server_support import FAKE_ENGINE
-from test_stdio import Recorder, bestmove
 
+from tests.support.engine import BACKENDS, fails
+from tests.support.server import FAKE_ENGINE
+from tests.tools.test_stdio import Recorder, bestmove
 from ubao.engine import backend
 from ubao.engine.backend import resolve
 from ubao.engine.games import make_game
@@ -124,7 +124,7 @@ def test_analyse_refuses_a_time_that_is_not_positive(
 MATCH = ["match", "kalah", "--engine1", "depth=1"]
 """A match command, its second engine to come."""
 FAKE = f"{sys.executable} {FAKE_ENGINE} --mode"
-"""tests/fake_engine.py, its misbehaviour to come."""
+"""tests/support/fake_engine.py, its misbehaviour to come."""
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,10 @@ import sys
 import time
 
 import pytest
-from test_engine_support import fails
-from test_server_support import FAKE_ENGINE
-from test_stdio import Recorder
 
+from tests.support.engine import fails
+from tests.support.server import FAKE_ENGINE
+from tests.tools.test_stdio import Recorder
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.tools.cli import main

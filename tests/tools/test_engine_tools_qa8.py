@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_engine_support import fails, needs_native
-from test_server_support import FAKE_ENGINE
 
+from tests.support.engine import fails, needs_native
+from tests.support.server import FAKE_ENGINE
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.tools import match

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_engine_support import fails
-from test_stdio import Recorder, bestmove
 
+from tests.support.engine import fails
+from tests.tools.test_stdio import Recorder, bestmove
 from ubao.engine.tools.cli import main
 from ubao.engine.tools.stdio import Go, time_budget
 

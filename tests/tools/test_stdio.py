@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_server_support import FAILING_ENGINE
 
+from tests.support.server import FAILING_ENGINE
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.games import make_game
 from ubao.engine.search import ENTRY_BYTES, Searcher
@@ -24,7 +24,7 @@ from ubao.engine.tools.stdio import (
     time_budget,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Recorder:

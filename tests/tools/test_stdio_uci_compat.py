@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 import pytest
-from test_engine_support import BACKENDS
-from test_stdio import ROOT, Engine, Recorder, bestmove
 
+from tests.support.engine import BACKENDS
+from tests.tools.test_stdio import ROOT, Engine, Recorder, bestmove
 from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
