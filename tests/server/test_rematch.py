@@ -5,17 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.server import Harness, Peer, small_limits
+import pytest
+
+from tests.server.test_core import move, started_game
+from tests.support.server import (
+    Harness,
+    Peer,
+    small_limits,
+)
 from ubao.protocol import (
+    AppCloseCode,
+    Cancel,
     ClockSpec,
     Error,
     ErrorCode,
     Move,
     Ok,
+    Over,
     Rematch,
     RematchAnswer,
     RematchOffer,
     Resign,
+    Resume,
+    Role,
+    SeatEvent,
     SeatSpec,
     Snapshot,
     Watch,
@@ -144,3 +157,170 @@ def test_a_rematch_counts_against_the_offerers_share_and_changes_nothing_over_it
     human.create()  # a game waiting for a player: the share is full
     refused(offer(human, game_id, token), ErrorCode.QUOTA_EXCEEDED)
     assert len(h.core.rooms) == 2 and h.core.rooms[game_id].rematch_offer is None
+
+
+def test_a_rematch_where_no_finished_game_is_kept_says_the_game_is_over_and_not_kept() -> None:
+    """With `--keep-finished 0` a game is forgotten with its seats as it ends: "resume it
+    first" sent players round in circles (a resume is forgotten again at once)."""
+    h = Harness(small_limits(keep_finished=0))
+    game_id, south, south_token, north, north_token = finished(h)
+    error = south.error(Rematch(id=south.next_id(), game_id=game_id, token=south_token))
+    assert error.code == ErrorCode.NOT_STARTED
+    assert "is over and not kept by this server (it keeps no finished games)" in error.message
+    assert "resume" not in error.message
+    south.ok(Resume(id=south.next_id(), game_id=game_id, token=south_token, since_v=0))
+    again = south.error(Rematch(id=south.next_id(), game_id=game_id, token=south_token))
+    assert (again.code, again.message) == (error.code, error.message)
+    answer = RematchAnswer(id=north.next_id(), game_id=game_id, token=north_token, accept=True)
+    assert north.error(answer).code == ErrorCode.NOT_STARTED
+    # A token of no seat is still told so first, as in any game.
+    wrong = south.error(Rematch(id=south.next_id(), game_id=game_id, token="x" * 32))
+    assert wrong.code == ErrorCode.NOT_YOUR_SEAT
+
+
+def test_a_rematch_over_the_offerers_share_names_the_offerer_to_the_one_who_accepts() -> None:
+    """The new game counts against the offerer's share: refused when North accepts, the
+    message once said "this connection already has …" of North, who had no game to finish."""
+    h = Harness(small_limits(per_connection=Share(games=1, waiting=1, bot_seats=4)))
+    game_id, south, south_token, north, north_token = finished(h)
+    south.create()  # a game waiting for a player: South's share is full
+    assert offer(south, game_id, south_token)[0].type == "ok"
+    got = answer(north, game_id, north_token, accept=True)
+    assert len(got) == 1 and got[0].code == ErrorCode.QUOTA_EXCEEDED, got
+    assert got[0].message.startswith("the rematch offerer's connection already has 1 games")
+
+
+@pytest.mark.parametrize("end", ["cancel", "resign"])
+def test_a_game_that_ended_before_it_started_has_no_rematch(end: str) -> None:
+    h = Harness()
+    creator = h.player("ada")
+    game_id = creator.create()
+    _, token, _ = creator.join(game_id, 0)
+    if end == "cancel":
+        creator.ok(Cancel(id=creator.next_id(), game_id=game_id))
+    else:
+        creator.ok(Resign(id=creator.next_id(), game_id=game_id, token=token))
+    for command in (
+        Rematch(id=50, game_id=game_id, token=token),
+        RematchAnswer(id=51, game_id=game_id, token=token, accept=True),
+    ):
+        got = creator.send(command)
+        assert len(got) == 1 and isinstance(got[0], Error), got
+        assert got[0].code == ErrorCode.NOT_STARTED and "never started" in got[0].message
+    room = h.core.rooms[game_id]
+    assert room.rematch_offer is None and room.rematch_id is None
+    assert not any(isinstance(m, RematchOffer) for m in creator.inbox)
+    assert list(h.core.rooms) == [game_id]
+
+
+GRACE_MS = 30_000
+
+
+def aborted_by_bob_leaving(h: Harness) -> tuple[str, Peer, str, str]:
+    """alice (South) plays her first move, bob leaves (Ctrl-Q) before his and does not come
+    back: the game is aborted. Returns (game_id, alice, alice's token, bob's token)."""
+    game_id, alice, a_token, bob, b_token = started_game(h)
+    move(alice, game_id, a_token, 0, "1")
+    h.disconnect(bob)
+    h.advance(GRACE_MS)
+    over = alice.inbox[-1]
+    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (None, "aborted")
+    return game_id, alice, a_token, b_token
+
+
+def test_no_offer_is_shown_once_it_was_declined_or_withdrawn() -> None:
+    h = Harness(small_limits(grace_ms=GRACE_MS))
+    game_id, alice, a_token, b_token = aborted_by_bob_leaving(h)
+    offer(alice, game_id, a_token)
+    h.disconnect(alice)  # the offer lapses with its player
+    bob = h.player("bob")
+    got = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))
+    assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
+
+
+ONE_SEED = {"pits": 1, "seeds": 1}
+"""Kalah with one pit of one seed: South's first move ends the game."""
+
+
+def over_at_once(h: Harness, north_role: Role = "human") -> tuple[str, Peer, str, Peer, str]:
+    """alice (South) creates Kalah 1x1, bob (North) joins, alice plays 1: the game is over.
+    Returns (game_id, alice, her token, bob, his token)."""
+    alice, bob = h.player("alice"), h.player("bob", north_role)
+    game_id = alice.create(options=ONE_SEED)
+    _, a_token, _ = alice.join(game_id, 0)
+    _, b_token, _ = bob.join(game_id, 1)
+    move(alice, game_id, a_token, 0, "1")
+    assert isinstance(bob.inbox[-1], Over)
+    return game_id, alice, a_token, bob, b_token
+
+
+def test_a_rematch_offered_to_a_player_who_left_is_refused_until_they_are_back() -> None:
+    h = Harness()
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    h.disconnect(alice)
+    got = offer(bob, game_id, b_token)
+    refused(got, ErrorCode.NOT_STARTED)
+    assert "alice has left" in got[0].message
+    assert h.core.rooms[game_id].rematch_offer is None
+
+    back = h.player("alice")
+    back.ok(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
+    assert bob.inbox[-1] == SeatEvent(
+        game_id, h.core.rooms[game_id].v, 0, "alice", True, status="over"
+    )
+    got = offer(bob, game_id, b_token)
+    assert got[1:] == [RematchOffer(game_id, 1, "offered")] and back.inbox[-1] == got[1]
+
+
+def test_a_standing_offer_lapses_when_the_player_it_waits_for_leaves() -> None:
+    h = Harness()
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    fan = h.player("fan", "spectator")
+    fan.ok(Watch(id=1, game_id=game_id))
+    offer(bob, game_id, b_token)
+    h.disconnect(alice)
+    declined = RematchOffer(game_id, 1, "declined")
+    assert [m.type for m in bob.inbox[-2:]] == ["seat", "rematch_offer"]
+    assert bob.inbox[-1] == fan.inbox[-1] == declined
+    assert h.core.rooms[game_id].rematch_offer is None
+
+    back = h.player("alice")
+    got = back.send(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
+    assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
+    assert offer(bob, game_id, b_token)[1] == RematchOffer(game_id, 1, "offered")
+
+
+def test_an_offer_stands_for_a_player_who_takes_their_seat_over_from_a_new_connection() -> None:
+    """A client that reconnects before the server saw its old connection go resumes from the
+    new one: the player never left, so the offer still waits, and is sent again after the
+    snapshot or the replayed events, to them and to a spectator who comes."""
+    h = Harness()
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    offer(bob, game_id, b_token)
+    offered = RematchOffer(game_id, 1, "offered")
+    again = h.player("alice")
+    got = again.send(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
+    assert isinstance(got[1], Snapshot) and got[1].rematch == 1 and got[2:] == [offered]
+    assert alice.closed is not None and alice.closed[0] == AppCloseCode.SEAT_TAKEN_OVER
+    h.disconnect(alice)  # the old connection's close changes nothing
+    assert bob.inbox[-1] == offered and h.core.rooms[game_id].rematch_offer == 1
+
+    seen = h.core.rooms[game_id].v - 1  # missed the `over`: a replay, no snapshot
+    third = h.player("alice")
+    got = third.send(Resume(id=1, game_id=game_id, token=a_token, since_v=seen))
+    assert [m.type for m in got] == ["ok", "over", "rematch_offer"] and got[-1] == offered
+    fan = h.player("fan", "spectator")
+    got = fan.send(Watch(id=1, game_id=game_id))
+    assert isinstance(got[1], Snapshot) and got[1].rematch == 1 and got[2:] == [offered]
+
+
+def test_a_standing_rematch_offer_survives_other_games_finishing() -> None:
+    h = Harness(small_limits(keep_finished=1))
+    game_id, alice, a_token, bob, b_token = over_at_once(h)
+    assert offer(alice, game_id, a_token)[1] == RematchOffer(game_id, 0, "offered")
+    over_at_once(h)  # cy and dee's game: the one kept beyond it would push ada's out
+    assert game_id in h.core.rooms
+    got = answer(bob, game_id, b_token, True)
+    assert isinstance(got[0], Ok), got
+    assert isinstance(got[1], RematchOffer) and got[1].state == "accepted"
+    assert got[1].new_game_id is not None

@@ -14,7 +14,6 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from tests.server.test_rematch import answer, finished, offer
 from tests.server.test_wire import create, join
 from tests.server.test_writer import committed, quiet
 from tests.support.server import Client, Harness, running_server, small_limits
@@ -25,32 +24,10 @@ from ubao.protocol import (
     ListGames,
     Move,
     Moved,
-    Rematch,
-    RematchAnswer,
-    Resume,
 )
 from ubao.server.core import Share
 
 # -- 1. a rematch of a game the server no longer keeps ------------------------------------------
-
-
-def test_a_rematch_where_no_finished_game_is_kept_says_the_game_is_over_and_not_kept() -> None:
-    """With `--keep-finished 0` a game is forgotten with its seats as it ends: "resume it
-    first" sent players round in circles (a resume is forgotten again at once)."""
-    h = Harness(small_limits(keep_finished=0))
-    game_id, south, south_token, north, north_token = finished(h)
-    error = south.error(Rematch(id=south.next_id(), game_id=game_id, token=south_token))
-    assert error.code == ErrorCode.NOT_STARTED
-    assert "is over and not kept by this server (it keeps no finished games)" in error.message
-    assert "resume" not in error.message
-    south.ok(Resume(id=south.next_id(), game_id=game_id, token=south_token, since_v=0))
-    again = south.error(Rematch(id=south.next_id(), game_id=game_id, token=south_token))
-    assert (again.code, again.message) == (error.code, error.message)
-    answer = RematchAnswer(id=north.next_id(), game_id=game_id, token=north_token, accept=True)
-    assert north.error(answer).code == ErrorCode.NOT_STARTED
-    # A token of no seat is still told so first, as in any game.
-    wrong = south.error(Rematch(id=south.next_id(), game_id=game_id, token="x" * 32))
-    assert wrong.code == ErrorCode.NOT_YOUR_SEAT
 
 
 # -- 2. the lobby's cursor ---------------------------------------------------------------------
@@ -170,15 +147,3 @@ async def test_a_change_the_database_refuses_for_good_holds_up_neither_its_game_
     refusals = [r.getMessage() for r in caplog.records if "refuses" in r.getMessage()]
     assert len(refusals) == 1 and f"game {game_id}" in refusals[0], refusals
     assert not [r for r in caplog.records if "trying again" in r.getMessage()]
-
-
-def test_a_rematch_over_the_offerers_share_names_the_offerer_to_the_one_who_accepts() -> None:
-    """The new game counts against the offerer's share: refused when North accepts, the
-    message once said "this connection already has …" of North, who had no game to finish."""
-    h = Harness(small_limits(per_connection=Share(games=1, waiting=1, bot_seats=4)))
-    game_id, south, south_token, north, north_token = finished(h)
-    south.create()  # a game waiting for a player: South's share is full
-    assert offer(south, game_id, south_token)[0].type == "ok"
-    got = answer(north, game_id, north_token, accept=True)
-    assert len(got) == 1 and got[0].code == ErrorCode.QUOTA_EXCEEDED, got
-    assert got[0].message.startswith("the rematch offerer's connection already has 1 games")

@@ -15,7 +15,6 @@ import pytest
 from tests.support.server import Harness, Peer
 from ubao.protocol import (
     AppCloseCode,
-    Cancel,
     Create,
     Error,
     ErrorCode,
@@ -28,7 +27,6 @@ from ubao.protocol import (
     ProtocolError,
     Rematch,
     RematchAnswer,
-    RematchOffer,
     Resign,
     Resume,
     SeatEvent,
@@ -192,29 +190,6 @@ def test_join_resume_and_rematch_send_ok_then_the_game_before_any_lobby_event() 
 
 
 # -- 5. no rematch of a game that never started ------------------------------------------------
-
-
-@pytest.mark.parametrize("end", ["cancel", "resign"])
-def test_a_game_that_ended_before_it_started_has_no_rematch(end: str) -> None:
-    h = Harness()
-    creator = h.player("ada")
-    game_id = creator.create()
-    _, token, _ = creator.join(game_id, 0)
-    if end == "cancel":
-        creator.ok(Cancel(id=creator.next_id(), game_id=game_id))
-    else:
-        creator.ok(Resign(id=creator.next_id(), game_id=game_id, token=token))
-    for command in (
-        Rematch(id=50, game_id=game_id, token=token),
-        RematchAnswer(id=51, game_id=game_id, token=token, accept=True),
-    ):
-        got = creator.send(command)
-        assert len(got) == 1 and isinstance(got[0], Error), got
-        assert got[0].code == ErrorCode.NOT_STARTED and "never started" in got[0].message
-    room = h.core.rooms[game_id]
-    assert room.rematch_offer is None and room.rematch_id is None
-    assert not any(isinstance(m, RematchOffer) for m in creator.inbox)
-    assert list(h.core.rooms) == [game_id]
 
 
 # -- 6. names, and the keys of fields a message does not define --------------------------------

@@ -8,17 +8,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tests.server.test_core import move, started_game
-from tests.support.server import Harness, Peer, small_limits
+from tests.support.server import Harness, small_limits
 from ubao.protocol import (
     Clocks,
     ClockSpec,
     ListGames,
     Moved,
     Over,
-    Rematch,
     Resume,
     SeatSpec,
-    ServerMessage,
     Snapshot,
 )
 
@@ -28,33 +26,7 @@ CLOCK = ClockSpec(initial_ms=15_000, increment_ms=2_000)
 CLOCK_AT_START = Clocks(remaining_ms=(15_000, 15_000), running=None, increment_ms=2_000)
 
 
-def aborted_by_bob_leaving(h: Harness) -> tuple[str, Peer, str, str]:
-    """alice (South) plays her first move, bob leaves (Ctrl-Q) before his and does not come
-    back: the game is aborted. Returns (game_id, alice, alice's token, bob's token)."""
-    game_id, alice, a_token, bob, b_token = started_game(h)
-    move(alice, game_id, a_token, 0, "1")
-    h.disconnect(bob)
-    h.advance(GRACE_MS)
-    over = alice.inbox[-1]
-    assert isinstance(over, Over) and (over.result.winner, over.result.reason) == (None, "aborted")
-    return game_id, alice, a_token, b_token
-
-
-def offer(peer: Peer, game_id: str, token: str) -> list[ServerMessage]:
-    return peer.send(Rematch(id=peer.next_id(), game_id=game_id, token=token))
-
-
 # -- 1. a rematch offer lapses with its player ----------------------------------------------
-
-
-def test_no_offer_is_shown_once_it_was_declined_or_withdrawn() -> None:
-    h = Harness(small_limits(grace_ms=GRACE_MS))
-    game_id, alice, a_token, b_token = aborted_by_bob_leaving(h)
-    offer(alice, game_id, a_token)
-    h.disconnect(alice)  # the offer lapses with its player
-    bob = h.player("bob")
-    got = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))
-    assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
 
 
 # -- 2. each player's first move is untimed -----------------------------------------------------

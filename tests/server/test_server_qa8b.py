@@ -9,16 +9,13 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_core import move
-from tests.server.test_rematch import offer, refused
+from tests.server.test_rematch import over_at_once, refused
 from tests.support.server import Harness, Peer, small_limits
 from ubao.protocol import (
-    AppCloseCode,
     ErrorCode,
     GameSummary,
     ListGames,
     Over,
-    RematchOffer,
     Resume,
     Role,
     SeatEvent,
@@ -28,21 +25,6 @@ from ubao.protocol import (
 )
 from ubao.server.core import Core, Limits
 from ubao.server.store import Store
-
-ONE_SEED = {"pits": 1, "seeds": 1}
-"""Kalah with one pit of one seed: South's first move ends the game."""
-
-
-def over_at_once(h: Harness, north_role: Role = "human") -> tuple[str, Peer, str, Peer, str]:
-    """alice (South) creates Kalah 1x1, bob (North) joins, alice plays 1: the game is over.
-    Returns (game_id, alice, her token, bob, his token)."""
-    alice, bob = h.player("alice"), h.player("bob", north_role)
-    game_id = alice.create(options=ONE_SEED)
-    _, a_token, _ = alice.join(game_id, 0)
-    _, b_token, _ = bob.join(game_id, 1)
-    move(alice, game_id, a_token, 0, "1")
-    assert isinstance(bob.inbox[-1], Over)
-    return game_id, alice, a_token, bob, b_token
 
 
 def stored_events(h: Harness, game_id: str) -> int:
@@ -101,66 +83,6 @@ def test_leaving_a_finished_game_does_not_date_it_as_just_finished() -> None:
     h.disconnect(bob)
     row = h.store.db.execute("SELECT updated_at FROM games WHERE game_id = ?", (game_id,))
     assert row.fetchone()[0] == ended  # a restart still lists it by the time it ended
-
-
-def test_a_rematch_offered_to_a_player_who_left_is_refused_until_they_are_back() -> None:
-    h = Harness()
-    game_id, alice, a_token, bob, b_token = over_at_once(h)
-    h.disconnect(alice)
-    got = offer(bob, game_id, b_token)
-    refused(got, ErrorCode.NOT_STARTED)
-    assert "alice has left" in got[0].message
-    assert h.core.rooms[game_id].rematch_offer is None
-
-    back = h.player("alice")
-    back.ok(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
-    assert bob.inbox[-1] == SeatEvent(
-        game_id, h.core.rooms[game_id].v, 0, "alice", True, status="over"
-    )
-    got = offer(bob, game_id, b_token)
-    assert got[1:] == [RematchOffer(game_id, 1, "offered")] and back.inbox[-1] == got[1]
-
-
-def test_a_standing_offer_lapses_when_the_player_it_waits_for_leaves() -> None:
-    h = Harness()
-    game_id, alice, a_token, bob, b_token = over_at_once(h)
-    fan = h.player("fan", "spectator")
-    fan.ok(Watch(id=1, game_id=game_id))
-    offer(bob, game_id, b_token)
-    h.disconnect(alice)
-    declined = RematchOffer(game_id, 1, "declined")
-    assert [m.type for m in bob.inbox[-2:]] == ["seat", "rematch_offer"]
-    assert bob.inbox[-1] == fan.inbox[-1] == declined
-    assert h.core.rooms[game_id].rematch_offer is None
-
-    back = h.player("alice")
-    got = back.send(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
-    assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
-    assert offer(bob, game_id, b_token)[1] == RematchOffer(game_id, 1, "offered")
-
-
-def test_an_offer_stands_for_a_player_who_takes_their_seat_over_from_a_new_connection() -> None:
-    """A client that reconnects before the server saw its old connection go resumes from the
-    new one: the player never left, so the offer still waits, and is sent again after the
-    snapshot or the replayed events, to them and to a spectator who comes."""
-    h = Harness()
-    game_id, alice, a_token, bob, b_token = over_at_once(h)
-    offer(bob, game_id, b_token)
-    offered = RematchOffer(game_id, 1, "offered")
-    again = h.player("alice")
-    got = again.send(Resume(id=1, game_id=game_id, token=a_token, since_v=0))
-    assert isinstance(got[1], Snapshot) and got[1].rematch == 1 and got[2:] == [offered]
-    assert alice.closed is not None and alice.closed[0] == AppCloseCode.SEAT_TAKEN_OVER
-    h.disconnect(alice)  # the old connection's close changes nothing
-    assert bob.inbox[-1] == offered and h.core.rooms[game_id].rematch_offer == 1
-
-    seen = h.core.rooms[game_id].v - 1  # missed the `over`: a replay, no snapshot
-    third = h.player("alice")
-    got = third.send(Resume(id=1, game_id=game_id, token=a_token, since_v=seen))
-    assert [m.type for m in got] == ["ok", "over", "rematch_offer"] and got[-1] == offered
-    fan = h.player("fan", "spectator")
-    got = fan.send(Watch(id=1, game_id=game_id))
-    assert isinstance(got[1], Snapshot) and got[1].rematch == 1 and got[2:] == [offered]
 
 
 # -- 2. a bot client's mark survives a restart -------------------------------------------------

@@ -14,9 +14,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from tests.server.test_rematch import answer, offer
+from tests.server.test_rematch import offer, over_at_once
 from tests.server.test_restart import closed_by_restart, server_process
-from tests.server.test_server_qa8b import over_at_once
 from tests.server.test_wire import create, http_get, join
 from tests.support.server import (
     TIMEOUT,
@@ -27,7 +26,7 @@ from tests.support.server import (
     running_server,
     small_limits,
 )
-from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok, RematchOffer, Snapshot, Watch
+from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok, Snapshot, Watch
 from ubao.server.app import STORE_STALLED_MS
 from ubao.server.clock import monotonic_ms
 from ubao.server.store import DatabaseInUse, Store
@@ -58,18 +57,6 @@ def test_a_second_hello_of_another_version_is_a_bad_message_and_keeps_the_connec
     got = peer.send_raw(msgpack.packb({"type": "hello", "id": 7, "proto": 2}))
     assert isinstance(got[0], Error) and got[0].code == ErrorCode.BAD_MESSAGE and got[0].id == 7
     assert peer.closed is None
-
-
-def test_a_standing_rematch_offer_survives_other_games_finishing() -> None:
-    h = Harness(small_limits(keep_finished=1))
-    game_id, alice, a_token, bob, b_token = over_at_once(h)
-    assert offer(alice, game_id, a_token)[1] == RematchOffer(game_id, 0, "offered")
-    over_at_once(h)  # cy and dee's game: the one kept beyond it would push ada's out
-    assert game_id in h.core.rooms
-    got = answer(bob, game_id, b_token, True)
-    assert isinstance(got[0], Ok), got
-    assert isinstance(got[1], RematchOffer) and got[1].state == "accepted"
-    assert got[1].new_game_id is not None
 
 
 def test_a_player_of_a_forgotten_finished_game_is_told_to_resume_it() -> None:
