@@ -13,7 +13,7 @@ from prompt_toolkit.input import create_pipe_input
 
 from tests.client.test_client_qa7 import finished
 from tests.client.test_layout import SizedOutput, draw
-from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
+from tests.support.client import game_server, kalah_create, screen, until, url_of
 from ubao.client.app import GameApp
 from ubao.client.state import GameState
 from ubao.protocol import BotInfo, Moved, SeatInfo, Snapshot
@@ -81,21 +81,6 @@ async def test_a_bot_games_move_list_reaches_down_to_the_game_over_box() -> None
     top = next(row for row, line in enumerate(lines) if "Game over" in line)
     assert lines[top - 1].endswith("30. W f4"), "\n".join(lines)
     assert "Engine" not in "\n".join(lines)  # under the box: it goes, and the list reaches down
-
-
-async def test_a_takeback_asked_on_the_askers_turn_says_it_takes_the_reply_too(
-    tmp_path: Path,
-) -> None:
-    async with two_players(tmp_path) as (alice, bob):
-        alice.type("1\r")
-        await until(lambda: bob.live.state.legal, "bob's turn")
-        bob.type(f"{bob.live.state.legal[0]}\r")
-        await until(lambda: alice.live.state.legal, "alice's turn again")
-        alice.type("\x14")  # Ctrl-T on her own turn: bob's reply goes too
-        await until(lambda: bob.live.app.answering_takeback, "bob is asked")
-        assert bob.live.app._question() == (
-            "South asks to take back their move and your reply: y = accept, n = decline"
-        )
 
 
 async def test_the_move_list_gets_the_rows_the_report_does_not_fill() -> None:

@@ -35,14 +35,12 @@ from ubao.engine.games import GAMES, make_game
 from ubao.protocol import (
     Clocks,
     ClockSpec,
-    Moved,
     Over,
     Result,
     SeatEvent,
     SeatInfo,
     SeatSpec,
     Snapshot,
-    TakebackRequest,
 )
 from ubao.server.app import GameServer, ServerConfig
 
@@ -123,23 +121,6 @@ async def test_a_rematch_offer_that_lapsed_with_a_restart_is_not_shown_after_it(
 
 
 # -- 6. a takeback request declined by a move ----------------------------------------------------
-
-
-def test_a_takeback_request_declined_by_a_move_is_said_with_the_move() -> None:
-    """Alice (South) asks on Bob's turn; Bob moves instead: Alice and a spectator read both."""
-    events = finished("kalah", 2)
-    snapshot, first, second = events[0], events[1], events[2]
-    assert isinstance(first, Moved) and isinstance(second, Moved) and second.seat == 1
-    for seat in (0, None):
-        app = sized(80, 24, seat=seat)
-        app.on_event(snapshot)
-        app.on_event(first)
-        asked = TakebackRequest(game_id="AbCd1234", v=3, seat=0, state="asked", ply=1)
-        declined = dataclasses.replace(asked, v=4, state="declined")
-        app.on_event(asked)
-        app.on_event(declined)
-        app.on_event(dataclasses.replace(second, v=5))
-        assert app.message[1] == f"North played {second.move} (takeback declined)", seat
 
 
 # -- 8. the input line at the end of the game ----------------------------------------------------

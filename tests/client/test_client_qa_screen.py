@@ -15,7 +15,8 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from tests.client.test_layout import SIZES, SizedOutput, draw, played
-from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
+from tests.client.test_takeback import status_lines
+from tests.support.client import game_server, kalah_create, screen, until, url_of
 from ubao.client.__main__ import report_end
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.entry import Reject, resolve
@@ -70,10 +71,6 @@ async def shown(request: pytest.FixtureRequest) -> AsyncIterator[Shown]:
         yield Shown(app, keys, columns, rows)
         app.quit()
         await asyncio.wait_for(task, 30)
-
-
-def status_lines(app: GameApp) -> list[str]:
-    return fragment_list_to_text(app._status_text()).splitlines()
 
 
 # -- games called off --------------------------------------------------------------------------
@@ -149,38 +146,6 @@ async def test_a_player_back_after_a_restart_hears_of_the_other_not_of_himself(
 
 
 # -- y and n, whatever is typed ----------------------------------------------------------------
-
-
-async def test_y_answers_a_takeback_request_whatever_is_typed_and_it_is_asked_once(
-    tmp_path: Path,
-) -> None:
-    """Bob has typed `3` when Alice asks to take her move back: the question is on his screen
-    once, `y` grants it and his `3` stays typed; `n` that goes on with `resign` is typed."""
-    async with two_players(tmp_path) as (alice, bob):
-        app = bob.live.app
-        alice.type("1\r")
-        await until(lambda: bob.live.state.legal, "bob's turn")
-        bob.type("3")
-        await until(lambda: app.buffer.text == "3", "bob's 3")
-        alice.type("\x14")  # Ctrl-T
-        await until(lambda: app.answering_takeback, "bob is asked")
-        status = "\n".join(status_lines(app))
-        assert status.count("take") == 1, status  # the question, not a message too
-        assert "y = accept" in status
-        bob.type("y")
-        await until(lambda: alice.live.state.history == [], "the takeback")
-        assert app.buffer.text == "3"
-
-        bob.type("\x7f")  # Backspace: the line empty again
-        alice.type("1\r")
-        await until(lambda: bob.live.state.legal, "bob's turn again")
-        alice.type("\x14")
-        await until(lambda: app.answering_takeback, "bob is asked again")
-        bob.type("resig")
-        await until(lambda: app.buffer.text == "resig", "bob's typing")
-        bob.type("n")
-        await until(lambda: app.buffer.text == "resign", "n goes on with the word")
-        assert app.answering_takeback
 
 
 # -- what a spectator sees while a move is animated --------------------------------------------

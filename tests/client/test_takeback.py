@@ -3,12 +3,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
 
-from tests.support.client import game_server, kalah_create, screen, until, url_of
-from ubao.protocol import SeatSpec
+from tests.client.test_client_qa7 import finished, sized
+from tests.support.client import (
+    game_server,
+    kalah_create,
+    screen,
+    two_players,
+    until,
+    url_of,
+)
+from ubao.client.app import GameApp
+from ubao.protocol import (
+    Moved,
+    SeatSpec,
+    TakebackRequest,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -64,3 +79,72 @@ async def test_a_server_bot_grants_a_takeback_at_once(tmp_path: Path) -> None:
             await until(lambda: "taken back" in alice.live.app.message[1], "the message")
             assert alice.live.app.message[1].startswith("takeback: your last move and the ")
             assert state.info == {}
+
+
+async def test_a_takeback_asked_on_the_askers_turn_says_it_takes_the_reply_too(
+    tmp_path: Path,
+) -> None:
+    async with two_players(tmp_path) as (alice, bob):
+        alice.type("1\r")
+        await until(lambda: bob.live.state.legal, "bob's turn")
+        bob.type(f"{bob.live.state.legal[0]}\r")
+        await until(lambda: alice.live.state.legal, "alice's turn again")
+        alice.type("\x14")  # Ctrl-T on her own turn: bob's reply goes too
+        await until(lambda: bob.live.app.answering_takeback, "bob is asked")
+        assert bob.live.app._question() == (
+            "South asks to take back their move and your reply: y = accept, n = decline"
+        )
+
+
+@pytest.mark.timeout(300)
+def test_a_takeback_request_declined_by_a_move_is_said_with_the_move() -> None:
+    """Alice (South) asks on Bob's turn; Bob moves instead: Alice and a spectator read both."""
+    events = finished("kalah", 2)
+    snapshot, first, second = events[0], events[1], events[2]
+    assert isinstance(first, Moved) and isinstance(second, Moved) and second.seat == 1
+    for seat in (0, None):
+        app = sized(80, 24, seat=seat)
+        app.on_event(snapshot)
+        app.on_event(first)
+        asked = TakebackRequest(game_id="AbCd1234", v=3, seat=0, state="asked", ply=1)
+        declined = dataclasses.replace(asked, v=4, state="declined")
+        app.on_event(asked)
+        app.on_event(declined)
+        app.on_event(dataclasses.replace(second, v=5))
+        assert app.message[1] == f"North played {second.move} (takeback declined)", seat
+
+
+def status_lines(app: GameApp) -> list[str]:
+    return fragment_list_to_text(app._status_text()).splitlines()
+
+
+async def test_y_answers_a_takeback_request_whatever_is_typed_and_it_is_asked_once(
+    tmp_path: Path,
+) -> None:
+    """Bob has typed `3` when Alice asks to take her move back: the question is on his screen
+    once, `y` grants it and his `3` stays typed; `n` that goes on with `resign` is typed."""
+    async with two_players(tmp_path) as (alice, bob):
+        app = bob.live.app
+        alice.type("1\r")
+        await until(lambda: bob.live.state.legal, "bob's turn")
+        bob.type("3")
+        await until(lambda: app.buffer.text == "3", "bob's 3")
+        alice.type("\x14")  # Ctrl-T
+        await until(lambda: app.answering_takeback, "bob is asked")
+        status = "\n".join(status_lines(app))
+        assert status.count("take") == 1, status  # the question, not a message too
+        assert "y = accept" in status
+        bob.type("y")
+        await until(lambda: alice.live.state.history == [], "the takeback")
+        assert app.buffer.text == "3"
+
+        bob.type("\x7f")  # Backspace: the line empty again
+        alice.type("1\r")
+        await until(lambda: bob.live.state.legal, "bob's turn again")
+        alice.type("\x14")
+        await until(lambda: app.answering_takeback, "bob is asked again")
+        bob.type("resig")
+        await until(lambda: app.buffer.text == "resig", "bob's typing")
+        bob.type("n")
+        await until(lambda: app.buffer.text == "resign", "n goes on with the word")
+        assert app.answering_takeback

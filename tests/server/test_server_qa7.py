@@ -6,12 +6,12 @@ are checked; a move that answers a takeback request with a move declines it alou
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import msgpack
 import pytest
 
+from tests.server.test_takeback import kinds, started
 from tests.support.server import Harness, Peer
 from ubao.protocol import (
     AppCloseCode,
@@ -21,8 +21,6 @@ from ubao.protocol import (
     Hello,
     ListGames,
     Lobby,
-    Move,
-    Moved,
     Ok,
     ProtocolError,
     Rematch,
@@ -32,21 +30,10 @@ from ubao.protocol import (
     SeatEvent,
     SeatSpec,
     Snapshot,
-    Takeback,
-    TakebackRequest,
     Watch,
     decode_command,
 )
 from ubao.protocol.errors import MAX_ERROR_MESSAGE, MAX_QUOTE
-
-
-def started(h: Harness) -> tuple[str, Peer, str, Peer, str]:
-    """A small Kalah game of two people: (game_id, south, token, north, token), at v 2."""
-    south, north = h.player("south"), h.player("north")
-    game_id = south.create()
-    _, south_token, _ = south.join(game_id, 0)
-    _, north_token, _ = north.join(game_id, 1)
-    return game_id, south, south_token, north, north_token
 
 
 def subscribed(h: Harness, name: str) -> Peer:
@@ -54,16 +41,6 @@ def subscribed(h: Harness, name: str) -> Peer:
     peer = h.player(name)
     peer.ok(ListGames(id=peer.next_id(), subscribe=True))
     return peer
-
-
-def kinds(messages: list[Any]) -> list[str]:
-    return [message.type for message in messages]
-
-
-def play(peer: Peer, game_id: str, token: str, ply: int, text: str) -> list[Any]:
-    got = peer.send(Move(id=peer.next_id(), game_id=game_id, token=token, ply=ply, move=text))
-    assert isinstance(got[0], Ok), got
-    return got
 
 
 # -- 1. a takeover that changes what the seat shows is a seat event ----------------------------
@@ -231,27 +208,3 @@ def test_the_key_of_a_field_no_message_defines_must_be_printable(frame: dict[str
 
 
 # -- 7. moving instead of answering a takeback request declines it ------------------------------
-
-
-def test_moving_instead_of_answering_declines_a_takeback_aloud_but_not_the_askers_move() -> None:
-    h = Harness()
-    game_id, south, s_token, north, n_token = started(h)
-    room = h.core.rooms[game_id]
-    play(south, game_id, s_token, 0, "1")
-    south.send(Takeback(id=south.next_id(), game_id=game_id, token=s_token, ply=1))
-    got = play(north, game_id, n_token, 1, room.legal()[0])
-    declined, moved = got[1:]
-    assert isinstance(declined, TakebackRequest) and isinstance(moved, Moved)
-    assert (declined.seat, declined.state, declined.ply) == (0, "declined", 1)
-    assert moved.v == declined.v + 1 and south.inbox[-2] == declined
-    assert south.inbox[-1] == dataclasses.replace(moved, legal=room.legal())
-    assert room.pending_takeback() is None
-    rows = h.store.db.execute("SELECT v, type FROM events WHERE game_id = ?", (game_id,))
-    assert [tuple(r) for r in rows][-2:] == [(declined.v, "takeback_request"), (moved.v, "moved")]
-
-    # The asker moving on its own turn withdraws its request: no event but the move.
-    assert room.to_move == 0
-    south.send(Takeback(id=south.next_id(), game_id=game_id, token=s_token, ply=2))
-    assert room.pending_takeback() == 0
-    got = play(south, game_id, s_token, 2, room.legal()[0])
-    assert kinds(got) == ["ok", "moved"] and room.pending_takeback() is None

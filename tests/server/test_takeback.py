@@ -45,9 +45,10 @@ def started(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
     return game_id, south, south_token, north, north_token
 
 
-def play(peer: Peer, game_id: str, token: str, ply: int, text: str) -> None:
+def play(peer: Peer, game_id: str, token: str, ply: int, text: str) -> list[Any]:
     got = peer.send(Move(id=peer.next_id(), game_id=game_id, token=token, ply=ply, move=text))
     assert isinstance(got[0], Ok), got
+    return got
 
 
 def ask(peer: Peer, game_id: str, token: str, ply: int) -> list[Any]:
@@ -314,3 +315,31 @@ async def test_a_takeback_over_the_wire_is_followed_by_watchers_and_survives_a_r
         snapshot = await north.event_of(Snapshot)
         assert (snapshot.history, snapshot.to_move, snapshot.legal) == (("1",), 1, ("1", "2", "3"))
         await north.ok(Move(id=0, game_id=game_id, token=n_token, ply=1, move="2"))
+
+
+def kinds(messages: list[Any]) -> list[str]:
+    return [message.type for message in messages]
+
+
+def test_moving_instead_of_answering_declines_a_takeback_aloud_but_not_the_askers_move() -> None:
+    h = Harness()
+    game_id, south, s_token, north, n_token = started(h)
+    room = h.core.rooms[game_id]
+    play(south, game_id, s_token, 0, "1")
+    south.send(Takeback(id=south.next_id(), game_id=game_id, token=s_token, ply=1))
+    got = play(north, game_id, n_token, 1, room.legal()[0])
+    declined, moved = got[1:]
+    assert isinstance(declined, TakebackRequest) and isinstance(moved, Moved)
+    assert (declined.seat, declined.state, declined.ply) == (0, "declined", 1)
+    assert moved.v == declined.v + 1 and south.inbox[-2] == declined
+    assert south.inbox[-1] == dataclasses.replace(moved, legal=room.legal())
+    assert room.pending_takeback() is None
+    rows = h.store.db.execute("SELECT v, type FROM events WHERE game_id = ?", (game_id,))
+    assert [tuple(r) for r in rows][-2:] == [(declined.v, "takeback_request"), (moved.v, "moved")]
+
+    # The asker moving on its own turn withdraws its request: no event but the move.
+    assert room.to_move == 0
+    south.send(Takeback(id=south.next_id(), game_id=game_id, token=s_token, ply=2))
+    assert room.pending_takeback() == 0
+    got = play(south, game_id, s_token, 2, room.legal()[0])
+    assert kinds(got) == ["ok", "moved"] and room.pending_takeback() is None
