@@ -18,10 +18,10 @@ from prompt_toolkit.input import create_pipe_input
 
 from tests.client.test_app import Recorder
 from tests.client.test_cli import unused_url
-from tests.client.test_client_qa7 import finished, sized
+from tests.client.test_client_qa7 import sized
 from tests.client.test_layout import SizedOutput, draw, played, whole
 from tests.client.test_polish import Shown, player
-from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
+from tests.support.client import game_server, kalah_create, screen, until, url_of
 from ubao.client.__main__ import build_parser, main, report_end
 from ubao.client.app import GameApp
 from ubao.client.connection import request_once
@@ -42,7 +42,6 @@ from ubao.protocol import (
     SeatSpec,
     Snapshot,
 )
-from ubao.server.app import GameServer, ServerConfig
 
 __all__ = ["player"]  # the screen fixture, shared with test_client_polish
 LEFT, RIGHT = "\x1b[D", "\x1b[C"
@@ -76,66 +75,10 @@ def test_clients_of_one_home_storing_tokens_at_once_keep_every_token(tmp_path: P
 # -- 2. a rematch offer that lapsed with a restart ---------------------------------------------
 
 
-async def test_a_rematch_offer_that_lapsed_with_a_restart_is_not_shown_after_it(
-    tmp_path: Path,
-) -> None:
-    """The server restarts while South's offer waits: offers are not stored, so after the
-    resume neither screen shows it (nor asks y/n for it)."""
-    config = ServerConfig(port=0, db=tmp_path / "games.db")
-    first = GameServer(config)
-    await first.start()
-    proxy = Proxy(first.port)
-    await proxy.start()
-    second: GameServer | None = None
-    try:
-        url = proxy.url
-        async with screen(url, "alice", tmp_path / "a.json", create=kalah_create()) as alice:
-            await until(lambda: alice.live.state.started, "alice's game")
-            game_id = alice.live.game_id
-            async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
-                await until(lambda: alice.live.state.legal, "the game under way")
-                alice.live.app.enter("resign")
-                alice.live.app.enter("y")
-                await until(lambda: bob.live.state.over, "the resignation at bob's")
-                alice.type("r")
-                await until(lambda: bob.live.app.answering_rematch, "the offer at bob's")
-                assert "offers a rematch" in bob.live.app.message[1]
-                await first.stop()
-                second = GameServer(dataclasses.replace(config, port=0))
-                await second.start()
-                proxy.target_port = second.port
-                for live in (alice.live, bob.live):
-                    await until(lambda: live.session.reconnects >= 1, "reconnected")  # noqa: B023
-                    await until(live.session.connected.is_set, "resumed")
-                await until(lambda: bob.live.state.seats[0].connected, "alice back at bob's")
-                for player in (alice, bob):
-                    app = player.live.app
-                    assert player.live.state.rematch is None
-                    assert not app.answering_rematch and app._question() is None
-                    assert "rematch" not in app.message[1], app.message
-    finally:
-        await proxy.close()
-        for server in (first, second):
-            if server is not None:
-                await server.stop()
-
-
 # -- 6. a takeback request declined by a move ----------------------------------------------------
 
 
 # -- 8. the input line at the end of the game ----------------------------------------------------
-
-
-def test_the_end_of_the_game_empties_the_input_line_so_that_r_offers_a_rematch() -> None:
-    events = finished("kalah", 1)  # North to move when South resigns
-    app = sized(80, 24, seat=1)
-    for event in events[:-1]:
-        app.on_event(event)
-    app.buffer.text = "2"  # half typed
-    app.on_event(events[-1])
-    assert app.buffer.text == "" and app.state.over
-    # `r` (and `q`) act on an empty line only: they do now.
-    assert app._game_keys().get_bindings_for_keys(("r",))[0].filter()
 
 
 # -- 12. the feedback line follows the move being shown ------------------------------------------

@@ -5,19 +5,16 @@ clock broken between its side's letter and its time."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from tests.client.test_client_qa8 import start_of
 from tests.client.test_layout import SizedOutput, draw
+from tests.client.test_rematch import old_game_left
 from ubao.client.app import NBSP, GameApp, fold, wrap_fragments
-from ubao.client.live import LiveGame
 from ubao.client.state import Applied, GameState
-from ubao.client.tokens import SeatToken, TokenStore
-from ubao.protocol import Clocks, ClockSpec, SeatEvent, SeatInfo
+from ubao.protocol import Clocks, ClockSpec, SeatInfo
 
 PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
 CLOCK = ClockSpec(300_000, 0)
@@ -25,12 +22,6 @@ CLOCK = ClockSpec(300_000, 0)
 
 
 # -- 1. a rematch's old game ---------------------------------------------------------------------
-
-
-def old_game_left(v: int) -> SeatEvent:
-    """The opponent leaving the finished game A (presence news after a rematch), at the
-    version that would be game B's next."""
-    return SeatEvent(game_id="OldGameA", v=v, seat=1, name="bob", connected=False, status="over")
 
 
 def test_an_event_of_another_game_changes_nothing() -> None:
@@ -41,24 +32,6 @@ def test_an_event_of_another_game_changes_nothing() -> None:
     assert state == before and not state.over and state.seats[1].connected
     other = dataclasses.replace(start_of("kalah", {}, PEOPLE), game_id="OldGameA", v=9)
     assert state.apply(other, 1.0) is Applied.OTHER_GAME and state.game_name == "othello"
-
-
-async def test_the_old_games_news_keeps_the_rematchs_seat_token(tmp_path: Path) -> None:
-    """A player's screen in game B hears game A's `seat` event: B stays as it was, and its
-    token stays in the store (it was forgotten as if B were over)."""
-    store = TokenStore(tmp_path / "tokens.json")
-    url, held = "ws://127.0.0.1:9/", SeatToken(0, "token-of-game-b")
-    store.put(url, "AbCd1234", "root", held)
-    with create_pipe_input() as keys:
-        live = LiveGame(
-            url, "root", game_id="AbCd1234", tokens=store, input=keys, output=DummyOutput()
-        )
-        live.held = held
-        live.on_event(start_of("othello", {}, PEOPLE))
-        live.on_event(old_game_left(live.state.v + 1))
-        assert not live.state.over and live.state.status == "playing"
-        assert live.state.seats[1].connected and live.app.message[1] == ""
-    assert TokenStore(tmp_path / "tokens.json").get(url, "AbCd1234", "root") == held
 
 
 # -- 2. Othello 10x10 with a clock at 60x16 ------------------------------------------------------
