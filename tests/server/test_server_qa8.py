@@ -21,25 +21,16 @@ import pytest
 from websockets.asyncio.client import connect
 
 from tests.server.test_core import move, started_game
-from tests.server.test_restore_clock import (
-    GRACE_MS,
-    frozen,
-    restarted,
-    restarted_on_a_bots_turn,
-    two_players_mid_game,
-)
-from tests.support.server import TIMEOUT, Client, Harness, Peer, fake_engine, small_limits
+from tests.support.server import TIMEOUT, Client, Harness, fake_engine, small_limits
 from ubao.protocol import (
     Create,
     ListGames,
     Moved,
     Ok,
-    Over,
     Ping,
     Resign,
     Result,
     Resume,
-    SeatEvent,
     SeatSpec,
     Watch,
     decode_server_message,
@@ -48,7 +39,7 @@ from ubao.protocol import (
 from ubao.server.__main__ import SETTINGS, Options, parse_args
 from ubao.server.app import GameServer, ServerConfig, address
 from ubao.server.bots import BotSettings
-from ubao.server.room import Bounds, Room
+from ubao.server.room import Bounds
 from ubao.server.store import Store, default_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,102 +47,6 @@ DOCS = ROOT / "docs"
 
 
 # -- 1. after a restart, no clock runs for a player not back yet, whoever moved before --------
-
-
-def play_until_the_turn_passes(peer: Peer, room: Room, token: str) -> None:
-    """The seat to move (`peer`'s) plays until it is the other seat's turn (Kalah's extra
-    turns may keep it to move)."""
-    seat = room.to_move
-    for _ in range(20):
-        if room.to_move != seat or room.status != "playing":
-            break
-        move(peer, room.game_id, token, room.ply, room.legal()[0])
-    assert room.status == "playing" and room.to_move != seat
-
-
-def test_the_clock_of_a_player_not_back_waits_after_the_opponent_moves_then_grace_decides() -> None:
-    store, game_id, tokens = two_players_mid_game()
-    later = restarted(store)
-    restored_at = later.clock()
-    room = later.core.rooms[game_id]
-    mover = room.to_move
-    absent = 1 - mover
-    left = frozen(room, later.clock())
-    back = later.player("back")
-    back.ok(Resume(id=1, game_id=game_id, token=tokens[mover], since_v=room.v))
-    play_until_the_turn_passes(back, room, tokens[mover])
-
-    # The absent player's turn: their clock does not run while they are not back, however
-    # long (before, it ran from the opponent's move and flagged them).
-    later.advance(left[absent] + 10_000)
-    assert room.status == "playing"
-    assert frozen(room, later.clock())[absent] == left[absent]
-    # They never come back: their grace period ends the game, as for any player who left.
-    later.advance(restored_at + GRACE_MS - later.clock())
-    over = back.inbox[-1]
-    assert isinstance(over, Over)
-    assert (over.result.winner, over.result.reason) == (mover, "abandoned")
-
-
-def test_a_second_restart_keeps_the_waiting_clock_and_a_return_starts_it() -> None:
-    store, game_id, tokens = two_players_mid_game()
-    later = restarted(store)
-    room = later.core.rooms[game_id]
-    mover = room.to_move
-    absent = 1 - mover
-    left = frozen(room, later.clock())
-    back = later.player("back")
-    back.ok(Resume(id=1, game_id=game_id, token=tokens[mover], since_v=room.v))
-    later.advance(1_000)  # the returning player's own clock runs
-    play_until_the_turn_passes(back, room, tokens[mover])
-    later.advance(30_000)
-    now_left = frozen(room, later.clock())
-    assert now_left == ((left[0] - 1_000, left[1]) if mover == 0 else (left[0], left[1] - 1_000))
-    later.core.shutdown()
-    later.core.disconnect(back.conn)
-
-    again = restarted(store)
-    room = again.core.rooms[game_id]
-    assert room.to_move == absent and frozen(room, again.clock()) == now_left
-    again.advance(30_000)
-    assert frozen(room, again.clock()) == now_left
-    returned = again.player("returned")
-    returned.ok(Resume(id=1, game_id=game_id, token=tokens[absent], since_v=room.v))
-    told = returned.inbox[-1]
-    assert isinstance(told, SeatEvent) and told.clocks is not None
-    assert told.clocks.running == absent and told.clocks.remaining_ms == now_left
-    again.advance(1_000)
-    clocks = room.clocks(again.clock())
-    assert clocks is not None and clocks.remaining_ms[absent] == now_left[absent] - 1_000
-    # Back once, then an ordinary drop: the clock runs on, as for any player who drops.
-    again.disconnect(returned)
-    again.advance(1_000)
-    clocks = room.clocks(again.clock())
-    assert clocks is not None and clocks.running == absent
-    assert clocks.remaining_ms[absent] == now_left[absent] - 2_000
-
-
-def test_after_a_server_bots_move_the_clock_of_a_player_not_back_waits_for_them() -> None:
-    later, game_id, token = restarted_on_a_bots_turn()
-    room = later.core.rooms[game_id]
-    running = room.clocks(later.clock())
-    assert running is not None and running.running == 1  # the bot's turn: its clock runs
-    human_left = running.remaining_ms[0]
-    for _ in range(20):  # the bot moves (again on an extra turn) until the human is to move
-        if room.to_move == 0 or room.status != "playing":
-            break
-        assert later.core.bot_moved(later.bot_turns[-1], room.legal()[0], None)
-        later.pump()
-    assert room.status == "playing" and room.to_move == 0
-    later.advance(20_000)  # twice the human's clock: it would have flagged
-    assert room.status == "playing" and frozen(room, later.clock())[0] == human_left
-
-    again = later.player("ada")
-    again.ok(Resume(id=1, game_id=game_id, token=token, since_v=room.v))
-    later.advance(1_000)
-    clocks = room.clocks(later.clock())
-    assert clocks is not None and clocks.running == 0
-    assert clocks.remaining_ms[0] == human_left - 1_000
 
 
 # -- 2. reading old finished games by id leaves the lobby's recent results alone ---------------
