@@ -9,10 +9,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.support.server import SMALL_KALAH, Client, Harness, Peer, running_server, small_limits
+import pytest
+
+from tests.server.test_core import started_game
+from tests.server.test_rematch import offer, over_at_once, refused
+from tests.server.test_takeback import kinds
+from tests.support.server import (
+    SMALL_KALAH,
+    Client,
+    Harness,
+    Peer,
+    running_server,
+    small_limits,
+)
 from ubao.protocol import (
     DEFAULT_PAGE,
     Create,
+    Error,
     ErrorCode,
     GameSummary,
     Join,
@@ -20,14 +33,18 @@ from ubao.protocol import (
     Lobby,
     Move,
     Ok,
+    Over,
+    Rematch,
+    RematchAnswer,
     Resign,
     Resume,
+    SeatEvent,
     SeatSpec,
     Snapshot,
     Watch,
     encode,
 )
-from ubao.server.core import Share
+from ubao.server.core import Core, Limits, Share
 from ubao.server.store import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
@@ -229,3 +246,208 @@ async def test_finished_games_outlive_a_real_restart_of_the_server(tmp_path: Pat
         snapshot = await ada.event()
         assert isinstance(snapshot, Snapshot) and snapshot.result is not None
         await ada.ok(Resume(0, game_id, token, 0))
+
+
+def test_a_cursor_the_server_wrote_pages_through_every_game_once() -> None:
+    """The strict reading of cursors still takes what the server writes, negative creation
+    times and game ids with `-` and `_` included."""
+    limits = small_limits(
+        burst=10_000, per_connection=Share(64, 64, 4), per_address=Share(64, 64, 8)
+    )
+    h = Harness(limits)
+    seconds = itertools.count(1_700_000_000_000, 1_000)
+    h.core.wall = lambda: next(seconds)
+    peer = h.player()
+    made = [peer.create() for _ in range(7)]
+    seen: list[GameSummary] = []
+    cursor: str | None = None
+    for _ in range(10):
+        ok = peer.ok(ListGames(id=peer.next_id(), limit=3, cursor=cursor))
+        seen += ok.games or ()
+        if ok.cursor is None:
+            break
+        assert ok.cursor.startswith("0:-17")
+        cursor = ok.cursor
+    assert [game.game_id for game in seen] == made[::-1]
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "0: 5:x",  # int() takes spaces
+        " 0:5:x",
+        "0:5 :x",
+        "0:+5:x",  # and a sign
+        "\u0663:5:x",  # and other scripts' digits (Arabic-Indic three)
+        "0:\uff15:x",  # fullwidth five
+        "0:5_0:x",  # and underscores
+        "0:5:x:y",  # one field too many
+        "0:5:",  # no game id
+        "0:5",
+        "3:5:x",  # no such rank
+        "00:5:x",
+        "0:05:x",
+        "0:-0:x",
+        "0:5:x y",
+    ],
+)
+def test_a_cursor_the_server_does_not_write_is_a_bad_message(cursor: str) -> None:
+    """A cursor is read exactly as `_cursor` writes it: anything `int()` or `partition` let
+    through before (spaces, signs, non-ASCII digits, extra fields) is refused."""
+    peer = Harness().player()
+    peer.create()
+    error = peer.error(ListGames(id=7, cursor=cursor))
+    assert (error.id, error.code) == (7, ErrorCode.BAD_MESSAGE)
+    assert "is not a cursor of this server" in error.message
+
+
+def subscribed(h: Harness, name: str) -> Peer:
+    """A player whose connection gets lobby events."""
+    peer = h.player(name)
+    peer.ok(ListGames(id=peer.next_id(), subscribe=True))
+    return peer
+
+
+def test_join_resume_and_rematch_send_ok_then_the_game_before_any_lobby_event() -> None:
+    h = Harness()
+    south, north = subscribed(h, "south"), subscribed(h, "north")
+    game_id = south.create()
+    assert kinds(south.inbox[-2:]) == ["ok", "lobby"]
+    _, s_token, after = south.join(game_id, 0)
+    assert kinds(after) == ["snapshot", "lobby"]
+    _, n_token, after = north.join(game_id, 1)
+    assert kinds(after) == ["snapshot", "lobby"]
+    h.disconnect(north)
+    back = subscribed(h, "north")
+    got = back.send(Resume(id=9, game_id=game_id, token=n_token, since_v=2))
+    assert kinds(got) == ["ok", "seat", "seat", "lobby"]
+    got = back.send(Resume(id=10, game_id=game_id, token=n_token, since_v=0))
+    assert kinds(got) == ["ok", "snapshot"]
+    south.ok(Resign(id=south.next_id(), game_id=game_id, token=s_token))
+    south.send(Rematch(id=south.next_id(), game_id=game_id, token=s_token))
+    got = back.send(RematchAnswer(id=11, game_id=game_id, token=n_token, accept=True))
+    assert kinds(got) == ["ok", "rematch_offer", "snapshot", "lobby"]
+    assert kinds(south.inbox[-3:]) == ["rematch_offer", "snapshot", "lobby"]
+    watcher = subscribed(h, "eve")
+    assert kinds(watcher.send(Watch(id=5, game_id=game_id))) == ["ok", "snapshot"]
+
+
+def finished_in_lobby(h: Harness) -> set[str]:
+    peer = h.player("lobby", role="spectator")
+    return {game.game_id for game in peer.ok(ListGames(id=1, filter="finished")).games or ()}
+
+
+def test_watching_and_resuming_old_games_keeps_the_most_recently_finished_in_the_lobby() -> None:
+    store = Store(":memory:")
+    h = Harness(small_limits(keep_finished=2), store=store)
+    games: list[tuple[str, str]] = []
+    for _ in range(4):
+        game_id, south, token, _, _ = started_game(h)
+        south.ok(Resign(id=south.next_id(), game_id=game_id, token=token))
+        games.append((game_id, token))
+        time.sleep(0.005)  # each finishes at a time of its own (the store's row stamps)
+    (a, a_token), (b, _), (c, _), (d, _) = games
+    assert finished_in_lobby(h) == {c, d}
+
+    reader = h.player("reader", role="spectator")
+    for old in (a, b):
+        got = reader.send(Watch(id=reader.next_id(), game_id=old))
+        assert [m.type for m in got] == ["ok", "snapshot"]
+    assert finished_in_lobby(h) == {c, d}  # before: {a, b}
+    south_again = h.player("south")
+    got = south_again.send(Resume(id=1, game_id=a, token=a_token, since_v=0))
+    assert [m.type for m in got] == ["ok", "snapshot"]
+    assert finished_in_lobby(h) == {c, d}
+    held = [room for room in h.core.rooms.values() if room.status == "over"]
+    assert len(held) <= 4  # two recent, two read back
+
+    # A restart lists the games that finished last, not the game resumed last.
+    h.core.shutdown()
+    later = Harness(small_limits(keep_finished=2), store=store)
+    later.core.restore()
+    assert finished_in_lobby(later) == {c, d}
+
+
+def lobby_line(peer: Peer, game_id: str) -> GameSummary:
+    games = peer.ok(ListGames(id=peer.next_id())).games or ()
+    (line,) = [game for game in games if game.game_id == game_id]
+    return line
+
+
+def test_leaving_a_finished_game_does_not_date_it_as_just_finished() -> None:
+    h = Harness()
+    game_id, _, _, bob, _ = over_at_once(h)
+    ended = "2000-01-01T00:00:00.000Z"
+    h.store.db.execute("UPDATE games SET updated_at = ? WHERE game_id = ?", (ended, game_id))
+    h.disconnect(bob)
+    row = h.store.db.execute("SELECT updated_at FROM games WHERE game_id = ?", (game_id,))
+    assert row.fetchone()[0] == ended  # a restart still lists it by the time it ended
+
+
+def expired_after_the_creator_left(h: Harness) -> tuple[str, Peer, str]:
+    """alice creates a game, sits in seat 0 and leaves; nobody comes: it expires as her seat's
+    grace ends. Returns (game_id, a spectator who watched it, alice's token)."""
+    alice = h.player("alice")
+    game_id = alice.create()
+    _, token, _ = alice.join(game_id, 0)
+    fan = h.player("fan", "spectator")
+    fan.ok(Watch(id=1, game_id=game_id))
+    h.disconnect(alice)
+    h.advance(10_000)
+    return game_id, fan, token
+
+
+def test_an_expired_waiting_game_keeps_its_creators_name_in_the_lobby_and_the_store() -> None:
+    store = Store(":memory:")
+    limits: dict[str, Any] = {"grace_ms": 10_000, "waiting_expiry_ms": 10_000}
+    h = Harness(small_limits(**limits), store=store)
+    game_id, fan, token = expired_after_the_creator_left(h)
+    left, over = fan.inbox[-2:]
+    assert isinstance(left, SeatEvent) and (left.name, left.connected) == ("alice", False)
+    assert isinstance(over, Over) and over.result.reason == "expired"  # no "seat freed" between
+    line = lobby_line(fan, game_id)
+    assert (line.status, [s.name for s in line.seats]) == ("over", ["alice", None])
+    # The seat is given up all the same: its token no longer holds it.
+    refused(
+        h.player("alice").send(Resume(id=1, game_id=game_id, token=token, since_v=0)),
+        (ErrorCode.NOT_YOUR_SEAT),
+    )
+    later = Core(store, Limits())
+    later.restore()
+    assert [s.name for s in later.rooms[game_id].summary().seats] == ["alice", None]
+
+
+def test_a_waiting_game_nobody_comes_back_to_after_a_restart_keeps_the_names() -> None:
+    store = Store(":memory:")
+    limits = small_limits(grace_ms=10_000, waiting_expiry_ms=10_000)
+    h = Harness(limits, store=store)
+    alice = h.player("alice")
+    game_id = alice.create(SeatSpec.open(), SeatSpec.external_bot())
+    alice.join(game_id, 0)
+    h.core.shutdown()
+    later = Harness(limits, store=store)
+    assert later.core.restore() == 1
+    later.advance(10_000)
+    line = lobby_line(later.player(), game_id)
+    assert line.result is not None and line.result.reason == "expired"
+    assert [s.name for s in line.seats] == ["alice", None]
+
+
+def test_a_player_of_a_forgotten_finished_game_is_told_to_resume_it() -> None:
+    h = Harness(small_limits(keep_finished=1))
+    game_id, alice, a_token, _, _ = over_at_once(h)
+    over_at_once(h)  # no offer waits: ada's game is forgotten
+    assert game_id not in h.core.rooms
+    got = offer(alice, game_id, a_token)
+    assert isinstance(got[0], Error) and got[0].code == ErrorCode.NOT_YOUR_SEAT
+    assert "resume it first" in got[0].message and "another connection" not in got[0].message
+
+
+def test_a_watcher_who_missed_nothing_gets_a_snapshot_not_silence() -> None:
+    h = Harness()
+    game_id, _, _, _, _ = over_at_once(h)
+    v = h.core.rooms[game_id].v
+    got = h.player("eve", "spectator").send(Watch(id=1, game_id=game_id, since_v=v))
+    assert isinstance(got[0], Ok) and isinstance(got[1], Snapshot) and got[1].v == v
+    missed = h.player("fay", "spectator").send(Watch(id=1, game_id=game_id, since_v=v - 1))
+    assert [m.type for m in missed] == ["ok", "over"]

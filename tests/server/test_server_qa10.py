@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import sqlite3
 from pathlib import Path
@@ -16,74 +15,18 @@ import pytest
 
 from tests.server.test_wire import create, join
 from tests.server.test_writer import committed, quiet
-from tests.support.server import Client, Harness, running_server, small_limits
+from tests.support.server import Client, Harness, running_server
 from ubao.protocol import (
     Error,
     ErrorCode,
-    GameSummary,
-    ListGames,
     Move,
     Moved,
 )
-from ubao.server.core import Share
 
 # -- 1. a rematch of a game the server no longer keeps ------------------------------------------
 
 
 # -- 2. the lobby's cursor ---------------------------------------------------------------------
-
-
-def test_a_cursor_the_server_wrote_pages_through_every_game_once() -> None:
-    """The strict reading of cursors still takes what the server writes, negative creation
-    times and game ids with `-` and `_` included."""
-    limits = small_limits(
-        burst=10_000, per_connection=Share(64, 64, 4), per_address=Share(64, 64, 8)
-    )
-    h = Harness(limits)
-    seconds = itertools.count(1_700_000_000_000, 1_000)
-    h.core.wall = lambda: next(seconds)
-    peer = h.player()
-    made = [peer.create() for _ in range(7)]
-    seen: list[GameSummary] = []
-    cursor: str | None = None
-    for _ in range(10):
-        ok = peer.ok(ListGames(id=peer.next_id(), limit=3, cursor=cursor))
-        seen += ok.games or ()
-        if ok.cursor is None:
-            break
-        assert ok.cursor.startswith("0:-17")
-        cursor = ok.cursor
-    assert [game.game_id for game in seen] == made[::-1]
-
-
-@pytest.mark.parametrize(
-    "cursor",
-    [
-        "0: 5:x",  # int() takes spaces
-        " 0:5:x",
-        "0:5 :x",
-        "0:+5:x",  # and a sign
-        "\u0663:5:x",  # and other scripts' digits (Arabic-Indic three)
-        "0:\uff15:x",  # fullwidth five
-        "0:5_0:x",  # and underscores
-        "0:5:x:y",  # one field too many
-        "0:5:",  # no game id
-        "0:5",
-        "3:5:x",  # no such rank
-        "00:5:x",
-        "0:05:x",
-        "0:-0:x",
-        "0:5:x y",
-    ],
-)
-def test_a_cursor_the_server_does_not_write_is_a_bad_message(cursor: str) -> None:
-    """A cursor is read exactly as `_cursor` writes it: anything `int()` or `partition` let
-    through before (spaces, signs, non-ASCII digits, extra fields) is refused."""
-    peer = Harness().player()
-    peer.create()
-    error = peer.error(ListGames(id=7, cursor=cursor))
-    assert (error.id, error.code) == (7, ErrorCode.BAD_MESSAGE)
-    assert "is not a cursor of this server" in error.message
 
 
 # -- 3. msgpack timestamps ---------------------------------------------------------------------

@@ -11,21 +11,18 @@ from typing import Any
 import msgpack
 import pytest
 
+from tests.server.test_lobby import subscribed
 from tests.server.test_takeback import kinds, started
-from tests.support.server import Harness, Peer
+from tests.support.server import Harness
 from ubao.protocol import (
     AppCloseCode,
     Create,
     Error,
     ErrorCode,
     Hello,
-    ListGames,
     Lobby,
     Ok,
     ProtocolError,
-    Rematch,
-    RematchAnswer,
-    Resign,
     Resume,
     SeatEvent,
     SeatSpec,
@@ -34,14 +31,6 @@ from ubao.protocol import (
     decode_command,
 )
 from ubao.protocol.errors import MAX_ERROR_MESSAGE, MAX_QUOTE
-
-
-def subscribed(h: Harness, name: str) -> Peer:
-    """A player whose connection gets lobby events."""
-    peer = h.player(name)
-    peer.ok(ListGames(id=peer.next_id(), subscribe=True))
-    return peer
-
 
 # -- 1. a takeover that changes what the seat shows is a seat event ----------------------------
 
@@ -140,30 +129,6 @@ def test_a_proto_that_is_no_integer_is_a_bad_message_and_keeps_the_connection(pr
 
 
 # -- 4. a joiner's ok, then its snapshot, then lobby events ------------------------------------
-
-
-def test_join_resume_and_rematch_send_ok_then_the_game_before_any_lobby_event() -> None:
-    h = Harness()
-    south, north = subscribed(h, "south"), subscribed(h, "north")
-    game_id = south.create()
-    assert kinds(south.inbox[-2:]) == ["ok", "lobby"]
-    _, s_token, after = south.join(game_id, 0)
-    assert kinds(after) == ["snapshot", "lobby"]
-    _, n_token, after = north.join(game_id, 1)
-    assert kinds(after) == ["snapshot", "lobby"]
-    h.disconnect(north)
-    back = subscribed(h, "north")
-    got = back.send(Resume(id=9, game_id=game_id, token=n_token, since_v=2))
-    assert kinds(got) == ["ok", "seat", "seat", "lobby"]
-    got = back.send(Resume(id=10, game_id=game_id, token=n_token, since_v=0))
-    assert kinds(got) == ["ok", "snapshot"]
-    south.ok(Resign(id=south.next_id(), game_id=game_id, token=s_token))
-    south.send(Rematch(id=south.next_id(), game_id=game_id, token=s_token))
-    got = back.send(RematchAnswer(id=11, game_id=game_id, token=n_token, accept=True))
-    assert kinds(got) == ["ok", "rematch_offer", "snapshot", "lobby"]
-    assert kinds(south.inbox[-3:]) == ["rematch_offer", "snapshot", "lobby"]
-    watcher = subscribed(h, "eve")
-    assert kinds(watcher.send(Watch(id=5, game_id=game_id))) == ["ok", "snapshot"]
 
 
 # -- 5. no rematch of a game that never started ------------------------------------------------

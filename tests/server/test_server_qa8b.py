@@ -5,25 +5,18 @@ client's mark survives a restart; an expired waiting game keeps the names of who
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tests.server.test_rematch import over_at_once, refused
-from tests.support.server import Harness, Peer, small_limits
+from tests.server.test_lobby import lobby_line
+from tests.server.test_rematch import over_at_once
+from tests.support.server import Harness, small_limits
 from ubao.protocol import (
-    ErrorCode,
-    GameSummary,
-    ListGames,
-    Over,
     Resume,
     Role,
     SeatEvent,
-    SeatSpec,
     Snapshot,
     Watch,
 )
-from ubao.server.core import Core, Limits
 from ubao.server.store import Store
 
 
@@ -33,12 +26,6 @@ def stored_events(h: Harness, game_id: str) -> int:
             0
         ]
     )
-
-
-def lobby_line(peer: Peer, game_id: str) -> GameSummary:
-    games = peer.ok(ListGames(id=peer.next_id())).games or ()
-    (line,) = [game for game in games if game.game_id == game_id]
-    return line
 
 
 # -- 1. leaving a finished game: seen gone, no rematch offered to them, a standing offer lapses --
@@ -73,16 +60,6 @@ def test_a_player_leaving_a_finished_game_is_seen_gone_and_back_without_a_new_ve
     assert [m.type for m in got] == ["ok"]  # its own return is not news to the player
     assert fan.inbox[-1] == SeatEvent(game_id, over_v, 0, "alice", True, status="over")
     assert (room.v, stored_events(h, game_id)) == (over_v, logged)
-
-
-def test_leaving_a_finished_game_does_not_date_it_as_just_finished() -> None:
-    h = Harness()
-    game_id, _, _, bob, _ = over_at_once(h)
-    ended = "2000-01-01T00:00:00.000Z"
-    h.store.db.execute("UPDATE games SET updated_at = ? WHERE game_id = ?", (ended, game_id))
-    h.disconnect(bob)
-    row = h.store.db.execute("SELECT updated_at FROM games WHERE game_id = ?", (game_id,))
-    assert row.fetchone()[0] == ended  # a restart still lists it by the time it ended
 
 
 # -- 2. a bot client's mark survives a restart -------------------------------------------------
@@ -133,52 +110,3 @@ def test_a_seat_freed_in_a_waiting_game_shows_no_bot_client_after_a_restart() ->
 
 
 # -- 3. an expired waiting game keeps the name of who waited in it -------------------------------
-
-
-def expired_after_the_creator_left(h: Harness) -> tuple[str, Peer, str]:
-    """alice creates a game, sits in seat 0 and leaves; nobody comes: it expires as her seat's
-    grace ends. Returns (game_id, a spectator who watched it, alice's token)."""
-    alice = h.player("alice")
-    game_id = alice.create()
-    _, token, _ = alice.join(game_id, 0)
-    fan = h.player("fan", "spectator")
-    fan.ok(Watch(id=1, game_id=game_id))
-    h.disconnect(alice)
-    h.advance(10_000)
-    return game_id, fan, token
-
-
-def test_an_expired_waiting_game_keeps_its_creators_name_in_the_lobby_and_the_store() -> None:
-    store = Store(":memory:")
-    limits: dict[str, Any] = {"grace_ms": 10_000, "waiting_expiry_ms": 10_000}
-    h = Harness(small_limits(**limits), store=store)
-    game_id, fan, token = expired_after_the_creator_left(h)
-    left, over = fan.inbox[-2:]
-    assert isinstance(left, SeatEvent) and (left.name, left.connected) == ("alice", False)
-    assert isinstance(over, Over) and over.result.reason == "expired"  # no "seat freed" between
-    line = lobby_line(fan, game_id)
-    assert (line.status, [s.name for s in line.seats]) == ("over", ["alice", None])
-    # The seat is given up all the same: its token no longer holds it.
-    refused(
-        h.player("alice").send(Resume(id=1, game_id=game_id, token=token, since_v=0)),
-        (ErrorCode.NOT_YOUR_SEAT),
-    )
-    later = Core(store, Limits())
-    later.restore()
-    assert [s.name for s in later.rooms[game_id].summary().seats] == ["alice", None]
-
-
-def test_a_waiting_game_nobody_comes_back_to_after_a_restart_keeps_the_names() -> None:
-    store = Store(":memory:")
-    limits = small_limits(grace_ms=10_000, waiting_expiry_ms=10_000)
-    h = Harness(limits, store=store)
-    alice = h.player("alice")
-    game_id = alice.create(SeatSpec.open(), SeatSpec.external_bot())
-    alice.join(game_id, 0)
-    h.core.shutdown()
-    later = Harness(limits, store=store)
-    assert later.core.restore() == 1
-    later.advance(10_000)
-    line = lobby_line(later.player(), game_id)
-    assert line.result is not None and line.result.reason == "expired"
-    assert [s.name for s in line.seats] == ["alice", None]

@@ -14,7 +14,6 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from tests.server.test_rematch import offer, over_at_once
 from tests.server.test_restart import closed_by_restart, server_process
 from tests.server.test_wire import create, http_get, join
 from tests.support.server import (
@@ -24,9 +23,8 @@ from tests.support.server import (
     failing_writes,
     healed,
     running_server,
-    small_limits,
 )
-from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok, Snapshot, Watch
+from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok
 from ubao.server.app import STORE_STALLED_MS
 from ubao.server.clock import monotonic_ms
 from ubao.server.store import DatabaseInUse, Store
@@ -59,16 +57,6 @@ def test_a_second_hello_of_another_version_is_a_bad_message_and_keeps_the_connec
     assert peer.closed is None
 
 
-def test_a_player_of_a_forgotten_finished_game_is_told_to_resume_it() -> None:
-    h = Harness(small_limits(keep_finished=1))
-    game_id, alice, a_token, _, _ = over_at_once(h)
-    over_at_once(h)  # no offer waits: ada's game is forgotten
-    assert game_id not in h.core.rooms
-    got = offer(alice, game_id, a_token)
-    assert isinstance(got[0], Error) and got[0].code == ErrorCode.NOT_YOUR_SEAT
-    assert "resume it first" in got[0].message and "another connection" not in got[0].message
-
-
 def test_a_second_store_through_a_symbolic_link_finds_the_database_locked(tmp_path: Path) -> None:
     db = tmp_path / "ubao.sqlite3"
     first = Store(db)
@@ -87,16 +75,6 @@ async def test_sighup_shuts_the_server_down_gracefully(tmp_path: Path) -> None:
             process.send_signal(signal.SIGHUP)
             await closed_by_restart(ann)
         assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
-
-
-def test_a_watcher_who_missed_nothing_gets_a_snapshot_not_silence() -> None:
-    h = Harness()
-    game_id, _, _, _, _ = over_at_once(h)
-    v = h.core.rooms[game_id].v
-    got = h.player("eve", "spectator").send(Watch(id=1, game_id=game_id, since_v=v))
-    assert isinstance(got[0], Ok) and isinstance(got[1], Snapshot) and got[1].v == v
-    missed = h.player("fay", "spectator").send(Watch(id=1, game_id=game_id, since_v=v - 1))
-    assert [m.type for m in missed] == ["ok", "over"]
 
 
 async def test_healthz_says_unhealthy_while_the_store_keeps_nothing() -> None:
