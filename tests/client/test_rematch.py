@@ -17,11 +17,7 @@ from tests.support.client import Proxy, game_server, kalah_create, screen, until
 from ubao.client.live import LiveGame
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
-from ubao.protocol import (
-    SeatEvent,
-    SeatInfo,
-    SeatSpec,
-)
+from ubao.protocol import SeatEvent, SeatInfo, SeatSpec
 from ubao.server.app import GameServer, ServerConfig
 
 pytestmark = pytest.mark.timeout(120)

@@ -8,14 +8,7 @@ from dataclasses import replace
 
 from tests.server.test_core import move, started_game
 from tests.support.server import Harness, small_limits
-from ubao.protocol import (
-    Clocks,
-    ClockSpec,
-    Moved,
-    Over,
-    Resume,
-    Snapshot,
-)
+from ubao.protocol import Clocks, ClockSpec, Moved, Over, Resume, Snapshot
 
 GRACE_MS = 30_000
 

@@ -13,7 +13,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.server import Harness
-from ubao.protocol import Error, ErrorCode, ListGames, escape, quote
+from ubao.protocol import (
+    Create,
+    Error,
+    ErrorCode,
+    Hello,
+    ListGames,
+    ProtocolError,
+    SeatSpec,
+    decode_command,
+    escape,
+    quote,
+)
 from ubao.protocol.errors import MAX_ERROR_MESSAGE, MAX_QUOTE
 
 HOSTILE = [
@@ -184,3 +195,89 @@ def test_many_hostile_commands_get_short_printable_errors(command: dict[str, Any
     for reply in peer.send_raw(data):
         if isinstance(reply, Error):
             check_reply(reply)
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        ("kalah", {"pits": "A" * 3000}),
+        ("kalah", {"end_check": "A" * 3000}),
+        ("ethiopian", {"capture_sower": ["A" * 100] * 20}),
+        ("bao", {"profile": "A" * 3000}),
+        ("bao", {"setup": "A" * 3000}),
+        ("bao", {"max_plies": "A" * 3000}),
+        ("othello", {"size": "A" * 3000}),
+        ("kalah", {"A" * 60 + str(n): 1 for n in range(32)}),
+        ("bao", {"A" * 60 + str(n): 1 for n in range(32)}),
+    ],
+)
+def test_bad_options_are_named_with_a_short_prefix_of_the_value(
+    game: str, options: dict[str, Any]
+) -> None:
+    h = Harness()
+    peer = h.player()
+    seats = (SeatSpec.open(), SeatSpec.open())
+    error = peer.error(Create(id=1, game=game, options=options, seats=seats))
+    assert error.code == ErrorCode.BAD_OPTIONS
+    assert "AAAA" in error.message  # the value is named...
+    assert error.message.count("A") <= 4 * MAX_QUOTE, error.message  # ...by short prefixes
+    assert len(error.message) < MAX_ERROR_MESSAGE  # not cut by the server: short already
+
+
+@pytest.mark.parametrize("name", [" ", "   ", " ada", "ada ", " ada "])
+def test_a_blank_name_or_one_with_spaces_around_it_is_refused_and_says_why(name: str) -> None:
+    h = Harness()
+    peer = h.connect()
+    error = peer.error(Hello(id=4, proto=1, name=name, role="human"))
+    assert (error.id, error.code) == (4, ErrorCode.BAD_MESSAGE)
+    assert "name" in error.message and "space" in error.message
+    assert peer.closed is None and h.core.conns[peer.conn].role is None
+    assert peer.hello("a da").session  # spaces inside a name are fine
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "ping", "id": 1, "t": 0, "\x1b": 1},
+        {"type": "ping", "id": 1, "t": 0, "a\u202eb": 1},
+        {
+            "type": "create",
+            "id": 1,
+            "game": "kalah",
+            "options": {},
+            "seats": [{"kind": "open", "\x07": None}, {"kind": "open"}],
+        },
+    ],
+)
+def test_the_key_of_a_field_no_message_defines_must_be_printable(frame: dict[str, Any]) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        decode_command(msgpack.packb(frame))
+    assert caught.value.id == 1 and "printable" in caught.value.message
+    assert caught.value.message.isprintable()
+    readable = msgpack.packb(frame).replace(b"\x1b", b"e").replace(b"\x07", b"b")
+    readable = readable.replace("\u202e".encode(), b"rlo")
+    assert decode_command(readable).id == 1  # the same keys, printable: ignored
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        msgpack.packb({"type": "ping", "id": 1, "t": 5, "x": msgpack.Timestamp(1)}),  # 32-bit
+        msgpack.packb({"type": "ping", "id": 1, "t": msgpack.Timestamp(1, 5)}),  # 64-bit
+        msgpack.packb({"type": "ping", "id": 1, "t": msgpack.Timestamp(2**40, 5)}),  # 96-bit
+        msgpack.packb({"type": "ping", "id": 1, "t": 5, "x": [{"y": msgpack.Timestamp(-1)}]}),
+        b"\x83\xa4type\xa4ping\xa2id\x01\xa1t\xd6\xff\x00\x00\x00\x05",  # raw fixext 4, type -1
+        b"\x83\xa4type\xa6castle\xa2id\x01\xa1t\xd6\xff\x00\x00\x00\x05",
+    ],
+)
+def test_a_msgpack_timestamp_is_refused_as_an_extension_type(frame: bytes) -> None:
+    """msgpack reads ext type -1 as a Timestamp without asking the codec's ext hook: such a
+    frame got a field error (or, in an unknown type, `unknown_type`) with its id instead of the
+    refusal of an extension type, with no id, that docs/protocol.md promises."""
+    h = Harness()
+    peer = h.player()
+    (error,) = peer.send_raw(frame)
+    assert isinstance(error, Error)
+    assert (error.id, error.code) == (None, ErrorCode.BAD_MESSAGE)
+    assert "extension types (timestamps included) are not allowed" in error.message
+    assert h.core.rejected == {"bad_message:malformed": 1}

@@ -14,14 +14,7 @@ import pytest
 from tests.server.test_core import started_game
 from tests.server.test_rematch import offer, over_at_once, refused
 from tests.server.test_takeback import kinds
-from tests.support.server import (
-    SMALL_KALAH,
-    Client,
-    Harness,
-    Peer,
-    running_server,
-    small_limits,
-)
+from tests.support.server import SMALL_KALAH, Client, Harness, Peer, running_server, small_limits
 from ubao.protocol import (
     DEFAULT_PAGE,
     Create,

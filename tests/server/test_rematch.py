@@ -8,11 +8,7 @@ from typing import Any
 import pytest
 
 from tests.server.test_core import move, started_game
-from tests.support.server import (
-    Harness,
-    Peer,
-    small_limits,
-)
+from tests.support.server import Harness, Peer, small_limits
 from ubao.protocol import (
     AppCloseCode,
     Cancel,

@@ -6,13 +6,7 @@ from __future__ import annotations
 
 from tests.server.test_core import move, started_game
 from tests.support.server import Harness, Peer, small_limits
-from ubao.protocol import (
-    ClockSpec,
-    Over,
-    Resume,
-    SeatEvent,
-    SeatSpec,
-)
+from ubao.protocol import ClockSpec, Over, Resume, SeatEvent, SeatSpec
 from ubao.server.room import Room
 from ubao.server.store import Store
 

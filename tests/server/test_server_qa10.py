@@ -10,15 +10,12 @@ import logging
 import sqlite3
 from pathlib import Path
 
-import msgpack
 import pytest
 
 from tests.server.test_wire import create, join
 from tests.server.test_writer import committed, quiet
-from tests.support.server import Client, Harness, running_server
+from tests.support.server import Client, running_server
 from ubao.protocol import (
-    Error,
-    ErrorCode,
     Move,
     Moved,
 )
@@ -30,30 +27,6 @@ from ubao.protocol import (
 
 
 # -- 3. msgpack timestamps ---------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "frame",
-    [
-        msgpack.packb({"type": "ping", "id": 1, "t": 5, "x": msgpack.Timestamp(1)}),  # 32-bit
-        msgpack.packb({"type": "ping", "id": 1, "t": msgpack.Timestamp(1, 5)}),  # 64-bit
-        msgpack.packb({"type": "ping", "id": 1, "t": msgpack.Timestamp(2**40, 5)}),  # 96-bit
-        msgpack.packb({"type": "ping", "id": 1, "t": 5, "x": [{"y": msgpack.Timestamp(-1)}]}),
-        b"\x83\xa4type\xa4ping\xa2id\x01\xa1t\xd6\xff\x00\x00\x00\x05",  # raw fixext 4, type -1
-        b"\x83\xa4type\xa6castle\xa2id\x01\xa1t\xd6\xff\x00\x00\x00\x05",
-    ],
-)
-def test_a_msgpack_timestamp_is_refused_as_an_extension_type(frame: bytes) -> None:
-    """msgpack reads ext type -1 as a Timestamp without asking the codec's ext hook: such a
-    frame got a field error (or, in an unknown type, `unknown_type`) with its id instead of the
-    refusal of an extension type, with no id, that docs/protocol.md promises."""
-    h = Harness()
-    peer = h.player()
-    (error,) = peer.send_raw(frame)
-    assert isinstance(error, Error)
-    assert (error.id, error.code) == (None, ErrorCode.BAD_MESSAGE)
-    assert "extension types (timestamps included) are not allowed" in error.message
-    assert h.core.rejected == {"bad_message:malformed": 1}
 
 
 # -- 5. a write the database refuses for good ----------------------------------------------------

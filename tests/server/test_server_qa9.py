@@ -11,7 +11,6 @@ import asyncio
 import signal
 from pathlib import Path
 
-import msgpack
 import pytest
 
 from tests.server.test_restart import closed_by_restart, server_process
@@ -19,42 +18,14 @@ from tests.server.test_wire import create, http_get, join
 from tests.support.server import (
     TIMEOUT,
     Client,
-    Harness,
     failing_writes,
     healed,
     running_server,
 )
-from ubao.protocol import AppCloseCode, Error, ErrorCode, Move, Ok
+from ubao.protocol import Move, Ok
 from ubao.server.app import STORE_STALLED_MS
 from ubao.server.clock import monotonic_ms
 from ubao.server.store import DatabaseInUse, Store
-
-
-@pytest.mark.parametrize(
-    "hello",
-    [
-        {"type": "hello", "id": 1, "proto": 2, "name": "x", "role": "admin"},
-        {"type": "hello", "id": 1, "proto": 2},
-        {"type": "hello", "id": 1, "proto": 0, "name": "x", "role": "human", "extra": b"\x00"},
-    ],
-)
-def test_a_hello_of_another_version_hears_unsupported_version_whatever_else_it_holds(
-    hello: dict[str, object],
-) -> None:
-    h = Harness()
-    peer = h.connect()
-    got = peer.send_raw(msgpack.packb(hello))
-    assert len(got) == 1 and isinstance(got[0], Error), got
-    assert got[0].code == ErrorCode.UNSUPPORTED_VERSION and got[0].id == 1
-    assert peer.closed is not None and peer.closed[0] == AppCloseCode.UNSUPPORTED_VERSION
-
-
-def test_a_second_hello_of_another_version_is_a_bad_message_and_keeps_the_connection() -> None:
-    h = Harness()
-    peer = h.player("ada")
-    got = peer.send_raw(msgpack.packb({"type": "hello", "id": 7, "proto": 2}))
-    assert isinstance(got[0], Error) and got[0].code == ErrorCode.BAD_MESSAGE and got[0].id == 7
-    assert peer.closed is None
 
 
 def test_a_second_store_through_a_symbolic_link_finds_the_database_locked(tmp_path: Path) -> None:
