@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.server import FAILING_ENGINE, SMALL_KALAH, fake_engine
+from tests.server.test_settings import server_exit
+from tests.support.server import FAILING_ENGINE, SMALL_KALAH, TIMEOUT, Client, fake_engine
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
-from ubao.protocol import MATE_SCORE, BotInfo, Clocks, SeatSpec
+from ubao.protocol import MATE_SCORE, BotInfo, Clocks, Create, Moved, SeatSpec, Watch
+from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import ENGINE_COMMAND, Bots, BotSettings
 from ubao.server.core import BotTurn
 from ubao.server.engine_lines import (
@@ -303,3 +306,48 @@ async def test_release_stops_a_thinking_bot_and_its_engine() -> None:
         await task
     assert engine.process.returncode is not None and not bots.engines
     await bots.close()
+
+
+@pytest.mark.parametrize(
+    ("engine", "flags", "why"),
+    [
+        ("/nonexistent/engine", (), "cannot start /nonexistent/engine"),
+        ("false", (), ""),
+        ("cat", ("--engine-start-timeout", "0.5"), "no uciok within 0.5 s"),
+    ],
+)
+def test_an_engine_that_does_not_work_exits_with_2_at_the_start(
+    engine: str, flags: tuple[str, ...], why: str, tmp_path: Path
+) -> None:
+    if not engine.startswith("/"):
+        found = shutil.which(engine)
+        if found is None:
+            pytest.skip(f"no {engine} here")
+        engine = found
+    result = server_exit("--engine", engine, *flags, tmp_path=tmp_path)
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith(f"ubao-server: --engine {engine} does not work: "), result.stderr
+    assert why in last and "Traceback" not in result.stderr
+    assert "listening on" not in result.stderr
+
+
+async def test_the_engine_checked_at_the_start_plays_the_first_bot_turn() -> None:
+    config = ServerConfig(port=0, bots=BotSettings(command=fake_engine()))
+    server = GameServer(config)
+    await server.check_engine()
+    assert len(server.bots.engines) == 1
+    checked = set(server.bots.engines)
+    await server.start()
+    try:
+        async with Client.connected(server.port, "ada") as client:
+            bot = SeatSpec.bot(1)
+            ok = await client.ok(
+                Create(id=0, game="kalah", options={"pits": 3, "seeds": 2}, seats=(bot, bot))
+            )
+            assert ok.game_id is not None
+            await client.ok(Watch(id=0, game_id=ok.game_id))
+            await asyncio.wait_for(client.event_of(Moved), TIMEOUT)
+            assert set(server.bots.engines) == checked  # no second engine was started
+    finally:
+        await server.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import Hashable
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -31,6 +32,7 @@ from ubao.protocol import (
     Over,
     Ping,
     Resign,
+    Result,
     Resume,
     SeatEvent,
     SeatSpec,
@@ -865,3 +867,54 @@ def test_game_ids_never_start_with_what_a_command_line_reads_as_an_option(
     drawn = iter(["-AbCdEfG", "_AbCdEfG", "taken123", "Ok_-1234"])
     monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
     assert new_game_id({"taken123"}) == "Ok_-1234"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+DOCS = ROOT / "docs"
+
+
+def played_out(h: Harness, **create: Any) -> Result:
+    """A game of two people who play the first legal move until it ends (within 10 plies)."""
+    game_id, south, s_token, north, n_token = started_game(h, **create)
+    room = h.core.rooms[game_id]
+    for _ in range(10):
+        if room.status != "playing":
+            break
+        who, token = (south, s_token) if room.to_move == 0 else (north, n_token)
+        move(who, game_id, token, room.ply, room.legal()[0])
+    assert room.result is not None
+    return room.result
+
+
+def test_ply_limit_comes_from_the_server_without_a_score_or_from_bao_with_one() -> None:
+    server_limit = played_out(Harness(small_limits(bounds=Bounds(max_plies=2))))
+    assert (server_limit.reason, server_limit.winner, server_limit.score) == (
+        "ply_limit",
+        None,
+        None,
+    )
+    bao_limit = played_out(Harness(), game="bao", options={"max_plies": 2})
+    assert (bao_limit.reason, bao_limit.winner) == ("ply_limit", None)
+    assert bao_limit.score is not None  # each side's seeds
+
+    row = next(
+        line
+        for line in (DOCS / "protocol.md").read_text().splitlines()
+        if line.startswith("| `ply_limit`")
+    )
+    assert "`--max-plies`" in row and "`max_plies`" in row and "score" in row
+
+
+def test_the_pace_is_in_the_snapshot_and_the_summary() -> None:
+    h = Harness()
+    human = h.player("human")
+    paced = human.create(SeatSpec.open(), SeatSpec.bot(2), pace_ms=2_000)
+    plain = human.create()
+    _, _, got = human.join(paced, 0)
+    assert isinstance(got[0], Snapshot) and got[0].pace_ms == 2_000
+    _, _, got = h.player("other").join(plain, 0)
+    assert isinstance(got[0], Snapshot) and got[0].pace_ms is None
+    games = {g.game_id: g for g in human.ok(ListGames(id=99)).games or ()}
+    assert (games[paced].pace_ms, games[plain].pace_ms) == (2_000, None)

@@ -10,11 +10,13 @@ import stat
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.server.test_core import move, started_game
 from tests.server.test_restart import ROOT, server_process
 from tests.support.server import TIMEOUT, Client, Harness
 from ubao.protocol import ClockSpec, Create, Join, Move, Moved, SeatSpec
-from ubao.server.store import Store
+from ubao.server.store import DatabaseInUse, Store
 
 TABLES = ("games", "seats", "moves", "events")
 
@@ -99,3 +101,14 @@ async def test_a_server_whose_port_is_taken_takes_no_game_up(tmp_path: Path) -> 
     assert contents(other) == before
     # The lock went with the process: the games are there for the next server.
     Store(other).close()
+
+
+def test_a_second_store_through_a_symbolic_link_finds_the_database_locked(tmp_path: Path) -> None:
+    db = tmp_path / "ubao.sqlite3"
+    first = Store(db)
+    try:
+        (tmp_path / "link.sqlite3").symlink_to(db.name)
+        with pytest.raises(DatabaseInUse):
+            Store(tmp_path / "link.sqlite3")
+    finally:
+        first.close()

@@ -242,3 +242,12 @@ async def test_sigterm_does_not_wait_for_a_connection_stuck_in_its_opening_hands
             partial.close()
     # About 2.5 s (--close-timeout, then half a second); before, the handshake timeout (60 s).
     assert stopped_after < 8
+
+
+async def test_sighup_shuts_the_server_down_gracefully(tmp_path: Path) -> None:
+    """The terminal a server runs in closing (SIGHUP) is a graceful stop, not a crash."""
+    async with server_process(tmp_path / "ubao.sqlite3") as (process, port):
+        async with Client.connected(port, "ann") as ann:
+            process.send_signal(signal.SIGHUP)
+            await closed_by_restart(ann)
+        assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0

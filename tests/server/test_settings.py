@@ -3,9 +3,13 @@ its variable, a bad value is a clear error, and docs/server.md explains each."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
+import logging
 import os
+import re
+import socket
 import sqlite3
 import stat
 import subprocess
@@ -14,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 
+from tests.support.server import TIMEOUT
+from ubao.protocol import Ok, Ping, decode_server_message, encode
 from ubao.server.__main__ import SETTINGS, Options, parse_args
+from ubao.server.app import GameServer, ServerConfig, address
 from ubao.server.store import Store, default_path
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "server.md"
@@ -174,3 +182,155 @@ def test_every_folder_made_for_the_database_is_the_users_alone(tmp_path: Path) -
         os.umask(old)
     for folder in (tmp_path / "a", tmp_path / "a" / "b"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+DOCS_FOLDER = ROOT / "docs"
+
+
+def server_exit(*flags: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ubao.server", "--port", "0", "--db", str(tmp_path / "db"), *flags],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def numeric(setting: Any) -> bool:
+    default = setting.get(Options())
+    return isinstance(default, int | float) and not isinstance(default, bool)
+
+
+def takes_zero(flag: str) -> bool:
+    try:
+        parse_args([flag, "0"], {})
+    except SystemExit:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--max-message-size",
+        "--message-rate",
+        "--message-burst",
+        "--handshake-timeout",
+        "--grace",
+        "--max-plies",
+        "--max-games",
+        "--connections-per-ip",
+        "--ping-interval",
+        "--ping-timeout",
+        "--close-timeout",
+        "--engine-start-timeout",
+        "--engine-attempts",
+    ],
+)
+def test_a_zero_that_would_leave_the_server_unusable_exits_with_2_naming_the_flag(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args([flag, "0"], {})
+    assert exit_info.value.code == 2
+    assert f"argument {flag}: must be" in capsys.readouterr().err
+    env = "UBAO_" + flag[2:].replace("-", "_").upper()
+    with pytest.raises(SystemExit):
+        parse_args([], {env: "0"})
+    assert f"environment variable {env}: must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--grace", "0.0004"], "--grace: must be a number ≥ 0.001, not '0.0004'"),
+        (["--repetitions", "1"], "--repetitions: must be a whole number ≥ 2, not '1'"),
+        (["--port", "70000"], "--port: must be a whole number from 0 to 65535, not '70000'"),
+        (["--message-rate", "nan"], "--message-rate: must be a number > 0, not 'nan'"),
+    ],
+)
+def test_the_bounds_of_numbers_are_checked_as_the_flags_are_read(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(argv, {})
+    assert exit_info.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_the_docs_name_exactly_the_settings_that_take_zero() -> None:
+    text = (DOCS_FOLDER / "server.md").read_text()
+    start = text.index("Numbers must not be negative")
+    paragraph = text[start : text.index("\n\n", start)]
+    documented = set(re.findall(r"`(--[a-z-]+) 0`", paragraph))
+    zero = {s.flag for s in SETTINGS if numeric(s) and takes_zero(s.flag)}
+    assert documented == zero
+    assert parse_args(["--max-bot-seats", "0"], {}).server.limits.max_bot_seats == 0
+
+
+def test_an_ipv6_address_is_written_in_brackets() -> None:
+    assert address("::1", 9618) == "[::1]:9618"
+    assert address("::", 9618) == "[::]:9618"
+    assert address("127.0.0.1", 9618) == "127.0.0.1:9618"
+    assert address("localhost", 9618) == "localhost:9618"
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+async def test_a_server_on_ipv6_logs_a_url_a_client_can_use(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="ubao.server")
+    async with GameServer(ServerConfig(host="::1", port=0)) as server:
+        url = f"ws://[::1]:{server.port}/"
+        assert f"listening on {url}" in caplog.text  # before: ws://::1:PORT/
+        async with connect(url, compression=None) as ws:
+            await ws.send(encode(Ping(id=1, t=0)))
+            reply = decode_server_message(await asyncio.wait_for(ws.recv(), TIMEOUT))
+            assert isinstance(reply, Ok) and reply.id == 1
+
+
+def test_an_empty_database_setting_is_named_and_exits_with_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv, environ, name in (([], {"UBAO_DB": ""}, "UBAO_DB"), (["--db", ""], {}, "--db")):
+        with pytest.raises(SystemExit) as exit_info:
+            parse_args(argv, environ)
+        assert exit_info.value.code == 2
+        error = capsys.readouterr().err
+        assert name in error and "is empty" in error
+
+
+def test_a_relative_xdg_data_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    fallback = Path.home() / ".local" / "share" / "ubao" / "ubao.sqlite3"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")
+    assert default_path() == fallback
+    monkeypatch.setenv("XDG_DATA_HOME", "")
+    assert default_path() == fallback
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--redis", "http://127.0.0.1:1/0", "--node-id", "n1"), "--redis: "),
+        (("--redis", "redis://127.0.0.1:1/0", "--node-id", "bad id!"), "--node-id: "),
+    ],
+)
+def test_a_malformed_redis_url_or_node_name_exits_with_2_naming_the_flag(
+    flags: tuple[str, ...], said: str, tmp_path: Path
+) -> None:
+    pytest.importorskip("redis")
+    done = server_exit(*flags, tmp_path=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"ubao-server: {said}"), done.stderr

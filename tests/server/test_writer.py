@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 import threading
 import time
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.server.test_edges import CommitFails, messages, until
-from tests.server.test_wire import create, join
+from tests.server.test_wire import create, http_get, join
 from tests.support.server import (
     SMALL_KALAH,
     TIMEOUT,
@@ -31,6 +32,8 @@ from tests.support.server import (
 )
 from ubao.protocol import Create, ErrorCode, Move, Moved, Ok, Ping, Resign, SeatSpec, Watch
 from ubao.server import store as store_module
+from ubao.server.app import STORE_STALLED_MS
+from ubao.server.clock import monotonic_ms
 from ubao.server.core import Limits
 from ubao.server.storage import StoreError
 from ubao.server.store import Store
@@ -279,3 +282,67 @@ def test_a_batch_is_written_in_a_few_statements_however_many_changes_it_holds(
     moves = committed(tmp_path / "ubao.sqlite3", "SELECT game_id FROM moves ORDER BY game_id")
     assert moves == [(game_id,) for game_id in sorted(games)]
     store.close()
+
+
+async def test_a_change_the_database_refuses_for_good_holds_up_neither_its_game_nor_others(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A move whose row is already there (put behind the server's back) was written again every
+    second for ever, and every later change of every game waited behind it, unanswered. Now
+    that game is stored no more, logged once, and the rest is kept; the foreign row stays."""
+    caplog.set_level(logging.ERROR, "ubao.server")
+    db = tmp_path / "ubao.sqlite3"
+    async with (
+        running_server(db=db) as server,
+        Client.connected(server.port, "south") as south,
+        Client.connected(server.port, "north") as north,
+    ):
+        game_id = await create(south)
+        tokens = {0: await join(south, game_id, 0), 1: await join(north, game_id, 1)}
+        await quiet(south, north)
+        with contextlib.closing(sqlite3.connect(db)) as other, other:
+            row = "INSERT INTO moves (game_id, ply, seat, move) VALUES (?, 0, 1, '3')"
+            other.execute(row, (game_id,))
+        async with asyncio.timeout(5):  # before: never answered
+            await south.ok(Move(id=0, game_id=game_id, token=tokens[0], ply=0, move="1"))
+            moved = await north.event_of(Moved)
+            assert moved.to_move == 1 and moved.legal and "1" in moved.legal
+            await north.ok(Move(id=0, game_id=game_id, token=tokens[1], ply=1, move="1"))
+            later = await create(north)  # another game, after the refused one: kept
+        assert committed(db, "SELECT status FROM games WHERE game_id = ?", later) == [("waiting",)]
+        assert server.core.rooms[game_id].ply == 2  # the game goes on in memory
+    assert committed(db, "SELECT move FROM moves WHERE game_id = ?", game_id) == [("3",)]
+    refusals = [r.getMessage() for r in caplog.records if "refuses" in r.getMessage()]
+    assert len(refusals) == 1 and f"game {game_id}" in refusals[0], refusals
+    assert not [r for r in caplog.records if "trying again" in r.getMessage()]
+
+
+async def test_healthz_says_unhealthy_while_the_store_keeps_nothing() -> None:
+    """An operator's balancer must stop sending clients to a server whose disk fails: it
+    answers nobody until the disk takes its changes again."""
+    skew = [0]
+
+    def now() -> int:
+        return monotonic_ms() + skew[0]
+
+    async with (
+        running_server(now=now) as server,
+        Client.connected(server.port, "south") as south,
+        Client.connected(server.port, "north") as north,
+    ):
+        game_id = await create(south)
+        south_token = await join(south, game_id, 0)
+        await join(north, game_id, 1)
+        failing_writes(server.store.db, "moves")
+        await south.send(Move(id=99, game_id=game_id, token=south_token, ply=0, move="1"))
+        await asyncio.sleep(0.3)  # handed to the writer, which fails and tries again
+        assert await http_get(server.port, "/healthz") == (200, "ok\n")  # a blip is no stall
+        skew[0] = STORE_STALLED_MS + 1_000
+        status, text = await http_get(server.port, "/healthz")
+        assert status == 503 and "kept nothing" in text
+        assert "ubao_store_waiting 1" in (await http_get(server.port, "/metrics"))[1]
+        healed(server.store.db)
+        reply = await asyncio.wait_for(south.recv(), TIMEOUT)
+        while not (isinstance(reply, Ok) and reply.id == 99):  # after the join's messages
+            reply = await asyncio.wait_for(south.recv(), TIMEOUT)
+        assert await http_get(server.port, "/healthz") == (200, "ok\n")

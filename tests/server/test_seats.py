@@ -1,23 +1,54 @@
-"""Server defects players' QA found (round 8b), in the sans-I/O core with a hand-driven clock:
-a player who leaves a finished game is seen gone (and back), a rematch is offered only to a
-player who is there, and a standing offer lapses when the player it waits for leaves; a bot
-client's mark survives a restart; an expired waiting game keeps the names of who waited."""
+"""Seats in the sans-I/O core: who sits where, seen gone and back, and the mark of a seat a bot
+client plays, kept through takeovers, restarts and read-backs."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.server.test_lobby import lobby_line
+from tests.server.test_lobby import lobby_line, subscribed
 from tests.server.test_rematch import over_at_once
+from tests.server.test_takeback import kinds, started
 from tests.support.server import Harness, small_limits
-from ubao.protocol import (
-    Resume,
-    Role,
-    SeatEvent,
-    Snapshot,
-    Watch,
-)
+from ubao.protocol import Lobby, Ok, Resume, Role, SeatEvent, Snapshot, Watch
 from ubao.server.store import Store
+
+
+def test_a_bot_client_taking_a_seat_over_is_a_seat_event_for_everyone_stored_and_replayed() -> None:
+    h = Harness()
+    game_id, south, _, north, n_token = started(h)
+    fan = subscribed(h, "fan")
+    room = h.core.rooms[game_id]
+    assert room.v == 2
+    mallory = h.player("mallory", role="bot")
+    got = mallory.send(Resume(id=1, game_id=game_id, token=n_token, since_v=2))
+    assert isinstance(got[0], Ok) and north.closed is not None
+    event = got[1]
+    assert isinstance(event, SeatEvent) and len(got) == 2
+    assert (event.v, event.seat, event.name, event.connected, event.client) == (
+        3,
+        1,
+        "north",
+        True,
+        "bot",
+    )
+    assert south.inbox[-1] == event and room.v == 3
+    pushed = fan.inbox[-1]
+    assert isinstance(pushed, Lobby) and pushed.game.seats[1].client == "bot"
+    rows = h.store.db.execute("SELECT v, type FROM events WHERE game_id = ?", (game_id,))
+    assert [tuple(r) for r in rows][-1] == (3, "seat")
+    watcher = h.player("eve", role="spectator")
+    assert watcher.send(Watch(id=1, game_id=game_id, since_v=2))[1:] == [event]
+    snapshot = watcher.send(Watch(id=2, game_id=game_id))[1]
+    assert isinstance(snapshot, Snapshot) and snapshot.v == 3
+    assert snapshot.seats[1].client == "bot"
+
+    # A person taking it back shows again; a person taking it from a person changes nothing.
+    back = h.player("north")
+    returned = back.send(Resume(id=1, game_id=game_id, token=n_token, since_v=3))[1]
+    assert isinstance(returned, SeatEvent) and (returned.v, returned.client) == (4, None)
+    again = h.player("north")
+    got = again.send(Resume(id=1, game_id=game_id, token=n_token, since_v=4))
+    assert kinds(got) == ["ok"] and room.v == 4 and south.inbox[-1] == returned
 
 
 def stored_events(h: Harness, game_id: str) -> int:
@@ -26,9 +57,6 @@ def stored_events(h: Harness, game_id: str) -> int:
             0
         ]
     )
-
-
-# -- 1. leaving a finished game: seen gone, no rematch offered to them, a standing offer lapses --
 
 
 @pytest.mark.parametrize("role", ["human", "bot"])
@@ -60,9 +88,6 @@ def test_a_player_leaving_a_finished_game_is_seen_gone_and_back_without_a_new_ve
     assert [m.type for m in got] == ["ok"]  # its own return is not news to the player
     assert fan.inbox[-1] == SeatEvent(game_id, over_v, 0, "alice", True, status="over")
     assert (room.v, stored_events(h, game_id)) == (over_v, logged)
-
-
-# -- 2. a bot client's mark survives a restart -------------------------------------------------
 
 
 def test_a_bot_clients_mark_survives_a_restart_in_the_lobby_and_for_watchers() -> None:
@@ -107,6 +132,3 @@ def test_a_seat_freed_in_a_waiting_game_shows_no_bot_client_after_a_restart() ->
     later.core.restore()
     seat = lobby_line(later.player(), game_id).seats[1]
     assert (seat.name, seat.client) == (None, None)
-
-
-# -- 3. an expired waiting game keeps the name of who waited in it -------------------------------
