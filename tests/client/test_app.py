@@ -11,8 +11,8 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from tests.client.test_layout import SizedOutput, draw
 from tests.support.client import until
+from tests.support.screen import Recorder, SizedOutput, draw
 from ubao.client.app import (
     END_WIDTH,
     MAX_STEP,
@@ -139,31 +139,6 @@ async def test_a_spectator_steps_back_through_the_moves_and_end_returns_to_live(
     watching.keys.send_text("\x1b[F")  # End: live again
     await until(lambda: app.browsing is None, "live")
     assert app.board()[0].values == app.state.view.values
-
-
-class Recorder:
-    """Actions that only remember the moves sent."""
-
-    def __init__(self) -> None:
-        self.moves: list[str] = []
-
-    async def move(self, ply: int, move: str) -> None:
-        self.moves.append(move)
-
-    async def resign(self) -> None:
-        raise AssertionError("not asked for")
-
-    async def takeback(self, ply: int) -> None:
-        raise AssertionError("not asked for")
-
-    async def answer_takeback(self, ply: int, accept: bool) -> None:
-        raise AssertionError("not asked for")
-
-    async def rematch(self) -> None:
-        raise AssertionError("not asked for")
-
-    async def answer_rematch(self, accept: bool) -> None:
-        raise AssertionError("not asked for")
 
 
 async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_esc() -> None:

@@ -15,15 +15,12 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
-from tests.client.test_layout import SizedOutput, draw
-from tests.client.test_polish import legal_snapshot
 from tests.support.client import FAST, game_server, kalah_create, screen, until, url_of
-from ubao.client.app import SEAT_LOST, Fit, GameApp, fold, panel_beside
-from ubao.client.board import view_of
+from tests.support.screen import PEOPLE, SizedOutput, draw, legal_snapshot, sized
+from ubao.client.app import SEAT_LOST, GameApp, fold
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import FATAL_CLOSE_CODES
 from ubao.client.live import LiveGame
-from ubao.client.render import SIDE_LINE_WIDTH, render_board
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore, server_key
 from ubao.engine.games import make_game
@@ -32,92 +29,13 @@ from ubao.protocol import (
     Clocks,
     ClockSpec,
     Moved,
-    Over,
     RematchOffer,
-    Result,
     SeatEvent,
     SeatInfo,
     SeatSpec,
-    Snapshot,
 )
 
-PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
-
-
-def sized(columns: int, rows: int, seat: int | None = 0) -> GameApp:
-    """A connected screen of a given size, not running (drawn with `draw`)."""
-    app = GameApp(GameState("AbCd1234"), seat=seat, output=SizedOutput(columns, rows))
-    app.set_connection("connected", True)
-    return app
-
-
-def finished(name: str, plies: int) -> list[Snapshot | Moved | Over]:
-    """A game of `name` played `plies` plies (the first legal move each time), then over."""
-    game = make_game(name, {})
-    position = game.start()
-    events: list[Snapshot | Moved | Over] = [
-        Snapshot(
-            game_id="AbCd1234",
-            v=1,
-            game=name,
-            options={},
-            status="playing",
-            position=game.format_position(position),
-            to_move=game.to_move(position),
-            ply=0,
-            history=(),
-            seats=PEOPLE,
-        )
-    ]
-    for ply in range(plies):
-        seat = game.to_move(position)
-        move = game.legal_moves(position)[0]
-        text = game.format_move(position, move)
-        position = game.play(position, move)
-        events.append(
-            Moved(
-                game_id="AbCd1234",
-                v=ply + 2,
-                ply=ply,
-                seat=seat,
-                move=text,
-                position=game.format_position(position),
-                to_move=game.to_move(position),
-            )
-        )
-    events.append(Over(game_id="AbCd1234", v=plies + 2, result=Result(0, "resign", None)))
-    return events
-
-
 # -- 1. a Bao question at 60x16 ----------------------------------------------------------------
-
-
-def test_folding_drops_an_empty_feedback_line_then_the_title_never_the_board() -> None:
-    assert fold(24, 10, 2, beside=True, empty_feedback=True, clock_rows=None) == Fit()
-    # Bao at 60x16 with a two-row question: the empty feedback line goes.
-    assert fold(16, 10, 4, beside=False, empty_feedback=True, clock_rows=None) == Fit(
-        feedback=False, panel_rows=0
-    )
-    # ... and with a refusal under the question, the title goes instead.
-    assert fold(16, 10, 4, beside=False, empty_feedback=False, clock_rows=None) == Fit(
-        title=False, panel_rows=0
-    )
-
-
-async def test_a_bao_direction_question_at_60x16_keeps_board_and_question() -> None:
-    with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
-        app.set_connection("connected", True)
-        app.on_event(legal_snapshot("bao"))
-        app.enter("A6")
-        assert app.question is not None
-        for answer in ("", "x"):  # the question alone, then under a refusal
-            if answer:
-                app.enter(answer)
-            shown = "\n".join(draw(app.application, 60, 16))
-            assert "too small" not in shown, shown
-            assert "which way?" in shown and " B    0" in shown and "Answer L or" in shown, shown
-            assert shown.splitlines()[-2].startswith("answer>"), shown
 
 
 # -- 2. clocks at 60x16 --------------------------------------------------------------------------
@@ -143,22 +61,6 @@ async def test_at_60x16_the_clocks_ride_on_the_status_line_when_the_panel_folds(
 
 
 # -- 3. the game-over box and the move list ------------------------------------------------------
-
-
-async def test_the_last_move_stays_in_sight_above_the_game_over_box() -> None:
-    events = finished("othello", 24)
-    last = events[-2]
-    assert isinstance(last, Moved)
-    with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
-        app.set_connection("connected", True)
-        for event in events:
-            app.on_event(event)
-        assert app.ending()
-        lines = draw(app.application, 80, 24)
-    shown = "\n".join(lines)
-    assert "Game over" in shown, shown
-    assert f"{last.ply + 1:>4}. " in shown, shown
 
 
 # -- 4. a seat taken over ------------------------------------------------------------------------
@@ -328,24 +230,3 @@ async def test_the_bot_log_numbers_plies_as_the_screens_move_list(
         assert match is not None
         number = int(match[1])  # "6. S 3" on the screen is "ply 6: 3" in the log
         assert (history[number - 1], movers[number - 1]) == (match[2], 0)
-
-
-@pytest.mark.parametrize("to_move", [True, False])
-def test_othello_with_long_names_keeps_the_panel_beside_the_board_at_80_columns(
-    to_move: bool,
-) -> None:
-    """QA: "Black (X): ubao-engine (depth 2)  discs 4  <- to move" was 55 columns, wider than
-    what an 80-column terminal leaves beside the panel, and pushed the panel under the board,
-    then back beside it when the game ended (no mover mark). Both side lines now fit, the mark
-    shown or not."""
-    game = make_game("othello", {})
-    position = game.start()
-    view = view_of(game, position)
-    if not to_move:
-        view = dataclasses.replace(view, to_move=None)
-    names = ("ubao-engine (depth 2)", "a-player-name-of-sixty-four-characters-" + "x" * 25)
-    board = render_board(view, 0, names=names)
-    lines = fragment_list_to_text(board).splitlines()
-    assert all(len(line) <= SIDE_LINE_WIDTH for line in lines), lines
-    assert panel_beside(80, board)
-    assert any("ubao-engine (depth 2)" in line for line in lines)  # short names whole

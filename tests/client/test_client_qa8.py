@@ -13,15 +13,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
-from tests.client.test_app import Recorder
 from tests.client.test_cli import unused_url
-from tests.client.test_client_qa7 import sized
-from tests.client.test_layout import SizedOutput, draw, played, whole
+from tests.client.test_layout import start_of
 from tests.client.test_polish import Shown, player
 from tests.support.client import game_server, kalah_create, screen, until, url_of
+from tests.support.screen import Recorder, SizedOutput, draw, played, sized
 from ubao.client.__main__ import build_parser, main, report_end
 from ubao.client.app import GameApp
 from ubao.client.connection import request_once
@@ -40,7 +38,6 @@ from ubao.protocol import (
     SeatEvent,
     SeatInfo,
     SeatSpec,
-    Snapshot,
 )
 
 __all__ = ["player"]  # the screen fixture, shared with test_client_polish
@@ -162,105 +159,8 @@ def test_the_help_speaks_to_a_spectator_as_one(name: str) -> None:
 
 # -- 3. and 4. large boards at 60 columns, side lines that never wrap ----------------------------
 
-BOTS = (
-    SeatInfo("bot", "ubao-engine (depth 1)", True, depth=1),
-    SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3),
-)
-
-
-def start_of(name: str, options: dict[str, int], seats: tuple[SeatInfo, SeatInfo]) -> Snapshot:
-    game = make_game(name, options)
-    start = game.start()
-    return Snapshot(
-        game_id="AbCd1234",
-        v=1,
-        game=name,
-        options=options,
-        status="playing",
-        position=game.format_position(start),
-        to_move=game.to_move(start),
-        ply=0,
-        history=(),
-        seats=seats,
-    )
-
-
-@pytest.mark.parametrize(
-    ("name", "options", "rows"),
-    [
-        ("kalah", {"pits": 12, "seeds": 12}, 16),
-        ("ethiopian", {"pits": 12, "seeds": 12}, 16),
-        ("othello", {"size": 16}, 24),
-        ("othello", {"size": 14}, 20),
-        ("othello", {}, 16),
-        ("bao", {}, 16),
-    ],
-)
-async def test_every_board_at_its_largest_fits_60_columns_whole(
-    name: str, options: dict[str, int], rows: int
-) -> None:
-    """Kalah with 12 pits (its most, and S12, N12 and both stores in sight) and Othello 16x16
-    draw compact; an AI-vs-AI game's long names are cut, never wrapped onto a row of their
-    own."""
-    with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), input=keys, output=SizedOutput(60, rows))
-        app.set_connection("connected", True)
-        app.on_event(start_of(name, options, BOTS))
-        board = fragment_list_to_text(app._board_core()).splitlines()
-        lines = draw(app.application, 60, rows)
-    shown = "\n".join(lines)
-    assert "too small" not in shown and "needs a terminal" not in shown, shown
-    assert max(map(len, board)) <= 60, board
-    assert whole(board, lines[1:]) or whole(board, lines), shown
-    assert lines[-1].startswith("F1: help") and lines[-2].startswith(">"), shown
-    sides = [line for line in board if line.startswith(("North", "South", "Black", "White"))]
-    assert len(sides) == 2 and any("to move" in line for line in sides), board
-    if name != "bao":  # Bao's facts have a line of their own, by design
-        assert not any(line.startswith("  discs") for line in board), board
-    if "pits" in options:
-        for label in ("S1", "S12", "N1", "N12", "N*", "S*"):
-            assert label in shown, (label, shown)
-
-
-async def test_a_board_taller_than_the_terminal_says_the_size_it_needs() -> None:
-    """Othello 16x16 needs 22 rows: at 60x20 the screen says so, instead of a cut board or
-    prompt_toolkit's bare "Window too small"."""
-    with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), input=keys, output=SizedOutput(60, 20))
-        app.set_connection("connected", True)
-        app.on_event(start_of("othello", {"size": 16}, BOTS))
-        shown = " ".join(" ".join(draw(app.application, 60, 20)).split())
-    assert "needs a terminal of at least 51x22" in shown and "is 60x20" in shown, shown
-    assert "too small" not in shown, shown
-
 
 # -- 13. the panel's text reads whole, or is cut with an ellipsis ------------------------------
-
-
-async def test_the_panel_reads_a_seat_waiting_for_a_bot_client_whole_at_80_columns() -> None:
-    wanted = (
-        SeatInfo("open", None, False, wants_bot=True, depth=2),
-        SeatInfo("open", None, False, wants_bot=True, depth=5),
-    )
-    for clock in (None, ClockSpec(600_000, 5_000)):
-        snapshot = dataclasses.replace(
-            start_of("kalah", {}, wanted),
-            status="waiting",
-            clock=clock,
-            clocks=None if clock is None else Clocks((600_000, 600_000), None, 5_000),
-        )
-        with create_pipe_input() as keys:
-            app = GameApp(GameState("AbCd1234"), input=keys, output=SizedOutput(80, 24))
-            app.set_connection("connected", True)
-            app.on_event(snapshot)
-            lines = draw(app.application, 80, 24)
-        panel = [line.split("|", 1)[1] for line in lines if "|" in line]
-        wants = [line for line in panel if "bot client" in line]
-        assert len(wants) == 2, lines
-        for line in wants:
-            assert line.endswith((")", "\u2026")), lines
-        if clock is None:
-            assert any(line.endswith("bot client (depth 5)") for line in wants), lines
 
 
 # -- 5. the untimed first move's deadline, and why a game was aborted ----------------------------

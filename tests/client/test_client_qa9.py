@@ -7,18 +7,16 @@ from __future__ import annotations
 import dataclasses
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.input import create_pipe_input
 
-from tests.client.test_client_qa8 import start_of
-from tests.client.test_layout import SizedOutput, draw
+from tests.client.test_layout import clocked, start_of
 from tests.client.test_rematch import old_game_left
-from ubao.client.app import NBSP, GameApp, fold, wrap_fragments
+from tests.support.screen import draw
+from ubao.client.app import NBSP, fold, wrap_fragments
 from ubao.client.state import Applied, GameState
-from ubao.protocol import Clocks, ClockSpec, SeatInfo
+from ubao.protocol import SeatInfo
 
 PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
-CLOCK = ClockSpec(300_000, 0)
-"""5+0: "5:00" on each clock."""
 
 
 # -- 1. a rematch's old game ---------------------------------------------------------------------
@@ -37,22 +35,6 @@ def test_an_event_of_another_game_changes_nothing() -> None:
 # -- 2. Othello 10x10 with a clock at 60x16 ------------------------------------------------------
 
 
-def clocked(
-    keys: PipeInput, snapshot_game: str, options: dict[str, int], **fields: object
-) -> GameApp:
-    """A player's screen at 60x16 of a game with a 5+0 clock, its first move due."""
-    snapshot = dataclasses.replace(
-        start_of(snapshot_game, options, PEOPLE),
-        clock=CLOCK,
-        clocks=Clocks((300_000, 300_000), None, 0, first_move_ms=60_000),
-        **fields,  # type: ignore[arg-type]
-    )
-    app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
-    app.set_connection("connected", True)
-    app.on_event(snapshot)
-    return app
-
-
 def test_clocks_that_would_need_a_row_that_is_not_there_go_beside_the_input() -> None:
     # Othello 10x10 at 60x16: 13 board rows, a status line, input, keys: no row left.
     fit = fold(16, 13, 2, beside=False, empty_feedback=True, clock_rows=1)
@@ -62,36 +44,6 @@ def test_clocks_that_would_need_a_row_that_is_not_there_go_beside_the_input() ->
     assert fold(16, 12, 2, beside=False, empty_feedback=True, clock_rows=1).clocks_in_status
     spared = fold(16, 12, 2, beside=False, empty_feedback=False, clock_rows=1)
     assert spared.clocks_by_input and spared.feedback
-
-
-async def test_othello_10x10_with_a_clock_fits_60x16() -> None:
-    with create_pipe_input() as keys:
-        app = clocked(keys, "othello", {"size": 10})
-        lines = draw(app.application, 60, 16)
-        shown = "\n".join(lines)
-        assert "too small" not in shown.lower() and "needs a terminal" not in shown, shown
-        assert " 10  ." in shown and lines[-3].startswith("Your move (Black (X)): 60 s"), shown
-        assert lines[-2].startswith("move>") and lines[-2].endswith("B 5:00  W 5:00"), shown
-        assert lines[-1].startswith("F1: help"), shown
-        app.say("White (O) played e3")  # a message takes the key line's place
-        lines = draw(app.application, 60, 16)
-        assert lines[-1] == "White (O) played e3" and lines[-5].startswith(" 10  ."), lines
-        assert lines[-2].endswith("W 5:00"), lines
-
-
-async def test_a_status_line_too_long_for_the_board_says_the_size_it_needs() -> None:
-    """A spectator's status line naming long bot names beside the first move's countdown
-    takes two rows: the screen's own size message, never prompt_toolkit's."""
-    bots = (
-        SeatInfo("bot", "ubao-engine (depth 1)", True, depth=1),
-        SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3),
-    )
-    with create_pipe_input() as keys:
-        app = clocked(keys, "othello", {"size": 10}, seats=bots)
-        app.seat = None
-        shown = " ".join(" ".join(draw(app.application, 60, 16)).split())
-    assert "needs a terminal of at least 46x17" in shown and "is 60x16" in shown, shown
-    assert "too small" not in shown.lower(), shown
 
 
 # -- 3. a clock is never broken --------------------------------------------------------------

@@ -14,9 +14,9 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from tests.client.test_layout import SIZES, SizedOutput, draw, played
 from tests.client.test_takeback import status_lines
 from tests.support.client import game_server, kalah_create, screen, until, url_of
+from tests.support.screen import SIZES, SizedOutput, draw, played
 from ubao.client.__main__ import report_end
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.entry import Reject, resolve

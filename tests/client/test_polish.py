@@ -13,9 +13,8 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from tests.client.test_app import Recorder
-from tests.client.test_layout import SIZES, SizedOutput, draw, played
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
+from tests.support.screen import SIZES, Recorder, SizedOutput, draw, legal_snapshot, played
 from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json
@@ -28,15 +27,6 @@ from ubao.protocol import Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Seat
 pytestmark = pytest.mark.timeout(120)
 
 DOWN, PAGE_DOWN, END_KEY, ESC = "\x1b[B", "\x1b[6~", "\x1b[F", "\x1b"
-
-
-def legal_snapshot(name: str, seat: int = 0) -> Snapshot:
-    """The start of `name` with `seat` to move, as the server sends it to that seat."""
-    snapshot, _ = played(name)
-    game = make_game(name, {})
-    start = game.start()
-    legal = tuple(game.format_move(start, move) for move in game.legal_moves(start))
-    return dataclasses.replace(snapshot, legal=legal if seat == game.to_move(start) else None)
 
 
 class Shown:

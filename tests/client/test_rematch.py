@@ -11,9 +11,9 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from tests.client.test_client_qa7 import finished, sized
-from tests.client.test_client_qa8 import start_of
+from tests.client.test_layout import start_of
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
+from tests.support.screen import finished, sized
 from ubao.client.live import LiveGame
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 
-from tests.client.test_client_qa7 import finished, sized
 from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
+from tests.support.screen import finished, sized
 from ubao.client.app import GameApp
 from ubao.protocol import Moved, SeatSpec, TakebackRequest
 
