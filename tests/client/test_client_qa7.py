@@ -17,11 +17,10 @@ from prompt_toolkit.input import create_pipe_input
 
 from tests.support.client import FAST, game_server, kalah_create, screen, until, url_of
 from tests.support.screen import PEOPLE, SizedOutput, draw, legal_snapshot, sized
-from ubao.client.app import SEAT_LOST, GameApp, fold
+from ubao.client.app import SEAT_LOST
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import FATAL_CLOSE_CODES
 from ubao.client.live import LiveGame
-from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore, server_key
 from ubao.engine.games import make_game
 from ubao.protocol import (
@@ -39,25 +38,6 @@ from ubao.protocol import (
 
 
 # -- 2. clocks at 60x16 --------------------------------------------------------------------------
-
-
-async def test_at_60x16_the_clocks_ride_on_the_status_line_when_the_panel_folds() -> None:
-    assert fold(16, 11, 2, beside=False, empty_feedback=True, clock_rows=0).clocks_in_status
-    assert not fold(24, 11, 2, beside=False, empty_feedback=True, clock_rows=0).clocks_in_status
-    for name in ("othello", "bao"):
-        snapshot = dataclasses.replace(
-            legal_snapshot(name),
-            seats=PEOPLE,
-            clock=ClockSpec(60_000, 1_000),
-            clocks=Clocks((58_000, 47_000), running=None, increment_ms=1_000),
-        )
-        with create_pipe_input() as keys:
-            app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
-            app.set_connection("connected", True)
-            app.on_event(snapshot)
-            shown = "\n".join(draw(app.application, 60, 16))
-        assert "too small" not in shown, shown
-        assert "0:58" in shown and "0:47" in shown, shown
 
 
 # -- 3. the game-over box and the move list ------------------------------------------------------

@@ -8,7 +8,6 @@ question, the Bao feedback line ahead of the move shown, panel text cut, the spe
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import threading
 from pathlib import Path
 
@@ -16,10 +15,8 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from tests.client.test_cli import unused_url
-from tests.client.test_layout import start_of
-from tests.client.test_polish import Shown, player
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from tests.support.screen import Recorder, SizedOutput, draw, played, sized
+from tests.support.screen import Recorder, Shown, SizedOutput, draw, played, sized
 from ubao.client.__main__ import build_parser, main, report_end
 from ubao.client.app import GameApp
 from ubao.client.connection import request_once
@@ -31,16 +28,9 @@ from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import (
-    Clocks,
-    ClockSpec,
-    Over,
-    Result,
-    SeatEvent,
-    SeatInfo,
     SeatSpec,
 )
 
-__all__ = ["player"]  # the screen fixture, shared with test_client_polish
 LEFT, RIGHT = "\x1b[D", "\x1b[C"
 
 # -- 1. tokens written at the same moment --------------------------------------------------------
@@ -164,62 +154,6 @@ def test_the_help_speaks_to_a_spectator_as_one(name: str) -> None:
 
 
 # -- 5. the untimed first move's deadline, and why a game was aborted ----------------------------
-
-
-def test_the_untimed_first_move_counts_down_for_everyone_and_the_abort_says_why() -> None:
-    now = [100.0]
-    people = (SeatInfo("open", "alice", True), SeatInfo("open", "bob", False))
-    waiting = dataclasses.replace(
-        start_of("kalah", {}, people),
-        status="waiting",
-        clock=ClockSpec(60_000, 0),
-        clocks=Clocks((60_000, 60_000), None, 0),
-    )
-    screens = {
-        seat: GameApp(GameState("AbCd1234"), seat=seat, output=SizedOutput(80, 24))
-        for seat in (0, 1, None)
-    }
-    for app in screens.values():
-        app.clock = lambda: now[0]
-        app.set_connection("connected", True)
-        app.on_event(waiting)
-        assert "first move" not in app.turn_text()[1]
-        app.on_event(
-            SeatEvent(
-                game_id="AbCd1234",
-                v=2,
-                seat=1,
-                name="bob",
-                connected=True,
-                status="playing",
-                clocks=Clocks((60_000, 60_000), None, 0, first_move_ms=60_000),
-            )
-        )
-    assert screens[0].turn_text()[1] == "Your move (South): 60 s to play the first move"
-    now[0] += 18
-    for seat in (1, None):
-        said = screens[seat].turn_text()[1]
-        assert said == "South, alice, to move: 42 s to play the first move", said
-    over = Over(game_id="AbCd1234", v=3, result=Result(None, "aborted", None))
-    for app in screens.values():
-        app.on_event(over)
-        assert app._result_text() == "Game aborted: South did not play the first move in time"
-
-
-async def test_a_clock_game_whose_first_move_never_comes_ends_saying_why(tmp_path: Path) -> None:
-    create = dataclasses.replace(kalah_create(), clock=ClockSpec(60_000, 0))
-    async with game_server(grace_ms=1_500) as server:
-        url = url_of(server)
-        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
-            await until(lambda: alice.live.state.started, "alice's game")
-            game_id = alice.live.game_id
-            async with screen(url, "bob", tmp_path / "b.json", game_id=game_id) as bob:
-                await until(lambda: alice.live.state.first_move_due is not None, "the count")
-                assert "to play the first move" in alice.live.app.turn_text()[1]
-                await until(lambda: bob.live.state.over and alice.live.state.over, "the abort")
-                for player in (alice, bob):
-                    said = player.live.app._result_text()
-                    assert said == "Game aborted: South did not play the first move in time"
 
 
 # -- 7., 9. and 15. the command line -------------------------------------------------------------

@@ -6,28 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.input import create_pipe_input
 
 from tests.client.test_takeback import status_lines
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from tests.support.screen import SIZES, SizedOutput, draw, played
+from tests.support.screen import PEOPLE, Shown, SizedOutput, played
 from ubao.client.__main__ import report_end
-from ubao.client.app import MAX_STEP, GameApp
+from ubao.client.app import GameApp
 from ubao.client.entry import Reject, resolve
 from ubao.client.export import record_of, replay_of
 from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
 from ubao.client.state import GameState
-from ubao.engine.games import GAMES, make_game
+from ubao.engine.games import make_game
 from ubao.protocol import (
-    Clocks,
-    ClockSpec,
     Over,
     Result,
     SeatEvent,
@@ -37,40 +33,6 @@ from ubao.protocol import (
 )
 
 pytestmark = pytest.mark.timeout(120)
-
-ESC = "\x1b"
-PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
-
-
-class Shown:
-    """A running screen of a given size and the pipe that types into it."""
-
-    def __init__(self, app: GameApp, keys: PipeInput, columns: int, rows: int) -> None:
-        self.app, self.keys, self.columns, self.rows = app, keys, columns, rows
-
-    def text(self) -> str:
-        return "\n".join(draw(self.app.application, self.columns, self.rows))
-
-
-@pytest.fixture
-async def shown(request: pytest.FixtureRequest) -> AsyncIterator[Shown]:
-    """A running screen: (seat, columns, rows) = request.param, the animation at its slowest
-    so that a move is surely being shown when looked at."""
-    seat, columns, rows = getattr(request, "param", (None, 80, 24))
-    with create_pipe_input() as keys:
-        app = GameApp(
-            GameState("AbCd1234"),
-            seat=seat,
-            step_seconds=MAX_STEP,
-            input=keys,
-            output=SizedOutput(columns, rows),
-        )
-        app.set_connection("connected", True)
-        task = asyncio.create_task(app.run())
-        await until(lambda: app.application.is_running, "the screen")
-        yield Shown(app, keys, columns, rows)
-        app.quit()
-        await asyncio.wait_for(task, 30)
 
 
 # -- games called off --------------------------------------------------------------------------
@@ -104,30 +66,6 @@ def test_an_aborted_game_is_exported_without_a_result_and_replayed_as_aborted() 
 
 
 # -- the seat countdown ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "shown", [(0, *size) for size in SIZES], indirect=True, ids=lambda p: f"{p[1]}x{p[2]}"
-)
-@pytest.mark.parametrize("name", sorted(GAMES))
-async def test_the_seat_countdown_fits_beside_a_clock_and_goes_with_the_game(
-    shown: Shown, name: str
-) -> None:
-    """A dropped opponent with 58 s to come back and 1:56 on the clock: both are read whole,
-    at 80x24 and 60x20; once the game is over no countdown is left."""
-    snapshot, _ = played(name)
-    clocks = Clocks((292_000, 116_000), running=None, increment_ms=5_000)
-    snapshot = dataclasses.replace(snapshot, seats=PEOPLE, clock=ClockSpec(300_000, 5_000))
-    shown.app.on_event(dataclasses.replace(snapshot, clocks=clocks))
-    v = snapshot.v + 1
-    gone = SeatEvent(game_id="AbCd1234", v=v, seat=1, name="bob", connected=False, grace_ms=58_400)
-    shown.app.on_event(gone)
-    screen = shown.text()
-    assert "1:56" in screen and re.search(r"1:56  away, 5\d s to return\b", screen), screen
-    shown.app.on_event(Over(game_id="AbCd1234", v=v + 1, result=Result(0, "abandoned", None)))
-    shown.keys.send_text(ESC)
-    screen = shown.text()
-    assert "to return" not in screen and "held" not in screen, screen
 
 
 @pytest.mark.parametrize("shown", [(0, 80, 24)], indirect=True, ids=["seat 0"])

@@ -10,6 +10,7 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from tests.support.screen import (
+    PEOPLE,
     PLIES,
     SIZES,
     SizedOutput,
@@ -235,9 +236,6 @@ async def test_the_panel_reads_a_seat_waiting_for_a_bot_client_whole_at_80_colum
             assert line.endswith((")", "\u2026")), lines
         if clock is None:
             assert any(line.endswith("bot client (depth 5)") for line in wants), lines
-
-
-PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
 
 
 CLOCK = ClockSpec(300_000, 0)

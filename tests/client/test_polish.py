@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.input import create_pipe_input
 
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
-from tests.support.screen import SIZES, Recorder, SizedOutput, draw, legal_snapshot, played
+from tests.support.screen import SIZES, Shown, SizedOutput, draw, legal_snapshot, played
 from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json
@@ -27,38 +26,6 @@ from ubao.protocol import Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Seat
 pytestmark = pytest.mark.timeout(120)
 
 DOWN, PAGE_DOWN, END_KEY, ESC = "\x1b[B", "\x1b[6~", "\x1b[F", "\x1b"
-
-
-class Shown:
-    """A player's screen of a given size, running on pipe input."""
-
-    def __init__(self, app: GameApp, keys: PipeInput, columns: int, rows: int) -> None:
-        self.app, self.keys, self.columns, self.rows = app, keys, columns, rows
-
-    def lines(self) -> list[str]:
-        return draw(self.app.application, self.columns, self.rows)
-
-
-@pytest.fixture
-async def player(request: pytest.FixtureRequest) -> AsyncIterator[Shown]:
-    """Seat 0's screen at (game, columns, rows) = request.param, with its legal moves."""
-    name, columns, rows = request.param
-    actions = Recorder()
-    with create_pipe_input() as keys:
-        app = GameApp(
-            GameState("AbCd1234"),
-            seat=0,
-            actions=actions,
-            input=keys,
-            output=SizedOutput(columns, rows),
-        )
-        app.set_connection("connected", True)
-        task = asyncio.create_task(app.run())
-        await until(lambda: app.application.is_running, "the screen")
-        app.on_event(legal_snapshot(name))
-        yield Shown(app, keys, columns, rows)
-        app.quit()
-        await asyncio.wait_for(task, 30)
 
 
 # -- the help ----------------------------------------------------------------------------------

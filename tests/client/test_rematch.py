@@ -13,7 +13,7 @@ from prompt_toolkit.output import DummyOutput
 
 from tests.client.test_layout import start_of
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
-from tests.support.screen import finished, sized
+from tests.support.screen import PEOPLE, finished, sized
 from ubao.client.live import LiveGame
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
@@ -184,9 +184,6 @@ def test_the_end_of_the_game_empties_the_input_line_so_that_r_offers_a_rematch()
     assert app.buffer.text == "" and app.state.over
     # `r` (and `q`) act on an empty line only: they do now.
     assert app._game_keys().get_bindings_for_keys(("r",))[0].filter()
-
-
-PEOPLE = (SeatInfo("open", "root", True), SeatInfo("open", "bob", True))
 
 
 def old_game_left(v: int) -> SeatEvent:

@@ -8,6 +8,7 @@ from typing import Any
 
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
@@ -176,3 +177,16 @@ def legal_snapshot(name: str, seat: int = 0) -> Snapshot:
     start = game.start()
     legal = tuple(game.format_move(start, move) for move in game.legal_moves(start))
     return dataclasses.replace(snapshot, legal=legal if seat == game.to_move(start) else None)
+
+
+class Shown:
+    """A running screen of a given size and the pipe that types into it."""
+
+    def __init__(self, app: GameApp, keys: PipeInput, columns: int, rows: int) -> None:
+        self.app, self.keys, self.columns, self.rows = app, keys, columns, rows
+
+    def lines(self) -> list[str]:
+        return draw(self.app.application, self.columns, self.rows)
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
