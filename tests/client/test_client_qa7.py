@@ -15,13 +15,13 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
-from tests.support.client import FAST, game_server, kalah_create, screen, until, url_of
+from tests.support.client import FAST, game_server, kalah_create, url_of
 from tests.support.screen import PEOPLE, SizedOutput, draw, legal_snapshot, sized
 from ubao.client.app import SEAT_LOST
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import FATAL_CLOSE_CODES
 from ubao.client.live import LiveGame
-from ubao.client.tokens import SeatToken, TokenStore, server_key
+from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
 from ubao.protocol import (
     AppCloseCode,
@@ -80,20 +80,6 @@ async def test_a_screen_whose_seat_was_taken_over_no_longer_acts_live(tmp_path: 
 # -- 5. the spelling of server URLs --------------------------------------------------------------
 
 
-def test_a_seat_is_found_whatever_the_spelling_of_its_server_url(tmp_path: Path) -> None:
-    path = tmp_path / "tokens.json"
-    # As an older client wrote it: under the URL exactly as given.
-    path.write_text('{"ws://127.0.0.1:9700/": {"g1": {"ann": {"seat": 1, "token": "t"}}}}')
-    store = TokenStore(path)
-    for spelling in ("ws://127.0.0.1:9700", "WS://127.0.0.1:9700/", "ws://127.0.0.1:9700/"):
-        assert store.get(spelling, "g1", "ann") == SeatToken(1, "t"), spelling
-    store.put("ws://Example.org:80", "g2", "ann", SeatToken(0, "u"))
-    assert store.get("ws://example.org/", "g2", "ann") == SeatToken(0, "u")
-    assert server_key("ws://a:8765,wss://B:443/x") == "ws://a:8765/,wss://b/x"
-    store.remove("ws://127.0.0.1:9700", "g1", "ann")
-    assert store.get("ws://127.0.0.1:9700/", "g1", "ann") is None
-
-
 # -- 6. the keys of the connecting and waiting screens -------------------------------------------
 
 
@@ -150,35 +136,7 @@ def test_status_line_wording_resign_rematch_reconnect_and_one_legal_move() -> No
     assert app.message == ("", "you declined the rematch")
 
 
-def test_with_one_legal_move_the_filled_entry_says_enter_plays() -> None:
-    app = sized(80, 24)
-    app.on_event(dataclasses.replace(legal_snapshot("kalah"), legal=("3",)))
-    app.buffer.text = "3"  # what Tab does with a single move: fills it in, no list
-    assert app.buffer.complete_state is None
-    assert fragment_list_to_text(app._help_text()).startswith("Enter plays 3")
-
-
 # -- 8. tokens of finished games -----------------------------------------------------------------
-
-
-async def test_the_token_of_a_game_that_ended_while_away_is_deleted(tmp_path: Path) -> None:
-    here, away = tmp_path / "here.json", tmp_path / "away.json"
-    async with game_server() as server:
-        url = url_of(server)
-        create = kalah_create(SeatSpec.open(), SeatSpec.bot(depth=1))
-        async with screen(url, "alice", here, create=create) as first:
-            await until(lambda: first.live.state.started and first.live.held is not None)
-            game_id = first.live.game_id
-            assert game_id is not None and first.live.held is not None
-            # The same seat's token, as a terminal that was closed before the end holds it.
-            TokenStore(away).put(url, game_id, "alice", first.live.held)
-            first.live.app.enter("resign")
-            first.live.app.enter("y")
-            await until(lambda: first.live.state.over, "the resignation")
-        assert TokenStore(here).get(url, game_id, "alice") is None
-        async with screen(url, "alice", away, game_id=game_id) as second:
-            await until(lambda: second.live.state.over, "the finished game shown")
-        assert TokenStore(away).get(url, game_id, "alice") is None
 
 
 # -- 9. the bot log's ply numbers ----------------------------------------------------------------

@@ -8,7 +8,6 @@ question, the Bao feedback line ahead of the move shown, panel text cut, the spe
 from __future__ import annotations
 
 import asyncio
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,47 +15,17 @@ from prompt_toolkit.input import create_pipe_input
 
 from tests.client.test_cli import unused_url
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from tests.support.screen import Recorder, Shown, SizedOutput, draw, played, sized
+from tests.support.screen import SizedOutput, played, sized
 from ubao.client.__main__ import build_parser, main, report_end
 from ubao.client.app import GameApp
 from ubao.client.connection import request_once
-from ubao.client.entry import Ask, resolve
-from ubao.client.export import replay_of
-from ubao.client.record import Record, parse_record
-from ubao.client.replay import ReplayApp
+from ubao.client.record import parse_record
 from ubao.client.state import GameState
-from ubao.client.tokens import SeatToken, TokenStore
-from ubao.engine.games import GAMES, make_game
 from ubao.protocol import (
     SeatSpec,
 )
 
-LEFT, RIGHT = "\x1b[D", "\x1b[C"
-
 # -- 1. tokens written at the same moment --------------------------------------------------------
-
-
-def test_clients_of_one_home_storing_tokens_at_once_keep_every_token(tmp_path: Path) -> None:
-    path = tmp_path / "tokens.json"
-    writers, each = 12, 5
-    start = threading.Barrier(writers)
-
-    def write(index: int) -> None:
-        store = TokenStore(path)  # a client of its own: its own object, its own descriptors
-        start.wait()
-        for game in range(each):
-            store.put("ws://a/", f"g{index}-{game}", f"racer{index}", SeatToken(0, f"t{index}"))
-        store.remove("ws://a/", f"g{index}-0", f"racer{index}")
-
-    threads = [threading.Thread(target=write, args=(index,)) for index in range(writers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    store = TokenStore(path)
-    for index in range(writers):
-        held = store.games("ws://a/", f"racer{index}")
-        assert sorted(held) == [f"g{index}-{game}" for game in range(1, each)], (index, held)
 
 
 # -- 2. a rematch offer that lapsed with a restart ---------------------------------------------
@@ -98,32 +67,6 @@ async def test_the_feedback_line_names_the_move_being_shown_not_a_later_one() ->
 
 
 # -- 10. and 11. Bao's question after Tab, and the arrows at an L/R question --------------------
-
-
-def test_a_question_that_leaves_the_hole_open_too_is_a_choice_of_moves() -> None:
-    game = make_game("bao", {})
-    start = game.start()
-    legal = [game.format_move(start, move) for move in game.legal_moves(start)]
-    asked = resolve("a", legal, game, start)  # what Tab completes on ["A6L", …, "A7R"]
-    assert isinstance(asked, Ask)
-    assert asked.question.startswith("a: which move? A6L sows "), asked.question
-    assert "Answer 6L, 6R, 7L or 7R" in asked.question and "which way" not in asked.question
-    way = resolve("A6", legal, game, start)
-    assert isinstance(way, Ask) and way.question.startswith("A6: which way? L sows ")
-
-
-@pytest.mark.parametrize("player", [("bao", 80, 24)], indirect=True)
-async def test_left_and_right_answer_a_direction_question(player: Shown) -> None:
-    app = player.app
-    for arrow, move in ((LEFT, "A6L"), (RIGHT, "A7R")):
-        app.enter(move[:2])
-        assert app.question is not None and "Answer L or R" in app.question.question
-        player.keys.send_text(arrow)
-        sent = app.actions
-        assert isinstance(sent, Recorder)
-        await until(lambda: sent.moves[-1:] == [move], f"{move} sent")  # noqa: B023
-        assert app.question is None
-        await until(lambda: not app.sending, "the answer")
 
 
 # -- 14. the spectators' help --------------------------------------------------------------------
@@ -200,26 +143,6 @@ async def test_export_to_a_file_with_a_host_and_port_server(tmp_path: Path) -> N
 
 
 # -- 16. the replay says how the game ended ------------------------------------------------------
-
-
-@pytest.mark.parametrize(("columns", "rows"), [(60, 16), (80, 24)])
-@pytest.mark.parametrize("name", ["bao", "othello", "kalah"])
-async def test_a_replay_says_how_the_game_ended_on_a_small_terminal(
-    name: str, columns: int, rows: int
-) -> None:
-    _, events = played(name)
-    sides = GAMES[name].sides
-    tags = {"Game": name, "Options": "{}", sides[0]: "ann", sides[1]: "bo", "Reason": "aborted"}
-    record = Record({**tags, "Result": "*"}, tuple(event.move for event in events))
-    with create_pipe_input() as keys:
-        app = ReplayApp(record, replay_of(record), input=keys, output=SizedOutput(columns, rows))
-        app.go(len(events))
-        shown = "\n".join(draw(app.application, columns, rows))
-        app.go(1)
-        earlier = "\n".join(draw(app.application, columns, rows))
-    assert "Game aborted" in shown and "too small" not in shown, shown
-    assert shown.splitlines()[-1].startswith("left/right"), shown
-    assert earlier.count("Game aborted") <= 1, earlier  # the panel may say it, if it has room
 
 
 # -- 17. leaving a game that waits for its opponent ----------------------------------------------

@@ -17,17 +17,14 @@ from tests.support.client import game_server, kalah_create, screen, until, url_o
 from tests.support.screen import PEOPLE, Shown, SizedOutput, played
 from ubao.client.__main__ import report_end
 from ubao.client.app import GameApp
-from ubao.client.entry import Reject, resolve
 from ubao.client.export import record_of, replay_of
 from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
 from ubao.client.state import GameState
-from ubao.engine.games import make_game
 from ubao.protocol import (
     Over,
     Result,
     SeatEvent,
-    SeatInfo,
     SeatSpec,
     Snapshot,
 )
@@ -122,33 +119,12 @@ async def test_during_an_animation_title_board_panel_and_status_tell_the_same_mo
 # -- wording -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "cell"), [("othello", "square"), ("kalah", "pit")])
-def test_the_entry_hint_names_the_games_own_cells(name: str, cell: str) -> None:
-    game = make_game(name)
-    start = game.start()
-    legal = [game.format_move(start, move) for move in game.legal_moves(start)]
-    refusal = resolve("", legal, game, start)
-    assert isinstance(refusal, Reject) and f"pick a {cell} with the arrow keys" in refusal.message
-
-
 def test_a_side_and_its_player_are_named_without_doubled_parentheses() -> None:
     snapshot, _ = played("othello")
     with create_pipe_input() as keys:
         app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
         app.on_event(dataclasses.replace(snapshot, seats=PEOPLE, to_move=1))
         assert app.turn_text()[1] == "White (O), bob, to move"
-
-
-def test_a_move_typed_before_the_opponent_came_says_so() -> None:
-    snapshot, _ = played("kalah")
-    waiting = dataclasses.replace(
-        snapshot, status="waiting", seats=(PEOPLE[0], SeatInfo("open", None, False))
-    )
-    with create_pipe_input() as keys:
-        app = GameApp(GameState("g"), seat=0, input=keys, output=SizedOutput(80, 24))
-        app.on_event(waiting)
-        app.enter("3")
-        assert app.message[1] == "the opponent has not joined yet"
 
 
 async def test_joining_a_full_game_suggests_watching_it(

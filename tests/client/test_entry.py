@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.input import create_pipe_input
 
+from tests.support.client import until
+from tests.support.screen import PEOPLE, Recorder, Shown, SizedOutput, legal_snapshot, played, sized
+from ubao.client.app import GameApp
 from ubao.client.entry import Ask, Option, Reject, Send, hole_entry, resolve
+from ubao.client.state import GameState
 from ubao.engine.games import make_game
+from ubao.protocol import SeatInfo
 
 SAFARI_POSITION = "00000000/12070000/11207020/00000000 N 20-21 SN ply=3"
 """North to move in the namua stage; a7 and a8 capture and reach the nyumba decision."""
@@ -131,3 +139,63 @@ def test_a_hole_chosen_with_the_cursor_asks_l_or_r_and_takes_the_letter_as_the_a
     start = ethiopian.start()
     result = hole_entry("S3", legal_of(ethiopian, start), ethiopian, start, ["3L", "3R"])
     assert isinstance(result, Ask) and [o.answer for o in result.options] == ["L", "R"]
+
+
+def test_with_one_legal_move_the_filled_entry_says_enter_plays() -> None:
+    app = sized(80, 24)
+    app.on_event(dataclasses.replace(legal_snapshot("kalah"), legal=("3",)))
+    app.buffer.text = "3"  # what Tab does with a single move: fills it in, no list
+    assert app.buffer.complete_state is None
+    assert fragment_list_to_text(app._help_text()).startswith("Enter plays 3")
+
+
+LEFT, RIGHT = "\x1b[D", "\x1b[C"
+
+
+def test_a_question_that_leaves_the_hole_open_too_is_a_choice_of_moves() -> None:
+    game = make_game("bao", {})
+    start = game.start()
+    legal = [game.format_move(start, move) for move in game.legal_moves(start)]
+    asked = resolve("a", legal, game, start)  # what Tab completes on ["A6L", …, "A7R"]
+    assert isinstance(asked, Ask)
+    assert asked.question.startswith("a: which move? A6L sows "), asked.question
+    assert "Answer 6L, 6R, 7L or 7R" in asked.question and "which way" not in asked.question
+    way = resolve("A6", legal, game, start)
+    assert isinstance(way, Ask) and way.question.startswith("A6: which way? L sows ")
+
+
+@pytest.mark.parametrize("player", [("bao", 80, 24)], indirect=True)
+async def test_left_and_right_answer_a_direction_question(player: Shown) -> None:
+    app = player.app
+    for arrow, move in ((LEFT, "A6L"), (RIGHT, "A7R")):
+        app.enter(move[:2])
+        assert app.question is not None and "Answer L or R" in app.question.question
+        player.keys.send_text(arrow)
+        sent = app.actions
+        assert isinstance(sent, Recorder)
+        await until(lambda: sent.moves[-1:] == [move], f"{move} sent")  # noqa: B023
+        assert app.question is None
+        await until(lambda: not app.sending, "the answer")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("name", "cell"), [("othello", "square"), ("kalah", "pit")])
+def test_the_entry_hint_names_the_games_own_cells(name: str, cell: str) -> None:
+    game = make_game(name)
+    start = game.start()
+    legal = [game.format_move(start, move) for move in game.legal_moves(start)]
+    refusal = resolve("", legal, game, start)
+    assert isinstance(refusal, Reject) and f"pick a {cell} with the arrow keys" in refusal.message
+
+
+@pytest.mark.timeout(120)
+def test_a_move_typed_before_the_opponent_came_says_so() -> None:
+    snapshot, _ = played("kalah")
+    waiting = dataclasses.replace(
+        snapshot, status="waiting", seats=(PEOPLE[0], SeatInfo("open", None, False))
+    )
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("g"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.on_event(waiting)
+        app.enter("3")
+        assert app.message[1] == "the opponent has not joined yet"

@@ -346,3 +346,23 @@ async def test_the_panels_divider_never_moves_back_while_the_board_text_changes(
         app.browse(3)
         dividers.append(draw(app.application, 80, 24)[0].index("|"))
     assert dividers == sorted(dividers) and len(set(dividers)) <= 3, dividers
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(60, 16), (80, 24)])
+@pytest.mark.parametrize("name", ["bao", "othello", "kalah"])
+async def test_a_replay_says_how_the_game_ended_on_a_small_terminal(
+    name: str, columns: int, rows: int
+) -> None:
+    _, events = played(name)
+    sides = GAMES[name].sides
+    tags = {"Game": name, "Options": "{}", sides[0]: "ann", sides[1]: "bo", "Reason": "aborted"}
+    record = Record({**tags, "Result": "*"}, tuple(event.move for event in events))
+    with create_pipe_input() as keys:
+        app = ReplayApp(record, replay_of(record), input=keys, output=SizedOutput(columns, rows))
+        app.go(len(events))
+        shown = "\n".join(draw(app.application, columns, rows))
+        app.go(1)
+        earlier = "\n".join(draw(app.application, columns, rows))
+    assert "Game aborted" in shown and "too small" not in shown, shown
+    assert shown.splitlines()[-1].startswith("left/right"), shown
+    assert earlier.count("Game aborted") <= 1, earlier  # the panel may say it, if it has room
