@@ -11,8 +11,18 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from tests.client.test_takeback import status_lines
 from tests.support.client import until
-from tests.support.screen import Recorder, SizedOutput, draw
+from tests.support.screen import (
+    PEOPLE,
+    Recorder,
+    Shown,
+    SizedOutput,
+    draw,
+    legal_snapshot,
+    played,
+    sized,
+)
 from ubao.client.app import (
     END_WIDTH,
     MAX_STEP,
@@ -24,7 +34,18 @@ from ubao.client.app import (
 )
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES, make_game
-from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, Over, Result, SeatInfo, Snapshot
+from ubao.protocol import (
+    BotInfo,
+    Clocks,
+    ClockSpec,
+    Moved,
+    Over,
+    RematchOffer,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    Snapshot,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -346,3 +367,147 @@ async def test_a_bao_hole_the_rules_forbid_is_refused_with_the_rule_in_full_at_6
         assert actions.moves == [] and app.state.history == []
         app.quit()
         await asyncio.wait_for(task, 30)
+
+
+@pytest.mark.timeout(300)
+def test_connecting_shows_only_quit_and_waiting_shows_the_command_to_join() -> None:
+    app = sized(80, 24, seat=None)
+    assert fragment_list_to_text(app._help_text()) == "^Q: leave"
+    waiting = dataclasses.replace(
+        legal_snapshot("kalah"),
+        status="waiting",
+        seats=(PEOPLE[0], SeatInfo("open", None, False)),
+        legal=None,
+    )
+    app.set_seat(0)
+    app.on_event(waiting)
+    keys = fragment_list_to_text(app._help_text())
+    assert "Tab" not in keys and "arrows" not in keys and "^Q: leave" in keys
+    assert "ubao play --join=AbCd1234" in app.turn_text()[1]
+
+
+@pytest.mark.timeout(300)
+def test_status_line_wording_resign_rematch_reconnect_and_one_legal_move() -> None:
+    app = sized(80, 24)
+    app.on_event(dataclasses.replace(legal_snapshot("kalah"), seats=PEOPLE))
+    app.ask_resign()
+    app.confirm_resign(False)
+    assert app.message[1] == "not resigned"
+    app.ask_resign()
+    assert app._question() == "Resign this game? y = yes, n or Esc = no" and not app.message[1]
+    app.confirm_resign(False)
+    # A move sent again after a reconnection, then the opponent is back: the move stays said.
+    game = make_game("kalah", {})
+    start = game.start()
+    move = game.legal_moves(start)[1]
+    after = game.play(start, move)
+    app.on_event(
+        Moved(
+            game_id="AbCd1234",
+            v=2,
+            ply=0,
+            seat=0,
+            move=game.format_move(start, move),
+            position=game.format_position(after),
+            to_move=game.to_move(after),
+        )
+    )
+    said = app.message[1]
+    assert said.startswith("You played ")
+    app.on_event(SeatEvent(game_id="AbCd1234", v=3, seat=1, name="bob", connected=True))
+    assert app.message[1] == said
+    # The player who declines an offer is told it was them.
+    app.on_rematch(RematchOffer(game_id="AbCd1234", seat=1, state="declined"))
+    assert app.message == ("", "you declined the rematch")
+
+
+@pytest.mark.timeout(300)
+async def test_the_feedback_line_names_the_move_being_shown_not_a_later_one() -> None:
+    snapshot, moves = played("bao")
+    with create_pipe_input() as keys:
+        app = GameApp(
+            GameState("AbCd1234"), input=keys, output=SizedOutput(80, 24), step_seconds=0.25
+        )
+        app.set_connection("connected", True)
+        task = asyncio.create_task(app.run())
+        try:
+            await until(lambda: app.application.is_running, "the screen")
+            app.on_event(snapshot)
+            app.on_event(moves[0])
+            app.on_event(moves[1])  # arrives while the first is shown
+            frame = app.animation.frame
+            assert frame is not None and frame.ply == 0
+            assert app.message[1] == f"{app.side_name(moves[0].seat)} played {moves[0].move}"
+            await until(
+                lambda: app.animation.frame is None or app.animation.frame.ply == 1,
+                "the second move shown",
+            )
+            assert app.message[1] == f"{app.side_name(moves[1].seat)} played {moves[1].move}"
+        finally:
+            app.quit()
+            await asyncio.wait_for(task, 30)
+
+
+@pytest.mark.timeout(120)
+def test_news_from_before_goes_when_the_connection_drops() -> None:
+    app = GameApp(GameState("AbCd1234"), seat=0, output=SizedOutput(80, 24))
+    app.set_connection("connected", True)
+    app.say("North, bob, is here")
+    app.set_connection("server unreachable; reconnecting in 2 s", False)
+    assert app.message[1] == ""
+
+
+def aborted_game() -> tuple[Snapshot, Over]:
+    snapshot, _ = played("kalah")
+    start = dataclasses.replace(snapshot, seats=PEOPLE)
+    return start, Over(game_id="AbCd1234", v=2, result=Result(None, "aborted", None))
+
+
+@pytest.mark.timeout(120)
+async def test_an_aborted_game_reads_game_aborted_on_screen_not_a_draw(shown: Shown) -> None:
+    snapshot, over = aborted_game()
+    shown.app.on_event(snapshot)
+    shown.app.on_event(over)
+    assert shown.app.turn_text()[1] == "Game aborted"
+    screen = shown.text()
+    assert "Game aborted" in screen and "Draw" not in screen, screen
+
+
+@pytest.mark.timeout(120)
+async def test_during_an_animation_title_board_panel_and_status_tell_the_same_move(
+    shown: Shown,
+) -> None:
+    """Three moves and the end arrive at once (`--pace 0`): while the first is shown, the
+    title gives its ply and no end, the status line says who sows and nobody else to move, the
+    board and the panel mark its mover; once every move is shown, the game's end."""
+    snapshot, events = played("kalah")
+    app = shown.app
+    app.on_event(dataclasses.replace(snapshot, seats=PEOPLE))
+    for event in events[:3]:
+        app.on_event(event)
+    app.on_event(Over(game_id="AbCd1234", v=5, result=Result(1, "resign", None)))
+    frame = app.animation.frame
+    assert frame is not None
+    mover = app.side_name(frame.mover)
+    assert "ply 1  playing" in app._title() and "over" not in app._title()
+    first, *_ = status_lines(app)
+    assert first.startswith(f"{mover} ") and "to move" not in first, first
+    board = fragment_list_to_text(app._board_text()).splitlines()
+    marked = [line for line in board if "<- to move" in line]
+    assert len(marked) == 1 and marked[0].startswith(f"{mover}:"), board
+    panel = fragment_list_to_text(app._players_text())
+    assert f"> {mover}:" in panel, panel
+    assert app.shown_ply == 1
+    app.step_seconds = 0.01  # the rest at once (the frame shown now keeps its time)
+    await until(lambda: app.settled, "every move shown")
+    assert "ply 3  over" in app._title()
+    assert status_lines(app)[0].startswith("Game over: North, bob, wins by resignation")
+
+
+@pytest.mark.timeout(120)
+def test_a_side_and_its_player_are_named_without_doubled_parentheses() -> None:
+    snapshot, _ = played("othello")
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.on_event(dataclasses.replace(snapshot, seats=PEOPLE, to_move=1))
+        assert app.turn_text()[1] == "White (O), bob, to move"

@@ -472,3 +472,32 @@ async def test_the_bot_keeps_to_the_games_own_pace(tmp_path: Path) -> None:
         later - earlier for (earlier, _), (later, seat) in itertools.pairwise(arrivals) if seat == 0
     ]
     assert gaps and min(gaps) >= 0.9 * pace_ms / 1000
+
+
+@pytest.mark.timeout(300)
+async def test_the_bot_log_numbers_plies_as_the_screens_move_list(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="ubao.bot")
+    async with game_server() as server:
+        bot = BotGame(
+            url_of(server),
+            "robo",
+            EngineSettings(depth=2),
+            create=kalah_create(SeatSpec.open(), SeatSpec.bot(1)),
+            seat=0,
+            tokens=TokenStore(tmp_path / "t.json"),
+            backoff=FAST,
+        )
+        assert await asyncio.wait_for(bot.run(), 60) is not None
+    history, movers = bot.state.history, bot.state.movers
+    logged = [
+        re.fullmatch(r"game \S+ ply (\d+): (\S+) \(.*", record.getMessage())
+        for record in caplog.records
+        if " ply " in record.getMessage()
+    ]
+    assert logged and all(match is not None for match in logged)
+    for match in logged:
+        assert match is not None
+        number = int(match[1])  # "6. S 3" on the screen is "ply 6: 3" in the log
+        assert (history[number - 1], movers[number - 1]) == (match[2], 0)

@@ -25,6 +25,7 @@ from ubao.client.__main__ import (
     report_end,
     watch_creation,
 )
+from ubao.client.connection import request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table
 from ubao.client.record import format_record, parse_record
@@ -388,3 +389,46 @@ async def test_ctrl_c_ends_a_serving_bot_without_a_traceback() -> None:
         errors = (await asyncio.wait_for(process.stderr.read(), 60)).decode()
         assert await process.wait() == 130, errors
         assert "Traceback" not in errors
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["export", "g1", "-o", "/nonexistent/x.txt"],
+            "cannot write /nonexistent/x.txt: no folder",
+        ),
+        (["export", "g1", "-o", "/tmp"], "cannot write /tmp: it is a directory"),
+        (["play", "--new", "kalah", "--clock", "10+-1"], "the increment must be 0 or more"),
+        (["play", "--new", "kalah", "--clock", "0+5"], "the initial time must be positive"),
+        (["games", "--server", "http://127.0.0.1:9700/"], "write ws://HOST:PORT/"),
+    ],
+)
+def test_a_bad_command_line_is_blamed_on_itself_not_on_the_server(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main([*argv, "--server", unused_url()] if argv[0] == "export" else argv)
+    error = capsys.readouterr().err
+    assert exit.value.code == 2, error
+    assert message in error and "cannot reach" not in error, error
+
+
+@pytest.mark.timeout(300)
+def test_a_server_given_as_host_and_port_is_a_websocket_url() -> None:
+    args = build_parser().parse_args(["games", "--server", "127.0.0.1:9700,ws://b:1/"])
+    assert args.server == "ws://127.0.0.1:9700,ws://b:1/"
+
+
+@pytest.mark.timeout(300)
+async def test_export_to_a_file_with_a_host_and_port_server(tmp_path: Path) -> None:
+    async with game_server() as server:
+        create = kalah_create(SeatSpec.bot(1), SeatSpec.bot(1))
+        game_id = await request_once(url_of(server), "carol", "spectator", create)
+        out = tmp_path / "game.txt"
+        given = f"127.0.0.1:{server.port}"
+        args = build_parser().parse_args(["export", game_id.game_id or "", "--server", given])
+        args.output = str(out)
+        assert await args.handler(args) == 0
+    assert parse_record(out.read_text()).tags["GameId"] == game_id.game_id

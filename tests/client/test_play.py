@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.input import create_pipe_input
 
+from tests.client.test_takeback import status_lines
 from tests.support.client import (
     Proxy,
     game_server,
@@ -17,9 +20,14 @@ from tests.support.client import (
     until,
     url_of,
 )
+from tests.support.screen import PEOPLE, Shown, SizedOutput, draw, legal_snapshot, played
+from ubao.client.__main__ import report_end
+from ubao.client.app import SEAT_LOST
+from ubao.client.connection import FATAL_CLOSE_CODES
+from ubao.client.live import LiveGame
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.engine.games import make_game
-from ubao.protocol import Create, Move, SeatSpec
+from ubao.protocol import AppCloseCode, Clocks, ClockSpec, Create, Move, SeatEvent, SeatSpec
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -334,3 +342,81 @@ async def test_resigning_a_game_nobody_joined_withdraws_it(tmp_path: Path) -> No
             await until(lambda: alice.live.state.over, "the end")
             result = alice.live.state.result
             assert result is not None and (result.winner, result.reason) == (None, "cancelled")
+
+
+@pytest.mark.timeout(300)
+async def test_a_screen_whose_seat_was_taken_over_no_longer_acts_live(tmp_path: Path) -> None:
+    snapshot = dataclasses.replace(
+        legal_snapshot("kalah"),
+        seats=PEOPLE,
+        clock=ClockSpec(60_000, 1_000),
+        clocks=Clocks((58_000, 47_000), running=0, increment_ms=1_000),
+    )
+    with create_pipe_input() as keys:
+        live = LiveGame(
+            "ws://127.0.0.1:9/",
+            "root",
+            game_id="AbCd1234",
+            tokens=TokenStore(tmp_path / "tokens.json"),
+            input=keys,
+            output=SizedOutput(80, 24),
+        )
+        app = live.app
+        app.set_seat(0)
+        app.set_connection("connected", True)
+        app.on_event(snapshot)
+        assert app.turn_text()[1].startswith("Your move")
+        live.on_closed(FATAL_CLOSE_CODES[AppCloseCode.SEAT_TAKEN_OVER])
+        shown = "\n".join(draw(app.application, 80, 24))
+        assert "Your move" not in shown and "lag -" in shown, shown
+        assert " connected" not in shown and "not known" in shown, shown
+        assert not app.my_turn and app._clock(0, app.clock() + 5)[0][0] == "class:label"
+        app.enter("3")
+        assert app.message == ("class:status.error", SEAT_LOST)
+        assert app.unsent is None
+
+
+@pytest.mark.timeout(300)
+async def test_leaving_a_waiting_game_says_it_expires(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with game_server() as server:
+        async with screen(url_of(server), "alice", tmp_path / "a.json", create=kalah_create()) as a:
+            await until(lambda: a.live.state.started, "the waiting game")
+            await a.quit()
+        assert report_end(a.live) == 0
+    said = capsys.readouterr().out
+    assert f"left game {a.live.game_id}, which waits for an opponent" in said, said
+    assert "within 60 s" in said and "expires" in said and "--join=" in said, said
+
+
+@pytest.mark.parametrize("shown", [(0, 80, 24)], indirect=True, ids=["seat 0"])
+async def test_a_player_back_after_a_restart_hears_of_the_other_not_of_himself(
+    shown: Shown,
+) -> None:
+    """After a server restart both seats come back: the status line names the opponent's
+    return, never the player's own ("South, root, is here" on root's screen)."""
+    snapshot, _ = played("kalah")
+    shown.app.on_event(dataclasses.replace(snapshot, seats=PEOPLE))
+    v = snapshot.v + 1
+    shown.app.on_event(SeatEvent(game_id="AbCd1234", v=v, seat=0, name="root", connected=True))
+    assert "is here" not in "\n".join(status_lines(shown.app))
+    shown.app.on_event(SeatEvent(game_id="AbCd1234", v=v + 1, seat=1, name="bob", connected=True))
+    assert "bob, is here" in "\n".join(status_lines(shown.app))
+
+
+async def test_joining_a_full_game_suggests_watching_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        create = kalah_create(SeatSpec.open(), SeatSpec.bot(1))
+        async with screen(url, "alice", tmp_path / "a.json", create=create) as alice:
+            await until(lambda: alice.live.state.started, "alice's game")
+            game_id = alice.live.game_id
+            assert game_id is not None
+            async with screen(url, "carol", tmp_path / "c.json", game_id=game_id) as carol:
+                await asyncio.wait_for(carol.task, 30)  # refused: the screen closes
+            assert report_end(carol.live) == 1
+    error = capsys.readouterr().err
+    assert "is taken" in error and f"to watch it: ubao watch --server={url} {game_id}" in error

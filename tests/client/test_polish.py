@@ -13,7 +13,7 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
-from tests.support.screen import SIZES, Shown, SizedOutput, draw, legal_snapshot, played
+from tests.support.screen import SIZES, Shown, SizedOutput, draw, legal_snapshot, played, sized
 from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json
@@ -405,3 +405,22 @@ def test_a_replays_panel_says_who_played_and_how_it_ended_in_words() -> None:
         panel = fragment_list_to_text(app._tags_text())
     assert "Kind" not in panel and "server bot (depth 2)" in panel and "Clock 5+5" in panel
     assert " ".join(panel.split()).endswith("North, ubao-engine (depth 2), wins by resignation")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", ["kalah", "ethiopian", "bao", "othello"])
+def test_the_help_speaks_to_a_spectator_as_one(name: str) -> None:
+    snapshot, _ = played(name)
+    watcher, seated = sized(80, 24, seat=None), sized(80, 24, seat=0)
+    for app in (watcher, seated):
+        app.on_event(snapshot)
+    lines = [line for _, line in watcher._help_lines()]
+    watched = " ".join(lines[lines.index("") :])  # after the rules, which speak to a player
+    for words in ("Your row", "yours on the right", "your front row", "your left", "you may"):
+        assert words not in watched, (words, watched)
+    assert "Your row" in " ".join(line for _, line in seated._help_lines()) or name in (
+        "bao",
+        "othello",
+    )
+    if name != "othello":
+        assert "South" in watched

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.input import create_pipe_input
 
+from tests.client.test_app import aborted_game
+from tests.support.screen import SizedOutput
+from ubao.client.export import record_of, replay_of
 from ubao.client.record import Record, RecordError, format_record, parse_record, result_token
+from ubao.client.replay import ReplayApp
 
 KALAH_RECORD = """\
 [Game "kalah"]
@@ -103,3 +110,16 @@ def test_format_and_parse_round_trip(
 ) -> None:
     record = Record({"Game": game, **tags, "Result": result}, tuple(plies))
     assert parse_record(format_record(record)) == record
+
+
+@pytest.mark.timeout(120)
+def test_an_aborted_game_is_exported_without_a_result_and_replayed_as_aborted() -> None:
+    snapshot, over = aborted_game()
+    ended = dataclasses.replace(snapshot, status="over", result=over.result)
+    text = format_record(record_of(ended))
+    assert '[Result "*"]' in text and '[Reason "aborted"]' in text and "1/2-1/2" not in text
+    record = parse_record(text)
+    with create_pipe_input() as keys:
+        replay = ReplayApp(record, replay_of(record), input=keys, output=SizedOutput(80, 24))
+        assert "Game aborted" in fragment_list_to_text(replay._tags_text())
+        assert "to move" not in fragment_list_to_text(replay._board_text())

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from tests.client.test_layout import start_of
+from tests.client.test_rematch import old_game_left
+from tests.support.screen import PEOPLE
 from ubao.client.lag import Lag, format_lag
 from ubao.client.state import Applied, GameState, describe_result
 from ubao.protocol import (
@@ -233,3 +238,13 @@ def test_a_takeback_request_is_pending_until_answered_or_a_move_and_accepted_rew
     assert (state.history, state.movers, state.ply, state.to_move) == (["2"], [0], 1, 0)
     assert state.legal == ("1", "3", "4") and state.takeback is None and state.last is None
     assert len(state.positions) == 2 and state.view_at(1).values == state.view.values
+
+
+def test_an_event_of_another_game_changes_nothing() -> None:
+    state = GameState("AbCd1234")
+    assert state.apply(start_of("othello", {}, PEOPLE), 0.0) is Applied.APPLIED
+    before = dataclasses.replace(state)
+    assert state.apply(old_game_left(state.v + 1), 1.0) is Applied.OTHER_GAME
+    assert state == before and not state.over and state.seats[1].connected
+    other = dataclasses.replace(start_of("kalah", {}, PEOPLE), game_id="OldGameA", v=9)
+    assert state.apply(other, 1.0) is Applied.OTHER_GAME and state.game_name == "othello"
