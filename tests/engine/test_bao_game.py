@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.engine.test_bao_properties import swap_players
+from tests.support.engine import BACKENDS, refusals, run
 from ubao.engine.bao import FLAGS, Bao
 from ubao.engine.bao_rules import PLY, BaoMove, Position, Rules
 from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
@@ -331,3 +332,65 @@ def test_children_are_cached_so_play_after_legal_moves_simulates_nothing() -> No
     assert calls == 4
     assert children == [(move, game.play(START, move)) for move, _ in children]
     assert sorted(moves) == sorted(move for move, _ in children)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_bao_move_that_is_not_legal_has_no_notation(backend: str) -> None:
+    bao = make_game("bao", {}, backend)
+    start = bao.start()
+    refusals(
+        bao,
+        start,
+        [BaoMove(99, 1), BaoMove(0, 5), BaoMove(0, 1), BaoMove(5, 1, True), 3, "x", None],
+    )
+    texts = [bao.format_move(start, move) for move in bao.legal_moves(start)]
+    assert texts == ["A6L", "A6R", "A7L", "A7R"]
+    assert [bao.parse_move(start, text) for text in texts] == bao.legal_moves(start)
+
+
+OVER_WITH_HAND = "00000000/00000000/00006220/00000000 N 0-0 SN hand=3"
+"""North to move with an empty front row: the game ended by a capture, 3 seeds in hand."""
+
+
+NO_HAND = "only after a capture ended the game"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("00000000/02260000/00006220/00000000 S 0-0 SN hand=3", NO_HAND),
+        ("00000000/00000000/00006220/00000000 S 0-0 SN hand=3", NO_HAND),
+        ("00000000/02260000/00006220/00000000 S 0-0 SN ply=3 ply=4", "'ply' is given twice"),
+        ("00000000/02260000/00006220/00000000 S 0-0 SN endless endless", "'endless' is given"),
+        (f"{OVER_WITH_HAND} hand=3", "'hand' is given twice"),
+    ],
+)
+def test_bao_refuses_a_repeated_field_and_a_hand_in_a_game_not_over(
+    backend: str, text: str, message: str
+) -> None:
+    game = make_game("bao", {}, backend)
+    with pytest.raises(NotationError, match=message):
+        game.parse_position(text)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bao_keeps_a_hand_where_a_capture_ended_the_game(
+    capsys: pytest.CaptureFixture[str], backend: str
+) -> None:
+    game = make_game("bao", {}, backend)
+    position = game.parse_position(OVER_WITH_HAND)
+    assert game.format_position(position) == OVER_WITH_HAND
+    outcome = game.outcome(position)
+    assert outcome is not None and outcome.winner == 0 and outcome.score == (13, 0)
+    data = game.position_json(position)
+    assert game.parse_position_json(data) == position
+    not_over = {**data, "board": [[0] * 8, [0, 0, 0, 0, 0, 0, 0, 1], *data["board"][2:]]}
+    with pytest.raises(NotationError, match=NO_HAND):
+        game.parse_position_json(not_over)
+    text = "00000000/02260000/00006220/00000000 S 0-0 SN hand=3"
+    status, out, err = run(capsys, "moves", "bao", "--position", text, "--backend", backend)
+    assert (status, out) == (2, "") and NO_HAND in err

@@ -5,12 +5,21 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step
+from tests.support.engine import BACKENDS, refusals, report
+from ubao.engine.game import (
+    MAX_COUNT,
+    IllegalMoveError,
+    NotationError,
+    OptionsError,
+    PositionError,
+    Step,
+)
 from ubao.engine.games import make_game
 from ubao.engine.mancala import Mancala
 from ubao.engine.perft import perft
@@ -450,3 +459,139 @@ def test_children_sow_as_play_does_and_is_over_agrees_with_outcome(
             if not moves:
                 break
             position = game.play(position, rng.choice(moves))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_mancala_move_that_is_not_legal_has_no_notation(backend: str) -> None:
+    kalah = make_game("kalah", {}, backend)
+    position = kalah.parse_position("kalah(6,4) S 4,0,4,4,4,4/4,4,4,4,4,4 0,4")
+    refusals(kalah, position, [99, 0, -1, 7, 2, 3.0, True, "1"])
+    assert [kalah.format_move(position, move) for move in kalah.legal_moves(position)] == [
+        "1", "3", "4", "5", "6",
+    ]  # fmt: skip
+    over = kalah.parse_position("kalah(6,4) S 0,0,0,0,0,0/4,4,4,4,4,4 24,0")
+    refusals(kalah, over, [1, 6])
+    ethiopian = make_game("ethiopian", {}, backend)
+    single = ethiopian.parse_position("ethiopian(6,4) S 1,4,4,4,4,4/4,4,4,4,4,4 0,0")
+    refusals(ethiopian, single, [1, -1, 7, -7, 0])
+    assert ethiopian.format_move(single, -2) == "2L"
+
+
+HUGE_PIT = "kalah(6,4) S 4,4,4,4,4,2000000/4,4,4,4,4,4 0,0"
+
+
+HUGE_HOLE = "00000000/0000000(2000000)/20000000/00000000 S 0-0 -"
+
+
+HUGE_PLY = "00000000/00000002/20000000/00000000 S 0-0 - ply=2000000000"
+
+
+SOUTH_LOSES = "00000000/00000002/20000000/00000000 S 0-0 -"
+"""A forced loss for South, with equal seeds at the end."""
+
+
+@pytest.mark.timeout(120)
+def test_the_bound_is_the_same_in_text_and_json_and_overlong_numbers_are_refused() -> None:
+    kalah, bao = make_game("kalah", backend="python"), make_game("bao", backend="python")
+    edge = f"kalah(6,4) S {MAX_COUNT},4,4,4,4,4/4,4,4,4,4,4 0,0"
+    assert kalah.parse_position(edge)[0] == MAX_COUNT
+    overlong = "9" * 5000  # int() itself refuses this many digits with a bare ValueError
+    for text in (HUGE_PIT, f"kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0,{overlong}"):
+        with pytest.raises(NotationError, match="at most 1,000,000"):
+            kalah.parse_position(text)
+    with pytest.raises(NotationError):
+        kalah.parse_position("kalah(6,4) S 4,4,4,4,4,４/4,4,4,4,4,4 0,0")
+    for text in (HUGE_HOLE, HUGE_PLY, f"{SOUTH_LOSES} hand={overlong}"):
+        with pytest.raises(NotationError, match="at most"):
+            bao.parse_position(text)
+    data: dict[str, Any] = bao.position_json(bao.start())
+    with pytest.raises(NotationError, match="1,000,000,000"):
+        bao.parse_position_json({**data, "ply": 2_000_000_000})
+    with pytest.raises(NotationError, match="1,000,000"):
+        bao.parse_position_json({**data, "stock": [MAX_COUNT + 1, 22]})
+
+
+KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
+
+
+KALAH_43_JSON = {
+    "game": "kalah(4,3)",
+    "pits": [[3, 3, 3, 3], [3, 3, 3, 3]],
+    "stores": [0, 0],
+    "to_move": "S",
+}
+
+
+KALAH_START = {
+    "game": "kalah(6,4)",
+    "pits": [[4] * 6, [4] * 6],
+    "stores": [0, 0],
+    "to_move": "S",
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_position_need_not_name_the_seeds_option(
+    capsys: pytest.CaptureFixture[str], backend: str
+) -> None:
+    game = make_game("kalah", {"pits": 4, "seeds": 4}, backend)
+    position = game.parse_position(KALAH_43)
+    assert position == game.parse_position("kalah(4,4) S 3,3,3,3/3,3,3,3 0,0")
+    assert game.format_position(position) == "kalah(4,4) S 3,3,3,3/3,3,3,3 0,0"
+    assert game.parse_position_json(KALAH_43_JSON) == position
+    data = report(
+        capsys, "moves", "kalah", "--options", '{"seeds": 4}', "--position", KALAH_43,
+        "--backend", backend,
+    )  # fmt: skip
+    assert data["moves"] == ["1", "2", "3", "4"] and data["position"].startswith("kalah(4,4) ")
+
+
+BAD_JSON: list[tuple[Any, str]] = [
+    ({}, "missing field.*'game', 'pits'"),
+    ([1, 2], "must be an object"),
+    (None, "must be an object"),
+    ({k: v for k, v in KALAH_START.items() if k != "game"}, "missing field.*'game'"),
+    ({**KALAH_START, "extra": 1}, "unknown field.*'extra'"),
+    ({**KALAH_START, "pits": [[4] * 6, ["4", 4, 4, 4, 4, 4]]}, "'pits' North's row.*'4'"),
+    ({**KALAH_START, "pits": [[4] * 6, [4, 4, 4, 4, 4, True]]}, "'pits' North's row.*True"),
+    ({**KALAH_START, "pits": [[4] * 6, [4, 4, 4, 4, 4, 4.0]]}, "'pits' North's row.*4.0"),
+    ({**KALAH_START, "pits": [[4] * 6, "4,4"]}, "'pits' North's row must be a list of 6"),
+    ({**KALAH_START, "pits": [[4] * 6, [4] * 7]}, "'pits' North's row must be a list of 6"),
+    ({**KALAH_START, "pits": [[4] * 6]}, "'pits' must be 2 lists"),
+    ({**KALAH_START, "pits": [[4] * 6, [-1] + [4] * 5]}, "non-negative"),
+    ({**KALAH_START, "pits": [[4] * 6, [2_000_000] + [4] * 5]}, "at most 1,000,000"),
+    ({**KALAH_START, "stores": [0, "0"]}, "'stores'.*'0'"),
+    ({**KALAH_START, "stores": 0}, "'stores' must be a list of 2"),
+    ({**KALAH_START, "to_move": 0}, "'to_move' must be 'S' or 'N', not 0"),
+    ({**KALAH_START, "to_move": "W"}, "'to_move'"),
+    ({**KALAH_START, "game": 6}, "'game' must be a string"),
+    ({**KALAH_START, "game": "egyptian(6,4)"}, "'game'.*but the game is kalah"),
+    ({**KALAH_START, "game": "kalah(4,4)"}, "'game'.*4 pits a side"),
+    ({**KALAH_START, "pits": [[0] * 6, [0] * 6]}, "at least one seed"),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("data", "message"), BAD_JSON)
+def test_the_kalah_json_form_is_checked_field_by_field(
+    backend: str, data: Any, message: str
+) -> None:
+    game = make_game("kalah", {}, backend)
+    with pytest.raises(PositionError, match=message) as refused:
+        game.parse_position_json(data)
+    assert "\n" not in str(refused.value) and str(refused.value).startswith("bad kalah position")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["kalah", "egyptian", "ethiopian"])
+def test_the_json_form_round_trips_and_takes_the_bare_name(backend: str, name: str) -> None:
+    game = make_game(name, {}, backend)
+    position = game.play(game.start(), game.legal_moves(game.start())[0])
+    data = game.position_json(position)
+    assert data["game"] == f"{name}(6,4)"
+    assert game.parse_position_json(data) == position
+    assert game.parse_position_json({**data, "game": name}) == position

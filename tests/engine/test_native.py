@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.engine import needs_native
 from ubao.engine.backend import NATIVE_BUILT, NativeRules, backend_of
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import MAX_COUNT, Game, GameError, PositionError
 from ubao.engine.games import make_game
 from ubao.engine.othello import Position as OthelloPosition
 from ubao.engine.perft import perft, walk
@@ -280,3 +281,20 @@ def test_perft_lets_other_threads_run() -> None:
         time.sleep(0.001)
     worker.join()
     assert counted == [24_571_284] and ticks >= 3
+
+
+@pytest.mark.timeout(120)
+@needs_native
+def test_the_native_rules_raise_a_game_error_for_a_position_they_cannot_read() -> None:
+    kalah = make_game("kalah", backend="native")
+    huge = (4,) * 5 + (MAX_COUNT + 1, 0) + (4,) * 6 + (0, 0)
+    for method in (kalah.legal_moves, kalah.children, kalah.is_over, kalah.outcome):
+        with pytest.raises(PositionError, match="1000000"):
+            method(huge)
+    with pytest.raises(PositionError):
+        kalah.play(huge, 1)
+    with pytest.raises(PositionError):
+        perft(kalah, huge, 2)
+    bao = make_game("bao", backend="native")
+    with pytest.raises(PositionError):
+        bao.legal_moves((*bao.start()[:41], 2_000_000_000))

@@ -23,10 +23,11 @@ from tests.engine.test_native_search import (
     assert_searches_alike,
     summary,
 )
+from tests.support.engine import BACKENDS
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.bao import FLAGS, PROFILES
 from ubao.engine.bao_rules import BaoMove
-from ubao.engine.game import Game
+from ubao.engine.game import Game, OptionsError
 from ubao.engine.games import make_game
 from ubao.engine.perft import perft, walk
 from ubao.engine.search import Searcher
@@ -195,3 +196,12 @@ def test_the_native_search_runs_for_every_evaluation() -> None:
 def test_what_is_not_a_position_is_refused(position: Any) -> None:
     with pytest.raises(ValueError, match="Bao position"):
         make_game("bao", backend="native").children(position)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bao_max_plies_has_the_same_bound_on_both_backends(backend: str) -> None:
+    """Beyond the ply counter's bound (the position notation's), refused on both backends."""
+    assert make_game("bao", {"max_plies": 1_000_000_000}, backend).name == "bao"
+    with pytest.raises(OptionsError, match="max_plies"):
+        make_game("bao", {"max_plies": 1_000_000_001}, backend)

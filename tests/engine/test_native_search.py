@@ -24,8 +24,9 @@ from tests.engine.test_native import (
     pair,
     random_mancala_position,
 )
+from tests.support.engine import needs_native
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
-from ubao.engine.game import Game
+from ubao.engine.game import MAX_COUNT, Game, PositionError
 from ubao.engine.games import make_game
 from ubao.engine.perft import perft
 from ubao.engine.search import ALGORITHMS, SearchControl, Searcher, SearchResult, Tracer
@@ -418,3 +419,15 @@ def test_the_speed_bench_says_where_the_search_ran() -> None:
         ("bao", "python", "python"),
         ("bao", "native", "native"),
     ]
+
+
+@pytest.mark.timeout(120)
+@needs_native
+def test_a_search_of_a_position_beyond_the_native_bounds_is_a_position_error() -> None:
+    """A position built by hand through the API, with more seeds than the core reads: the
+    native search refuses it as the rules do, with a GameError, not a bare ValueError."""
+    game = make_game("kalah", backend="native")
+    position = list(game.start())
+    position[5] = MAX_COUNT + 1
+    with pytest.raises(PositionError, match="native core"):
+        Searcher(game, "negamax").search(tuple(position), depth=3)

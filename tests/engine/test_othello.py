@@ -6,9 +6,11 @@ import random
 
 import pytest
 
-from ubao.engine.game import IllegalMoveError, OptionsError, Outcome, Step
+from tests.support.engine import BACKENDS
+from ubao.engine.game import IllegalMoveError, OptionsError, Outcome, PositionError, Step
 from ubao.engine.games import make_game
 from ubao.engine.othello import PASS, Othello, Position
+from ubao.engine.othello import Position as OthelloPosition
 from ubao.engine.perft import perft
 
 # The reference counts of docs/othello.md §5 (8x8 from the start), copied as the project's
@@ -251,3 +253,12 @@ def test_no_8x8_game_ends_within_8_plies() -> None:
     for _ in range(8):
         assert all(not game.is_over(position) for position in frontier)
         frontier = list({child for p in frontier for _, child in game.children(p)})
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_othello_legal_moves_refuse_a_malformed_position(backend: str) -> None:
+    othello = make_game("othello", backend=backend)
+    for position in ((1, 1, 0), (1 << 64, 0, 0), (1, 2, 2)):
+        with pytest.raises(PositionError, match="not a position of othello"):
+            othello.legal_moves(OthelloPosition(*position))

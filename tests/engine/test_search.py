@@ -10,15 +10,18 @@ from typing import Any, ClassVar
 
 import pytest
 
+from tests.support.engine import BACKENDS
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (
     ALGORITHMS,
     MATE,
+    MAX_NODES,
     PLY_SPAN,
     SearchControl,
     Searcher,
+    SearchResult,
     Tracer,
     forced_result,
     format_score,
@@ -453,3 +456,66 @@ def test_the_trace_respects_its_depth_and_line_limits() -> None:
     assert lines[-1] == "... trace stopped after 50 lines"
     assert not any(line.startswith("      ") for line in lines)  # nothing below ply 2
     assert result.score == search(game, game.start(), 6).score
+
+
+ONE_REPLY = "kalah(6,4) S 0,0,0,0,0,20/4,4,4,4,4,4 0,0"
+"""South's only move, 6, sows round the board: the game goes on for many plies."""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_single_reply_ends_only_a_timed_search(backend: str) -> None:
+    game = make_game("kalah", {}, backend)
+    position = game.parse_position(ONE_REPLY)
+    assert game.legal_moves(position) == [6]
+    searcher = Searcher(game)
+    first = searcher.search(position, time_ms=60_000)
+    assert first.move == 6 and not first.stopped and first.stats.depth == 2
+    assert searcher.search(position, soft_time_ms=60_000).stats.depth == 2
+
+    by_nodes = searcher.search(position, nodes=20_000)  # `go nodes 20000`
+    assert by_nodes.move == 6 and by_nodes.stopped and by_nodes.stats.depth > 2
+
+    def stop_at_depth_8(result: SearchResult[Any]) -> None:
+        if result.stats.depth >= 8:
+            searcher.stop()
+
+    infinite = searcher.search(position, on_iteration=stop_at_depth_8)  # `go infinite`, `stop`
+    assert infinite.move == 6 and infinite.stats.depth == 8
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("limits", "error", "message"),
+    [
+        ({"depth": 2.0}, TypeError, "the depth must be an int, not 2.0"),
+        ({"depth": "3"}, TypeError, "the depth must be an int, not '3'"),
+        ({"depth": True}, TypeError, "the depth must be an int, not True"),
+        ({"depth": 0}, ValueError, "the depth must be from 1 to 200, not 0"),
+        ({"depth": 201}, ValueError, "the depth must be from 1 to 200, not 201"),
+        ({"nodes": 2.5}, TypeError, "the node limit must be an int, not 2.5"),
+        ({"nodes": True}, TypeError, "the node limit must be an int, not True"),
+        ({"nodes": 0}, ValueError, "the node limit must be from 1 to"),
+        ({"nodes": MAX_NODES + 1}, ValueError, "the node limit must be from 1 to"),
+        ({"depth": 3, "mate": 2.5}, TypeError, "the mate distance in plies must be an int"),
+        ({"depth": 3, "mate": True}, TypeError, "the mate distance in plies must be an int"),
+        ({"depth": 3, "mate": 0}, ValueError, "the mate distance in plies must be 1 or more"),
+        ({"time_ms": float("nan")}, ValueError, "time_ms must be 0 ms or more, not nan"),
+        ({"time_ms": -1}, ValueError, "time_ms must be 0 ms or more, not -1"),
+        ({"time_ms": "500"}, TypeError, "time_ms must be a number of milliseconds"),
+        ({"time_ms": True}, TypeError, "time_ms must be a number of milliseconds"),
+        ({"depth": 3, "soft_time_ms": float("nan")}, ValueError, "soft_time_ms must be 0 ms"),
+        ({"depth": 3, "soft_time_ms": -0.5}, ValueError, "soft_time_ms must be 0 ms or more"),
+        ({"depth": 3, "soft_time_ms": "5"}, TypeError, "soft_time_ms must be a number of"),
+        ({"time_ms": 10**400}, ValueError, "time_ms is more milliseconds than a float holds"),
+    ],
+)
+def test_search_limits_of_a_wrong_type_or_out_of_range_are_refused_up_front(
+    backend: str, limits: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    game = make_game("kalah", {}, backend)
+    searcher = Searcher(game)
+    with pytest.raises(error, match=f"^{message}"):
+        searcher.search(game.start(), **limits)
+    assert searcher.search(game.start(), depth=2).stats.depth == 2  # nothing was left behind

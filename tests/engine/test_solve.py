@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.engine import BACKENDS
 from ubao.engine.games import make_game
 from ubao.engine.mancala import Kalah, Position
 from ubao.engine.search import search
@@ -145,3 +146,33 @@ def test_each_probe_reports_the_bounds_proved_so_far() -> None:
     assert len(heard) == solution.probes
     assert heard[-1][:2] == (8, 8)
     assert [low for low, _, _ in heard] == sorted(low for low, _, _ in heard)
+
+
+NORTH_STUCK = "00000011/11111111/20000000/00000000 S 0-0 -"
+"""South's only move, A1R, leaves North without a legal move: South wins with fewer seeds."""
+
+
+SOUTH_LOSES = "00000000/00000002/20000000/00000000 S 0-0 -"
+"""A forced loss for South, with equal seeds at the end."""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_solver_ranks_the_winner_before_the_seeds(backend: str) -> None:
+    bao = make_game("bao", backend=backend)
+    stuck = bao.parse_position(NORTH_STUCK)
+    solution = Solver(bao).solve(stuck)
+    assert (solution.winner, solution.wdl) == (0, "W")
+    outcome = bao.outcome(bao.play(stuck, solution.pv[0]))
+    assert outcome is not None and outcome.winner == 0
+    assert solution.value == outcome.score[0] - outcome.score[1] < 0  # a win with fewer seeds
+    solution = Solver(bao).solve(bao.parse_position(SOUTH_LOSES))
+    assert (solution.winner, solution.wdl) == (1, "L")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mancala_solutions_stay_margins(backend: str) -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 3}, backend=backend)
+    solution = Solver(game).solve()
+    assert solution.value == 2 and (solution.winner, solution.wdl) == (0, "W")

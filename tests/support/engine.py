@@ -1,12 +1,15 @@
-"""What the engine's tests share: the backends a test runs on where the native core is built."""
+"""What the engine's tests share: the backends a test runs on where the native core is built,
+and `ubao-engine` run in process."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.game import Game, IllegalMoveError
 from ubao.engine.tools.cli import main
 
 needs_native = pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
@@ -24,3 +27,32 @@ def fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     errors = capsys.readouterr().err
     assert "Traceback" not in errors
     return errors.strip().splitlines()[-1]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the command in process: its exit status, standard output and error."""
+    try:
+        main(list(argv))
+        status = 0
+    except SystemExit as exit:
+        status = int(exit.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def report(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    """The `--json` report of a command that must succeed."""
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def refusals(game: Game[Any, Any], position: Any, moves: list[Any]) -> None:
+    """Each of `moves` is refused by `format_move` with the IllegalMoveError `play` raises."""
+    for move in moves:
+        with pytest.raises(IllegalMoveError) as played:
+            game.play(position, move)
+        with pytest.raises(IllegalMoveError) as formatted:
+            game.format_move(position, move)
+        assert str(formatted.value) == str(played.value)

@@ -6,10 +6,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ubao.engine.tools.cli import main
+from tests.support.engine import BACKENDS, report, run
+from ubao.engine.games import make_game
+from ubao.engine.perft import MAX_DEPTH, perft
 
 ENGINE = Path(sys.executable).parent / "ubao-engine"
 START_BAO = {
@@ -18,17 +21,6 @@ START_BAO = {
     "owned": [True, True],
     "to_move": "S",
 }
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run the command in process: its exit status, standard output and error."""
-    try:
-        main(list(argv))
-        status = 0
-    except SystemExit as exit:
-        status = int(exit.code or 0)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_moves_prints_one_legal_move_per_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,3 +175,114 @@ def test_a_long_native_probe_says_how_many_positions_it_expanded() -> None:
     line = first_progress_line("solve", *kalah65)
     assert line.startswith("still solving after "), line
     assert int(line.split(": ")[1].split()[0]) > 0, line
+
+
+BOARD_4X4 = "-----OX--XO----- X"
+
+
+KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
+
+
+KALAH_43_JSON = {
+    "game": "kalah(4,3)",
+    "pits": [[3, 3, 3, 3], [3, 3, 3, 3]],
+    "stores": [0, 0],
+    "to_move": "S",
+}
+
+
+KALAH_START = {
+    "game": "kalah(6,4)",
+    "pits": [[4] * 6, [4] * 6],
+    "stores": [0, 0],
+    "to_move": "S",
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("game", "options", "text", "data"),
+    [
+        ("othello", "{}", BOARD_4X4, BOARD_4X4),
+        ("kalah", "{}", KALAH_43, KALAH_43_JSON),
+        ("kalah", '{"pits": 4}', KALAH_43, KALAH_43_JSON),
+        ("kalah", '{"seeds": 5}', KALAH_43, KALAH_43_JSON),
+    ],
+)
+def test_the_json_position_fills_in_options_as_the_text_does(
+    capsys: pytest.CaptureFixture[str],
+    backend: str,
+    game: str,
+    options: str,
+    text: str,
+    data: Any,
+) -> None:
+    common = ("moves", game, "--options", options, "--backend", backend)
+    from_text = report(capsys, *common, "--position", text)
+    from_json = report(capsys, *common, "--position-json", json.dumps(data))
+    assert from_json == from_text
+    assert from_json["moves"] and from_json["options"] == from_text["options"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_given_options_win_over_the_json_position_and_must_agree(
+    capsys: pytest.CaptureFixture[str], backend: str
+) -> None:
+    for argv in (
+        ("othello", "--options", '{"size": 8}', "--position-json", json.dumps(BOARD_4X4)),
+        ("kalah", "--options", '{"pits": 6}', "--position-json", json.dumps(KALAH_43_JSON)),
+    ):
+        status, _, err = run(capsys, "moves", *argv, "--backend", backend)
+        assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert (
+        report(capsys, "moves", "kalah", "--position-json", json.dumps(KALAH_START))["options"][
+            "pits"
+        ]
+        == 6
+    )
+
+
+@pytest.mark.timeout(120)
+def test_the_cli_says_which_json_field_is_wrong_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run(
+        capsys, "moves", "kalah", "--position-json", json.dumps({**KALAH_START, "x": 1}), "--json"
+    )
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "'x'" in err
+    assert json.loads(out)["kind"] == "PositionError"
+
+
+HUGE_PIT = "kalah(6,4) S 4,4,4,4,4,2000000/4,4,4,4,4,4 0,0"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("command", ["moves", "play", "analyse"])
+def test_the_cli_refuses_a_position_beyond_the_bound_in_one_line(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    extra = {"moves": [], "play": ["1"], "analyse": ["--depth", "2"]}[command]
+    status, _, err = run(capsys, command, "kalah", "--position", HUGE_PIT, *extra)
+    assert status == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "at most 1,000,000 seeds" in err
+    status, out, _ = run(capsys, command, "kalah", "--position", HUGE_PIT, *extra, "--json")
+    assert status == 2
+    assert json.loads(out)["kind"] == "NotationError"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_perft_refuses_a_depth_beyond_the_bound_in_one_line(
+    capsys: pytest.CaptureFixture[str], backend: str
+) -> None:
+    for depth in ("99999", str(MAX_DEPTH + 1), "-1"):
+        status, _, err = run(capsys, "perft", "kalah", "--depth", depth, "--backend", backend)
+        assert status == 2 and err.strip().splitlines() == [
+            f"ubao-engine perft: --depth must be from 0 to {MAX_DEPTH}"
+        ]
+    game = make_game("kalah", backend=backend)
+    with pytest.raises(ValueError, match="from 0 to 1000"):
+        perft(game, game.start(), 99999)
+    assert perft(game, game.start(), 1) == 6

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.engine import run as run_status
 from ubao.engine.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,3 +123,27 @@ def test_python_dash_m_engine_is_ubao_engine() -> None:
         check=True,
     )
     assert json.loads(done.stdout)["stats"]["depth"] == 3
+
+
+NORTH_STUCK = "00000011/11111111/20000000/00000000 S 0-0 -"
+"""South's only move, A1R, leaves North without a legal move: South wins with fewer seeds."""
+
+
+SOUTH_LOSES = "00000000/00000002/20000000/00000000 S 0-0 -"
+"""A forced loss for South, with equal seeds at the end."""
+
+
+@pytest.mark.timeout(120)
+def test_the_cli_solve_says_who_wins(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_status(capsys, "solve", "bao", "--position", NORTH_STUCK)
+    assert status == 0 and "player 0 wins" in out.splitlines()[0]
+    status, out, _ = run_status(capsys, "solve", "bao", "--position", SOUTH_LOSES, "--json")
+    assert status == 0 and (json.loads(out)["winner"], json.loads(out)["wdl"]) == (1, "L")
+
+
+@pytest.mark.timeout(120)
+def test_a_game_whose_positions_repeat_is_refused_for_that_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, _, err = run_status(capsys, "solve", "ethiopian", "--options", '{"pits":3,"seeds":2}')
+    assert status == 2 and "positions can repeat" in err and "too long to solve" not in err

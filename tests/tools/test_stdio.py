@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import io
 import queue
 import subprocess
 import sys
@@ -11,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.engine import BACKENDS, run
 from tests.support.server import FAILING_ENGINE
 from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.game import NotationError
 from ubao.engine.games import make_game
 from ubao.engine.search import ENTRY_BYTES, Searcher
+from ubao.engine.tools.cli import build_parser
 from ubao.engine.tools.stdio import (
     MOVE_OVERHEAD_MS,
     Go,
@@ -407,3 +412,126 @@ def test_a_position_alone_names_its_board_size() -> None:
     assert bestmove(lines) in ("a1", "a2", "a3", "a4")
     lines = Recorder().send("position kalah {} kalah(2,1) S 1,1/1,1 0,0", "go depth 2")
     assert bestmove(lines) in ("1", "2")
+
+
+KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_pits_mismatch_names_the_pits_not_a_made_up_game(backend: str) -> None:
+    recorder = Recorder()
+    recorder.send(f"setoption name Backend value {backend}")
+    lines = recorder.send(f'position kalah {{"pits":6}} {KALAH_43}', "isready")
+    assert lines[-1] == "readyok" and len(lines) == 2
+    assert "4 pits a side, but the game has 6 (option 'pits')" in lines[0]
+    assert "kalah(6,3)" not in lines[0]
+    game = make_game("kalah", {}, backend)
+    for text, message in (
+        (KALAH_43, "4 pits a side, but the game has 6"),
+        ("egyptian(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "but the game is kalah"),
+        ("kalah(6,13) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "seeds per pit are 1..12"),
+        ("kalah(6,0) S 4,4,4,4,4,4/4,4,4,4,4,4 0,0", "seeds per pit are 1..12"),
+    ):
+        with pytest.raises(NotationError, match=message):
+            game.parse_position(text)
+
+
+def backend_action(parser: argparse.ArgumentParser, command: str) -> argparse.Action:
+    """The `--backend` argument of one subcommand."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    sub: argparse.ArgumentParser = commands.choices[command]
+    return next(a for a in sub._actions if "--backend" in a.option_strings)
+
+
+@pytest.mark.timeout(120)
+def test_stdio_has_the_backend_flag_of_the_other_commands() -> None:
+    parser = build_parser()
+    ours, theirs = backend_action(parser, "stdio"), backend_action(parser, "moves")
+    assert (ours.help, ours.choices, ours.default) == (theirs.help, theirs.choices, theirs.default)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stdio_runs_on_the_backend_given(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    monkeypatch.setenv("UBAO_BACKEND", "auto")
+    commands = "uci\ndebug on\nposition kalah {} startpos\ngo depth 1\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(commands))
+    status, out, _ = run(capsys, "stdio", "--backend", backend)
+    assert status == 0
+    lines = out.splitlines()
+    assert f"option name Backend type combo default {backend} var auto var python var native" in (
+        lines
+    )
+    assert any(line.endswith(f"{backend} backend") for line in lines if "search:" in line)
+    assert bestmove(lines) in "123456"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("clocks", ["wtime -5 btime 100", "btime -1 wtime -20", "wtime -5"])
+def test_a_negative_clock_counts_as_zero_and_the_engine_moves(backend: str, clocks: str) -> None:
+    recorder = Recorder()
+    recorder.send(f"setoption name Backend value {backend}")
+    lines = recorder.send("position kalah {} startpos", f"go {clocks}")
+    assert not [line for line in lines if line.startswith("error")]
+    assert bestmove(lines) in "123456"
+
+
+@pytest.mark.timeout(120)
+def test_negative_clocks_parse_as_zero_and_other_negatives_stay_refused() -> None:
+    assert parse_go(["wtime", "-5", "btime", "100"]).clocks == (0, 100)
+    for words in (["winc", "-1"], ["binc", "-1"], ["movetime", "-1"], ["movestogo", "-1"]):
+        with pytest.raises(ProtocolError, match=words[0]):
+            parse_go(words)
+
+
+HUGE_PIT = "kalah(6,4) S 4,4,4,4,4,2000000/4,4,4,4,4,4 0,0"
+
+
+HUGE_STORE = "kalah(6,4) S 4,4,4,4,4,4/4,4,4,4,4,4 0,99999999999"
+
+
+HUGE_HOLE = "00000000/0000000(2000000)/20000000/00000000 S 0-0 -"
+
+
+HUGE_PLY = "00000000/00000002/20000000/00000000 S 0-0 - ply=2000000000"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("game", "text"),
+    [("kalah", HUGE_PIT), ("kalah", HUGE_STORE), ("bao", HUGE_HOLE), ("bao", HUGE_PLY)],
+)
+def test_stdio_refuses_a_position_beyond_the_bound_and_keeps_running(
+    backend: str, game: str, text: str
+) -> None:
+    recorder = Recorder()
+    assert recorder.send(f"setoption name Backend value {backend}") == []
+    lines = recorder.send(f"position {game} {{}} {text}", "isready")
+    assert len(lines) == 2 and lines[0].startswith("error ") and lines[1] == "readyok"
+    assert "1,000,000" in lines[0]
+    lines = recorder.send("position kalah {} startpos", "go depth 2")
+    assert bestmove(lines) in "123456"
+
+
+@pytest.mark.timeout(120)
+def test_a_position_refused_on_python_never_reaches_the_native_core() -> None:
+    recorder = Recorder()
+    recorder.send("setoption name Backend value python")
+    assert recorder.send(f"position kalah {{}} {HUGE_PIT}")[0].startswith("error ")
+    lines = recorder.send("setoption name Backend value auto", "go depth 2")
+    assert lines == ["error go: no position yet; send position first"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_go_movetime_0_reports_no_score_no_iteration_produced(backend: str) -> None:
+    recorder = Recorder()
+    recorder.send(f"setoption name Backend value {backend}")
+    lines = recorder.send("position kalah {} startpos", "go movetime 0")
+    assert bestmove(lines) in "123456"
+    assert not [line for line in lines if line.startswith("info depth 0")]

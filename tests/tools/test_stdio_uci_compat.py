@@ -364,3 +364,11 @@ def test_a_search_cut_by_its_time_ends_with_an_info_of_the_whole_search() -> Non
     assert spent >= 250, lines[-3:]  # the 300 ms, give or take the clock's start
     earlier = infos(lines[:-2])
     assert earlier and int(earlier[-1].split()[earlier[-1].split().index("time") + 1]) < spent
+
+
+@pytest.mark.timeout(120)
+def test_debug_never_answers_error() -> None:
+    recorder = Recorder()
+    assert recorder.send("debug", "debug maybe", "debug on off") == []
+    assert recorder.session.debug  # bare `debug` toggled it on, the next two changed nothing
+    assert recorder.send("debug") == [] and not recorder.session.debug
