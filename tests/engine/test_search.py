@@ -519,3 +519,49 @@ def test_search_limits_of_a_wrong_type_or_out_of_range_are_refused_up_front(
     with pytest.raises(error, match=f"^{message}"):
         searcher.search(game.start(), **limits)
     assert searcher.search(game.start(), depth=2).stats.depth == 2  # nothing was left behind
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_minimax_with_a_depth_and_a_node_limit_deepens_to_a_real_result(
+    backend_name: str,
+) -> None:
+    game = make_game("kalah", {}, backend_name)
+    searcher = Searcher(game, "minimax")
+    iterations: list[SearchResult[int]] = []
+    result = searcher.search(game.start(), 40, nodes=20_000, on_iteration=iterations.append)
+    assert result.stopped
+    assert [it.stats.depth for it in iterations] == list(range(1, len(iterations) + 1))
+    assert result.stats.depth == len(iterations) >= 3
+    last = iterations[-1]
+    if result.move == last.move:  # else a move that beat it in the aborted iteration
+        assert (result.score, result.pv) == (last.score, last.pv)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_minimax_with_a_depth_and_a_time_limit_reports_completed_iterations(
+    backend_name: str,
+) -> None:
+    game = make_game("kalah", {}, backend_name)
+    depths: list[int] = []
+    result = Searcher(game, "minimax").search(
+        game.start(), 40, 500, on_iteration=lambda it: depths.append(it.stats.depth)
+    )
+    assert depths and depths[0] == 1 and result.stats.depth == depths[-1] >= 1
+    soft: list[int] = []
+    Searcher(game, "minimax").search(
+        game.start(), 40, soft_time_ms=1, on_iteration=lambda it: soft.append(it.stats.depth)
+    )
+    assert soft[0] == 1  # a clock budget deepens too
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_minimax_with_a_depth_alone_still_runs_one_search(backend_name: str) -> None:
+    game = make_game("kalah", {}, backend_name)
+    depths: list[int] = []
+    Searcher(game, "minimax").search(
+        game.start(), 4, on_iteration=lambda it: depths.append(it.stats.depth)
+    )
+    assert depths == [4]

@@ -6,10 +6,13 @@ import contextlib
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from tests.support.engine import fails, needs_native
+from ubao.engine.backend import NATIVE_BUILT, resolve
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.tools import bench
 from ubao.engine.tools.cli import main
@@ -166,3 +169,119 @@ def test_a_depth_6_bot_beats_random_in_at_least_95_of_100_kalah_games() -> None:
         players = (bot, opponent) if seat == 0 else (opponent, bot)
         wins += play_game(game, players).winner == seat
     assert wins >= 95
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(resolve() != "native", reason="the Python solver takes any size, slowly")
+def test_bench_solve_names_the_cell_the_native_solver_refuses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = fails(["bench", "--solve", "--cells", "9x9"], capsys)
+    assert line.startswith("ubao-engine bench: kalah(9,9): 162 seeds"), line
+
+
+SMALL_JSON = '{"pits":3,"seeds":2}'
+
+
+def bench_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    main(["bench", "--options", SMALL_JSON, "--depths", "1,2", "--evals", "store_diff", *argv])
+    rows: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return rows
+
+
+@pytest.mark.timeout(120)
+@needs_native
+def test_no_peak_memory_is_claimed_for_the_native_search(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    native = bench_json(["--memory", "--backend", "native", "--json"], capsys)
+    assert {row["search"] for row in native} == {"native"}
+    assert all(row["peak_memory"] is None for row in native)
+    python = bench_json(["--memory", "--backend", "python", "--json"], capsys)
+    assert {row["search"] for row in python} == {"python"}
+    assert all(isinstance(row["peak_memory"], int) and row["peak_memory"] > 0 for row in python)
+    main(["bench", "--options", SMALL_JSON, "--depths", "1", "--memory", "--backend", "native"])
+    table = capsys.readouterr().out.splitlines()
+    header = table[1].split()
+    peak = header.index("peak") - 1  # "time ms" before it: one column, two words
+    assert table[2].split()[peak] == "-"
+    assert table[-1].endswith("(tracemalloc slows the search), not in native searches")
+
+
+@pytest.mark.timeout(120)
+def test_the_games_table_prints_times_in_tenths_of_a_millisecond(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["bench", "--options", SMALL_JSON, "--depths", "1,2", "--evals", "store_diff"])
+    table = capsys.readouterr().out.splitlines()
+    header = table[1].split()
+    assert "ms" in header and "s" not in header
+    column = header.index("time")
+    times = [line.split()[column] for line in table[2:4]]
+    assert all(re.fullmatch(r"\d+\.\d", text) for text in times), times
+
+
+@pytest.mark.timeout(120)
+def test_csv_and_json_keep_the_full_precision_of_the_seconds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rows = bench_json(["--json"], capsys)
+    seconds = [row["seconds"] for row in rows]
+    assert all(isinstance(value, float) and value > 0 for value in seconds)
+    assert any(round(value, 2) != value for value in seconds if isinstance(value, float))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--speed", "--depths", "3", "--games", "kalah", "--seconds", "0.01"], "--depths is not"),
+        (["--speed", "--depths", "2,3,4,5", "--seconds", "0.01"], "--depths is not"),
+        (["--solve", "--game", "othello", "--cells", "2x2"], "--game is not used by --solve"),
+        (["--solve", "--cells", "2x2", "--hash", "1", "--exact"], "--exact, --hash are not"),
+        (["--depths", "1", "--cells", "2x2"], "--cells is not used by the games bench"),
+        (["--depths", "1", "--seconds", "1", "--backends", "python"], "--backends, --seconds"),
+        (["--speed", "--backend", "python"], "choose them with --backends"),
+        (["--speed", "--threads", "2", "--algorithms", "minimax"], "--algorithms is not used"),
+        (["--speed", "--svg", "chart.svg"], "--svg is not used by --speed"),
+        (["--depths", "1", "--seat", "1"], "--seat says which side plays an --opponent"),
+    ],
+)
+def test_a_bench_mode_refuses_the_options_it_does_not_use(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = fails(["bench", *argv], capsys)
+    assert line.startswith("ubao-engine bench: ") and message in line, line
+
+
+@pytest.mark.timeout(120)
+def test_bench_takes_the_backend_of_its_games_and_of_solve(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rows = bench_json(["--backend", "python", "--json"], capsys)
+    assert {row["search"] for row in rows} == {"python"}
+    main(["bench", "--solve", "--cells", "2x3", "--backend", "python", "--json"])
+    (solved,) = json.loads(capsys.readouterr().out)
+    assert (solved["value"], solved["agrees"]) == (-2, True)
+    if not NATIVE_BUILT:
+        assert "native core is not built" in fails(["bench", "--backend", "native"], capsys)
+
+
+def test_cells_in_superscript_digits_are_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert "is not PITSxSEEDS" in fails(["bench", "--solve", "--cells", "3x\u00b2"], capsys)
+
+
+def test_a_bench_output_that_is_a_folder_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "it is a folder" in fails(["bench", "--svg", str(tmp_path), "--depths", "1"], capsys)
+
+
+def test_bench_says_why_fewer_threads_search_than_asked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "--threads", "2", "--algorithms", "alphabeta", "--depths", "1"]
+    main([*argv, "--evals", "store_diff", "--max-plies", "4"])
+    assert "threads: 1 of 2 asked" in capsys.readouterr().err  # why, by backend and algorithm

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -10,9 +11,13 @@ from typing import Any
 
 import pytest
 
-from tests.support.engine import BACKENDS, report, run
+from tests.support.engine import BACKENDS, fails, report, run
+from tests.support.server import FAKE_ENGINE
+from ubao.engine import backend
 from ubao.engine.games import make_game
 from ubao.engine.perft import MAX_DEPTH, perft
+from ubao.engine.tools import cli
+from ubao.engine.tools.cli import main
 
 ENGINE = Path(sys.executable).parent / "ubao-engine"
 START_BAO = {
@@ -286,3 +291,106 @@ def test_perft_refuses_a_depth_beyond_the_bound_in_one_line(
     with pytest.raises(ValueError, match="from 0 to 1000"):
         perft(game, game.start(), 99999)
     assert perft(game, game.start(), 1) == 6
+
+
+MATCH = ["match", "kalah", "--engine1", "depth=1"]
+"""A match command, its second engine to come."""
+
+
+FAKE = f"{sys.executable} {FAKE_ENGINE} --mode"
+"""tests/support/fake_engine.py, its misbehaviour to come."""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["analyse", "kalah", "--depth", "201"], "--depth must be from 1 to 200"),
+        (["match", "kalah", "--engine1", "depth=300", "--engine2", "depth=2"], "from 1 to 200"),
+        (
+            [*MATCH, "--engine2", "/nonexistent"],
+            "cannot run the engine '/nonexistent': No such file or directory",
+        ),
+        ([*MATCH, "--engine2", f"{sys.executable} -c pass"], "exited before answering uciok"),
+        ([*MATCH, "--engine2", "'unclosed"], "No closing quotation"),
+        ([*MATCH, "--games", "1", "--engine2", f"{FAKE} illegal"], "answered 'bestmove"),
+        ([*MATCH, "--games", "1", "--engine2", f"{FAKE} crash"], "before answering bestmove"),
+        ([*MATCH, "--engine2", "depth=2", "--games", "0"], "1 or more"),
+        ([*MATCH, "--engine2", "depth=2", "--max-plies", "0"], "1 or more"),
+        (["moves", "kalah", "--options", "{bad"], "--options is not valid JSON"),
+        (["analyse", "kalah", "--depth", "1", "--options", "[6]"], "must be a JSON object"),
+        (["analyse", "kalah", "--depth", "1", "--position", "nonsense"], "a position has 4 fields"),
+        (["bench", "--depths", "2", "--csv", "/nonexistent/rows.csv"], "cannot write"),
+        (["bench", "--depths", "2", "--svg", "/nonexistent/chart.svg"], "cannot write"),
+        (["bench", "--speed", "--seconds", "0"], "--seconds"),
+        (["solve", "kalah", "--db", "-1"], "--db"),
+        (["solve", "kalah", "--db", "72"], "positions, a byte each: more than the"),
+    ],
+)
+def test_user_errors_end_in_one_line_and_status_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = fails(argv, capsys)
+    assert line.startswith("ubao-engine ") and message in line, line
+
+
+@pytest.mark.timeout(120)
+def test_version_says_once_that_the_native_core_asked_for_is_not_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(backend, "NATIVE_BUILT", False)
+    monkeypatch.setattr(cli, "NATIVE_BUILT", False)
+    monkeypatch.setenv("UBAO_BACKEND", "native")
+    line = cli.version()
+    assert line.endswith("(UBAO_BACKEND=native, but the native core is not built)"), line
+    assert line.count("not built") == 1
+    monkeypatch.setenv("UBAO_BACKEND", "python")
+    assert cli.version().endswith("(backend python; native core not built)")
+
+
+@pytest.mark.timeout(120)
+def test_the_help_of_each_command_parses() -> None:
+    """Every parser the new argument types sit in still builds (no duplicate options)."""
+    assert isinstance(cli.build_parser(), argparse.ArgumentParser)
+
+
+@pytest.mark.timeout(120)
+def test_without_the_native_core_a_command_says_the_python_engine_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pip hides the build's line that no core was built: each command on the default backend
+    says it instead; asking for python explicitly is not worth a warning."""
+    monkeypatch.setattr(cli, "NATIVE_BUILT", False)
+    monkeypatch.delenv("UBAO_BACKEND", raising=False)
+    main(["analyse", "kalah", "--depth", "1", "--backend", "python"])
+    assert cli.NO_NATIVE_CORE not in capsys.readouterr().err
+    main(["analyse", "kalah", "--depth", "1"])
+    assert capsys.readouterr().err.count(cli.NO_NATIVE_CORE) == 1
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["analyse", "kalah", "--depth", "2", "--trace", "--trace-depth", "0"],
+        ["analyse", "kalah", "--depth", "2", "--trace", "--trace-lines", "0"],
+        ["match", "kalah", "--engine1", "depth=2,depth=3", "--engine2", "depth=1"],
+    ],
+)
+def test_limits_that_mean_nothing_and_settings_given_twice_are_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = fails(argv, capsys)
+    assert "must be 1 or more" in line or "depth given twice" in line, line
+
+
+@pytest.mark.timeout(120)
+def test_a_backend_the_environment_cannot_have_is_named_on_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ubao.engine", "--version"],
+        env={"UBAO_BACKEND": "nope", "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.count("\n") == 1 and "UBAO_BACKEND='nope'" in result.stdout

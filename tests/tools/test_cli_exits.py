@@ -57,3 +57,20 @@ def test_the_help_of_a_game_command_lists_the_registered_games(
     with pytest.raises(SystemExit):
         main(["moves", "--help"])
     assert f"the game: {', '.join(GAMES)}" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.timeout(300)
+def test_a_reader_gone_away_mid_search_ends_the_session_without_a_traceback() -> None:
+    script = (
+        "import sys; from ubao.engine.tools import stdio; "
+        "stdio.serve(iter(['position othello {\"size\": 8} startpos', 'go movetime 1000']), "
+        "sys.stdout)"
+    )
+    engine = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert engine.stdout is not None and engine.stderr is not None
+    engine.stdout.readline()  # the first info line: the search is on
+    engine.stdout.close()  # as `| head -1` does
+    _, err = engine.communicate(timeout=60)
+    assert b"Traceback" not in err, err.decode()

@@ -5,13 +5,19 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.engine import fails
 from tests.support.engine import run as run_status
+from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.games import make_game
+from ubao.engine.mancala import Mancala
+from ubao.engine.tools import bench, cli
 from ubao.engine.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,3 +153,64 @@ def test_a_game_whose_positions_repeat_is_refused_for_that_reason(
 ) -> None:
     status, _, err = run_status(capsys, "solve", "ethiopian", "--options", '{"pits":3,"seeds":2}')
     assert status == 2 and "positions can repeat" in err and "too long to solve" not in err
+
+
+@pytest.mark.timeout(120)
+def test_analyse_minimax_with_a_depth_and_a_time_prints_a_searched_depth(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["analyse", "kalah", "--algorithm", "minimax", "--depth", "40", "--time-ms", "300"])
+    out = capsys.readouterr().out
+    assert re.search(r"^depth +1 +score", out, re.MULTILINE), out
+    reached = re.search(r"^depth (\d+) \(stopped by the time limit\)", out, re.MULTILINE)
+    assert reached is not None and int(reached.group(1)) >= 1, out
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("value", ["0", "-5", "nan", "x"])
+def test_analyse_refuses_a_time_that_is_not_positive(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "--time-ms" in fails(["analyse", "kalah", f"--time-ms={value}"], capsys)
+
+
+@pytest.mark.timeout(120)
+def test_the_endgame_database_is_capped_at_the_games_seeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = make_game("kalah", {"pits": 3, "seeds": 2})
+    assert isinstance(game, Mancala)
+    assert cli.endgame_seeds(game, 99) == bench.endgame_cap(game, 99) == 12
+    assert cli.endgame_seeds(game, 5) == 5
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    main(["solve", "kalah", "--options", '{"pits":1,"seeds":1}', "--db", "99", "--hash", "1"])
+    assert "endgame database: 2 seeds, 6 positions" in capsys.readouterr().out
+
+
+@pytest.mark.timeout(120)
+def test_analyse_stopped_before_its_first_iteration_has_a_move_but_no_score(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["analyse", "kalah", "--time-ms", "0.001", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["stats"]["depth"] == 0 and data["move"] is not None
+    assert data["score"] is None and data["score_text"] is None and data["pv"] == []
+    main(["analyse", "kalah", "--time-ms", "0.001"])
+    assert "score: none, no iteration completed in time" in capsys.readouterr().out
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("game", ["kalah", "othello", "egyptian"])
+def test_analyse_json_is_the_same_on_both_backends(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Python search's integer evaluations once gave `"score": 3` where the native one
+    gave `3.0`: a driver comparing the two saw them differ."""
+    reports = []
+    for backend in ["python", "native"] if NATIVE_BUILT else ["python"]:
+        main(["analyse", game, "--depth", "4", "--exact", "--json", "--backend", backend])
+        data = json.loads(capsys.readouterr().out)
+        assert isinstance(data["score"], float)
+        del data["stats"]["seconds"], data["stats"]["nps"]
+        reports.append(data)
+    assert reports[0] == reports[-1]

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.engine import BACKENDS, run
+from tests.support.engine import BACKENDS, fails, run
 from tests.support.server import FAILING_ENGINE
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import NotationError
 from ubao.engine.games import make_game
 from ubao.engine.search import ENTRY_BYTES, Searcher
-from ubao.engine.tools.cli import build_parser
+from ubao.engine.tools import stdio
+from ubao.engine.tools.cli import build_parser, main
 from ubao.engine.tools.stdio import (
     MOVE_OVERHEAD_MS,
     Go,
@@ -535,3 +536,120 @@ def test_go_movetime_0_reports_no_score_no_iteration_produced(backend: str) -> N
     lines = recorder.send("position kalah {} startpos", "go movetime 0")
     assert bestmove(lines) in "123456"
     assert not [line for line in lines if line.startswith("info depth 0")]
+
+
+def wait_for_bestmove(recorder: Recorder, timeout: float = 30.0) -> list[str]:
+    """The lines once a `bestmove` came; a search still going after `timeout` is stopped and
+    the test fails (no test may wait for ever)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(line.startswith("bestmove ") for line in recorder.lines):
+            recorder.session.wait()
+            return recorder.lines
+        time.sleep(0.01)
+    recorder.session.handle("stop")
+    raise AssertionError(f"no bestmove within {timeout} s: {recorder.lines[-3:]}")
+
+
+@pytest.mark.timeout(120)
+def test_stdio_minimax_with_a_depth_and_a_limit_sends_info_lines() -> None:
+    recorder = Recorder()
+    lines = recorder.send(
+        "setoption name Algorithm value minimax",
+        "position kalah {} startpos",
+        "go depth 20 nodes 20000",
+    )
+    infos = [line for line in lines if line.startswith("info depth ")]
+    assert [line.split()[2] for line in infos[:2]] == ["1", "2"]
+    make_game("kalah", {}).parse_move(make_game("kalah", {}).start(), bestmove(lines))
+    lines = recorder.send("go depth 20 movetime 300")
+    assert any(line.startswith("info depth 1 ") for line in lines), lines
+
+
+@pytest.mark.timeout(120)
+def test_a_clock_go_without_the_movers_clock_moves_at_once() -> None:
+    hard, _ = time_budget(Go(clocks=(1000, None)), 1)
+    assert hard is not None and hard <= 1.0
+    assert time_budget(Go(clocks=(None, 5000)), 0)[0] == pytest.approx(1.0)
+    recorder = Recorder()
+    recorder.session.handle("position othello {} startpos moves d3")
+    recorder.session.handle("go wtime 1000")  # player 1, White, is to move: no clock of its own
+    lines = wait_for_bestmove(recorder)
+    game = make_game("othello", {})
+    position = game.play_text(game.start(), "d3")
+    game.parse_move(position, bestmove(lines))  # raises if illegal
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["analyse", "kalah", "--depth", "1"],
+        ["bench", "--depths", "1"],
+        ["solve", "kalah"],
+    ],
+)
+def test_every_hash_has_the_protocols_cap(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    too_big = str(stdio.MAX_HASH_MB + 1)
+    assert "--hash" in fails([*argv, "--hash", too_big], capsys)
+    assert "--hash" in fails([*argv, "--hash", "-1"], capsys)
+    with pytest.raises(SystemExit):
+        main([argv[0], "--help"])
+    assert f"0 to {stdio.MAX_HASH_MB})" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_huge_go_nodes_is_no_limit_not_a_failed_search() -> None:
+    recorder = Recorder()
+    got = recorder.send(
+        "position kalah {} startpos", "go nodes 99999999999999999999999 depth 4", "isready"
+    )
+    assert not [line for line in got if line.startswith("error")], got
+    assert bestmove(got) and any(line.startswith("info depth 4") for line in got)
+
+
+FINISHED = 'position kalah {"pits":2,"seeds":1} kalah(2,1) N 0,0/0,0 3,1'
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("value", ["٥", "1_0", "５", "+5", "5.0"])
+def test_go_limits_are_ascii_integers(value: str) -> None:
+    with pytest.raises(ProtocolError, match="must be an integer"):
+        parse_go(["depth", value])
+    assert parse_go(["wtime", "-20", "btime", "100"]).clocks == (0, 100)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("go", ["go infinite", "go ponder"])
+def test_go_infinite_or_ponder_on_a_finished_game_waits_like_a_search(go: str) -> None:
+    recorder = Recorder()
+    recorder.session.handle(FINISHED)
+    recorder.session.handle(go)
+    time.sleep(0.2)
+    assert recorder.lines == []  # nothing until stop, as a search of a live game
+    assert recorder.send("stop") == ["bestmove none"]
+    recorder.session.handle(f"{go} depth 3")  # after ponderhit, a search of depth 3 would end
+    assert recorder.send("ponderhit" if go == "go ponder" else "stop") == ["bestmove none"]
+    assert recorder.send("go depth 3") == ["bestmove none"]  # a bounded go: at once
+
+
+@pytest.mark.timeout(120)
+def test_sudden_death_on_16x16_othello_plans_over_the_moves_the_board_has_left() -> None:
+    """Each move spends its whole hard budget and 8 ms of the driver's: planning over 30 moves
+    flagged at move 83 of 126 with a minute on the clock; planning over half the empty squares
+    finishes the game with time to spare."""
+    game = make_game("othello", {"size": 16})
+    position = game.start()
+    assert game.moves_to_go(position) == 126
+    left = 60_000
+    for played in range(126):
+        moves_to_go = game.moves_to_go(position)
+        hard, _ = time_budget(Go(clocks=(left, left)), game.to_move(position), 10, moves_to_go)
+        assert hard is not None
+        left -= int(hard) + 8
+        assert left > 0, f"flagged at move {played}"
+        taken = position.black | position.white
+        empty = [square for square in range(256) if not taken >> square & 1][:2]
+        position = position._replace(black=position.black | sum(1 << s for s in empty))
+    assert make_game("kalah").moves_to_go(make_game("kalah").start()) is None

@@ -21,7 +21,7 @@ from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
 from ubao.engine.tools import cli
-from ubao.engine.tools.stdio import Go, ProtocolError, parse_go
+from ubao.engine.tools.stdio import Go, ProtocolError, parse_go, time_budget
 
 BIG = 'position kalah {"pits":6,"seeds":6} startpos'
 """A game no search finishes in the time of a test."""
@@ -372,3 +372,38 @@ def test_debug_never_answers_error() -> None:
     assert recorder.send("debug", "debug maybe", "debug on off") == []
     assert recorder.session.debug  # bare `debug` toggled it on, the next two changed nothing
     assert recorder.send("debug") == [] and not recorder.session.debug
+
+
+@pytest.mark.timeout(120)
+def test_uci_declares_ponder_and_setoption_accepts_it() -> None:
+    recorder = Recorder()
+    lines = recorder.send("uci")
+    assert "option name Ponder type check default false" in lines
+    assert lines[-1] == "uciok"
+    before = (recorder.session.algorithm, recorder.session.hash_mb, recorder.session.exact)
+    assert (
+        recorder.send("setoption name Ponder value true", "setoption name ponder value FALSE") == []
+    )
+    assert (recorder.session.algorithm, recorder.session.hash_mb, recorder.session.exact) == before
+    assert recorder.send("setoption name Ponder value maybe") == [
+        "error Ponder must be true or false"
+    ]
+
+
+@pytest.mark.parametrize("option", ["Hash", "Threads", "Move Overhead"])
+def test_an_option_in_superscript_digits_is_refused_and_the_engine_goes_on(option: str) -> None:
+    recorder = Recorder()
+    got = recorder.send(f"setoption name {option} value \u00b2", "isready")
+    assert got[0].startswith(f"error {option} must be an integer") and got[-1] == "readyok"
+
+
+def test_move_overhead_is_kept_back_for_every_move_planned_for() -> None:
+    recorder = Recorder()
+    assert recorder.send("setoption name move overhead value 40") == []
+    assert recorder.session.overhead_ms == 40
+    go = Go(clocks=(2000, 2000))
+    _, soft = time_budget(go, 0, 40)
+    assert soft == pytest.approx((2000 - 40 * 32) / 30)
+    # Less than the overhead of the moves to come left: move at once.
+    assert time_budget(Go(clocks=(300, 300)), 0)[0] == pytest.approx(1.0)
+    assert recorder.send("setoption name Move Overhead value 5001")[0].startswith("error ")
