@@ -11,17 +11,18 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from tests.client.test_takeback import status_lines
 from tests.support.client import until
 from tests.support.screen import (
     PEOPLE,
     Recorder,
     Shown,
     SizedOutput,
+    aborted_game,
     draw,
     legal_snapshot,
     played,
     sized,
+    status_lines,
 )
 from ubao.client.app import (
     END_WIDTH,
@@ -455,12 +456,6 @@ def test_news_from_before_goes_when_the_connection_drops() -> None:
     app.say("North, bob, is here")
     app.set_connection("server unreachable; reconnecting in 2 s", False)
     assert app.message[1] == ""
-
-
-def aborted_game() -> tuple[Snapshot, Over]:
-    snapshot, _ = played("kalah")
-    start = dataclasses.replace(snapshot, seats=PEOPLE)
-    return start, Over(game_id="AbCd1234", v=2, result=Result(None, "aborted", None))
 
 
 @pytest.mark.timeout(120)

@@ -11,11 +11,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.support.client import FAST, Proxy, game_server, kalah_create, until, url_of
+from tests.support.client import (
+    FAST,
+    Person,
+    Proxy,
+    game_server,
+    kalah_create,
+    replays_to_the_end,
+    until,
+    url_of,
+)
 from ubao.client.bot import (
     BotGame,
     EngineSettings,
@@ -27,7 +35,6 @@ from ubao.client.bot import (
     time_budget,
 )
 from ubao.client.connection import fetch_snapshot
-from ubao.client.seating import SeatSession
 from ubao.client.state import GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
@@ -38,10 +45,8 @@ from ubao.protocol import (
     Event,
     GameSummary,
     Moved,
-    RematchOffer,
     SeatInfo,
     SeatSpec,
-    Snapshot,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -55,20 +60,6 @@ def test_the_bot_client_does_not_load_the_screen_library(module: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert loaded.strip() == "[]"
-
-
-def replays_to_the_end(snapshot: Snapshot) -> bool:
-    """The snapshot's history, replayed by the local rules, ends the game as the server says."""
-    game = make_game(snapshot.game, snapshot.options)
-    position = game.start()
-    for move in snapshot.history:
-        position = game.play_text(position, move)
-    outcome = game.outcome(position)
-    return (
-        outcome is not None
-        and snapshot.result is not None
-        and (outcome.winner, outcome.reason) == (snapshot.result.winner, snapshot.result.reason)
-    )
 
 
 async def test_the_bot_plays_a_complete_game_against_a_server_bot(
@@ -282,33 +273,6 @@ def test_the_time_budget_respects_time_ms_and_the_clock() -> None:
     state.clocks, state.clocks_at = Clocks((10_000, 10_000), running=0, increment_ms=200), 0.0
     assert time_budget(state, 0, settings, now=0.0) == 10_000 // 20 + 100
     assert time_budget(state, 0, EngineSettings(depth=5, time_ms=50), now=0.0) == 50
-
-
-class Person(SeatSession):
-    """A scripted person at a seat: its game as the server tells it, and the rematch offers it
-    hears (an accepted one is followed into the new game, as the screen does)."""
-
-    def __init__(self, url: str, name: str, tokens: TokenStore, **where: Any) -> None:
-        super().__init__(url, name, "human", tokens=tokens, backoff=FAST, **where)
-        self.offers: list[RematchOffer] = []
-
-    def on_event(self, event: Event) -> None:
-        self.state.apply(event, time.monotonic())
-
-    def on_rematch(self, offer: RematchOffer) -> None:
-        self.offers.append(offer)
-        if offer.state == "accepted" and offer.game_id == self.game_id:
-            self.follow_rematch(offer)
-
-    def my_turn(self) -> bool:
-        return bool(self.state.legal) and not self.state.over
-
-    async def play(self, move: str) -> None:
-        """Play `move` and wait until it is this seat's turn again (after an extra turn, or
-        the opponent's answer), or the end."""
-        ply = self.state.ply
-        await self.move(ply, move)
-        await until(lambda: self.state.over or (self.my_turn() and self.state.ply > ply))
 
 
 async def test_a_serving_bot_grants_a_takeback_and_accepts_a_rematch_in_the_swapped_seat(

@@ -12,8 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.client.test_bot import Person, replays_to_the_end
-from tests.support.client import FAST, game_server, kalah_create, until, url_of
+from tests.support.client import (
+    FAST,
+    Person,
+    game_server,
+    kalah_create,
+    replays_to_the_end,
+    until,
+    url_of,
+)
 from ubao.client.bot import BotGame, EngineSettings, held_seats, serve
 from ubao.client.connection import fetch_snapshot
 from ubao.client.tokens import SeatToken, TokenStore

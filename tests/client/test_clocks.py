@@ -11,9 +11,18 @@ import pytest
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import create_pipe_input
 
-from tests.client.test_layout import clocked, start_of
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from tests.support.screen import PEOPLE, SIZES, Shown, SizedOutput, draw, legal_snapshot, played
+from tests.support.screen import (
+    PEOPLE,
+    SIZES,
+    Shown,
+    SizedOutput,
+    clocked,
+    draw,
+    legal_snapshot,
+    played,
+    start_of,
+)
 from ubao.client.app import NBSP, GameApp, fold, wrap_fragments
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES

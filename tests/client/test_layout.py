@@ -7,17 +7,18 @@ import dataclasses
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.input import create_pipe_input
 
 from tests.support.screen import (
-    PEOPLE,
     PLIES,
     SIZES,
     SizedOutput,
+    clocked,
     draw,
     finished,
     legal_snapshot,
     played,
+    start_of,
     whole,
 )
 from ubao.client.app import Fit, GameApp, fold, panel_beside
@@ -146,23 +147,6 @@ BOTS = (
 )
 
 
-def start_of(name: str, options: dict[str, int], seats: tuple[SeatInfo, SeatInfo]) -> Snapshot:
-    game = make_game(name, options)
-    start = game.start()
-    return Snapshot(
-        game_id="AbCd1234",
-        v=1,
-        game=name,
-        options=options,
-        status="playing",
-        position=game.format_position(start),
-        to_move=game.to_move(start),
-        ply=0,
-        history=(),
-        seats=seats,
-    )
-
-
 @pytest.mark.parametrize(
     ("name", "options", "rows"),
     [
@@ -236,26 +220,6 @@ async def test_the_panel_reads_a_seat_waiting_for_a_bot_client_whole_at_80_colum
             assert line.endswith((")", "\u2026")), lines
         if clock is None:
             assert any(line.endswith("bot client (depth 5)") for line in wants), lines
-
-
-CLOCK = ClockSpec(300_000, 0)
-"""5+0: "5:00" on each clock."""
-
-
-def clocked(
-    keys: PipeInput, snapshot_game: str, options: dict[str, int], **fields: object
-) -> GameApp:
-    """A player's screen at 60x16 of a game with a 5+0 clock, its first move due."""
-    snapshot = dataclasses.replace(
-        start_of(snapshot_game, options, PEOPLE),
-        clock=CLOCK,
-        clocks=Clocks((300_000, 300_000), None, 0, first_move_ms=60_000),
-        **fields,  # type: ignore[arg-type]
-    )
-    app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
-    app.set_connection("connected", True)
-    app.on_event(snapshot)
-    return app
 
 
 async def test_othello_10x10_with_a_clock_fits_60x16() -> None:

@@ -10,7 +10,6 @@ import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
-from tests.client.test_takeback import status_lines
 from tests.support.client import (
     Proxy,
     game_server,
@@ -20,7 +19,15 @@ from tests.support.client import (
     until,
     url_of,
 )
-from tests.support.screen import PEOPLE, Shown, SizedOutput, draw, legal_snapshot, played
+from tests.support.screen import (
+    PEOPLE,
+    Shown,
+    SizedOutput,
+    draw,
+    legal_snapshot,
+    played,
+    status_lines,
+)
 from ubao.client.__main__ import report_end
 from ubao.client.app import SEAT_LOST
 from ubao.client.connection import FATAL_CLOSE_CODES

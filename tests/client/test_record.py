@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
-from tests.client.test_app import aborted_game
-from tests.support.screen import SizedOutput
+from tests.support.screen import SizedOutput, aborted_game
 from ubao.client.export import record_of, replay_of
 from ubao.client.record import Record, RecordError, format_record, parse_record, result_token
 from ubao.client.replay import ReplayApp

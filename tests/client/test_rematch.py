@@ -11,13 +11,12 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from tests.client.test_layout import start_of
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
-from tests.support.screen import PEOPLE, finished, sized
+from tests.support.screen import PEOPLE, finished, old_game_left, sized, start_of
 from ubao.client.live import LiveGame
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
-from ubao.protocol import SeatEvent, SeatInfo, SeatSpec
+from ubao.protocol import SeatInfo, SeatSpec
 from ubao.server.app import GameServer, ServerConfig
 
 pytestmark = pytest.mark.timeout(120)
@@ -184,12 +183,6 @@ def test_the_end_of_the_game_empties_the_input_line_so_that_r_offers_a_rematch()
     assert app.buffer.text == "" and app.state.over
     # `r` (and `q`) act on an empty line only: they do now.
     assert app._game_keys().get_bindings_for_keys(("r",))[0].filter()
-
-
-def old_game_left(v: int) -> SeatEvent:
-    """The opponent leaving the finished game A (presence news after a rematch), at the
-    version that would be game B's next."""
-    return SeatEvent(game_id="OldGameA", v=v, seat=1, name="bob", connected=False, status="over")
 
 
 @pytest.mark.timeout(300)

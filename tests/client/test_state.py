@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.client.test_layout import start_of
-from tests.client.test_rematch import old_game_left
-from tests.support.screen import PEOPLE
+from tests.support.screen import PEOPLE, old_game_left, start_of
 from ubao.client.lag import Lag, format_lag
 from ubao.client.state import Applied, GameState, describe_result
 from ubao.protocol import (

@@ -7,11 +7,9 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
-from tests.support.screen import finished, sized
-from ubao.client.app import GameApp
+from tests.support.screen import finished, sized, status_lines
 from ubao.protocol import Moved, SeatSpec, TakebackRequest
 
 pytestmark = pytest.mark.timeout(120)
@@ -101,10 +99,6 @@ def test_a_takeback_request_declined_by_a_move_is_said_with_the_move() -> None:
         app.on_event(declined)
         app.on_event(dataclasses.replace(second, v=5))
         assert app.message[1] == f"North played {second.move} (takeback declined)", seat
-
-
-def status_lines(app: GameApp) -> list[str]:
-    return fragment_list_to_text(app._status_text()).splitlines()
 
 
 async def test_y_answers_a_takeback_request_whatever_is_typed_and_it_is_asked_once(

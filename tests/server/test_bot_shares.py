@@ -8,7 +8,6 @@ from collections.abc import Callable, Hashable
 
 import pytest
 
-from tests.server.test_wire import create, watch_to_end
 from tests.support.server import (
     SMALL_KALAH,
     TIMEOUT,
@@ -17,6 +16,7 @@ from tests.support.server import (
     running_server,
     small_limits,
 )
+from tests.support.wire import create, watch_to_end
 from ubao.engine.games import make_game
 from ubao.protocol import BotInfo, SeatSpec
 from ubao.server.bots import Accept, Bots, BotSettings, EngineShares

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_settings import server_exit
 from tests.support.server import FAILING_ENGINE, SMALL_KALAH, TIMEOUT, Client, fake_engine
+from tests.support.wire import server_exit
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, Create, Moved, SeatSpec, Watch

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tests.server.test_core import move, started_game
-from tests.support.server import Harness, small_limits
+from tests.support.server import Harness, move, small_limits, started_game
 from ubao.protocol import Clocks, ClockSpec, Moved, Over, Resume, Snapshot
 
 GRACE_MS = 30_000

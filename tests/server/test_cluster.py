@@ -17,10 +17,9 @@ from pathlib import Path
 import redis
 from websockets.exceptions import ConnectionClosed
 
-from tests.server.test_restart import server_process
-from tests.server.test_wire import autoplay, create, join
 from tests.support.redis_server import RedisServer, needs_redis
 from tests.support.server import SMALL_KALAH, TIMEOUT, Client
+from tests.support.wire import autoplay, create, join, server_process
 from ubao.client.connection import Session, SessionClosed
 from ubao.engine.games import make_game
 from ubao.protocol import (

@@ -12,7 +12,14 @@ from typing import Any
 import msgpack
 import pytest
 
-from tests.support.server import SMALL_KALAH, FailingStore, Harness, Peer, small_limits
+from tests.support.server import (
+    SMALL_KALAH,
+    FailingStore,
+    Harness,
+    move,
+    small_limits,
+    started_game,
+)
 from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
 from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
 from ubao.engine.mancala import Kalah
@@ -42,19 +49,6 @@ from ubao.protocol import (
 from ubao.server.core import POLICY_VIOLATION, STORE_RETRY_MS, Core, Limits, new_game_id
 from ubao.server.room import Bounds
 from ubao.server.store import SCHEMA_VERSION, Store
-
-
-def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
-    """A Kalah game with two joined players: (game_id, south, token, north, token)."""
-    south, north = h.player("south"), h.player("north")
-    game_id = south.create(**create)
-    _, south_token, _ = south.join(game_id, 0)
-    _, north_token, _ = north.join(game_id, 1)
-    return game_id, south, south_token, north, north_token
-
-
-def move(peer: Peer, game_id: str, token: str, ply: int, text: str) -> list[Any]:
-    return peer.send(Move(id=peer.next_id(), game_id=game_id, token=token, ply=ply, move=text))
 
 
 def versions(events: list[Any]) -> list[int]:

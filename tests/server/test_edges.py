@@ -8,18 +8,15 @@ import contextlib
 import itertools
 import logging
 import os
-import socket
 import sqlite3
 import stat
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from tests.server.test_wire import create, join, watch_to_end
 from tests.support.server import (
     TIMEOUT,
     Client,
@@ -30,16 +27,22 @@ from tests.support.server import (
     running_server,
     small_limits,
 )
+from tests.support.wire import (
+    CommitFails,
+    create,
+    join,
+    messages,
+    stuck_client,
+    until,
+    watch_to_end,
+)
 from ubao.protocol import (
-    PROTOCOL_VERSION,
-    Hello,
     Move,
     Moved,
     Ok,
     Ping,
     Resume,
     SeatSpec,
-    ServerMessage,
     Watch,
     encode,
 )
@@ -52,27 +55,6 @@ BIG_SNAPSHOTS = {"size": 16}
 """A 16x16 Othello game: each `watch` of it answers with a snapshot of about 450 bytes."""
 
 
-async def until(condition: Callable[[], bool]) -> None:
-    """Wait (generously) for a condition the server reaches by itself."""
-    async with asyncio.timeout(TIMEOUT):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
-@contextlib.asynccontextmanager
-async def stuck_client(port: int) -> AsyncIterator[ClientConnection]:
-    """A client that says hello and then reads nothing: a tiny receive buffer, and websockets
-    stops reading the socket as soon as one message waits for the application."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
-    uri = f"ws://127.0.0.1:{port}/"
-    async with connect(uri, sock=sock, max_queue=1, compression=None) as ws:
-        await ws.send(encode(Hello(id=0, proto=PROTOCOL_VERSION, name="stuck", role="human")))
-        yield ws
-
-
 async def flood(ws: ClientConnection, game_id: str, until_gone: Callable[[], bool]) -> None:
     """Ask for snapshots the client never reads, until the server has let it go."""
     for i in range(1, 20_000):
@@ -83,16 +65,6 @@ async def flood(ws: ClientConnection, game_id: str, until_gone: Callable[[], boo
         if i % 50 == 0:
             await asyncio.sleep(0.01)  # let the server answer, and answer others
     await until(until_gone)
-
-
-async def messages(client: Client, seconds: float) -> list[ServerMessage]:
-    """What a client receives within `seconds`."""
-    got: list[ServerMessage] = []
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            while True:
-                got.append(await client.recv())
-    return got
 
 
 def connections(server: GameServer) -> int:
@@ -177,24 +149,6 @@ async def test_nobody_hears_of_a_move_before_the_commit_that_keeps_it() -> None:
         assert (await north.event_of(Moved)).move == "1"
         rows = server.store.db.execute("SELECT move FROM moves WHERE game_id = ?", (game_id,))
         assert rows.fetchall() == [("1",)]
-
-
-class CommitFails:
-    """A database connection whose next COMMIT fails as on an I/O error: rolled back."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.failed = False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
-
-    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-        if sql == "COMMIT" and not self.failed:
-            self.failed = True
-            self.db.execute("ROLLBACK")
-            raise sqlite3.OperationalError("disk I/O error (test)")
-        return self.db.execute(sql, *args)
 
 
 def test_a_failed_commit_is_written_again_whole_with_what_came_after(tmp_path: Path) -> None:

@@ -11,10 +11,21 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_core import started_game
-from tests.server.test_rematch import offer, over_at_once, refused
-from tests.server.test_takeback import kinds
-from tests.support.server import SMALL_KALAH, Client, Harness, Peer, running_server, small_limits
+from tests.support.server import (
+    SMALL_KALAH,
+    Client,
+    Harness,
+    Peer,
+    kinds,
+    lobby_line,
+    offer,
+    over_at_once,
+    refused,
+    running_server,
+    small_limits,
+    started_game,
+    subscribed,
+)
 from ubao.protocol import (
     DEFAULT_PAGE,
     Create,
@@ -294,13 +305,6 @@ def test_a_cursor_the_server_does_not_write_is_a_bad_message(cursor: str) -> Non
     assert "is not a cursor of this server" in error.message
 
 
-def subscribed(h: Harness, name: str) -> Peer:
-    """A player whose connection gets lobby events."""
-    peer = h.player(name)
-    peer.ok(ListGames(id=peer.next_id(), subscribe=True))
-    return peer
-
-
 def test_join_resume_and_rematch_send_ok_then_the_game_before_any_lobby_event() -> None:
     h = Harness()
     south, north = subscribed(h, "south"), subscribed(h, "north")
@@ -359,12 +363,6 @@ def test_watching_and_resuming_old_games_keeps_the_most_recently_finished_in_the
     later = Harness(small_limits(keep_finished=2), store=store)
     later.core.restore()
     assert finished_in_lobby(later) == {c, d}
-
-
-def lobby_line(peer: Peer, game_id: str) -> GameSummary:
-    games = peer.ok(ListGames(id=peer.next_id())).games or ()
-    (line,) = [game for game in games if game.game_id == game_id]
-    return line
 
 
 def test_leaving_a_finished_game_does_not_date_it_as_just_finished() -> None:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.test_core import move, started_game
-from tests.server.test_restart import ROOT, server_process
-from tests.support.server import TIMEOUT, Client, Harness
+from tests.support.server import TIMEOUT, Client, Harness, move, started_game
+from tests.support.wire import ROOT, server_process
 from ubao.protocol import ClockSpec, Create, Join, Move, Moved, SeatSpec
 from ubao.server.store import DatabaseInUse, Store
 

@@ -14,9 +14,8 @@ import pytest
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from tests.server.test_edges import CommitFails
-from tests.server.test_wire import create, join
 from tests.support.server import Client, Harness, running_server, small_limits
+from tests.support.wire import CommitFails, create, join
 from ubao.protocol import ClockSpec, Move, Moved, Over, Watch, encode
 from ubao.server.app import Outbox, websocket_frame
 from ubao.server.core import Send

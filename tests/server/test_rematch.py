@@ -7,8 +7,16 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_core import move, started_game
-from tests.support.server import Harness, Peer, small_limits
+from tests.support.server import (
+    Harness,
+    Peer,
+    move,
+    offer,
+    over_at_once,
+    refused,
+    small_limits,
+    started_game,
+)
 from ubao.protocol import (
     AppCloseCode,
     Cancel,
@@ -23,7 +31,6 @@ from ubao.protocol import (
     RematchOffer,
     Resign,
     Resume,
-    Role,
     SeatEvent,
     SeatSpec,
     Snapshot,
@@ -42,16 +49,8 @@ def finished(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
     return game_id, south, south_token, north, north_token
 
 
-def offer(peer: Peer, game_id: str, token: str) -> list[Any]:
-    return peer.send(Rematch(id=peer.next_id(), game_id=game_id, token=token))
-
-
 def answer(peer: Peer, game_id: str, token: str, accept: bool) -> list[Any]:
     return peer.send(RematchAnswer(id=peer.next_id(), game_id=game_id, token=token, accept=accept))
-
-
-def refused(got: list[Any], code: ErrorCode) -> None:
-    assert len(got) == 1 and isinstance(got[0], Error) and got[0].code == code, got
 
 
 def test_an_accepted_rematch_seats_both_players_swapped_with_their_own_new_tokens() -> None:
@@ -232,22 +231,6 @@ def test_no_offer_is_shown_once_it_was_declined_or_withdrawn() -> None:
     bob = h.player("bob")
     got = bob.send(Resume(id=bob.next_id(), game_id=game_id, token=b_token, since_v=0))
     assert isinstance(got[1], Snapshot) and got[1].rematch is None and len(got) == 2
-
-
-ONE_SEED = {"pits": 1, "seeds": 1}
-"""Kalah with one pit of one seed: South's first move ends the game."""
-
-
-def over_at_once(h: Harness, north_role: Role = "human") -> tuple[str, Peer, str, Peer, str]:
-    """alice (South) creates Kalah 1x1, bob (North) joins, alice plays 1: the game is over.
-    Returns (game_id, alice, her token, bob, his token)."""
-    alice, bob = h.player("alice"), h.player("bob", north_role)
-    game_id = alice.create(options=ONE_SEED)
-    _, a_token, _ = alice.join(game_id, 0)
-    _, b_token, _ = bob.join(game_id, 1)
-    move(alice, game_id, a_token, 0, "1")
-    assert isinstance(bob.inbox[-1], Over)
-    return game_id, alice, a_token, bob, b_token
 
 
 def test_a_rematch_offered_to_a_player_who_left_is_refused_until_they_are_back() -> None:

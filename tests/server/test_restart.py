@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.server.test_edges import stuck_client
-from tests.server.test_wire import autoplay, create, join
 from tests.support.server import SMALL_KALAH, TIMEOUT, Client
+from tests.support.wire import ROOT, autoplay, create, join, server_process, stuck_client
 from ubao.protocol import (
     ClockSpec,
     Create,
@@ -37,45 +34,6 @@ from ubao.protocol import (
 )
 from ubao.server.__main__ import SETTINGS
 from ubao.server.store import default_path
-
-ROOT = Path(__file__).resolve().parents[2]
-LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
-
-
-@contextlib.asynccontextmanager
-async def server_process(
-    db: Path, *flags: str
-) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
-    """`python -m ubao.server` on a free port; yields the process and its port."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ubao.server",
-        "--port",
-        "0",
-        "--db",
-        str(db),
-        *flags,
-        cwd=ROOT,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    log: list[str] = []
-    port = None
-    while port is None:
-        line = (await asyncio.wait_for(process.stderr.readline(), TIMEOUT)).decode()
-        assert line, f"the server exited: {''.join(log)}"
-        log.append(line)
-        match = LISTENING.search(line)
-        port = int(match.group(1)) if match else None
-    drain = asyncio.create_task(process.stderr.read())
-    try:
-        yield process, port
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
-        await drain
 
 
 def test_the_command_line_explains_itself() -> None:

@@ -4,8 +4,7 @@ period, not to a clock that ran while they could not reconnect. The core with a 
 
 from __future__ import annotations
 
-from tests.server.test_core import move, started_game
-from tests.support.server import Harness, Peer, small_limits
+from tests.support.server import Harness, Peer, move, small_limits, started_game
 from ubao.protocol import ClockSpec, Over, Resume, SeatEvent, SeatSpec
 from ubao.server.room import Room
 from ubao.server.store import Store

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.test_lobby import lobby_line, subscribed
-from tests.server.test_rematch import over_at_once
-from tests.server.test_takeback import kinds, started
-from tests.support.server import Harness, small_limits
+from tests.support.server import (
+    Harness,
+    kinds,
+    lobby_line,
+    over_at_once,
+    small_limits,
+    started,
+    subscribed,
+)
 from ubao.protocol import Lobby, Ok, Resume, Role, SeatEvent, Snapshot, Watch
 from ubao.server.store import Store
 

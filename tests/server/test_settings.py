@@ -21,6 +21,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from tests.support.server import TIMEOUT
+from tests.support.wire import server_exit
 from ubao.protocol import Ok, Ping, decode_server_message, encode
 from ubao.server.__main__ import SETTINGS, Options, parse_args
 from ubao.server.app import GameServer, ServerConfig, address
@@ -188,16 +189,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 DOCS_FOLDER = ROOT / "docs"
-
-
-def server_exit(*flags: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ubao.server", "--port", "0", "--db", str(tmp_path / "db"), *flags],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def numeric(setting: Any) -> bool:

@@ -13,8 +13,10 @@ from tests.support.server import (
     FailingStore,
     Harness,
     Peer,
+    kinds,
     running_server,
     small_limits,
+    started,
 )
 from ubao.protocol import (
     ClockSpec,
@@ -35,14 +37,6 @@ from ubao.protocol import (
     Watch,
 )
 from ubao.server.store import Store
-
-
-def started(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
-    south, north = h.player("south"), h.player("north")
-    game_id = south.create(**create)
-    _, south_token, _ = south.join(game_id, 0)
-    _, north_token, _ = north.join(game_id, 1)
-    return game_id, south, south_token, north, north_token
 
 
 def play(peer: Peer, game_id: str, token: str, ply: int, text: str) -> list[Any]:
@@ -315,10 +309,6 @@ async def test_a_takeback_over_the_wire_is_followed_by_watchers_and_survives_a_r
         snapshot = await north.event_of(Snapshot)
         assert (snapshot.history, snapshot.to_move, snapshot.legal) == (("1",), 1, ("1", "2", "3"))
         await north.ok(Move(id=0, game_id=game_id, token=n_token, ply=1, move="2"))
-
-
-def kinds(messages: list[Any]) -> list[str]:
-    return [message.type for message in messages]
 
 
 def test_moving_instead_of_answering_declines_a_takeback_aloud_but_not_the_askers_move() -> None:

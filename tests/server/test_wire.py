@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import urllib.error
-import urllib.request
 from typing import Any
 
 import msgpack
@@ -15,7 +13,6 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.support.server import (
-    SMALL_KALAH,
     TIMEOUT,
     Client,
     FakeClock,
@@ -23,11 +20,11 @@ from tests.support.server import (
     running_server,
     small_limits,
 )
+from tests.support.wire import autoplay, create, http_get, join, watch_to_end
 from ubao.protocol import (
     AppCloseCode,
     ClockSpec,
     Command,
-    Create,
     Error,
     ErrorCode,
     Event,
@@ -52,51 +49,6 @@ ENGINES = [
     pytest.param(fake_engine(), id="fake-engine"),
     pytest.param(ENGINE_COMMAND, id="real-engine"),
 ]
-
-
-async def create(client: Client, *seats: SeatSpec, **fields: Any) -> str:
-    fields.setdefault("game", "kalah")
-    fields.setdefault("options", SMALL_KALAH)
-    first, second = seats or (SeatSpec.open(), SeatSpec.open())
-    ok = await client.ok(Create(id=0, seats=(first, second), **fields))
-    assert ok.game_id is not None
-    return ok.game_id
-
-
-async def join(client: Client, game_id: str, seat: int | None = None) -> str:
-    ok = await client.ok(Join(id=0, game_id=game_id, seat=seat))
-    assert ok.game_id == game_id and ok.token is not None
-    return ok.token
-
-
-async def autoplay(
-    client: Client, game_id: str, token: str, seen: list[Event], acked: list[str] | None = None
-) -> Over:
-    """Play the first legal move whenever the server offers legal moves, until the game ends;
-    `acked` gets every move the server said `ok` to."""
-    ply = 0
-    while True:
-        event = await client.event()
-        seen.append(event)
-        if isinstance(event, Snapshot):
-            ply = event.ply
-        elif isinstance(event, Moved):
-            ply = event.ply + 1
-        elif isinstance(event, Over):
-            return event
-        legal = getattr(event, "legal", None)
-        if legal:
-            await client.ok(Move(id=0, game_id=game_id, token=token, ply=ply, move=legal[0]))
-            if acked is not None:
-                acked.append(legal[0])
-
-
-async def watch_to_end(client: Client, game_id: str) -> list[Event]:
-    await client.ok(Watch(id=0, game_id=game_id))
-    seen = [await client.event()]
-    while not isinstance(seen[-1], Over):
-        seen.append(await client.event())
-    return seen
 
 
 def without_legal(events: list[Event]) -> list[Event]:
@@ -291,19 +243,6 @@ async def test_a_flag_fall_ends_the_game() -> None:
 
 
 # -- bad input: the right error, and nothing changes -------------------------------------------
-
-
-async def http_get(port: int, path: str) -> tuple[int, str]:
-    """A plain HTTP GET, in a thread: the server runs on this event loop."""
-
-    def get() -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=TIMEOUT) as reply:
-                return reply.status, reply.read().decode()
-        except urllib.error.HTTPError as error:  # an error status is an answer too
-            return error.code, error.read().decode()
-
-    return await asyncio.to_thread(get)
 
 
 async def expect_no_event(client: Client) -> None:

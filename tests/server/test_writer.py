@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_edges import CommitFails, messages, until
-from tests.server.test_wire import create, http_get, join
 from tests.support.server import (
     SMALL_KALAH,
     TIMEOUT,
@@ -30,6 +28,7 @@ from tests.support.server import (
     running_server,
     small_limits,
 )
+from tests.support.wire import CommitFails, create, http_get, join, messages, until
 from ubao.protocol import Create, ErrorCode, Move, Moved, Ok, Ping, Resign, SeatSpec, Watch
 from ubao.server import store as store_module
 from ubao.server.app import STORE_STALLED_MS

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from prompt_toolkit.output import DummyOutput
 
 from ubao.client.connection import Backoff
 from ubao.client.live import LiveGame
+from ubao.client.seating import SeatSession
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Create, Ping, SeatSpec
+from ubao.engine.games import make_game
+from ubao.protocol import Create, Event, Ping, RematchOffer, SeatSpec, Snapshot
 from ubao.server.app import GameServer, ServerConfig
 from ubao.server.core import Limits
 
@@ -182,3 +185,44 @@ def recording(live: LiveGame) -> Iterator[list[Any]]:
         yield sent
     finally:
         live.session.request = request  # type: ignore[method-assign]
+
+
+def replays_to_the_end(snapshot: Snapshot) -> bool:
+    """The snapshot's history, replayed by the local rules, ends the game as the server says."""
+    game = make_game(snapshot.game, snapshot.options)
+    position = game.start()
+    for move in snapshot.history:
+        position = game.play_text(position, move)
+    outcome = game.outcome(position)
+    return (
+        outcome is not None
+        and snapshot.result is not None
+        and (outcome.winner, outcome.reason) == (snapshot.result.winner, snapshot.result.reason)
+    )
+
+
+class Person(SeatSession):
+    """A scripted person at a seat: its game as the server tells it, and the rematch offers it
+    hears (an accepted one is followed into the new game, as the screen does)."""
+
+    def __init__(self, url: str, name: str, tokens: TokenStore, **where: Any) -> None:
+        super().__init__(url, name, "human", tokens=tokens, backoff=FAST, **where)
+        self.offers: list[RematchOffer] = []
+
+    def on_event(self, event: Event) -> None:
+        self.state.apply(event, time.monotonic())
+
+    def on_rematch(self, offer: RematchOffer) -> None:
+        self.offers.append(offer)
+        if offer.state == "accepted" and offer.game_id == self.game_id:
+            self.follow_rematch(offer)
+
+    def my_turn(self) -> bool:
+        return bool(self.state.legal) and not self.state.over
+
+    async def play(self, move: str) -> None:
+        """Play `move` and wait until it is this seat's turn again (after an extra turn, or
+        the opponent's answer), or the end."""
+        ply = self.state.ply
+        await self.move(ply, move)
+        await until(lambda: self.state.over or (self.my_turn() and self.state.ply > ply))

@@ -8,6 +8,7 @@ from typing import Any
 
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import PipeInput
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
@@ -16,7 +17,17 @@ from prompt_toolkit.output import DummyOutput
 from ubao.client.app import GameApp
 from ubao.client.state import GameState
 from ubao.engine.games import make_game
-from ubao.protocol import BotInfo, Moved, Over, Result, SeatInfo, Snapshot
+from ubao.protocol import (
+    BotInfo,
+    Clocks,
+    ClockSpec,
+    Moved,
+    Over,
+    Result,
+    SeatEvent,
+    SeatInfo,
+    Snapshot,
+)
 
 SIZES = [(80, 24), (60, 20)]
 
@@ -190,3 +201,56 @@ class Shown:
 
     def text(self) -> str:
         return "\n".join(self.lines())
+
+
+def status_lines(app: GameApp) -> list[str]:
+    return fragment_list_to_text(app._status_text()).splitlines()
+
+
+def start_of(name: str, options: dict[str, int], seats: tuple[SeatInfo, SeatInfo]) -> Snapshot:
+    game = make_game(name, options)
+    start = game.start()
+    return Snapshot(
+        game_id="AbCd1234",
+        v=1,
+        game=name,
+        options=options,
+        status="playing",
+        position=game.format_position(start),
+        to_move=game.to_move(start),
+        ply=0,
+        history=(),
+        seats=seats,
+    )
+
+
+CLOCK = ClockSpec(300_000, 0)
+"""5+0: "5:00" on each clock."""
+
+
+def clocked(
+    keys: PipeInput, snapshot_game: str, options: dict[str, int], **fields: object
+) -> GameApp:
+    """A player's screen at 60x16 of a game with a 5+0 clock, its first move due."""
+    snapshot = dataclasses.replace(
+        start_of(snapshot_game, options, PEOPLE),
+        clock=CLOCK,
+        clocks=Clocks((300_000, 300_000), None, 0, first_move_ms=60_000),
+        **fields,  # type: ignore[arg-type]
+    )
+    app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(60, 16))
+    app.set_connection("connected", True)
+    app.on_event(snapshot)
+    return app
+
+
+def aborted_game() -> tuple[Snapshot, Over]:
+    snapshot, _ = played("kalah")
+    start = dataclasses.replace(snapshot, seats=PEOPLE)
+    return start, Over(game_id="AbCd1234", v=2, result=Result(None, "aborted", None))
+
+
+def old_game_left(v: int) -> SeatEvent:
+    """The opponent leaving the finished game A (presence news after a rematch), at the
+    version that would be game B's next."""
+    return SeatEvent(game_id="OldGameA", v=v, seat=1, name="bob", connected=False, status="over")

@@ -20,11 +20,17 @@ from ubao.protocol import (
     Command,
     Create,
     Error,
+    ErrorCode,
     Event,
+    GameSummary,
     Hello,
     Join,
+    ListGames,
     Lobby,
+    Move,
     Ok,
+    Over,
+    Rematch,
     RematchOffer,
     Role,
     SeatSpec,
@@ -303,3 +309,65 @@ async def running_server(
 
 def small_limits(**changes: Any) -> Limits:
     return dataclasses.replace(Limits(), **changes)
+
+
+def started_game(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
+    """A Kalah game with two joined players: (game_id, south, token, north, token)."""
+    south, north = h.player("south"), h.player("north")
+    game_id = south.create(**create)
+    _, south_token, _ = south.join(game_id, 0)
+    _, north_token, _ = north.join(game_id, 1)
+    return game_id, south, south_token, north, north_token
+
+
+def move(peer: Peer, game_id: str, token: str, ply: int, text: str) -> list[Any]:
+    return peer.send(Move(id=peer.next_id(), game_id=game_id, token=token, ply=ply, move=text))
+
+
+def started(h: Harness, **create: Any) -> tuple[str, Peer, str, Peer, str]:
+    south, north = h.player("south"), h.player("north")
+    game_id = south.create(**create)
+    _, south_token, _ = south.join(game_id, 0)
+    _, north_token, _ = north.join(game_id, 1)
+    return game_id, south, south_token, north, north_token
+
+
+def kinds(messages: list[Any]) -> list[str]:
+    return [message.type for message in messages]
+
+
+def offer(peer: Peer, game_id: str, token: str) -> list[Any]:
+    return peer.send(Rematch(id=peer.next_id(), game_id=game_id, token=token))
+
+
+def refused(got: list[Any], code: ErrorCode) -> None:
+    assert len(got) == 1 and isinstance(got[0], Error) and got[0].code == code, got
+
+
+ONE_SEED = {"pits": 1, "seeds": 1}
+"""Kalah with one pit of one seed: South's first move ends the game."""
+
+
+def over_at_once(h: Harness, north_role: Role = "human") -> tuple[str, Peer, str, Peer, str]:
+    """alice (South) creates Kalah 1x1, bob (North) joins, alice plays 1: the game is over.
+    Returns (game_id, alice, her token, bob, his token)."""
+    alice, bob = h.player("alice"), h.player("bob", north_role)
+    game_id = alice.create(options=ONE_SEED)
+    _, a_token, _ = alice.join(game_id, 0)
+    _, b_token, _ = bob.join(game_id, 1)
+    move(alice, game_id, a_token, 0, "1")
+    assert isinstance(bob.inbox[-1], Over)
+    return game_id, alice, a_token, bob, b_token
+
+
+def subscribed(h: Harness, name: str) -> Peer:
+    """A player whose connection gets lobby events."""
+    peer = h.player(name)
+    peer.ok(ListGames(id=peer.next_id(), subscribe=True))
+    return peer
+
+
+def lobby_line(peer: Peer, game_id: str) -> GameSummary:
+    games = peer.ok(ListGames(id=peer.next_id())).games or ()
+    (line,) = [game for game in games if game.game_id == game_id]
+    return line
