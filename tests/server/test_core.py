@@ -391,7 +391,7 @@ def test_clocks_start_after_each_players_first_move_then_run_with_increment() ->
 def test_no_flag_falls_before_the_first_move() -> None:
     h = Harness()
     game_id, *_ = started_game(h, clock=ClockSpec(1_000, 0))
-    h.advance(59_999)  # within the grace for a first move (then it aborts: test_server_qa7b)
+    h.advance(59_999)  # within the grace for a first move (then it aborts: test_clocks.py)
     room = h.core.rooms[game_id]
     assert room.status == "playing"
     assert room.clocks(h.clock()) == Clocks((1_000, 1_000), None, 0, first_move_ms=1)
