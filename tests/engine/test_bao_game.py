@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine.test_bao_properties import swap_players
-from tests.support.engine import BACKENDS, refusals, run
+from tests.support.engine import BACKENDS, refusals, run, swap_players
 from ubao.engine.bao import FLAGS, Bao
 from ubao.engine.bao_rules import PLY, BaoMove, Position, Rules
 from ubao.engine.game import IllegalMoveError, NotationError, OptionsError, Step

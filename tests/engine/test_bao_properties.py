@@ -11,6 +11,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.engine import swap_players
 from ubao.engine.bao import Bao
 from ubao.engine.bao_rules import (
     HAND,
@@ -45,20 +46,6 @@ def random_game(seed: int) -> list[Ply]:
         move, child = rng.choice(children)
         plies.append((position, children, move))
         position = child
-
-
-def swap_players(position: Position) -> Position:
-    """The same position with South and North exchanged."""
-    return (
-        *position[16:32],
-        *position[0:16],
-        position[STOCK + 1],
-        position[STOCK],
-        position[OWNED + 1],
-        position[OWNED],
-        1 - position[TO_MOVE],
-        *position[TAKASIA:],
-    )
 
 
 def _mirror_hole(hole: int) -> int:

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from tests.engine.test_native import assert_same_refusal, assert_same_rules, pair, random_game
 from tests.engine.test_native_search import (
     algorithms_and_evaluations,
     along_a_game,
@@ -24,6 +23,7 @@ from tests.engine.test_native_search import (
     summary,
 )
 from tests.support.engine import BACKENDS
+from tests.support.native import assert_same_refusal, assert_same_rules, pair, random_game
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.bao import FLAGS, PROFILES
 from ubao.engine.bao_rules import BaoMove

@@ -18,13 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.engine.test_native import (
-    MANCALA_OPTION_SETS,
-    OTHELLO_SIZES,
-    pair,
-    random_mancala_position,
-)
 from tests.support.engine import needs_native
+from tests.support.native import MANCALA_OPTION_SETS, OTHELLO_SIZES, pair, random_mancala_position
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.game import MAX_COUNT, Game, PositionError
 from ubao.engine.games import make_game

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine.test_native import FLAGS, pair
+from tests.support.native import FLAGS, pair
 from ubao.engine._native import Mancala as MancalaCore
 from ubao.engine._native import Solver as SolverCore
 from ubao.engine.backend import NATIVE_BUILT

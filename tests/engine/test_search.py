@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from functools import cache
@@ -10,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.support.engine import BACKENDS
+from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
 from ubao.engine.games import GAMES, make_game
@@ -29,29 +28,7 @@ from ubao.engine.search import (
     search,
 )
 
-# Small variants keep the suite fast; a game registered later is tested with its defaults.
-SMALL_OPTIONS: dict[str, dict[str, Any]] = {
-    "kalah": {"pits": 4, "seeds": 3},
-    "egyptian": {"pits": 4, "seeds": 3},
-    "ethiopian": {"pits": 4, "seeds": 3},
-    "othello": {"size": 6},
-}
 POSITIONS_PER_GAME = 200
-
-
-def sample_positions(game: Game[Any, Any], count: int, seed: int = 1) -> list[Any]:
-    """Positions from seeded random playouts (restarting at each game's end), none over."""
-    rng = random.Random(seed)
-    positions: list[Any] = []
-    position = game.start()
-    while len(positions) < count:
-        moves = game.legal_moves(position)
-        if not moves:
-            position = game.start()
-            continue
-        positions.append(position)
-        position = game.play(position, rng.choice(moves))
-    return positions
 
 
 class Pebbles(Game[tuple[int, int], int]):

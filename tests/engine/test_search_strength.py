@@ -7,8 +7,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.engine.test_search import SMALL_OPTIONS, sample_positions
-from tests.support.engine import BACKENDS
+from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
 from ubao.engine.game import Game, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (

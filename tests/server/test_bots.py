@@ -4,21 +4,17 @@ engine that can crash, hang or cheat, and against the real engine."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.server import FAILING_ENGINE, SMALL_KALAH, TIMEOUT, Client, fake_engine
+from tests.support.server import FAILING_ENGINE, TIMEOUT, Client, Referee, fake_engine, turn
 from tests.support.wire import server_exit
-from ubao.engine.game import GameError
-from ubao.engine.games import make_game
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, Create, Moved, SeatSpec, Watch
 from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import ENGINE_COMMAND, Bots, BotSettings
-from ubao.server.core import BotTurn
 from ubao.server.engine_lines import (
     go_command,
     parse_bestmove,
@@ -78,40 +74,6 @@ def test_bestmove_lines() -> None:
 
 
 # -- the driver --------------------------------------------------------------------------------
-
-
-def turn(game_id: str = "g", moves: tuple[str, ...] = ("1",), **changes: Any) -> BotTurn:
-    bot_turn = BotTurn(
-        game_id=game_id,
-        seat=1,
-        ply=len(moves),
-        game="kalah",
-        options=SMALL_KALAH,
-        moves=moves,
-        spec=SeatSpec.bot(2, eval="mobility"),
-        clocks=None,
-    )
-    return dataclasses.replace(bot_turn, **changes)
-
-
-class Referee:
-    """Accepts a move exactly when the rules do, and records what it was offered."""
-
-    def __init__(self, moves: tuple[str, ...] = ("1",)) -> None:
-        game = make_game("kalah", SMALL_KALAH)
-        position = game.start()
-        for text in moves:
-            position = game.play_text(position, text)
-        self.game, self.position = game, position
-        self.offered: list[tuple[str, BotInfo | None]] = []
-
-    def __call__(self, move: str, info: BotInfo | None) -> bool:
-        self.offered.append((move, info))
-        try:
-            self.game.parse_move(self.position, move)
-        except GameError:
-            return False
-        return True
 
 
 def settings(command: tuple[str, ...], **changes: float) -> BotSettings:

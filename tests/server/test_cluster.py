@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import redis
-from websockets.exceptions import ConnectionClosed
 
 from tests.support.redis_server import RedisServer, needs_redis
 from tests.support.server import SMALL_KALAH, TIMEOUT, Client
-from tests.support.wire import autoplay, create, join, server_process
+from tests.support.wire import autoplay, create, join, nodes, resume_somewhere
 from ubao.client.connection import Session, SessionClosed
 from ubao.engine.games import make_game
 from ubao.protocol import (
@@ -30,7 +28,6 @@ from ubao.protocol import (
     Move,
     Moved,
     Over,
-    Resume,
     SeatSpec,
     Snapshot,
     Watch,
@@ -44,25 +41,6 @@ STOP_BOUND_S = 15.0
 """Generous too: a node stops in about a second (docs/server.md promises a few)."""
 
 pytestmark = needs_redis
-
-
-@dataclasses.dataclass
-class Node:
-    process: asyncio.subprocess.Process
-    port: int
-
-
-@contextlib.asynccontextmanager
-async def nodes(redis: RedisServer, count: int) -> AsyncIterator[list[Node]]:
-    """`count` nodes `python -m ubao.server --redis`, each on a free port; killed at the end."""
-    async with contextlib.AsyncExitStack() as stack:
-        started = []
-        for number in range(count):
-            flags = ("--redis", redis.url, "--node-id", f"n{number}")
-            db = redis.folder / f"n{number}.sqlite3"  # not used: the games are in Redis
-            process, port = await stack.enter_async_context(server_process(db, *flags))
-            started.append(Node(process, port))
-        yield started
 
 
 def versions(events: list[Event]) -> list[int]:
@@ -120,25 +98,6 @@ async def live(client: Client) -> list[Event]:
     while not isinstance(seen[-1], Over):
         seen.append(await client.event())
     return seen
-
-
-async def resume_somewhere(
-    ports: list[int], name: str, game_id: str, token: str, since_v: int
-) -> tuple[contextlib.AsyncExitStack, Client, float]:
-    """Reconnect (to each node in turn) until the seat resumes; how long that took."""
-    start = time.monotonic()
-    for attempt in range(200):
-        stack = contextlib.AsyncExitStack()
-        try:
-            port = ports[attempt % len(ports)]
-            client = await stack.enter_async_context(Client.connected(port, name))
-            await client.ok(Resume(id=0, game_id=game_id, token=token, since_v=since_v))
-        except (ConnectionClosed, OSError):
-            await stack.aclose()
-            await asyncio.sleep(0.2)
-            continue
-        return stack, client, time.monotonic() - start
-    raise AssertionError("the seat never resumed")
 
 
 async def test_the_owners_death_loses_nothing_acknowledged(

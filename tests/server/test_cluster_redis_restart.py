@@ -11,10 +11,9 @@ from collections.abc import Callable
 
 from websockets.exceptions import ConnectionClosed
 
-from tests.server.test_cluster import nodes, resume_somewhere
 from tests.support.redis_server import RedisServer, needs_redis
 from tests.support.server import SMALL_KALAH, Client
-from tests.support.wire import create, http_get, join
+from tests.support.wire import create, http_get, join, nodes, resume_somewhere
 from ubao.protocol import Command, Error, Ok, SeatEvent, Watch
 from ubao.server.core import SERVICE_RESTART
 

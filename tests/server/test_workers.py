@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from tests.server.test_bots import Referee, turn
 from tests.support.redis_server import RedisServer
+from tests.support.server import Referee, turn
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.tools.worker import STREAM

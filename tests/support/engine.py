@@ -4,11 +4,13 @@ and `ubao-engine` run in process."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
 
 from ubao.engine.backend import NATIVE_BUILT
+from ubao.engine.bao_rules import OWNED, STOCK, TAKASIA, TO_MOVE, Position
 from ubao.engine.game import Game, IllegalMoveError
 from ubao.engine.tools.cli import main
 
@@ -56,3 +58,41 @@ def refusals(game: Game[Any, Any], position: Any, moves: list[Any]) -> None:
         with pytest.raises(IllegalMoveError) as formatted:
             game.format_move(position, move)
         assert str(formatted.value) == str(played.value)
+
+
+# Small variants keep the suite fast; a game registered later is tested with its defaults.
+SMALL_OPTIONS: dict[str, dict[str, Any]] = {
+    "kalah": {"pits": 4, "seeds": 3},
+    "egyptian": {"pits": 4, "seeds": 3},
+    "ethiopian": {"pits": 4, "seeds": 3},
+    "othello": {"size": 6},
+}
+
+
+def sample_positions(game: Game[Any, Any], count: int, seed: int = 1) -> list[Any]:
+    """Positions from seeded random playouts (restarting at each game's end), none over."""
+    rng = random.Random(seed)
+    positions: list[Any] = []
+    position = game.start()
+    while len(positions) < count:
+        moves = game.legal_moves(position)
+        if not moves:
+            position = game.start()
+            continue
+        positions.append(position)
+        position = game.play(position, rng.choice(moves))
+    return positions
+
+
+def swap_players(position: Position) -> Position:
+    """The same position with South and North exchanged."""
+    return (
+        *position[16:32],
+        *position[0:16],
+        position[STOCK + 1],
+        position[STOCK],
+        position[OWNED + 1],
+        position[OWNED],
+        1 - position[TO_MOVE],
+        *position[TAKASIA:],
+    )

@@ -15,8 +15,11 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from ubao.engine.game import GameError
+from ubao.engine.games import make_game
 from ubao.protocol import (
     PROTOCOL_VERSION,
+    BotInfo,
     Command,
     Create,
     Error,
@@ -371,3 +374,37 @@ def lobby_line(peer: Peer, game_id: str) -> GameSummary:
     games = peer.ok(ListGames(id=peer.next_id())).games or ()
     (line,) = [game for game in games if game.game_id == game_id]
     return line
+
+
+def turn(game_id: str = "g", moves: tuple[str, ...] = ("1",), **changes: Any) -> BotTurn:
+    bot_turn = BotTurn(
+        game_id=game_id,
+        seat=1,
+        ply=len(moves),
+        game="kalah",
+        options=SMALL_KALAH,
+        moves=moves,
+        spec=SeatSpec.bot(2, eval="mobility"),
+        clocks=None,
+    )
+    return dataclasses.replace(bot_turn, **changes)
+
+
+class Referee:
+    """Accepts a move exactly when the rules do, and records what it was offered."""
+
+    def __init__(self, moves: tuple[str, ...] = ("1",)) -> None:
+        game = make_game("kalah", SMALL_KALAH)
+        position = game.start()
+        for text in moves:
+            position = game.play_text(position, text)
+        self.game, self.position = game, position
+        self.offered: list[tuple[str, BotInfo | None]] = []
+
+    def __call__(self, move: str, info: BotInfo | None) -> bool:
+        self.offered.append((move, info))
+        try:
+            self.game.parse_move(self.position, move)
+        except GameError:
+            return False
+        return True

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 import socket
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
@@ -17,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
+from tests.support.redis_server import RedisServer
 from tests.support.server import SMALL_KALAH, TIMEOUT, Client
 from ubao.protocol import (
     PROTOCOL_VERSION,
@@ -28,6 +32,7 @@ from ubao.protocol import (
     Move,
     Moved,
     Over,
+    Resume,
     SeatSpec,
     ServerMessage,
     Snapshot,
@@ -193,3 +198,41 @@ def server_exit(*flags: str, tmp_path: Path) -> subprocess.CompletedProcess[str]
         text=True,
         timeout=60,
     )
+
+
+@dataclasses.dataclass
+class Node:
+    process: asyncio.subprocess.Process
+    port: int
+
+
+@contextlib.asynccontextmanager
+async def nodes(redis: RedisServer, count: int) -> AsyncIterator[list[Node]]:
+    """`count` nodes `python -m ubao.server --redis`, each on a free port; killed at the end."""
+    async with contextlib.AsyncExitStack() as stack:
+        started = []
+        for number in range(count):
+            flags = ("--redis", redis.url, "--node-id", f"n{number}")
+            db = redis.folder / f"n{number}.sqlite3"  # not used: the games are in Redis
+            process, port = await stack.enter_async_context(server_process(db, *flags))
+            started.append(Node(process, port))
+        yield started
+
+
+async def resume_somewhere(
+    ports: list[int], name: str, game_id: str, token: str, since_v: int
+) -> tuple[contextlib.AsyncExitStack, Client, float]:
+    """Reconnect (to each node in turn) until the seat resumes; how long that took."""
+    start = time.monotonic()
+    for attempt in range(200):
+        stack = contextlib.AsyncExitStack()
+        try:
+            port = ports[attempt % len(ports)]
+            client = await stack.enter_async_context(Client.connected(port, name))
+            await client.ok(Resume(id=0, game_id=game_id, token=token, since_v=since_v))
+        except (ConnectionClosed, OSError):
+            await stack.aclose()
+            await asyncio.sleep(0.2)
+            continue
+        return stack, client, time.monotonic() - start
+    raise AssertionError("the seat never resumed")

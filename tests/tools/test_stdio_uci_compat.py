@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.engine import BACKENDS
-from tests.tools.test_stdio import ROOT, Engine, Recorder, bestmove
+from tests.support.stdio import ROOT, Engine, Recorder, bestmove
 from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
 from ubao.engine.games import make_game
 from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
