@@ -128,7 +128,7 @@ def websocket_frame(payload: bytes) -> bytes:
     bytes, so it is framed once, not once per recipient. The header is RFC 6455's (FIN and the
     binary opcode, then the length in 7, 16 or 64 bits), written here rather than through
     websockets' `Frame.serialize` (2.4 µs a frame where this takes 0.4, at every message);
-    tests/test_server_perf_frames.py checks that both give the same bytes."""
+    tests/server/test_frames.py checks that both give the same bytes."""
     size = len(payload)
     if size < 126:
         return bytes((0x82, size)) + payload

@@ -171,7 +171,7 @@ def report(problems: dict[str, list[Problem]]) -> str:
 
 def test_the_scan_sees_the_code_tests_and_docs() -> None:
     files = text_files()
-    assert {"engine/bao/rules.py", "tests/test_bao_rules.py", "docs/bao.md"} <= set(files)
+    assert {"engine/bao/rules.py", "tests/engine/test_bao_rules.py", "docs/bao.md"} <= set(files)
     assert not any(name.startswith("tests/data/") for name in files)
 
 

@@ -54,7 +54,7 @@ end within 15 laps, so ordinary moves never pay for building the keys."""
 MAX_LAPS = 100_000
 """Safety cap: more laps than this count as a never-ending move. Cycle detection is exact, so
 only a pathological pre-period could reach it; the longest legal moves known have 166 (§13)
-and 230 laps (tests/test_bao_rules.py)."""
+and 230 laps (tests/engine/test_bao_rules.py)."""
 
 
 class BaoMove(NamedTuple):
@@ -191,7 +191,7 @@ def candidates(position: Position, rules: Rules) -> list[Candidate]:
 
 
 # Move generation narrows the starts down step by step with the predicates below; `refusal`
-# reads the same steps to name the one that excluded a start (tests/test_bao_refusals.py checks
+# reads the same steps to name the one that excluded a start (tests/engine/test_bao_refusals.py checks
 # on random games that a reason is given exactly when no legal move matches).
 
 

@@ -1,0 +1,19 @@
+"""The load benchmark runs: a server process, two paced games with a spectator each, figures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+LOAD = Path(__file__).resolve().parents[2] / "benchmarks" / "load.py"
+
+
+def test_the_load_benchmark_measures_a_small_load() -> None:
+    command = [sys.executable, str(LOAD), "--games", "2", "--spectators", "1"]
+    command += ["--pace", "0.05", "--seconds", "1.5"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in ("moves/s", "move → opponent", "move → spectator", "server CPU", "server RSS"):
+        assert figure in result.stdout
+    assert "errors             0" in result.stdout

@@ -1,0 +1,97 @@
+"""A real terminal: `ubao play` in tmux shows the board and accepts a typed move."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.client import WAIT_S, game_server, url_of
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+async def tmux(socket: str, *args: str, check: bool = True) -> str:
+    process = await asyncio.create_subprocess_exec(
+        "tmux", "-L", socket, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await process.communicate()
+    assert process.returncode == 0 or not check, err.decode()
+    return out.decode()
+
+
+async def screen_shows(socket: str, *texts: str) -> str:
+    """The pane's text once it contains every one of `texts` (fails after WAIT_S)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while True:
+        pane = await tmux(socket, "capture-pane", "-p", "-t", "ubao")
+        if all(text in pane for text in texts):
+            return pane
+        if loop.time() > deadline:
+            raise AssertionError(f"the terminal never showed {texts}:\n{pane}")
+        await asyncio.sleep(0.1)
+
+
+@contextlib.asynccontextmanager
+async def terminal(
+    socket: str, home: Path, arguments: list[str], columns: int, rows: int
+) -> AsyncIterator[None]:
+    """`ubao ARGUMENTS` in a tmux pane of the given size (the pane outlives the client, so
+    that a failure shows what it printed)."""
+    command = [sys.executable, "-m", "ubao.client", *arguments]
+    env = f"XDG_DATA_HOME={shlex.quote(str(home))} LANG=C.UTF-8"
+    await tmux(
+        socket, "new-session", "-d", "-s", "ubao", "-x", str(columns), "-y", str(rows),
+        f"cd {shlex.quote(str(Path.cwd()))} && env {env} {shlex.join(command)}; "
+        f"echo ubao exited with status $?; sleep {WAIT_S}",
+    )  # fmt: skip
+    try:
+        yield
+    finally:
+        await tmux(socket, "kill-server", check=False)
+
+
+async def test_ubao_play_in_a_real_terminal_shows_the_board_and_plays_a_move(
+    tmp_path: Path,
+) -> None:
+    socket = f"ubao-test-{os.getpid()}"
+    async with game_server() as server:
+        arguments = [
+            "play", "--server", url_of(server), "--name", "tess", "--new", "kalah",
+            "--options", '{"pits": 4, "seeds": 3}', "--vs-bot", "1", "--speed", "0",
+        ]  # fmt: skip
+        async with terminal(socket, tmp_path, arguments, 120, 36):
+            board = await screen_shows(socket, "S1", "S4", "N*", "Your move (South)")
+            assert "South: tess" in board and "North: ubao-engine (depth 1)" in board
+            await tmux(socket, "send-keys", "-t", "ubao", "3", "Enter")
+            await screen_shows(socket, "1. S 3")
+            await tmux(socket, "send-keys", "-t", "ubao", "C-q")
+            await screen_shows(socket, "return with: ubao play --join")
+
+
+async def test_bao_at_80x24_shows_the_whole_board_before_the_panel(tmp_path: Path) -> None:
+    socket = f"ubao-test-bao-{os.getpid()}"
+    async with game_server() as server:
+        arguments = [
+            "play", "--server", url_of(server), "--name", "tess", "--new", "bao",
+            "--vs-bot", "1", "--speed", "0",
+        ]  # fmt: skip
+        async with terminal(socket, tmp_path, arguments, 80, 24):
+            pane = await screen_shows(socket, "Your move (South)", "Players")
+            rows = pane.splitlines()
+            numbers = next(i for i, row in enumerate(rows) if row.split()[:8] == list("87654321"))
+            for row, prefix in zip(rows[numbers + 1 : numbers + 5], "baAB", strict=True):
+                assert len(row.split("|")[0].split()) >= 9 and row.split()[0] == prefix, pane
+            assert rows[numbers + 5].split()[:8] == list("12345678"), pane
+            assert "stock 22  nyumba A5 functional" in pane, pane

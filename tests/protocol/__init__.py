@@ -1,0 +1,1 @@
+"""Tests of ubao.protocol: the messages and their msgpack codec."""

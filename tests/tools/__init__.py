@@ -1,0 +1,1 @@
+"""Tests of ubao.engine.tools: `ubao-engine` commands, the stdio protocol, bench and match."""
