@@ -191,8 +191,8 @@ def candidates(position: Position, rules: Rules) -> list[Candidate]:
 
 
 # Move generation narrows the starts down step by step with the predicates below; `refusal`
-# reads the same steps to name the one that excluded a start (tests/engine/test_bao_refusals.py checks
-# on random games that a reason is given exactly when no legal move matches).
+# reads the same steps to name the one that excluded a start (tests/engine/test_bao_refusals.py
+# checks on random games that a reason is given exactly when no legal move matches).
 
 
 def _lone_front(me: Sequence[int]) -> bool:

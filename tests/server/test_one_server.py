@@ -15,7 +15,7 @@ import pytest
 from tests.support.server import TIMEOUT, Client, Harness, move, started_game
 from tests.support.wire import ROOT, server_process
 from ubao.protocol import ClockSpec, Create, Join, Move, Moved, SeatSpec
-from ubao.server.store import DatabaseInUse, Store
+from ubao.server.stores.sqlite import DatabaseInUse, Store
 
 TABLES = ("games", "seats", "moves", "events")
 

@@ -15,7 +15,7 @@ from tests.support.server import (
     subscribed,
 )
 from ubao.protocol import Lobby, Ok, Resume, Role, SeatEvent, Snapshot, Watch
-from ubao.server.store import Store
+from ubao.server.stores.sqlite import Store
 
 
 def test_a_bot_client_taking_a_seat_over_is_a_seat_event_for_everyone_stored_and_replayed() -> None:
