@@ -11,13 +11,12 @@
 
 #include <stdint.h>
 
-#define BAO_FIELDS 42                /* the length of the Python position tuple */
-#define BAO_KEY_FIELDS 41            /* all but the ply counter: `Bao.key` */
+#include "constants.h" /* BAO_FIELDS, BAO_KEY_FIELDS, BAO_NYUMBA, BAO_MAX_LAPS, UBAO_MAX_COUNT */
+
 #define BAO_MAX_MOVES 64             /* 32 candidates at most, each with a safari twin */
 #define BAO_MOVE_CODES 64            /* 16 holes x 2 directions x stop/safari */
-#define BAO_MAX_COUNT 1000000        /* per hole, stock or hand: sums stay far from overflow */
+#define BAO_MAX_COUNT UBAO_MAX_COUNT /* per hole, stock or hand: sums stay far from overflow */
 #define BAO_MAX_PLY (1 << 30)        /* the ply counter, and `max_plies` */
-#define BAO_NYUMBA 4                 /* ring index of A5 */
 
 /* The five kinds of move of bao_rules.py; every candidate of a position has the same kind. */
 enum { BAO_NAMUA_CAPTURE, BAO_NAMUA_TAKASA, BAO_TAX, BAO_MTAJI_CAPTURE, BAO_MTAJI_TAKASA };

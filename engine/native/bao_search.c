@@ -4,7 +4,10 @@
  * the tree makes its children from them (S_ORDER_PLY, S_CHILD_PLY). */
 #include <math.h>
 
-#include "search.h"
+#include "bao_search.h"
+
+/* Whether constants.h has the evaluations bao_leaf scores: a new one fails the build here. */
+typedef char bao_evaluations_known[BAO_EVALUATIONS == 3 ? 1 : -1];
 
 /* Python's hash of `Bao.key(position)`: the tuple of every field but the ply counter (a
  * non-negative int hashes to itself, -1 to -2). */

@@ -8,10 +8,11 @@
 
 #include <stdint.h>
 
-#define MAN_MAX_PITS 12
+#include "constants.h" /* MAN_MAX_PITS, UBAO_MAX_COUNT */
+
 #define MAN_MAX_RING (2 * MAN_MAX_PITS + 2)
 #define MAN_MAX_MOVES (2 * MAN_MAX_PITS) /* Ethiopian: two directions per pit */
-#define MAN_MAX_COUNT 1000000            /* per hole: keeps every sum far from int overflow */
+#define MAN_MAX_COUNT UBAO_MAX_COUNT /* per hole: keeps every sum far from int overflow */
 
 typedef struct {
     int pits, ring, lap; /* lap: the holes one sowing lap fills (the ring less one store) */
@@ -43,7 +44,7 @@ void man_final(const ManRules *r, const ManPos *p, int *south, int *north);
 uint64_t man_perft(const ManRules *r, const ManPos *p, int depth);
 
 /* The search's inner loop sows and tests the end at every node: the two are inline here, so
- * that the search (search.c) compiles them into its own loop instead of calling them. */
+ * that the search (mancala_search.c) compiles them into its own loop instead of calling them. */
 
 /* Every pit is read (no early exit: the loop's branch is then always predicted, and it
  * vectorizes), its lowest bit left out when a move needs two seeds (min_seeds is 1 or 2):

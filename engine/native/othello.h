@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#define OTH_MAX_SIZE 16
+#include "constants.h" /* OTH_MAX_SIZE, OTH_GROUPS and their weights */
+
 #define OTH_WORDS 4
 
 typedef uint64_t Bb64;
@@ -18,7 +19,6 @@ typedef struct {
 
 /* The eight directions clockwise from north: the index step, and the squares a step may land
  * on (the board less the column a step east or west would wrap into). */
-#define OTH_GROUPS 7 /* square weights: corner, A, edge, inner, second ring, C, X */
 
 /* Also the square-weight evaluations' tables (engine/othello.py `_positional_tables`): the
  * squares of each weight, the best first (the order of `search_moves`), and per corner the

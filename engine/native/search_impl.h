@@ -6,7 +6,7 @@
  *   S_VALUE(r, p, k)       the Python move of handle k in p
  *   S_CHILD(r, p, k, out)  `child`; returns 1 when the game is over after it, 0 when not,
  *                          -1 when the game does not tell
- *   S_LEAF(r, p, over, e, value)  the evaluation `e` (the game's enum in search.h) fused
+ *   S_LEAF(r, p, over, e, value)  the evaluation `e` (the game's enum in constants.h) fused
  *                          with the end test (`leaf_evaluation`), given what S_CHILD returned
  *                          (-1: nothing): 1 and *value (player 0's view), or 0 when over
  *   S_ENDED(r, p, me, ply) the finished game's score for `me` (`final_score`)
