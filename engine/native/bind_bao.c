@@ -285,5 +285,3 @@ PyTypeObject BaoType = {
     .tp_dealloc = (destructor)Bao_dealloc,
     .tp_methods = Bao_methods,
 };
-
-/* == end of Bao =============================================================================== */

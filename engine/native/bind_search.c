@@ -421,5 +421,3 @@ PyTypeObject SearchType = {
     .tp_dealloc = (destructor)Search_dealloc,
     .tp_methods = Search_methods,
 };
-
-/* == the solver (engine/solve.py natively: solve.c, endgame.c) ================================ */

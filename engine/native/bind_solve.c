@@ -227,5 +227,3 @@ PyTypeObject SolverType = {
     .tp_methods = Solver_methods,
     .tp_getset = Solver_getset,
 };
-
-/* == end of the solver ========================================================================= */
