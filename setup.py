@@ -2,8 +2,8 @@
 
 Everything else is declared in pyproject.toml. A machine without a C compiler (or Python
 headers) still installs and runs the pure-Python engine; the build then says so in one line.
-The core's constants.h is written from the Python engine by engine/native/constants.py and
-committed, so that the build imports nothing of the package (tests/test_native_sources.py
+The core's constants.h is written from the Python engine by engine/tools/native_constants.py
+and committed, so that the build imports nothing of the package (tests/test_native_sources.py
 fails while it is stale).
 """
 
