@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_CYCLES_FROM 40 /* bao_rules.CHECK_CYCLES_FROM */
-
 void bao_init(BaoRules *r, int optional_takasa_stop, int namua_singleton, int tax_any_owned,
               int sixteen_rule, int lose_ownership, int mtaji_takasa_stop_at_nyumba,
               int mtaji_capture_nyumba_choice, int takasia, int singleton_exception,
@@ -399,7 +397,7 @@ static int play_out(const BaoRules *r, const BaoPos *p, int kind, int hole, int 
 
     s->endless = 0;
     int more = run(&m, s);
-    while (more && s->laps < CHECK_CYCLES_FROM) {
+    while (more && s->laps < BAO_CHECK_CYCLES_FROM) {
         relay(s);
         more = run(&m, s);
     }

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "constants.h" /* BAO_FIELDS, BAO_KEY_FIELDS, BAO_NYUMBA, BAO_MAX_LAPS, UBAO_MAX_COUNT */
+#include "constants.h" /* BAO_FIELDS, BAO_NYUMBA, BAO_MAX_LAPS, UBAO_MAX_COUNT... */
 
 #define BAO_MAX_MOVES 64             /* 32 candidates at most, each with a safari twin */
 #define BAO_MOVE_CODES 64            /* 16 holes x 2 directions x stop/safari */

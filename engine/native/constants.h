@@ -52,6 +52,7 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define BAO_KEY_FIELDS 41 /* ubao.engine.bao_rules.PLY */
 #define BAO_NYUMBA 4 /* ubao.engine.bao_rules.NYUMBA */
 #define BAO_MAX_LAPS 100000 /* ubao.engine.bao_rules.MAX_LAPS */
+#define BAO_CHECK_CYCLES_FROM 40 /* ubao.engine.bao_rules.CHECK_CYCLES_FROM */
 #define EG_UNKNOWN (-128) /* ubao.engine.endgame.UNKNOWN */
 #define MAX_PERFT_DEPTH 1000 /* ubao.engine.perft.MAX_DEPTH */
 

@@ -108,6 +108,7 @@ def render() -> str:
         _define("BAO_KEY_FIELDS", bao_rules, "PLY"),
         _define("BAO_NYUMBA", bao_rules, "NYUMBA"),
         _define("BAO_MAX_LAPS", bao_rules, "MAX_LAPS"),
+        _define("BAO_CHECK_CYCLES_FROM", bao_rules, "CHECK_CYCLES_FROM"),
         _define("EG_UNKNOWN", endgame, "UNKNOWN"),
         _define("MAX_PERFT_DEPTH", perft, "MAX_DEPTH"),
         "",
