@@ -2,6 +2,9 @@
 
 Everything else is declared in pyproject.toml. A machine without a C compiler (or Python
 headers) still installs and runs the pure-Python engine; the build then says so in one line.
+The core's constants.h is written from the Python engine by engine/tools/native_constants.py
+and committed, so that the build imports nothing of the package (tests/engine/test_native_sources.py
+fails while it is stale).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from ubao.engine.backend import NativeRules
 from ubao.engine.game import Game
 
 MAX_PERFT_DEPTH = 1000
-"""The deepest perft on either backend: the native core's bound (engine/native/module.c), far
+"""The deepest perft on either backend, the native core's bound too (engine/native/constants.h), far
 beyond what finishes (a count grows exponentially with the depth)."""
 
 

@@ -1,12 +1,9 @@
-/* Bao la Kiswahili's rules: engine/bao_rules.py and the rules methods of engine/bao.py, line by
+/* Bao la Kiswahili's rules: engine/bao/rules.py and the rules methods of engine/bao/game.py, line by
  * line (rule ids [Rx] and sections §x: docs/bao.md). */
 #include "bao.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK_CYCLES_FROM 40 /* bao_rules.CHECK_CYCLES_FROM */
-#define MAX_LAPS 100000      /* bao_rules.MAX_LAPS */
 
 void bao_init(BaoRules *r, int optional_takasa_stop, int namua_singleton, int tax_any_owned,
               int sixteen_rule, int lose_ownership, int mtaji_takasa_stop_at_nyumba,
@@ -316,7 +313,7 @@ static void relay(Lap *s) {
 
 /* The Python simulation records the key (ring, landing, direction, ownership) at every relay
  * from lap 40 on and calls the move never-ending at the first relay point i >= 1 (counting
- * the first recorded one as 0) whose key was seen before or whose lap count passed MAX_LAPS.
+ * the first recorded one as 0) whose key was seen before or whose lap count passed BAO_MAX_LAPS.
  * Equal keys mean equal futures (a capture raises the mover's total, so between equal keys
  * none happened and the opponent's ring is the same too). */
 static int same_key(const Lap *a, const Lap *b) {
@@ -333,7 +330,7 @@ static long endless_at(const Move *m, const Lap *start) {
     long power = 1, lambda = 1, step = 1, capped = -1;
     relay(&hare);
     if (!run(m, &hare)) return -1;
-    if (hare.laps > MAX_LAPS) capped = 1;
+    if (hare.laps > BAO_MAX_LAPS) capped = 1;
     while (!same_key(&tortoise, &hare)) {
         if (capped >= 0 && step > 3 * capped + 4) return capped;
         if (power == lambda) {
@@ -345,7 +342,7 @@ static long endless_at(const Move *m, const Lap *start) {
         if (!run(m, &hare)) return capped; /* the move ends: no repeat */
         step++;
         lambda++;
-        if (capped < 0 && hare.laps > MAX_LAPS) capped = step;
+        if (capped < 0 && hare.laps > BAO_MAX_LAPS) capped = step;
     }
     tortoise = hare = *start;
     for (long i = 0; i < lambda; i++) {
@@ -400,7 +397,7 @@ static int play_out(const BaoRules *r, const BaoPos *p, int kind, int hole, int 
 
     s->endless = 0;
     int more = run(&m, s);
-    while (more && s->laps < CHECK_CYCLES_FROM) {
+    while (more && s->laps < BAO_CHECK_CYCLES_FROM) {
         relay(s);
         more = run(&m, s);
     }

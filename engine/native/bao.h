@@ -1,29 +1,28 @@
-/* Bao la Kiswahili (docs/bao.md), in plain C: no Python here. engine/bao_rules.py line by line.
+/* Bao la Kiswahili (docs/bao.md), in plain C: no Python here. engine/bao/rules.py line by line.
  *
  * A position holds the 42 fields of the Python position tuple (docs/bao.md, "Positions and
  * moves"): each player's ring of 16 holes (0..7 = A1..A8, 8..15 = B8..B1, +1 clockwise), the
  * stocks, nyumba ownership, the side to move, the takasia and capture-target holes (-1: none),
  * the seeds in hand after a game-ending capture, the never-ending flag and the ply counter.
  * A move is a code (hole * 2 + (direction > 0)) * 2 + safari, the index of `_MOVES` in
- * engine/bao_rules.py. */
+ * engine/bao/rules.py. */
 #ifndef UBAO_BAO_H
 #define UBAO_BAO_H
 
 #include <stdint.h>
 
-#define BAO_FIELDS 42                /* the length of the Python position tuple */
-#define BAO_KEY_FIELDS 41            /* all but the ply counter: `Bao.key` */
+#include "constants.h" /* BAO_FIELDS, BAO_NYUMBA, BAO_MAX_LAPS, UBAO_MAX_COUNT... */
+
 #define BAO_MAX_MOVES 64             /* 32 candidates at most, each with a safari twin */
 #define BAO_MOVE_CODES 64            /* 16 holes x 2 directions x stop/safari */
-#define BAO_MAX_COUNT 1000000        /* per hole, stock or hand: sums stay far from overflow */
+#define BAO_MAX_COUNT UBAO_MAX_COUNT /* per hole, stock or hand: sums stay far from overflow */
 #define BAO_MAX_PLY (1 << 30)        /* the ply counter, and `max_plies` */
-#define BAO_NYUMBA 4                 /* ring index of A5 */
 
-/* The five kinds of move of bao_rules.py; every candidate of a position has the same kind. */
+/* The five kinds of move of bao/rules.py; every candidate of a position has the same kind. */
 enum { BAO_NAMUA_CAPTURE, BAO_NAMUA_TAKASA, BAO_TAX, BAO_MTAJI_CAPTURE, BAO_MTAJI_TAKASA };
 /* What an owned functional nyumba does to a lap ending in it (§9 step 4). */
 enum { BAO_NO_RULE, BAO_STOP, BAO_DECIDE };
-/* The values of the flags that are not booleans, in engine/bao.py's FLAGS order. */
+/* The values of the flags that are not booleans, in engine/bao/game.py's FLAGS order. */
 enum { BAO_SINGLETON_OWNED, BAO_SINGLETON_FUNCTIONAL, BAO_SINGLETON_ALWAYS };
 enum { BAO_LOSE_BOTH, BAO_LOSE_MOVER, BAO_LOSE_OFF };
 enum { BAO_TAKASIA_DE_VOOGT, BAO_TAKASIA_MTAJI_MOJA, BAO_TAKASIA_NONE };
@@ -83,7 +82,7 @@ int bao_order_kept(const BaoRules *r, const BaoPos *p, int *codes, BaoKept *kept
 /* `bao_make` of a move that `bao_order_kept` just gave at `ply`, from what it kept. */
 int bao_make_kept(const BaoRules *r, const BaoPos *p, int code, BaoPos *out,
                   const BaoKept *kept, int ply);
-/* `balanced` of engine/bao_eval.py, from South's point of view. */
+/* `balanced` of engine/bao/evaluations.py, from South's point of view. */
 double bao_balanced(const BaoPos *p);
 /* Move sequences of `depth` plies (engine/perft.py `walk`); `levels` holds depth - 1 rows of
  * BAO_MAX_MOVES positions (the children of each ply). */

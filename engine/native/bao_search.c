@@ -1,10 +1,13 @@
-/* The search's Bao instance: engine/bao.py's `search_moves`, `child`, `key` and `outcome` and
- * the evaluations of engine/bao_eval.py behind the template of search_impl.h. Move handles
+/* The search's Bao instance: engine/bao/game.py's `search_moves`, `child`, `key` and `outcome` and
+ * the evaluations of engine/bao/evaluations.py behind the template of search_impl.h. Move handles
  * are the move codes of bao.h. The order plays out every move, so it keeps them per ply and
  * the tree makes its children from them (S_ORDER_PLY, S_CHILD_PLY). */
 #include <math.h>
 
-#include "search.h"
+#include "bao_search.h"
+
+/* Whether constants.h has the evaluations bao_leaf scores: a new one fails the build here. */
+typedef char bao_evaluations_known[BAO_EVALUATIONS == 3 ? 1 : -1];
 
 /* Python's hash of `Bao.key(position)`: the tuple of every field but the ply counter (a
  * non-negative int hashes to itself, -1 to -2). */
@@ -43,7 +46,7 @@ static int bao_threatened(const BaoPos *p, int player) {
     return seeds;
 }
 
-/* `front_row` of engine/bao_eval.py: front seeds twice less the threatened ones, the back row
+/* `front_row` of engine/bao/evaluations.py: front seeds twice less the threatened ones, the back row
  * and the stock, South's less North's (integers: exact in a double). */
 static double bao_front_row(const BaoPos *p) {
     int score = 0;

@@ -10,9 +10,10 @@
 
 #include <stdint.h>
 
+#include "constants.h" /* EG_UNKNOWN */
+#include "interrupted.h"
 #include "mancala.h"
 
-#define EG_UNKNOWN (-128) /* engine/endgame.py UNKNOWN: a value not computed yet */
 #define EG_MAX_SEEDS 127  /* values lie within +-N and must fit a signed byte */
 
 /* Ranks of the vectors of `width` counts with at most `most` in all (`Endgame.rank`). */
@@ -51,9 +52,6 @@ static inline void eg_mover_view(const ManRules *r, const ManPos *out, ManPos *v
     view->hole[m] = view->hole[2 * m + 1] = 0;
     view->to_move = 0;
 }
-
-/* Polled now and then by long loops: nonzero stops them (a signal is pending, say). */
-typedef int (*Interrupted)(void *context);
 
 /* Fills `values` (eg_rank size for 2m pits and `seeds`) with every vector's value under the
  * rules `r` (not sowing both ways). 0; -1 out of memory; -2 interrupted. */

@@ -1,6 +1,6 @@
 /* The two-row mancala family (docs/mancala.md), in plain C: no Python here.
  *
- * A position is the ring of holes as in engine/mancala.py (South's pits 0..m-1, South's store m,
+ * A position is the ring of holes as in engine/mancala/game.py (South's pits 0..m-1, South's store m,
  * North's pits m+1..2m, North's store 2m+1) and the player to move. A move is an index into the
  * mover's move table, which lists the moves in the Python engine's legal order. */
 #ifndef UBAO_MANCALA_H
@@ -8,10 +8,11 @@
 
 #include <stdint.h>
 
-#define MAN_MAX_PITS 12
+#include "constants.h" /* MAN_MAX_PITS, UBAO_MAX_COUNT */
+
 #define MAN_MAX_RING (2 * MAN_MAX_PITS + 2)
 #define MAN_MAX_MOVES (2 * MAN_MAX_PITS) /* Ethiopian: two directions per pit */
-#define MAN_MAX_COUNT 1000000            /* per hole: keeps every sum far from int overflow */
+#define MAN_MAX_COUNT UBAO_MAX_COUNT /* per hole: keeps every sum far from int overflow */
 
 typedef struct {
     int pits, ring, lap; /* lap: the holes one sowing lap fills (the ring less one store) */
@@ -43,7 +44,7 @@ void man_final(const ManRules *r, const ManPos *p, int *south, int *north);
 uint64_t man_perft(const ManRules *r, const ManPos *p, int depth);
 
 /* The search's inner loop sows and tests the end at every node: the two are inline here, so
- * that the search (search.c) compiles them into its own loop instead of calling them. */
+ * that the search (mancala_search.c) compiles them into its own loop instead of calling them. */
 
 /* Every pit is read (no early exit: the loop's branch is then always predicted, and it
  * vectorizes), its lowest bit left out when a move needs two seeds (min_seeds is 1 or 2):
@@ -79,7 +80,7 @@ static inline void man_sweep(const ManRules *r, ManPos *p, int last_mover) {
     }
 }
 
-/* Sows move index `k` into `out` (a line-by-line port of engine/mancala.py's `_sow`): captures,
+/* Sows move index `k` into `out` (a line-by-line port of engine/mancala/game.py's `_sow`): captures,
  * the next player, the end sweep; returns whether the game is over after it. `playing`: the
  * game was not over before the move (a legal move), which spares a row's test: where the game
  * ends when either side cannot move, the opponent's row, which only gains seeds but for a

@@ -1,6 +1,6 @@
 /* Othello on s x s boards, s even from 4 to 16 (docs/othello.md), in plain C: no Python here.
  *
- * Bit `row * s + column` stands for a square, as in engine/othello.py. Boards up to 8x8 fit one
+ * Bit `row * s + column` stands for a square, as in engine/othello/game.py. Boards up to 8x8 fit one
  * 64-bit word (`Oth64`); larger ones use four words (`Oth256`, 256 bits). The rules are written
  * once, in othello_impl.h, and compiled for both widths. */
 #ifndef UBAO_OTHELLO_H
@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#define OTH_MAX_SIZE 16
+#include "constants.h" /* OTH_MAX_SIZE, OTH_GROUPS and their weights */
+
 #define OTH_WORDS 4
 
 typedef uint64_t Bb64;
@@ -18,9 +19,8 @@ typedef struct {
 
 /* The eight directions clockwise from north: the index step, and the squares a step may land
  * on (the board less the column a step east or west would wrap into). */
-#define OTH_GROUPS 7 /* square weights: corner, A, edge, inner, second ring, C, X */
 
-/* Also the square-weight evaluations' tables (engine/othello.py `_positional_tables`): the
+/* Also the square-weight evaluations' tables (engine/othello/evaluations.py `positional_tables`): the
  * squares of each weight, the best first (the order of `search_moves`), and per corner the
  * C-squares and X-square whose penalty lapses once it is taken. */
 typedef struct {

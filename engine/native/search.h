@@ -1,31 +1,24 @@
-/* The searches of engine/search.py over the native rules, node for node (docs/engine.md,
- * "One interior node"): negamax with the same table, the game's static order with the table's
- * move first, principal variation search, the horizon loop, the exact mode's root ties and the
- * strength mode's aspiration window; alphabeta and minimax as the Python engine writes them;
- * scored by any of the game's evaluations (the enums below, in the order of the Python game's
- * `evaluations`). Written once in search_impl.h and compiled per game (search.c: the mancala
- * family; othello.c: Othello in both board widths; bao_search.c: Bao). Plain C: it runs without
- * the GIL; `stop` may be set from another thread. `search_parallel` runs one negamax iteration
- * on several threads sharing the table (lazy SMP, docs/engine.md). */
+/* The searches of engine/search/, node for node (docs/engine.md, "One interior node"):
+ * negamax with the same table, the game's static order with the table's move first, principal
+ * variation search, the horizon loop, the exact mode's root ties and the strength mode's
+ * aspiration window; alphabeta and minimax as the Python engine writes them; scored by any of
+ * the game's evaluations (constants.h's enums, in the order of the Python game's
+ * `evaluations`). This header is the driver's, and knows no game: the search is written once
+ * in search_impl.h and compiled per game, whose header declares it (mancala_search.c and .h:
+ * the mancala family; othello.c and othello_search.h: Othello in both board widths;
+ * bao_search.c and .h: Bao). Plain C: it runs without the GIL; `stop` may be set from another
+ * thread. `search_parallel` runs one negamax iteration on several threads sharing the table
+ * (lazy SMP, docs/engine.md). */
 #ifndef UBAO_SEARCH_H
 #define UBAO_SEARCH_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "bao.h"
-#include "endgame.h"
-#include "mancala.h"
-#include "othello.h"
+#include "constants.h" /* SEARCH_MAX_DEPTH, SEARCH_MATE..., the algorithms and evaluations */
+#include "interrupted.h"
 #include "table.h"
 
-#define SEARCH_MAX_DEPTH 200 /* engine/search.py MAX_DEPTH */
-#define SEARCH_FINAL_DEPTH (SEARCH_MAX_DEPTH + 1) /* engine/search.py FINAL_DEPTH */
-#define SEARCH_MATE 1e9
-#define SEARCH_PLY_SPAN 1000.0
-#define SEARCH_MATE_BOUND (SEARCH_MATE - 1e6)
-
-#define SEARCH_MAX_THREADS 64
 #define SEARCH_MAX_ROOT_MOVES 256 /* the most root moves a search may be restricted to */
 #define SEARCH_POLL_S 0.05 /* between two polls of SearchState.interrupted */
 
@@ -39,20 +32,12 @@
  * move) and this many plies below it (every move after the table's or the game's first). */
 #define SEARCH_REVERSED_PLIES 4
 
-/* Each game's evaluations, numbered as the Python game lists them (the first is its default):
- * engine/mancala.py, engine/othello.py, engine/bao_eval.py. */
-enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
-enum { OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
-enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
-/* The algorithms of engine/search.py, in the order of its ALGORITHMS. */
-enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
-
 /* What one search (one thread of it) keeps besides the game's rules. */
 typedef struct {
     Table *table; /* shared by every thread of a search */
     int exact;
     int table_depth; /* the least depth left at which a node below the root uses the table */
-    int evaluation; /* one of the game's enum above */
+    int evaluation; /* one of the game's enum in constants.h */
     int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
     uint64_t open_hits; /* hits of entries whose search met the horizon (not FINAL_DEPTH) */
@@ -78,22 +63,6 @@ typedef struct {
     int pv[SEARCH_MAX_DEPTH + 2][SEARCH_MAX_DEPTH + 2]; /* the line of each ply, move values */
 } SearchState;
 
-typedef struct {
-    Bb64 black, white;
-    int player;
-} OthPos64;
-
-typedef struct {
-    Bb256 black, white;
-    int player;
-} OthPos256;
-
-/* The rules of a Bao search, with what it keeps of each ply's moves (one per search). */
-typedef struct {
-    const BaoRules *rules;
-    BaoKept *kept;
-} BaoSearch;
-
 /* Seconds on a monotonic clock. */
 double search_clock(void);
 /* Whether the search must end at this reading of the clock: the deadline passed, or
@@ -114,19 +83,12 @@ void search_begin(SearchState *s);
 /* One iteration to `depth` from `p`; 0 and the score (the side to move's view) in *score, or
  * -1 when the deadline passed or `stop` was set. Then the root's line, continued through the
  * table up to `depth` moves, into `line`; returns its length. `_run` is `_iterate` on untyped
- * rules and position, for search_parallel. */
+ * rules and position, for search_parallel. Each game's search header declares its own. */
 #define SEARCH_DECLARE(NAME, RULES, POS)                                                   \
     int NAME##_iterate(SearchState *s, const RULES *r, const POS *p, int depth,           \
                        double *score);                                                     \
     int NAME##_run(SearchState *s, const void *r, const void *p, int depth, double *score); \
     int NAME##_pv(SearchState *s, const RULES *r, const POS *p, int depth, int *line);
-
-SEARCH_DECLARE(man_search, ManRules, ManPos)
-SEARCH_DECLARE(oth_search_64, Oth64, OthPos64)
-SEARCH_DECLARE(oth_search_256, Oth256, OthPos256)
-SEARCH_DECLARE(bao_search, BaoSearch, BaoPos)
-
-#undef SEARCH_DECLARE
 
 typedef int (*SearchRun)(SearchState *s, const void *rules, const void *p, int depth,
                          double *score);

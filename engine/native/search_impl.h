@@ -1,4 +1,4 @@
-/* The negamax of engine/search.py for one game, included once per game after these are
+/* The negamax of engine/search/ for one game, included once per game after these are
  * defined: S_NAME(x) (the functions' prefix), S_RULES, S_POS, S_MAX_MOVES (the most moves of a
  * position), S_HANDLES (move handles run from 0 below this), and, on `const S_RULES *r`:
  *   S_HASH(r, p)           Python's hash of the position value, the key the Python search uses
@@ -6,7 +6,7 @@
  *   S_VALUE(r, p, k)       the Python move of handle k in p
  *   S_CHILD(r, p, k, out)  `child`; returns 1 when the game is over after it, 0 when not,
  *                          -1 when the game does not tell
- *   S_LEAF(r, p, over, e, value)  the evaluation `e` (the game's enum in search.h) fused
+ *   S_LEAF(r, p, over, e, value)  the evaluation `e` (the game's enum in constants.h) fused
  *                          with the end test (`leaf_evaluation`), given what S_CHILD returned
  *                          (-1: nothing): 1 and *value (player 0's view), or 0 when over
  *   S_ENDED(r, p, me, ply) the finished game's score for `me` (`final_score`)
@@ -19,7 +19,7 @@
  * what it made per ply and makes the tree's children from it (S_CHILD still makes the line's):
  *   S_ORDER_PLY(r, p, moves, ply)    S_ORDER for the node `ply` plies from the root
  *   S_CHILD_PLY(r, p, k, out, ply)   S_CHILD of a handle that S_ORDER_PLY gave at `ply`
- * Every step follows engine/search.py's `negamax`, `alphabeta`, `minimax`, `horizon` and their
+ * Every step follows engine/search/'s `negamax`, `alphabeta`, `minimax`, `horizon` (nodes.py) and their
  * roots: s->algorithm picks one. */
 
 #define CLOCK_EVERY 256 /* interior nodes between two readings of the clock (~0.1 ms) */
@@ -176,7 +176,7 @@ static inline void S_NAME(reverse)(int *moves, int n) {
 /* The value for the side to move, `me`; children of the same side are not negated. After an
  * abort (s->aborted) the value means nothing. `key` is S_HASH of `p` when the node uses the
  * table (hashed once, by the parent), `over` what S_CHILD returned of it (-1: nothing). As in
- * engine/search.py, a node below the root with less than `table_depth` plies left does not. */
+ * engine/search/, a node below the root with less than `table_depth` plies left does not. */
 static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
                               int over, int depth, double alpha, double beta, int ply) {
     int me = p->S_TO_MOVE;

@@ -1,4 +1,4 @@
-/* The transposition table: a line-by-line port of `TranspositionTable` in engine/search.py,
+/* The transposition table: a line-by-line port of `TranspositionTable` in engine/search/table.py,
  * with each slot's key kept XOR its data (table.h) so that threads may share it. */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise, posix_memalign */
@@ -11,10 +11,6 @@
 #include <sys/mman.h>
 #endif
 
-#define ENTRY_BYTES 32 /* as the Python table counts: the same megabytes give the same slots */
-#define FIRST_SLOTS 4096
-#define AGE_BITS TT_AGE_BITS
-#define DEPTH_SHIFT TT_DEPTH_SHIFT
 #define LINE 64 /* a bucket's two slots on one cache line */
 
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -49,29 +45,29 @@ static int allocate(Table *t, int64_t slots) {
 }
 
 int tt_init(Table *t, double megabytes) {
-    t->capacity = (int64_t)(megabytes * (1 << 20)) / ENTRY_BYTES / 2 * 2;
+    t->capacity = (int64_t)(megabytes * (1 << 20)) / TT_ENTRY_BYTES / 2 * 2;
     t->age = 0;
     t->shared = 0;
-    return allocate(t, t->capacity < FIRST_SLOTS ? t->capacity : FIRST_SLOTS);
+    return allocate(t, t->capacity < TT_FIRST_SLOTS ? t->capacity : TT_FIRST_SLOTS);
 }
 
 void tt_free(Table *t) { free(t->block); }
 
 int tt_clear(Table *t) {
     Table fresh = *t;
-    if (allocate(&fresh, t->capacity < FIRST_SLOTS ? t->capacity : FIRST_SLOTS) < 0) return -1;
+    if (allocate(&fresh, t->capacity < TT_FIRST_SLOTS ? t->capacity : TT_FIRST_SLOTS) < 0) return -1;
     free(t->block);
     *t = fresh;
     t->age = 0;
     return 0;
 }
 
-void tt_next_search(Table *t) { t->age = (t->age + 1) % (1 << AGE_BITS); }
+void tt_next_search(Table *t) { t->age = (t->age + 1) % (1 << TT_AGE_BITS); }
 
 /* How much an entry is worth keeping: this search's first, then the deeper. */
 static uint64_t worth(const Table *t, uint64_t meta) {
-    uint64_t current = ((meta >> 2) & ((1 << AGE_BITS) - 1)) == (uint64_t)t->age;
-    return current << 16 | meta >> DEPTH_SHIFT;
+    uint64_t current = ((meta >> 2) & ((1 << TT_AGE_BITS) - 1)) == (uint64_t)t->age;
+    return current << 16 | meta >> TT_DEPTH_SHIFT;
 }
 
 static void grow(Table *t);
@@ -90,7 +86,7 @@ int tt_store(Table *t, int64_t key, int depth, int flag, double score, int move)
         }
     }
     if (!was && !t->shared) t->used++;
-    uint64_t meta = (uint64_t)depth << DEPTH_SHIFT | (uint64_t)t->age << 2 | (uint64_t)flag;
+    uint64_t meta = (uint64_t)depth << TT_DEPTH_SHIFT | (uint64_t)t->age << 2 | (uint64_t)flag;
     uint64_t bits, word = (uint64_t)(uint32_t)move;
     memcpy(&bits, &score, sizeof bits);
     RELAXED_STORE(at->check, (uint64_t)key ^ meta ^ bits ^ word);
@@ -115,8 +111,8 @@ static void grow(Table *t) {
         if (r.meta) {
             double score;
             memcpy(&score, &r.score, sizeof score);
-            t->age = (int)((r.meta >> 2) % (1 << AGE_BITS));
-            tt_store(t, (int64_t)r.key, (int)(r.meta >> DEPTH_SHIFT), (int)(r.meta & 3), score,
+            t->age = (int)((r.meta >> 2) % (1 << TT_AGE_BITS));
+            tt_store(t, (int64_t)r.key, (int)(r.meta >> TT_DEPTH_SHIFT), (int)(r.meta & 3), score,
                      (int32_t)(uint32_t)r.move);
         }
     }

@@ -1,4 +1,4 @@
-/* The transposition table of engine/search.py (`TranspositionTable`), entry for entry: the same
+/* The transposition table of engine/search/ (`TranspositionTable`), entry for entry: the same
  * capacity for the same megabytes, buckets of two slots at `key % buckets`, the same replacement
  * and the same doubling as it fills, so that a native search visits the same nodes. Plain C:
  * it allocates with malloc and runs without the GIL.
@@ -16,10 +16,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "constants.h" /* TT_EXACT..., TT_AGE_BITS, TT_DEPTH_SHIFT, TT_ENTRY_BYTES */
+
 #define TT_NO_MOVE INT32_MIN
-#define TT_EXACT 0
-#define TT_LOWER 1
-#define TT_UPPER 2
 
 /* POSIX threads, where the search, the solver and the database builder run on several cores
  * (each of their files defines _POSIX_C_SOURCE before any header); elsewhere they run on one. */
@@ -88,8 +87,6 @@ int tt_store(Table *t, int64_t key, int depth, int flag, double score, int move)
 
 /* The probe is inline (the search probes at every interior node), with what it needs. */
 
-#define TT_AGE_BITS 8
-#define TT_DEPTH_SHIFT (2 + TT_AGE_BITS)
 
 /* The first slot of `key`'s bucket: Python's `key % buckets * 2`, a floor modulo (a mask
  * when the buckets are a power of two, as they are unless the memory given stops the

@@ -1,0 +1,126 @@
+/* The search of search_impl.h over the Othello rules for one board width W (64 or 256):
+ * engine/othello/game.py's `search_moves`, `child` and evaluations, included once per width by
+ * othello_search.c, on the word operations of othello_words.h and B_HASH (Python's hash of the
+ * board as an int). */
+
+#define Pos B_NAME(OthPos, W)
+#define PASS_HANDLE 256 /* the handle of the pass, whose Python move is -1 */
+
+static int64_t B_NAME(oth_hash_, W)(const Rules *r, const Pos *p) {
+    uint64_t acc = search_hash_item(SEARCH_HASH_START, B_HASH(p->black));
+    acc = search_hash_item(search_hash_item(acc, B_HASH(p->white)), (uint64_t)p->player);
+    (void)r;
+    return search_hash_end(acc, 3);
+}
+
+static int B_NAME(oth_order_, W)(const Rules *r, const Pos *p, int *moves) {
+    Bb own = p->player ? p->white : p->black, opp = p->player ? p->black : p->white;
+    Bb placements = B_NAME(oth_placements_, W)(r, own, opp);
+    int n = 0;
+    if (!B_ANY(placements)) {
+        if (!B_ANY(B_NAME(oth_placements_, W)(r, opp, own))) return 0;
+        moves[0] = PASS_HANDLE;
+        return 1;
+    }
+    for (int g = 0; g < OTH_GROUPS; g++) {
+        Bb found = B_AND(placements, r->group[g]);
+        while (B_ANY(found)) {
+            int square = B_LOWEST(found);
+            found = B_XOR(found, B_BIT(square));
+            moves[n++] = square;
+        }
+    }
+    return n;
+}
+
+/* Returns -1: whether the game is over is left to the leaf, which counts the placements. */
+static int B_NAME(oth_child_, W)(const Rules *r, const Pos *p, int k, Pos *out) {
+    *out = *p;
+    out->player = 1 - p->player;
+    if (k == PASS_HANDLE) return -1;
+    Bb own = p->player ? p->white : p->black, opp = p->player ? p->black : p->white;
+    Bb flips = B_NAME(oth_flips_, W)(r, own, opp, k);
+    Bb mine = B_OR(B_OR(own, B_BIT(k)), flips), theirs = B_XOR(opp, flips);
+    out->black = p->player ? theirs : mine;
+    out->white = p->player ? mine : theirs;
+    return -1;
+}
+
+static int B_NAME(oth_difference_, W)(Bb black, Bb white, Bb mask) {
+    return B_COUNT(B_AND(black, mask)) - B_COUNT(B_AND(white, mask));
+}
+
+/* The evaluation `e` fused with the end test: the disc count in the last `size` empties (and
+ * always for `discs`), else square weights (`positional`), five points per placement more than
+ * the opponent (`mobility`), or both (`standard`). Integers, as in Python. */
+static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, double *value) {
+    Bb black = p->black, white = p->white, occupied = B_OR(black, white);
+    int discs = B_COUNT(black) - B_COUNT(white);
+    (void)over; /* never known: the placements tell */
+    Bb black_moves = B_NAME(oth_placements_, W)(r, black, white);
+    Bb white_moves = B_NAME(oth_placements_, W)(r, white, black);
+    if (!B_ANY(black_moves) && !B_ANY(white_moves)) return 0;
+    if (e == OTH_DISCS || r->squares - B_COUNT(occupied) <= r->size) {
+        *value = discs;
+        return 1;
+    }
+    int score = 0;
+    if (e != OTH_MOBILITY) {
+        for (int g = 0; g < OTH_GROUPS; g++)
+            score += r->weight[g] * B_NAME(oth_difference_, W)(black, white, r->group[g]);
+        for (int c = 0; c < 4; c++) {
+            if (B_ANY(B_AND(occupied, r->corner[c]))) {
+                score += (OTH_EDGE - OTH_C_SQUARE) *
+                         B_NAME(oth_difference_, W)(black, white, r->c_squares[c]);
+                score += (OTH_SECOND_RING - OTH_X_SQUARE) *
+                         B_NAME(oth_difference_, W)(black, white, r->x_square[c]);
+            }
+        }
+    }
+    if (e != OTH_POSITIONAL)
+        score += OTH_MOBILITY_WEIGHT * (B_COUNT(black_moves) - B_COUNT(white_moves));
+    *value = score;
+    return 1;
+}
+
+static double B_NAME(oth_ended_, W)(const Rules *r, const Pos *p, int me, int ply) {
+    (void)r;
+    return search_final(B_COUNT(p->black), B_COUNT(p->white), me, ply);
+}
+
+static int B_NAME(oth_find_, W)(const Rules *r, const Pos *p, int move) {
+    int moves[OTH_MAX_SIZE * OTH_MAX_SIZE], n = B_NAME(oth_order_, W)(r, p, moves);
+    for (int i = 0; i < n; i++)
+        if ((moves[i] == PASS_HANDLE ? -1 : moves[i]) == move) return moves[i];
+    return -1;
+}
+
+#define S_NAME(x) B_NAME(B_NAME(oth_search_, W), _##x)
+#define S_RULES Rules
+#define S_POS Pos
+#define S_MAX_MOVES (OTH_MAX_SIZE * OTH_MAX_SIZE)
+#define S_HANDLES (PASS_HANDLE + 1)
+#define S_TO_MOVE player
+#define S_HASH B_NAME(oth_hash_, W)
+#define S_ORDER B_NAME(oth_order_, W)
+#define S_VALUE(r, p, k) ((k) == PASS_HANDLE ? -1 : (k))
+#define S_CHILD B_NAME(oth_child_, W)
+#define S_LEAF B_NAME(oth_leaf_, W)
+#define S_ENDED B_NAME(oth_ended_, W)
+#define S_FIND B_NAME(oth_find_, W)
+#include "search_impl.h"
+#undef S_NAME
+#undef S_RULES
+#undef S_POS
+#undef S_MAX_MOVES
+#undef S_HANDLES
+#undef S_TO_MOVE
+#undef S_HASH
+#undef S_ORDER
+#undef S_VALUE
+#undef S_CHILD
+#undef S_LEAF
+#undef S_ENDED
+#undef S_FIND
+#undef Pos
+#undef PASS_HANDLE
