@@ -35,8 +35,8 @@ from ubao.protocol.errors import ProtocolError, UnsupportedVersion, quote
 from ubao.protocol.messages import (
     COMMAND_TYPES,
     INT64_MAX,
-    MAX_DEPTH,
     MAX_NAME,
+    MAX_NESTING,
     MAX_OPTIONS,
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
@@ -140,7 +140,7 @@ def _list(inner: Check, max_len: int, length: int | None = None) -> Check:
 
 def _plain(value: Any, path: str, depth: int = 0) -> Any:
     """Free-form data (options, unknown fields): msgpack's JSON-like subset, and nothing else."""
-    if depth > MAX_DEPTH:
+    if depth > MAX_NESTING:
         _fail(f"{path} is nested too deeply")
     if type(value) is str:
         return _printable(value, path)

@@ -40,8 +40,8 @@ MAX_TEXT = 4096
 MAX_LIST = 100_000
 """Longest list from the server (histories, legal move lists, lobbies)."""
 MAX_OPTIONS = 32
-"""Most entries in an `options` map (and most nesting levels of plain data: see MAX_DEPTH)."""
-MAX_DEPTH = 8
+"""Most entries in an `options` map (and most nesting levels of plain data: see MAX_NESTING)."""
+MAX_NESTING = 8
 MAX_CLOCK_MS = 7 * 24 * 3600 * 1000
 MAX_BOT_DEPTH = 64
 MAX_BOT_TIME_MS = 3600 * 1000

@@ -25,6 +25,7 @@ import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
 from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, EngineFailure
 from ubao.server.engine_lines import parse_bestmove, parse_info
 from ubao.server.outputs import BotTurn
@@ -34,10 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ubao.server.workers")
 
-STREAM = "ubao:jobs"
-"""The stream of jobs every node writes and every worker reads (engine/tools/worker.py)."""
-GROUP = "workers"
-"""The workers' consumer group: each job goes to one of them."""
 HANDOFF_S = 8.0
 """Time for another worker to take over the job of one that died: workers take over a job
 untouched for 5 s, and look for one at least every second."""
@@ -95,7 +92,7 @@ class WorkerPool(BotSeats):
         try:
             await self._join()
             entry = await self.redis.xadd(
-                STREAM,
+                JOB_STREAM,
                 {
                     "job": job,
                     "reply": self.replies,
@@ -113,7 +110,7 @@ class WorkerPool(BotSeats):
             del self._waiting[job]
             if entry is not None:
                 with contextlib.suppress(RedisError):
-                    await self.redis.xdel(STREAM, entry)
+                    await self.redis.xdel(JOB_STREAM, entry)
 
     async def _rejected(self, answer: Answer) -> None:
         """Nothing to retire: the next attempt is a new job, for whichever worker takes it."""
@@ -156,7 +153,7 @@ class WorkerPool(BotSeats):
         if self._joined:
             return
         try:
-            await self.redis.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+            await self.redis.xgroup_create(JOB_STREAM, WORKER_GROUP, id="0", mkstream=True)
         except ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise

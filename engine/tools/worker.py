@@ -30,16 +30,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ubao.engine.tools.stdio import EngineProtocolError, EngineSession, parse_go
+from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
 log = logging.getLogger("ubao.engine.worker")
 
-STREAM = "ubao:jobs"
-"""The stream of jobs every node writes and every worker reads."""
-GROUP = "workers"
-"""The consumer group of the workers: each job goes to one of them."""
 TOUCH_S = 1.0
 """How often a worker touches its claim on the job it thinks about."""
 RECLAIM_AFTER_MS = 5000
@@ -244,8 +241,8 @@ class Worker:
 
     async def leave(self) -> None:
         """Leave the group if no job is pending here (one released is taken over instead)."""
-        if not await self.redis.xpending_range(STREAM, GROUP, "-", "+", 1, self.name):
-            await self.redis.xgroup_delconsumer(STREAM, GROUP, self.name)
+        if not await self.redis.xpending_range(JOB_STREAM, WORKER_GROUP, "-", "+", 1, self.name):
+            await self.redis.xgroup_delconsumer(JOB_STREAM, WORKER_GROUP, self.name)
 
     async def _join(self) -> None:
         """Create the group if no node or worker has yet, from the stream's start (a job queued
@@ -253,7 +250,7 @@ class Worker:
         from redis.exceptions import ResponseError
 
         try:
-            await self.redis.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+            await self.redis.xgroup_create(JOB_STREAM, WORKER_GROUP, id="0", mkstream=True)
         except ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
@@ -261,13 +258,13 @@ class Worker:
     async def _take(self) -> tuple[str, dict[str, str]] | None:
         """A dead worker's job first, else a new one (waiting up to POLL_MS for it)."""
         claimed: Any = await self.redis.xautoclaim(
-            STREAM, GROUP, self.name, RECLAIM_AFTER_MS, "0-0", count=1
+            JOB_STREAM, WORKER_GROUP, self.name, RECLAIM_AFTER_MS, "0-0", count=1
         )
         for entry, fields in claimed[1]:
             log.info("taking over job %s from a worker that stopped touching it", entry)
             return entry, fields
         read: Any = await self.redis.xreadgroup(
-            GROUP, self.name, {STREAM: ">"}, count=1, block=POLL_MS
+            WORKER_GROUP, self.name, {JOB_STREAM: ">"}, count=1, block=POLL_MS
         )
         for _, entries in read:
             for entry, fields in entries:
@@ -291,7 +288,9 @@ class Worker:
                     await self._abandon(thinking)
                     await self._release(job)
                     return
-                if not await self._touch(keys=[STREAM], args=[GROUP, self.name, job.entry]):
+                if not await self._touch(
+                    keys=[JOB_STREAM], args=[WORKER_GROUP, self.name, job.entry]
+                ):
                     log.info("job %s: withdrawn or taken over; stopping its search", job.id)
                     await self._abandon(thinking)
                     return
@@ -340,14 +339,14 @@ class Worker:
 
     async def _finish(self, entry: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.xack(STREAM, GROUP, entry)
-            pipe.xdel(STREAM, entry)
+            pipe.xack(JOB_STREAM, WORKER_GROUP, entry)
+            pipe.xdel(JOB_STREAM, entry)
             await pipe.execute()
 
     async def _release(self, job: Job) -> None:
         """Make the job look untouched for long enough: the next worker to look takes it."""
         await self.redis.xclaim(
-            STREAM, GROUP, self.name, 0, [job.entry], idle=RECLAIM_AFTER_MS, justid=True
+            JOB_STREAM, WORKER_GROUP, self.name, 0, [job.entry], idle=RECLAIM_AFTER_MS, justid=True
         )
         log.info("job %s: released for another worker", job.id)
 

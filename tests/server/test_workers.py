@@ -22,8 +22,8 @@ from tests.support.redis_server import RedisServer
 from tests.support.server import Referee, turn
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
-from ubao.engine.tools.worker import STREAM
 from ubao.protocol import BotInfo, SeatSpec
+from ubao.protocol.jobs import JOB_STREAM
 from ubao.server.bots import BotSettings
 from ubao.server.outputs import BotTurn
 from ubao.server.workers import WorkerPool
@@ -107,7 +107,7 @@ async def jobs_left(url: str) -> int:
     """Jobs on the stream: each is withdrawn once its turn is over, whatever happened."""
     redis = Redis.from_url(url)
     try:
-        return int(await redis.xlen(STREAM))
+        return int(await redis.xlen(JOB_STREAM))
     finally:
         await redis.aclose()
 
