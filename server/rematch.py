@@ -1,14 +1,21 @@
 """Rematch orchestration: what a `rematch` or `rematch_answer` does in a finished game (refused,
-an offer made or declined, or the rematch played), and the new game it creates. Pure: the core
-carries the step out."""
+an offer made or declined, or the rematch played), the new game it creates, who sits in it and
+what everyone in the old game hears. Pure: the core carries the steps out and queues the
+messages."""
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ubao.protocol import Create, ErrorCode, Rematch, RematchAnswer
+from ubao.protocol import Create, ErrorCode, Event, Rematch, RematchAnswer, RematchOffer
+from ubao.server.crowd import tell
 from ubao.server.lifecycle import Rejected, advance
-from ubao.server.room import Room
+from ubao.server.outputs import SendMessage
+from ubao.server.room import Room, hash_token
+from ubao.server.sessions import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,4 +86,58 @@ def rematch_create(room: Room, command_id: int) -> Create:
         seats=(room.seats[1].spec, room.seats[0].spec),
         clock=room.clock_spec,
         pace_ms=room.pace_ms or None,
+    )
+
+
+def rematch_players(room: Room, conns: Mapping[int, Connection]) -> dict[int, Connection]:
+    """The connected players of `room` (server bots aside), by their seat in the rematch: seats
+    swap."""
+    return {
+        1 - index: conns[seat.holder]
+        for index, seat in enumerate(room.seats)
+        if not seat.is_bot and seat.holder is not None
+    }
+
+
+def seat_players(
+    room: Room, new: Room, players: Mapping[int, Connection], now: int
+) -> tuple[list[Event], dict[int, str]]:
+    """Seat each of `room`'s `players` in the rematch `new` under the name it had, with a new
+    token; their connections hold the new seats. Returns the events and each seat's token."""
+    events: list[Event] = []
+    tokens: dict[int, str] = {}
+    for new_seat, player in players.items():
+        tokens[new_seat] = secrets.token_urlsafe(24)
+        name = room.seats[1 - new_seat].name or player.name
+        token_hash = hash_token(tokens[new_seat])
+        is_bot = player.role == "bot"
+        events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
+    for new_seat, player in players.items():
+        player.seats.add((new.game_id, new_seat))
+    return events, tokens
+
+
+def rematch_news(
+    room: Room, offerer: int, new: Room, players: Mapping[int, Connection], tokens: dict[int, str]
+) -> list[SendMessage]:
+    """The accepted offer: each player hears it with its seat and token in `new`, everyone else
+    in `room` without."""
+    accepted = RematchOffer(room.game_id, offerer, "accepted", new_game_id=new.game_id)
+    out = [
+        SendMessage((player.id,), dataclasses.replace(accepted, new_seat=seat, token=tokens[seat]))
+        for seat, player in players.items()
+    ]
+    return out + tell(room, accepted, frozenset(player.id for player in players.values()))
+
+
+def rematch_lapse(room: Room, seat: int, held: bool) -> list[SendMessage]:
+    """`seat`'s player leaves the finished game (`held`: it held the seat): as on lichess, an
+    offer lapses when its player leaves (withdrawn), and when the player it waits for leaves
+    (declined: they will not answer it)."""
+    offer = room.rematch_offer
+    if offer is None or (offer != seat and not held):
+        return []
+    room.rematch_offer = None
+    return tell(
+        room, RematchOffer(room.game_id, offer, "withdrawn" if offer == seat else "declined")
     )
