@@ -20,7 +20,6 @@ is durable before anybody hears of it, and the mover's `ok` precedes its `moved`
 from __future__ import annotations
 
 import logging
-import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,7 +28,6 @@ from ubao.engine.game import Game
 from ubao.engine.games import make_game
 from ubao.protocol import (
     PROTOCOL_VERSION,
-    AppCloseCode,
     BotInfo,
     Cancel,
     Command,
@@ -47,7 +45,6 @@ from ubao.protocol import (
     Ping,
     Rematch,
     RematchAnswer,
-    RematchOffer,
     Reply,
     Resign,
     Resume,
@@ -61,17 +58,17 @@ from ubao.protocol import (
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.bot_turns import BotTurns
 from ubao.server.clock import Now, wall_ms
-from ubao.server.crowd import catch_up, fan_out, tell
+from ubao.server.crowd import fan_out, tell
 from ubao.server.deadlines import Deadlines
 from ubao.server.games import Games
-from ubao.server.intake import SECOND_HELLO, Intake, close
+from ubao.server.intake import SECOND_HELLO, Intake
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
 from ubao.server.lobby import LobbyLine, LobbyListing
 from ubao.server.outputs import BotTurn, Output, Save, SendMessage
 from ubao.server.rematch import (
-    DeclineRematch,
     PlayRematch,
+    offer_news,
     rematch_create,
     rematch_lapse,
     rematch_news,
@@ -79,8 +76,9 @@ from ubao.server.rematch import (
     rematch_step,
     seat_players,
 )
-from ubao.server.room import Room, hash_token
+from ubao.server.room import Room
 from ubao.server.routing import LocalRouting, Routing
+from ubao.server.seating import held_seat, seat_joiner, subscribe, take_over
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.stores.protocol import GameStore
 
@@ -328,12 +326,12 @@ class Core:
             self._resume(conn, command)
         elif isinstance(command, Move):
             room = self._room(command.game_id)
-            seat = self._held_seat(conn, room, command.token)
+            seat = held_seat(conn, room, command.token)
             events = room.play(seat, command.ply, command.move, self.now(), command.info)
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Resign):
             room = self._room(command.game_id)
-            seat = self._held_seat(conn, room, command.token)
+            seat = held_seat(conn, room, command.token)
             events = room.resign(seat, self.now())
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
@@ -372,15 +370,9 @@ class Core:
 
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
-        token = secrets.token_urlsafe(24)
-        seat, events = room.join(
-            join.seat, conn.name, hash_token(token), conn.id, self.now(), is_bot=conn.role == "bot"
-        )
+        ok, events = seat_joiner(room, conn, join, self.now())
         self._persist(room, events)
-        conn.seats.add((room.game_id, seat))
         self._attend(room)
-        log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
-        ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
         self._publish(room, events, reply=(conn, ok), joiners=((conn, None),))
 
     def _resume(self, conn: Connection, resume: Resume) -> None:
@@ -395,7 +387,7 @@ class Core:
             # as just finished, and a restart would list it among the recent results.
             self._persist(room, events)
         if previous is not None and previous != conn.id:
-            self._take_over(previous, room, seat)
+            self._out += take_over(self.conns, previous, room, seat)
         conn.seats.add((room.game_id, seat))
         self._attend(room)
         log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
@@ -417,7 +409,7 @@ class Core:
     def _takeback(self, conn: Connection, command: Takeback | TakebackAnswer) -> None:
         """Ask for a takeback (a server bot opponent grants it at once) or answer one."""
         room = self._room(command.game_id)
-        seat = self._held_seat(conn, room, command.token)
+        seat = held_seat(conn, room, command.token)
         ply = room.ply
         if isinstance(command, Takeback):
             granted = room.seats[1 - seat].is_bot
@@ -444,17 +436,12 @@ class Core:
                 "nobody is in it to play a rematch with"
             )
             raise Rejected(ErrorCode.NOT_STARTED, message)
-        seat = self._held_seat(conn, room, command.token)
+        seat = held_seat(conn, room, command.token)
         step = rematch_step(room, seat, command)
         if isinstance(step, PlayRematch):
             self._play_rematch(conn, command.id, room, step.offerer)
             return
-        if isinstance(step, DeclineRematch):
-            room.rematch_offer = None
-            news = RematchOffer(room.game_id, step.offerer, "declined")
-        else:
-            room.rematch_offer = step.seat
-            news = RematchOffer(room.game_id, step.seat, "offered")
+        news = offer_news(room, step)
         self._send(conn, Ok(id=command.id))
         self._tell(room, news)
 
@@ -553,50 +540,12 @@ class Core:
             self._commit(room, events)
 
     def _attend(self, room: Room) -> None:
-        """Start or stop the expiry of a waiting game: it runs while neither the creator nor
-        any player is connected."""
-        self.deadlines.touch(room.game_id)
-        attended = room.creator is not None or any(s.holder is not None for s in room.seats)
-        if attended or room.status != "waiting":
-            room.expires_at = None
-        elif room.expires_at is None:
-            room.expires_at = self.now() + self.limits.waiting_expiry_ms
+        self.deadlines.attend(room, self.now(), self.limits.waiting_expiry_ms)
 
-    # -- seats and followers -------------------------------------------------------------------
-
-    def _held_seat(self, conn: Connection, room: Room, token: str) -> int:
-        seat = room.seat_of(token)
-        if seat is None:
-            raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
-        if (room.game_id, seat) not in conn.seats:
-            message = (
-                f"seat {seat} of {room.game_id} is not held by this connection; resume it first"
-                if room.seats[seat].holder is None
-                else f"seat {seat} is played from another connection; resume it to take over"
-            )
-            raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
-        return seat
-
-    def _take_over(self, previous: int, room: Room, seat: int) -> None:
-        """Close the connection the seat was taken from (4001), whatever else it holds: the
-        close is the protocol's only notice of a lost seat (clients stop on it), so its other
-        seats go as in any disconnection, when the layer reports the close. Only the seat
-        taken over is not dropped: it is the new connection's."""
-        old = self.conns.get(previous)
-        if old is None:
-            return
-        old.seats.discard((room.game_id, seat))
-        log.info("connection %d lost game %s seat %d to a takeover", old.id, room.game_id, seat)
-        reason = "seat taken over by another connection"
-        self._out.append(close(old, AppCloseCode.SEAT_TAKEN_OVER, reason))
+    # -- what goes out -------------------------------------------------------------------
 
     def _subscribe(self, conn: Connection, room: Room, since_v: int | None) -> None:
-        """Send the joiner, resumer or watcher what it missed (`catch_up`), then keep it
-        informed."""
-        room.watchers.add(conn.id)
-        conn.rooms.add(room.game_id)
-        for message in catch_up(room, conn, since_v, self.now()):
-            self._send(conn, message)
+        self._out += subscribe(conn, room, since_v, self.now())
 
     def _tell(
         self, room: Room, message: ServerMessage, exclude: frozenset[int] = frozenset()

@@ -10,9 +10,25 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ubao.protocol import Create, ErrorCode, Event, Rematch, RematchAnswer, RematchOffer
+from ubao.protocol import (
+    Create,
+    ErrorCode,
+    Event,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
+    RematchState,
+)
 from ubao.server.crowd import tell
-from ubao.server.lifecycle import Rejected, advance
+from ubao.server.lifecycle import (
+    REMATCH,
+    REMATCH_REFUSALS,
+    Rejected,
+    RematchAction,
+    advance,
+    answer,
+    offer_of,
+)
 from ubao.server.outputs import SendMessage
 from ubao.server.room import Room, hash_token
 from ubao.server.sessions import Connection
@@ -57,17 +73,19 @@ def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> Rem
     if room.rematch_id is not None:
         message = f"game {room.game_id} was rematched already: game {room.rematch_id}"
         raise Rejected(ErrorCode.ALREADY_REMATCHED, message)
-    offer = room.rematch_offer
+    offerer = room.rematch_offer
+    action: RematchAction = "offer"
     if isinstance(command, RematchAnswer):
-        if offer is None or offer == seat:
-            message = f"no rematch offer of the opponent's waits in game {room.game_id}"
-            raise Rejected(ErrorCode.NO_REMATCH_OFFER, message)
-        return PlayRematch(offer) if command.accept else DeclineRematch(offer)
-    if offer == seat:
-        message = f"your rematch offer in game {room.game_id} waits for its answer"
-        raise Rejected(ErrorCode.REMATCH_PENDING, message)
-    if offer is not None or opponent.is_bot:
-        return PlayRematch(seat if offer is None else offer)
+        action = "accept" if command.accept else "decline"
+    state = _answer(seat, offerer, action, room.game_id)
+    if offerer is None:  # a new offer
+        offerer = seat
+        if opponent.is_bot:  # the server bot answers at once
+            state = _answer(1 - seat, seat, "accept", room.game_id)
+    if state == "accepted":
+        return PlayRematch(offerer)
+    if state == "declined":
+        return DeclineRematch(offerer)
     if opponent.holder is None:
         # As on lichess, where the rematch button goes once the opponent has left.
         message = (
@@ -75,6 +93,15 @@ def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> Rem
         )
         raise Rejected(ErrorCode.NOT_STARTED, message)
     return OfferRematch(seat)
+
+
+def offer_news(room: Room, step: OfferRematch | DeclineRematch) -> RematchOffer:
+    """Make or decline the offer; what everyone in the game hears of it."""
+    if isinstance(step, DeclineRematch):
+        room.rematch_offer = None
+        return RematchOffer(room.game_id, step.offerer, "declined")
+    room.rematch_offer = step.seat
+    return RematchOffer(room.game_id, step.seat, "offered")
 
 
 def rematch_create(room: Room, command_id: int) -> Create:
@@ -134,10 +161,17 @@ def rematch_lapse(room: Room, seat: int, held: bool) -> list[SendMessage]:
     """`seat`'s player leaves the finished game (`held`: it held the seat): as on lichess, an
     offer lapses when its player leaves (withdrawn), and when the player it waits for leaves
     (declined: they will not answer it)."""
-    offer = room.rematch_offer
-    if offer is None or (offer != seat and not held):
-        return []
+    offerer = room.rematch_offer
+    if offerer is None or (offerer != seat and not held):
+        return []  # nothing waits, or the player it waits for had lost the seat already
+    state = _answer(seat, offerer, "leave", room.game_id)
+    assert state is not None
     room.rematch_offer = None
-    return tell(
-        room, RematchOffer(room.game_id, offer, "withdrawn" if offer == seat else "declined")
-    )
+    return tell(room, RematchOffer(room.game_id, offerer, state))
+
+
+def _answer(
+    seat: int, offerer: int | None, action: RematchAction, game_id: str
+) -> RematchState | None:
+    """The offer's state after `seat`'s `action` (server/lifecycle.py, `REMATCH`)."""
+    return answer(REMATCH, REMATCH_REFUSALS, offer_of(seat, offerer), action, game_id)

@@ -52,6 +52,7 @@ SERVER_CORE = {
     "ubao.server.games",
     "ubao.server.bot_turns",
     "ubao.server.intake",
+    "ubao.server.seating",
 }
 CLIENT_MODEL = {
     "ubao.client.state",
