@@ -68,6 +68,7 @@ from ubao.server.lobby import LobbyLine, LobbyListing
 from ubao.server.outputs import BotTurn, Output, Save, SendMessage
 from ubao.server.rematch import (
     PlayRematch,
+    check_kept,
     offer_news,
     rematch_create,
     rematch_lapse,
@@ -148,9 +149,7 @@ class Core:
         comes back to expires."""
         reopened = self.games.reopen()
         for room in reopened:
-            log.info("restored game %s (%s, ply %d)", room.game_id, room.game_name, room.ply)
-            self._attend(room)
-            self._follow_up(room)
+            self._reopened(room, "restored")
         return len(reopened)
 
     def adopt(self, game_id: str) -> bool:
@@ -167,10 +166,14 @@ class Core:
             self.games.keep_read(room)
             return True
         self.games.open(room)
-        log.info("took over game %s (%s, ply %d)", game_id, room.game_name, room.ply)
+        self._reopened(room, "took over")
+        return True
+
+    def _reopened(self, room: Room, how: str) -> None:
+        """A game not over is back in memory: its waiting expiry and its bot turn go on."""
+        log.info("%s game %s (%s, ply %d)", how, room.game_id, room.game_name, room.ply)
         self._attend(room)
         self._follow_up(room)
-        return True
 
     def drop(self, game_id: str) -> set[int]:
         """Forget a game this node no longer owns (another node took it over); returns the
@@ -426,16 +429,8 @@ class Core:
         """Offer a rematch of a finished game, or answer the opponent's offer (`rematch_step`
         decides which)."""
         room = self._room(command.game_id)
-        if self.rooms.get(room.game_id) is not room and room.seat_of(command.token) is not None:
-            # Read back for this command alone and forgotten again (`--keep-finished 0`): the
-            # game is over and its players' seats went with it, so "resume it first" would not
-            # help. Nobody is in it to play again with.
-            kept = "it keeps no finished games" if not self.limits.keep_finished else "any more"
-            message = (
-                f"game {room.game_id} is over and not kept by this server ({kept}): "
-                "nobody is in it to play a rematch with"
-            )
-            raise Rejected(ErrorCode.NOT_STARTED, message)
+        kept = self.rooms.get(room.game_id) is room
+        check_kept(room, kept, command.token, self.limits.keep_finished)
         seat = held_seat(conn, room, command.token)
         step = rematch_step(room, seat, command)
         if isinstance(step, PlayRematch):

@@ -9,7 +9,7 @@ moves only through `advance`, and an offer only through `answer`.
        +-----------cancel/resign/finish------------+
 
 Inside a status, each of the room's other states has one owner (server/room.py unless said):
-- waiting: `expires_at` runs while nobody attends the game (the core's `_attend`).
+- waiting: `expires_at` runs while nobody attends the game (`Deadlines.attend`).
 - playing: `first_move_due` while a player's untimed first move is awaited (a game with a
   clock); a takeback asked (`pending_takeback`, read from the log) until it is answered, a move
   is made or the game ends: `TAKEBACK`.

@@ -58,6 +58,20 @@ class DeclineRematch:
 RematchStep = PlayRematch | OfferRematch | DeclineRematch
 
 
+def check_kept(room: Room, kept: bool, token: str, keep_finished: int) -> None:
+    """Refuse a rematch of a game read back for this command alone and forgotten again (not
+    `kept`: `--keep-finished 0`): the game is over and its players' seats went with it, so
+    "resume it first" would not help. Nobody is in it to play again with."""
+    if kept or room.seat_of(token) is None:
+        return
+    why = "it keeps no finished games" if not keep_finished else "any more"
+    message = (
+        f"game {room.game_id} is over and not kept by this server ({why}): "
+        "nobody is in it to play a rematch with"
+    )
+    raise Rejected(ErrorCode.NOT_STARTED, message)
+
+
 def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> RematchStep:
     """What `seat`'s command does in `room`, or Rejected: the game must be over, have had an
     opponent, not be rematched already; an answer needs the opponent's offer, and a `rematch`
