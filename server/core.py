@@ -361,7 +361,7 @@ class Core:
         self._send(conn, self.listing.page(command, lines))
 
     def _create(self, conn: Connection, create: Create) -> None:
-        room = self.games.new(conn, create, self.wall(), whose="this")
+        room = self.games.new(conn, create, self.wall, whose="this")
         events = room.start_if_full(self.now())
         self._persist(room, events)
         self.games.open(room)
@@ -447,7 +447,7 @@ class Core:
         maker = players[1 - offerer]  # whose shares the new game takes: not always `conn`'s
         whose = "this" if maker is conn else "the rematch offerer's"
         create = rematch_create(room, command_id)
-        new = self.games.new(maker, create, self.wall(), seated=len(players), whose=whose)
+        new = self.games.new(maker, create, self.wall, seated=len(players), whose=whose)
         events, tokens = seat_players(room, new, players, self.now())
         self._persist(new, events)
         self.games.open(new)

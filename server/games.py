@@ -50,11 +50,12 @@ class Games:
     # -- where a game comes from ---------------------------------------------------------------
 
     def new(
-        self, conn: Connection, create: Create, created: int, *, seated: int = 0, whose: str
+        self, conn: Connection, create: Create, wall: Now, *, seated: int = 0, whose: str
     ) -> Room:
-        """A new game created by `conn`, checked against the limits and its shares, not yet
-        stored or listed; `seated` players sit down in it at once (it will not wait for them).
-        A refusal names the shares as `whose` (`this` connection's, or a rematch offerer's)."""
+        """A new game created by `conn` (dated by `wall` once admitted), checked against the
+        limits and its shares, not yet stored or listed; `seated` players sit down in it at once
+        (it will not wait for them). A refusal names the shares as `whose` (`this`
+        connection's, or a rematch offerer's)."""
         # The codec checks only that the game's name is well formed; the engine's registry says
         # whether there is such a game (OptionsError: bad_options), before any limit is asked.
         try:
@@ -71,7 +72,7 @@ class Games:
             create.seats,
             create.clock,
             self.limits.bounds,
-            created=created,
+            created=wall(),
         )
         room.creator, room.creator_ip = conn.id, conn.ip
         room.pace_ms = create.pace_ms or 0
