@@ -386,11 +386,6 @@ class GameServer:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
 
-    def wake(self) -> None:
-        """Have the timer look at the core's deadlines again (tests call it after moving an
-        injected clock)."""
-        self._wake.set()
-
     # -- connections ---------------------------------------------------------------------------
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -500,7 +495,7 @@ class GameServer:
         )
         if ready and self._release_at is None and not self.core.closing:
             self._release_at = loop.call_soon(self._release)
-        self._wake.set()
+        self._wake.set()  # what the core did may have moved its deadlines: the timer looks again
 
     def _hand_over(self) -> None:
         """Once per turn of the event loop: the store takes what the turn saved, in one batch

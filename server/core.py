@@ -6,10 +6,11 @@ to send, connections to close, bot turns to think about. The core never awaits, 
 a clock other than the injected `now`, so tests drive it by hand.
 
 It orchestrates named parts, each of which owns one thing: `Sessions` (connections and their
-budgets), `LobbyListing` (subscribers and pages), `Shares` (the games not over and each
-client's share of them), `Deadlines` (what time decides next), `Archive` (finished games kept
-in memory, stored games rebuilt), the rematch steps (server/rematch.py) and the `Routing` in
-front of it all (one node, or a cluster's). Each game's own rules are its `Room`'s.
+budgets), `Intake` (frames decoded within budget, or refused), `Games` (the games in memory:
+new, restored, adopted, read back, kept, forgotten; with `Shares` and the `Archive`),
+`LobbyListing` (subscribers and pages), `Deadlines` (what time decides next), `BotTurns` (the
+server bots' turns), the rematch steps (server/rematch.py) and the `Routing` in front of it
+all (one node, or a cluster's). Each game's own rules are its `Room`'s.
 
 Every change goes through `_commit`: a `Save` output, then the reply, then the broadcast. The
 layer sends nothing made after a save before the store says it is durable, so an accepted move
@@ -18,23 +19,19 @@ is durable before anybody hears of it, and the mover's `ok` precedes its `moved`
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import secrets
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import Game
 from ubao.engine.games import make_game
 from ubao.protocol import (
     PROTOCOL_VERSION,
-    AppCloseCode,
     BotInfo,
     Cancel,
     Command,
     Create,
-    Error,
     ErrorCode,
     Event,
     GameSummary,
@@ -46,11 +43,8 @@ from ubao.protocol import (
     Ok,
     Over,
     Ping,
-    ProtocolError,
     Rematch,
     RematchAnswer,
-    RematchOffer,
-    RematchState,
     Reply,
     Resign,
     Resume,
@@ -58,40 +52,38 @@ from ubao.protocol import (
     ServerMessage,
     Takeback,
     TakebackAnswer,
-    UnsupportedVersion,
     Watch,
-    decode_command,
-    escape,
     quote,
 )
-from ubao.protocol.errors import MAX_ERROR_MESSAGE
 from ubao.protocol.timing import monotonic_ms
-from ubao.server.archive import Archive, RulesCache, rebuild
+from ubao.server.bot_turns import BotTurns
 from ubao.server.clock import Now, wall_ms
-from ubao.server.crowd import catch_up, fan_out, tell
+from ubao.server.crowd import fan_out, tell
 from ubao.server.deadlines import Deadlines
+from ubao.server.games import Games
+from ubao.server.intake import SECOND_HELLO, Intake
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
 from ubao.server.lobby import LobbyLine, LobbyListing
-from ubao.server.outputs import (
-    POLICY_VIOLATION,
-    BotsDone,
-    BotTurn,
-    Close,
-    Output,
-    Save,
-    SendMessage,
+from ubao.server.outputs import BotTurn, Output, Save, SendMessage
+from ubao.server.rematch import (
+    PlayRematch,
+    check_kept,
+    offer_news,
+    rematch_create,
+    rematch_lapse,
+    rematch_news,
+    rematch_players,
+    rematch_step,
+    seat_players,
 )
-from ubao.server.rematch import DeclineRematch, PlayRematch, rematch_create, rematch_step
-from ubao.server.room import Room, hash_token
+from ubao.server.room import Room
 from ubao.server.routing import LocalRouting, Routing
+from ubao.server.seating import held_seat, seat_joiner, subscribe, take_over
 from ubao.server.sessions import Connection, Sessions
-from ubao.server.shares import Shares, check_seat_specs
-from ubao.server.stores.protocol import GameStore, StoredGame, StoreError
+from ubao.server.stores.protocol import GameStore
 
 log = logging.getLogger("ubao.server")
-
-_SECOND_HELLO = "hello was already received on this connection"
 
 
 class Core:
@@ -102,7 +94,7 @@ class Core:
         *,
         now: Now = monotonic_ms,
         wall: Now = wall_ms,
-        games: Callable[[str, dict[str, Any]], Game[Any, Any]] = make_game,
+        make_game: Callable[[str, dict[str, Any]], Game[Any, Any]] = make_game,
         routing: Routing | None = None,
     ) -> None:
         self.store = store
@@ -110,24 +102,28 @@ class Core:
         self.now = now
         self.wall = wall
         self.routing: Routing = routing or LocalRouting()
-        self.rules = RulesCache(games)
-        self.rooms: dict[str, Room] = {}
-        """Every game in memory: those not over, and the finished ones the archive keeps."""
         self.sessions = Sessions(self.limits)
+        self.intake = Intake()
+        self.games = Games(store, self.limits, self.sessions, make_game, now)
         self.listing = LobbyListing()
-        self.shares = Shares(self.limits)
         self.deadlines = Deadlines()
-        self.archive = Archive(self.limits)
-        self.rejected: Counter[str] = Counter()
-        """Rejected messages by reason (error code, with the decode failure's cause)."""
+        self.bot_turns = BotTurns()
         self.closing = False
-        self._bot_plies: dict[str, int] = {}
-        """The ply each game's pending bot turn was issued for, so each is issued once."""
         self._out: list[Output] = []
+
+    @property
+    def rooms(self) -> dict[str, Room]:
+        """Every game in memory: those not over, and the finished ones the archive keeps."""
+        return self.games.rooms
 
     @property
     def conns(self) -> dict[int, Connection]:
         return self.sessions.conns
+
+    @property
+    def rejected(self) -> Counter[str]:
+        """Rejected messages by reason (error code, with the decode failure's cause)."""
+        return self.intake.rejected
 
     @property
     def lobby(self) -> set[int]:
@@ -151,21 +147,10 @@ class Core:
         until the player to move is back (`Room.resume_clock`): a server bot's turn at once, a
         player's when they resume. Players have a grace period to resume; a waiting game nobody
         comes back to expires."""
-        for stored in self.store.finished(self.limits.keep_finished):
-            room = self._rebuild(stored)
-            if room is not None:
-                self._retain(room)
-        restored = 0
-        for stored in self.store.unfinished():
-            room = self._rebuild(stored)
-            if room is None:
-                continue
-            self._open(room)
-            restored += 1
-            log.info("restored game %s (%s, ply %d)", room.game_id, room.game_name, room.ply)
-            self._attend(room)
-            self._follow_up(room)
-        return restored
+        reopened = self.games.reopen()
+        for room in reopened:
+            self._reopened(room, "restored")
+        return len(reopened)
 
     def adopt(self, game_id: str) -> bool:
         """Take a game over from the store (in a cluster: this node holds its lease now), a live
@@ -174,36 +159,35 @@ class Core:
         recently); False if there is no such game."""
         if game_id in self.rooms:
             return True
-        stored = self.store.load(game_id)
-        room = self._rebuild(stored) if stored is not None else None
+        room = self.games.load(game_id)
         if room is None:
             return False
         if room.status == "over":
-            self._keep_read(room)
+            self.games.keep_read(room)
             return True
-        self._open(room)
-        log.info("took over game %s (%s, ply %d)", game_id, room.game_name, room.ply)
+        self.games.open(room)
+        self._reopened(room, "took over")
+        return True
+
+    def _reopened(self, room: Room, how: str) -> None:
+        """A game not over is back in memory: its waiting expiry and its bot turn go on."""
+        log.info("%s game %s (%s, ply %d)", how, room.game_id, room.game_name, room.ply)
         self._attend(room)
         self._follow_up(room)
-        return True
 
     def drop(self, game_id: str) -> set[int]:
         """Forget a game this node no longer owns (another node took it over); returns the
         connections that followed it, which the layer closes so that they come back to it."""
-        room = self.rooms.pop(game_id, None)
+        room = self.games.drop(game_id)
         if room is None:
             return set()
         log.warning("game %s is owned by another node now: dropped here", game_id)
-        self.shares.close_out(room)
         self.deadlines.touch(game_id)
-        self.archive.discard(game_id)
-        self._bot_plies.pop(game_id, None)
-        if any(seat.is_bot for seat in room.seats):
-            self._out.append(BotsDone(game_id))
+        self._out += self.bot_turns.done(room)
         followers = set(room.watchers)
         if room.creator is not None:
             followers.add(room.creator)
-        self._leave(game_id, followers)
+        self.sessions.leave(game_id, followers)
         return followers
 
     def listed(self, game: GameSummary) -> None:
@@ -216,31 +200,16 @@ class Core:
         said it there (no reply: the client had it from its own node)."""
         conn = self.sessions.open(ip, self.now(), hello)
         if self.sessions.crowded(conn):
-            self.rejected["too_many_connections"] += 1
-            self._close(conn, POLICY_VIOLATION, "too many connections from this address")
+            self._out.append(self.intake.crowded(conn))
         return conn.id
 
     def receive(self, conn_id: int, data: bytes | str) -> None:
         conn = self.conns.get(conn_id)
         if conn is None or conn.closing or self.closing:
             return
-        within_budget = conn.budget.take(self.now())
-        try:
-            command = decode_command(data)
-        except UnsupportedVersion as exc:
-            if conn.role is None:
-                self._unsupported(conn, exc.id, exc.proto)
-            else:
-                self._error(conn, exc.id, ErrorCode.BAD_MESSAGE, _SECOND_HELLO)
-            return
-        except ProtocolError as exc:
-            if within_budget:
-                self._error(conn, exc.id, exc.code, exc.message, f"{exc.code}:{exc.reason}")
-            else:
-                self._flooded(conn, exc.id)
-            return
-        if not within_budget:
-            self._flooded(conn, command.id)
+        command = self.intake.decode(conn, data, conn.budget.take(self.now()))
+        if isinstance(command, list):
+            self._out += command  # refused
             return
         try:
             game_id: str | None = getattr(command, "game_id", None)
@@ -284,13 +253,7 @@ class Core:
             elif holds:
                 self._commit(room, room.drop(seat, now, grace_ms))
                 self._attend(room)
-            offer = room.rematch_offer
-            if offer is not None and (offer == seat or holds):
-                # As on lichess, an offer lapses when its player leaves (withdrawn), and when
-                # the player it waits for leaves (declined: they will not answer it).
-                room.rematch_offer = None
-                state: RematchState = "withdrawn" if offer == seat else "declined"
-                self._tell(room, RematchOffer(game_id, offer, state))
+            self._out += rematch_lapse(room, seat, holds)
 
     def next_deadline(self) -> int | None:
         """When `tick` next has work (a flag fall, a grace period's end, a waiting game's
@@ -307,7 +270,7 @@ class Core:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
         True once the turn is settled, including when the game moved on meanwhile."""
         room = self.rooms.get(turn.game_id)
-        if self.closing or room is None or not self._turn_current(room, turn):
+        if self.closing or room is None or not self.bot_turns.current(room, turn):
             return True  # after a restart the bot is asked again
         try:
             self._expire(room)
@@ -321,7 +284,7 @@ class Core:
     def bot_failed(self, turn: BotTurn, why: str) -> None:
         """The engine could not produce a move, even after restarts: the bot's seat loses."""
         room = self.rooms.get(turn.game_id)
-        if self.closing or room is None or not self._turn_current(room, turn):
+        if self.closing or room is None or not self.bot_turns.current(room, turn):
             return
         log.error("bot in game %s seat %d failed: %s", turn.game_id, turn.seat, why)
         self._commit(room, room.forfeit(turn.seat, "engine_failure", self.now()))
@@ -334,9 +297,7 @@ class Core:
             if room.status != "over":
                 room.pause(now)
                 self._out.append(Save(self.store.snapshot(room, [], now)))
-        if self.rejected:
-            counts = ", ".join(f"{reason} {count}" for reason, count in self.rejected.most_common())
-            log.info("rejected messages: %s", counts)
+        self.intake.log_counts()
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -368,12 +329,12 @@ class Core:
             self._resume(conn, command)
         elif isinstance(command, Move):
             room = self._room(command.game_id)
-            seat = self._held_seat(conn, room, command.token)
+            seat = held_seat(conn, room, command.token)
             events = room.play(seat, command.ply, command.move, self.now(), command.info)
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Resign):
             room = self._room(command.game_id)
-            seat = self._held_seat(conn, room, command.token)
+            seat = held_seat(conn, room, command.token)
             events = room.resign(seat, self.now())
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
@@ -383,23 +344,16 @@ class Core:
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
         if conn.role is not None:
-            raise Rejected(ErrorCode.BAD_MESSAGE, _SECOND_HELLO)
+            raise Rejected(ErrorCode.BAD_MESSAGE, SECOND_HELLO)
         conn.name, conn.role = hello.name, hello.role
         log.info("connection %d (%s) is %s %r", conn.id, conn.ip, hello.role, hello.name)
         self._send(conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session))
-
-    def _unsupported(self, conn: Connection, id: int | None, proto: int) -> None:
-        """A hello of another version (the codec checks it first: `UnsupportedVersion`)."""
-        message = f"protocol version {proto} is not supported; this server speaks "
-        message += str(PROTOCOL_VERSION)
-        self._error(conn, id, ErrorCode.UNSUPPORTED_VERSION, message)
-        self._close(conn, AppCloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
 
     def _list(self, conn: Connection, command: ListGames) -> None:
         """A page of the lobby: this node's games but those read back by id, and in a
         cluster the other nodes' too; subscribe or not."""
         self.listing.subscribe(conn.id, command.subscribe)
-        read = self.archive.read  # old games read back by id: not in the lobby
+        read = self.games.archive.read  # old games read back by id: not in the lobby
         lines: list[LobbyLine] = [
             room for game_id, room in self.rooms.items() if game_id not in read
         ]
@@ -407,56 +361,21 @@ class Core:
         self._send(conn, self.listing.page(command, lines))
 
     def _create(self, conn: Connection, create: Create) -> None:
-        room = self._new_room(conn, create)
+        room = self.games.new(conn, create, self.wall, whose="this")
         events = room.start_if_full(self.now())
         self._persist(room, events)
-        self._open(room)
+        self.games.open(room)
         if log.isEnabledFor(logging.DEBUG):  # per-game lines are debug: nothing per game at info
             game = room.game.describe()
             log.debug("game %s created by connection %d: %s", room.game_id, conn.id, game)
         ok = Ok(id=create.id, game_id=room.game_id)
         self._publish(room, events, reply=(conn, ok), listed=True)
 
-    def _new_room(
-        self, conn: Connection, create: Create, *, seated: int = 0, whose: str = "this"
-    ) -> Room:
-        """A new game created by `conn`, checked against the limits and its shares, not yet
-        stored or listed; `seated` players sit down in it at once (it will not wait for them).
-        A refusal names the shares as `whose` (`this` connection's, or a rematch offerer's)."""
-        # The codec checks only that the game's name is well formed; the engine's registry says
-        # whether there is such a game (OptionsError: bad_options), before any limit is asked.
-        try:
-            game = self.rules.get(create.game, create.options)
-        except GameError as exc:
-            raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
-        check_seat_specs(create, game, self.limits)
-        self.shares.admit(conn.id, conn.ip, create, seated, whose)
-        room = Room(
-            new_game_id(self.rooms),
-            create.game,
-            create.options,
-            game,
-            create.seats,
-            create.clock,
-            self.limits.bounds,
-            created=self.wall(),
-        )
-        room.creator, room.creator_ip = conn.id, conn.ip
-        room.pace_ms = create.pace_ms or 0
-        room.first_move_ms = self.limits.grace_ms
-        return room
-
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
-        token = secrets.token_urlsafe(24)
-        seat, events = room.join(
-            join.seat, conn.name, hash_token(token), conn.id, self.now(), is_bot=conn.role == "bot"
-        )
+        ok, events = seat_joiner(room, conn, join, self.now())
         self._persist(room, events)
-        conn.seats.add((room.game_id, seat))
         self._attend(room)
-        log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
-        ok = Ok(id=join.id, game_id=room.game_id, seat=seat, token=token)
         self._publish(room, events, reply=(conn, ok), joiners=((conn, None),))
 
     def _resume(self, conn: Connection, resume: Resume) -> None:
@@ -471,7 +390,7 @@ class Core:
             # as just finished, and a restart would list it among the recent results.
             self._persist(room, events)
         if previous is not None and previous != conn.id:
-            self._take_over(previous, room, seat)
+            self._out += take_over(self.conns, previous, room, seat)
         conn.seats.add((room.game_id, seat))
         self._attend(room)
         log.info("connection %d resumed game %s seat %d", conn.id, room.game_id, seat)
@@ -493,7 +412,7 @@ class Core:
     def _takeback(self, conn: Connection, command: Takeback | TakebackAnswer) -> None:
         """Ask for a takeback (a server bot opponent grants it at once) or answer one."""
         room = self._room(command.game_id)
-        seat = self._held_seat(conn, room, command.token)
+        seat = held_seat(conn, room, command.token)
         ply = room.ply
         if isinstance(command, Takeback):
             granted = room.seats[1 - seat].is_bot
@@ -503,69 +422,39 @@ class Core:
         self._persist(room, events)
         if room.ply < ply:
             # A bot turn asked before the takeback is for a position gone by: ask anew.
-            self._bot_plies.pop(room.game_id, None)
+            self.bot_turns.ask_again(room.game_id)
         self._publish(room, events, reply=(conn, Ok(id=command.id)))
 
     def _rematch(self, conn: Connection, command: Rematch | RematchAnswer) -> None:
         """Offer a rematch of a finished game, or answer the opponent's offer (`rematch_step`
         decides which)."""
         room = self._room(command.game_id)
-        if self.rooms.get(room.game_id) is not room and room.seat_of(command.token) is not None:
-            # Read back for this command alone and forgotten again (`--keep-finished 0`): the
-            # game is over and its players' seats went with it, so "resume it first" would not
-            # help. Nobody is in it to play again with.
-            kept = "it keeps no finished games" if not self.limits.keep_finished else "any more"
-            message = (
-                f"game {room.game_id} is over and not kept by this server ({kept}): "
-                "nobody is in it to play a rematch with"
-            )
-            raise Rejected(ErrorCode.NOT_STARTED, message)
-        seat = self._held_seat(conn, room, command.token)
+        kept = self.rooms.get(room.game_id) is room
+        check_kept(room, kept, command.token, self.limits.keep_finished)
+        seat = held_seat(conn, room, command.token)
         step = rematch_step(room, seat, command)
         if isinstance(step, PlayRematch):
             self._play_rematch(conn, command.id, room, step.offerer)
             return
-        if isinstance(step, DeclineRematch):
-            room.rematch_offer = None
-            news = RematchOffer(room.game_id, step.offerer, "declined")
-        else:
-            room.rematch_offer = step.seat
-            news = RematchOffer(room.game_id, step.seat, "offered")
+        news = offer_news(room, step)
         self._send(conn, Ok(id=command.id))
         self._tell(room, news)
 
     def _play_rematch(self, conn: Connection, command_id: int, room: Room, offerer: int) -> None:
         """Create the rematch (the offerer's game, for its shares); seat both players with new
         tokens, tell everyone in the old game, and send each player the new game's snapshot."""
-        players = {
-            1 - index: self.conns[seat.holder]
-            for index, seat in enumerate(room.seats)
-            if not seat.is_bot and seat.holder is not None
-        }
+        players = rematch_players(room, self.conns)
         maker = players[1 - offerer]  # whose shares the new game takes: not always `conn`'s
         whose = "this" if maker is conn else "the rematch offerer's"
-        spec = rematch_create(room, command_id)
-        new = self._new_room(maker, spec, seated=len(players), whose=whose)
-        now = self.now()
-        events: list[Event] = []
-        tokens: dict[int, str] = {}
-        for new_seat, player in players.items():
-            tokens[new_seat] = secrets.token_urlsafe(24)
-            name = room.seats[1 - new_seat].name or player.name
-            token_hash = hash_token(tokens[new_seat])
-            is_bot = player.role == "bot"
-            events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
+        create = rematch_create(room, command_id)
+        new = self.games.new(maker, create, self.wall, seated=len(players), whose=whose)
+        events, tokens = seat_players(room, new, players, self.now())
         self._persist(new, events)
-        self._open(new)
+        self.games.open(new)
         room.rematch_offer, room.rematch_id = None, new.game_id
         log.info("game %s rematched as game %s", room.game_id, new.game_id)
         self._send(conn, Ok(id=command_id))
-        accepted = RematchOffer(room.game_id, offerer, "accepted", new_game_id=new.game_id)
-        for new_seat, player in players.items():
-            player.seats.add((new.game_id, new_seat))
-            mine = dataclasses.replace(accepted, new_seat=new_seat, token=tokens[new_seat])
-            self._send(player, mine)
-        self._tell(room, accepted, frozenset(player.id for player in players.values()))
+        self._out += rematch_news(room, offerer, new, players, tokens)
         self._publish(new, events, joiners=[(p, None) for p in players.values()], listed=True)
 
     # -- a change: persisted, then published ---------------------------------------------------
@@ -613,31 +502,15 @@ class Core:
     def _follow_up(self, room: Room) -> None:
         """Ask a bot for its move, or retire a finished game."""
         if room.status == "over":
-            if self.archive.holds(room.game_id):
-                return
-            log.debug("game %s over: %s", room.game_id, room.result)
-            self._bot_plies.pop(room.game_id, None)
-            if any(seat.is_bot for seat in room.seats):
-                self._out.append(BotsDone(room.game_id))
-            self._retain(room)
-        elif room.bot_to_move() and self._bot_plies.get(room.game_id) != room.ply:
-            self._bot_plies[room.game_id] = room.ply
-            seat = room.to_move
-            self._out.append(
-                BotTurn(
-                    game_id=room.game_id,
-                    seat=seat,
-                    ply=room.ply,
-                    game=room.game_name,
-                    options=room.options,
-                    moves=tuple(room.history),
-                    spec=room.seats[seat].spec,
-                    clocks=room.clocks(self.now()),
-                    pace_ms=room.pace_ms,
-                )
-            )
+            if self.games.retain(room):
+                log.debug("game %s over: %s", room.game_id, room.result)
+                self._out += self.bot_turns.done(room)
+            return
+        turn = self.bot_turns.next(room, self.now())
+        if turn is not None:
+            self._out.append(turn)
 
-    # -- the games in memory -------------------------------------------------------------------
+    # -- the game a command is for -------------------------------------------------------------
 
     def _room(self, game_id: str) -> Room:
         """The game, with whatever its clock or grace periods decided by now; a game not in
@@ -649,50 +522,9 @@ class Core:
                 raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")
             room = self.rooms[game_id]
         elif room is None:
-            try:
-                stored = self.store.load(game_id)
-            except StoreError as exc:  # its last changes are not kept yet: the disk fails
-                log.error("%s", exc)
-                message = "the server cannot read this game now; try again"
-                raise Rejected(ErrorCode.STORAGE_ERROR, message) from None
-            room = self._rebuild(stored) if stored and stored.status == "over" else None
-            if room is None:
-                raise Rejected(ErrorCode.UNKNOWN_GAME, f"there is no game {quote(game_id)}")
-            self._keep_read(room)
+            room = self.games.read_back(game_id)
         self._expire(room)
         return room
-
-    def _rebuild(self, stored: StoredGame) -> Room | None:
-        return rebuild(stored, self.rules, self.limits, self.now())
-
-    def _open(self, room: Room) -> None:
-        """A game not over joins the server's games (and its creator's share)."""
-        self.rooms[room.game_id] = room
-        self.shares.open(room)
-
-    def _retain(self, room: Room) -> None:
-        """Keep a finished game in memory, as one of the `keep_finished` most recent."""
-        self.shares.close_out(room)
-        self.rooms[room.game_id] = room
-        self._forget(self.archive.keep_recent(room, self.rooms))
-
-    def _keep_read(self, room: Room) -> None:
-        """Keep a finished game read back by id, apart from the recent ones."""
-        self.rooms[room.game_id] = room
-        self._forget(self.archive.keep_read(room, self.rooms))
-
-    def _forget(self, game_ids: Iterable[str]) -> None:
-        for game_id in game_ids:
-            room = self.rooms.pop(game_id, None)
-            if room is not None:
-                self._leave(game_id, room.watchers)
-
-    def _leave(self, game_id: str, conn_ids: Iterable[int]) -> None:
-        """The game is gone from memory: its followers no longer follow it nor hold its seats."""
-        for conn_id in conn_ids:
-            conn = self.conns.get(conn_id)
-            if conn is not None:
-                conn.leave(game_id)
 
     def _expire(self, room: Room) -> None:
         deadline = room.deadline()
@@ -703,93 +535,20 @@ class Core:
             self._commit(room, events)
 
     def _attend(self, room: Room) -> None:
-        """Start or stop the expiry of a waiting game: it runs while neither the creator nor
-        any player is connected."""
-        self.deadlines.touch(room.game_id)
-        attended = room.creator is not None or any(s.holder is not None for s in room.seats)
-        if attended or room.status != "waiting":
-            room.expires_at = None
-        elif room.expires_at is None:
-            room.expires_at = self.now() + self.limits.waiting_expiry_ms
+        self.deadlines.attend(room, self.now(), self.limits.waiting_expiry_ms)
 
-    def _turn_current(self, room: Room, turn: BotTurn) -> bool:
-        return (
-            room.bot_to_move() and tuple(room.history) == turn.moves and room.to_move == turn.seat
-        )
-
-    # -- seats and followers -------------------------------------------------------------------
-
-    def _held_seat(self, conn: Connection, room: Room, token: str) -> int:
-        seat = room.seat_of(token)
-        if seat is None:
-            raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
-        if (room.game_id, seat) not in conn.seats:
-            message = (
-                f"seat {seat} of {room.game_id} is not held by this connection; resume it first"
-                if room.seats[seat].holder is None
-                else f"seat {seat} is played from another connection; resume it to take over"
-            )
-            raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
-        return seat
-
-    def _take_over(self, previous: int, room: Room, seat: int) -> None:
-        """Close the connection the seat was taken from (4001), whatever else it holds: the
-        close is the protocol's only notice of a lost seat (clients stop on it), so its other
-        seats go as in any disconnection, when the layer reports the close. Only the seat
-        taken over is not dropped: it is the new connection's."""
-        old = self.conns.get(previous)
-        if old is None:
-            return
-        old.seats.discard((room.game_id, seat))
-        log.info("connection %d lost game %s seat %d to a takeover", old.id, room.game_id, seat)
-        self._close(old, AppCloseCode.SEAT_TAKEN_OVER, "seat taken over by another connection")
+    # -- what goes out -------------------------------------------------------------------
 
     def _subscribe(self, conn: Connection, room: Room, since_v: int | None) -> None:
-        """Send the joiner, resumer or watcher what it missed (`catch_up`), then keep it
-        informed."""
-        room.watchers.add(conn.id)
-        conn.rooms.add(room.game_id)
-        for message in catch_up(room, conn, since_v, self.now()):
-            self._send(conn, message)
+        self._out += subscribe(conn, room, since_v, self.now())
 
     def _tell(
         self, room: Room, message: ServerMessage, exclude: frozenset[int] = frozenset()
     ) -> None:
         self._out += tell(room, message, exclude)
 
-    # -- replies -------------------------------------------------------------------------------
-
     def _send(self, conn: Connection, message: ServerMessage) -> None:
         self._out.append(SendMessage((conn.id,), message))
 
-    def _error(
-        self,
-        conn: Connection,
-        id: int | None,
-        code: ErrorCode,
-        message: str,
-        reason: str | None = None,
-    ) -> None:
-        self.rejected[reason or code] += 1
-        # Whatever went into it, an error message is short and printable on anyone's terminal.
-        message = escape(message, MAX_ERROR_MESSAGE)
-        log.debug("connection %d: %s (%s)", conn.id, code, message)
-        self._send(conn, Error(id=id, code=code, message=message))
-
-    def _flooded(self, conn: Connection, id: int | None) -> None:
-        message = "too many messages: this connection is closed"
-        self._error(conn, id, ErrorCode.RATE_LIMITED, message)
-        self._close(conn, POLICY_VIOLATION, "message budget exceeded")
-
-    def _close(self, conn: Connection, code: int, reason: str) -> None:
-        conn.closing = True
-        self._out.append(Close(conn.id, code, reason))
-
-
-def new_game_id(taken: Container[str]) -> str:
-    """8 URL-safe characters (48 random bits) that do not start with `-` or `_`: a command line
-    would read `-x...` as an option (`ubao watch ID`)."""
-    while True:
-        game_id = secrets.token_urlsafe(6)
-        if game_id[0].isalnum() and game_id not in taken:
-            return game_id
+    def _error(self, conn: Connection, id: int | None, code: ErrorCode, message: str) -> None:
+        self._out.append(self.intake.error(conn, id, code, message))

@@ -1,5 +1,6 @@
 """When the core next has work that time decides (a flag fall, a grace period's end, a waiting
-game's expiry), without looking at every game: a heap of each game's next deadline."""
+game's expiry), without looking at every game: a heap of each game's next deadline; and when a
+waiting game nobody attends expires."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ class Deadlines:
     def touch(self, game_id: str) -> None:
         """The game changed: its deadline may have too."""
         self._touched.add(game_id)
+
+    def attend(self, room: Room, now: int, expiry_ms: int) -> None:
+        """Start or stop the expiry of a waiting game: it runs while neither the creator nor
+        any player is connected."""
+        self.touch(room.game_id)
+        attended = room.creator is not None or any(s.holder is not None for s in room.seats)
+        if attended or room.status != "waiting":
+            room.expires_at = None
+        elif room.expires_at is None:
+            room.expires_at = now + expiry_ms
 
     def next(self, rooms: Mapping[str, Room]) -> int | None:
         """The earliest deadline of any game, if any."""

@@ -1,14 +1,37 @@
 """Rematch orchestration: what a `rematch` or `rematch_answer` does in a finished game (refused,
-an offer made or declined, or the rematch played), and the new game it creates. Pure: the core
-carries the step out."""
+an offer made or declined, or the rematch played), the new game it creates, who sits in it and
+what everyone in the old game hears. Pure: the core carries the steps out and queues the
+messages."""
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ubao.protocol import Create, ErrorCode, Rematch, RematchAnswer
-from ubao.server.lifecycle import Rejected, advance
-from ubao.server.room import Room
+from ubao.protocol import (
+    Create,
+    ErrorCode,
+    Event,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
+    RematchState,
+)
+from ubao.server.crowd import tell
+from ubao.server.lifecycle import (
+    REMATCH,
+    REMATCH_REFUSALS,
+    Rejected,
+    RematchAction,
+    advance,
+    answer,
+    offer_of,
+)
+from ubao.server.outputs import SendMessage
+from ubao.server.room import Room, hash_token
+from ubao.server.sessions import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +58,20 @@ class DeclineRematch:
 RematchStep = PlayRematch | OfferRematch | DeclineRematch
 
 
+def check_kept(room: Room, kept: bool, token: str, keep_finished: int) -> None:
+    """Refuse a rematch of a game read back for this command alone and forgotten again (not
+    `kept`: `--keep-finished 0`): the game is over and its players' seats went with it, so
+    "resume it first" would not help. Nobody is in it to play again with."""
+    if kept or room.seat_of(token) is None:
+        return
+    why = "it keeps no finished games" if not keep_finished else "any more"
+    message = (
+        f"game {room.game_id} is over and not kept by this server ({why}): "
+        "nobody is in it to play a rematch with"
+    )
+    raise Rejected(ErrorCode.NOT_STARTED, message)
+
+
 def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> RematchStep:
     """What `seat`'s command does in `room`, or Rejected: the game must be over, have had an
     opponent, not be rematched already; an answer needs the opponent's offer, and a `rematch`
@@ -50,17 +87,19 @@ def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> Rem
     if room.rematch_id is not None:
         message = f"game {room.game_id} was rematched already: game {room.rematch_id}"
         raise Rejected(ErrorCode.ALREADY_REMATCHED, message)
-    offer = room.rematch_offer
+    offerer = room.rematch_offer
+    action: RematchAction = "offer"
     if isinstance(command, RematchAnswer):
-        if offer is None or offer == seat:
-            message = f"no rematch offer of the opponent's waits in game {room.game_id}"
-            raise Rejected(ErrorCode.NO_REMATCH_OFFER, message)
-        return PlayRematch(offer) if command.accept else DeclineRematch(offer)
-    if offer == seat:
-        message = f"your rematch offer in game {room.game_id} waits for its answer"
-        raise Rejected(ErrorCode.REMATCH_PENDING, message)
-    if offer is not None or opponent.is_bot:
-        return PlayRematch(seat if offer is None else offer)
+        action = "accept" if command.accept else "decline"
+    state = _answer(seat, offerer, action, room.game_id)
+    if offerer is None:  # a new offer
+        offerer = seat
+        if opponent.is_bot:  # the server bot answers at once
+            state = _answer(1 - seat, seat, "accept", room.game_id)
+    if state == "accepted":
+        return PlayRematch(offerer)
+    if state == "declined":
+        return DeclineRematch(offerer)
     if opponent.holder is None:
         # As on lichess, where the rematch button goes once the opponent has left.
         message = (
@@ -68,6 +107,15 @@ def rematch_step(room: Room, seat: int, command: Rematch | RematchAnswer) -> Rem
         )
         raise Rejected(ErrorCode.NOT_STARTED, message)
     return OfferRematch(seat)
+
+
+def offer_news(room: Room, step: OfferRematch | DeclineRematch) -> RematchOffer:
+    """Make or decline the offer; what everyone in the game hears of it."""
+    if isinstance(step, DeclineRematch):
+        room.rematch_offer = None
+        return RematchOffer(room.game_id, step.offerer, "declined")
+    room.rematch_offer = step.seat
+    return RematchOffer(room.game_id, step.seat, "offered")
 
 
 def rematch_create(room: Room, command_id: int) -> Create:
@@ -80,3 +128,64 @@ def rematch_create(room: Room, command_id: int) -> Create:
         clock=room.clock_spec,
         pace_ms=room.pace_ms or None,
     )
+
+
+def rematch_players(room: Room, conns: Mapping[int, Connection]) -> dict[int, Connection]:
+    """The connected players of `room` (server bots aside), by their seat in the rematch: seats
+    swap."""
+    return {
+        1 - index: conns[seat.holder]
+        for index, seat in enumerate(room.seats)
+        if not seat.is_bot and seat.holder is not None
+    }
+
+
+def seat_players(
+    room: Room, new: Room, players: Mapping[int, Connection], now: int
+) -> tuple[list[Event], dict[int, str]]:
+    """Seat each of `room`'s `players` in the rematch `new` under the name it had, with a new
+    token; their connections hold the new seats. Returns the events and each seat's token."""
+    events: list[Event] = []
+    tokens: dict[int, str] = {}
+    for new_seat, player in players.items():
+        tokens[new_seat] = secrets.token_urlsafe(24)
+        name = room.seats[1 - new_seat].name or player.name
+        token_hash = hash_token(tokens[new_seat])
+        is_bot = player.role == "bot"
+        events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
+    for new_seat, player in players.items():
+        player.seats.add((new.game_id, new_seat))
+    return events, tokens
+
+
+def rematch_news(
+    room: Room, offerer: int, new: Room, players: Mapping[int, Connection], tokens: dict[int, str]
+) -> list[SendMessage]:
+    """The accepted offer: each player hears it with its seat and token in `new`, everyone else
+    in `room` without."""
+    accepted = RematchOffer(room.game_id, offerer, "accepted", new_game_id=new.game_id)
+    out = [
+        SendMessage((player.id,), dataclasses.replace(accepted, new_seat=seat, token=tokens[seat]))
+        for seat, player in players.items()
+    ]
+    return out + tell(room, accepted, frozenset(player.id for player in players.values()))
+
+
+def rematch_lapse(room: Room, seat: int, held: bool) -> list[SendMessage]:
+    """`seat`'s player leaves the finished game (`held`: it held the seat): as on lichess, an
+    offer lapses when its player leaves (withdrawn), and when the player it waits for leaves
+    (declined: they will not answer it)."""
+    offerer = room.rematch_offer
+    if offerer is None or (offerer != seat and not held):
+        return []  # nothing waits, or the player it waits for had lost the seat already
+    state = _answer(seat, offerer, "leave", room.game_id)
+    assert state is not None
+    room.rematch_offer = None
+    return tell(room, RematchOffer(room.game_id, offerer, state))
+
+
+def _answer(
+    seat: int, offerer: int | None, action: RematchAction, game_id: str
+) -> RematchState | None:
+    """The offer's state after `seat`'s `action` (server/lifecycle.py, `REMATCH`)."""
+    return answer(REMATCH, REMATCH_REFUSALS, offer_of(seat, offerer), action, game_id)

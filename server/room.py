@@ -37,7 +37,16 @@ from ubao.protocol import (
     quote,
 )
 from ubao.server.clock import GameClock
-from ubao.server.lifecycle import Action, Rejected, advance
+from ubao.server.lifecycle import (
+    TAKEBACK,
+    TAKEBACK_REFUSALS,
+    Action,
+    Rejected,
+    TakebackAction,
+    advance,
+    answer,
+    offer_of,
+)
 
 
 def hash_token(token: str) -> str:
@@ -392,8 +401,9 @@ class Room:
         # asker learns); the asker's own move withdraws it, and the move says so already.
         asker = self.pending_takeback()
         events: list[Event] = []
-        if asker is not None and asker != seat:
-            events.append(self._takeback_event(asker, "declined", now))
+        declined = self._takeback_answer(seat, asker, "move")
+        if asker is not None and declined is not None:
+            events.append(self._takeback_event(asker, declined, now))
         notation = self.game.format_move(before, move)
         self.position, self._legal = after, None
         self.history.append(notation)
@@ -432,27 +442,27 @@ class Room:
         accepts at once, else the opponent is asked."""
         self._check_playing(ply, "takeback")
         self._check_ply(ply)
-        if self.pending_takeback() is not None:
-            message = f"a takeback request in game {self.game_id} waits for its answer"
-            raise Rejected(ErrorCode.TAKEBACK_PENDING, message)
+        state = self._takeback_answer(seat, self.pending_takeback(), "ask")
         if seat not in self.movers:
             message = f"seat {seat} has no move to take back in game {self.game_id}"
             raise Rejected(ErrorCode.NOTHING_TO_TAKE_BACK, message)
-        if granted:
+        if granted:  # the server bot answers at once
+            state = self._takeback_answer(1 - seat, seat, "accept")
+        if state == "accepted":
             return [self._take_back(seat, now)]
-        return [self._takeback_event(seat, "asked", now)]
+        assert state is not None
+        return [self._takeback_event(seat, state, now)]
 
     def answer_takeback(self, seat: int, ply: int, accept: bool, now: int) -> list[Event]:
         """The opponent of the asker accepts (the game goes back) or declines."""
         self._check_playing(ply, "takeback")
         self._check_ply(ply)
         asker = self.pending_takeback()
-        if asker is None or asker == seat:
-            message = f"no takeback request of the opponent's waits in game {self.game_id}"
-            raise Rejected(ErrorCode.NO_TAKEBACK_REQUEST, message)
-        if accept:
+        state = self._takeback_answer(seat, asker, "accept" if accept else "decline")
+        assert asker is not None and state is not None
+        if state == "accepted":
             return [self._take_back(asker, now)]
-        return [self._takeback_event(asker, "declined", now)]
+        return [self._takeback_event(asker, state, now)]
 
     def resign(self, seat: int, now: int) -> list[Event]:
         self._allow("resign")
@@ -610,6 +620,13 @@ class Room:
                 ErrorCode.STALE_PLY, f"ply {ply} was already played; the game is at ply {self.ply}"
             )
         self._allow(action)
+
+    def _takeback_answer(
+        self, seat: int, asker: int | None, action: TakebackAction
+    ) -> TakebackState | None:
+        """The request's state after `seat`'s `action` (server/lifecycle.py, `TAKEBACK`)."""
+        offer = offer_of(seat, asker)
+        return answer(TAKEBACK, TAKEBACK_REFUSALS, offer, action, self.game_id)
 
     def _check_ply(self, ply: int) -> None:
         if ply > self.ply:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ubao.protocol import Hello, Role
@@ -76,3 +77,11 @@ class Sessions:
             if self.per_ip[conn.ip] <= 0:
                 del self.per_ip[conn.ip]
         return conn
+
+    def leave(self, game_id: str, conn_ids: Iterable[int]) -> None:
+        """The game is gone from memory: these connections no longer follow it nor hold its
+        seats."""
+        for conn_id in conn_ids:
+            conn = self.conns.get(conn_id)
+            if conn is not None:
+                conn.leave(game_id)

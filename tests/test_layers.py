@@ -49,6 +49,10 @@ SERVER_CORE = {
     "ubao.server.routing",
     "ubao.server.lifecycle",
     "ubao.server.crowd",
+    "ubao.server.games",
+    "ubao.server.bot_turns",
+    "ubao.server.intake",
+    "ubao.server.seating",
 }
 CLIENT_MODEL = {
     "ubao.client.state",

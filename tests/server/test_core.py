@@ -45,7 +45,8 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
-from ubao.server.core import Core, new_game_id
+from ubao.server.core import Core
+from ubao.server.games import new_game_id
 from ubao.server.limits import Limits
 from ubao.server.outputs import POLICY_VIOLATION
 from ubao.server.room import Bounds
@@ -546,7 +547,7 @@ class Toggle(Game[tuple[int, int], str]):
 
 def toggle_harness(bounds: Bounds) -> Harness:
     h = Harness(small_limits(bounds=bounds))
-    h.core.rules.make_game = lambda name, options: Toggle()
+    h.core.games.rules.make_game = lambda name, options: Toggle()
     return h
 
 

@@ -218,7 +218,7 @@ async def test_a_player_who_does_not_come_back_loses_after_the_grace_period() ->
             await leaves.ok(move)
         await stays.event_of(SeatEvent)
         clock.advance(30_000)
-        server.wake()
+        await stays.ok(Ping(id=0, t=0))  # anything the server handles wakes its timer
         over = await stays.event_of(Over)
         assert (over.result.winner, over.result.reason) == (0, "abandoned")
 
@@ -236,7 +236,7 @@ async def test_a_flag_fall_ends_the_game() -> None:
         await south.ok(Move(id=0, game_id=game_id, token=token, ply=0, move="1"))
         await north.ok(Move(id=0, game_id=game_id, token=north_token, ply=1, move="1"))
         clock.advance(5_000)  # South's clock, started by North's (untimed) first move, runs out
-        server.wake()
+        await south.ok(Ping(id=0, t=0))  # anything the server handles wakes its timer
         over = await north.event_of(Over)
         assert (over.result.winner, over.result.reason) == (1, "timeout")
         assert (await south.event_of(Over)) == over
