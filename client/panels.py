@@ -41,7 +41,6 @@ SPECTATOR_KEYS = (
 )
 HELP_CLOSE = "F1, ? or Esc closes"
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
-OFFERED_MINE = "rematch offered; waiting for the answer"
 
 
 def join_command(game_id: str) -> str:
