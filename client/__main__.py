@@ -21,7 +21,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 from websockets.uri import parse_uri
 
 from ubao.client.board import STEP_SECONDS
-from ubao.client.bot import BotGame, EngineSettings, serve
+from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import (
     DEFAULT_BUDGET,
     DEFAULT_SERVER,
@@ -35,6 +35,7 @@ from ubao.client.connection import (
 from ubao.client.export import record_of, replay_of
 from ubao.client.lobby import lobby_table
 from ubao.client.record import RecordError, format_record, parse_record
+from ubao.client.serving import serve
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS, pick_evaluation
