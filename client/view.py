@@ -18,7 +18,6 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.board import Animation, BoardView, Marks
 from ubao.client.input_machine import Facts, InputMachine
-from ubao.client.lag import format_lag
 from ubao.client.layout import (
     END_WIDTH,
     HELP_WIDTH,
@@ -38,14 +37,13 @@ from ubao.client.news import Seen
 from ubao.client.panels import (
     HELP_CLOSE,
     HELP_SCROLL,
+    clock_text,
     describe_step,
-    format_clock,
-    format_control,
     format_search_report,
     help_lines,
     join_command,
     move_list,
-    seat_presence,
+    players_panel,
 )
 from ubao.client.render import render_board
 from ubao.client.state import GameState, called_off, describe_result
@@ -346,47 +344,21 @@ class GameView:
         return lines if width is None else cut_lines(lines, width)
 
     def _players_lines(self) -> StyleAndTextTuples:
-        state = self.state
-        if not state.started:
+        if not self.state.started:
             return []
-        now = self.clock()
         rows = self._panel_rows()
-        rows = 5 if rows is None else rows
-        text: StyleAndTextTuples = []
-        if rows >= 5:
-            control = f"  {format_control(state.clock)}" if state.clock is not None else ""
-            lag = format_lag(state.rtt_ms if self.online else None)
-            text += [("class:panel.title", "Players"), ("class:label", f"{control}  {lag}\n")]
-        to_move = self.shown_to_move()
-        for side in (1, 0):
-            seat = state.seats[side]
-            mover = "> " if side == to_move else "  "
-            you = " (you)" if side == self.seat else ""
-            who = [
-                ("class:side.name", f"{self.side_name(side)}: {seat.name or 'open seat'}"),
-                ("", you),
-            ]
-            clock = self._clock(side, now)
-            if rows >= 4:
-                text += [("class:side.name", mover), *who, ("", "\n    ")]
-                text += [*clock, self._presence(side, now), ("", "\n")]
-            else:  # one line: the clock first, so that a narrow panel does not cut it
-                text += [("class:side.name", mover), *clock, *who, ("", "\n")]
-        return text
+        return players_panel(
+            self.state,
+            self.clock(),
+            seat=self.seat,
+            online=self.online,
+            mine_closed=self.input.closed,
+            rows=5 if rows is None else rows,
+            to_move=self.shown_to_move(),
+        )
 
     def _clock(self, side: int, now: float) -> StyleAndTextTuples:
-        """A seat's clock, if the game has one: red with a `!` when low, grey while our
-        connection is down (stopped where it was)."""
-        remaining = self.state.remaining_ms(side, now)
-        if remaining is None:
-            return []
-        if not self.online:
-            shown = ("class:label", format_clock(remaining))
-        elif self.state.low_on_time(side, now):
-            shown = ("class:clock.low", f"{format_clock(remaining)} !")
-        else:
-            shown = ("class:side.name", format_clock(remaining))
-        return [shown, ("", "  ")]
+        return clock_text(self.state, side, now, online=self.online)
 
     def shown_to_move(self) -> int | None:
         """The side to move on the board shown: in the position looked back at, if any; the
@@ -401,25 +373,6 @@ class GameView:
         """The rows the side panel gets under the board on a narrow terminal; None when it
         goes beside the board."""
         return self._fit().panel_rows
-
-    def _presence(self, side: int, now: float) -> tuple[str, str]:
-        """Who or what plays a seat, or whether its player is here (not known while our own
-        connection is down)."""
-        seat = self.state.seats[side]
-        if seat.kind == "bot" or seat.name is None:
-            return ("", seat_presence(seat))
-        if not self.online:
-            mine = side == self.seat and not self.input.closed
-            return ("class:status.error", "reconnecting" if mine else "not known")
-        if seat.connected:
-            return ("", "bot client, connected" if seat.client == "bot" else "connected")
-        if self.state.over:
-            return ("", "left")
-        if side in self.state.away_until:
-            # Short, to fit beside a clock in the narrowest panel: the seat is held so long.
-            held = max(self.state.away_until[side] - now, 0.0)
-            return ("class:status.error", f"away, {held:.0f} s to return")
-        return ("class:status.error", "away")
 
     def _moves_text(self) -> StyleAndTextTuples:
         if not self.state.started:
