@@ -186,11 +186,20 @@ class GameApp(GameView):
                 self._screen(effect.action)
 
     def _request(self, what: str) -> Coroutine[Any, Any, None]:
+        assert self.actions is not None
         if what == "resign":
-            return self._resign()
+            return self._try("resignation", self.actions.resign())
         if what == "rematch":
-            return self._rematch(None)
-        return self._takeback(self.state.ply, None)
+            return self._try("rematch", self.actions.rematch())
+        return self._try("takeback", self.actions.takeback(self.state.ply))
+
+    async def _try(self, what: str, request: Coroutine[Any, Any, None]) -> None:
+        """Send a request or an answer; the events that follow say what became of it, and
+        only its failure is said here."""
+        try:
+            await request
+        except (ServerError, Disconnected) as error:
+            self.say(f"{what} failed: {error}", "class:status.error")
 
     def _screen(self, action: str) -> None:
         """A change to the screen alone (`Screen`)."""
@@ -282,19 +291,9 @@ class GameApp(GameView):
         self.invalidate()
 
     def answer_rematch(self, accept: bool) -> None:
-        self.say("accepting the rematch ..." if accept else "declining the rematch ...")
-        self._spawn(self._rematch(accept))
-
-    async def _rematch(self, accept: bool | None) -> None:
-        """Offer (`accept` None) or answer; `rematch_offer` events tell what became of it."""
         assert self.actions is not None
-        try:
-            if accept is None:
-                await self.actions.rematch()
-            else:
-                await self.actions.answer_rematch(accept)
-        except (ServerError, Disconnected) as error:
-            self.say(f"rematch failed: {error}", "class:status.error")
+        self.say("accepting the rematch ..." if accept else "declining the rematch ...")
+        self._spawn(self._try("rematch", self.actions.answer_rematch(accept)))
 
     def on_rematch(self, offer: RematchOffer) -> None:
         """An offer made, declined or withdrawn (an accepted one switches games: `switch`)."""
@@ -321,19 +320,9 @@ class GameApp(GameView):
         self.say(f"rematch: game {state.game_id}")
 
     def answer_takeback(self, accept: bool) -> None:
-        self.say("accepting the takeback ..." if accept else "declining the takeback ...")
-        self._spawn(self._takeback(self.state.ply, accept))
-
-    async def _takeback(self, ply: int, accept: bool | None) -> None:
-        """Ask (`accept` None) or answer; the event that follows says what became of it."""
         assert self.actions is not None
-        try:
-            if accept is None:
-                await self.actions.takeback(ply)
-            else:
-                await self.actions.answer_takeback(ply, accept)
-        except (ServerError, Disconnected) as error:
-            self.say(f"takeback failed: {error}", "class:status.error")
+        self.say("accepting the takeback ..." if accept else "declining the takeback ...")
+        self._spawn(self._try("takeback", self.actions.answer_takeback(self.state.ply, accept)))
 
     async def _send(self, ply: int, move: str) -> None:
         assert self.actions is not None
@@ -410,13 +399,6 @@ class GameApp(GameView):
         self.input.close()
         self.set_connection(f"closed: {reason}", False)
         self.say(f"connection closed for good: {reason}; ^Q leaves", "class:status.error")
-
-    async def _resign(self) -> None:
-        assert self.actions is not None
-        try:
-            await self.actions.resign()
-        except (ServerError, Disconnected) as error:
-            self.say(f"resignation failed: {error}", "class:status.error")
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         self.application.create_background_task(coroutine)
