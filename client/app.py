@@ -24,6 +24,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 
+from ubao.client import news
 from ubao.client.board import STEP_SECONDS, sowing_frames, step_cursor
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.input_machine import (
@@ -36,6 +37,7 @@ from ubao.client.input_machine import (
     Say,
     Screen,
     SendMove,
+    awaits_answer,
 )
 from ubao.client.layout import game_layout
 from ubao.client.render import STYLE
@@ -53,7 +55,6 @@ from ubao.protocol import (
 )
 
 MIN_STEP, MAX_STEP = 0.02, 2.0
-OFFERED_MINE = "rematch offered; waiting for the answer"
 
 
 class Actions(Protocol):
@@ -185,11 +186,20 @@ class GameApp(GameView):
                 self._screen(effect.action)
 
     def _request(self, what: str) -> Coroutine[Any, Any, None]:
+        assert self.actions is not None
         if what == "resign":
-            return self._resign()
+            return self._try("resignation", self.actions.resign())
         if what == "rematch":
-            return self._rematch(None)
-        return self._takeback(self.state.ply, None)
+            return self._try("rematch", self.actions.rematch())
+        return self._try("takeback", self.actions.takeback(self.state.ply))
+
+    async def _try(self, what: str, request: Coroutine[Any, Any, None]) -> None:
+        """Send a request or an answer; the events that follow say what became of it, and
+        only its failure is said here."""
+        try:
+            await request
+        except (ServerError, Disconnected) as error:
+            self.say(f"{what} failed: {error}", "class:status.error")
 
     def _screen(self, action: str) -> None:
         """A change to the screen alone (`Screen`)."""
@@ -281,50 +291,23 @@ class GameApp(GameView):
         self.invalidate()
 
     def answer_rematch(self, accept: bool) -> None:
-        self.say("accepting the rematch ..." if accept else "declining the rematch ...")
-        self._spawn(self._rematch(accept))
-
-    async def _rematch(self, accept: bool | None) -> None:
-        """Offer (`accept` None) or answer; `rematch_offer` events tell what became of it."""
         assert self.actions is not None
-        try:
-            if accept is None:
-                await self.actions.rematch()
-            else:
-                await self.actions.answer_rematch(accept)
-        except (ServerError, Disconnected) as error:
-            self.say(f"rematch failed: {error}", "class:status.error")
+        self.say("accepting the rematch ..." if accept else "declining the rematch ...")
+        self._spawn(self._try("rematch", self.actions.answer_rematch(accept)))
 
     def on_rematch(self, offer: RematchOffer) -> None:
         """An offer made, declined or withdrawn (an accepted one switches games: `switch`)."""
-        mine = offer.seat == self.seat
-        side = self.side_name(offer.seat)
         self.state.rematch = offer.seat if offer.state == "offered" else None
-        if offer.state == "offered":
-            self.say(OFFERED_MINE if mine else self._offer_said(side))
-        elif offer.state == "declined":
-            if mine:
-                self.say("rematch declined", "class:status.error")
-            elif self.seat is not None:
-                self.say("you declined the rematch")
-            else:
-                self.say(f"{self.side_name(1 - offer.seat)} declined the rematch")
-        else:
-            self.say(f"{side} withdrew the rematch offer (left)")
-        self.invalidate()
+        self.carry_out([news.rematch_changed(offer, self.seen())])
 
     def offer_lapsed(self) -> None:
         """The rematch offer shown is forgotten (a new connection: the server sends again an
         offer that still waits): neither its question nor what was said of it stays."""
         if not self.state.started:
             return
-        said = (OFFERED_MINE, *(self._offer_said(self.side_name(side)) for side in (0, 1)))
-        if self.message[1] in said:
+        if news.about_an_offer(self.seen()):
             self.say("")
         self.invalidate()
-
-    def _offer_said(self, side: str) -> str:
-        return f"{side} offers a rematch"
 
     def switch(self, state: GameState, seat: int | None) -> None:
         """Show the rematch `state` (empty until its snapshot arrives), played from `seat`."""
@@ -337,19 +320,9 @@ class GameApp(GameView):
         self.say(f"rematch: game {state.game_id}")
 
     def answer_takeback(self, accept: bool) -> None:
-        self.say("accepting the takeback ..." if accept else "declining the takeback ...")
-        self._spawn(self._takeback(self.state.ply, accept))
-
-    async def _takeback(self, ply: int, accept: bool | None) -> None:
-        """Ask (`accept` None) or answer; the event that follows says what became of it."""
         assert self.actions is not None
-        try:
-            if accept is None:
-                await self.actions.takeback(ply)
-            else:
-                await self.actions.answer_takeback(ply, accept)
-        except (ServerError, Disconnected) as error:
-            self.say(f"takeback failed: {error}", "class:status.error")
+        self.say("accepting the takeback ..." if accept else "declining the takeback ...")
+        self._spawn(self._try("takeback", self.actions.answer_takeback(self.state.ply, accept)))
 
     async def _send(self, ply: int, move: str) -> None:
         assert self.actions is not None
@@ -427,13 +400,6 @@ class GameApp(GameView):
         self.set_connection(f"closed: {reason}", False)
         self.say(f"connection closed for good: {reason}; ^Q leaves", "class:status.error")
 
-    async def _resign(self) -> None:
-        assert self.actions is not None
-        try:
-            await self.actions.resign()
-        except (ServerError, Disconnected) as error:
-            self.say(f"resignation failed: {error}", "class:status.error")
-
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         self.application.create_background_task(coroutine)
 
@@ -454,80 +420,46 @@ class GameApp(GameView):
             # A move half typed is no move any more: the line is emptied, so that `r` offers
             # a rematch and `q` leaves whatever was typed (as lichess drops its move input).
             self.buffer.reset()
+        self._show(event, before, declined)
+        self._turn_started()
+        if news.back_in_game(event, self.seat):
+            self._send_unsent()
+        self.invalidate()
+
+    def _show(self, event: Event, before: int, declined: int | None) -> None:
+        """What the screen does with an event applied (the game was at ply `before`; a
+        takeback request was `declined` at that ply by the event before)."""
         if isinstance(event, Moved):
-            self._moved(event, declined == event.ply)
+            self.input.resolved()
+            note = news.moved(event, self.seen(), declined == event.ply)
+            if self.start_animation():
+                self._notes[event.ply] = note  # said when the board gets to it
+            else:
+                self.say(note)
         elif isinstance(event, Over):
             # The status line's first line gives the result from now on (once the last move
             # has been shown), and nothing overwrites it there.
             self.input.reset()
             self.say("")
         elif isinstance(event, SeatEvent):
-            self._seat_changed(event)
+            self.carry_out([said for said in [news.seat_changed(event, self.seen())] if said])
         elif isinstance(event, TakebackRequest):
             self._takeback_changed(event, before)
         elif isinstance(event, Snapshot):
             self.animation.clear()
             self._notes.clear()
-        self._turn_started()
-        # A resume ends with our own seat event (or a snapshot): the game is up to date.
-        back = isinstance(event, Snapshot) or (
-            isinstance(event, SeatEvent) and event.seat == self.seat and event.connected
-        )
-        if back:
-            self._send_unsent()
-        self.invalidate()
-
-    def _moved(self, event: Moved, declined: bool) -> None:
-        """A move: said on the feedback line (with the takeback request it declined, whose
-        own event came just before it), once its animation starts."""
-        who = "You" if event.seat == self.seat else self.side_name(event.seat)
-        note = f"{who} played {event.move}" + (" (takeback declined)" if declined else "")
-        self.input.resolved()
-        if self.start_animation():
-            self._notes[event.ply] = note  # said when the board gets to it
-        else:
-            self.say(note)
-
-    def _seat_changed(self, event: SeatEvent) -> None:
-        if event.seat == self.seat and event.connected:
-            return  # our own return (after a restart, say): the connection line tells it
-        if event.name is None:
-            self.say(f"{self.side_name(event.seat)}'s seat is free again")
-        elif event.connected:
-            if self.message[1].startswith("You played "):
-                return  # the panel shows who is here; the player's move is the news
-            self.say(f"{self.who(event.seat)}, is here")
-        elif self.state.over:
-            self.say(f"{self.who(event.seat)}, left")
-        else:
-            held = f"; {event.grace_ms / 1000:.0f} s to return" if event.grace_ms else ""
-            self.say(f"{self.who(event.seat)}, disconnected{held}", "class:status.error")
 
     def _takeback_changed(self, event: TakebackRequest, before: int) -> None:
         """A takeback asked, declined, or granted (the game was at ply `before`)."""
-        mine = event.seat == self.seat
-        side = self.side_name(event.seat)
-        if event.state == "asked":
-            if mine:
-                self.say("takeback asked; waiting for the answer")
-            elif self.answering_takeback:
-                self.say("")  # the question line asks it, with how to answer
-            else:
-                self.say(f"{side} asks for a takeback")
-        elif event.state == "declined":
+        answering = awaits_answer(self.seat, self.state.takeback)
+        if event.state == "declined":
             self._declined_at = event.ply  # a move that comes next declined it: it says so
-            self.say("takeback declined", "class:status.error" if mine else "")
-        else:
+        elif event.state != "asked":
             self.animation.clear()
             self._notes.clear()
             self.input.resolved()
             self.browse(self.browsing)
-            who = "you" if mine else side
-            taken = before - event.ply
-            moves = "your last move" if mine else "their last move"
-            if taken > 1:
-                moves += f" and the {taken - 1} after it" if taken > 2 else " and the reply"
-            self.say(f"takeback: {moves} taken back, as {who} asked; back at ply {event.ply}")
+        self.carry_out([news.takeback_changed(event, self.seen(), before, answering)])
 
     def _turn_started(self) -> None:
         """A new ply hides the keyboard cursor until the next arrow key."""

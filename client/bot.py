@@ -10,20 +10,13 @@ report (`info`), which the server passes on to everyone in the game.
 The bot grants a takeback at once, as server bots do. A serving bot stays in a finished game
 for a while (`REMATCH_WAIT`) and accepts the opponent's rematch offer when it has a free game
 slot (declines it otherwise), then plays the new game in the swapped seat; a bot playing one
-game (`--join`, `--new`) leaves at its end.
-
-`serve` waits in the lobby and joins only the seats that ask for an external bot
-(`wants_bot`), never a seat a person may be waiting to take. It subscribes to the lobby's
-pushed changes, so that it hears of such a seat at once without polling; a server that does
-not push is polled. Started again after a crash or a kill, it first resumes the games it still
-holds a seat token for, rather than leave them to be lost by abandonment. See docs/client.md.
+game (`--join`, `--new`) leaves at its end. The serving bot (`--serve`) is `serving.py`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -37,7 +30,6 @@ from ubao.client.connection import (
     Budget,
     Disconnected,
     ServerError,
-    ServerSession,
 )
 from ubao.client.seating import SeatSession
 from ubao.client.state import Applied, GameState, describe_result
@@ -45,14 +37,11 @@ from ubao.client.tokens import TokenStore
 from ubao.engine.games import GAMES
 from ubao.engine.search import Searcher, SearchResult
 from ubao.protocol import (
-    MAX_PAGE,
     MAX_PV,
     BotInfo,
     Create,
     ErrorCode,
     Event,
-    GameSummary,
-    ListGames,
     Moved,
     RematchOffer,
     Result,
@@ -418,174 +407,3 @@ class BotGame(SeatSession):
                 ply + 1,
                 move,
             )
-
-
-def bot_seat(summary: GameSummary) -> int | None:
-    """The seat a serving bot should take in this lobby entry: a free seat of a waiting game
-    that asks for an external bot. Plain open seats are left to people."""
-    if summary.status != "waiting":
-        return None
-    wanted = (i for i, seat in enumerate(summary.seats) if seat.wants_bot and seat.name is None)
-    return next(wanted, None)
-
-
-def held_seats(
-    url: str, name: str, settings: EngineSettings, tokens: TokenStore
-) -> dict[str, tuple[int, EngineSettings]]:
-    """The games a serving bot holds a seat in on `url`, by id, with the seat and the settings
-    it plays it with: those stored under the names it plays under, `NAME (depth K)` for K up to
-    its own depth (a seat that wished for a lower depth got one), its own depth first."""
-    held: dict[str, tuple[int, EngineSettings]] = {}
-    for depth in range(settings.depth, 0, -1):
-        chosen = dataclasses.replace(settings, depth=depth)
-        for game_id, seat in tokens.games(url, bot_client_name(name, chosen)).items():
-            held.setdefault(game_id, (seat.seat, chosen))
-    return held
-
-
-def settings_for(summary: GameSummary, seat: int, settings: EngineSettings) -> EngineSettings:
-    """The serving bot's settings for a seat: the depth the seat wishes for, if it names one,
-    but never deeper than the bot's own `depth`."""
-    wished = summary.seats[seat].depth
-    if wished is None or wished >= settings.depth:
-        return settings
-    return dataclasses.replace(settings, depth=wished)
-
-
-async def serve(
-    url: str,
-    name: str,
-    settings: EngineSettings,
-    *,
-    max_games: int = 1,
-    poll_seconds: float = 2.0,
-    tokens: TokenStore | None = None,
-    backoff: Backoff = DEFAULT_BACKOFF,
-    budget: Budget = DEFAULT_BUDGET,
-    pace: float = 0.0,
-) -> None:
-    """Wait in the lobby forever, playing up to `max_games` games at a time.
-
-    It first comes back to the games it holds a seat in (its seat tokens, `held_seats`: a bot
-    restarted mid-game resumes them instead of leaving them to be abandoned), within the same
-    limit and before any new seat; a game that ended meanwhile only has its token forgotten.
-    A finished game frees its slot at once; a rematch offered in it is accepted while a slot
-    is free (the rematch then takes it), declined otherwise.
-
-    The open games are listed with `subscribe` on every (re)connection, then the server's
-    `lobby` events keep them current. Until the first such event the lobby is listed again
-    every `poll_seconds`, for a server that does not push (its lobby is silent otherwise).
-    """
-    store = tokens or TokenStore()
-    resuming = held_seats(url, name, settings, store)
-    """The games to come back to, by id, with the seat held and how to play it."""
-    waiting: dict[str, GameSummary] = {}
-    """Open games as last heard of, by id: those with a seat for this bot are joined."""
-    changed = asyncio.Event()
-    pushed = False
-
-    def heard(summaries: tuple[GameSummary, ...]) -> None:
-        waiting.update((summary.game_id, summary) for summary in summaries)
-        changed.set()
-
-    def on_lobby(summary: GameSummary) -> None:
-        nonlocal pushed
-        pushed = True
-        heard((summary,))
-
-    async def list_open() -> None:
-        page = ListGames(id=0, filter="open", limit=MAX_PAGE, subscribe=True)
-        games = (await lobby.request(page)).games or ()
-        waiting.clear()
-        heard(games)
-
-    lobby = ServerSession(
-        url,
-        name,
-        "bot",
-        on_event=lambda event: None,
-        on_ready=list_open,
-        on_lobby=on_lobby,
-        backoff=backoff,
-        budget=budget,
-    )
-    lobby_task = asyncio.create_task(lobby.run())
-    lobby_task.add_done_callback(lambda _: changed.set())
-    playing: dict[str, tuple[BotGame, asyncio.Task[Result | None]]] = {}
-    """Every bot still connected, by the id of the game it joined (its rematches included)."""
-
-    def busy() -> int:
-        return sum(1 for bot, _ in playing.values() if bot.playing)
-
-    log.info(
-        "serving %s as %s (%s, up to %d game%s at a time): waiting for seats that ask for a "
-        "bot client (ubao play --new GAME --vs-external-bot)",
-        url,
-        name,
-        settings.describe(),
-        max_games,
-        "s" if max_games > 1 else "",
-    )
-
-    def start(game_id: str, seat: int, chosen: EngineSettings) -> None:
-        bot = BotGame(
-            url,
-            name,
-            chosen,
-            game_id=game_id,
-            seat=seat,
-            tokens=store,
-            backoff=backoff,
-            budget=budget,
-            rematch=lambda: busy() < max_games,
-            on_over=changed.set,
-            pace=pace,
-        )
-        task = asyncio.create_task(bot.run())
-        playing[game_id] = bot, task
-        task.add_done_callback(lambda _: changed.set())
-
-    try:
-        while True:
-            if lobby_task.done():
-                lobby_task.result()  # the lobby's session ended: say why
-            for game_id in [game_id for game_id, (_, task) in playing.items() if task.done()]:
-                bot, _ = playing.pop(game_id)
-                if bot.refusal == ErrorCode.UNKNOWN_GAME and bot.game_id is not None:
-                    store.remove(url, bot.game_id, bot.session.name)  # a token for nothing
-            while resuming and busy() < max_games:
-                game_id = next(iter(resuming))  # in order: its own depth's seats first
-                held, chosen = resuming.pop(game_id)
-                log.info("resuming game %s as seat %d, %s", game_id, held, chosen.describe())
-                start(game_id, held, chosen)
-            for summary in list(waiting.values()):
-                seat = bot_seat(summary)
-                if seat is None or summary.game_id in playing:
-                    del waiting[summary.game_id]
-                    continue
-                if busy() >= max_games:
-                    break  # kept: joined when a game ends, if still open then
-                del waiting[summary.game_id]
-                chosen = settings_for(summary, seat, settings)
-                log.info(
-                    "joining game %s (%s) as seat %d, %s",
-                    summary.game_id,
-                    summary.game,
-                    seat,
-                    chosen.describe(),
-                )
-                start(summary.game_id, seat, chosen)
-            changed.clear()
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for may swallow a cancel.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(None if pushed else poll_seconds):
-                    await changed.wait()
-            if not pushed and not changed.is_set() and lobby.connected.is_set():
-                with contextlib.suppress(Disconnected, ServerError):
-                    await list_open()
-    finally:
-        await lobby.close()
-        tasks = [task for _, task in playing.values()]
-        for task in (*tasks, lobby_task):
-            task.cancel()
-        await asyncio.gather(*tasks, lobby_task, return_exceptions=True)

@@ -157,6 +157,17 @@ class Play(Enum):
     MY_TURN = "my turn"
 
 
+class Hint(Enum):
+    """Which keys the one-line hint names (`KEY_HINTS`), the first that holds."""
+
+    CONNECTING = "connecting"
+    REMATCH = "rematch"
+    OVER = "over"
+    WATCHING = "watching"
+    WAITING = "waiting"
+    PLAYING = "playing"
+
+
 @dataclass(frozen=True, slots=True)
 class Facts:
     """The game and the screen as the machine needs them for one key or line."""
@@ -166,6 +177,8 @@ class Facts:
     over: bool
     waiting: bool
     """Nobody joined yet (the game's status is "waiting")."""
+    can_rematch: bool
+    """`r` offers a rematch: a seat, the game over and the opponent there to answer."""
     legal: Sequence[str]
     takeback: int | None
     """The seat whose takeback request waits for its answer."""
@@ -182,6 +195,8 @@ class Facts:
     helping: bool
     listing: bool
     """The list of moves (completions) is open."""
+    picked: bool
+    """A move of that list is picked (Enter plays it)."""
     animating: bool
     browsing: int | None
     shown_ply: int
@@ -190,6 +205,8 @@ class Facts:
     cursor: str | None
     """The hole under the cursor, if it shows."""
     cursor_moves: Sequence[str]
+    cells: str
+    """What the board's places are called ("holes", "squares")."""
     game: Game[Any, Any] | None
     position: Any
 
@@ -296,6 +313,32 @@ class InputMachine:
         if self.question is not None:
             return "answer> "
         return "move> " if f.seat is not None and not f.over else "> "
+
+    def hint(self, f: Facts) -> Hint:
+        if not f.started:
+            return Hint.CONNECTING
+        if f.can_rematch:
+            return Hint.REMATCH
+        if f.over:
+            return Hint.OVER
+        if f.seat is None:
+            return Hint.WATCHING
+        return Hint.WAITING if f.waiting else Hint.PLAYING
+
+    def entry_hint(self, f: Facts) -> str | None:
+        """What Enter and Tab do with the input line, when that is what matters now: the
+        words before the list of moves offered, or before the one move typed in full."""
+        if f.listing:
+            # Enter plays only a move picked from the list: say which key does what now.
+            return "Enter plays, Tab: next: " if f.picked else "Tab picks: "
+        if self.question is None and f.typed.strip() in self.choices(f):
+            # One legal move: Tab filled it in without a list to pick from.
+            return "Enter plays "
+        return None
+
+    def keys_hint(self, f: Facts) -> str:
+        """The keys that matter now, in one short line (F1's help has them all)."""
+        return KEY_HINTS[self.hint(f)].format(cells=f.cells)
 
     def choices(self, f: Facts) -> Sequence[str]:
         """What the input line would take now: the question's answers, or the legal moves."""
@@ -499,6 +542,17 @@ HELP_KEYS: dict[str, Meaning] = {
     ),
 }
 """While the help is open it has the keys: scroll it, close it, or leave; others do nothing."""
+
+KEY_HINTS: dict[Hint, str] = {
+    Hint.CONNECTING: "^Q: leave",  # nothing else does anything yet, whoever is connecting
+    Hint.REMATCH: "F1: help  left/right: moves  r: rematch  q: leave",
+    Hint.OVER: "F1: help  left/right: moves  q: leave",
+    Hint.WATCHING: "F1: help  left/right: moves  End: live  Esc: skip  q: leave",
+    Hint.WAITING: "F1: help  ^Q: leave",  # no moves yet: the status line says who to invite
+    Hint.PLAYING: "F1: help  Tab: moves  arrows: {cells}  ^R: resign  ^Q: leave",
+}
+"""What the one-line hint under the input line says in each mode: the keys of `GAME_KEYS`
+that matter then (F1's help lists them all)."""
 
 KEYS = tuple(dict.fromkeys([*GAME_KEYS, *HELP_KEYS]))
 """Every key `press` may claim."""

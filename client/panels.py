@@ -1,5 +1,6 @@
-"""The words of the game screen's panels and help: clocks, time controls, seats, the engine's
-report, the move list, one step of a move's animation, and the keys a screen takes."""
+"""The words of the game screen's panels and help: the players (clocks, time controls, seats
+and their presence), the engine's report, the move list, one step of a move's animation, and
+the keys a screen takes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.board import Frame
+from ubao.client.lag import format_lag
 from ubao.client.layout import PANEL_MIN_WIDTH, wrap
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES
@@ -41,7 +43,6 @@ SPECTATOR_KEYS = (
 )
 HELP_CLOSE = "F1, ? or Esc closes"
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
-OFFERED_MINE = "rematch offered; waiting for the answer"
 
 
 def join_command(game_id: str) -> str:
@@ -123,6 +124,77 @@ def seat_presence(seat: SeatInfo) -> str:
     if seat.kind == "open" and seat.wants_bot:
         return "wants a bot client" + (f" (depth {seat.depth})" if seat.depth is not None else "")
     return describe_seat(seat)
+
+
+def players_panel(
+    state: GameState,
+    now: float,
+    *,
+    seat: int | None,
+    online: bool,
+    mine_closed: bool,
+    rows: int,
+    to_move: int | None,
+) -> StyleAndTextTuples:
+    """Each seat: who plays it (and whether it is `seat`, ours), then its clock and presence,
+    in the `rows` the panel gets: with its title from 5, two lines a seat from 4, else one
+    line a seat. `to_move` is the side to move on the board shown; `online` is false while
+    our connection is down, and `mine_closed` once it closed for good."""
+    text: StyleAndTextTuples = []
+    if rows >= 5:
+        control = f"  {format_control(state.clock)}" if state.clock is not None else ""
+        lag = format_lag(state.rtt_ms if online else None)
+        text += [("class:panel.title", "Players"), ("class:label", f"{control}  {lag}\n")]
+    labels = state.view.side_labels
+    for side in (1, 0):
+        player = state.seats[side]
+        mover = "> " if side == to_move else "  "
+        you = " (you)" if side == seat else ""
+        who = [("class:side.name", f"{labels[side]}: {player.name or 'open seat'}"), ("", you)]
+        clock = clock_text(state, side, now, online=online)
+        if rows >= 4:
+            mine = side == seat and not mine_closed
+            text += [("class:side.name", mover), *who, ("", "\n    ")]
+            text += [*clock, presence(state, side, now, online=online, mine=mine), ("", "\n")]
+        else:  # one line: the clock first, so that a narrow panel does not cut it
+            text += [("class:side.name", mover), *clock, *who, ("", "\n")]
+    return text
+
+
+def clock_text(state: GameState, side: int, now: float, *, online: bool) -> StyleAndTextTuples:
+    """A seat's clock, if the game has one: red with a `!` when low, grey while our
+    connection is down (stopped where it was)."""
+    remaining = state.remaining_ms(side, now)
+    if remaining is None:
+        return []
+    if not online:
+        shown = ("class:label", format_clock(remaining))
+    elif state.low_on_time(side, now):
+        shown = ("class:clock.low", f"{format_clock(remaining)} !")
+    else:
+        shown = ("class:side.name", format_clock(remaining))
+    return [shown, ("", "  ")]
+
+
+def presence(
+    state: GameState, side: int, now: float, *, online: bool, mine: bool
+) -> tuple[str, str]:
+    """Who or what plays a seat, or whether its player is here (not known while our own
+    connection is down: `mine`, our own seat, is reconnecting)."""
+    seat = state.seats[side]
+    if seat.kind == "bot" or seat.name is None:
+        return ("", seat_presence(seat))
+    if not online:
+        return ("class:status.error", "reconnecting" if mine else "not known")
+    if seat.connected:
+        return ("", "bot client, connected" if seat.client == "bot" else "connected")
+    if state.over:
+        return ("", "left")
+    if side in state.away_until:
+        # Short, to fit beside a clock in the narrowest panel: the seat is held so long.
+        held = max(state.away_until[side] - now, 0.0)
+        return ("class:status.error", f"away, {held:.0f} s to return")
+    return ("class:status.error", "away")
 
 
 def move_list(

@@ -17,8 +17,7 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.board import Animation, BoardView, Marks
-from ubao.client.input_machine import Facts, InputMachine, awaits_answer
-from ubao.client.lag import format_lag
+from ubao.client.input_machine import Facts, InputMachine
 from ubao.client.layout import (
     END_WIDTH,
     HELP_WIDTH,
@@ -34,17 +33,17 @@ from ubao.client.layout import (
     wrap,
     wrap_fragments,
 )
+from ubao.client.news import Seen
 from ubao.client.panels import (
     HELP_CLOSE,
     HELP_SCROLL,
+    clock_text,
     describe_step,
-    format_clock,
-    format_control,
     format_search_report,
     help_lines,
     join_command,
     move_list,
-    seat_presence,
+    players_panel,
 )
 from ubao.client.render import render_board
 from ubao.client.state import GameState, called_off, describe_result
@@ -124,16 +123,6 @@ class GameView:
         return self.seat is not None and self.state.can_rematch(self.seat)
 
     @property
-    def answering_rematch(self) -> bool:
-        """The opponent's rematch offer waits for this player's answer."""
-        return awaits_answer(self.seat, self.state.rematch)
-
-    @property
-    def answering_takeback(self) -> bool:
-        """The opponent's takeback request waits for this player's answer."""
-        return awaits_answer(self.seat, self.state.takeback)
-
-    @property
     def shown_ply(self) -> int:
         """How many moves the board shows played (the move being animated among them)."""
         if self.browsing is not None:
@@ -146,11 +135,13 @@ class GameView:
         state, seat = self.state, self.seat
         movers = state.movers
         cursor = self.cursor if self.cursor_shown else None
+        complete = self.buffer.complete_state
         return Facts(
             seat=seat,
             started=state.started,
             over=state.over,
             waiting=state.status == "waiting",
+            can_rematch=self.rematch_offered,
             legal=state.legal,
             takeback=state.takeback,
             rematch=state.rematch,
@@ -159,13 +150,15 @@ class GameView:
             opponent=self.side_name(1 - self.viewer) if state.started else "",
             typed=self.buffer.text,
             helping=self.showing_help,
-            listing=self.buffer.complete_state is not None,
+            listing=complete is not None,
+            picked=complete is not None and complete.complete_index is not None,
             animating=self.animation.frame is not None,
             browsing=self.browsing,
             shown_ply=self.shown_ply,
             history=len(state.history),
             cursor=cursor,
             cursor_moves=self.legal_holes().get(cursor, []) if cursor is not None else [],
+            cells=state.view.cells if state.started else "",
             game=state.game,
             position=state.position,
         )
@@ -282,12 +275,12 @@ class GameView:
         first = "" if left is None else f": {left:.0f} s to play the first move"
         if state.to_move == self.seat and not self.input.closed:
             return ("class:status.turn", f"Your move ({self.side_name(state.to_move)}){first}")
-        return ("", f"{self.who(state.to_move)}, to move{first}")
+        return ("", f"{self.seen().who(state.to_move)}, to move{first}")
 
-    def who(self, side: int) -> str:
-        """A side and who plays it, as the status line names them: "North, bob" (a side's
-        label may have parentheses of its own: "White (O), bob")."""
-        return f"{self.side_name(side)}, {self.state.names()[side] or 'open seat'}"
+    def seen(self) -> Seen:
+        """The screen as the news of an event reads it."""
+        state = self.state
+        return Seen(self.seat, state.view.side_labels, state.names(), state.over, self.message[1])
 
     def _result_text(self) -> str:
         state = self.state
@@ -351,47 +344,21 @@ class GameView:
         return lines if width is None else cut_lines(lines, width)
 
     def _players_lines(self) -> StyleAndTextTuples:
-        state = self.state
-        if not state.started:
+        if not self.state.started:
             return []
-        now = self.clock()
         rows = self._panel_rows()
-        rows = 5 if rows is None else rows
-        text: StyleAndTextTuples = []
-        if rows >= 5:
-            control = f"  {format_control(state.clock)}" if state.clock is not None else ""
-            lag = format_lag(state.rtt_ms if self.online else None)
-            text += [("class:panel.title", "Players"), ("class:label", f"{control}  {lag}\n")]
-        to_move = self.shown_to_move()
-        for side in (1, 0):
-            seat = state.seats[side]
-            mover = "> " if side == to_move else "  "
-            you = " (you)" if side == self.seat else ""
-            who = [
-                ("class:side.name", f"{self.side_name(side)}: {seat.name or 'open seat'}"),
-                ("", you),
-            ]
-            clock = self._clock(side, now)
-            if rows >= 4:
-                text += [("class:side.name", mover), *who, ("", "\n    ")]
-                text += [*clock, self._presence(side, now), ("", "\n")]
-            else:  # one line: the clock first, so that a narrow panel does not cut it
-                text += [("class:side.name", mover), *clock, *who, ("", "\n")]
-        return text
+        return players_panel(
+            self.state,
+            self.clock(),
+            seat=self.seat,
+            online=self.online,
+            mine_closed=self.input.closed,
+            rows=5 if rows is None else rows,
+            to_move=self.shown_to_move(),
+        )
 
     def _clock(self, side: int, now: float) -> StyleAndTextTuples:
-        """A seat's clock, if the game has one: red with a `!` when low, grey while our
-        connection is down (stopped where it was)."""
-        remaining = self.state.remaining_ms(side, now)
-        if remaining is None:
-            return []
-        if not self.online:
-            shown = ("class:label", format_clock(remaining))
-        elif self.state.low_on_time(side, now):
-            shown = ("class:clock.low", f"{format_clock(remaining)} !")
-        else:
-            shown = ("class:side.name", format_clock(remaining))
-        return [shown, ("", "  ")]
+        return clock_text(self.state, side, now, online=self.online)
 
     def shown_to_move(self) -> int | None:
         """The side to move on the board shown: in the position looked back at, if any; the
@@ -406,25 +373,6 @@ class GameView:
         """The rows the side panel gets under the board on a narrow terminal; None when it
         goes beside the board."""
         return self._fit().panel_rows
-
-    def _presence(self, side: int, now: float) -> tuple[str, str]:
-        """Who or what plays a seat, or whether its player is here (not known while our own
-        connection is down)."""
-        seat = self.state.seats[side]
-        if seat.kind == "bot" or seat.name is None:
-            return ("", seat_presence(seat))
-        if not self.online:
-            mine = side == self.seat and not self.input.closed
-            return ("class:status.error", "reconnecting" if mine else "not known")
-        if seat.connected:
-            return ("", "bot client, connected" if seat.client == "bot" else "connected")
-        if self.state.over:
-            return ("", "left")
-        if side in self.state.away_until:
-            # Short, to fit beside a clock in the narrowest panel: the seat is held so long.
-            held = max(self.state.away_until[side] - now, 0.0)
-            return ("class:status.error", f"away, {held:.0f} s to return")
-        return ("class:status.error", "away")
 
     def _moves_text(self) -> StyleAndTextTuples:
         if not self.state.started:
@@ -479,39 +427,22 @@ class GameView:
     def _help_text(self) -> StyleAndTextTuples:
         """The keys that matter now, in one short line (F1 has them all); while the legal
         moves are offered, they take this line instead of covering the screen."""
+        facts = self.facts()
+        lead = self.input.entry_hint(facts)
         complete = self.buffer.complete_state
-        if complete is not None:
-            # Enter plays only a move picked from the list: say which key does what now.
-            picked = complete.complete_index is not None
-            text: StyleAndTextTuples = [
-                ("class:help", "Enter plays, Tab: next: " if picked else "Tab picks: ")
-            ]
+        if lead is not None and complete is not None:
+            text: StyleAndTextTuples = [("class:help", lead)]
             for index, completion in enumerate(complete.completions):
                 chosen = index == complete.complete_index
                 text.append(("class:completion.current" if chosen else "", completion.text))
                 text.append(("", " "))
             return text
-        typed = self.buffer.text.strip()
-        if self.my_turn and self.input.question is None and typed in self.state.legal:
-            # One legal move: Tab filled it in without a list to pick from.
-            return [("class:help", "Enter plays "), ("class:completion.current", typed)]
+        if lead is not None:
+            return [("class:help", lead), ("class:completion.current", facts.typed.strip())]
         if self.message[1] and not self._fit().feedback:
             # No row for the feedback line: what it says is news, the keys are in F1's help.
             return cut_lines([self.message], self.application.output.get_size().columns)
-        if not self.state.started:
-            keys = "^Q: leave"  # nothing else does anything yet, whoever is connecting
-        elif self.rematch_offered:
-            keys = "F1: help  left/right: moves  r: rematch  q: leave"
-        elif self.state.over:
-            keys = "F1: help  left/right: moves  q: leave"
-        elif self.seat is None:
-            keys = "F1: help  left/right: moves  End: live  Esc: skip  q: leave"
-        elif self.state.status == "waiting":
-            keys = "F1: help  ^Q: leave"  # no moves yet: the status line says who to invite
-        else:
-            cells = self.state.view.cells
-            keys = f"F1: help  Tab: moves  arrows: {cells}  ^R: resign  ^Q: leave"
-        return [("class:help", keys)]
+        return [("class:help", self.input.keys_hint(facts))]
 
     def _help_lines(self) -> list[tuple[str, str]]:
         return help_lines(self.state, self.seat, self._help_width() - 4)

@@ -62,6 +62,7 @@ CLIENT_MODEL = {
     "ubao.client.export",
     "ubao.client.lag",
     "ubao.client.input_machine",
+    "ubao.client.news",
     "ubao.client.terminal_text",
 }
 IO_AND_SCREEN = {

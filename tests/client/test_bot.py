@@ -27,14 +27,12 @@ from tests.support.client import (
 from ubao.client.bot import (
     BotGame,
     EngineSettings,
-    bot_seat,
     search_budget_ms,
     search_info,
     search_report_line,
-    serve,
-    settings_for,
 )
 from ubao.client.connection import fetch_snapshot
+from ubao.client.serving import Join, Seats, bot_seat, serve, settings_for
 from ubao.client.state import GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
@@ -52,7 +50,9 @@ from ubao.protocol import (
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.mark.parametrize("module", ["ubao.client.bot", "ubao.client.__main__"])
+@pytest.mark.parametrize(
+    "module", ["ubao.client.bot", "ubao.client.serving", "ubao.client.__main__"]
+)
 def test_the_bot_client_does_not_load_the_screen_library(module: str) -> None:
     """`ubao bot` runs headless: importing it (or the command line) leaves prompt_toolkit out."""
     code = f"import sys, {module}; print(sorted(m for m in sys.modules if 'prompt_toolkit' in m))"
@@ -246,6 +246,24 @@ def test_a_serving_bot_searches_as_deep_as_a_seat_wishes_but_no_deeper_than_its_
     assert settings_for(wishing(None), 1, settings) == settings
     assert settings_for(wishing(3), 1, settings) == EngineSettings(depth=3, time_ms=100)
     assert settings_for(wishing(9), 1, settings) == settings
+
+
+def test_a_serving_bot_resumes_its_seats_first_then_joins_within_its_limit() -> None:
+    settings = EngineSettings(depth=5, time_ms=100)
+    wanted = SeatInfo("open", None, False, wants_bot=True)
+    person = SeatInfo("open", "ann", True)
+    seats = Seats(settings, 2, {"old": (1, settings)})
+    open_games = [dataclasses.replace(summary("waiting", person, wanted), game_id=g) for g in "abc"]
+    seats.heard([summary("waiting", person, person), *open_games], listed=True)
+    assert seats.take(busy=0, joined=()) == [
+        Join("old", 1, settings),
+        Join("a", 1, settings, open_games[0]),
+    ]
+    assert seats.take(busy=2, joined={"old", "a"}) == []  # full: the others are kept
+    assert list(seats.waiting) == ["b", "c"]
+    seats.heard([open_games[2]])
+    assert seats.take(busy=1, joined={"old", "b"}) == [Join("c", 1, settings, open_games[2])]
+    assert seats.waiting == {}
 
 
 def test_the_search_report_has_the_shape_of_a_server_bots() -> None:

@@ -21,8 +21,9 @@ from tests.support.client import (
     until,
     url_of,
 )
-from ubao.client.bot import BotGame, EngineSettings, held_seats, serve
+from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import fetch_snapshot
+from ubao.client.serving import held_seats, serve
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.protocol import SeatSpec
 

@@ -17,14 +17,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from ubao.client.__main__ import (
-    build_parser,
-    main,
-    opponent_seats,
-    parse_clock,
-    report_end,
-    watch_creation,
-)
+from ubao.client.__main__ import build_parser, main
+from ubao.client.commands import opponent_seats, parse_clock, report_end, watch_creation
 from ubao.client.connection import request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table

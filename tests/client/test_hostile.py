@@ -18,6 +18,7 @@ from prompt_toolkit.output import DummyOutput
 from websockets.asyncio.server import ServerConnection, serve
 
 import ubao.client.__main__ as cli
+import ubao.client.commands as commands
 from tests.support.client import FAST, until
 from ubao.client.board import view_of
 from ubao.client.connection import ServerSession
@@ -69,7 +70,7 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, name: str, reply: object, argv: lis
     async def answer(*args: object) -> object:
         return reply
 
-    monkeypatch.setattr(cli, name, answer)
+    monkeypatch.setattr(commands, name, answer)
     return cli.run(argv)
 
 

@@ -7,12 +7,14 @@ from typing import Any
 
 from ubao.client.input_machine import (
     ERROR,
+    KEY_HINTS,
     SEAT_LOST,
     TRANSITIONS,
     Answer,
     Asking,
     Browse,
     Facts,
+    Hint,
     InputMachine,
     Say,
     Screen,
@@ -34,6 +36,7 @@ def facts(**changes: Any) -> Facts:
         started=True,
         over=False,
         waiting=False,
+        can_rematch=False,
         legal=LEGAL,
         takeback=None,
         rematch=None,
@@ -43,12 +46,14 @@ def facts(**changes: Any) -> Facts:
         typed="",
         helping=False,
         listing=False,
+        picked=False,
         animating=False,
         browsing=None,
         shown_ply=0,
         history=0,
         cursor=None,
         cursor_moves=[],
+        cells="pits",
         game=KALAH,
         position=START,
     )
@@ -121,3 +126,18 @@ def test_closed_for_good_nothing_goes_and_nothing_is_asked() -> None:
     assert machine.asking is Asking.NOTHING and not machine.my_turn(LEGAL, over=False)
     assert machine.press(facts(), "c-r") == [Say(SEAT_LOST, ERROR)]
     assert run(machine, [Transition(Trigger.RESET)]) == [Transition(Trigger.RESET)]
+
+
+def test_the_key_hint_names_the_keys_of_the_mode_and_what_enter_does_with_the_line() -> None:
+    machine = InputMachine()
+    assert set(KEY_HINTS) == set(Hint)
+    assert machine.keys_hint(facts(started=False)) == "^Q: leave"
+    assert machine.keys_hint(facts()) == "F1: help  Tab: moves  arrows: pits  ^R: resign  ^Q: leave"
+    assert machine.keys_hint(facts(waiting=True)) == "F1: help  ^Q: leave"
+    assert machine.hint(facts(seat=None)) is Hint.WATCHING
+    assert machine.hint(facts(seat=None, over=True)) is Hint.OVER
+    assert machine.hint(facts(over=True, can_rematch=True)) is Hint.REMATCH
+    assert machine.entry_hint(facts(typed=LEGAL[0])) == "Enter plays "
+    assert machine.entry_hint(facts(typed=LEGAL[0], legal=[])) is None  # not our turn
+    assert machine.entry_hint(facts(listing=True)) == "Tab picks: "
+    assert machine.entry_hint(facts(listing=True, picked=True)) == "Enter plays, Tab: next: "

@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.support.client import FAST, game_server, url_of
-from ubao.client.__main__ import build_parser, lobby_pages, lobby_query, main, more_games
+from ubao.client.__main__ import build_parser, main
+from ubao.client.commands import lobby_pages, lobby_query, more_games
 from ubao.client.connection import ServerSession
 from ubao.client.lobby import lobby_table, status
 from ubao.client.terminal_text import columns
@@ -165,7 +166,7 @@ def test_ubao_games_fits_columns_it_is_given(
         return Ok(id=2, games=games)
 
     monkeypatch.setenv("COLUMNS", "50")
-    monkeypatch.setattr("ubao.client.__main__.request_once", answer)
+    monkeypatch.setattr("ubao.client.commands.request_once", answer)
     with pytest.raises(SystemExit) as exit:
         main(["games"])
     assert exit.value.code == 0
@@ -202,7 +203,7 @@ async def test_one_request_a_page_bounded_by_the_protocol(monkeypatch: pytest.Mo
         games = tuple(summary(f"g{n}", "ann", None) for n in range(start, start + command.limit))
         return Ok(id=2, games=games, cursor=str(start + command.limit))
 
-    monkeypatch.setattr("ubao.client.__main__.request_once", pages)
+    monkeypatch.setattr("ubao.client.commands.request_once", pages)
     args = build_parser().parse_args(["games", "--limit", "250", "--filter", "live"])
     games, cursor = await lobby_pages(args, lobby_query(args), args.limit)
     assert [command.limit for command in asked] == [100, 100, 50]

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.client import FAST, game_server, kalah_create, url_of
-from ubao.client.__main__ import build_parser, creation, opponent_seats, watch_creation
+from ubao.client.__main__ import build_parser
 from ubao.client.bot import BotGame, EngineSettings
+from ubao.client.commands import creation, opponent_seats, watch_creation
 from ubao.client.connection import ServerSession
 from ubao.client.tokens import TokenStore
 from ubao.protocol import Event, Moved, SeatSpec, Watch

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from tests.support.client import FAST, game_server, kalah_create, until, url_of
-from ubao.client.bot import BotGame, EngineSettings, serve
+from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import Budget, Pacer
+from ubao.client.serving import serve
 from ubao.client.tokens import TokenStore
 from ubao.protocol import Result, SeatSpec
 from ubao.server.app import GameServer

@@ -28,7 +28,7 @@ from tests.support.screen import (
     played,
     status_lines,
 )
-from ubao.client.__main__ import report_end
+from ubao.client.commands import report_end
 from ubao.client.connection import FATAL_CLOSE_CODES
 from ubao.client.input_machine import SEAT_LOST
 from ubao.client.live import LiveGame

@@ -14,9 +14,9 @@ from prompt_toolkit.input import create_pipe_input
 
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
 from tests.support.screen import SIZES, Shown, SizedOutput, draw, legal_snapshot, played, sized
-from ubao.client.__main__ import return_command
 from ubao.client.app import MAX_STEP, GameApp
 from ubao.client.board import view_from_json
+from ubao.client.commands import return_command
 from ubao.client.connection import DEFAULT_SERVER, ServerSession, SessionClosed, describe_failure
 from ubao.client.render import render_board
 from ubao.client.state import GameState

@@ -12,7 +12,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
-from tests.support.screen import PEOPLE, finished, old_game_left, sized, start_of
+from tests.support.screen import PEOPLE, dialog, finished, old_game_left, sized, start_of
+from ubao.client.input_machine import Dialog
 from ubao.client.live import LiveGame
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
@@ -41,7 +42,7 @@ async def test_a_rematch_is_offered_accepted_and_followed_by_players_and_watcher
                 await until(lambda: bob.live.state.over, "the end")
                 assert "r: rematch" in alice.live.app._help_text()[0][1]
                 alice.type("r")
-                await until(lambda: bob.live.app.answering_rematch, "bob is asked")
+                await until(lambda: dialog(bob.live.app) is Dialog.ANSWER_REMATCH, "bob is asked")
                 question = bob.live.app._question()
                 assert question == "South offers a rematch, seats swapped: y = accept, n = decline"
                 bob.type("y")
@@ -73,11 +74,13 @@ async def test_a_declined_offer_leaves_everyone_in_the_old_game(tmp_path: Path) 
                 alice.type("resign\ry")
                 await until(lambda: bob.live.state.over, "the end")
                 bob.type("rematch\r")
-                await until(lambda: alice.live.app.answering_rematch, "alice is asked")
+                await until(
+                    lambda: dialog(alice.live.app) is Dialog.ANSWER_REMATCH, "alice is asked"
+                )
                 alice.type("n")
                 await until(lambda: bob.live.app.message[1] == "rematch declined", "declined")
                 assert alice.live.game_id == bob.live.game_id == old
-                assert not alice.live.app.answering_rematch
+                assert dialog(alice.live.app) is not Dialog.ANSWER_REMATCH
 
 
 async def test_a_server_bot_accepts_at_once(tmp_path: Path) -> None:
@@ -150,7 +153,9 @@ async def test_a_rematch_offer_that_lapsed_with_a_restart_is_not_shown_after_it(
                 alice.live.app.enter("y")
                 await until(lambda: bob.live.state.over, "the resignation at bob's")
                 alice.type("r")
-                await until(lambda: bob.live.app.answering_rematch, "the offer at bob's")
+                await until(
+                    lambda: dialog(bob.live.app) is Dialog.ANSWER_REMATCH, "the offer at bob's"
+                )
                 assert "offers a rematch" in bob.live.app.message[1]
                 await first.stop()
                 second = GameServer(dataclasses.replace(config, port=0))
@@ -163,7 +168,7 @@ async def test_a_rematch_offer_that_lapsed_with_a_restart_is_not_shown_after_it(
                 for player in (alice, bob):
                     app = player.live.app
                     assert player.live.state.rematch is None
-                    assert not app.answering_rematch and app._question() is None
+                    assert dialog(app) is not Dialog.ANSWER_REMATCH and app._question() is None
                     assert "rematch" not in app.message[1], app.message
     finally:
         await proxy.close()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.client import game_server, kalah_create, screen, two_players, until, url_of
-from tests.support.screen import finished, sized, status_lines
+from tests.support.screen import dialog, finished, sized, status_lines
+from ubao.client.input_machine import Dialog
 from ubao.protocol import Moved, SeatSpec, TakebackRequest
 
 pytestmark = pytest.mark.timeout(120)
@@ -29,7 +30,7 @@ async def test_the_opponent_is_asked_and_accepts_or_declines(tmp_path: Path) -> 
                 alice.type("1\r")
                 await until(lambda: bob.live.state.legal, "bob's turn")
                 alice.type("\x14")  # Ctrl-T
-                await until(lambda: bob.live.app.answering_takeback, "bob is asked")
+                await until(lambda: dialog(bob.live.app) is Dialog.ANSWER_TAKEBACK, "bob is asked")
                 question = bob.live.app._question()
                 assert question == "South asks to take back their move: y = accept, n = decline"
                 assert alice.live.app.message[1] == "takeback asked; waiting for the answer"
@@ -42,11 +43,13 @@ async def test_the_opponent_is_asked_and_accepts_or_declines(tmp_path: Path) -> 
                 alice.type("1\r")
                 await until(lambda: bob.live.state.legal, "bob's turn")
                 alice.type("takeback\r")
-                await until(lambda: bob.live.app.answering_takeback, "bob is asked again")
+                await until(
+                    lambda: dialog(bob.live.app) is Dialog.ANSWER_TAKEBACK, "bob is asked again"
+                )
                 bob.type("n")
                 await until(lambda: alice.live.app.message[1] == "takeback declined", "declined")
                 assert alice.live.state.history == bob.live.state.history == ["1"]
-                assert bob.live.state.legal and not bob.live.app.answering_takeback
+                assert bob.live.state.legal and dialog(bob.live.app) is not Dialog.ANSWER_TAKEBACK
 
 
 async def test_a_server_bot_grants_a_takeback_at_once(tmp_path: Path) -> None:
@@ -77,7 +80,7 @@ async def test_a_takeback_asked_on_the_askers_turn_says_it_takes_the_reply_too(
         bob.type(f"{bob.live.state.legal[0]}\r")
         await until(lambda: alice.live.state.legal, "alice's turn again")
         alice.type("\x14")  # Ctrl-T on her own turn: bob's reply goes too
-        await until(lambda: bob.live.app.answering_takeback, "bob is asked")
+        await until(lambda: dialog(bob.live.app) is Dialog.ANSWER_TAKEBACK, "bob is asked")
         assert bob.live.app._question() == (
             "South asks to take back their move and your reply: y = accept, n = decline"
         )
@@ -113,7 +116,7 @@ async def test_y_answers_a_takeback_request_whatever_is_typed_and_it_is_asked_on
         bob.type("3")
         await until(lambda: app.buffer.text == "3", "bob's 3")
         alice.type("\x14")  # Ctrl-T
-        await until(lambda: app.answering_takeback, "bob is asked")
+        await until(lambda: dialog(app) is Dialog.ANSWER_TAKEBACK, "bob is asked")
         status = "\n".join(status_lines(app))
         assert status.count("take") == 1, status  # the question, not a message too
         assert "y = accept" in status
@@ -125,9 +128,9 @@ async def test_y_answers_a_takeback_request_whatever_is_typed_and_it_is_asked_on
         alice.type("1\r")
         await until(lambda: bob.live.state.legal, "bob's turn again")
         alice.type("\x14")
-        await until(lambda: app.answering_takeback, "bob is asked again")
+        await until(lambda: dialog(app) is Dialog.ANSWER_TAKEBACK, "bob is asked again")
         bob.type("resig")
         await until(lambda: app.buffer.text == "resig", "bob's typing")
         bob.type("n")
         await until(lambda: app.buffer.text == "resign", "n goes on with the word")
-        assert app.answering_takeback
+        assert dialog(app) is Dialog.ANSWER_TAKEBACK

@@ -15,6 +15,7 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
 
 from ubao.client.app import GameApp
+from ubao.client.input_machine import Dialog
 from ubao.client.state import GameState
 from ubao.engine.games import make_game
 from ubao.protocol import (
@@ -201,6 +202,12 @@ class Shown:
 
     def text(self) -> str:
         return "\n".join(self.lines())
+
+
+def dialog(app: GameApp) -> Dialog:
+    """What the screen's question line asks now (the opponent's offer, say), as the input
+    machine decides it."""
+    return app.input.dialog(app.facts())
 
 
 def status_lines(app: GameApp) -> list[str]:
