@@ -25,8 +25,9 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any
 
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import GameError
 from ubao.engine.games import make_game
+from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     PROTOCOL_VERSION,
     AppCloseCode,
@@ -102,7 +103,7 @@ class Core:
         *,
         now: Now = monotonic_ms,
         wall: Now = wall_ms,
-        games: Callable[[str, dict[str, Any]], Game[Any, Any]] = make_game,
+        games: Callable[[str, dict[str, Any]], Searchable[Any, Any]] = make_game,
         routing: Routing | None = None,
     ) -> None:
         self.store = store
