@@ -17,6 +17,7 @@ from typing import Any
 from ubao.client.board import BoardView, view_of
 from ubao.engine.game import Game, GameError, Step
 from ubao.engine.games import make_game
+from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     BotInfo,
     Clocks,
@@ -65,7 +66,7 @@ class GameState:
     game_id: str
     v: int = 0
     """The version of the last event applied; 0 before the first snapshot."""
-    game: Game[Any, Any] | None = None
+    game: Searchable[Any, Any] | None = None
     game_name: str = ""
     options: dict[str, Any] = field(default_factory=dict)
     status: str = "waiting"

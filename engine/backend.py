@@ -6,16 +6,17 @@ rules, else Python. Without an explicit choice the `UBAO_BACKEND` environment va
 and `"auto"` when it is unset.
 
 A native game is a subclass of the Python one that hands its rules (`legal_moves`, `play`,
-`child`, `children`, `is_over`, `outcome`; Bao's `search_moves` too, whose order needs every
-child) to the C core; notation stays the Python class's, and so do the evaluations the Python
-search calls. `search_core` gives the native search, which has every algorithm and every
-evaluation of each game in C (engine/search/ runs it instead of its own). Positions and moves
-are the Python engine's own values, so notation, evaluations, the search, the server and the
-clients run unchanged on either backend, and the two can be compared position by position.
-Error messages stay the Python rules': the core answers None for an illegal move, and the
-Python `play` explains why. A position value the core cannot read (malformed, or beyond its
-bounds, `MAX_COUNT` seeds in a hole) raises `PositionError`, a `GameError`, as the Python rules
-do for a malformed one: the core raises it itself (engine/native/module.c).
+`is_over`, `outcome`) and search hooks (`child`, `children`; Bao's `search_moves` too, whose
+order needs every child) to the C core; notation stays the Python class's, and so do the
+evaluations the Python search calls. `search_core` gives the native search, which has every
+algorithm and every evaluation of each game in C (engine/search/ runs it instead of its own).
+Positions and moves are the Python engine's own values, so notation, evaluations, the search,
+the server and the clients run unchanged on either backend, and the two can be compared
+position by position. Error messages stay the Python rules': the core answers None for an
+illegal move, and the Python `play` explains why. A position value the core cannot read
+(malformed, or beyond its bounds, `MAX_COUNT` seeds in a hole) raises `PositionError`, a
+`GameError`, as the Python rules do for a malformed one: the core raises it itself
+(engine/native/module.c).
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ from ubao.engine.bao.game import FLAGS as BAO_FLAGS
 from ubao.engine.bao.game import Bao
 from ubao.engine.bao.rules import BaoMove
 from ubao.engine.bao.rules import Position as BaoPosition
-from ubao.engine.game import Game, OptionsError, Outcome, SearchHints
+from ubao.engine.game import Game, OptionsError, Outcome
 from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah, Mancala
 from ubao.engine.mancala.game import Move as MancalaMove
 from ubao.engine.mancala.game import Position as MancalaPosition
 from ubao.engine.othello.game import Move as OthelloMove
 from ubao.engine.othello.game import Othello
 from ubao.engine.othello.game import Position as OthelloPosition
+from ubao.engine.searchable import Searchable, SearchHints
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search
@@ -83,7 +85,9 @@ def resolve_backend(backend: str | None = None) -> Backend:
     )
 
 
-def rules_for(rules: type[Game[Any, Any]], backend: str | None = None) -> type[Game[Any, Any]]:
+def rules_for(
+    rules: type[Searchable[Any, Any]], backend: str | None = None
+) -> type[Searchable[Any, Any]]:
     """The class implementing `rules` on `backend`: `auto` falls back to Python for a game the
     core does not know (every registered game has native rules), an explicit `native` refuses
     it."""
@@ -106,7 +110,7 @@ class NativeRules(ABC):
 
     _core: MancalaCore | OthelloCore | BaoCore
     search_hints: ClassVar[SearchHints]
-    """The game's (`Game.search_hints`): the native search reads its `table_depth`."""
+    """The game's (`Searchable.search_hints`): the native search reads its `table_depth`."""
 
     @abstractmethod
     def perft(self, position: Any, depth: int) -> int:
@@ -253,7 +257,7 @@ def _outcome(score: tuple[int, int] | None) -> Outcome | None:
     return Outcome(None if first == second else 0 if first > second else 1, score)
 
 
-NATIVE_RULES: dict[type[Game[Any, Any]], type[Game[Any, Any]]] = {
+NATIVE_RULES: dict[type[Searchable[Any, Any]], type[Searchable[Any, Any]]] = {
     Kalah: NativeKalah,
     Egyptian: NativeEgyptian,
     Ethiopian: NativeEthiopian,

@@ -1,9 +1,11 @@
-"""The one interface every game implements.
+"""The rules interface every game implements.
 
-Search, server, clients and bots only ever talk to a `Game`; none of them special-cases a game.
-A `Game` object holds the rules and options of one variant (board size, rule flags) and is
-itself stateless: positions are immutable values passed in and returned, so they can be shared,
-hashed into transposition tables and sent across threads without copying.
+Server, clients and the protocol's users only ever talk to a `Game`, the rules; none of them
+special-cases a game. The search, the solver and perft talk to a `Searchable`
+(engine/searchable.py): these rules plus the hooks that walk the game's tree fast, which every
+family implements too. A `Game` object holds the rules and options of one variant (board size,
+rule flags) and is itself stateless: positions are immutable values passed in and returned, so
+they can be shared, hashed into transposition tables and sent across threads without copying.
 
 Players are numbered 0 (South / Black, moves first) and 1 (North / White).
 """
@@ -11,7 +13,7 @@ Players are numbered 0 (South / Black, moves first) and 1 (North / White).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -20,12 +22,6 @@ P = TypeVar("P", bound=Hashable)
 
 M = TypeVar("M", bound=Hashable)
 """A move: an immutable, hashable value, meaningful only together with the position it is for."""
-
-BoardChild = tuple[M, int, bool, int, int]
-"""A move from a board with what it leads to: see `Game.board_children`."""
-
-Evaluation = Callable[[Any], float]
-"""A static evaluation: a score of a non-terminal position from player 0's point of view."""
 
 
 class GameError(ValueError):
@@ -115,37 +111,12 @@ class Step:
     """What happened there: "sow", "lift", "capture", "store", "place", "flip"."""
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHints:
-    """How a game's tree is best searched and solved: the tuning and the optional capabilities
-    that the search and the solver read, apart from the rules. Each family declares its own
-    (`Game.search_hints`), measured in docs/engine.md; nothing probes for them."""
-
-    deepening_step: int = 1
-    """Plies between two iterations of the strength mode's iterative deepening (ending at the
-    depth asked): where the tree grows slowly with depth, each iteration costs nearly as much
-    as the next, and the table's moves from a few plies shallower order as well."""
-
-    table_depth: int = 2
-    """The least depth left at which a search below the root probes and stores the
-    transposition table. Nearer the horizon a subtree costs less to search again than the
-    table's cache miss costs (one ply above it, the children are leaves)."""
-
-    board_keys: bool = False
-    """Whether the game implements `board_key`: an optional capability the solver keys its
-    table on and prunes with."""
-
-    board_seeds: int = 0
-    """The most points loose a board may have for `board_children`, an optional capability (with
-    the board keys) that lets the solver search the keys themselves, never making a position;
-    0 when the game does not implement it."""
-
-
 class Game(ABC, Generic[P, M]):
     """The rules of one game variant with fixed options.
 
-    Subclasses set `name` and implement the abstract methods; `children` and `is_over` have
-    generic implementations that a game overrides when it can do better.
+    Subclasses set `name` and implement the abstract methods; `is_over` and the JSON forms
+    have generic implementations that a game overrides when it can do better. The search's
+    hooks are not here but in `Searchable`, which extends it.
     """
 
     name: ClassVar[str]
@@ -153,12 +124,6 @@ class Game(ABC, Generic[P, M]):
 
     options: Mapping[str, Any]
     """The complete, validated options of this variant (defaults filled in)."""
-
-    evaluations: Mapping[str, Evaluation]
-    """Named static evaluations; the first one is the default."""
-
-    search_hints: ClassVar[SearchHints] = SearchHints()
-    """How this game is best searched and solved (the defaults: no tuning, no board keys)."""
 
     @abstractmethod
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -186,52 +151,12 @@ class Game(ABC, Generic[P, M]):
     def play(self, position: P, move: M) -> P:
         """The position after `move`; raises IllegalMoveError if it is not legal."""
 
-    def children(self, position: P) -> list[tuple[M, P]]:
-        """Every legal move with the position it leads to, for search."""
-        return [(move, self.play(position, move)) for move in self.legal_moves(position)]
-
-    def search_moves(self, position: P) -> list[M]:
-        """The legal moves, likely best first by a cheap static guess (empty when the game is
-        over): the search tries them in this order, so a good guess prunes most of the tree.
-        Games override it with what they know (captures, extra turns, corners)."""
-        return self.legal_moves(position)
-
-    def horizon_moves(self, position: P) -> list[M]:
-        """The moves of a node one ply above the search's horizon, whose children are all
-        leaves (empty when the game is over): `search_moves`, unless the game knows a cheaper
-        order that prunes as well there."""
-        return self.search_moves(position)
-
-    def child(self, position: P, move: M) -> P:
-        """The position after `move`, one of `search_moves(position)`, without checking it:
-        the search makes children one at a time, and at a cut-off most are never made."""
-        return self.play(position, move)
-
-    def leaf_evaluation(self, evaluation: Evaluation) -> Callable[[P], float | None]:
-        """`evaluation` fused with the end test: a function that scores a position, or returns
-        None when the game is over there (the search then scores its outcome).
-
-        The search calls it at every leaf; a game whose evaluation already does most of the
-        end test's work (Othello's mobility) or whose end test is a row check (mancala)
-        overrides it to do both in one pass."""
-        is_over = self.is_over
-
-        def leaf(position: P) -> float | None:
-            return None if is_over(position) else evaluation(position)
-
-        return leaf
-
     @abstractmethod
     def outcome(self, position: P) -> Outcome | None:
         """The result if the game is over, else None."""
 
     def is_over(self, position: P) -> bool:
         return self.outcome(position) is not None
-
-    def moves_to_go(self, position: P) -> int | None:
-        """About how many moves the side to move has still to play, where the board tells
-        (a clock search plans its time over at least that many); None where it does not."""
-        return None
 
     @abstractmethod
     def format_move(self, position: P, move: M) -> str:
@@ -275,30 +200,13 @@ class Game(ABC, Generic[P, M]):
         return self.parse_position(data)
 
     def key(self, position: P) -> Hashable:
-        """A hashable key identifying the position (for transposition tables)."""
+        """A hashable key identifying the position up to what repeats (Bao's ply counter):
+        the server counts repetitions by it, and the solver keys its table on it."""
         return position
 
     @abstractmethod
     def sowing_path(self, position: P, move: M) -> list[Step]:
         """Every hole the move touches, in order (seeds sown, captured, discs flipped)."""
-
-    def board_key(self, position: P) -> tuple[int, int, int]:
-        """(key, banked, loose): the position up to the points already banked, as an integer;
-        those points (player 0 minus player 1); and the points still loose, which either side
-        may yet win, so that the final margin lies within banked ± loose. Positions with equal
-        keys have the same future: their final margins differ by their banked points. Only
-        games with `search_hints.board_keys` implement it."""
-        raise NotImplementedError(f"{self.name} gives no board key")
-
-    def board_children(self, key: int, loose: int) -> list[BoardChild[M]]:
-        """Every legal move from the board `key` (a `board_key` key, with `loose` points loose)
-        as (move, gain, again, child key, child loose): what the move banks for the mover minus
-        what it banks for the opponent, whether the mover moves again, and the board it leads
-        to as `board_key` gives it (from its own mover's side). In the reverse of the order of
-        `legal_moves`; empty when the game is over, which a board a move led to is only once
-        nothing is loose. Only games with `search_hints.board_seeds` implement it, for boards
-        with at most that many points loose."""
-        raise NotImplementedError(f"{self.name} gives no board children")
 
     def play_text(self, position: P, text: str) -> P:
         """Parse and play one move given in notation."""

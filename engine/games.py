@@ -9,9 +9,10 @@ from typing import Any, Literal
 
 from ubao.engine.backend import rules_for
 from ubao.engine.bao.game import Bao
-from ubao.engine.game import Game, OptionsError, listed, shown
+from ubao.engine.game import OptionsError, listed, shown
 from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah
 from ubao.engine.othello.game import Othello
+from ubao.engine.searchable import Searchable
 
 BoardFamily = Literal["mancala", "bao", "othello"]
 """The kinds of board a client draws: two rows with stores, Bao's four rows, a square grid."""
@@ -21,7 +22,7 @@ BoardFamily = Literal["mancala", "bao", "othello"]
 class GameInfo:
     """One registered game: its rules, and how players see and name it."""
 
-    rules: type[Game[Any, Any]]
+    rules: type[Searchable[Any, Any]]
     sides: tuple[str, str]
     """The names of player 0 and player 1 (the seats, the record's tags)."""
     board: BoardFamily
@@ -77,7 +78,7 @@ GAMES: dict[str, GameInfo] = {
 
 def make_game(
     name: str, options: Mapping[str, Any] | None = None, backend: str | None = None
-) -> Game[Any, Any]:
+) -> Searchable[Any, Any]:
     """The game `name` with `options` validated; OptionsError says what is wrong.
 
     `backend` ("auto", "python", "native"; None: the UBAO_BACKEND environment variable, else
@@ -99,7 +100,7 @@ def make_game(
 
 def game_for_position(
     name: str, options: Mapping[str, Any], text: str, backend: str | None = None
-) -> tuple[Game[Any, Any], Any]:
+) -> tuple[Searchable[Any, Any], Any]:
     """The game a position in notation belongs to, and the position.
 
     The position's own size fills in options not given (`kalah(4,3) …`, a 4x4 Othello board),

@@ -6,14 +6,14 @@ from collections.abc import Hashable
 from typing import Any
 
 from ubao.engine.backend import NativeRules
-from ubao.engine.game import Game
+from ubao.engine.searchable import Searchable
 
 MAX_PERFT_DEPTH = 1000
 """The deepest perft on either backend, the native core's bound too (engine/native/constants.h), far
 beyond what finishes (a count grows exponentially with the depth)."""
 
 
-def perft(game: Game[Any, Any], position: Hashable, depth: int) -> int:
+def perft(game: Searchable[Any, Any], position: Hashable, depth: int) -> int:
     """The number of move sequences of `depth` plies from `position`.
 
     Every move is a ply (an extra turn or a pass too); a sequence that ends the game earlier
@@ -33,7 +33,7 @@ the core runs without the GIL and cannot notice Ctrl-C, whose handler runs betwe
 them (milliseconds apart in Othello and Kalah)."""
 
 
-def _native(game: Game[Any, Any], position: Hashable, depth: int) -> int:
+def _native(game: Searchable[Any, Any], position: Hashable, depth: int) -> int:
     """`perft` on native rules, the plies above `CHUNK_DEPTH` walked here, as `walk` does."""
     if depth <= CHUNK_DEPTH:
         assert isinstance(game, NativeRules)
@@ -44,8 +44,8 @@ def _native(game: Game[Any, Any], position: Hashable, depth: int) -> int:
     return sum(_native(game, child, depth - 1) for _, child in children)
 
 
-def walk(game: Game[Any, Any], position: Hashable, depth: int) -> int:
-    """`perft` through the `Game` interface alone: the reference the native count is tested
+def walk(game: Searchable[Any, Any], position: Hashable, depth: int) -> int:
+    """`perft` through the `Searchable` interface alone: the reference the native count is tested
     against, and the count of games without native rules."""
     if depth == 0:
         return 1

@@ -16,7 +16,7 @@ nearest the store), after the table's move; a child whose table entry already re
 ends the node before any search (enhanced transposition cutoff), and a child an endgame database
 answers is never searched. Where the game also sows its board keys itself
 (`search_hints.board_seeds`: mancala sowing one way) the node searches the keys, never making a
-position; otherwise it goes through the `Game` interface.
+position; otherwise it goes through the `Searchable` interface.
 On the native backend the mancala family's probes run in C (engine/native/solve.c: the same
 node, table and database), which this class drives exactly as its own. See docs/engine.md.
 """
@@ -31,9 +31,10 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from ubao.engine.endgame import Endgame, native_rules
-from ubao.engine.game import Game, M, Outcome, P
+from ubao.engine.game import M, Outcome, P
 from ubao.engine.mancala.game import Mancala, Position
 from ubao.engine.search import MAX_THREADS, pick_evaluation
+from ubao.engine.searchable import Searchable
 
 if TYPE_CHECKING:
     from ubao.engine._native import Solver as SolverCore
@@ -156,7 +157,10 @@ class EndgameDatabase(Protocol[Q]):
 
 
 def native_solver(
-    game: Game[Any, Any], hash_mb: float, endgame: EndgameDatabase[Any] | None, threads: int = 1
+    game: Searchable[Any, Any],
+    hash_mb: float,
+    endgame: EndgameDatabase[Any] | None,
+    threads: int = 1,
 ) -> SolverCore | None:
     """The C solver for `game` when its rules run natively and it is of the mancala family,
     sowing one way, with no database or an `Endgame` (whose values C reads); else None."""
@@ -193,7 +197,7 @@ class Solver(Generic[P, M]):
 
     def __init__(
         self,
-        game: Game[P, M],
+        game: Searchable[P, M],
         *,
         hash_mb: float = SOLVER_HASH_MB,
         endgame: EndgameDatabase[P] | None = None,

@@ -8,7 +8,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import GameError
+from ubao.engine.searchable import Searchable
 from ubao.protocol import Over
 from ubao.server.limits import Limits
 from ubao.server.room import Room
@@ -24,11 +25,11 @@ class RulesCache:
     """Rules objects by game and options: a `Game` is stateless (engine/game.py), so every room
     of the same game and options shares one instead of building its tables again."""
 
-    def __init__(self, make_game: Callable[[str, dict[str, Any]], Game[Any, Any]]) -> None:
+    def __init__(self, make_game: Callable[[str, dict[str, Any]], Searchable[Any, Any]]) -> None:
         self.make_game = make_game
-        self._rules: dict[tuple[str, str], Game[Any, Any]] = {}
+        self._rules: dict[tuple[str, str], Searchable[Any, Any]] = {}
 
-    def get(self, name: str, options: dict[str, Any]) -> Game[Any, Any]:
+    def get(self, name: str, options: dict[str, Any]) -> Searchable[Any, Any]:
         """The rules of `name` with `options` (GameError if there are none such)."""
         key = (name, json.dumps(options, sort_keys=True))
         game = self._rules.get(key)

@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ubao.engine.game import Game
 from ubao.engine.games import make_game
+from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     PROTOCOL_VERSION,
     BotInfo,
@@ -94,7 +94,7 @@ class Core:
         *,
         now: Now = monotonic_ms,
         wall: Now = wall_ms,
-        make_game: Callable[[str, dict[str, Any]], Game[Any, Any]] = make_game,
+        make_game: Callable[[str, dict[str, Any]], Searchable[Any, Any]] = make_game,
         routing: Routing | None = None,
     ) -> None:
         self.store = store

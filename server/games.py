@@ -13,7 +13,8 @@ import secrets
 from collections.abc import Callable, Container, Iterable
 from typing import Any
 
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import GameError
+from ubao.engine.searchable import Searchable
 from ubao.protocol import Create, ErrorCode, quote
 from ubao.server.archive import Archive, RulesCache, rebuild
 from ubao.server.clock import Now
@@ -35,7 +36,7 @@ class Games:
         store: GameStore,
         limits: Limits,
         sessions: Sessions,
-        make_game: Callable[[str, dict[str, Any]], Game[Any, Any]],
+        make_game: Callable[[str, dict[str, Any]], Searchable[Any, Any]],
         now: Now,
     ) -> None:
         self.store = store

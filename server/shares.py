@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ubao.engine.game import Game
 from ubao.engine.search import ALGORITHMS
+from ubao.engine.searchable import Searchable
 from ubao.protocol import Create, ErrorCode, quote
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits, Share
@@ -59,7 +59,7 @@ class Shares:
                 raise Rejected(ErrorCode.SERVER_BUSY, message)
 
 
-def check_seat_specs(create: Create, game: Game[Any, Any], limits: Limits) -> None:
+def check_seat_specs(create: Create, game: Searchable[Any, Any], limits: Limits) -> None:
     """Refuse seats that ask for what the game or this server's bots do not have."""
     for index, spec in enumerate(create.seats):
         if spec.eval is not None and spec.eval not in game.evaluations:

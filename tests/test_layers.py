@@ -1,8 +1,9 @@
 """The layers hold: who may import whom, read from the source of every module (docs/layout.md).
 
-Rules import nothing of ours but rules; search imports only rules; the protocol knows no game;
-the server core and the client model import no I/O or screen library, not even through the
-modules they import; the engine's tools are imported by nobody in the library.
+Rules import nothing of ours but rules, the rules interface nothing at all; search imports only
+rules; the protocol knows no game; the server core and the client model import no I/O or screen
+library, not even through the modules they import; the engine's tools are imported by nobody in
+the library.
 """
 
 from __future__ import annotations
@@ -155,6 +156,12 @@ def test_the_scan_sees_every_package_and_its_imports() -> None:
 @pytest.mark.parametrize("module", sorted(filter(is_rules, MODULES)))
 def test_rules_import_nothing_of_ours_but_rules(module: str) -> None:
     assert {name for name in ours(module) if not is_rules(name)} == set()
+
+
+def test_the_rules_interface_imports_nothing_of_ours() -> None:
+    """`Game` is the rules alone: the search's hooks extend it in `searchable`, never inside."""
+    assert ours("ubao.engine.game") == set()
+    assert "ubao.engine.game" in ours("ubao.engine.searchable")
 
 
 @pytest.mark.parametrize("module", sorted(SEARCH))

@@ -31,16 +31,15 @@ from ubao.engine.bao.rules import (
     refusal,
 )
 from ubao.engine.game import (
-    Game,
     IllegalMoveError,
     NotationError,
     OptionsError,
     Outcome,
-    SearchHints,
     Step,
     listed,
     shown,
 )
+from ubao.engine.searchable import Searchable, SearchHints
 
 FLAGS: dict[str, tuple[Any, ...]] = {
     "namua_takasa_nyumba_stop": ("forced", "optional"),
@@ -117,7 +116,7 @@ def _validated(options: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-class Bao(Game[Position, BaoMove]):
+class Bao(Searchable[Position, BaoMove]):
     """Bao la Kiswahili with a rule profile and flag overrides; see docs/bao.md."""
 
     name: ClassVar[str] = "bao"

@@ -58,7 +58,7 @@ def move_text(position: Position, move: BaoMove) -> str:
     return hole_label(position[TO_MOVE], hole) + letter + ("+" if safari else "")
 
 
-class MoveText(NamedTuple):
+class TypedMove(NamedTuple):
     """A move as typed, before it is matched against the legal moves."""
 
     hole: int
@@ -75,7 +75,7 @@ _MOVE = re.compile(r"\s*([ab])([1-8])(?:([lr])|:(cw|ccw))?([+>])?(\*)?\s*", re.I
 MOVE_GRAMMAR = "<A|B><1-8><L|R>[+][*] or <A|B><1-8>:<cw|ccw>[+] (e.g. A6L, b2R, A8R+, A5:cw)"
 
 
-def parse_move_text(text: str) -> MoveText:
+def parse_move_text(text: str) -> TypedMove:
     """The parts of a move in short form; NotationError if it is not one."""
     match = _MOVE.fullmatch(notation_text(text, "a Bao move"))
     if match is None:
@@ -83,10 +83,10 @@ def parse_move_text(text: str) -> MoveText:
     row, number, letter, turn, safari, takasa = match.groups()
     index = int(number) - 1 if row in "aA" else 16 - int(number)
     direction = None if turn is None else (1 if turn.lower() == "cw" else -1)
-    return MoveText(index, letter and letter.upper(), direction, bool(safari), bool(takasa))
+    return TypedMove(index, letter and letter.upper(), direction, bool(safari), bool(takasa))
 
 
-def letter_matches(position: Position, move: BaoMove, typed: MoveText) -> bool:
+def letter_matches(position: Position, move: BaoMove, typed: TypedMove) -> bool:
     """Whether the letter or direction typed (if any) names `move`."""
     if typed.direction is not None:
         return typed.direction == move.direction

@@ -24,22 +24,19 @@ from typing import Any, ClassVar
 
 from ubao.engine.game import (
     MAX_COUNT,
-    BoardChild,
-    Evaluation,
-    Game,
     GameError,
     IllegalMoveError,
     NotationError,
     OptionsError,
     Outcome,
     PositionError,
-    SearchHints,
     Step,
     bounded_count,
     listed,
     notation_text,
     shown,
 )
+from ubao.engine.searchable import BoardChild, Evaluation, Searchable, SearchHints
 
 Position = tuple[int, ...]
 Move = int
@@ -84,7 +81,7 @@ def _check_choice(options: Mapping[str, Any], name: str, choices: tuple[str, ...
     return str(value)
 
 
-class Mancala(Game[Position, Move]):
+class Mancala(Searchable[Position, Move]):
     """The rules shared by the whole two-row family; subclasses only set defaults."""
 
     name: ClassVar[str]

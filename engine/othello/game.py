@@ -17,14 +17,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ubao.engine.game import (
-    Evaluation,
-    Game,
     IllegalMoveError,
     NotationError,
     OptionsError,
     Outcome,
     PositionError,
-    SearchHints,
     Step,
     notation_text,
     shown,
@@ -37,6 +34,7 @@ from ubao.engine.othello.evaluations import (
     X_SQUARE,
     positional_tables,
 )
+from ubao.engine.searchable import Evaluation, Searchable, SearchHints
 
 Move = int
 Ray = tuple[int, int]
@@ -68,7 +66,7 @@ class Position(NamedTuple):
     """The player to move: 0 Black or 1 White."""
 
 
-class Othello(Game[Position, Move]):
+class Othello(Searchable[Position, Move]):
     """Othello on an s x s board, s even from 4 to 16; option `size` (default 8)."""
 
     name: ClassVar[str] = "othello"

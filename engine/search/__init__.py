@@ -1,4 +1,4 @@
-"""Game-tree search over the `Game` interface: minimax, alpha-beta and negamax.
+"""Game-tree search over the `Searchable` interface: minimax, alpha-beta and negamax.
 
 Finished games score their real result: the winner first, then the final margin, then the
 plies to the end (faster wins, slower losses) as a tie-break. The pruning algorithms add

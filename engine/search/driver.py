@@ -12,7 +12,7 @@ from math import inf
 from typing import TYPE_CHECKING, Any, Generic
 
 from ubao.engine.backend import NativeRules
-from ubao.engine.game import Evaluation, Game, M, P, shown
+from ubao.engine.game import M, P, shown
 from ubao.engine.search.control import (
     MAX_NODES,
     MAX_SEARCH_DEPTH,
@@ -24,6 +24,7 @@ from ubao.engine.search.scores import final_score, forced_result, mate_distance
 from ubao.engine.search.table import DEFAULT_HASH_MB, TranspositionTable
 from ubao.engine.search.trace import Tracer
 from ubao.engine.search.tree import NativeTree, PythonTree
+from ubao.engine.searchable import Evaluation, Searchable
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search
@@ -105,7 +106,7 @@ class SearchResult(Generic[M]):
         return None if forced is None else forced[1]
 
 
-def pick_evaluation(game: Game[Any, Any], name: str | None) -> tuple[str, Evaluation]:
+def pick_evaluation(game: Searchable[Any, Any], name: str | None) -> tuple[str, Evaluation]:
     """The evaluation `name` of `game` (its first when None); ValueError lists the names."""
     evaluations: Mapping[str, Evaluation] = game.evaluations
     if name is None:
@@ -154,7 +155,7 @@ class Searcher(Generic[P, M]):
 
     def __init__(
         self,
-        game: Game[P, M],
+        game: Searchable[P, M],
         algorithm: str = DEFAULT_ALGORITHM,
         evaluation: str | None = None,
         hash_mb: float = DEFAULT_HASH_MB,
@@ -373,7 +374,7 @@ class Searcher(Generic[P, M]):
 
 
 def search(
-    game: Game[P, M],
+    game: Searchable[P, M],
     position: P,
     depth: int | None = None,
     time_ms: float | None = None,

@@ -28,6 +28,7 @@ from ubao.engine.search.control import FINAL_DEPTH, MAX_SEARCH_DEPTH, SearchCont
 from ubao.engine.search.scores import MATE_BOUND, final_score
 from ubao.engine.search.table import EXACT, LOWER, TranspositionTable
 from ubao.engine.search.trace import TraceOut
+from ubao.engine.searchable import Searchable
 
 Counts = Callable[[], tuple[int, int, int, int, int, int]]
 """A search's counters: generated, expanded, evaluated, cutoffs, table hits, and the hits of
@@ -59,7 +60,7 @@ class NodeKit:
     """The game's `child`: a move's position, unchecked."""
     to_move: Callable[[Any], int]
     leaf: Callable[[Any], float | None]
-    """The evaluation fused with the end test (`Game.leaf_evaluation`)."""
+    """The evaluation fused with the end test (`Searchable.leaf_evaluation`)."""
     table_depth: int
     key: Callable[[Any], Hashable] | None
     """The game's own key, or None where the position is its key."""
@@ -82,7 +83,7 @@ class NodeKit:
 
 def node_kit(
     root: RootState,
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     evaluation: Callable[[Any], float],
     table: TranspositionTable,
     exact: bool,

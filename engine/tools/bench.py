@@ -17,11 +17,11 @@ from typing import Any, TextIO
 
 from ubao.engine.backend import NATIVE_BUILT, NATIVE_RULES
 from ubao.engine.endgame import open_endgame
-from ubao.engine.game import Game
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import perft
 from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher, SearchResult
+from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
 from ubao.engine.tools.players import (
     BASELINES,
@@ -197,7 +197,7 @@ class Progress:
 
 
 def parse_opponent(
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     spec: str,
     seed: int,
     hash_mb: float = DEFAULT_HASH_MB,
@@ -230,7 +230,7 @@ def parse_opponent(
 
 
 def bench_games(
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     algorithms: Sequence[str],
     evaluations: Sequence[str],
     depths: Sequence[int],
@@ -306,7 +306,7 @@ def bench_games(
 
 
 def _row(
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     record: GameRecord,
     algorithm: str,
     evaluation: str | None,
@@ -344,7 +344,7 @@ def _row(
     )
 
 
-def fixed_positions(game: Game[Any, Any], seed: int = 1) -> list[Any]:
+def fixed_positions(game: Searchable[Any, Any], seed: int = 1) -> list[Any]:
     """The start and the positions SPEED_PLIES seeded random plies in (while not over)."""
     rng = random.Random(seed)
     position = game.start()
@@ -468,7 +468,7 @@ def bench_threads(
     return rows
 
 
-def _perft_rate(game: Game[Any, Any], seconds: float) -> float:
+def _perft_rate(game: Searchable[Any, Any], seconds: float) -> float:
     """Perft sequences per second from the start, one depth deeper while the last depth took
     under a tenth of `seconds` (a depth costs a branching factor more than the one before)."""
     counted = 0

@@ -27,7 +27,7 @@ from ubao.engine.backend import (
     resolve_backend,
 )
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
-from ubao.engine.game import Game, GameError, Outcome
+from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import MAX_PERFT_DEPTH, perft
@@ -43,6 +43,7 @@ from ubao.engine.search import (
     Tracer,
     format_score,
 )
+from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
 from ubao.engine.tools import bench, match, stdio
 from ubao.engine.tools.chart import bench_svg
@@ -204,7 +205,7 @@ def add_endgame_argument(parser: argparse.ArgumentParser, *, auto: bool = False)
     )
 
 
-def endgame_seeds(game: Game[Any, Any], asked: int | None) -> int:
+def endgame_seeds(game: Searchable[Any, Any], asked: int | None) -> int:
     """The database `solve` uses: the one asked for, else the automatic one where the native
     core builds and reads it, else none; never more seeds than the game has."""
     if not isinstance(game, Mancala):
@@ -225,7 +226,7 @@ def parse_options(text: str) -> dict[str, Any]:
     return options
 
 
-def game_and_position(args: argparse.Namespace) -> tuple[Game[Any, Any], Any]:
+def game_and_position(args: argparse.Namespace) -> tuple[Searchable[Any, Any], Any]:
     """The game and the starting position the user asked for."""
     options = parse_options(args.options)
     if args.position is not None:
@@ -251,7 +252,7 @@ def describe_outcome(outcome: Outcome) -> str:
     return f"{PLAYER_NAMES[outcome.winner]} wins {first}-{second} ({outcome.reason})"
 
 
-def position_report(game: Game[Any, Any], position: Any) -> dict[str, Any]:
+def position_report(game: Searchable[Any, Any], position: Any) -> dict[str, Any]:
     """Everything `--json` output says about a position."""
     outcome = game.outcome(position)
     return {
@@ -302,7 +303,7 @@ def command_perft(args: argparse.Namespace) -> None:
     emit(args, {**data, **position_report(game, position)}, str(nodes))
 
 
-def format_line(game: Game[Any, Any], position: Any, moves: Sequence[Any]) -> list[str]:
+def format_line(game: Searchable[Any, Any], position: Any, moves: Sequence[Any]) -> list[str]:
     """Moves played one after another from `position`, in the game's notation."""
     texts = []
     for move in moves:

@@ -23,8 +23,9 @@ from dataclasses import asdict, dataclass, field
 from statistics import pstdev
 from typing import Any, TextIO
 
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import GameError
 from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB, MAX_SEARCH_DEPTH
+from ubao.engine.searchable import Searchable
 from ubao.engine.tools.players import Player, SearchPlayer, play_game
 from ubao.engine.tools.stdio import MAX_HASH_MB, decimal
 
@@ -162,7 +163,7 @@ class ExternalPlayer:
     """An engine program over the line protocol, one process for the whole match."""
 
     def __init__(
-        self, game: Game[Any, Any], command: str, go: str, time_ms: float | None = None
+        self, game: Searchable[Any, Any], command: str, go: str, time_ms: float | None = None
     ) -> None:
         self.game = game
         self.name = command
@@ -381,7 +382,7 @@ class OpeningError(ValueError):
     """No random opening of the plies asked leaves a game to play."""
 
 
-def opening(game: Game[Any, Any], rng: random.Random, plies: int) -> tuple[Any, list[Any]]:
+def opening(game: Searchable[Any, Any], rng: random.Random, plies: int) -> tuple[Any, list[Any]]:
     """A position `plies` random moves from the start, and its moves. An opening that ends the
     game would leave the engines nothing to play (its result the dice's), so it is drawn again
     from the same generator (the match stays reproducible), at most OPENING_ATTEMPTS times."""
@@ -403,7 +404,7 @@ def opening(game: Game[Any, Any], rng: random.Random, plies: int) -> tuple[Any, 
 
 
 def run_match(
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     first: EngineSpec,
     second: EngineSpec | str,
     games: int = 10,
@@ -462,7 +463,7 @@ def run_match(
     return report
 
 
-def _builtin(game: Game[Any, Any], spec: EngineSpec) -> SearchPlayer:
+def _builtin(game: Searchable[Any, Any], spec: EngineSpec) -> SearchPlayer:
     """A fresh built-in player for one game (its table kept over that game's moves)."""
     return SearchPlayer(
         game,
@@ -476,7 +477,7 @@ def _builtin(game: Game[Any, Any], spec: EngineSpec) -> SearchPlayer:
     )
 
 
-def _walk(game: Game[Any, Any], moves: list[Any]) -> list[tuple[Any, Any]]:
+def _walk(game: Searchable[Any, Any], moves: list[Any]) -> list[tuple[Any, Any]]:
     """Each move with the position it is played in, from the start."""
     position = game.start()
     pairs = []

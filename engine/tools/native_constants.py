@@ -22,7 +22,7 @@ from ubao.engine.othello import evaluations as othello_evaluations
 from ubao.engine.othello import game as othello
 from ubao.engine.search import control, driver, scores, table
 
-HEADER = Path(__file__).resolve().parents[1] / "native" / "constants.h"
+CONSTANTS_HEADER = Path(__file__).resolve().parents[1] / "native" / "constants.h"
 COMMAND = "python -m ubao.engine.tools.native_constants"
 
 
@@ -52,7 +52,7 @@ def _enum(prefix: str, names: Iterable[str], count: str, source: str) -> list[st
 
 
 def _evaluations(prefix: str, name: str) -> list[str]:
-    """The enum of the evaluations of the game `name`, the default first (`Game.evaluations`)."""
+    """The enum of the evaluations of the game `name`, the default first (its `evaluations`)."""
     rules = make_game(name, {}, backend="python")
     source = f"{type(rules).__module__}.{type(rules).__name__}.evaluations"
     return _enum(prefix, rules.evaluations, f"{prefix}_EVALUATIONS", source)
@@ -126,11 +126,11 @@ def main(argv: list[str]) -> int:
     """Writes the header; with --check, only says whether it is stale (1) or not (0)."""
     text = render()
     if "--check" in argv:
-        stale = HEADER.read_text() != text
+        stale = CONSTANTS_HEADER.read_text() != text
         if stale:
-            print(f"{HEADER} is stale: run {COMMAND}", file=sys.stderr)
+            print(f"{CONSTANTS_HEADER} is stale: run {COMMAND}", file=sys.stderr)
         return int(stale)
-    HEADER.write_text(text)
+    CONSTANTS_HEADER.write_text(text)
     return 0
 
 

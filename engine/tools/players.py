@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ubao.engine.game import Game, Outcome
+from ubao.engine.game import Outcome
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
@@ -20,6 +20,7 @@ from ubao.engine.search import (
     Searcher,
     SearchStats,
 )
+from ubao.engine.searchable import Searchable
 
 BASELINES = ("random", "first")
 """Players that do not search."""
@@ -42,7 +43,7 @@ class SearchPlayer:
 
     def __init__(
         self,
-        game: Game[Any, Any],
+        game: Searchable[Any, Any],
         algorithm: str = DEFAULT_ALGORITHM,
         evaluation: str | None = None,
         depth: int | None = None,
@@ -75,7 +76,7 @@ class SearchPlayer:
 class RandomPlayer:
     """A uniformly random legal move from a seeded generator: reproducible noise."""
 
-    def __init__(self, game: Game[Any, Any], seed: int = 0) -> None:
+    def __init__(self, game: Searchable[Any, Any], seed: int = 0) -> None:
         self.game = game
         self.rng = random.Random(seed)
         self.name = f"random:{seed}"
@@ -89,7 +90,7 @@ class FirstPlayer:
 
     name = "first"
 
-    def __init__(self, game: Game[Any, Any]) -> None:
+    def __init__(self, game: Searchable[Any, Any]) -> None:
         self.game = game
 
     def choose(self, position: Any) -> tuple[Any, SearchStats | None]:
@@ -97,7 +98,7 @@ class FirstPlayer:
 
 
 def make_player(
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     name: str,
     evaluation: str | None = None,
     depth: int | None = None,
@@ -165,7 +166,7 @@ class GameRecord:
 
 
 def play_game(
-    game: Game[Any, Any],
+    game: Searchable[Any, Any],
     players: Sequence[Player],
     position: Any = None,
     max_plies: int | None = None,

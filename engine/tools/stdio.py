@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
 from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve_backend
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.search import (
     ALGORITHMS,
@@ -32,6 +32,7 @@ from ubao.engine.search import (
     SearchResult,
     mate_distance,
 )
+from ubao.engine.searchable import Searchable
 
 ENGINE_NAME = "ubao-engine"
 ENGINE_AUTHOR = "the ubao developers"
@@ -205,7 +206,7 @@ def check_value(option: str, value: str) -> bool:
     return value.lower() == "true"
 
 
-def format_info(game: Game[Any, Any], position: Any, result: SearchResult[Any]) -> str:
+def format_info(game: Searchable[Any, Any], position: Any, result: SearchResult[Any]) -> str:
     """The `info` line of a completed iteration."""
     stats = result.stats
     distance = mate_distance(result.score)
@@ -239,7 +240,7 @@ class EngineSession:
         self.overhead_ms = MOVE_OVERHEAD_MS
         self.debug = False
         """`debug on`: a line on each search's limits before it and on its work after it."""
-        self.game: Game[Any, Any] | None = None
+        self.game: Searchable[Any, Any] | None = None
         self.position: Any = None
         self.searcher: Searcher[Any, Any] | None = None
         """The engine of the current game, kept between searches for its tables."""

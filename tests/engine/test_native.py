@@ -28,10 +28,11 @@ from tests.support.native import (
     random_mancala_position,
 )
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
-from ubao.engine.game import MAX_COUNT, Game, GameError, PositionError
+from ubao.engine.game import MAX_COUNT, GameError, PositionError
 from ubao.engine.games import make_game
 from ubao.engine.othello.game import Position as OthelloPosition
 from ubao.engine.perft import perft, walk
+from ubao.engine.searchable import Searchable
 
 if not NATIVE_BUILT:
     pytest.skip("the native core is not built", allow_module_level=True)
@@ -165,7 +166,7 @@ def test_what_is_not_a_position_is_refused(name: str, position: Any) -> None:
         game.children(position)
 
 
-def every_method(game: Game[Any, Any], position: Any, illegal: int) -> None:
+def every_method(game: Searchable[Any, Any], position: Any, illegal: int) -> None:
     """Calls each rules method once, an illegal move's refusal too."""
     game.children(position)
     game.outcome(position)

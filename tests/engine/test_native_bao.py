@@ -27,10 +27,11 @@ from tests.support.native import assert_same_refusal, assert_same_rules, pair, r
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
 from ubao.engine.bao.game import FLAGS, PROFILES
 from ubao.engine.bao.rules import BaoMove
-from ubao.engine.game import Game, OptionsError
+from ubao.engine.game import OptionsError
 from ubao.engine.games import make_game
 from ubao.engine.perft import perft, walk
 from ubao.engine.search import Searcher
+from ubao.engine.searchable import Searchable
 
 if not NATIVE_BUILT:
     pytest.skip("the native core is not built", allow_module_level=True)
@@ -71,7 +72,9 @@ def name_of(options: dict[str, Any]) -> str:
     return ",".join(f"{key}={value}" for key, value in options.items())
 
 
-def assert_same_order(reference: Game[Any, Any], native: Game[Any, Any], position: Any) -> None:
+def assert_same_order(
+    reference: Searchable[Any, Any], native: Searchable[Any, Any], position: Any
+) -> None:
     """The search order too: Bao's native `search_moves` sorts in C."""
     assert native.search_moves(position) == reference.search_moves(position)
 

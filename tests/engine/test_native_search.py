@@ -21,10 +21,11 @@ import pytest
 from tests.support.engine import needs_native
 from tests.support.native import MANCALA_OPTION_SETS, OTHELLO_SIZES, pair, random_mancala_position
 from ubao.engine.backend import NATIVE_BUILT, NativeRules
-from ubao.engine.game import MAX_COUNT, Game, PositionError
+from ubao.engine.game import MAX_COUNT, PositionError
 from ubao.engine.games import make_game
 from ubao.engine.perft import perft
 from ubao.engine.search import ALGORITHMS, SearchControl, Searcher, SearchResult, Tracer
+from ubao.engine.searchable import Searchable
 from ubao.engine.tools import bench
 
 if not NATIVE_BUILT:
@@ -50,7 +51,7 @@ def summary(result: SearchResult[Any]) -> tuple[Any, ...]:
 
 
 def along_a_game(
-    game: Game[Any, Any], rng: random.Random, count: int, limit: int = 1000
+    game: Searchable[Any, Any], rng: random.Random, count: int, limit: int = 1000
 ) -> list[Any]:
     """The start and `count - 1` positions of one random game (at most `limit` plies long),
     spread from start to end."""
@@ -61,8 +62,8 @@ def along_a_game(
 
 
 def assert_searches_alike(
-    reference: Game[Any, Any],
-    native: Game[Any, Any],
+    reference: Searchable[Any, Any],
+    native: Searchable[Any, Any],
     positions: list[Any],
     rng: random.Random,
     deepest: int = 6,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ubao.engine.tools.native_constants import COMMAND, HEADER, render
+from ubao.engine.tools.native_constants import COMMAND, CONSTANTS_HEADER, render
 
 ROOT = next(path for path in Path(__file__).resolve().parents if (path / "setup.py").exists())
 NATIVE = ROOT / "engine" / "native"
@@ -49,8 +49,8 @@ def _depends() -> dict[str, set[str]]:
 
 
 def test_the_constants_header_is_the_python_engines() -> None:
-    assert HEADER == NATIVE / "constants.h"
-    assert HEADER.read_text() == render(), f"stale: run {COMMAND}"
+    assert CONSTANTS_HEADER == NATIVE / "constants.h"
+    assert CONSTANTS_HEADER.read_text() == render(), f"stale: run {COMMAND}"
 
 
 def _cycle(depends: dict[str, set[str]]) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
 from ubao.engine.backend import NATIVE_BUILT
-from ubao.engine.game import Game, IllegalMoveError, NotationError, Outcome, Step
+from ubao.engine.game import IllegalMoveError, NotationError, Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (
     ALGORITHMS,
@@ -27,11 +27,12 @@ from ubao.engine.search import (
     mate_distance,
     search,
 )
+from ubao.engine.searchable import Searchable
 
 POSITIONS_PER_GAME = 200
 
 
-class Pebbles(Game[tuple[int, int], int]):
+class Pebbles(Searchable[tuple[int, int], int]):
     """Take 1, 3 or 4 pebbles; whoever takes the last one wins; taking 3 earns another turn.
 
     Small enough to solve by brute force in the test, and its extra turns break any search

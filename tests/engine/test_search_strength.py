@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
-from ubao.engine.game import Game, Outcome, Step
+from ubao.engine.game import Outcome, Step
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import (
     ALGORITHMS,
@@ -24,6 +24,7 @@ from ubao.engine.search import (
     format_score,
     search,
 )
+from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
 
 
@@ -41,7 +42,7 @@ def late_kalah_positions(count: int, seed: int, seeds_left: int) -> list[Any]:
 # -- the objective: the winner, then the margin, then the plies ---------------------------------
 
 
-def solved_kalah(seeds_left: int) -> tuple[Game[Any, Any], Solver[Any, Any], list[Any]]:
+def solved_kalah(seeds_left: int) -> tuple[Searchable[Any, Any], Solver[Any, Any], list[Any]]:
     """Kalah (6,4), its solver, and 12 late positions with their exact margins (the mover's)."""
     game = make_game("kalah", {})
     positions = late_kalah_positions(12, seed=3, seeds_left=seeds_left)
@@ -49,7 +50,7 @@ def solved_kalah(seeds_left: int) -> tuple[Game[Any, Any], Solver[Any, Any], lis
     return game, Solver(game), positions
 
 
-def margin_for_mover(solver: Solver[Any, Any], game: Game[Any, Any], position: Any) -> int:
+def margin_for_mover(solver: Solver[Any, Any], game: Searchable[Any, Any], position: Any) -> int:
     """The solver's final margin of `position` from its mover's view."""
     return solver.solve(position).value * (1 if game.to_move(position) == 0 else -1)
 
@@ -79,7 +80,7 @@ def test_a_search_ends_once_its_result_is_proven_through_the_table() -> None:
         assert (result.margin if result.margin is not None else 0) == truth
 
 
-class TwoRoads(Game[tuple[str, int], str]):
+class TwoRoads(Searchable[tuple[str, int], str]):
     """Player 0 either wins 1-0 at once (`quick`) or lets player 1 make a forced move and then
     wins 5-0 (`slow`)."""
 

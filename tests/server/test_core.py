@@ -19,9 +19,10 @@ from tests.support.server import (
     small_limits,
     started_game,
 )
-from ubao.engine.game import Game, IllegalMoveError, Outcome, Step
+from ubao.engine.game import IllegalMoveError, Outcome, Step
 from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
 from ubao.engine.mancala.game import Kalah
+from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     AppCloseCode,
     BotInfo,
@@ -499,7 +500,7 @@ def test_bot_versus_bot_starts_at_creation_and_a_failing_engine_forfeits() -> No
 # -- bounds that make every game finish --------------------------------------------------------
 
 
-class Toggle(Game[tuple[int, int], str]):
+class Toggle(Searchable[tuple[int, int], str]):
     """A game that never ends by itself: each move flips a bit and passes the turn."""
 
     name = "toggle"

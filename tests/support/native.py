@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from ubao.engine.backend import backend_of
-from ubao.engine.game import Game, GameError
+from ubao.engine.game import GameError
 from ubao.engine.games import make_game
+from ubao.engine.searchable import Searchable
 
 SIZES = ((6, 4), (1, 3), (3, 6), (12, 12), (4, 1), (2, 5), (5, 3), (6, 6))
 """(pits, seeds) cells the option sets cycle through: the extremes, the usual sizes, and sizes
@@ -45,7 +46,7 @@ MANCALA_OPTION_SETS = [
 OTHELLO_SIZES = (4, 6, 8, 10, 12, 14, 16)
 
 
-def pair(name: str, options: dict[str, Any]) -> tuple[Game[Any, Any], Game[Any, Any]]:
+def pair(name: str, options: dict[str, Any]) -> tuple[Searchable[Any, Any], Searchable[Any, Any]]:
     """The Python reference and the native game for the same variant."""
     reference = make_game(name, options, backend="python")
     native = make_game(name, options, backend="native")
@@ -53,7 +54,9 @@ def pair(name: str, options: dict[str, Any]) -> tuple[Game[Any, Any], Game[Any, 
     return reference, native
 
 
-def assert_same_rules(reference: Game[Any, Any], native: Game[Any, Any], position: Any) -> None:
+def assert_same_rules(
+    reference: Searchable[Any, Any], native: Searchable[Any, Any], position: Any
+) -> None:
     """Every rules question about `position` has the same answer on both backends."""
     moves = reference.legal_moves(position)
     assert native.legal_moves(position) == moves, reference.format_position(position)
@@ -65,7 +68,7 @@ def assert_same_rules(reference: Game[Any, Any], native: Game[Any, Any], positio
 
 
 def assert_same_refusal(
-    reference: Game[Any, Any], native: Game[Any, Any], position: Any, move: Any
+    reference: Searchable[Any, Any], native: Searchable[Any, Any], position: Any, move: Any
 ) -> None:
     """An illegal move is refused by both backends with the same error and message."""
     with pytest.raises(GameError) as expected:
@@ -75,7 +78,10 @@ def assert_same_refusal(
 
 
 def random_game(
-    reference: Game[Any, Any], native: Game[Any, Any], rng: random.Random, limit: int = 400
+    reference: Searchable[Any, Any],
+    native: Searchable[Any, Any],
+    rng: random.Random,
+    limit: int = 400,
 ) -> int:
     """Plays one random game on both backends side by side; returns its length."""
     position = reference.start()
@@ -92,7 +98,7 @@ def random_game(
     return limit
 
 
-def random_mancala_position(game: Game[Any, Any], rng: random.Random) -> tuple[int, ...]:
+def random_mancala_position(game: Searchable[Any, Any], rng: random.Random) -> tuple[int, ...]:
     """Any position the notation accepts: free seed counts (laps included), stores, mover."""
     m = game.options["pits"]
     most = rng.choice((1, 3, 8, 30))
