@@ -30,7 +30,7 @@ from ubao.client.connection import Disconnected, ServerError
 from ubao.client.input_machine import (
     KEYS,
     SEAT_LOST,
-    Answer,
+    AnswerOffer,
     Browse,
     Effect,
     Request,
@@ -176,7 +176,7 @@ class GameApp(GameView):
                 self.say(effect.text, effect.style)
             elif isinstance(effect, SendMove):
                 self._spawn(self._send(self.state.ply, effect.move))
-            elif isinstance(effect, Answer):
+            elif isinstance(effect, AnswerOffer):
                 (self.answer_takeback if effect.takeback else self.answer_rematch)(effect.accept)
             elif isinstance(effect, Request):
                 self._spawn(self._request(effect.what))

@@ -4,7 +4,7 @@ The screen asks `InputMachine.press` what a key does and `InputMachine.enter` wh
 does; both only answer, with effects as data (`Say`, `SendMove`, `Screen("quit")`, ...) that
 the screen carries out, and `None` from `press` leaves the key to the input line (so `press`
 is also the key bindings' filter). The machine keeps the one piece of state that is its own,
-what the player is being asked (`Asking`, whose transitions are the table `TRANSITIONS`), and
+what the player is being asked (`Asking`, whose transitions are the table `ASKING_TRANSITIONS`), and
 whether a move is on its way or the connection closed for good: they change only through
 `apply` (the effects `Transition` and `SendMove`) and the game's events (`resolved`, `reset`,
 `close`). Everything else it reads from `Facts`, a picture of the game and the screen taken
@@ -51,7 +51,7 @@ class SendMove:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class AnswerOffer:
     """Accept or decline the opponent's takeback request (`takeback`) or rematch offer."""
 
     takeback: bool
@@ -89,7 +89,7 @@ class Transition:
     question: Ask | None = None
 
 
-Effect = Say | SendMove | Answer | Request | Browse | Screen | Transition
+Effect = Say | SendMove | AnswerOffer | Request | Browse | Screen | Transition
 
 
 # -- what the player is asked: the machine's own state and its transitions ---------------------
@@ -115,7 +115,7 @@ class Trigger(Enum):
     RESET = "game over, connection closed, rematch begun"
 
 
-TRANSITIONS: dict[tuple[Asking, Trigger], Asking] = {
+ASKING_TRANSITIONS: dict[tuple[Asking, Trigger], Asking] = {
     (Asking.NOTHING, Trigger.ASK): Asking.QUESTION,
     (Asking.QUESTION, Trigger.ASK): Asking.QUESTION,
     (Asking.NOTHING, Trigger.RESOLVED): Asking.NOTHING,
@@ -226,7 +226,7 @@ class InputMachine:
     # -- state ---------------------------------------------------------------------------------
 
     def _to(self, trigger: Trigger, question: Ask | None = None) -> None:
-        self.asking = TRANSITIONS[self.asking, trigger]
+        self.asking = ASKING_TRANSITIONS[self.asking, trigger]
         if trigger is Trigger.ASK:
             self.question = question
         elif self.asking not in (Asking.QUESTION, Asking.RESIGN_OVER_QUESTION):
@@ -359,7 +359,7 @@ class InputMachine:
         if self.confirming_resign:
             return self.confirm_resign(key == "y")
         if self._answers(f, key):
-            return [Answer(self.dialog(f) is Dialog.ANSWER_TAKEBACK, key == "y")]
+            return [AnswerOffer(self.dialog(f) is Dialog.ANSWER_TAKEBACK, key == "y")]
         return None
 
     def arrow(self, f: Facts, key: str) -> list[Effect] | None:
@@ -463,7 +463,7 @@ class InputMachine:
             return LINE_COMMANDS[said](self, f)
         dialog = self.dialog(f)
         if dialog in (Dialog.ANSWER_REMATCH, Dialog.ANSWER_TAKEBACK) and said in YES + NO:
-            return [Answer(dialog is Dialog.ANSWER_TAKEBACK, said in YES)]
+            return [AnswerOffer(dialog is Dialog.ANSWER_TAKEBACK, said in YES)]
         play = self.play(f)
         if play is Play.WATCHING:
             return [Say("watching: moves cannot be entered", ERROR)]

@@ -270,29 +270,29 @@ def fold(
     )
 
 
-Text = Callable[[], StyleAndTextTuples]
+TextGetter = Callable[[], StyleAndTextTuples]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ScreenParts:
     """What the view draws in each part of the layout, each called whenever it is drawn."""
 
-    board: Text
+    board: TextGetter
     players: Callable[[int], StyleAndTextTuples]
     """The players' panel, made for the width it is drawn at."""
-    moves: Text
+    moves: TextGetter
     moves_cursor: Callable[[], Point]
-    info: Text
+    info: TextGetter
     ending: Callable[[], bool]
     """The game-over box is shown."""
-    end: Text
-    status: Text
+    end: TextGetter
+    status: TextGetter
     status_height: Callable[[], int]
     prompt: Callable[[], str]
-    input_clocks: Text
-    keys: Text
+    input_clocks: TextGetter
+    keys: TextGetter
     too_small: Callable[[], str | None]
-    help: Text
+    help: TextGetter
     help_rows: Callable[[], int]
     help_width: Callable[[], int]
     help_title: Callable[[], str]

@@ -6,8 +6,8 @@ seat at once without polling; a server that does not push is polled. Started aga
 crash or a kill, it first resumes the games it still holds a seat token for, rather than
 leave them to be lost by abandonment. See docs/client.md.
 
-Which seats it takes, in which order and within its limit, is `Seats` (sans I/O: it answers
-with the `Join`s to make); `serve` is the loop that hears the lobby and runs a `BotGame` for
+Which seats it takes, in which order and within its limit, is `SeatPicker` (sans I/O: it answers
+with the `SeatToTake`s to make); `serve` is the loop that hears the lobby and runs a `BotGame` for
 each seat taken.
 """
 
@@ -69,7 +69,7 @@ def settings_for(summary: GameSummary, seat: int, settings: EngineSettings) -> E
 
 
 @dataclass(frozen=True, slots=True)
-class Join:
+class SeatToTake:
     """Take `seat` of `game_id` and play it with `settings`: a seat held before (`summary`
     None: the game is resumed), or one of an open game the lobby listed (`summary`)."""
 
@@ -79,7 +79,7 @@ class Join:
     summary: GameSummary | None = None
 
 
-class Seats:
+class SeatPicker:
     """Which seats a serving bot takes, in order, up to `max_games` games at a time: first the
     games it holds a seat in (`resuming`, from `held_seats`), then the open games that ask for
     a bot client, as the lobby was last heard of."""
@@ -103,14 +103,14 @@ class Seats:
             self.waiting.clear()
         self.waiting.update((summary.game_id, summary) for summary in summaries)
 
-    def take(self, busy: int, joined: Collection[str]) -> list[Join]:
+    def take(self, busy: int, joined: Collection[str]) -> list[SeatToTake]:
         """The seats to take now, `busy` games being under way and bots connected to the
         games `joined`. A game ended meanwhile only has its token forgotten (by `serve`)."""
-        joins: list[Join] = []
+        joins: list[SeatToTake] = []
         while self.resuming and busy + len(joins) < self.max_games:
             game_id = next(iter(self.resuming))  # in order: its own depth's seats first
             held, chosen = self.resuming.pop(game_id)
-            joins.append(Join(game_id, held, chosen))
+            joins.append(SeatToTake(game_id, held, chosen))
         taken = {*joined, *(join.game_id for join in joins)}
         for summary in list(self.waiting.values()):
             seat = bot_seat(summary)
@@ -121,7 +121,7 @@ class Seats:
                 break  # kept: joined when a game ends, if still open then
             del self.waiting[summary.game_id]
             chosen = settings_for(summary, seat, self.settings)
-            joins.append(Join(summary.game_id, seat, chosen, summary))
+            joins.append(SeatToTake(summary.game_id, seat, chosen, summary))
         return joins
 
 
@@ -150,7 +150,7 @@ async def serve(
     every `poll_seconds`, for a server that does not push (its lobby is silent otherwise).
     """
     store = tokens or TokenStore()
-    seats = Seats(settings, max_games, held_seats(url, name, settings, store))
+    seats = SeatPicker(settings, max_games, held_seats(url, name, settings, store))
     changed = asyncio.Event()
     pushed = False
 
@@ -193,7 +193,7 @@ async def serve(
         "s" if max_games > 1 else "",
     )
 
-    def start(join: Join) -> None:
+    def start(join: SeatToTake) -> None:
         bot = BotGame(
             url,
             name,

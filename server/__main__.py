@@ -136,7 +136,7 @@ def replace_path(obj: Any, names: Sequence[str], value: Any) -> Any:
     return dataclasses.replace(obj, **{name: value})
 
 
-def shown(value: Any) -> str:
+def help_default(value: Any) -> str:
     """A default as the help shows it."""
     if isinstance(value, tuple):
         return shlex.join(value)
@@ -388,7 +388,7 @@ def parse_args(
     )
     for setting in SERVER_SETTINGS:
         default = setting.get(defaults)
-        text = f"{setting.description} (default {shown(default)}, env {setting.env})"
+        text = f"{setting.description} (default {help_default(default)}, env {setting.env})"
         parser.add_argument(
             setting.flag,
             dest=setting.path,

@@ -31,7 +31,7 @@ Action = Literal["join", "start", "play", "takeback", "resign", "cancel", "finis
 takeback asked or answered, a resignation, the creator's cancel, an end of any kind (the rules,
 a clock, a grace period, an expiry, a forfeit), a rematch offered or answered."""
 
-TRANSITIONS: dict[tuple[Status, Action], Status] = {
+STATUS_TRANSITIONS: dict[tuple[Status, Action], Status] = {
     ("waiting", "join"): "waiting",
     ("waiting", "start"): "playing",
     ("waiting", "resign"): "over",  # aborted: the game never started
@@ -83,7 +83,7 @@ class IllegalTransition(Exception):
 def advance(status: Status, action: Action, game_id: str) -> Status:
     """The status `action` leads to from `status`; Rejected (what the client hears) if the
     status refuses it, IllegalTransition if the table has no row for it."""
-    after = TRANSITIONS.get((status, action))
+    after = STATUS_TRANSITIONS.get((status, action))
     if after is not None:
         return after
     refusal = REFUSALS.get((status, action))

@@ -40,7 +40,7 @@ HANDOFF_S = 8.0
 untouched for 5 s, and look for one at least every second."""
 READ_TIMEOUT_S = 1.0
 """How long one read of the reply list blocks (the reader checks for its end in between)."""
-RETRY_S = 1.0
+READER_RETRY_S = 1.0
 """After Redis failed, the wait before the reply reader tries again."""
 
 
@@ -167,8 +167,8 @@ class WorkerPool(BotSeats):
             try:
                 popped = await self.redis.blpop([self.replies], timeout=READ_TIMEOUT_S)
             except RedisError as exc:
-                log.warning("reading worker replies: %s; trying again in %g s", exc, RETRY_S)
-                await asyncio.sleep(RETRY_S)
+                log.warning("reading worker replies: %s; trying again in %g s", exc, READER_RETRY_S)
+                await asyncio.sleep(READER_RETRY_S)
                 continue
             if popped is None:
                 continue

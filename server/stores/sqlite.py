@@ -143,7 +143,7 @@ def _pair(values: tuple[int, int]) -> str:
     return f"[{values[0]},{values[1]}]"
 
 
-Seats = tuple[tuple[SeatSpec, str | None, str | None], ...]
+StoredSeats = tuple[tuple[SeatSpec, str | None, str | None], ...]
 """(spec, name, token hash) per seat."""
 
 
@@ -166,7 +166,7 @@ class Change(NamedTuple):
     ply: int
     clocks: str | None
     """Time left on both clocks when saved, as `_pair` writes it."""
-    seats: Seats
+    seats: StoredSeats
     events: tuple[Event, ...]
     bodies: tuple[bytes, ...]
     """The events as the store keeps them and as they are broadcast (`Room.body`)."""
@@ -214,7 +214,9 @@ _EVENTS = "INSERT INTO events (game_id, v, type, body) VALUES "
 _EVENT = "(?, ?, ?, ?)"
 
 
-def _write(db: sqlite3.Connection, changes: Sequence[Change], written: dict[str, Seats]) -> None:
+def _write(
+    db: sqlite3.Connection, changes: Sequence[Change], written: dict[str, StoredSeats]
+) -> None:
     """Write `changes`, in order, in `db`'s open transaction: each game's row and seats as its
     last change left them, every move and event. `written` holds the games not over whose row is
     written (in this transaction or before it), with their seats as written: a game already
@@ -391,7 +393,7 @@ class Store:
             self.db.execute("PRAGMA read_uncommitted = ON")
         self._batch: list[Change] = []
         """The saves since the last commit, to write again if the commit fails."""
-        self._written: dict[str, Seats] = {}
+        self._written: dict[str, StoredSeats] = {}
         """The games not over whose row is written, with their seats (`_write`)."""
         self._lost = False
         """The last commit failed and was rolled back: the next writes the whole batch again."""
@@ -664,7 +666,7 @@ class Writer:
 
     def _run(self) -> None:
         db = self.db
-        written: dict[str, Seats] = {}
+        written: dict[str, StoredSeats] = {}
         batch: list[Change] = []
         """What the next transaction writes: what failed before, then what came since."""
         try:
@@ -701,7 +703,7 @@ class Writer:
         finally:
             db.close()
 
-    def _commit(self, batch: list[Change], written: dict[str, Seats]) -> None:
+    def _commit(self, batch: list[Change], written: dict[str, StoredSeats]) -> None:
         """Write the batch in one transaction and commit it (one fsync). If the database
         refuses a row for good (`_conflict`), write the changes apart (`_write_apart`) rather
         than try the batch again for ever, which would hold every game up behind one."""
@@ -722,7 +724,7 @@ class Writer:
             self._write_apart(changes, written)
         db.execute("COMMIT")
 
-    def _write_apart(self, changes: list[Change], written: dict[str, Seats]) -> None:
+    def _write_apart(self, changes: list[Change], written: dict[str, StoredSeats]) -> None:
         """Write each change in a savepoint of its own, in the open transaction. A change the
         database refuses for good is left out, logged once with its game, and so is every later
         change of that game: what is stored of a game stays a beginning of it that a restart

@@ -32,7 +32,7 @@ from ubao.client.bot import (
     search_report_line,
 )
 from ubao.client.connection import fetch_snapshot
-from ubao.client.serving import Join, Seats, bot_seat, serve, settings_for
+from ubao.client.serving import SeatPicker, SeatToTake, bot_seat, serve, settings_for
 from ubao.client.state import GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
@@ -252,17 +252,17 @@ def test_a_serving_bot_resumes_its_seats_first_then_joins_within_its_limit() -> 
     settings = EngineSettings(depth=5, time_ms=100)
     wanted = SeatInfo("open", None, False, wants_bot=True)
     person = SeatInfo("open", "ann", True)
-    seats = Seats(settings, 2, {"old": (1, settings)})
+    seats = SeatPicker(settings, 2, {"old": (1, settings)})
     open_games = [dataclasses.replace(summary("waiting", person, wanted), game_id=g) for g in "abc"]
     seats.heard([summary("waiting", person, person), *open_games], listed=True)
     assert seats.take(busy=0, joined=()) == [
-        Join("old", 1, settings),
-        Join("a", 1, settings, open_games[0]),
+        SeatToTake("old", 1, settings),
+        SeatToTake("a", 1, settings, open_games[0]),
     ]
     assert seats.take(busy=2, joined={"old", "a"}) == []  # full: the others are kept
     assert list(seats.waiting) == ["b", "c"]
     seats.heard([open_games[2]])
-    assert seats.take(busy=1, joined={"old", "b"}) == [Join("c", 1, settings, open_games[2])]
+    assert seats.take(busy=1, joined={"old", "b"}) == [SeatToTake("c", 1, settings, open_games[2])]
     assert seats.waiting == {}
 
 

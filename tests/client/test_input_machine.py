@@ -6,11 +6,11 @@ import dataclasses
 from typing import Any
 
 from ubao.client.input_machine import (
+    ASKING_TRANSITIONS,
     ERROR,
     KEY_HINTS,
     SEAT_LOST,
-    TRANSITIONS,
-    Answer,
+    AnswerOffer,
     Asking,
     Browse,
     Facts,
@@ -70,8 +70,8 @@ def run(machine: InputMachine, effects: list[Any] | None) -> list[Any]:
 def test_every_state_has_a_transition_for_what_can_happen_in_it() -> None:
     for asking in Asking:
         for trigger in (Trigger.RESOLVED, Trigger.ASK_RESIGN, Trigger.RESET):
-            assert (asking, trigger) in TRANSITIONS
-    assert {asking for asking, trigger in TRANSITIONS if trigger is Trigger.ASK} == {
+            assert (asking, trigger) in ASKING_TRANSITIONS
+    assert {asking for asking, trigger in ASKING_TRANSITIONS if trigger is Trigger.ASK} == {
         Asking.NOTHING,
         Asking.QUESTION,
     }
@@ -96,7 +96,7 @@ def test_resign_asked_over_nothing_goes_back_to_nothing_on_a_no() -> None:
 def test_y_answers_a_takeback_request_with_a_move_half_typed() -> None:
     machine = InputMachine()
     asked = facts(takeback=1, typed="2")
-    assert machine.press(asked, "y") == [Answer(takeback=True, accept=True)]
+    assert machine.press(asked, "y") == [AnswerOffer(takeback=True, accept=True)]
     assert machine.press(facts(typed="2"), "y") is None  # nothing asked: the letter is typed
     assert "asks to take back" in (machine.question_text(asked) or "")
 
