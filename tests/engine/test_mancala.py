@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.engine import BACKENDS, refusals, report
+from tests.support.engine import BACKENDS, KALAH_43, KALAH_43_JSON, KALAH_START, refusals, report
 from ubao.engine.game import (
     MAX_COUNT,
     IllegalMoveError,
@@ -510,25 +510,6 @@ def test_the_bound_is_the_same_in_text_and_json_and_overlong_numbers_are_refused
         bao.parse_position_json({**data, "ply": 2_000_000_000})
     with pytest.raises(NotationError, match="1,000,000"):
         bao.parse_position_json({**data, "stock": [MAX_COUNT + 1, 22]})
-
-
-KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
-
-
-KALAH_43_JSON = {
-    "game": "kalah(4,3)",
-    "pits": [[3, 3, 3, 3], [3, 3, 3, 3]],
-    "stores": [0, 0],
-    "to_move": "S",
-}
-
-
-KALAH_START = {
-    "game": "kalah(6,4)",
-    "pits": [[4] * 6, [4] * 6],
-    "stores": [0, 0],
-    "to_move": "S",
-}
 
 
 @pytest.mark.timeout(120)

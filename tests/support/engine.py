@@ -17,6 +17,23 @@ from ubao.engine.tools.cli import main
 needs_native = pytest.mark.skipif(not NATIVE_BUILT, reason="the native core is not built")
 """A test of the native core itself, skipped where it is not built."""
 
+KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
+"""A small Kalah start, in the text notation."""
+KALAH_43_JSON = {
+    "game": "kalah(4,3)",
+    "pits": [[3, 3, 3, 3], [3, 3, 3, 3]],
+    "stores": [0, 0],
+    "to_move": "S",
+}
+"""The same position in the JSON notation."""
+KALAH_START = {
+    "game": "kalah(6,4)",
+    "pits": [[4] * 6, [4] * 6],
+    "stores": [0, 0],
+    "to_move": "S",
+}
+"""Kalah(6,4)'s start in the JSON notation."""
+
 BACKENDS: list[Any] = ["python", pytest.param("native", marks=needs_native)]
 """`pytest.mark.parametrize` values: the Python rules, and the native ones where built."""
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.engine import BACKENDS, fails, report, run
+from tests.support.engine import BACKENDS, KALAH_43, KALAH_43_JSON, KALAH_START, fails, report, run
 from tests.support.server import FAKE_ENGINE
 from ubao.engine import backend
 from ubao.engine.games import make_game
@@ -183,25 +183,6 @@ def test_a_long_native_probe_says_how_many_positions_it_expanded() -> None:
 
 
 BOARD_4X4 = "-----OX--XO----- X"
-
-
-KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
-
-
-KALAH_43_JSON = {
-    "game": "kalah(4,3)",
-    "pits": [[3, 3, 3, 3], [3, 3, 3, 3]],
-    "stores": [0, 0],
-    "to_move": "S",
-}
-
-
-KALAH_START = {
-    "game": "kalah(6,4)",
-    "pits": [[4] * 6, [4] * 6],
-    "stores": [0, 0],
-    "to_move": "S",
-}
 
 
 @pytest.mark.timeout(120)

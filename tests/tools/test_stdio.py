@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.support.engine import BACKENDS, fails, run
+from tests.support.engine import BACKENDS, KALAH_43, fails, run
 from tests.support.server import FAILING_ENGINE
 from tests.support.stdio import Engine, Recorder, bestmove
 from ubao.engine.backend import NATIVE_BUILT
@@ -350,9 +350,6 @@ def test_a_position_alone_names_its_board_size() -> None:
     assert bestmove(lines) in ("a1", "a2", "a3", "a4")
     lines = Recorder().send("position kalah {} kalah(2,1) S 1,1/1,1 0,0", "go depth 2")
     assert bestmove(lines) in ("1", "2")
-
-
-KALAH_43 = "kalah(4,3) S 3,3,3,3/3,3,3,3 0,0"
 
 
 @pytest.mark.timeout(120)
