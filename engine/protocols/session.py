@@ -521,7 +521,7 @@ class EngineSession:
             # a driver reading the last line knows what the move cost, not its last iteration.
             # Stopped before any iteration completed (`go movetime 0`), it has no score to say.
             self.say(format_info(search_report(game, position, result), numbered))
-        if lines > 1 and result.move is not None and result.stats.depth:
+        if lines > 1 and result.move is not None and result.stats.depth and not control.stopped:
             deadline = None if budget.hard_ms is None else started + budget.hard_ms / 1000
             self._more_lines(searcher, position, go, candidates, result, lines, deadline)
         if self.debug:

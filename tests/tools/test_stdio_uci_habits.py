@@ -3,6 +3,8 @@ the `d` display command."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support.engine import BACKENDS
@@ -114,3 +116,28 @@ def test_d_is_answered_while_a_search_runs() -> None:
     recorder.session.handle("d")
     assert any(line.startswith("Legal moves: 1 2 3 4 5 6") for line in recorder.lines)
     assert recorder.send("stop")[-1].startswith("bestmove ")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("go", ["go infinite", "go ponder"])
+def test_a_search_stopped_during_its_first_line_reports_that_line_only(go: str) -> None:
+    recorder = Recorder()
+    recorder.session.handle("setoption name MultiPV value 3")
+    recorder.session.handle('position kalah {"pits":6,"seeds":6} startpos')
+    recorder.session.handle(go)
+    time.sleep(0.3)
+    replies = recorder.send("stop")
+    assert set(lines_of(recorder.lines)) == {1}
+    assert replies[-1].startswith("bestmove ")
+
+
+@pytest.mark.timeout(120)
+def test_after_ponderhit_the_lines_are_the_searchs_not_the_pondering() -> None:
+    recorder = Recorder()
+    recorder.session.handle("setoption name MultiPV value 2")
+    recorder.session.handle('position kalah {"pits":6,"seeds":6} startpos')
+    recorder.session.handle("go ponder depth 2")
+    time.sleep(0.3)
+    recorder.send("ponderhit")
+    second = [parse_info(line) for line in recorder.lines if " multipv 2 " in line]
+    assert [info.depth for info in second if info is not None] == [2]
