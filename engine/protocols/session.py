@@ -494,6 +494,8 @@ class EngineSession:
         soft = None if budget.soft_ms is None else budget.soft_ms / max(1, lines)
         if self.debug:
             self.say(f"info string {describe_search(searcher, go, hard, soft)}")
+        if lines > 1 and search_plies(go) is None and hard is None and go.nodes is None:
+            return self._analyse(searcher, position, move, candidates, lines, root_moves, control)
         numbered = self.multipv > 1
 
         def report(result: SearchResult[Any]) -> None:
@@ -527,6 +529,48 @@ class EngineSession:
         if self.debug:
             self.say(f"info string {describe_work(result)}")
         return result.move
+
+    def _analyse(
+        self,
+        searcher: Searcher[Any, Any],
+        position: Any,
+        move: Any,
+        candidates: list[Any],
+        lines: int,
+        root_moves: list[Any] | None,
+        control: SearchControl,
+    ) -> Any:
+        """MultiPV under a search without limits (`go infinite`, pondering), as analysis GUIs
+        use it: rounds of every line at one depth, one depth step deeper each round, until
+        `stop` (or `ponderhit`), or until the first line's search met no horizon. The move is
+        line 1's of the last round it completed, else the fallback `move`."""
+        game = searcher.game
+        exact_steps = searcher.exact or searcher.algorithm == "minimax"
+        step = 1 if exact_steps else game.search_hints.deepening_step
+        for depth in range(1, MAX_SEARCH_DEPTH + 1, step):
+            excluded: list[Any] = []
+            for number in range(1, lines + 1):
+                rest = [candidate for candidate in candidates if candidate not in excluded]
+                try:
+                    line = searcher.search(
+                        position,
+                        depth,
+                        control=control,
+                        root_moves=root_moves if number == 1 else rest,
+                    )
+                except Exception as error:
+                    self.say(f"error the search failed: {error!r}")
+                    return move
+                if line.stopped or line.move is None:
+                    return move
+                if number == 1:
+                    move, exhausted = line.move, line.stats.depth < depth
+                info = replace(search_report(game, position, line), multipv=number)
+                self.say(format_info(info, multipv=True))
+                excluded.append(line.move)
+            if exhausted:
+                break
+        return move
 
     def _more_lines(
         self,

@@ -119,12 +119,11 @@ def test_d_is_answered_while_a_search_runs() -> None:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("go", ["go infinite", "go ponder"])
-def test_a_search_stopped_during_its_first_line_reports_that_line_only(go: str) -> None:
+def test_a_bounded_search_stopped_during_its_first_line_reports_that_line_only() -> None:
     recorder = Recorder()
     recorder.session.handle("setoption name MultiPV value 3")
     recorder.session.handle('position kalah {"pits":6,"seeds":6} startpos')
-    recorder.session.handle(go)
+    recorder.session.handle("go depth 40")
     time.sleep(0.3)
     replies = recorder.send("stop")
     assert set(lines_of(recorder.lines)) == {1}
@@ -132,12 +131,37 @@ def test_a_search_stopped_during_its_first_line_reports_that_line_only(go: str) 
 
 
 @pytest.mark.timeout(120)
-def test_after_ponderhit_the_lines_are_the_searchs_not_the_pondering() -> None:
+@pytest.mark.parametrize("go", ["go infinite", "go ponder"])
+def test_analysis_reports_every_line_at_each_depth_until_stop(go: str) -> None:
+    recorder = Recorder()
+    recorder.session.handle("setoption name MultiPV value 3")
+    recorder.session.handle('position kalah {"pits":6,"seeds":6} startpos')
+    recorder.session.handle(go)
+    time.sleep(0.5)
+    replies = recorder.send("stop")
+    reports = [parse_info(line) for line in recorder.lines if line.startswith("info depth ")]
+    by_depth: dict[int, list[int]] = {}
+    for info in reports:
+        assert info is not None and info.depth is not None
+        by_depth.setdefault(info.depth, []).append(info.multipv)
+    complete = [depth for depth, numbers in by_depth.items() if numbers == [1, 2, 3]]
+    assert len(complete) >= 2, by_depth  # rounds of all three lines, each one depth step deeper
+    assert all(numbers == [1, 2, 3][: len(numbers)] for numbers in by_depth.values())
+    last = max(complete)
+    (first_line,) = [i for i in reports if i is not None and (i.depth, i.multipv) == (last, 1)]
+    deeper = [depth for depth in by_depth if depth > last]
+    if not deeper:  # stopped between rounds: the move is the last round's first line's
+        assert bestmove(replies) == first_line.pv[0]
+
+
+@pytest.mark.timeout(120)
+def test_after_ponderhit_the_lines_are_the_searchs() -> None:
     recorder = Recorder()
     recorder.session.handle("setoption name MultiPV value 2")
     recorder.session.handle('position kalah {"pits":6,"seeds":6} startpos')
     recorder.session.handle("go ponder depth 2")
     time.sleep(0.3)
-    recorder.send("ponderhit")
-    second = [parse_info(line) for line in recorder.lines if " multipv 2 " in line]
-    assert [info.depth for info in second if info is not None] == [2]
+    replies = recorder.send("ponderhit")
+    infos = [parse_info(line) for line in replies if line.startswith("info depth ")]
+    assert [(i.depth, i.multipv) for i in infos if i is not None][-2:] == [(2, 1), (2, 2)]
+    assert replies[-1].startswith("bestmove ")
