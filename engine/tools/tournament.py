@@ -1,0 +1,385 @@
+"""`ubao-engine tournament`: N engines play a round-robin or a gauntlet, the job cutechess-cli
+does for chess engines; `ubao-engine match` is its two-engine case.
+
+Every engine, the built-in search as much as an external program, is driven through the protocol
+library's `EngineClient` (the built-in one over `SessionTransport`, in this process). A game asks
+the engine to move under its limits (a depth, a time per move, a clock with an increment),
+counts its clock, and ends by the rules, at the ply limit (a draw), or with a loss: on time, or
+for an engine that died, hung, refused the position or answered an illegal move. Games run
+`concurrency` at a time; each engine is reused game after game (a new game each time), one
+process per game running at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ubao.client.record import Record
+from ubao.engine.game import Game, GameError
+from ubao.engine.protocols import (
+    DIALECTS,
+    EngineClient,
+    EngineFailure,
+    EnginePosition,
+    Limits,
+    SessionTransport,
+    SubprocessTransport,
+)
+from ubao.engine.tools.entrants import Entrant
+from ubao.engine.tools.schedule import Opening, ScheduledGame, schedule
+from ubao.engine.tools.standings import GameResult
+from ubao.engine.tools.tournament_files import (
+    claim,
+    finished_games,
+    record_of,
+    save_game,
+    save_tables,
+)
+
+HANDSHAKE_SECONDS = 30.0
+"""How long an engine may take to answer the handshake (UCI engines answer at once)."""
+QUIT_SECONDS = 10.0
+"""How long an engine may take to quit before it is killed."""
+MOVE_MARGIN_SECONDS = 5.0
+"""How long past its time per move an engine may take (start-up, a loaded machine) before it is
+told to `stop`; a move it gives then still counts."""
+STOP_GRACE_SECONDS = 2.0
+"""How long it then has to answer `stop` with its move; an engine silent after that has failed."""
+CLOCK_MARGIN_MS = 50
+"""How far past its clock an engine may answer before it loses on time (the pipe's delay)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a tournament plays: everything that decides its games, nothing about how fast."""
+
+    game: Game[Any, Any]
+    entrants: tuple[Entrant, ...]
+    format: str
+    rounds: int
+    games: int
+    """Games of each pairing per round."""
+    openings: tuple[Opening, ...]
+    max_plies: int | None = 1000
+    """Plies the engines play after the opening before the game is a draw."""
+    recover: bool = False
+    """Play on after an engine fails (it loses that game and is restarted), or stop there."""
+    clock_margin_ms: int = CLOCK_MARGIN_MS
+
+    @property
+    def names(self) -> list[str]:
+        return [entrant.name for entrant in self.entrants]
+
+    def schedule(self) -> list[ScheduledGame]:
+        return schedule(len(self.entrants), self.format, self.rounds, self.games)
+
+    def settings(self) -> dict[str, Any]:
+        """What the output folder keeps: a re-run must ask for the same."""
+        return {
+            "game": self.game.name,
+            "options": dict(self.game.options),
+            "entrants": [entrant.to_json() for entrant in self.entrants],
+            "format": self.format,
+            "rounds": self.rounds,
+            "games": self.games,
+            "openings": [list(opening) for opening in self.openings],
+            "max_plies": self.max_plies,
+            "recover": self.recover,
+            "clock_margin_ms": self.clock_margin_ms,
+        }
+
+
+class TournamentStopped(RuntimeError):
+    """An engine failed and the plan does not recover: the tournament ends (its games so far are
+    kept)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A game as it ended: its result, its moves, and what failed if an engine did."""
+
+    result: GameResult
+    moves: tuple[str, ...]
+    failure: str | None = None
+    """What failed, when an engine did."""
+    failed_side: int | None = None
+    """The side whose engine failed: it is not asked again."""
+
+
+class Engines:
+    """The idle engines of one entrant, reused game after game; a failed one is killed."""
+
+    def __init__(self, entrant: Entrant, backend: str | None) -> None:
+        self.entrant = entrant
+        self.backend = backend
+        self.idle: list[EngineClient] = []
+        self.busy: set[EngineClient] = set()
+
+    async def take(self) -> EngineClient:
+        client = self.idle.pop() if self.idle else await self._start()
+        self.busy.add(client)
+        return client
+
+    def give_back(self, client: EngineClient) -> None:
+        self.busy.discard(client)
+        self.idle.append(client)
+
+    async def discard(self, client: EngineClient) -> None:
+        self.busy.discard(client)
+        await client.quit(0)
+
+    async def close(self) -> None:
+        """Ask every engine to quit; one that does not is killed."""
+        clients = [*self.idle, *self.busy]
+        self.idle, self.busy = [], set()
+        await asyncio.gather(*(client.quit(QUIT_SECONDS) for client in clients))
+
+    async def _start(self) -> EngineClient:
+        entrant = self.entrant
+        if entrant.external:
+            transport = await SubprocessTransport.start(list(entrant.command))
+            dialect = DIALECTS[entrant.protocol]()
+            options = dict(entrant.options)
+        else:
+            transport = SessionTransport(self.backend)
+            dialect = DIALECTS["ubao"]()
+            options = builtin_options(entrant)
+        client = await EngineClient.start(transport, dialect, HANDSHAKE_SECONDS)
+        if options:
+            await client.configure(options)
+        return client
+
+
+def builtin_options(entrant: Entrant) -> dict[str, str]:
+    """The built-in search's settings as options of ubao's stdio protocol."""
+    spec = entrant.spec
+    return {
+        "Algorithm": spec.algorithm,
+        "Eval": spec.evaluation or "<empty>",
+        "Hash": f"{spec.hash_mb:g}",
+        "Exact": "true" if spec.exact else "false",
+        "Threads": str(spec.threads),
+    }
+
+
+class Forfeit(Exception):
+    """The engine to move loses the game: `reason` as a record says it, `failure` when the engine
+    failed (it is not asked again)."""
+
+    def __init__(self, reason: str, message: str, failed: bool) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.failed = failed
+
+
+async def play_game(
+    plan: Plan, scheduled: ScheduledGame, clients: Sequence[EngineClient]
+) -> Played:
+    """One game from its opening to the end: `clients` play side 0 and side 1."""
+    rules = plan.game
+    opening = plan.openings[scheduled.opening]
+    position = rules.start()
+    for text in opening:
+        position = rules.play_text(position, text)
+    moves = list(opening)
+    entrants = [plan.entrants[i] for i in scheduled.seats]
+    clocks = [None if e.clock is None else float(e.clock.base_ms) for e in entrants]
+    for side, client in enumerate(clients):
+        try:
+            await client.new_game()
+        except EngineFailure as failure:
+            message = _failure(entrants[side], failure)
+            return _played(scheduled, 1 - side, "engine_failure", None, moves, message, side)
+    while (outcome := rules.outcome(position)) is None:
+        if plan.max_plies is not None and len(moves) - len(opening) >= plan.max_plies:
+            return _played(scheduled, None, "ply_limit", None, moves)
+        side = rules.to_move(position)
+        try:
+            text = await _move(plan, rules, position, moves, side, entrants, clocks, clients[side])
+            move = rules.parse_move(position, text)
+        except GameError as error:
+            failure = f"the engine {entrants[side].name!r} answered {text!r}: {error}"
+            return _played(scheduled, 1 - side, "engine_failure", None, moves, failure, side)
+        except Forfeit as forfeit:
+            if not forfeit.failed:
+                return _played(scheduled, 1 - side, forfeit.reason, None, moves)
+            return _played(scheduled, 1 - side, forfeit.reason, None, moves, str(forfeit), side)
+        moves.append(rules.format_move(position, move))
+        position = rules.play(position, move)
+    return _played(scheduled, outcome.winner, outcome.reason, outcome.score, moves)
+
+
+async def _move(
+    plan: Plan,
+    rules: Game[Any, Any],
+    position: Any,
+    moves: Sequence[str],
+    side: int,
+    entrants: Sequence[Entrant],
+    clocks: list[float | None],
+    client: EngineClient,
+) -> str:
+    """The engine's move text under its limits, its clock counted; Forfeit when it loses."""
+    entrant = entrants[side]
+    spec = entrant.spec
+    increments = tuple(0 if e.clock is None else e.clock.increment_ms for e in entrants)
+    limits = Limits(
+        depth=spec.depth,
+        time_ms=None if spec.time_ms is None else max(1, round(spec.time_ms)),
+        clocks=(_ms(clocks[0]), _ms(clocks[1])),
+        increments=(increments[0], increments[1]),
+    )
+    left = clocks[side]
+    if left is not None:
+        budget_s: float | None = max(left + plan.clock_margin_ms, 0) / 1000
+    elif spec.time_ms is not None:
+        budget_s = spec.time_ms / 1000 + MOVE_MARGIN_SECONDS
+    else:
+        budget_s = None  # a depth alone: as long as it searches
+    asked = EnginePosition(rules.name, dict(rules.options), "startpos", tuple(moves), side)
+    started = time.monotonic()
+    try:
+        answer = await client.play(asked, limits, budget_s=budget_s, stop_grace_s=STOP_GRACE_SECONDS)
+    except EngineFailure as failure:
+        late = left is not None and time.monotonic() - started >= (budget_s or 0)
+        raise Forfeit("timeout" if late else "engine_failure", _failure(entrant, failure), True) from None
+    if left is not None:
+        spent = (time.monotonic() - started) * 1000
+        if spent > left + plan.clock_margin_ms:
+            raise Forfeit(
+                "timeout", f"the engine {entrant.name!r} lost on time ({spent:.0f} ms, {left:.0f} ms left)", False
+            )
+        assert entrant.clock is not None
+        clocks[side] = left - spent + entrant.clock.increment_ms
+    if answer.move is None:
+        raise Forfeit("engine_failure", f"the engine {entrant.name!r} answered no move", True)
+    return answer.move
+
+
+def _ms(clock: float | None) -> int | None:
+    return None if clock is None else max(0, round(clock))
+
+
+def _failure(entrant: Entrant, failure: EngineFailure) -> str:
+    return f"the engine {entrant.name!r}: {failure}"
+
+
+def _played(
+    scheduled: ScheduledGame,
+    winner: int | None,
+    reason: str,
+    score: tuple[int, int] | None,
+    moves: Sequence[str],
+    failure: str | None = None,
+    failed_side: int | None = None,
+) -> Played:
+    result = GameResult(scheduled.number, scheduled.seats, winner, reason, score, len(moves))
+    return Played(result, tuple(moves), failure, failed_side)
+
+
+OnGame = Callable[[GameResult, Sequence[GameResult]], None]
+"""Told of each game played: its result and every result so far."""
+
+
+async def run_tournament(
+    plan: Plan,
+    folder: Path | None = None,
+    concurrency: int = 1,
+    backend: str | None = None,
+    on_game: OnGame | None = None,
+) -> list[GameResult]:
+    """Play the plan's games not yet in `folder` (all of them without one), `concurrency` at a
+    time, and return every game's result in the schedule's order. TournamentStopped when an
+    engine fails and the plan does not recover: the games finished are kept."""
+    planned = plan.schedule()
+    done: dict[int, GameResult] = {}
+    if folder is not None:
+        claim(folder, plan.settings())
+        done = finished_games(folder, plan.game.name, planned, plan.entrants)
+    waiting = [scheduled for scheduled in planned if scheduled.number not in done]
+    engines = [Engines(entrant, backend) for entrant in plan.entrants]
+
+    async def worker() -> None:
+        while waiting:
+            scheduled = waiting.pop(0)
+            played = await _play_scheduled(plan, scheduled, engines)
+            done[scheduled.number] = played.result
+            if folder is not None:
+                save_game(folder, _record(plan, scheduled, played), scheduled.number)
+                save_tables(folder, plan.names, _ordered(done), len(planned))
+            if on_game is not None:
+                on_game(played.result, _ordered(done))
+            if played.failure is not None and not plan.recover:
+                raise TournamentStopped(played.failure)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(concurrency, len(waiting))):
+                group.create_task(worker())
+    except* TournamentStopped as stopped:
+        raise stopped.exceptions[0] from None
+    finally:
+        await asyncio.gather(*(entrant.close() for entrant in engines))
+    if folder is not None:
+        save_tables(folder, plan.names, _ordered(done), len(planned))
+    return _ordered(done)
+
+
+async def _play_scheduled(
+    plan: Plan, scheduled: ScheduledGame, engines: Sequence[Engines]
+) -> Played:
+    """Take the two engines, play, give them back (a failed one is killed instead). An engine
+    that cannot be started loses the game as one that fails in it does."""
+    clients: list[EngineClient] = []
+    for side, entrant in enumerate(scheduled.seats):
+        try:
+            clients.append(await engines[entrant].take())
+        except (EngineFailure, OSError) as error:
+            for taken, client in zip(scheduled.seats, clients, strict=False):
+                engines[taken].give_back(client)
+            name = plan.entrants[entrant].name
+            failure = f"the engine {name!r} did not start: {error}"
+            return _played(scheduled, 1 - side, "engine_failure", None, [], failure)
+    played = await play_game(plan, scheduled, clients)
+    for side, (entrant, client) in enumerate(zip(scheduled.seats, clients, strict=True)):
+        if side == played.failed_side:
+            await engines[entrant].discard(client)
+        else:
+            engines[entrant].give_back(client)
+    return played
+
+
+def _ordered(done: Mapping[int, GameResult]) -> list[GameResult]:
+    return [done[number] for number in sorted(done)]
+
+
+def _record(plan: Plan, scheduled: ScheduledGame, played: Played) -> Record:
+    return record_of(
+        plan.game.name,
+        plan.game.options,
+        scheduled,
+        plan.entrants,
+        played.moves,
+        played.result,
+        len(plan.openings[scheduled.opening]),
+        played.failure,
+    )
+
+
+def check_entrants(entrants: Iterable[Entrant]) -> None:
+    """Refuse two entrants of one name (the records and tables tell them apart by it) and a
+    dialect the library does not speak."""
+    seen: set[str] = set()
+    for entrant in entrants:
+        if entrant.name in seen:
+            raise ValueError(f"two engines are named {entrant.name!r}: give each a name=")
+        if entrant.protocol not in DIALECTS:
+            raise ValueError(
+                f"proto={entrant.protocol}: the dialects are {', '.join(sorted(DIALECTS))}"
+            )
+        seen.add(entrant.name)
