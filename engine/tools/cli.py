@@ -47,7 +47,7 @@ from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
 from ubao.engine.tools import bench, match, schedule, standings, stdio, tournament, tournament_files
 from ubao.engine.tools.chart import bench_svg
-from ubao.engine.tools.entrants import parse_entrant
+from ubao.engine.tools.entrants import EngineSpec, parse_entrant, parse_spec
 from ubao.engine.tools.players import PLAYERS
 
 PLAYER_NAMES = ("player 0", "player 1")
@@ -712,12 +712,12 @@ def command_match(args: argparse.Namespace) -> None:
     check_threads(args.threads)
     game = make_game(args.game, parse_options(args.options), args.backend)
     try:
-        first = match.parse_spec(args.engine1, args.threads)
+        first = parse_spec(args.engine1, args.threads)
         if first is None:
             raise CommandError(f"--engine1 {args.engine1!r}: give settings such as depth=6")
-        second = match.parse_spec(args.engine2, args.threads) or args.engine2
+        second = parse_spec(args.engine2, args.threads) or args.engine2
         for spec in (first, second):
-            if isinstance(spec, match.EngineSpec):
+            if isinstance(spec, EngineSpec):
                 check_builtin(game, spec)
     except ValueError as error:
         raise CommandError(str(error)) from None
@@ -733,11 +733,10 @@ def command_match(args: argparse.Namespace) -> None:
     emit(args, data, report.summary())
 
 
-def check_builtin(game: Searchable[Any, Any], spec: match.EngineSpec) -> None:
+def check_builtin(game: Searchable[Any, Any], spec: EngineSpec) -> None:
     """Unknown evaluations and thread counts fail now; fewer threads say why."""
     searcher = Searcher(game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads)
     say_threads(searcher.threads_note)
-
 
 
 # `ubao-engine tournament` (engine/tools/tournament.py; docs/tournaments.md) and the options
@@ -749,8 +748,7 @@ def command_tournament(args: argparse.Namespace) -> None:
     game = make_game(args.game, parse_options(args.options), args.backend)
     try:
         entrants = tuple(
-            parse_entrant(words, args.each or (), args.threads)
-            for words in args.engine
+            parse_entrant(words, args.each or (), args.threads) for words in args.engine
         )
         tournament.check_entrants(entrants)
         for entrant in entrants:
@@ -860,7 +858,8 @@ def add_tournament_parser(commands: Any) -> None:
     parser.add_argument(
         "--recover",
         action="store_true",
-        help="an engine that fails loses that game and is restarted (default: the tournament stops)",
+        help="an engine that fails loses that game and is restarted (default: the tournament "
+        "stops)",
     )
     parser.add_argument(
         "--clock-margin",
@@ -877,6 +876,7 @@ def add_tournament_parser(commands: Any) -> None:
         help="a line per game on stderr: on a terminal only (auto) or always",
     )
     parser.set_defaults(handler=command_tournament)
+
 
 Handler = Callable[[argparse.Namespace], None]
 
@@ -1072,7 +1072,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC|CMD",
         help="settings as --engine1, or the command of an engine speaking the stdio protocol "
         "(it gets engine1's depth/time; under a time it must answer within the time and "
-        f"{match.MOVE_MARGIN_SECONDS:g} s, else it is told to stop; under a depth alone the "
+        f"{tournament.MOVE_MARGIN_SECONDS:g} s, else it is told to stop; under a depth alone the "
         "match waits as long as it searches)",
     )
     match_parser.add_argument(

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ubao.engine.protocols.session import MAX_HASH_MB
+from ubao.engine.protocols.ubao import decimal
 from ubao.engine.search import ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HASH_MB, MAX_SEARCH_DEPTH
-from ubao.engine.tools.stdio import MAX_HASH_MB, decimal
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,7 @@ class EngineSpec:
     evaluation: str | None = None
     depth: int | None = None
     time_ms: float | None = None
-    hash_mb: float = DEFAULT_HASH_MB
+    hash_mb: int = DEFAULT_HASH_MB
     exact: bool = False
     threads: int = 1
 
@@ -93,21 +94,23 @@ def spec_of(items: Sequence[str], threads: int = 1) -> EngineSpec:
             values["algorithm"] = value
         elif name == "eval":
             values["evaluation"] = value
-        elif name in ("depth", "threads"):
+        elif name == "hash" and value.startswith("-"):
+            raise ValueError(f"hash must be at least 0 (no table) and at most {MAX_HASH_MB} (MB)")
+        elif name in ("depth", "threads", "hash"):
             if not decimal(value):
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
             if name == "depth" and not 1 <= int(value) <= MAX_SEARCH_DEPTH:
                 raise ValueError(f"depth must be from 1 to {MAX_SEARCH_DEPTH}")
-            values[name] = int(value)
-        else:
-            number = _number(name, value)
-            if name == "time" and number <= 0:
-                raise ValueError("time must be more than 0 (ms)")
-            if name == "hash" and not 0 <= number <= MAX_HASH_MB:
+            if name == "hash" and int(value) > MAX_HASH_MB:
                 raise ValueError(
                     f"hash must be at least 0 (no table) and at most {MAX_HASH_MB} (MB)"
                 )
-            values["time_ms" if name == "time" else "hash_mb"] = number
+            values["hash_mb" if name == "hash" else name] = int(value)
+        else:
+            number = _number(name, value)
+            if number <= 0:
+                raise ValueError("time must be more than 0 (ms)")
+            values["time_ms"] = number
     return EngineSpec(**values)
 
 
@@ -211,8 +214,8 @@ def parse_entrant(words: Sequence[str], each: Sequence[str] = (), threads: int =
     ]
     if unknown:
         raise ValueError(
-            f"unknown setting {unknown[0]!r}; known: {', '.join((*ENTRANT_SETTINGS, *SPEC_SETTINGS))}"
-            ", option.NAME"
+            f"unknown setting {unknown[0]!r}; known: "
+            f"{', '.join((*ENTRANT_SETTINGS, *SPEC_SETTINGS))}, option.NAME"
         )
     clock = parse_clock(settings["tc"]) if "tc" in settings else None
     spec = spec_of(spec_items, threads)

@@ -119,7 +119,9 @@ def read_openings(game: Game[Any, Any], lines: Iterable[str]) -> list[Opening]:
             try:
                 position = game.play_text(position, text)
             except GameError as error:
-                raise OpeningError(f"openings line {number}, move {ply} ({text}): {error}") from None
+                raise OpeningError(
+                    f"openings line {number}, move {ply} ({text}): {error}"
+                ) from None
         if game.outcome(position) is not None:
             raise OpeningError(f"openings line {number}: the opening ends the game")
         openings.append(tuple(words))

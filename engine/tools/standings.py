@@ -106,21 +106,23 @@ def crosstable(names: Sequence[str], results: Sequence[GameResult]) -> str:
         f"{'Rank':>4}  {'Engine':<{_width(names)}}  {'Games':>5}  {'Points':>6}  {'Score':>6}"
         f"  {'W':>4} {'D':>4} {'L':>4}  Elo (95 %)"
     ]
-    for rank, line in enumerate(standings(names, results), 1):
-        score = f"{100 * line.points / line.games:.1f}%" if line.games else "-"
+    for rank, entry in enumerate(standings(names, results), 1):
+        score = f"{100 * entry.points / entry.games:.1f}%" if entry.games else "-"
         lines.append(
-            f"{rank:>4}  {line.name:<{_width(names)}}  {line.games:>5}  {line.points:>6g}  "
-            f"{score:>6}  {line.wins:>4} {line.draws:>4} {line.losses:>4}  "
-            f"{rating_text(line.elo, line.elo_error)}"
+            f"{rank:>4}  {entry.name:<{_width(names)}}  {entry.games:>5}  {entry.points:>6g}  "
+            f"{score:>6}  {entry.wins:>4} {entry.draws:>4} {entry.losses:>4}  "
+            f"{rating_text(entry.elo, entry.elo_error)}"
         )
     lines.append("")
-    cells = [[_cell(row, column, results) for column in range(len(names))] for row in range(len(names))]
+    cells = [
+        [_cell(row, column, results) for column in range(len(names))] for row in range(len(names))
+    ]
     width = max(7, *(len(cell) for row in cells for cell in row))
     header = "".join(f"  {index + 1:>{width}}" for index in range(len(names)))
     lines.append(f"{'':>4}  {'':<{_width(names)}}{header}")
     for row, name in enumerate(names):
-        line = "".join(f"  {cell:>{width}}" for cell in cells[row])
-        lines.append(f"{row + 1:>4}  {name:<{_width(names)}}{line}")
+        points = "".join(f"  {cell:>{width}}" for cell in cells[row])
+        lines.append(f"{row + 1:>4}  {name:<{_width(names)}}{points}")
     return "\n".join(lines)
 
 

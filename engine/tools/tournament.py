@@ -21,14 +21,13 @@ from typing import Any
 
 from ubao.client.record import Record
 from ubao.engine.game import Game, GameError
-from ubao.engine.protocols import (
-    DIALECTS,
-    EngineClient,
-    EngineFailure,
-    EnginePosition,
-    Limits,
+from ubao.engine.protocols import DIALECTS, EnginePosition, Limits
+from ubao.engine.protocols.client import EngineClient, EngineFailure
+from ubao.engine.protocols.transports import (
+    EngineGone,
     SessionTransport,
     SubprocessTransport,
+    Transport,
 )
 from ubao.engine.tools.entrants import Entrant
 from ubao.engine.tools.schedule import Opening, ScheduledGame, schedule
@@ -141,6 +140,7 @@ class Engines:
 
     async def _start(self) -> EngineClient:
         entrant = self.entrant
+        transport: Transport
         if entrant.external:
             transport = await SubprocessTransport.start(list(entrant.command))
             dialect = DIALECTS[entrant.protocol]()
@@ -161,7 +161,7 @@ def builtin_options(entrant: Entrant) -> dict[str, str]:
     return {
         "Algorithm": spec.algorithm,
         "Eval": spec.evaluation or "<empty>",
-        "Hash": f"{spec.hash_mb:g}",
+        "Hash": str(spec.hash_mb),
         "Exact": "true" if spec.exact else "false",
         "Threads": str(spec.threads),
     }
@@ -203,8 +203,8 @@ async def play_game(
             text = await _move(plan, rules, position, moves, side, entrants, clocks, clients[side])
             move = rules.parse_move(position, text)
         except GameError as error:
-            failure = f"the engine {entrants[side].name!r} answered {text!r}: {error}"
-            return _played(scheduled, 1 - side, "engine_failure", None, moves, failure, side)
+            illegal = f"the engine {entrants[side].name!r} answered {text!r}: {error}"
+            return _played(scheduled, 1 - side, "engine_failure", None, moves, illegal, side)
         except Forfeit as forfeit:
             if not forfeit.failed:
                 return _played(scheduled, 1 - side, forfeit.reason, None, moves)
@@ -241,24 +241,50 @@ async def _move(
         budget_s = spec.time_ms / 1000 + MOVE_MARGIN_SECONDS
     else:
         budget_s = None  # a depth alone: as long as it searches
-    asked = EnginePosition(rules.name, dict(rules.options), "startpos", tuple(moves), side)
+    # The start written out, as `match` always sent it: an engine need not know `startpos`.
+    start = rules.format_position(rules.start())
+    asked = EnginePosition(rules.name, dict(rules.options), start, tuple(moves), side)
     started = time.monotonic()
     try:
-        answer = await client.play(asked, limits, budget_s=budget_s, stop_grace_s=STOP_GRACE_SECONDS)
+        answer = await client.play(
+            asked, limits, budget_s=budget_s, stop_grace_s=STOP_GRACE_SECONDS
+        )
     except EngineFailure as failure:
-        late = left is not None and time.monotonic() - started >= (budget_s or 0)
-        raise Forfeit("timeout" if late else "engine_failure", _failure(entrant, failure), True) from None
+        stopped = budget_s is not None and time.monotonic() - started >= budget_s
+        if not stopped:
+            raise Forfeit("engine_failure", _failure(entrant, failure), True) from None
+        assert budget_s is not None
+        message = (
+            f"the engine {entrant.name!r} did not answer within {budget_s:g} s of its search "
+            f"({describe(limits)}), nor within {STOP_GRACE_SECONDS:g} s of stop"
+        )
+        raise Forfeit("timeout" if left is not None else "engine_failure", message, True) from None
     if left is not None:
         spent = (time.monotonic() - started) * 1000
         if spent > left + plan.clock_margin_ms:
             raise Forfeit(
-                "timeout", f"the engine {entrant.name!r} lost on time ({spent:.0f} ms, {left:.0f} ms left)", False
+                "timeout",
+                f"the engine {entrant.name!r} lost on time ({spent:.0f} ms, {left:.0f} ms left)",
+                False,
             )
         assert entrant.clock is not None
         clocks[side] = left - spent + entrant.clock.increment_ms
     if answer.move is None:
         raise Forfeit("engine_failure", f"the engine {entrant.name!r} answered no move", True)
     return answer.move
+
+
+def describe(limits: Limits) -> str:
+    """A search's limits in words: `depth 6`, `250 ms a move`, `clocks 9.5 s and 10 s +0.1 s`."""
+    parts = []
+    if limits.depth is not None:
+        parts.append(f"depth {limits.depth}")
+    if limits.time_ms is not None:
+        parts.append(f"{limits.time_ms} ms a move")
+    if limits.clocks != (None, None):
+        clocks = " and ".join("-" if ms is None else f"{ms / 1000:g} s" for ms in limits.clocks)
+        parts.append(f"clocks {clocks}")
+    return ", ".join(parts)
 
 
 def _ms(clock: float | None) -> int | None:
@@ -339,7 +365,7 @@ async def _play_scheduled(
     for side, entrant in enumerate(scheduled.seats):
         try:
             clients.append(await engines[entrant].take())
-        except (EngineFailure, OSError) as error:
+        except (EngineFailure, EngineGone) as error:
             for taken, client in zip(scheduled.seats, clients, strict=False):
                 engines[taken].give_back(client)
             name = plan.entrants[entrant].name

@@ -20,8 +20,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ubao.client.record import Record, RecordError, format_record, options_tag, parse_record
-from ubao.client.record import result_token
+from ubao.client.record import (
+    Record,
+    RecordError,
+    format_record,
+    options_tag,
+    parse_record,
+    result_token,
+)
 from ubao.engine.games import GAMES
 from ubao.engine.tools.entrants import Entrant
 from ubao.engine.tools.schedule import ScheduledGame
@@ -82,7 +88,9 @@ def record_of(
         "Round": str(scheduled.round),
         "GameNumber": str(scheduled.number),
     }
-    for side, entrant in zip(GAMES[game].sides, (entrants[i] for i in scheduled.seats), strict=True):
+    for side, entrant in zip(
+        GAMES[game].sides, (entrants[i] for i in scheduled.seats), strict=True
+    ):
         tags[side] = entrant.name
         tags[f"{side}Kind"] = "bot"
         settings = {
@@ -93,7 +101,9 @@ def record_of(
             "Algorithm": None if entrant.external else entrant.spec.algorithm,
             "Protocol": entrant.protocol if entrant.external else None,
         }
-        tags.update({f"{side}{key}": str(value) for key, value in settings.items() if value is not None})
+        tags.update(
+            {f"{side}{key}": str(value) for key, value in settings.items() if value is not None}
+        )
     tags["Opening"] = str(opening_plies)
     tags["Result"] = result_token(result.winner, True)
     tags["Reason"] = result.reason
@@ -140,7 +150,10 @@ def _result_of(
     names = tuple(record.tags.get(side) for side in GAMES[game].sides)
     expected = tuple(entrants[i].name for i in scheduled.seats)
     if record.game != game or names != expected:
-        raise RecordError(f"it is {names[0]} against {names[1]} at {record.game}, not {expected[0]} against {expected[1]}")
+        raise RecordError(
+            f"it is {names[0]} against {names[1]} at {record.game}, "
+            f"not {expected[0]} against {expected[1]}"
+        )
     winner = {"1-0": 0, "0-1": 1, "1/2-1/2": None}
     if record.result not in winner:
         raise RecordError(f"result {record.result} is not a finished game's")
@@ -155,7 +168,9 @@ def _result_of(
     )
 
 
-def save_tables(folder: Path, names: Sequence[str], results: Sequence[GameResult], total: int) -> None:
+def save_tables(
+    folder: Path, names: Sequence[str], results: Sequence[GameResult], total: int
+) -> None:
     """The crosstable and the results as data, after every game."""
     _write(folder / "crosstable.txt", crosstable(names, results) + "\n")
     _write(folder / "results.json", json.dumps(tables_json(names, results, total), indent=2) + "\n")

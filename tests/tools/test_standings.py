@@ -16,7 +16,8 @@ def test_the_elo_and_its_error_bar_match_a_hand_computed_value() -> None:
     elo, error = elo_estimate([1, 1, 1, 0.5, 0])
     assert elo == pytest.approx(147.19, abs=0.01)
     assert error == pytest.approx(290.04, abs=0.01)
-    assert elo_estimate([1, 0]) == (0.0, pytest.approx(1.96 * 0.5 / math.sqrt(2) * 400 / (math.log(10) / 4)))
+    even, bar = elo_estimate([1, 0])
+    assert even == 0.0 and bar == pytest.approx(1.96 * 0.5 / math.sqrt(2) * 1600 / math.log(10))
     assert elo_estimate([1, 1]) == (None, None) == elo_estimate([])
 
 
@@ -51,7 +52,11 @@ def test_the_crosstable_gives_each_engines_points_against_each_other() -> None:
     lines = text.splitlines()
     assert lines[1].split()[:6] == ["1", "b", "4", "2.5", "62.5%", "2"]
     rows = {line.split()[1]: line.split()[2:] for line in lines[-3:]}
-    assert rows == {"a": ["-", "1.5/2", "0/2"], "b": ["0.5/2", "-", "2/2"], "c": ["2/2", "0/2", "-"]}
+    assert rows == {
+        "a": ["-", "1.5/2", "0/2"],
+        "b": ["0.5/2", "-", "2/2"],
+        "c": ["2/2", "0/2", "-"],
+    }
     assert "unbounded" not in lines[1]
     only = crosstable(["a", "b"], [game(1, (0, 1), 0)])
     assert "unbounded" in only and "1/1" in only

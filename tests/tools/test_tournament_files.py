@@ -50,7 +50,9 @@ def test_a_game_record_reads_back_and_replays(tmp_path: Path) -> None:
         move = game.legal_moves(position)[0]
         moves.append(game.format_move(position, move))
         position = game.play(position, move)
-    result = GameResult(2, planned[1].seats, outcome.winner, outcome.reason, outcome.score, len(moves))
+    result = GameResult(
+        2, planned[1].seats, outcome.winner, outcome.reason, outcome.score, len(moves)
+    )
     claim(tmp_path, {"x": 1})
     save_game(tmp_path, record_of("kalah", SMALL, planned[1], ENTRANTS, moves, result, 2, None), 2)
     assert finished_games(tmp_path, "kalah", planned, ENTRANTS) == {2: result}
@@ -71,8 +73,11 @@ def test_a_record_of_another_game_is_refused_naming_the_file(tmp_path: Path) -> 
     claim(tmp_path, {"x": 1})
     swapped = ENTRANTS[::-1]
     save_game(tmp_path, record_of("kalah", SMALL, planned[0], swapped, [], result, 0, "late"), 1)
-    with pytest.raises(FolderError, match=r"0001\.txt: it is edax against deep at kalah, not deep against edax; delete"):
+    with pytest.raises(
+        FolderError,
+        match=r"0001\.txt: it is edax against deep at kalah, not deep against edax; delete",
+    ):
         finished_games(tmp_path, "kalah", planned, ENTRANTS)
     record_path(tmp_path, 1).write_text("not a record")
-    with pytest.raises(FolderError, match="0001.txt"):
+    with pytest.raises(FolderError, match=r"0001\.txt"):
         finished_games(tmp_path, game.name, planned, ENTRANTS)
