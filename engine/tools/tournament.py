@@ -347,8 +347,8 @@ async def run_tournament(
         async with asyncio.TaskGroup() as group:
             for _ in range(min(concurrency, len(waiting))):
                 group.create_task(worker())
-    except* TournamentStopped as stopped:
-        raise stopped.exceptions[0] from None
+    except BaseExceptionGroup as group:  # the first to fail stops the others: its error
+        raise group.exceptions[0] from None
     finally:
         await asyncio.gather(*(entrant.close() for entrant in engines))
     if folder is not None:
