@@ -130,7 +130,7 @@ class Engines:
 
     async def discard(self, client: EngineClient) -> None:
         self.busy.discard(client)
-        await client.quit(0)
+        await client.kill()
 
     async def close(self) -> None:
         """Ask every engine to quit; one that does not is killed."""
@@ -227,14 +227,8 @@ async def _move(
     """The engine's move text under its limits, its clock counted; Forfeit when it loses."""
     entrant = entrants[side]
     spec = entrant.spec
-    increments = tuple(0 if e.clock is None else e.clock.increment_ms for e in entrants)
-    limits = Limits(
-        depth=spec.depth,
-        time_ms=None if spec.time_ms is None else max(1, round(spec.time_ms)),
-        clocks=(_ms(clocks[0]), _ms(clocks[1])),
-        increments=(increments[0], increments[1]),
-    )
     left = clocks[side]
+    limits = move_limits(entrants, clocks, side)
     if left is not None:
         budget_s: float | None = max(left + plan.clock_margin_ms, 0) / 1000
     elif spec.time_ms is not None:
@@ -272,6 +266,22 @@ async def _move(
     if answer.move is None:
         raise Forfeit("engine_failure", f"the engine {entrant.name!r} answered no move", True)
     return answer.move
+
+
+def move_limits(entrants: Sequence[Entrant], clocks: Sequence[float | None], side: int) -> Limits:
+    """What `side`'s engine is asked to search under: its depth, its time per move, and the
+    clocks only for an engine on a clock (one given the other side's alone would read its own
+    as empty and move at once)."""
+    spec = entrants[side].spec
+    increments = [
+        0 if entrant.clock is None else entrant.clock.increment_ms for entrant in entrants
+    ]
+    return Limits(
+        depth=spec.depth,
+        time_ms=None if spec.time_ms is None else max(1, round(spec.time_ms)),
+        clocks=(None, None) if clocks[side] is None else (_ms(clocks[0]), _ms(clocks[1])),
+        increments=(increments[0], increments[1]),
+    )
 
 
 def describe(limits: Limits) -> str:

@@ -15,12 +15,13 @@ from tests.support.server import FAKE_ENGINE
 from ubao.client.export import replay_of
 from ubao.client.record import parse_record
 from ubao.engine.games import make_game
+from ubao.engine.protocols import Limits
 from ubao.engine.tools import tournament
 from ubao.engine.tools.cli import main
 from ubao.engine.tools.entrants import Entrant, parse_entrant
 from ubao.engine.tools.schedule import openings_needed, random_openings
 from ubao.engine.tools.standings import GameResult, crosstable
-from ubao.engine.tools.tournament import Plan, TournamentStopped, run_tournament
+from ubao.engine.tools.tournament import Plan, TournamentStopped, move_limits, run_tournament
 from ubao.engine.tools.tournament_files import FolderError, record_path
 
 SMALL = {"pits": 3, "seeds": 3}
@@ -202,3 +203,13 @@ def test_two_engines_of_one_name_are_refused(capsys: pytest.CaptureFixture[str])
         "depth=1",
     ]
     assert "proto=uci: the dialects are" in fails(argv, capsys)
+
+
+def test_only_an_engine_on_a_clock_is_given_the_clocks() -> None:
+    clocked = parse_entrant(["name=c", "tc=10+0.5", "depth=9"])
+    assert move_limits((D3, clocked), [None, 9500.4], 1) == Limits(
+        depth=9, clocks=(None, 9500), increments=(0, 500)
+    )
+    assert move_limits((D3, clocked), [None, 9500.4], 0) == Limits(depth=3, increments=(0, 500))
+    timed = parse_entrant(["name=t", "time=49.6"])
+    assert move_limits((timed, D3), [None, None], 0) == Limits(time_ms=50)
