@@ -124,6 +124,7 @@ def _twin(first: EngineSpec, second: EngineSpec) -> str:
 def report_of(names: MatchReport, plan: Plan, results: Sequence[GameResult]) -> MatchReport:
     """The first engine's report over `results`."""
     points = [result.points(0) for result in results]
+    planned = {scheduled.number: scheduled for scheduled in plan.schedule()}
     return MatchReport(
         names.engine1,
         names.engine2,
@@ -132,5 +133,5 @@ def report_of(names: MatchReport, plan: Plan, results: Sequence[GameResult]) -> 
         draws=points.count(0.5),
         losses=points.count(0.0),
         margins=[result.margin(0) for result in results],
-        openings=[list(plan.openings[(result.number - 1) // 2]) for result in results],
+        openings=[list(plan.opening(planned[result.number])) for result in results],
     )

@@ -74,6 +74,10 @@ class Plan:
     def names(self) -> list[str]:
         return [entrant.name for entrant in self.entrants]
 
+    def opening(self, scheduled: ScheduledGame) -> Opening:
+        """The game's opening: a pairing that needs more than there are starts again."""
+        return self.openings[scheduled.opening % len(self.openings)]
+
     def schedule(self) -> list[ScheduledGame]:
         return schedule(len(self.entrants), self.format, self.rounds, self.games)
 
@@ -182,7 +186,7 @@ async def play_game(
 ) -> Played:
     """One game from its opening to the end: `clients` play side 0 and side 1."""
     rules = plan.game
-    opening = plan.openings[scheduled.opening]
+    opening = plan.opening(scheduled)
     position = rules.start()
     for text in opening:
         position = rules.play_text(position, text)
@@ -402,7 +406,7 @@ def _record(plan: Plan, scheduled: ScheduledGame, played: Played) -> Record:
         plan.entrants,
         played.moves,
         played.result,
-        len(plan.openings[scheduled.opening]),
+        len(plan.opening(scheduled)),
         played.failure,
     )
 

@@ -177,13 +177,15 @@ def test_the_command_prints_the_tables_and_resumes_nothing_twice(
 def test_openings_come_from_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     openings = tmp_path / "openings.txt"
     openings.write_text("# Kalah(3,3)\n1 3\n3\n")
-    main(tournament_command(tmp_path / "out", "--openings", str(openings), "--games", "4"))
+    main(tournament_command(tmp_path / "out", "--openings", str(openings), "--games", "6"))
     data = json.loads(capsys.readouterr().out)
-    assert data["games_played"] == 12
+    assert data["games_played"] == 18  # 3 openings a pairing from 2 lines: the first again
     first = parse_record(record_path(tmp_path / "out", 1).read_text())
     second = parse_record(record_path(tmp_path / "out", 3).read_text())
     assert first.moves[:2] == ("1", "3") and second.moves[0] == "3"
     assert first.tags["Opening"] == "2" and second.tags["Opening"] == "1"
+    third = parse_record(record_path(tmp_path / "out", 5).read_text())
+    assert third.moves[:2] == ("1", "3")
     openings.write_text("1 9\n")
     line = fails(tournament_command(tmp_path / "bad", "--openings", str(openings)), capsys)
     assert "openings line 1, move 2 (9)" in line, line
