@@ -26,8 +26,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ubao.engine.protocols.client import EngineFailure
 from ubao.server.app import GameServer, ServerConfig, address
-from ubao.server.bots import EngineFailure
 from ubao.server.stores.sqlite import DatabaseInUse, UnusableDatabase, default_db_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")

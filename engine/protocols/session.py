@@ -10,12 +10,13 @@ in a thread, so `stop` and `isready` are answered while it thinks; `ubao-engine 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve_backend
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
+from ubao.engine.protocols.dialect import EnginePosition
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.results import Info
 from ubao.engine.protocols.timing import MOVE_OVERHEAD_MS, time_budget
@@ -87,6 +88,54 @@ def search_report(game: Searchable[Any, Any], position: Any, result: SearchResul
         time_ms=round(stats.seconds * 1000),
         pv=tuple(moves),
     )
+
+
+def read_position(words: list[str], backend: str | None) -> tuple[Searchable[Any, Any], Any]:
+    """The game and position of `position`'s words, its moves played by the rules."""
+    if len(words) >= 3 and words[0] not in GAMES:
+        raise EngineProtocolError(f"unknown game {words[0]!r}; known: {', '.join(GAMES)}")
+    name, options, start, moves = parse_position(words)
+    try:
+        if start == "startpos":
+            game = make_game(name, options, backend)
+            position = game.start()
+        else:
+            game, position = game_for_position(name, options, start, backend)
+    except GameError as error:
+        raise EngineProtocolError(str(error)) from None
+    for number, text in enumerate(moves, 1):
+        try:
+            position = game.play(position, game.parse_move(position, text))
+        except GameError as error:
+            raise EngineProtocolError(f"move {number} ({text}): {error}") from None
+    return game, position
+
+
+def read_search(
+    setup: Sequence[str], go: str, backend: str | None = None
+) -> tuple[EnginePosition, Limits, dict[str, str]]:
+    """A search given as the lines that set it up and its `go` (a cluster job's, made by
+    `ubao.search_lines`): its position, checked by the rules, its limits and the options set
+    (the last value of each); EngineProtocolError says what the engine would refuse."""
+    options: dict[str, str] = {}
+    found: EnginePosition | None = None
+    for line in setup:
+        command, *words = line.split()
+        if command == "setoption":
+            name, value = parse_setoption(words)
+            options[name] = value
+        elif command == "position":
+            game, position = read_position(words, backend)
+            _, game_options, start, moves = parse_position(words)
+            found = EnginePosition(game.name, game_options, start, moves, game.to_move(position))
+        else:
+            raise EngineProtocolError(f"{command!r} does not set up a search")
+    if found is None:
+        raise EngineProtocolError("no position to search")
+    command, *words = go.split() or [""]
+    if command != "go":
+        raise EngineProtocolError(f"{go!r} is not a go line")
+    return found, parse_go(words), options
 
 
 class EngineSession:
@@ -276,22 +325,7 @@ class EngineSession:
         self.searcher = None
 
     def _position(self, words: list[str]) -> None:
-        if len(words) >= 3 and words[0] not in GAMES:
-            raise EngineProtocolError(f"unknown game {words[0]!r}; known: {', '.join(GAMES)}")
-        name, options, start, moves = parse_position(words)
-        try:
-            if start == "startpos":
-                game = make_game(name, options, self.backend)
-                position = game.start()
-            else:
-                game, position = game_for_position(name, options, start, self.backend)
-        except GameError as error:
-            raise EngineProtocolError(str(error)) from None
-        for number, text in enumerate(moves, 1):
-            try:
-                position = game.play(position, game.parse_move(position, text))
-            except GameError as error:
-                raise EngineProtocolError(f"move {number} ({text}): {error}") from None
+        game, position = read_position(words, self.backend)
         if self.evaluation is not None and self.evaluation not in game.evaluations:
             self.say(
                 f"error {game.name} has no evaluation {self.evaluation!r}; using "
