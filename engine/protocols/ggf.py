@@ -22,6 +22,7 @@ from typing import Any
 from ubao.engine.game import GameError
 from ubao.engine.games import game_for_position, make_game
 from ubao.engine.protocols.dialect import EnginePosition
+from ubao.engine.searchable import Searchable
 
 GGF_SIZES = (4, 6, 8, 10, 12, 14)
 """The square boards GGF's board types name (its 88, the octagon, is no ubao board); ubao's
@@ -305,7 +306,7 @@ def _with_passes(size: int, start: str, moves: list[tuple[str | None, GgfMove]])
     for number, (colour, item) in enumerate(moves, 1):
         try:
             if colour is not None and "BW"[othello.to_move(position)] != colour:
-                if othello.legal_moves(position) != [othello.parse_move(position, "pass")]:
+                if not must_pass(othello, position):
                     raise GgfError(f"move {number} ({colour}[{format_square(item.move)}]) is "
                                    f"not {colour}'s turn")
                 played.append(GgfMove("pass"))
@@ -315,6 +316,12 @@ def _with_passes(size: int, start: str, moves: list[tuple[str | None, GgfMove]])
             raise GgfError(f"move {number} ({format_square(item.move)}): {error}") from None
         played.append(item)
     return tuple(played)
+
+
+def must_pass(game: Searchable[Any, Any], position: Any) -> bool:
+    """Whether the side to move has no move but the pass (where protocols that leave passes
+    out imply one)."""
+    return [game.format_move(position, move) for move in game.legal_moves(position)] == ["pass"]
 
 
 def _number(text: str, what: str) -> float:

@@ -17,6 +17,7 @@ from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.othello.game import DEFAULT_SIZE
 from ubao.engine.protocols.dialect import EnginePosition
+from ubao.engine.protocols.ggf import must_pass
 from ubao.engine.protocols.gtp import (
     GTP_VERSION,
     GTPCommand,
@@ -31,10 +32,9 @@ from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.session import EngineSession
 from ubao.engine.protocols.ubao import format_go, format_position, parse_bestmove
 from ubao.engine.searchable import Searchable
+from ubao.engine.tools.nboard import DEFAULT_DEPTH, ENGINE_NAME
 
-ENGINE_NAME = "ubao"
 ENGINE_VERSION = "1"
-DEFAULT_DEPTH = 6
 
 
 @dataclass
@@ -119,7 +119,7 @@ class GTPEngine:
         """`move` for `player`, passing first for the side to move if it must (as Edax does)."""
         game, position = self._game(), self._position()
         if game.to_move(position) != player:
-            if game.legal_moves(position) != [game.parse_move(position, "pass")]:
+            if not must_pass(game, position):
                 raise GTPError(f"it is {'black white'.split()[game.to_move(position)]}'s turn")
             self.moves.append("pass")
             position = game.play(position, game.parse_move(position, "pass"))
@@ -175,9 +175,7 @@ class GTPEngine:
     def _genmove(self, command: GTPCommand) -> str:
         player = parse_colour(_argument(command, 0, "genmove COLOUR"))
         game, position = self._game(), self._position()
-        if game.to_move(position) != player and game.legal_moves(position) == [
-            game.parse_move(position, "pass")
-        ]:
+        if game.to_move(position) != player and must_pass(game, position):
             self._play_as(1 - player, "pass")
             position = self._position()
         if game.is_over(position):

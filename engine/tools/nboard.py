@@ -210,23 +210,21 @@ class NBoardEngine:
 
     def _hint(self, game: GgfGame, moves: int) -> None:
         """The best `moves` moves, each searched apart from the ones before it (as Edax does),
-        their evaluation reported at every completed depth."""
+        each reported once its search is done (a shallower iteration's line would stay on the
+        GUI's board as that move's evaluation)."""
         position = game_position(game)
         legal = _legal_moves(position)
         squares = game.size * game.size
+        self._on_info = None
         for _ in range(min(moves, len(legal))):
-            if self._cancelled.is_set() or not legal:
+            if self._cancelled.is_set():
                 return
-
-            def hint(info: Info) -> None:
-                evaluation = nboard_evaluation(info, squares)
-                if info.principal and info.pv and evaluation is not None:
-                    self.say(HintLine(info.pv, evaluation, str(info.depth)))
-
-            self._on_info = hint
             result = self._search(position, Limits(depth=self.depth, searchmoves=tuple(legal)))
-            if result is None or result.move not in legal:
+            if result is None or result.move not in legal or result.info is None:
                 return
+            evaluation = nboard_evaluation(result.info, squares)
+            if evaluation is not None and result.info.pv:
+                self.say(HintLine(result.info.pv, evaluation, str(result.info.depth)))
             legal.remove(result.move)
 
     def _analyze(self, game: GgfGame, _: int) -> None:
