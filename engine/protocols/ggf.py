@@ -16,6 +16,7 @@ Pure text and rules, no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -242,7 +243,11 @@ def format_ggf(game: GgfGame) -> str:
     if black == white and black is not None:
         parts.append(f"TI[{format_clock(black)}]")
     else:
-        parts += [f"T{tag}[{format_clock(clock)}]" for tag, clock in zip("BW", game.clocks) if clock]
+        parts += [
+            f"T{tag}[{format_clock(clock)}]"
+            for tag, clock in zip("BW", game.clocks, strict=True)
+            if clock
+        ]
     parts += [f"TY[{game.size}]", f"BO[{format_board(game.size, game.start)}]"]
     othello = make_game("othello", {"size": game.size})
     position = othello.parse_position(game.start)
@@ -293,7 +298,9 @@ def ggf_game(position: EnginePosition, **fields: Any) -> GgfGame:
     return replace(game, **fields)
 
 
-def _with_passes(size: int, start: str, moves: list[tuple[str | None, GgfMove]]) -> tuple[GgfMove, ...]:
+def _with_passes(
+    size: int, start: str, moves: Sequence[tuple[str | None, GgfMove]]
+) -> tuple[GgfMove, ...]:
     """The moves played through the rules: a move of the colour not to move where the mover
     must pass is taken as that pass and the move (records that leave passes out); GgfError for
     a move the rules forbid."""
@@ -307,8 +314,10 @@ def _with_passes(size: int, start: str, moves: list[tuple[str | None, GgfMove]])
         try:
             if colour is not None and "BW"[othello.to_move(position)] != colour:
                 if not must_pass(othello, position):
-                    raise GgfError(f"move {number} ({colour}[{format_square(item.move)}]) is "
-                                   f"not {colour}'s turn")
+                    raise GgfError(
+                        f"move {number} ({colour}[{format_square(item.move)}]) is "
+                        f"not {colour}'s turn"
+                    )
                 played.append(GgfMove("pass"))
                 position = othello.play(position, othello.parse_move(position, "pass"))
             position = othello.play(position, othello.parse_move(position, item.move))

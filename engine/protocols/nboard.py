@@ -105,7 +105,9 @@ class Quit:
     pass
 
 
-Command = Hello | SetDepth | SetGame | SetContempt | PlayMove | Hint | Go | Ping | Learn | Analyze | Quit
+Command = (
+    Hello | SetDepth | SetGame | SetContempt | PlayMove | Hint | Go | Ping | Learn | Analyze | Quit
+)
 
 
 def parse_command(line: str) -> Command | None:
@@ -134,7 +136,12 @@ def parse_command(line: str) -> Command | None:
             return Ping(_integer(rest, "ping N", minimum=None))
     except GgfError as error:
         raise NBoardError(f"{name}: {error}") from None
-    simple: dict[str, Command] = {"go": Go(), "learn": Learn(), "analyze": Analyze(), "quit": Quit()}
+    simple: dict[str, Command] = {
+        "go": Go(),
+        "learn": Learn(),
+        "analyze": Analyze(),
+        "quit": Quit(),
+    }
     return simple.get(name) if not rest else None
 
 
@@ -342,7 +349,7 @@ class NBoardDialect:
     def search(self, position: EnginePosition, limits: Limits) -> list[str]:
         clocks = tuple(
             None if left is None else GgfClock(left / 1000, increment / 1000)
-            for left, increment in zip(limits.clocks, limits.increments)
+            for left, increment in zip(limits.clocks, limits.increments, strict=True)
         )
         game = ggf_game(position, clocks=clocks, black="black", white="white", place="ubao")
         lines = [format_command(SetGame(game))]
@@ -389,7 +396,9 @@ class NBoardDialect:
                 self._last = Info(depth=depth_of(depth), score=round(evaluation), pv=pv)
                 return [self._last]
             case NodeStats(nodes, seconds) if self._searching:
-                self._last = replace(self._last or Info(), nodes=nodes, time_ms=round(seconds * 1000))
+                self._last = replace(
+                    self._last or Info(), nodes=nodes, time_ms=round(seconds * 1000)
+                )
                 return [self._last]
             case MyName(name):
                 self.engine_name = name

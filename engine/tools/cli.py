@@ -684,7 +684,7 @@ def command_stdio(args: argparse.Namespace) -> None:
 
 
 def command_othello_front_end(args: argparse.Namespace) -> None:
-    """`nboard` and `gtp`: ubao's Othello engine for Othello GUIs and tools (docs/othello-engines.md)."""
+    """`nboard` and `gtp`: ubao's Othello engine for GUIs and tools (docs/othello-engines.md)."""
     if not 1 <= args.depth <= MAX_SEARCH_DEPTH:
         raise CommandError(f"--depth must be from 1 to {MAX_SEARCH_DEPTH}")
     resolve_backend(args.backend)
@@ -978,8 +978,11 @@ def build_parser() -> argparse.ArgumentParser:
     for name, what in (("nboard", "NBoard (Othello GUIs)"), ("gtp", "GTP, the Go Text Protocol")):
         front_end = commands.add_parser(name, help=f"play Othello over {what} on stdin/stdout")
         front_end.add_argument(
-            "--depth", type=int, default=nboard.DEFAULT_DEPTH, metavar="N",
-            help=f"search depth in plies (default {nboard.DEFAULT_DEPTH}; NBoard's set depth changes it)",
+            "--depth",
+            type=int,
+            default=nboard.DEFAULT_DEPTH,
+            metavar="N",
+            help=f"plies to search (default {nboard.DEFAULT_DEPTH}; `set depth` changes it)",
         )
         add_backend_argument(front_end)
         front_end.set_defaults(handler=command_othello_front_end)

@@ -23,7 +23,6 @@ from ubao.engine.protocols.gtp import (
     GTPCommand,
     GTPError,
     GTPResponse,
-    format_colour,
     format_response,
     parse_colour,
     parse_command,
@@ -35,6 +34,7 @@ from ubao.engine.searchable import Searchable
 from ubao.engine.tools.nboard import DEFAULT_DEPTH, ENGINE_NAME
 
 ENGINE_VERSION = "1"
+COLOUR_NAMES = ("black", "white")
 
 
 @dataclass
@@ -60,7 +60,9 @@ class Clock:
         seconds, stones = self.left[player]
         if stones:
             return Limits(depth=depth, time_ms=round(seconds / stones * 1000))
-        clocks = [None if side not in self.left else round(self.left[side][0] * 1000) for side in (0, 1)]
+        clocks = [
+            None if side not in self.left else round(self.left[side][0] * 1000) for side in (0, 1)
+        ]
         return Limits(depth=depth, clocks=(clocks[0], clocks[1]))
 
 
@@ -120,7 +122,7 @@ class GTPEngine:
         game, position = self._game(), self._position()
         if game.to_move(position) != player:
             if not must_pass(game, position):
-                raise GTPError(f"it is {'black white'.split()[game.to_move(position)]}'s turn")
+                raise GTPError(f"it is {COLOUR_NAMES[game.to_move(position)]}'s turn")
             self.moves.append("pass")
             position = game.play(position, game.parse_move(position, "pass"))
         parsed = game.parse_move(position, move)
@@ -181,7 +183,7 @@ class GTPEngine:
         if game.is_over(position):
             return "pass"
         if game.to_move(position) != player:
-            raise GTPError(f"it is {'black white'.split()[game.to_move(position)]}'s turn")
+            raise GTPError(f"it is {COLOUR_NAMES[game.to_move(position)]}'s turn")
         engine_position = EnginePosition(
             "othello", {"size": self.size}, "startpos", tuple(self.moves), player
         )
@@ -216,13 +218,13 @@ class GTPEngine:
 
     def _showboard(self, command: GTPCommand) -> str:
         game, position = self._game(), self._position()
-        board, side = game.format_position(position).split()
+        board = game.format_position(position).split()[0]
         columns = "abcdefghijklmnop"[: self.size]
         rows = [f"   {' '.join(columns)}"]
         for row in range(self.size):
             cells = board[row * self.size : (row + 1) * self.size]
             rows.append(f"{row + 1:2d} {' '.join(cells)}")
-        rows.append(f"{'black' if side == 'X' else 'white'} to move ({format_colour(game.to_move(position))})")
+        rows.append(f"{COLOUR_NAMES[game.to_move(position)]} to move")
         return "\n" + "\n".join(rows)
 
     def _final_score(self, command: GTPCommand) -> str:
@@ -276,7 +278,9 @@ def _number(command: GTPCommand, index: int, usage: str) -> float:
         raise GTPError(f"syntax error: {usage}") from None
 
 
-def serve(lines: Iterable[str], out: TextIO, backend: str | None = None, depth: int = DEFAULT_DEPTH) -> None:
+def serve(
+    lines: Iterable[str], out: TextIO, backend: str | None = None, depth: int = DEFAULT_DEPTH
+) -> None:
     def write(line: str) -> None:
         out.write(line + "\n")
         out.flush()

@@ -205,8 +205,14 @@ class NBoardEngine:
         self._on_info = lambda info: self._node_stats(info)
         result = self._search(game_position(game), self._limits(game))
         if result is not None and result.move is not None:
-            seconds = None if result.info is None or result.info.time_ms is None else result.info.time_ms / 1000
-            self.say(BestMove(GgfMove(result.move, nboard_evaluation(result.info, squares), seconds)))
+            seconds = (
+                None
+                if result.info is None or result.info.time_ms is None
+                else result.info.time_ms / 1000
+            )
+            self.say(
+                BestMove(GgfMove(result.move, nboard_evaluation(result.info, squares), seconds))
+            )
 
     def _hint(self, game: GgfGame, moves: int) -> None:
         """The best `moves` moves, each searched apart from the ones before it (as Edax does),
@@ -279,7 +285,9 @@ class NBoardEngine:
                 clocks.append(None)
                 increments.append(0)
                 continue
-            moves = game.moves[player::2] if _first_mover(game) == 0 else game.moves[1 - player :: 2]
+            moves = (
+                game.moves[player::2] if _first_mover(game) == 0 else game.moves[1 - player :: 2]
+            )
             used = sum(move.seconds or 0.0 for move in moves)
             left = clock.seconds - used + clock.increment * len(moves)
             clocks.append(max(0, round(left * 1000)))
@@ -299,16 +307,16 @@ def _legal_moves(position: EnginePosition) -> list[str]:
     """The moves the side to move has, in notation."""
     othello: Searchable[Any, Any] = make_game(position.game, position.options)
     board = (
-        othello.start()
-        if position.start == "startpos"
-        else othello.parse_position(position.start)
+        othello.start() if position.start == "startpos" else othello.parse_position(position.start)
     )
     for move in position.moves:
         board = othello.play(board, othello.parse_move(board, move))
     return [othello.format_move(board, move) for move in othello.legal_moves(board)]
 
 
-def serve(lines: Iterable[str], out: TextIO, backend: str | None = None, depth: int = DEFAULT_DEPTH) -> None:
+def serve(
+    lines: Iterable[str], out: TextIO, backend: str | None = None, depth: int = DEFAULT_DEPTH
+) -> None:
     """Run a conversation over `lines` until `quit` or the end of input."""
 
     def write(line: str) -> None:
