@@ -99,15 +99,10 @@ def parse_seconds(text: str) -> float:
 
 
 def format_seconds(seconds: float) -> str:
-    """Seconds as `h:mm:ss`, `m:ss` or `s`, as GGS writes clocks."""
-    whole = round(seconds)
-    minutes, second = divmod(whole, 60)
+    """Seconds as `h:mm:ss` or `m:ss`, as GGS writes clocks."""
+    minutes, second = divmod(round(seconds), 60)
     hours, minute = divmod(minutes, 60)
-    if hours:
-        return f"{hours}:{minute:02d}:{second:02d}"
-    if minutes:
-        return f"{minute}:{second:02d}"
-    return str(second)
+    return f"{hours}:{minute:02d}:{second:02d}" if hours else f"{minute}:{second:02d}"
 
 
 def parse_clock(text: str) -> GgfClock:

@@ -192,8 +192,8 @@ class GTPDialect:
             return []
         self._batch_end = None
         refused, self._refused = self._refused, None
-        if refused is not None:
-            return [Refused(refused)]
+        if refused is not None:  # a refusal, then in step again: the client fails at once
+            return [Refused(refused), Ready()]
         if command == "genmove":
             move = response.text.split()[0].lower() if response.text else ""
             return [PlayResult(None if move == "resign" else move, None)]

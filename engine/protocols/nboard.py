@@ -333,6 +333,8 @@ class NBoardDialect:
     _last: Info | None = None
     _stopped_at: int | None = None
     """The ping that stopped the running search."""
+    _refusal: str | None = None
+    """Why the search asked for could not be sent (answered at the next sync)."""
 
     def start(self) -> list[str]:
         return [format_command(Hello(self.version)), self._ping_for_sync()]
@@ -351,7 +353,12 @@ class NBoardDialect:
             None if left is None else GgfClock(left / 1000, increment / 1000)
             for left, increment in zip(limits.clocks, limits.increments, strict=True)
         )
-        game = ggf_game(position, clocks=clocks, black="black", white="white", place="ubao")
+        try:
+            game = ggf_game(position, clocks=clocks, black="black", white="white", place="ubao")
+        except GgfError as error:
+            # a position NBoard cannot carry: a sync, whose pong answers with the refusal
+            self._refusal = str(error)
+            return [self._ping_for_sync()]
         lines = [format_command(SetGame(game))]
         if limits.depth is not None:
             lines.append(format_command(SetDepth(limits.depth)))
@@ -377,7 +384,8 @@ class NBoardDialect:
         match reply:
             case Pong(number) if number == self._sync:
                 self._sync = None
-                return [Ready()]
+                refusal, self._refusal = self._refusal, None
+                return [Ready()] if refusal is None else [Refused(refusal), Ready()]
             case Pong(number) if self._searching and number == self._stopped_at:
                 # stopped without an answer: its best line so far, if it said one
                 self._searching = False

@@ -51,6 +51,7 @@ def test_moves_carry_their_evaluation_and_time() -> None:
     assert parse_move_item("F5/1.5/2.03") == GgfMove("f5", 1.5, 2.03)
     assert parse_move_item("pa") == GgfMove("pass")
     assert parse_move_item("d3//0.5") == GgfMove("d3", None, 0.5)
+    assert parse_move_item("J10") == GgfMove("j10")  # rows past 9 on 10x10 and up
     record = f"(;GM[Othello]BO[{START_8}]B[f5/-1.00/3.20]W[d6];)"
     game = parse_ggf(record)
     assert game.moves == (GgfMove("f5", -1.0, 3.2), GgfMove("d6"))
@@ -63,7 +64,7 @@ def test_clocks_take_every_ggs_form() -> None:
     assert parse_clock("05:00//02:00") == GgfClock(300.0, 0.0, 120.0)
     game = parse_ggf(f"(;GM[Othello]TB[10:00/2]TW[5:00]BO[{START_8}];)")
     assert game.clocks == (GgfClock(600.0, 2.0), GgfClock(300.0))
-    assert "TB[10:00/2]TW[5:00]" in format_ggf(game)
+    assert "TB[10:00/0:02]TW[5:00]" in format_ggf(game)
 
 
 def test_a_pass_left_out_of_a_record_is_put_back_and_one_written_is_kept() -> None:
@@ -72,7 +73,9 @@ def test_a_pass_left_out_of_a_record_is_put_back_and_one_written_is_kept() -> No
     othello = make_game("othello", {"size": 4})
     position, colours, moves = othello.start(), [], []
     for move in ["b1", "c1", "d3", "a1", "pass", None]:
-        parsed = othello.legal_moves(position)[0] if move is None else othello.parse_move(position, move)
+        parsed = (
+            othello.legal_moves(position)[0] if move is None else othello.parse_move(position, move)
+        )
         colours.append("BW"[othello.to_move(position)])
         moves.append(othello.format_move(position, parsed))
         position = othello.play(position, parsed)
