@@ -90,7 +90,7 @@ async def test_the_library_drives_ubao_engine_gtp_through_a_whole_game() -> None
     argv = [sys.executable, "-m", "ubao.engine", "gtp", "--depth", "1"]
     client = await EngineClient.start(await SubprocessTransport.start(argv), DIALECTS["gtp"](), 30)
     othello = make_game("othello", {"size": 6})
-    position, moves = othello.start(), []
+    position, moves = othello.start(), list[str]()
     while not othello.is_over(position):
         player = othello.to_move(position)
         here = EnginePosition("othello", {"size": 6}, "startpos", tuple(moves), player)

@@ -120,7 +120,7 @@ async def test_the_library_drives_ubao_engine_nboard_through_a_whole_game() -> N
     )
     await client.configure({"depth": "2"})
     othello = make_game("othello", {"size": 6})
-    position, moves = othello.start(), []
+    position, moves = othello.start(), list[str]()
     while not othello.is_over(position):
         legal = [othello.format_move(position, move) for move in othello.legal_moves(position)]
         if legal == ["pass"]:

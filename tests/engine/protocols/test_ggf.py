@@ -26,19 +26,18 @@ NBOARD_EXAMPLE = (
     f"TY[8]BO[{START_8}]B[F5]W[F6]B[D3]W[C5]B[E6]W[F7]B[E7]W[F4];)"
 )
 """The record of the NBoard protocol document's example session."""
+GAME_MOVES = ("f5", "f6", "d3", "c5", "e6", "f7", "e7", "f4")
 
 
 def test_the_nboard_documents_record_reads_as_the_game_it_is() -> None:
     game = parse_ggf(NBOARD_EXAMPLE)
     assert (game.size, game.black, game.white, game.place) == (8, "./mEdax", "chris", "NBoard")
     assert game.clocks == (GgfClock(900.0), GgfClock(900.0))
-    assert [item.move for item in game.moves] == "f5 f6 d3 c5 e6 f7 e7 f4".split()
+    assert [item.move for item in game.moves] == list(GAME_MOVES)
     othello = make_game("othello", {"size": 8})
     assert game.start == othello.format_position(othello.start())
     position = game_position(game)
-    assert position == EnginePosition(
-        "othello", {"size": 8}, "startpos", tuple("f5 f6 d3 c5 e6 f7 e7 f4".split()), 0
-    )
+    assert position == EnginePosition("othello", {"size": 8}, "startpos", GAME_MOVES, 0)
 
 
 def test_a_record_is_written_back_as_it_was_read() -> None:
