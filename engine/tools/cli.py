@@ -45,7 +45,17 @@ from ubao.engine.search import (
 )
 from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
-from ubao.engine.tools import bench, match, schedule, standings, stdio, tournament, tournament_files
+from ubao.engine.tools import (
+    bench,
+    gtp,
+    match,
+    nboard,
+    schedule,
+    standings,
+    stdio,
+    tournament,
+    tournament_files,
+)
 from ubao.engine.tools.chart import bench_svg
 from ubao.engine.tools.entrants import EngineSpec, parse_entrant, parse_spec
 from ubao.engine.tools.players import PLAYERS
@@ -684,6 +694,14 @@ def command_stdio(args: argparse.Namespace) -> None:
     stdio.main(args.backend)
 
 
+def command_othello_front_end(args: argparse.Namespace) -> None:
+    """`nboard` and `gtp`: ubao's Othello engine for GUIs and tools (docs/othello-engines.md)."""
+    if not 1 <= args.depth <= MAX_SEARCH_DEPTH:
+        raise CommandError(f"--depth must be from 1 to {MAX_SEARCH_DEPTH}")
+    resolve_backend(args.backend)
+    (nboard.main if args.command == "nboard" else gtp.main)(args.backend, args.depth)
+
+
 def command_worker(args: argparse.Namespace) -> None:
     if not args.redis:
         raise CommandError("give --redis URL (or set UBAO_REDIS), e.g. redis://127.0.0.1:6379/0")
@@ -1110,6 +1128,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_backend_argument(stdio_parser)
     stdio_parser.set_defaults(handler=command_stdio)
+
+    for name, what in (("nboard", "NBoard (Othello GUIs)"), ("gtp", "GTP, the Go Text Protocol")):
+        front_end = commands.add_parser(name, help=f"play Othello over {what} on stdin/stdout")
+        front_end.add_argument(
+            "--depth",
+            type=int,
+            default=nboard.DEFAULT_DEPTH,
+            metavar="N",
+            help=f"plies to search (default {nboard.DEFAULT_DEPTH}; `set depth` changes it)",
+        )
+        add_backend_argument(front_end)
+        front_end.set_defaults(handler=command_othello_front_end)
 
     worker_parser = commands.add_parser(
         "worker",
