@@ -844,7 +844,12 @@ def add_tournament_parser(commands: Any) -> None:
     parser.add_argument(
         "--each", nargs="+", metavar="ITEM", help="items for every engine that does not give them"
     )
-    parser.add_argument("--format", choices=schedule.FORMATS, default="round-robin")
+    parser.add_argument(
+        "--format",
+        choices=schedule.FORMATS,
+        default="round-robin",
+        help="every engine against every other, or the first against each other (gauntlet)",
+    )
     parser.add_argument("--rounds", type=at_least(1), default=1, metavar="N", help="default 1")
     parser.add_argument(
         "--games",
