@@ -6,8 +6,8 @@ library's `EngineClient` (the built-in one over `SessionTransport`, in this proc
 the engine to move under its limits (a depth, a time per move, a clock with an increment),
 counts its clock, and ends by the rules, at the ply limit (a draw), or with a loss: on time, or
 for an engine that died, hung, refused the position or answered an illegal move. Games run
-`concurrency` at a time; each engine is reused game after game (a new game each time), one
-process per game running at once.
+`concurrency` at a time; each engine is reused game after game (a new game each time), with at
+most `concurrency` copies of one engine.
 """
 
 from __future__ import annotations
@@ -172,8 +172,8 @@ def builtin_options(entrant: Entrant) -> dict[str, str]:
 
 
 class Forfeit(Exception):
-    """The engine to move loses the game: `reason` as a record says it, `failure` when the engine
-    failed (it is not asked again)."""
+    """The engine to move loses the game: `reason` as a record says it; `failed` when the engine
+    failed (it is then not asked again), not when it merely lost on time."""
 
     def __init__(self, reason: str, message: str, failed: bool) -> None:
         super().__init__(message)
