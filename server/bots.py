@@ -26,6 +26,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import re
+import shlex
 import sys
 from abc import ABC, abstractmethod
 from collections import deque
@@ -33,10 +35,9 @@ from collections.abc import AsyncIterator, Callable, Collection, Hashable, Mappi
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
-from ubao.engine.protocols import EnginePosition, Limits
+from ubao.engine.protocols import DIALECTS, EnginePosition, Limits
 from ubao.engine.protocols.client import EngineClient, EngineFailure
 from ubao.engine.protocols.transports import EngineGone, SubprocessTransport
-from ubao.engine.protocols.ubao import UbaoDialect
 from ubao.engine.protocols.wire import bot_info
 from ubao.engine.search import DEFAULT_ALGORITHM
 from ubao.protocol import BotInfo, Clocks, SeatSpec
@@ -47,6 +48,40 @@ log = logging.getLogger("ubao.server.bots")
 
 ENGINE_COMMAND = (sys.executable, "-m", "ubao.engine", "stdio")
 """`ubao-engine stdio`, run with this server's own interpreter."""
+
+
+ENGINE_BOT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")
+"""An engine bot's name: what a seat spec names it by, and its bots' names begin with."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineBot:
+    """An engine of the operator's that bot seats may ask for: a name, the protocol it speaks
+    (a dialect of the engine library: `ubao`, and whichever others `DIALECTS` holds) and its
+    command line."""
+
+    name: str
+    dialect: str
+    command: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> EngineBot:
+        """`NAME=DIALECT:COMMAND` (`--engine-bot`); ValueError says what is wrong."""
+        name, equals, rest = text.partition("=")
+        dialect, colon, command = rest.partition(":")
+        if not equals or not colon:
+            raise ValueError(f"{text!r} is not NAME=DIALECT:COMMAND")
+        if not ENGINE_BOT_NAME.fullmatch(name):
+            raise ValueError(
+                f"engine bot name {name!r}: 1 to 32 of a-z, 0-9, '_', '.', '-', "
+                "beginning with a letter or digit"
+            )
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown protocol {dialect!r}; known: {', '.join(DIALECTS)}")
+        words = tuple(shlex.split(command))
+        if not words:
+            raise ValueError(f"engine bot {name}: no command")
+        return cls(name, dialect, words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +106,9 @@ class BotSettings:
     hash_mb: int = 16
     """Each engine's transposition table in MB (`setoption name Hash`): with the interpreter,
     the bulk of an engine's memory."""
+    engine_bots: tuple[EngineBot, ...] = ()
+    """The operator's engine bots (`--engine-bot`), started as bot seats ask for them, in the
+    same pool (`engines` counts them too)."""
 
 
 @dataclass(eq=False)
@@ -80,26 +118,34 @@ class Engine:
     client: EngineClient
     transport: SubprocessTransport
     label: str
+    bot: str | None = None
+    """The engine bot it is (None: ubao's own engine)."""
     game_id: str | None = None
     """The game it last searched for: another one starts with a new game."""
 
     @classmethod
     async def start(
-        cls, command: Sequence[str], label: str, options: Mapping[str, str], timeout_s: float
+        cls,
+        command: Sequence[str],
+        label: str,
+        options: Mapping[str, str],
+        timeout_s: float,
+        bot: EngineBot | None = None,
     ) -> Engine:
-        """Start the engine, check it speaks the protocol and apply the server's options."""
+        """Start the engine, check it speaks its protocol and apply the server's options."""
         try:
             transport = await SubprocessTransport.start(command)
         except EngineGone as exc:
             raise EngineFailure(str(exc)) from None
         log.info("%s: engine started (pid %d)", label, transport.process.pid)
-        client = await EngineClient.start(transport, UbaoDialect(), timeout_s, label)
+        dialect = DIALECTS["ubao" if bot is None else bot.dialect]()
+        client = await EngineClient.start(transport, dialect, timeout_s, label)
         try:
             await client.configure(options)
         except BaseException:  # a failure, or the game ended while the engine started
             await client.kill()
             raise
-        return cls(client, transport, label)
+        return cls(client, transport, label, None if bot is None else bot.name)
 
     async def close(self, timeout_s: float) -> None:
         """Ask the engine to quit; kill it if it does not."""
@@ -151,6 +197,10 @@ def seat_limits(spec: SeatSpec, clocks: Clocks | None, max_time_ms: int) -> Limi
 
 
 def seat_options(spec: SeatSpec) -> dict[str, str]:
+    """ubao's engine's options for the seat; an engine bot takes none (its command line says
+    how it plays)."""
+    if spec.engine is not None:
+        return {}
     return {"Algorithm": spec.algorithm or DEFAULT_ALGORITHM, "Eval": spec.eval or "<empty>"}
 
 
@@ -337,21 +387,24 @@ class Bots(BotSeats):
         super().__init__(settings)
         self.engines: set[Engine] = set()
         """Every engine process running, idle or searching."""
-        self._idle: list[Engine] = []
+        self._idle: dict[str | None, list[Engine]] = {}
+        """The idle engines of each kind: ubao's own (None) and each engine bot's."""
         self.shares = EngineShares(max(1, settings.engines))
         """Which turn searches next: one engine per search, handed out fairly."""
         self._numbers = itertools.count(1)
 
     async def close(self) -> None:
         await super().close()
-        engines, self._idle, self.engines = self._idle, [], set()
+        idle, self._idle, self.engines = self._idle, {}, set()
+        engines = [engine for kind in idle.values() for engine in kind]
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
-    async def check(self) -> None:
-        """Start an engine and keep it idle for the first bot turn: a command that does not
-        start, or does not answer `uci` and `isready` within `start_timeout_s`, is an
-        EngineFailure now (the server checks its `--engine` once, as it starts)."""
-        self._idle.append(await self._engine())
+    async def check(self, bot: str | None = None) -> None:
+        """Start an engine (ubao's own, or engine bot `bot`) and keep it idle for the first bot
+        turn: a command that does not start, or does not answer its handshake and options
+        within `start_timeout_s`, is an EngineFailure now (the server checks its `--engine`
+        and every `--engine-bot` once, as it starts)."""
+        self._idle.setdefault(bot, []).append(await self._engine(bot))
 
     def _turn(self, share: Hashable) -> AbstractAsyncContextManager[object]:
         return self.shares.engine(share)
@@ -360,7 +413,7 @@ class Bots(BotSeats):
         """Search with an idle engine, or a new one (the turn holds its place in `shares`); it
         goes back to the pool after, unless it failed or the game ended mid-search (then it is
         killed)."""
-        engine = await self._engine()
+        engine = await self._engine(turn.spec.engine)
         try:
             client = engine.client
             if engine.game_id != turn.game_id:
@@ -376,22 +429,28 @@ class Bots(BotSeats):
         except BaseException:
             await self._retire(engine)
             raise
-        self._idle.append(engine)
+        self._idle.setdefault(engine.bot, []).append(engine)
         return Answer(result.move, bot_info(result.info), engine)
 
     async def _rejected(self, answer: Answer) -> None:
-        if answer.engine in self._idle:  # ask a new engine
-            self._idle.remove(answer.engine)
-            await self._retire(answer.engine)
+        engine = answer.engine
+        if engine is not None and engine in self._idle.get(engine.bot, []):  # ask a new engine
+            self._idle[engine.bot].remove(engine)
+            await self._retire(engine)
 
-    async def _engine(self) -> Engine:
-        """An idle engine, or a new one."""
-        if self._idle:
-            return self._idle.pop()
+    async def _engine(self, bot: str | None) -> Engine:
+        """An idle engine of the kind asked for (None: ubao's own), or a new one."""
+        if idle := self._idle.get(bot):
+            return idle.pop()
         settings = self.settings
-        options = {"Hash": str(settings.hash_mb)}
         label = f"engine {next(self._numbers)}"
-        engine = await Engine.start(settings.command, label, options, settings.start_timeout_s)
+        if bot is None:
+            options = {"Hash": str(settings.hash_mb)}
+            engine = await Engine.start(settings.command, label, options, settings.start_timeout_s)
+        else:
+            (chosen,) = [known for known in settings.engine_bots if known.name == bot]
+            label = f"{label} ({bot})"
+            engine = await Engine.start(chosen.command, label, {}, settings.start_timeout_s, chosen)
         self.engines.add(engine)
         return engine
 

@@ -45,3 +45,15 @@ def test_the_player_to_move_comes_from_the_rules() -> None:
 def test_lines_the_engine_would_refuse_are_refused(setup: list[str], go: str, words: str) -> None:
     with pytest.raises(EngineProtocolError, match=words):
         read_search(setup, go)
+
+
+def test_a_job_from_a_node_of_before_the_library_reads_the_same() -> None:
+    # Such nodes set the algorithm after the position; the options read back are the same.
+    old = [
+        "setoption name Eval value <empty>",
+        'position kalah {"pits":4} startpos moves 1 4',
+        "setoption name Algorithm value alphabeta",
+        "setoption name Eval value mobility",
+    ]
+    _, _, options = read_search(old, "go depth 3")
+    assert options == {"Eval": "mobility", "Algorithm": "alphabeta"}
