@@ -28,9 +28,11 @@ from ubao.engine.protocols.ggf import (
     format_move_item,
     format_square,
     ggf_game,
+    must_pass,
     parse_ggf,
     parse_move_item,
     parse_square,
+    played_out,
 )
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.results import Info, PlayResult
@@ -320,6 +322,7 @@ class NBoardDialect:
     `configure` takes `depth` and `contempt` (and passes any other name on as `set NAME
     VALUE`, which engines that do not know it ignore). Searches are Othello's on GGF's board
     sizes; a search's depth comes from its limits or, without one, the engine's `set depth`.
+    A forced pass is answered without asking the engine, as NBoard GUIs pass for it.
     """
 
     version: int = NBOARD_VERSION
@@ -335,6 +338,8 @@ class NBoardDialect:
     """The ping that stopped the running search."""
     _refusal: str | None = None
     """Why the search asked for could not be sent (answered at the next sync)."""
+    _forced_pass: bool = False
+    """The search asked for is a forced pass (answered at the next sync)."""
 
     def start(self) -> list[str]:
         return [format_command(Hello(self.version)), self._ping_for_sync()]
@@ -355,9 +360,14 @@ class NBoardDialect:
         )
         try:
             game = ggf_game(position, clocks=clocks, black="black", white="white", place="ubao")
+            othello, _, board = played_out(position)
         except GgfError as error:
             # a position NBoard cannot carry: a sync, whose pong answers with the refusal
             self._refusal = str(error)
+            return [self._ping_for_sync()]
+        if must_pass(othello, board):
+            # NBoard GUIs pass for the engine, which is never asked: a sync answers the pass
+            self._forced_pass = True
             return [self._ping_for_sync()]
         lines = [format_command(SetGame(game))]
         if limits.depth is not None:
@@ -385,6 +395,9 @@ class NBoardDialect:
             case Pong(number) if number == self._sync:
                 self._sync = None
                 refusal, self._refusal = self._refusal, None
+                if self._forced_pass:
+                    self._forced_pass = False
+                    return [PlayResult("pass", None)]
                 return [Ready()] if refusal is None else [Refused(refusal), Ready()]
             case Pong(number) if self._searching and number == self._stopped_at:
                 # stopped without an answer: its best line so far, if it said one

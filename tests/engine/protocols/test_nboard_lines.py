@@ -193,3 +193,13 @@ async def test_a_position_ggf_cannot_carry_is_refused_without_a_search() -> None
         await client.play(EnginePosition("othello", {"size": 16}, "startpos", (), 0), Limits())
     assert DIALECTS["nboard"]().name == "nboard"
     transport.assert_done()
+
+
+async def test_a_forced_pass_is_answered_without_asking_the_engine() -> None:
+    """As NBoard GUIs do: after b1 c1 d3 a1 on 4x4 Black has no move (test_othello.py)."""
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect("ping 2", ["pong 2"])
+    position = EnginePosition("othello", {"size": 4}, "startpos", ("b1", "c1", "d3", "a1"), 0)
+    assert await client.play(position, Limits(depth=3)) == PlayResult("pass", None)
+    transport.assert_done()
