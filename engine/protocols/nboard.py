@@ -321,7 +321,8 @@ class NBoardDialect:
 
     `configure` takes `depth` and `contempt` (and passes any other name on as `set NAME
     VALUE`, which engines that do not know it ignore). Searches are Othello's on GGF's board
-    sizes; a search's depth comes from its limits or, without one, the engine's `set depth`.
+    sizes; a search's depth comes from its limits or, without one, the last `set depth` (the
+    whole game when none was sent yet: the record's clocks then bound the search).
     A forced pass is answered without asking the engine, as NBoard GUIs pass for it.
     """
 
@@ -338,6 +339,8 @@ class NBoardDialect:
     """The ping that stopped the running search."""
     _refusal: str | None = None
     """Why the search asked for could not be sent (answered at the next sync)."""
+    _depth_set: bool = False
+    """A `set depth` was sent (by `configure` or a search)."""
     _forced_pass: bool = False
     """The search asked for is a forced pass (answered at the next sync)."""
 
@@ -348,6 +351,7 @@ class NBoardDialect:
         if not options:
             return []
         lines = [f"set {name.lower()} {value}" for name, value in options.items()]
+        self._depth_set = self._depth_set or "depth" in map(str.lower, options)
         return [*lines, self._ping_for_sync()]
 
     def new_game(self) -> list[str]:
@@ -370,8 +374,14 @@ class NBoardDialect:
             self._forced_pass = True
             return [self._ping_for_sync()]
         lines = [format_command(SetGame(game))]
-        if limits.depth is not None:
-            lines.append(format_command(SetDepth(limits.depth)))
+        depth = limits.depth
+        if depth is None and not self._depth_set:
+            # NBoard engines need a depth before `go` (NTest ignores a `go` without one): the
+            # whole game, so that the clocks of the record are what bound the search
+            depth = game.size * game.size - 4
+        if depth is not None:
+            self._depth_set = True
+            lines.append(format_command(SetDepth(depth)))
         self._searching, self._last, self._stopped_at = True, None, None
         return [*lines, format_command(Go())]
 
