@@ -188,8 +188,10 @@ class GTPDialect:
         expected = min(self._pending) if self._pending else None
         try:
             response = parse_response(lines, expected)
-        except GTPError as error:
-            return [Refused(str(error))]
+        except GTPError as error:  # an answer it could not read: what was under way has failed
+            self._pending.clear()
+            self._batch_end = self._refused = None
+            return [Refused(str(error)), Ready()]
         command_id = response.id if response.id in self._pending else expected
         if command_id is None:
             return []

@@ -400,7 +400,10 @@ class NBoardDialect:
         try:
             reply = parse_reply(line)
         except NBoardError as error:
-            return [Refused(str(error))] if self._searching else []
+            if not (self._searching and line.startswith("===")):
+                return []  # a report it could not read: engines write much besides NBoard
+            self._searching = False  # an answer it could not read: the search has failed
+            return [Refused(str(error)), Ready()]
         match reply:
             case Pong(number) if number == self._sync:
                 self._sync = None

@@ -123,5 +123,15 @@ async def test_the_start_written_out_is_the_start() -> None:
     transport.assert_done()
 
 
+async def test_an_answer_that_cannot_be_read_fails_at_once() -> None:
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect("3 boardsize 8", ["=3", ""])
+    transport.expect("4 clear_board", ["=4", ""])
+    transport.expect("5 genmove b", ["=five d3", ""])
+    with pytest.raises(EngineFailure, match="refused"):
+        await client.play(EnginePosition("othello", {}, "startpos", (), 0), Limits())
+
+
 def test_the_dialect_is_registered() -> None:
     assert isinstance(DIALECTS["gtp"](), GTPDialect)

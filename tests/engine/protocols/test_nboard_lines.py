@@ -206,3 +206,13 @@ async def test_a_forced_pass_is_answered_without_asking_the_engine() -> None:
     position = EnginePosition("othello", {"size": 4}, "startpos", ("b1", "c1", "d3", "a1"), 0)
     assert await client.play(position, Limits(depth=3)) == PlayResult("pass", None)
     transport.assert_done()
+
+
+async def test_an_answer_that_cannot_be_read_fails_the_search_and_chatter_does_not() -> None:
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect(f"set game {START}")
+    transport.expect("set depth 2")
+    transport.expect("go", ["search ?? 1 0 2", "Creating cache with 2 buckets", "=== Z"])
+    with pytest.raises(EngineFailure, match="==="):
+        await client.play(EnginePosition("othello", {}, "startpos", (), 0), Limits(depth=2))
