@@ -95,9 +95,10 @@ def _add_new_game(
         opponent = parser.add_mutually_exclusive_group()
         opponent.add_argument(
             "--vs-bot",
-            type=_positive,
-            metavar="DEPTH",
-            help="with --new: the other seat is a server-hosted bot searching DEPTH plies",
+            type=_server_bot,
+            metavar="[ENGINE:]DEPTH",
+            help="with --new: the other seat is a server-hosted bot searching DEPTH plies: "
+            "ubao's engine, or ENGINE, one of the server's engine bots",
         )
         opponent.add_argument(
             "--vs-external-bot",
@@ -144,7 +145,9 @@ def _positive_float(text: str) -> float:
 
 
 def _server_bot(text: str) -> SeatSpec:
-    return SeatSpec.bot(_positive(text))
+    """`DEPTH` (ubao's engine) or `ENGINE:DEPTH` (one of the server's engine bots)."""
+    engine, _, depth = text.rpartition(":")
+    return SeatSpec.bot(_positive(depth), engine=engine or None)
 
 
 def _external_bot(text: str) -> SeatSpec:
@@ -245,8 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=_server_bot,
         action="append",
         dest="seats",
-        metavar="DEPTH",
-        help="a seat for a server bot searching DEPTH plies; two seats in all, South's first",
+        metavar="[ENGINE:]DEPTH",
+        help="a seat for a server bot searching DEPTH plies (ubao's engine, or ENGINE, one of "
+        "the server's engine bots); two seats in all, South's first",
     )
     watch.add_argument(
         "--vs-external-bot",

@@ -1,11 +1,14 @@
 """`ubao bot`: a bot client that plays over the network with the local engine.
 
-Each game gets its own reconnecting `ServerSession` and its own `Searcher` (its tables carry over
-from move to move). The search runs in a worker thread, so the connection keeps answering
-while the engine thinks. A chosen move is remembered by ply: if the connection drops while
-the move is on its way, the bot resends the same move after resuming (the server ignores a
-resend for a ply already played) instead of searching again. Each move carries the search's
-report (`info`), which the server passes on to everyone in the game.
+Each game gets its own reconnecting `ServerSession` and its own engine: the stdio engine in this
+process (its tables carry over from move to move), driven as any engine is, by the engine-protocol
+library's `EngineClient` over a `SessionTransport`, in the stdio protocol. The search runs in the
+engine's thread, so the connection keeps answering while the engine thinks; its time on a clock
+is the library's one time manager's (`time_budget`), as for every engine. A chosen move is
+remembered by ply: if the connection drops while the move is on its way, the bot resends the
+same move after resuming (the server ignores a resend for a ply already played) instead of
+searching again. Each move carries the search's report (`info`), which the server passes on
+to everyone in the game.
 
 The bot grants a takeback at once, as server bots do. A serving bot stays in a finished game
 for a while (`REMATCH_WAIT`) and accepts the opponent's rematch offer when it has a free game
@@ -35,9 +38,13 @@ from ubao.client.seating import SeatSession
 from ubao.client.state import Applied, GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import GAMES
-from ubao.engine.search import Searcher, SearchResult
+from ubao.engine.protocols import EnginePosition, Info, Limits, time_budget
+from ubao.engine.protocols.client import EngineClient, EngineFailure
+from ubao.engine.protocols.transports import SessionTransport
+from ubao.engine.protocols.ubao import UbaoDialect
+from ubao.engine.protocols.wire import bot_info
+from ubao.engine.search import DEFAULT_ALGORITHM
 from ubao.protocol import (
-    MAX_PV,
     BotInfo,
     Create,
     ErrorCode,
@@ -47,14 +54,15 @@ from ubao.protocol import (
     Result,
     Snapshot,
     TakebackRequest,
-    mate_score,
 )
 
 log = logging.getLogger("ubao.bot")
 
-CLOCK_SHARE = 20
-"""With a clock and no --time-ms, a move may use 1/CLOCK_SHARE of the time left (plus the
-increment), so the bot never flags in a long game."""
+ENGINE_TIMEOUT_S = 30.0
+"""For the engine in this process to answer its handshake and options."""
+STOP_MARGIN_S = 2.0
+"""Past a search's own deadline, when the bot tells it to stop (the engine keeps its deadline
+itself: this only guards against one that does not)."""
 REMATCH_WAIT = 120.0
 """Seconds a serving bot stays in a finished game for a rematch offer: time for the opponent
 to look back through the game (lichess keeps its offer open while both are on the page, and
@@ -68,7 +76,7 @@ class EngineSettings:
     depth: int
     time_ms: int | None = None
     eval: str | None = None
-    algorithm: str = "negamax"
+    algorithm: str = DEFAULT_ALGORITHM
     threads: int = 1
     """Search threads (lazy SMP in the native search; one elsewhere, and the log says why)."""
 
@@ -78,39 +86,28 @@ class EngineSettings:
             text += f", {self.time_ms} ms"
         return text
 
-
-def search_budget_ms(
-    state: GameState, seat: int, settings: EngineSettings, now: float
-) -> int | None:
-    """The milliseconds the next search may take: --time-ms, capped by the clock if any."""
-    budgets = [settings.time_ms] if settings.time_ms is not None else []
-    remaining = state.remaining_ms(seat, now)
-    if remaining is not None:
-        increment = state.clocks.increment_ms if state.clocks else 0
-        budgets.append(max(remaining // CLOCK_SHARE + increment // 2, 1))
-    return min(budgets, default=None)
+    def options(self) -> dict[str, str]:
+        """The engine's options for these settings."""
+        return {
+            "Algorithm": self.algorithm,
+            "Eval": self.eval or "<empty>",
+            "Threads": str(self.threads),
+        }
 
 
-def search_info(game: Any, position: Any, result: SearchResult[Any]) -> BotInfo:
-    """The search report sent with a move, shaped as a server bot's: the score from the mover's
-    point of view in whole points, a forced result as ±(MATE_SCORE - plies) with `mate` set.
-    The pv is cut to what the protocol lets a client send."""
-    pv = []
-    for move in result.pv[:MAX_PV]:
-        try:
-            pv.append(game.format_move(position, move))
-            position = game.play(position, move)
-        except ValueError:
-            break
-    mate = result.mate
-    stats = result.stats
-    return BotInfo(
-        depth=stats.depth,
-        score=mate_score(mate) if mate is not None else round(result.score),
-        nodes=stats.generated,
-        time_ms=round(stats.seconds * 1000),
-        pv=tuple(pv),
-        mate=mate,
+def search_limits(state: GameState, settings: EngineSettings, now: float) -> Limits:
+    """The next search's limits: the depth, --time-ms and the game's clocks, if any (the
+    engine's time manager makes a move's time of them, as a server bot's engine does)."""
+    clocks: tuple[int | None, int | None] = (None, None)
+    increment = 0
+    if state.clocks is not None:
+        clocks = (state.remaining_ms(0, now), state.remaining_ms(1, now))
+        increment = state.clocks.increment_ms
+    return Limits(
+        depth=settings.depth,
+        time_ms=settings.time_ms,
+        clocks=clocks,
+        increments=(increment, increment),
     )
 
 
@@ -171,8 +168,12 @@ class BotGame(SeatSession):
             budget=budget,
         )
         self.settings = settings
-        self.searcher: Searcher[Any, Any] | None = None
-        self.decided: tuple[int, str, BotInfo] | None = None
+        self.engine: EngineClient | None = None
+        """The engine, started for the first search and kept for every game the bot plays."""
+        self.transport: SessionTransport | None = None
+        self._engine_game: str | None = None
+        """The game the engine last searched for: another one starts with a new game."""
+        self.decided: tuple[int, str, BotInfo | None] | None = None
         """The move chosen for a ply, with its search report, kept until the server has it."""
         self.done = asyncio.Event()
         self.rematch_wanted = rematch
@@ -206,12 +207,12 @@ class BotGame(SeatSession):
             try:
                 await self.done.wait()
             finally:
-                if self.searcher is not None:
-                    self.searcher.stop()
                 for task in self._tasks.copy():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
+                if self.engine is not None:
+                    await self.engine.quit(ENGINE_TIMEOUT_S)
         return self.state.result
 
     # -- the session's hooks -------------------------------------------------------------------
@@ -279,7 +280,7 @@ class BotGame(SeatSession):
             old = self.game_id
             self.follow_rematch(offer)
             self.rematching, self._ended = False, False
-            self.decided, self.searcher = None, None
+            self.decided = None
             if self._waiting is not None:
                 self._waiting.cancel()
             assert self.held is not None
@@ -357,6 +358,25 @@ class BotGame(SeatSession):
             lambda _: self._consider() if (self.state.ply, self.state.position) != turn else None
         )
 
+    async def _engine_for(self, game_id: str) -> EngineClient:
+        """The engine, started with the bot's options if it is not yet, told of a new game."""
+        if self.engine is None:
+            self.transport = SessionTransport()
+            engine = await EngineClient.start(
+                self.transport, UbaoDialect(), ENGINE_TIMEOUT_S, f"engine of {self.label}"
+            )
+            self.engine = engine
+            await engine.configure(self.settings.options())
+        if self._engine_game != game_id:
+            await self.engine.new_game()
+            self._engine_game = game_id
+        return self.engine
+
+    def _remark(self, info: Info) -> None:
+        """An engine's remark (its search's threads) goes to the log."""
+        if info.string is not None:
+            log.info("game %s: %s", self.game_id, info.string)
+
     async def _play(self, ply: int, position: Any) -> None:
         """Search and send the move of `ply` (counted from 0, as the protocol counts; the log
         numbers it from 1, as the screens' move lists do)."""
@@ -364,36 +384,35 @@ class BotGame(SeatSession):
         game = state.game
         assert game is not None and self.held is not None and self.game_id is not None
         if self.decided is None or self.decided[0] != ply:
-            if self.searcher is None:
-                try:
-                    self.searcher = Searcher(
-                        game,
-                        self.settings.algorithm,
-                        self.settings.eval,
-                        threads=self.settings.threads,
-                    )
-                    if self.searcher.threads_note is not None:
-                        log.info("game %s: %s", self.game_id, self.searcher.threads_note)
-                except ValueError as error:  # an --eval this game does not have
-                    self.error = str(error)
-                    log.error("game %s: %s", self.game_id, error)
-                    self.done.set()
-                    return
-            budget = search_budget_ms(state, self.held.seat, self.settings, time.monotonic())
-            result = await asyncio.to_thread(
-                self.searcher.search, position, self.settings.depth, budget
+            now = time.monotonic()
+            limits = search_limits(state, self.settings, now)
+            player = game.to_move(position)
+            hard_ms = time_budget(limits, player).hard_ms
+            search = EnginePosition(
+                state.game_name, state.options, game.format_position(position), (), player
             )
+            try:
+                engine = await self._engine_for(self.game_id)
+                result = await engine.play(
+                    search,
+                    limits,
+                    budget_s=None if hard_ms is None else hard_ms / 1000 + STOP_MARGIN_S,
+                    on_info=self._remark,
+                )
+            except EngineFailure as error:  # an --eval this game does not have, a dead engine
+                self.error = str(error)
+                log.error("game %s: %s", self.game_id, error)
+                self.done.set()
+                return
             pace = max(self.pace, self.game_pace)
             await asyncio.sleep(self._moved_at + pace - time.monotonic())
             went_on = state.ply != ply or state.position != position
-            if went_on or state.over or state is not self.state:
+            if went_on or state.over or state is not self.state or result.move is None:
                 return  # the game went on, or back, while the bot thought
-            move = game.format_move(position, result.move)
-            info = search_info(game, position, result)
-            self.decided = (ply, move, info)
-            log.info(
-                "game %s ply %d: %s (%s)", self.game_id, ply + 1, move, search_report_line(info)
-            )
+            info = bot_info(result.info)
+            self.decided = (ply, result.move, info)
+            report = "no report" if info is None else search_report_line(info)
+            log.info("game %s ply %d: %s (%s)", self.game_id, ply + 1, result.move, report)
         _, move, info = self.decided
         try:
             await self.move(ply, move, info)

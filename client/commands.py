@@ -101,10 +101,7 @@ def opponent_seats(args: argparse.Namespace) -> tuple[SeatSpec, SeatSpec]:
     """Seat `--seat` (default 0) open for us; the other a server bot (`--vs-bot`), a seat for
     a bot client (`--vs-external-bot`), or open for anybody."""
     ours = args.seat if args.seat is not None else 0
-    if args.vs_bot is not None:
-        other = SeatSpec.bot(args.vs_bot)
-    else:
-        other = args.vs_external_bot or SeatSpec.open()
+    other = args.vs_bot or args.vs_external_bot or SeatSpec.open()
     return (SeatSpec.open(), other) if ours == 0 else (other, SeatSpec.open())
 
 

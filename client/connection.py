@@ -239,6 +239,8 @@ class ServerSession:
         self.ping_seconds = ping_seconds
         self.first_attempts = first_attempts
         self.reached = False
+        self.engines: tuple[str, ...] = ()
+        """The server's engine bots, which a bot seat may ask for (`hello`'s `ok`)."""
         """A connection was established once: from then on, dropped ones are retried forever."""
         self.lag = Lag()
         """The round trip to the server, from the pings."""
@@ -308,7 +310,8 @@ class ServerSession:
         reader = asyncio.create_task(self._read(ws))
         pinger: asyncio.Task[None] | None = None
         try:
-            await self.request(Hello(id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role))
+            hello = Hello(id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role)
+            self.engines = (await self.request(hello)).engines or ()
             self.reached = True
             if self.on_ready is not None:
                 await self.on_ready()

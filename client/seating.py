@@ -151,6 +151,7 @@ class SeatSession:
         self.on_offers_forgotten()
         if self.game_id is None:
             assert self.create is not None
+            check_engines(self.create, self.session.engines)
             ok = await self.session.request(self.create)
             assert ok.game_id is not None
             self.game_id = self.state.game_id = ok.game_id
@@ -271,3 +272,14 @@ class SeatSession:
         await self.session.request(
             TakebackAnswer(id=0, game_id=self.game_id, token=token, ply=ply, accept=accept)
         )
+
+
+def check_engines(create: Create, offered: tuple[str, ...]) -> None:
+    """Refuse, as a server that offers engine bots would, a bot seat asking for an engine this
+    server does not offer: one that predates engine bots would seat its own engine instead."""
+    for index, spec in enumerate(create.seats):
+        if spec.engine is not None and spec.engine not in offered:
+            on_offer = ", ".join(offered) or "none"
+            name = spec.engine
+            message = f"seat {index}: this server has no engine bot {name!r} (on offer: {on_offer})"
+            raise ServerError(ErrorCode.BAD_OPTIONS, message)

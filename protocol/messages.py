@@ -159,6 +159,9 @@ class SeatSpec:
     wants_bot: bool = False
     """Extension, open seats only: an external bot client is wanted here (`ubao bot --serve`
     joins only such seats), so that bots do not take the seats people wait for."""
+    engine: Name | None = None
+    """Extension, bot seats only: one of the server's engine bots, by name (the `engines` of
+    `hello`'s `ok`), instead of ubao's own engine; it takes no `eval` nor `algorithm`."""
 
     @classmethod
     def open(cls) -> SeatSpec:
@@ -177,8 +180,9 @@ class SeatSpec:
         time_ms: int | None = None,
         eval: str | None = None,
         algorithm: str | None = None,
+        engine: str | None = None,
     ) -> SeatSpec:
-        return cls("bot", depth, time_ms, eval, algorithm)
+        return cls("bot", depth, time_ms, eval, algorithm, engine=engine)
 
     def why_invalid(self) -> str | None:
         """Which settings go with which kind of seat: a rule across fields, so not a type."""
@@ -187,9 +191,11 @@ class SeatSpec:
                 return "depth is required for a bot seat"
             if self.wants_bot:
                 return "wants_bot is only for open seats"
+            if self.engine is not None and (self.eval, self.algorithm) != (None, None):
+                return "eval and algorithm are ubao's engine's; an engine bot takes neither"
         elif self not in (SeatSpec.open(), SeatSpec.external_bot(self.depth)):
             return (
-                "time_ms, eval and algorithm are only for bot seats, "
+                "time_ms, eval, algorithm and engine are only for bot seats, "
                 "and depth only for them and open seats that want a bot"
             )
         return None
@@ -217,6 +223,8 @@ class SeatInfo:
     client: Name | None = None
     """Extension: what kind of client plays an open seat, from its `hello` role: `bot` for a
     bot client, whatever name it plays under (absent for people)."""
+    engine: Name | None = None
+    """Extension: the server's engine bot that plays a bot seat (absent: ubao's own engine)."""
 
 
 TwoSeats = Annotated[tuple[SeatInfo, ...], Items(exact=2)]
@@ -472,6 +480,9 @@ class Ok:
     server_t: int | None = None
     cursor: Cursor | None = None
     """Extension (`games`): more games follow; send it back in `games` for the next page."""
+    engines: tuple[Name, ...] | None = None
+    """Extension (`hello`): the server's engine bots, by name, that a bot seat may ask for
+    (`engine`); absent when it has none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,14 +20,15 @@ import shlex
 import signal
 import sqlite3
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ubao.engine.protocols.client import EngineFailure
 from ubao.server.app import GameServer, ServerConfig, address
-from ubao.server.bots import EngineFailure
+from ubao.server.bots import EngineBot
 from ubao.server.stores.sqlite import DatabaseInUse, UnusableDatabase, default_db_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -60,6 +61,9 @@ class Setting:
     from working: every handshake timed out, every message over the budget)."""
     most: float = math.inf
     """The largest value a number may have."""
+    each: Callable[[str], Any] | None = None
+    """A flag that may be given several times: each value is read by this (ValueError says
+    what is wrong), and its variable holds one value per line."""
 
     @property
     def env(self) -> str:
@@ -318,6 +322,14 @@ SERVER_SETTINGS = (
         "COMMAND",
     ),
     Setting(
+        "--engine-bot",
+        "server.bots.engine_bots",
+        "an engine of yours that bot seats may ask for by NAME, speaking protocol DIALECT "
+        "(ubao: docs/engine-protocol.md); one command line",
+        "NAME=DIALECT:COMMAND",
+        each=EngineBot.parse,
+    ),
+    Setting(
         "--engine-start-timeout",
         "server.bots.start_timeout_s",
         "time for a new engine to answer uci and isready",
@@ -389,6 +401,16 @@ def parse_args(
     for setting in SERVER_SETTINGS:
         default = setting.get(defaults)
         text = f"{setting.description} (default {help_default(default)}, env {setting.env})"
+        if setting.each is not None:
+            parser.add_argument(
+                setting.flag,
+                dest=setting.path,
+                action="append",
+                type=functools.partial(read_each, setting.each),
+                metavar=setting.metavar,
+                help=f"{setting.description}; may be repeated (env {setting.env}, one a line)",
+            )
+            continue
         parser.add_argument(
             setting.flag,
             dest=setting.path,
@@ -402,12 +424,27 @@ def parse_args(
         value = getattr(args, setting.path)
         if value is None and setting.env in environ:
             try:
-                value = setting.parse(environ[setting.env], setting.get(defaults))
+                value = read_variable(setting, environ[setting.env], setting.get(defaults))
             except argparse.ArgumentTypeError as exc:
                 parser.error(f"environment variable {setting.env}: {exc}")
         if value is not None:
-            options = setting.put(options, value)
+            options = setting.put(options, tuple(value) if setting.each else value)
     return options
+
+
+def read_each(each: Callable[[str], Any], text: str) -> Any:
+    """One value of a repeated flag."""
+    try:
+        return each(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def read_variable(setting: Setting, text: str, default: Any) -> Any:
+    """An environment variable's value: one per line for a repeated flag."""
+    if setting.each is None:
+        return setting.parse(text, default)
+    return [read_each(setting.each, line) for line in text.splitlines() if line.strip()]
 
 
 CLUSTER_EXTRA = "pip install 'ubao[cluster]'"
@@ -448,6 +485,13 @@ async def serve(config: ServerConfig) -> None:
         server.database.close()
         command = shlex.join(config.bots.command)
         print(f"ubao-server: --engine {command} does not work: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
+        await server.check_engine_bots()
+    except EngineFailure as exc:
+        await server.bots.close()
+        server.database.close()
+        print(f"ubao-server: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     try:
         await server.start()

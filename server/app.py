@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
+import shlex
 import socket
 from collections import deque
 from collections.abc import Coroutine, Sequence
@@ -34,6 +36,7 @@ from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
+from ubao.engine.protocols.client import EngineFailure
 from ubao.protocol import BotInfo, encode
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.bots import Bots, BotSeats, BotSettings
@@ -224,6 +227,15 @@ class GameServer:
     """`ubao-server`: start, serve, stop gracefully (persisting everything)."""
 
     def __init__(self, config: ServerConfig, *, now: Now = monotonic_ms, wall: Now = wall_ms):
+        if config.redis and config.bots.engine_bots:
+            raise ValueError(
+                "--engine-bot runs engines on this server; a cluster node runs none "
+                "(its engine workers play ubao's engine)"
+            )
+        names = tuple(bot.name for bot in config.bots.engine_bots)
+        config = dataclasses.replace(
+            config, limits=dataclasses.replace(config.limits, engine_bots=names)
+        )
         self.config = config
         self.now = now
         self.cluster: Cluster | None = None
@@ -316,6 +328,17 @@ class GameServer:
         cluster node starts no engines (its engine workers do)."""
         if isinstance(self.bots, Bots):
             await self.bots.check()
+
+    async def check_engine_bots(self) -> None:
+        """Start each `--engine-bot` once, as `check_engine` does `--engine`; an EngineFailure
+        names the engine bot that does not work."""
+        if isinstance(self.bots, Bots):
+            for bot in self.config.bots.engine_bots:
+                try:
+                    await self.bots.check(bot.name)
+                except EngineFailure as exc:
+                    command = shlex.join(bot.command)
+                    raise EngineFailure(f"--engine-bot {bot.name} ({command}): {exc}") from None
 
     async def _take_up(self) -> None:
         """Restore the database's games, or join the cluster (the games come as their leases

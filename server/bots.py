@@ -14,8 +14,10 @@ quick bot wait for all of their moves. Every search is bounded in time: a seat w
 a move's time budget it sends `stop`, and an engine that still does not answer, or that dies,
 is killed, and the move is asked of a new one. The best move found so far (the first move of
 the last `info` line's pv) is kept, so a hung engine still moves. An `error` line after `go`
-is only logged: the engine still owes its `bestmove` (docs/engine-protocol.md, "Errors"). All
-of it is asyncio subprocess I/O: the event loop never blocks on an engine.
+is only logged: the engine still owes its `bestmove` (docs/engine-protocol.md, "Errors"). The
+engines are driven by the engine-protocol library (`EngineClient` over a `SubprocessTransport`,
+in ubao's stdio dialect), all of it asyncio subprocess I/O: the event loop never blocks on an
+engine.
 """
 
 from __future__ import annotations
@@ -24,22 +26,22 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import re
+import shlex
 import sys
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Collection, Hashable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Hashable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
-from ubao.protocol import BotInfo
-from ubao.server.engine_lines import (
-    go_command,
-    parse_bestmove,
-    parse_info,
-    position_command,
-    turn_commands,
-)
-from ubao.server.limits import Limits
+from ubao.engine.protocols import DIALECTS, EnginePosition, Limits
+from ubao.engine.protocols.client import EngineClient, EngineFailure
+from ubao.engine.protocols.transports import EngineGone, SubprocessTransport
+from ubao.engine.protocols.wire import bot_info
+from ubao.engine.search import DEFAULT_ALGORITHM
+from ubao.protocol import BotInfo, Clocks, SeatSpec
+from ubao.server.limits import Limits as ServerLimits
 from ubao.server.outputs import BotTurn
 
 log = logging.getLogger("ubao.server.bots")
@@ -47,7 +49,39 @@ log = logging.getLogger("ubao.server.bots")
 ENGINE_COMMAND = (sys.executable, "-m", "ubao.engine", "stdio")
 """`ubao-engine stdio`, run with this server's own interpreter."""
 
-MAX_LINE = 1 << 16
+
+ENGINE_BOT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")
+"""An engine bot's name: what a seat spec names it by, and its bots' names begin with."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineBot:
+    """An engine of the operator's that bot seats may ask for: a name, the protocol it speaks
+    (a dialect of the engine library: `ubao`, and whichever others `DIALECTS` holds) and its
+    command line."""
+
+    name: str
+    dialect: str
+    command: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> EngineBot:
+        """`NAME=DIALECT:COMMAND` (`--engine-bot`); ValueError says what is wrong."""
+        name, equals, rest = text.partition("=")
+        dialect, colon, command = rest.partition(":")
+        if not equals or not colon:
+            raise ValueError(f"{text!r} is not NAME=DIALECT:COMMAND")
+        if not ENGINE_BOT_NAME.fullmatch(name):
+            raise ValueError(
+                f"engine bot name {name!r}: 1 to 32 of a-z, 0-9, '_', '.', '-', "
+                "beginning with a letter or digit"
+            )
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown protocol {dialect!r}; known: {', '.join(DIALECTS)}")
+        words = tuple(shlex.split(command))
+        if not words:
+            raise ValueError(f"engine bot {name}: no command")
+        return cls(name, dialect, words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,147 +106,102 @@ class BotSettings:
     hash_mb: int = 16
     """Each engine's transposition table in MB (`setoption name Hash`): with the interpreter,
     the bulk of an engine's memory."""
+    engine_bots: tuple[EngineBot, ...] = ()
+    """The operator's engine bots (`--engine-bot`), started as bot seats ask for them, in the
+    same pool (`engines` counts them too)."""
 
 
-class EngineFailure(Exception):
-    """The engine died, hung or could not start; `info` is its last report, if any."""
-
-    def __init__(self, message: str, info: BotInfo | None = None) -> None:
-        super().__init__(message)
-        self.info = info
-
-
+@dataclass(eq=False)
 class Engine:
-    """One engine subprocess speaking the line protocol."""
+    """One engine subprocess of the pool, driven by the library's client."""
 
-    def __init__(self, process: asyncio.subprocess.Process, label: str) -> None:
-        self.process = process
-        self.label = label
-        self.game_id: str | None = None
-        """The game it last searched for: another one starts with `ucinewgame`."""
+    client: EngineClient
+    transport: SubprocessTransport
+    label: str
+    bot: str | None = None
+    """The engine bot it is (None: ubao's own engine)."""
+    game_id: str | None = None
+    """The game it last searched for: another one starts with a new game."""
 
     @classmethod
     async def start(
-        cls, command: Sequence[str], label: str, setup: Sequence[str], timeout_s: float
+        cls,
+        command: Sequence[str],
+        label: str,
+        options: Mapping[str, str],
+        timeout_s: float,
+        bot: EngineBot | None = None,
     ) -> Engine:
-        """Start the engine, check it speaks the protocol and apply the server's options."""
+        """Start the engine, check it speaks its protocol and apply the server's options."""
         try:
-            process = await asyncio.create_subprocess_exec(
-                *command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
-                limit=MAX_LINE,
-            )
-        except OSError as exc:
-            raise EngineFailure(f"cannot start {command[0]}: {exc}") from None
-        engine = cls(process, label)
-        log.info("%s: engine started (pid %d)", label, process.pid)
+            transport = await SubprocessTransport.start(command)
+        except EngineGone as exc:
+            raise EngineFailure(str(exc)) from None
+        log.info("%s: engine started (pid %d)", label, transport.process.pid)
+        dialect = DIALECTS["ubao" if bot is None else bot.dialect]()
+        client = await EngineClient.start(transport, dialect, timeout_s, label)
         try:
-            await engine.send("uci")
-            await engine.expect("uciok", timeout_s)
-            for line in [*setup, "ucinewgame", "isready"]:
-                await engine.send(line)
-            await engine.expect("readyok", timeout_s)
+            await client.configure(options)
         except BaseException:  # a failure, or the game ended while the engine started
-            await engine.kill()
+            await client.kill()
             raise
-        return engine
-
-    async def think(
-        self, setup: Sequence[str], go: str, budget_s: float, stop_grace_s: float
-    ) -> tuple[str | None, BotInfo | None]:
-        """The engine's `bestmove` and its last `info`, within `budget_s` (then `stop`)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + budget_s
-        # Every reply to the setup comes before `readyok`: an `error` there refuses the position
-        # or an option, and a search now would be of something else.
-        for command in setup:
-            await self.send(command)
-        await self.send("isready")
-        await self.expect("readyok", budget_s)
-        await self.send(go)
-        stopped = False
-        info: BotInfo | None = None
-        while True:
-            left = deadline - loop.time()
-            if left <= 0:
-                if stopped:
-                    raise EngineFailure("no bestmove even after stop", info)
-                await self.send("stop")
-                stopped = True
-                deadline = loop.time() + stop_grace_s
-                continue
-            line = await self.readline(left, info)
-            if line is None:
-                continue
-            if line.startswith("info "):
-                info = parse_info(line) or info
-            elif line.startswith("bestmove"):
-                return parse_bestmove(line), info
-            elif line.startswith("error"):
-                log.warning("%s: engine says %r; waiting for its bestmove", self.label, line)
-
-    async def expect(self, word: str, timeout_s: float) -> None:
-        """Wait for `word`; an `error` before it means the engine refused a command."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            left = deadline - loop.time()
-            if left <= 0:
-                raise EngineFailure(f"no {word} within {timeout_s:g} s")
-            line = await self.readline(left)
-            if line == word:
-                return
-            if line is not None and line.startswith("error"):
-                raise EngineFailure(f"engine refused a command: {line!r}")
-
-    async def readline(self, timeout_s: float, info: BotInfo | None = None) -> str | None:
-        """The next line, or None if none came within `timeout_s`; EngineFailure at exit."""
-        assert self.process.stdout is not None
-        try:
-            # Not `wait_for`: on Python 3.11 it drops a cancellation that coincides with a line.
-            async with asyncio.timeout(timeout_s):
-                raw = await self.process.stdout.readline()
-        except TimeoutError:
-            return None
-        except ValueError as exc:  # a line longer than MAX_LINE
-            raise EngineFailure(f"unreadable output: {exc}", info) from None
-        if not raw:
-            raise EngineFailure(f"engine exited (code {await self.process.wait()})", info)
-        return raw.decode(errors="replace").strip()
-
-    async def send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(line.encode() + b"\n")
-            await self.process.stdin.drain()
-        except (ConnectionError, RuntimeError) as exc:
-            raise EngineFailure(f"engine does not read its input: {exc}") from None
+        return cls(client, transport, label, None if bot is None else bot.name)
 
     async def close(self, timeout_s: float) -> None:
         """Ask the engine to quit; kill it if it does not."""
-        if self.process.returncode is None:
-            with contextlib.suppress(EngineFailure):
-                await self.send("quit")
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(timeout_s):
-                    await self.process.wait()
-        await self.kill()
+        await self.client.quit(timeout_s)
+        log.info("%s: engine stopped", self.label)
 
     async def kill(self) -> None:
-        """Kill the engine (if it still runs) and reap it."""
-        if self.process.returncode is None:
-            self.process.kill()
-        # Closing our end of stdin lets asyncio release the process's transport.
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        await self.process.wait()
+        await self.client.kill()
         log.info("%s: engine stopped", self.label)
 
 
 Accept = Callable[[str, BotInfo | None], bool]
 """Offers a move to the game; False if the rules reject it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSearch:
+    """One bot turn's search in the engine library's terms: what any engine is told."""
+
+    position: EnginePosition
+    limits: Limits
+    options: dict[str, str]
+    """The seat's options, each set back to the default when the seat has none, since the
+    engine may have searched for another seat before."""
+
+
+def seat_search(turn: BotTurn, max_time_ms: int) -> SeatSearch:
+    """The search of a bot turn: to the seat's depth, within its `time_ms`, or within
+    `max_time_ms` (the server's `--max-bot-time`) when it has none, so that no search of a
+    server bot holds an engine longer than a bot may think (a depth-only Othello search to
+    depth 20 would run into the server's deadline every move); on the game's clocks, if any."""
+    position = EnginePosition(turn.game, turn.options, "startpos", turn.moves, turn.seat)
+    return SeatSearch(
+        position, seat_limits(turn.spec, turn.clocks, max_time_ms), seat_options(turn.spec)
+    )
+
+
+def seat_limits(spec: SeatSpec, clocks: Clocks | None, max_time_ms: int) -> Limits:
+    movetime = max_time_ms if spec.time_ms is None else spec.time_ms
+    if clocks is None:
+        return Limits(depth=spec.depth, time_ms=movetime)
+    increment = clocks.increment_ms
+    return Limits(
+        depth=spec.depth,
+        time_ms=movetime,
+        clocks=clocks.remaining_ms,
+        increments=(increment, increment),
+    )
+
+
+def seat_options(spec: SeatSpec) -> dict[str, str]:
+    """ubao's engine's options for the seat; an engine bot takes none (its command line says
+    how it plays)."""
+    if spec.engine is not None:
+        return {}
+    return {"Algorithm": spec.algorithm or DEFAULT_ALGORITHM, "Eval": spec.eval or "<empty>"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +304,7 @@ class BotSeats(ABC):
 
     def __init__(self, settings: BotSettings) -> None:
         self.settings = settings
-        self.max_time_ms = Limits().max_bot_time_ms
+        self.max_time_ms = ServerLimits().max_bot_time_ms
         """The server's `--max-bot-time` (`Limits.max_bot_time_ms`, which the server sets
         here): the `movetime` of a seat without `time_ms`, so that a depth-only search ends
         as soon as a timed one may."""
@@ -338,20 +327,19 @@ class BotSeats(ABC):
         budget_s = settings.move_timeout_s
         if turn.spec.time_ms is not None:
             budget_s = turn.spec.time_ms / 1000 + settings.margin_s
-        setup = turn_commands(turn.spec, position_command(turn.game, turn.options, turn.moves))
-        go = go_command(turn.spec, turn.clocks, self.max_time_ms)
+        search = seat_search(turn, self.max_time_ms)
         key: Hashable = ("game", turn.game_id) if share is None else ("address", share)
         why = "no attempt"
         for _ in range(settings.attempts):
             try:
                 async with self._turn(key):
-                    answer = await self._search(turn, setup, go, budget_s)
+                    answer = await self._search(turn, search, budget_s)
             except EngineFailure as exc:
                 why = str(exc)
                 log.warning("game %s seat %d: %s", turn.game_id, turn.seat, why)
                 if exc.info is None or not exc.info.pv:
                     continue
-                answer = Answer(exc.info.pv[0], exc.info)  # the best found so far
+                answer = Answer(exc.info.pv[0], bot_info(exc.info))  # the best found so far
             await asyncio.sleep(not_before - loop.time())
             if answer.move is not None and accept(answer.move, answer.info):
                 return None
@@ -383,11 +371,9 @@ class BotSeats(ABC):
         return contextlib.nullcontext()
 
     @abstractmethod
-    async def _search(
-        self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
-    ) -> Answer:
-        """One attempt: the lines of docs/engine-protocol.md searched within `budget_s` (then
-        `stop`); EngineFailure when no `bestmove` came."""
+    async def _search(self, turn: BotTurn, search: SeatSearch, budget_s: float) -> Answer:
+        """One attempt: the search done within `budget_s` (then `stop`); EngineFailure when no
+        move came."""
 
     @abstractmethod
     async def _rejected(self, answer: Answer) -> None:
@@ -401,56 +387,70 @@ class Bots(BotSeats):
         super().__init__(settings)
         self.engines: set[Engine] = set()
         """Every engine process running, idle or searching."""
-        self._idle: list[Engine] = []
+        self._idle: dict[str | None, list[Engine]] = {}
+        """The idle engines of each kind: ubao's own (None) and each engine bot's."""
         self.shares = EngineShares(max(1, settings.engines))
         """Which turn searches next: one engine per search, handed out fairly."""
         self._numbers = itertools.count(1)
 
     async def close(self) -> None:
         await super().close()
-        engines, self._idle, self.engines = self._idle, [], set()
+        idle, self._idle, self.engines = self._idle, {}, set()
+        engines = [engine for kind in idle.values() for engine in kind]
         await asyncio.gather(*(engine.close(self.settings.quit_timeout_s) for engine in engines))
 
-    async def check(self) -> None:
-        """Start an engine and keep it idle for the first bot turn: a command that does not
-        start, or does not answer `uci` and `isready` within `start_timeout_s`, is an
-        EngineFailure now (the server checks its `--engine` once, as it starts)."""
-        self._idle.append(await self._engine())
+    async def check(self, bot: str | None = None) -> None:
+        """Start an engine (ubao's own, or engine bot `bot`) and keep it idle for the first bot
+        turn: a command that does not start, or does not answer its handshake and options
+        within `start_timeout_s`, is an EngineFailure now (the server checks its `--engine`
+        and every `--engine-bot` once, as it starts)."""
+        self._idle.setdefault(bot, []).append(await self._engine(bot))
 
     def _turn(self, share: Hashable) -> AbstractAsyncContextManager[object]:
         return self.shares.engine(share)
 
-    async def _search(
-        self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
-    ) -> Answer:
+    async def _search(self, turn: BotTurn, search: SeatSearch, budget_s: float) -> Answer:
         """Search with an idle engine, or a new one (the turn holds its place in `shares`); it
         goes back to the pool after, unless it failed or the game ended mid-search (then it is
         killed)."""
-        engine = await self._engine()
+        engine = await self._engine(turn.spec.engine)
         try:
+            client = engine.client
             if engine.game_id != turn.game_id:
-                await engine.send("ucinewgame")
+                await client.new_game()
                 engine.game_id = turn.game_id
-            move, info = await engine.think(setup, go, budget_s, self.settings.stop_grace_s)
+            await client.configure(search.options)
+            result = await client.play(
+                search.position,
+                search.limits,
+                budget_s=budget_s,
+                stop_grace_s=self.settings.stop_grace_s,
+            )
         except BaseException:
             await self._retire(engine)
             raise
-        self._idle.append(engine)
-        return Answer(move, info, engine)
+        self._idle.setdefault(engine.bot, []).append(engine)
+        return Answer(result.move, bot_info(result.info), engine)
 
     async def _rejected(self, answer: Answer) -> None:
-        if answer.engine in self._idle:  # ask a new engine
-            self._idle.remove(answer.engine)
-            await self._retire(answer.engine)
+        engine = answer.engine
+        if engine is not None and engine in self._idle.get(engine.bot, []):  # ask a new engine
+            self._idle[engine.bot].remove(engine)
+            await self._retire(engine)
 
-    async def _engine(self) -> Engine:
-        """An idle engine, or a new one."""
-        if self._idle:
-            return self._idle.pop()
+    async def _engine(self, bot: str | None) -> Engine:
+        """An idle engine of the kind asked for (None: ubao's own), or a new one."""
+        if idle := self._idle.get(bot):
+            return idle.pop()
         settings = self.settings
-        setup = [f"setoption name Hash value {settings.hash_mb}"]
         label = f"engine {next(self._numbers)}"
-        engine = await Engine.start(settings.command, label, setup, settings.start_timeout_s)
+        if bot is None:
+            options = {"Hash": str(settings.hash_mb)}
+            engine = await Engine.start(settings.command, label, options, settings.start_timeout_s)
+        else:
+            (chosen,) = [known for known in settings.engine_bots if known.name == bot]
+            label = f"{label} ({bot})"
+            engine = await Engine.start(chosen.command, label, {}, settings.start_timeout_s, chosen)
         self.engines.add(engine)
         return engine
 

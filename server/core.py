@@ -347,7 +347,10 @@ class Core:
             raise Rejected(ErrorCode.BAD_MESSAGE, SECOND_HELLO)
         conn.name, conn.role = hello.name, hello.role
         log.info("connection %d (%s) is %s %r", conn.id, conn.ip, hello.role, hello.name)
-        self._send(conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session))
+        engines = self.limits.engine_bots or None
+        self._send(
+            conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session, engines=engines)
+        )
 
     def _list(self, conn: Connection, command: ListGames) -> None:
         """A page of the lobby: this node's games but those read back by id, and in a

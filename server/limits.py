@@ -55,6 +55,9 @@ class Limits:
     """Deepest search a server-hosted bot seat may ask for."""
     max_bot_time_ms: int = 10_000
     """Longest thinking time per move a server-hosted bot seat may ask for."""
+    engine_bots: tuple[str, ...] = ()
+    """The names of the operator's engine bots (`--engine-bot`), which a bot seat may ask for
+    instead of ubao's own engine."""
     waiting_expiry_ms: int = 60_000
     """A waiting game whose creator and players are all gone is withdrawn after this long."""
     bounds: Bounds = field(default_factory=Bounds)

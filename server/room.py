@@ -55,7 +55,8 @@ def hash_token(token: str) -> str:
 
 
 def server_bot_name(spec: SeatSpec) -> str:
-    return f"ubao-engine (depth {spec.depth})"
+    """A server bot's name: its engine (ubao's own, or the operator's engine bot) and depth."""
+    return f"{spec.engine or 'ubao-engine'} (depth {spec.depth})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,7 @@ class SeatState:
             eval=spec.eval,
             algorithm=spec.algorithm,
             client=self.client,
+            engine=spec.engine,
         )
 
 

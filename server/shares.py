@@ -70,6 +70,11 @@ def check_seat_specs(create: Create, game: Searchable[Any, Any], limits: Limits)
             known = ", ".join(ALGORITHMS)
             message = f"seat {index}: unknown algorithm {quote(spec.algorithm)} ({known})"
             raise Rejected(ErrorCode.BAD_OPTIONS, message)
+        if spec.engine is not None and spec.engine not in limits.engine_bots:
+            offered = ", ".join(limits.engine_bots) or "none"
+            name = quote(spec.engine)
+            message = f"seat {index}: this server has no engine bot {name} (on offer: {offered})"
+            raise Rejected(ErrorCode.BAD_OPTIONS, message)
         if spec.kind == "bot" and (spec.depth or 0) > limits.max_bot_depth:
             deepest = limits.max_bot_depth
             message = f"seat {index}: this server's bots search at most {deepest} plies deep"

@@ -2,7 +2,8 @@
 (`ubao-engine worker`, engine/tools/worker.py) on a Redis stream, instead of a local engine.
 
 A job carries the very lines a local engine is told (docs/engine-protocol.md), the `go` line and
-the time budget; the worker that takes it says so (`taken`), thinks and answers with the engine's
+the time budget, written by the engine-protocol library (`search_lines`), which also reads the
+answer's lines; the worker that takes it says so (`taken`), thinks and answers with the engine's
 last `info` line and its `bestmove`, on this node's reply list, which one task reads for every
 waiting turn. The node keeps the deadlines and attempts of the local pool (`BotSeats.play`): a
 job nobody takes within `start_timeout_s`, or whose answer does not come within the budget, the
@@ -12,6 +13,11 @@ an answer or its game ended. A worker that dies mid-search is replaced without a
 the one taking its job over says `taken` again, which starts the deadline afresh. A late or
 duplicate answer finds nobody waiting and is dropped. docs/cluster.md ("Engine workers") has the
 job and reply formats.
+
+A job is no engine `Transport` of the library: it is one request and one answer, not a
+conversation. The node cannot tell a running job to `stop` (the worker stops its search at the
+job's budget itself), nothing answers a handshake or a sync, and its deadlines start afresh
+when a worker takes the job (or takes it over): an engine client's deadlines would not fit.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ import itertools
 import json
 import logging
 import secrets
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ubao.engine.protocols.client import EngineFailure
+from ubao.engine.protocols.results import Info
+from ubao.engine.protocols.ubao import parse_bestmove, parse_info, search_lines
+from ubao.engine.protocols.wire import bot_info
 from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
-from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, EngineFailure
-from ubao.server.engine_lines import parse_bestmove, parse_info
+from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, SeatSearch
 from ubao.server.outputs import BotTurn
 
 if TYPE_CHECKING:
@@ -77,12 +85,11 @@ class WorkerPool(BotSeats):
                 await self._reader
         await self.redis.aclose()
 
-    async def _search(
-        self, turn: BotTurn, setup: Sequence[str], go: str, budget_s: float
-    ) -> Answer:
+    async def _search(self, turn: BotTurn, search: SeatSearch, budget_s: float) -> Answer:
         """Queue the job and wait for its answer; it is withdrawn whatever happens."""
         from redis.exceptions import RedisError
 
+        setup, go = search_lines(search.position, search.limits, search.options)
         job = f"{self.node}-{next(self._numbers)}"
         replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._waiting[job] = replies
@@ -139,11 +146,12 @@ class WorkerPool(BotSeats):
                 deadline = loop.time() + budget_s + settings.stop_grace_s + HANDOFF_S
             elif event == "bestmove":
                 line = reply.get("bestmove")
-                move = parse_bestmove(line) if isinstance(line, str) else None
-                return Answer(move, parse_info(info) if isinstance(info, str) else None)
+                result = parse_bestmove(line) if isinstance(line, str) else None
+                move = None if result is None else result.move
+                return Answer(move, bot_info(reported(info)))
             elif event == "failed":
                 why = f"worker {reply.get('worker', '?')}: {reply.get('why')}"
-                raise EngineFailure(why, parse_info(info) if isinstance(info, str) else None)
+                raise EngineFailure(why, reported(info))
 
     async def _join(self) -> None:
         """Create the workers' group unless it exists, from the stream's start: a job queued
@@ -180,3 +188,8 @@ class WorkerPool(BotSeats):
                 continue
             if waiting is not None:  # else a late or duplicate answer
                 waiting.put_nowait(reply)
+
+
+def reported(line: object) -> Info | None:
+    """The report of a reply's `info` line, if it has one."""
+    return parse_info(line) if isinstance(line, str) else None

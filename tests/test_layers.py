@@ -38,7 +38,6 @@ SERVER_CORE = {
     "ubao.server.core",
     "ubao.server.room",
     "ubao.server.clock",
-    "ubao.server.engine_lines",
     "ubao.server.stores.protocol",
     "ubao.server.limits",
     "ubao.server.outputs",

@@ -28,8 +28,3 @@ class Limits:
     """Think until `ponderhit` (then search with these limits) or `stop`."""
     searchmoves: tuple[str, ...] = ()
     """The only root moves to search, in notation (none: every move)."""
-
-    @property
-    def timed(self) -> bool:
-        """Whether the search has a clock or a fixed time, so ends by itself in time."""
-        return self.time_ms is not None or self.clocks != (None, None)

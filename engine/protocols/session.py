@@ -10,12 +10,16 @@ in a thread, so `stop` and `isready` are answered while it thinks; `ubao-engine 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve_backend
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
+from ubao.engine.protocols.dialect import EnginePosition
+from ubao.engine.protocols.display import display
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.results import Info
 from ubao.engine.protocols.timing import MOVE_OVERHEAD_MS, time_budget
@@ -42,12 +46,24 @@ from ubao.engine.searchable import Searchable
 
 ENGINE_NAME = "ubao-engine"
 ENGINE_AUTHOR = "the ubao developers"
-OPTIONS = ("Algorithm", "Eval", "Hash", "Exact", "Threads", "Backend", "Ponder", "Move Overhead")
+OPTIONS = (
+    "Algorithm",
+    "Eval",
+    "Hash",
+    "Exact",
+    "Threads",
+    "Backend",
+    "Ponder",
+    "Move Overhead",
+    "MultiPV",
+)
 """Every option of `setoption`, as `uci` lists them (their names match in any case, as UCI's)."""
 MAX_HASH_MB = 4096
 """The largest table `setoption name Hash` accepts, in MB; every command's `--hash` and
 `match`'s `hash=` share this cap."""
 MAX_MOVE_OVERHEAD_MS = 5000
+MAX_MULTIPV = 256
+"""The most root lines `setoption name MultiPV` asks for (more than any position has moves)."""
 
 
 def search_plies(limits: Limits) -> int | None:
@@ -89,6 +105,54 @@ def search_report(game: Searchable[Any, Any], position: Any, result: SearchResul
     )
 
 
+def read_position(words: list[str], backend: str | None) -> tuple[Searchable[Any, Any], Any]:
+    """The game and position of `position`'s words, its moves played by the rules."""
+    if len(words) >= 3 and words[0] not in GAMES:
+        raise EngineProtocolError(f"unknown game {words[0]!r}; known: {', '.join(GAMES)}")
+    name, options, start, moves = parse_position(words)
+    try:
+        if start == "startpos":
+            game = make_game(name, options, backend)
+            position = game.start()
+        else:
+            game, position = game_for_position(name, options, start, backend)
+    except GameError as error:
+        raise EngineProtocolError(str(error)) from None
+    for number, text in enumerate(moves, 1):
+        try:
+            position = game.play(position, game.parse_move(position, text))
+        except GameError as error:
+            raise EngineProtocolError(f"move {number} ({text}): {error}") from None
+    return game, position
+
+
+def read_search(
+    setup: Sequence[str], go: str, backend: str | None = None
+) -> tuple[EnginePosition, Limits, dict[str, str]]:
+    """A search given as the lines that set it up and its `go` (a cluster job's, made by
+    `ubao.search_lines`): its position, checked by the rules, its limits and the options set
+    (the last value of each); EngineProtocolError says what the engine would refuse."""
+    options: dict[str, str] = {}
+    found: EnginePosition | None = None
+    for line in setup:
+        command, *words = line.split()
+        if command == "setoption":
+            name, value = parse_setoption(words)
+            options[name] = value
+        elif command == "position":
+            game, position = read_position(words, backend)
+            _, game_options, start, moves = parse_position(words)
+            found = EnginePosition(game.name, game_options, start, moves, game.to_move(position))
+        else:
+            raise EngineProtocolError(f"{command!r} does not set up a search")
+    if found is None:
+        raise EngineProtocolError("no position to search")
+    command, *words = go.split() or [""]
+    if command != "go":
+        raise EngineProtocolError(f"{go!r} is not a go line")
+    return found, parse_go(words), options
+
+
 class EngineSession:
     """The engine side of the protocol: one command line in, reply lines out."""
 
@@ -105,6 +169,8 @@ class EngineSession:
         self.exact = False
         self.threads = 1
         self.overhead_ms = MOVE_OVERHEAD_MS
+        self.multipv = 1
+        """How many best root lines a search reports (`setoption name MultiPV`, as in UCI)."""
         self.debug = False
         """`debug on`: a line on each search's limits before it and on its work after it."""
         self.game: Searchable[Any, Any] | None = None
@@ -200,10 +266,19 @@ class EngineSession:
             f"option name Move Overhead type spin default {MOVE_OVERHEAD_MS} min 0 "
             f"max {MAX_MOVE_OVERHEAD_MS}"
         )
+        self.say(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
         self.say("readyok")
+
+    def _display(self, words: list[str]) -> None:
+        """`d`, as Stockfish's: the current position for people (answered at once, even while
+        a search runs)."""
+        if self.game is None:
+            raise EngineProtocolError("d: no position yet; send position first")
+        for line in display(self.game, self.position):
+            self.say(line)
 
     def _debug(self, words: list[str]) -> None:
         """As UCI engines take it: `debug` alone toggles, any other argument is ignored (UCI's
@@ -246,6 +321,10 @@ class EngineSession:
             self.threads = int(value)
         elif option == "Backend":
             self._set_backend(value.lower())
+        elif option == "MultiPV":
+            if not decimal(value) or not 1 <= int(value) <= MAX_MULTIPV:
+                raise EngineProtocolError(f"MultiPV must be an integer from 1 to {MAX_MULTIPV}")
+            self.multipv = int(value)
         elif option == "Move Overhead":
             if not decimal(value) or int(value) > MAX_MOVE_OVERHEAD_MS:
                 message = f"Move Overhead must be an integer from 0 to {MAX_MOVE_OVERHEAD_MS} (ms)"
@@ -276,22 +355,7 @@ class EngineSession:
         self.searcher = None
 
     def _position(self, words: list[str]) -> None:
-        if len(words) >= 3 and words[0] not in GAMES:
-            raise EngineProtocolError(f"unknown game {words[0]!r}; known: {', '.join(GAMES)}")
-        name, options, start, moves = parse_position(words)
-        try:
-            if start == "startpos":
-                game = make_game(name, options, self.backend)
-                position = game.start()
-            else:
-                game, position = game_for_position(name, options, start, self.backend)
-        except GameError as error:
-            raise EngineProtocolError(str(error)) from None
-        for number, text in enumerate(moves, 1):
-            try:
-                position = game.play(position, game.parse_move(position, text))
-            except GameError as error:
-                raise EngineProtocolError(f"move {number} ({text}): {error}") from None
+        game, position = read_position(words, self.backend)
         if self.evaluation is not None and self.evaluation not in game.evaluations:
             self.say(
                 f"error {game.name} has no evaluation {self.evaluation!r}; using "
@@ -420,16 +484,22 @@ class EngineSession:
         iteration, or the fallback `move`): an engine bug must not cost a driver the game.
         """
         game = searcher.game
+        started = time.monotonic()
         mover, moves_to_go = game.to_move(position), game.moves_to_go(position)
         budget = time_budget(go, mover, self.overhead_ms, moves_to_go)
-        hard, soft = budget.hard_ms, budget.soft_ms
+        candidates = root_moves or game.legal_moves(position)
+        lines = min(self.multipv, len(candidates))
+        # Several lines share the time: the first gets its share, the others what is left.
+        hard = None if budget.hard_ms is None else budget.hard_ms / max(1, lines)
+        soft = None if budget.soft_ms is None else budget.soft_ms / max(1, lines)
         if self.debug:
             self.say(f"info string {describe_search(searcher, go, hard, soft)}")
+        numbered = self.multipv > 1
 
         def report(result: SearchResult[Any]) -> None:
             nonlocal move
             move = result.move
-            self.say(format_info(search_report(game, position, result)))
+            self.say(format_info(search_report(game, position, result), numbered))
 
         try:
             result = searcher.search(
@@ -450,14 +520,60 @@ class EngineSession:
             # As UCI engines do: a last `info` with the whole search's nodes and time, so that
             # a driver reading the last line knows what the move cost, not its last iteration.
             # Stopped before any iteration completed (`go movetime 0`), it has no score to say.
-            self.say(format_info(search_report(game, position, result)))
+            self.say(format_info(search_report(game, position, result), numbered))
+        if lines > 1 and result.move is not None and result.stats.depth and not control.stopped:
+            deadline = None if budget.hard_ms is None else started + budget.hard_ms / 1000
+            self._more_lines(searcher, position, go, candidates, result, lines, deadline)
         if self.debug:
             self.say(f"info string {describe_work(result)}")
         return result.move
 
+    def _more_lines(
+        self,
+        searcher: Searcher[Any, Any],
+        position: Any,
+        go: Limits,
+        candidates: list[Any],
+        best: SearchResult[Any],
+        lines: int,
+        deadline: float | None,
+    ) -> None:
+        """MultiPV's lines after the first: each the best of the root moves the lines before
+        it left out, searched to the depth the first one reached (the `searchmoves`
+        machinery), before `deadline` (monotonic seconds). A line cut short by the time, its
+        node limit or `stop` is not reported, nor any after it."""
+        game = searcher.game
+        excluded = [best.move]
+        for number in range(2, lines + 1):
+            rest = [move for move in candidates if move not in excluded]
+            left = None if deadline is None else (deadline - time.monotonic()) * 1000
+            if self._stopped.is_set() or (left is not None and left <= 0):
+                return
+            self._control = control = SearchControl()
+            if self._stopped.is_set():  # a `stop` that came as the control changed
+                return
+            try:
+                line = searcher.search(
+                    position,
+                    best.stats.depth,
+                    left,
+                    control=control,
+                    nodes=go.nodes,
+                    root_moves=rest,
+                )
+            except Exception as error:
+                self.say(f"error the search of line {number} failed: {error!r}")
+                return
+            if line.stopped or line.move is None or line.stats.depth < best.stats.depth:
+                return
+            info = replace(search_report(game, position, line), multipv=number)
+            self.say(format_info(info, multipv=True))
+            excluded.append(line.move)
+
     _handlers: ClassVar[dict[str, Callable[[EngineSession, list[str]], None]]] = {
         "uci": _uci,
         "isready": _isready,
+        "d": _display,
         "debug": _debug,
         "register": _register,
         "setoption": _setoption,

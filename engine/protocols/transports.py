@@ -167,8 +167,6 @@ class ScriptedTransport:
     def __init__(self) -> None:
         self._script: deque[tuple[str, tuple[str, ...], bool]] = deque()
         self._output: asyncio.Queue[str | None] = asyncio.Queue()
-        self.sent: list[str] = []
-        """Every line the driver sent, in order."""
         self.closed = False
         self.killed = False
 
@@ -182,7 +180,6 @@ class ScriptedTransport:
     async def send(self, line: str) -> None:
         if self.killed:
             raise EngineGone("the engine was killed")
-        self.sent.append(line)
         assert self._script, f"unexpected {line!r}: the script is over"
         expected, answers, exit = self._script.popleft()
         assert line == expected, f"expected {expected!r}, got {line!r}"

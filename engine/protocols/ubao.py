@@ -258,6 +258,16 @@ def parse_bestmove(line: str) -> PlayResult | None:
     return PlayResult(move, None, ponder)
 
 
+def search_lines(
+    position: EnginePosition, limits: Limits, options: Mapping[str, str]
+) -> tuple[list[str], str]:
+    """One search as the lines that set it up (the options, the position) and its `go`, with
+    no check between them: what a cluster's engine job carries (docs/cluster.md)."""
+    dialect = UbaoDialect()
+    setup = [*dialect.configure(options), *dialect.search(position, limits)]
+    return [line for line in setup if line != "isready"], format_go(limits)
+
+
 class UbaoDialect:
     """The driver's side of the stdio protocol.
 
@@ -321,6 +331,8 @@ class UbaoDialect:
             if go is None or self._refused:
                 return [Ready()]
             return [Send((go,))]
+        if word in ("info", "bestmove") and self._go is not None:
+            return []  # what an older search said late: this one has not started yet
         if word == "error":
             self._refused = self._refused or self._go is not None
             return [Refused(line.strip().removeprefix("error").strip())]

@@ -30,6 +30,11 @@ class SearchControl:
         self.on_stop: Callable[[], None] | None = None
         """Also called by `stop`: a native search, which holds no GIL to poll the deadline."""
 
+    @property
+    def stopped(self) -> bool:
+        """`stop` was called (not merely the deadline passed)."""
+        return self.deadline == -inf
+
     def stop(self) -> None:
         self.deadline = -inf
         if self.on_stop is not None:

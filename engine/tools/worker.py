@@ -3,10 +3,12 @@
 Server nodes queue their bot seats' turns as jobs on a Redis stream; workers on any machine take
 them through one consumer group, think and answer. A job is the engine line protocol itself
 (docs/engine-protocol.md): the lines a local engine is told before a search (`position`,
-`setoption`), the `go` line, and the node's time budget. The worker feeds them to the stdio
-engine's `EngineSession` in this process: no pipes and no second process, and since the search runs
-in a thread of its own (the native core's without the GIL), the event loop keeps the job's
-claim fresh while it thinks. The answer is the engine's last `info` line and its `bestmove`.
+`setoption`), the `go` line, and the node's time budget. The worker reads them with the
+engine-protocol library (`read_search`) and searches with its `EngineClient` over a
+`SessionTransport`: the stdio engine's `EngineSession` in this process, no pipes and no second
+process, and since the search runs in a thread of its own (the native core's without the GIL),
+the event loop keeps the job's claim fresh while it thinks. The answer is the engine's last
+`info` line and its `bestmove`.
 
 A worker touches its claim on a job every second; a job nobody touched for 5 s belongs to a
 dead worker, and the next worker that looks for work takes it over. A job the node withdrew (its
@@ -24,13 +26,14 @@ import os
 import secrets
 import signal
 import socket
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ubao.engine.protocols.session import EngineSession
-from ubao.engine.protocols.ubao import EngineProtocolError, parse_go
+from ubao.engine.protocols.client import EngineClient, EngineFailure
+from ubao.engine.protocols.session import read_search
+from ubao.engine.protocols.transports import SessionTransport
+from ubao.engine.protocols.ubao import EngineProtocolError, UbaoDialect, format_info
 from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
 
 if TYPE_CHECKING:
@@ -48,6 +51,8 @@ REPLY_TTL_S = 60
 """A node's reply list outlives its last reply by this long, so a dead node's is not kept."""
 RETRY_S = 1.0
 """After Redis failed, the wait before the worker tries again."""
+START_TIMEOUT_S = 30.0
+"""For the engine in this process to answer its handshake and options."""
 
 TOUCH = """
 if #redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3]) == 0 then
@@ -120,94 +125,62 @@ class Stuck(Failed):
 
 
 class Thinker:
-    """The stdio engine's `EngineSession`, in this process, for one job at a time."""
+    """The stdio engine in this process, driven by the library's client, one job at a time."""
 
-    def __init__(self, hash_mb: int, backend: str | None) -> None:
-        loop = asyncio.get_running_loop()
-        self._lines: asyncio.Queue[str] = asyncio.Queue()
-
-        def write(line: str) -> None:  # from the search thread too
-            loop.call_soon_threadsafe(self._lines.put_nowait, line)
-
-        self.session = EngineSession(write, backend)
-        self.session.handle(f"setoption name Hash value {hash_mb}")
+    def __init__(self, client: EngineClient, transport: SessionTransport, backend: str | None):
+        self.client = client
+        self.transport = transport
+        self.backend = backend
         self.game_id: str | None = None
-        """The game it last searched for: another one starts with `ucinewgame`."""
+        """The game it last searched for: another one starts with a new game."""
+
+    @classmethod
+    async def start(cls, hash_mb: int, backend: str | None) -> Thinker:
+        transport = SessionTransport(backend)
+        client = await EngineClient.start(transport, UbaoDialect(), START_TIMEOUT_S, "engine")
+        await client.configure({"Hash": str(hash_mb)})
+        return cls(client, transport, backend)
 
     async def think(self, job: Job) -> tuple[str | None, str]:
         """The last `info` line and the `bestmove` line of the job's search, which is told to
         `stop` at the job's budget; Failed if none came, as for a driver of the stdio engine."""
-        while not self._lines.empty():  # what a search that failed to answer in time wrote late
-            self._lines.get_nowait()
-        if job.game_id != self.game_id:
-            self.session.handle("ucinewgame")
-            self.game_id = job.game_id
-        for line in job.setup:
-            self.session.handle(line)
-        self.session.handle("isready")
-        # Every reply to the setup comes before `readyok`: an `error` refuses a line of it.
-        refused = None
-        while (line := await self._lines.get()) != "readyok":
-            if line.startswith("error") and refused is None:
-                refused = line
-        if refused is not None:
-            self.game_id = None  # the next job starts afresh
-            raise Failed(f"engine refused a command: {refused!r}")
         try:
-            parse_go(job.go.split()[1:])
+            position, limits, options = read_search(job.setup, job.go, self.backend)
         except EngineProtocolError as exc:
-            raise Failed(f"engine refused {job.go!r}: {exc}") from None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + job.budget_s
-        self.session.handle(job.go)
-        stopped = False
-        info: str | None = None
+            raise Failed(f"engine refused the job's lines: {exc}") from None
+        client = self.client
         try:
-            while True:
-                left = deadline - loop.time()
-                if left <= 0:
-                    if stopped:
-                        raise self._no_answer(info)
-                    self._stop()
-                    stopped = True
-                    deadline = loop.time() + job.grace_s
-                    continue
-                try:
-                    async with asyncio.timeout(left):
-                        line = await self._lines.get()
-                except TimeoutError:
-                    continue
-                if line.startswith("info "):
-                    info = line
-                elif line.startswith("bestmove"):
-                    return info, line
-                elif line.startswith("error"):
-                    log.warning("job %s: engine says %r; waiting for its bestmove", job.id, line)
+            if job.game_id != self.game_id:
+                await client.new_game()
+                self.game_id = job.game_id
+            await client.configure(options)
+            result = await client.play(
+                position, limits, budget_s=job.budget_s, stop_grace_s=job.grace_s
+            )
+        except EngineFailure as exc:
+            self.game_id = None  # the next job starts afresh
+            info = None if exc.info is None else format_info(exc.info)
+            if self.transport.session.searching:
+                raise Stuck("the search does not stop", info) from None
+            raise Failed(str(exc), info) from None
         except asyncio.CancelledError:  # withdrawn, or the worker stops: end the search first
             await self._end_search(job.grace_s)
             raise
+        info = None if result.info is None else format_info(result.info)
+        return info, f"bestmove {result.move or 'none'}"
 
     async def _end_search(self, grace_s: float) -> None:
         """Stop the running search, if any; Stuck if it does not end within `grace_s`."""
-        if not self.session.searching:
+        session = self.transport.session
+        if not session.searching:
             return
-        self._stop()
+        await self.transport.send("stop")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace_s
-        while self.session.searching:
+        while session.searching:
             if loop.time() > deadline:
-                raise self._no_answer(None)
+                raise Stuck("the search does not stop")
             await asyncio.sleep(0.02)
-
-    def _stop(self) -> None:
-        """`stop` waits for the search thread: it runs in a thread of its own, so that the event
-        loop does not, and a daemon one, so that a search that never ends cannot hold the exit."""
-        threading.Thread(target=self.session.handle, args=("stop",), daemon=True).start()
-
-    def _no_answer(self, info: str | None) -> Failed:
-        if self.session.searching:
-            return Stuck("the search does not stop", info)
-        return Failed("no bestmove even after stop", info)
 
 
 class Worker:
@@ -362,7 +335,7 @@ async def serve(redis_url: str, hash_mb: int, backend: str | None) -> None:
     from redis.asyncio import Redis
 
     redis = Redis.from_url(redis_url, decode_responses=True, socket_connect_timeout=10)
-    worker = Worker(redis, Thinker(hash_mb, backend), worker_name())
+    worker = Worker(redis, await Thinker.start(hash_mb, backend), worker_name())
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, worker.stopping.set)

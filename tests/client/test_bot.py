@@ -24,18 +24,15 @@ from tests.support.client import (
     until,
     url_of,
 )
-from ubao.client.bot import (
-    BotGame,
-    EngineSettings,
-    search_budget_ms,
-    search_info,
-    search_report_line,
-)
+from ubao.client.bot import BotGame, EngineSettings, search_limits, search_report_line
 from ubao.client.connection import fetch_snapshot
 from ubao.client.serving import SeatPicker, SeatToTake, bot_seat, serve, settings_for
 from ubao.client.state import GameState, describe_result
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
+from ubao.engine.protocols import Limits, time_budget
+from ubao.engine.protocols.session import search_report
+from ubao.engine.protocols.wire import bot_info
 from ubao.engine.search import search
 from ubao.protocol import (
     MATE_SCORE,
@@ -112,11 +109,12 @@ async def test_the_bot_searches_on_the_threads_it_was_given(tmp_path: Path) -> N
             backoff=FAST,
         )
         result = await asyncio.wait_for(bot.run(), 60)
-        assert result is not None and bot.error is None and bot.searcher is not None
-        assert bot.searcher.threads_asked == 2
-        native = bot.searcher.native is not None
-        assert bot.searcher.threads == (2 if native else 1)
-        assert (bot.searcher.threads_note is None) == native
+        assert result is not None and bot.error is None and bot.transport is not None
+        searcher = bot.transport.session.searcher
+        assert searcher is not None and searcher.threads_asked == 2
+        native = searcher.native is not None
+        assert searcher.threads == (2 if native else 1)
+        assert (searcher.threads_note is None) == native
 
 
 async def test_the_bot_resumes_after_a_dropped_connection_and_finishes_the_game(
@@ -270,27 +268,37 @@ def test_the_search_report_has_the_shape_of_a_server_bots() -> None:
     game = make_game("kalah", {"pits": 4, "seeds": 3})
     position = game.start()
     result = search(game, position, depth=4)
-    info = search_info(game, position, result)
-    assert (info.depth, info.nodes, info.mate) == (4, result.stats.generated, None)
+    info = bot_info(search_report(game, position, result))
+    assert info is not None and (info.depth, info.nodes, info.mate) == (
+        4,
+        result.stats.generated,
+        None,
+    )
     assert info.score == round(result.score) and len(info.pv) == len(result.pv)
     assert info.pv[0] == game.format_move(position, result.move)
     assert search_report_line(info).startswith(f"depth 4 score {info.score:+d} nodes ")
     # A small game solved to its end: a forced result is scored as the server's bots score it.
     tiny = make_game("kalah", {"pits": 2, "seeds": 1})
     solved = search(tiny, tiny.start(), depth=20)
-    report = search_info(tiny, tiny.start(), solved)
-    assert report.mate is not None and abs(report.score) == MATE_SCORE - abs(report.mate)
+    report = bot_info(search_report(tiny, tiny.start(), solved))
+    assert report is not None and report.mate is not None
+    assert abs(report.score) == MATE_SCORE - abs(report.mate)
     assert ("win in" in search_report_line(report)) == (report.mate >= 0)
 
 
-def test_the_time_budget_respects_time_ms_and_the_clock() -> None:
+def test_the_search_limits_carry_time_ms_and_the_clocks_to_the_one_time_manager() -> None:
     state = GameState("g")
     settings = EngineSettings(depth=5, time_ms=1000)
-    assert search_budget_ms(state, 0, settings, now=0.0) == 1000
-    assert search_budget_ms(state, 0, EngineSettings(depth=5), now=0.0) is None
-    state.clocks, state.clocks_at = Clocks((10_000, 10_000), running=0, increment_ms=200), 0.0
-    assert search_budget_ms(state, 0, settings, now=0.0) == 10_000 // 20 + 100
-    assert search_budget_ms(state, 0, EngineSettings(depth=5, time_ms=50), now=0.0) == 50
+    assert search_limits(state, settings, now=0.0) == Limits(depth=5, time_ms=1000)
+    assert time_budget(search_limits(state, EngineSettings(depth=5), now=0.0), 0).hard_ms is None
+    state.clocks, state.clocks_at = Clocks((10_000, 8000), running=0, increment_ms=200), 0.0
+    limits = search_limits(state, settings, now=0.0)
+    assert limits == Limits(5, 1000, clocks=(10_000, 8000), increments=(200, 200))
+    assert time_budget(limits, 0) == time_budget(
+        Limits(time_ms=1000, clocks=(10_000, 8000), increments=(200, 200)), 0
+    )
+    short = search_limits(state, EngineSettings(depth=5, time_ms=50), now=0.0)
+    assert time_budget(short, 1).hard_ms == 50
 
 
 async def test_a_serving_bot_grants_a_takeback_and_accepts_a_rematch_in_the_swapped_seat(

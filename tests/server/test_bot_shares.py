@@ -18,9 +18,9 @@ from tests.support.server import (
 )
 from tests.support.wire import create, watch_to_end
 from ubao.engine.games import make_game
+from ubao.engine.protocols import Limits
 from ubao.protocol import BotInfo, SeatSpec
-from ubao.server.bots import Accept, Bots, BotSettings, EngineShares
-from ubao.server.engine_lines import go_command
+from ubao.server.bots import Accept, Bots, BotSettings, EngineShares, seat_limits
 from ubao.server.outputs import BotTurn
 from ubao.server.room import Bounds, Room, hash_token
 
@@ -28,8 +28,8 @@ from ubao.server.room import Bounds, Room, hash_token
 
 
 def test_a_depth_only_seat_searches_within_the_servers_longest_time() -> None:
-    assert go_command(SeatSpec.bot(20), None, 10_000) == "go depth 20 movetime 10000"
-    assert go_command(SeatSpec.bot(20, time_ms=300), None, 10_000) == "go depth 20 movetime 300"
+    assert seat_limits(SeatSpec.bot(20), None, 10_000) == Limits(depth=20, time_ms=10_000)
+    assert seat_limits(SeatSpec.bot(20, time_ms=300), None, 10_000) == Limits(depth=20, time_ms=300)
 
 
 async def test_a_deep_depth_only_bot_moves_at_the_servers_longest_time() -> None:

@@ -1,4 +1,4 @@
-"""Bot seats: the engine line protocol (pure) and the engine pool, against a scripted fake
+"""Bot seats: the search of a turn (pure) and the engine pool, against a scripted fake
 engine that can crash, hang or cheat, and against the real engine."""
 
 from __future__ import annotations
@@ -10,67 +10,59 @@ from typing import Any
 
 import pytest
 
-from tests.support.server import FAILING_ENGINE, TIMEOUT, Client, Referee, fake_engine, turn
+from tests.support.server import (
+    FAILING_ENGINE,
+    SMALL_KALAH,
+    TIMEOUT,
+    Client,
+    Referee,
+    fake_engine,
+    turn,
+)
 from tests.support.wire import server_exit
+from ubao.engine.protocols import EnginePosition, Info, Limits
+from ubao.engine.protocols.wire import bot_info
 from ubao.protocol import MATE_SCORE, BotInfo, Clocks, Create, Moved, SeatSpec, Watch
 from ubao.server.app import GameServer, ServerConfig
-from ubao.server.bots import ENGINE_COMMAND, Bots, BotSettings
-from ubao.server.engine_lines import (
-    go_command,
-    parse_bestmove,
-    parse_info,
-    position_command,
-    turn_commands,
+from ubao.server.bots import (
+    ENGINE_COMMAND,
+    Bots,
+    BotSettings,
+    seat_limits,
+    seat_options,
+    seat_search,
 )
 
-# -- the lines ---------------------------------------------------------------------------------
+# -- the search of a turn ----------------------------------------------------------------------
 
 
-def test_position_is_one_line_with_space_free_options() -> None:
-    assert position_command("kalah", {}, ()) == "position kalah {} startpos"
-    line = position_command("kalah", {"pits": 3, "name": "a b"}, ("1", "3"))
-    assert line == 'position kalah {"pits":3,"name":"a\\u0020b"} startpos moves 1 3'
-
-
-def test_go_carries_depth_time_and_clocks() -> None:
-    assert go_command(SeatSpec.bot(4), None, 10_000) == "go depth 4 movetime 10000"
+def test_a_turn_searches_to_the_seats_depth_time_and_clocks() -> None:
+    search = seat_search(turn(), 10_000)
+    assert search.position == EnginePosition("kalah", SMALL_KALAH, "startpos", ("1",), 1)
+    assert search.limits == Limits(depth=2, time_ms=10_000)
+    assert search.options == {"Algorithm": "negamax", "Eval": "mobility"}
     clocks = Clocks(remaining_ms=(9000, 8000), running=0, increment_ms=100)
-    assert go_command(SeatSpec.bot(4, time_ms=250), clocks, 10_000) == (
-        "go depth 4 movetime 250 wtime 9000 btime 8000 winc 100 binc 100"
+    assert seat_limits(SeatSpec.bot(4, time_ms=250), clocks, 10_000) == Limits(
+        depth=4, time_ms=250, clocks=(9000, 8000), increments=(100, 100)
     )
 
 
-def test_every_turn_sets_the_position_and_every_option_of_the_seat() -> None:
-    # A pooled engine may have searched for another seat: defaults are set back explicitly, the
-    # evaluation also before the position, which the engine checks it against.
-    assert turn_commands(SeatSpec.bot(2), "position kalah {} startpos") == [
-        "setoption name Eval value <empty>",
-        "position kalah {} startpos",
-        "setoption name Algorithm value negamax",
-        "setoption name Eval value <empty>",
-    ]
+def test_every_turn_sets_every_option_of_the_seat() -> None:
+    # A pooled engine may have searched for another seat: defaults are set back explicitly.
+    assert seat_options(SeatSpec.bot(2)) == {"Algorithm": "negamax", "Eval": "<empty>"}
     spec = SeatSpec.bot(2, eval="mobility", algorithm="alphabeta")
-    assert turn_commands(spec, "position kalah {} startpos")[2:] == [
-        "setoption name Algorithm value alphabeta",
-        "setoption name Eval value mobility",
-    ]
+    assert seat_options(spec) == {"Algorithm": "alphabeta", "Eval": "mobility"}
 
 
-def test_info_lines_become_bot_info() -> None:
-    info = parse_info("info depth 5 score -12 nodes 4000 nps 80000 time 50 pv 3 1 2")
-    assert info == BotInfo(depth=5, score=-12, nodes=4000, time_ms=50, pv=("3", "1", "2"))
-    mate = parse_info("info depth 7 score mate 3 nodes 9 time 1 pv 2")
+def test_a_report_becomes_the_wires_bot_info() -> None:
+    info = Info(depth=5, score=-12, nodes=4000, nps=80000, time_ms=50, pv=("3", "1", "2"))
+    assert bot_info(info) == BotInfo(depth=5, score=-12, nodes=4000, time_ms=50, pv=("3", "1", "2"))
+    mate = bot_info(Info(depth=7, mate=3, nodes=9, time_ms=1, pv=("2",)))
     assert mate is not None and (mate.score, mate.mate) == (MATE_SCORE - 3, 3)
-    mated = parse_info("info depth 7 score mate -4 nodes 9 time 1")
+    mated = bot_info(Info(depth=7, mate=-4, nodes=9, time_ms=1))
     assert mated is not None and (mated.score, mated.mate, mated.pv) == (-(MATE_SCORE - 4), -4, ())
-    for junk in ["info string hello", "info score 3", "info depth x", "bestmove 1", ""]:
-        assert parse_info(junk) is None
-
-
-def test_bestmove_lines() -> None:
-    assert parse_bestmove("bestmove 3L") == "3L"
-    assert parse_bestmove("bestmove none") is None
-    assert parse_bestmove("info depth 1") is None
+    assert bot_info(Info(string="hello")) is None and bot_info(Info(score=3)) is None
+    assert bot_info(None) is None
 
 
 # -- the driver --------------------------------------------------------------------------------
@@ -103,9 +95,9 @@ async def test_one_engine_plays_turn_after_turn_of_many_games_and_is_closed_at_t
     assert await bots.play(turn(moves=("1", "1")), Referee(("1", "1"))) is None
     await bots.release("g")  # the game is over; its engine stays for the next one
     assert await bots.play(turn("h"), Referee()) is None
-    assert bots.engines == {engine} and engine.process.returncode is None
+    assert bots.engines == {engine} and engine.transport.process.returncode is None
     await bots.close()
-    assert engine.process.returncode is not None and not bots.engines
+    assert engine.transport.process.returncode is not None and not bots.engines
 
 
 async def test_the_pool_bounds_the_engines_and_every_turn_gets_its_move() -> None:
@@ -176,7 +168,7 @@ async def test_an_error_after_go_is_logged_and_the_bestmove_that_follows_is_play
     bots = Bots(settings(fake_engine("search-error")))
     assert await bots.play(turn(), referee) is None
     (engine,) = bots.engines
-    assert engine.process.returncode is None  # kept for the next turn, not killed
+    assert engine.transport.process.returncode is None  # kept for the next turn, not killed
     await bots.close()
     assert [move for move, _ in referee.offered] == ["1"]
     assert "the search failed" in caplog.text
@@ -194,7 +186,7 @@ async def test_a_real_engine_whose_search_fails_still_plays_its_fallback_move(
     assert "RuntimeError('out of luck')" in caplog.text
     # The same engine process plays the next turn too.
     assert await bots.play(turn(moves=("1", move)), Referee(("1", move))) is None
-    assert bots.engines == {engine} and engine.process.returncode is None
+    assert bots.engines == {engine} and engine.transport.process.returncode is None
     await bots.close()
 
 
@@ -240,7 +232,7 @@ async def test_an_engine_that_keeps_failing_gives_up_with_the_reason() -> None:
 @pytest.mark.parametrize(
     ("command", "start_timeout_s", "words"),
     [
-        (fake_engine("silent"), 0.5, "no uciok"),
+        (fake_engine("silent"), 0.5, "no answer to the handshake"),
         (("/nonexistent/engine",), 30.0, "cannot start"),
         (fake_engine("crash"), 30.0, "engine exited"),
     ],
@@ -266,7 +258,7 @@ async def test_release_stops_a_thinking_bot_and_its_engine() -> None:
     await bots.release("g")
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert engine.process.returncode is not None and not bots.engines
+    assert engine.transport.process.returncode is not None and not bots.engines
     await bots.close()
 
 
@@ -275,7 +267,7 @@ async def test_release_stops_a_thinking_bot_and_its_engine() -> None:
     [
         ("/nonexistent/engine", (), "cannot start /nonexistent/engine"),
         ("false", (), ""),
-        ("cat", ("--engine-start-timeout", "0.5"), "no uciok within 0.5 s"),
+        ("cat", ("--engine-start-timeout", "0.5"), "no answer to the handshake within 0.5 s"),
     ],
 )
 def test_an_engine_that_does_not_work_exits_with_2_at_the_start(
