@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ubao.engine.game import GameError
@@ -274,23 +274,34 @@ def game_position(game: GgfGame) -> EnginePosition:
 def ggf_game(position: EnginePosition, **fields: Any) -> GgfGame:
     """An `othello` position as a record (GgfError for another game or a board GGF has no type
     for); `fields` fill in the record's other fields (players, clocks)."""
+    othello, start, _ = played_out(position)
+    size: int = othello.options["size"]
+    if size not in GGF_SIZES:
+        raise GgfError(f"GGF has no {size}x{size} board; its sizes: {GGF_SIZES}")
+    moves = tuple(GgfMove(move) for move in position.moves)
+    return GgfGame(size=size, start=othello.format_position(start), moves=moves, **fields)
+
+
+def played_out(position: EnginePosition) -> tuple[Searchable[Any, Any], Any, Any]:
+    """An Othello position's rules, its start board and its board now, every move played
+    through the rules; GgfError for another game or what the rules refuse."""
     if position.game != "othello":
         raise GgfError(f"GGF records Othello, not {position.game}")
     try:
         if position.start == "startpos":
             othello = make_game("othello", position.options)
-            start = othello.format_position(othello.start())
+            start = othello.start()
         else:
-            othello, board = game_for_position("othello", position.options, position.start)
-            start = othello.format_position(board)
+            othello, start = game_for_position("othello", position.options, position.start)
+        board = start
+        for number, move in enumerate(position.moves, 1):
+            try:
+                board = othello.play(board, othello.parse_move(board, move))
+            except GameError as error:
+                raise GgfError(f"move {number} ({move}): {error}") from None
     except GameError as error:
         raise GgfError(str(error)) from None
-    size: int = othello.options["size"]
-    if size not in GGF_SIZES:
-        raise GgfError(f"GGF has no {size}x{size} board; its sizes: {GGF_SIZES}")
-    game = GgfGame(size=size, start=start, moves=tuple(GgfMove(move) for move in position.moves))
-    _with_passes(size, start, [(None, item) for item in game.moves])  # the rules check them
-    return replace(game, **fields)
+    return othello, start, board
 
 
 def _with_passes(

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ubao.engine.protocols.dialect import EnginePosition, Ready, Refused, Reply
+from ubao.engine.protocols.ggf import GgfError, played_out
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.results import PlayResult
 
@@ -120,8 +121,9 @@ class GTPDialect:
     GTP has no depth and no way to stop a search: the engine's own settings choose the depth
     (Edax's `-l`), a search's time reaches it as `time_settings`/`time_left` (a clock, or a
     byo-yomi period of one move for a fixed time), and a search that overruns its budget is the
-    client's to abandon. GTP sets up no arbitrary position: a search from another start is
-    refused. `configure` sends each option as a command of its own (`komi 0`).
+    client's to abandon. GTP sets up no arbitrary position: a search from another start than
+    the game's own (written out or `startpos`) is refused. `configure` sends each option as a
+    command of its own (`komi 0`).
     """
 
     name: str = "gtp"
@@ -146,17 +148,23 @@ class GTPDialect:
         return []  # every search sets up its whole game
 
     def search(self, position: EnginePosition, limits: Limits) -> list[str]:
-        size = int(position.options.get("size", 8))
-        if position.game != "othello" or position.start != "startpos":
-            # GTP cannot say this position: the batch's one command answers with the refusal
-            self._refused = f"GTP plays {position.game} only from the start position"
+        try:
+            othello, start, _ = played_out(position)
+            standard = othello.format_position(start) == othello.format_position(othello.start())
+        except GgfError as error:
+            standard, problem = False, str(error)
+        else:
+            problem = "GTP sets up no position: its games start from the start position"
+        if not standard:
+            # nothing GTP can say: the batch's one command answers with the refusal
+            self._refused = problem
             return self._batch([("protocol_version", ())])
         commands: list[tuple[str, tuple[str, ...]]] = [
-            ("boardsize", (str(size),)),
+            ("boardsize", (str(othello.options["size"]),)),
             ("clear_board", ()),
             *time_commands(limits, position.player),
         ]
-        player = 0
+        player = othello.to_move(start)
         for move in position.moves:
             commands.append(("play", (format_colour(player), move)))
             player = 1 - player
@@ -180,8 +188,10 @@ class GTPDialect:
         expected = min(self._pending) if self._pending else None
         try:
             response = parse_response(lines, expected)
-        except GTPError as error:
-            return [Refused(str(error))]
+        except GTPError as error:  # an answer it could not read: what was under way has failed
+            self._pending.clear()
+            self._batch_end = self._refused = None
+            return [Refused(str(error)), Ready()]
         command_id = response.id if response.id in self._pending else expected
         if command_id is None:
             return []

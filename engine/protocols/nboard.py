@@ -28,9 +28,11 @@ from ubao.engine.protocols.ggf import (
     format_move_item,
     format_square,
     ggf_game,
+    must_pass,
     parse_ggf,
     parse_move_item,
     parse_square,
+    played_out,
 )
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.results import Info, PlayResult
@@ -319,7 +321,9 @@ class NBoardDialect:
 
     `configure` takes `depth` and `contempt` (and passes any other name on as `set NAME
     VALUE`, which engines that do not know it ignore). Searches are Othello's on GGF's board
-    sizes; a search's depth comes from its limits or, without one, the engine's `set depth`.
+    sizes; a search's depth comes from its limits or, without one, the last `set depth` (the
+    whole game when none was sent yet: the record's clocks then bound the search).
+    A forced pass is answered without asking the engine, as NBoard GUIs pass for it.
     """
 
     version: int = NBOARD_VERSION
@@ -335,6 +339,10 @@ class NBoardDialect:
     """The ping that stopped the running search."""
     _refusal: str | None = None
     """Why the search asked for could not be sent (answered at the next sync)."""
+    _depth_set: bool = False
+    """A `set depth` was sent (by `configure` or a search)."""
+    _forced_pass: bool = False
+    """The search asked for is a forced pass (answered at the next sync)."""
 
     def start(self) -> list[str]:
         return [format_command(Hello(self.version)), self._ping_for_sync()]
@@ -343,6 +351,7 @@ class NBoardDialect:
         if not options:
             return []
         lines = [f"set {name.lower()} {value}" for name, value in options.items()]
+        self._depth_set = self._depth_set or "depth" in map(str.lower, options)
         return [*lines, self._ping_for_sync()]
 
     def new_game(self) -> list[str]:
@@ -355,13 +364,24 @@ class NBoardDialect:
         )
         try:
             game = ggf_game(position, clocks=clocks, black="black", white="white", place="ubao")
+            othello, _, board = played_out(position)
         except GgfError as error:
             # a position NBoard cannot carry: a sync, whose pong answers with the refusal
             self._refusal = str(error)
             return [self._ping_for_sync()]
+        if must_pass(othello, board):
+            # NBoard GUIs pass for the engine, which is never asked: a sync answers the pass
+            self._forced_pass = True
+            return [self._ping_for_sync()]
         lines = [format_command(SetGame(game))]
-        if limits.depth is not None:
-            lines.append(format_command(SetDepth(limits.depth)))
+        depth = limits.depth
+        if depth is None and not self._depth_set:
+            # NBoard engines need a depth before `go` (NTest ignores a `go` without one): the
+            # whole game, so that the clocks of the record are what bound the search
+            depth = game.size * game.size - 4
+        if depth is not None:
+            self._depth_set = True
+            lines.append(format_command(SetDepth(depth)))
         self._searching, self._last, self._stopped_at = True, None, None
         return [*lines, format_command(Go())]
 
@@ -380,11 +400,17 @@ class NBoardDialect:
         try:
             reply = parse_reply(line)
         except NBoardError as error:
-            return [Refused(str(error))] if self._searching else []
+            if not (self._searching and line.startswith("===")):
+                return []  # a report it could not read: engines write much besides NBoard
+            self._searching = False  # an answer it could not read: the search has failed
+            return [Refused(str(error)), Ready()]
         match reply:
             case Pong(number) if number == self._sync:
                 self._sync = None
                 refusal, self._refusal = self._refusal, None
+                if self._forced_pass:
+                    self._forced_pass = False
+                    return [PlayResult("pass", None)]
                 return [Ready()] if refusal is None else [Refused(refusal), Ready()]
             case Pong(number) if self._searching and number == self._stopped_at:
                 # stopped without an answer: its best line so far, if it said one

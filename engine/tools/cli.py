@@ -1134,7 +1134,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_backend_argument(stdio_parser)
     stdio_parser.set_defaults(handler=command_stdio)
 
-    for name, what in (("nboard", "NBoard (Othello GUIs)"), ("gtp", "GTP, the Go Text Protocol")):
+    for name, what in (("nboard", "NBoard (Othello GUIs)"), ("gtp", "GTP (the Go Text Protocol)")):
         front_end = commands.add_parser(name, help=f"play Othello over {what} on stdin/stdout")
         front_end.add_argument(
             "--depth",

@@ -15,12 +15,11 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from enum import Enum
-from typing import Any, TextIO
+from typing import TextIO
 
 from ubao.engine.game import GameError
-from ubao.engine.games import make_game
 from ubao.engine.protocols.dialect import EnginePosition
-from ubao.engine.protocols.ggf import GgfGame, GgfMove, game_position
+from ubao.engine.protocols.ggf import GgfGame, GgfMove, game_position, played_out
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.nboard import (
     Analysis,
@@ -51,7 +50,6 @@ from ubao.engine.protocols.nboard import (
 from ubao.engine.protocols.results import Info, PlayResult
 from ubao.engine.protocols.session import EngineSession
 from ubao.engine.protocols.ubao import format_go, format_position, parse_bestmove, parse_info
-from ubao.engine.searchable import Searchable
 
 ENGINE_NAME = "ubao"
 DEFAULT_DEPTH = 6
@@ -305,12 +303,7 @@ def _first_mover(game: GgfGame) -> int:
 
 def _legal_moves(position: EnginePosition) -> list[str]:
     """The moves the side to move has, in notation."""
-    othello: Searchable[Any, Any] = make_game(position.game, position.options)
-    board = (
-        othello.start() if position.start == "startpos" else othello.parse_position(position.start)
-    )
-    for move in position.moves:
-        board = othello.play(board, othello.parse_move(board, move))
+    othello, _, board = played_out(position)
     return [othello.format_move(board, move) for move in othello.legal_moves(board)]
 
 

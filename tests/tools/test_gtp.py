@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
+from tests.support.engine import fails
 from ubao.engine.games import make_game
 from ubao.engine.protocols import DIALECTS, EnginePosition, Limits
 from ubao.engine.protocols.client import EngineClient
@@ -101,3 +104,8 @@ async def test_the_library_drives_ubao_engine_gtp_through_a_whole_game() -> None
         position = othello.play(position, othello.parse_move(position, result.move))
     await client.quit(5)
     assert othello.outcome(position) is not None
+
+
+def test_the_commands_refuse_a_depth_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("gtp", "nboard"):
+        assert fails([command, "--depth", "0"], capsys).endswith("--depth must be from 1 to 200")

@@ -110,5 +110,28 @@ async def test_a_refused_command_fails_the_search_once_the_engine_is_in_step() -
     transport.assert_done()
 
 
+async def test_the_start_written_out_is_the_start() -> None:
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect("3 boardsize 6", ["=3", ""])
+    transport.expect("4 clear_board", ["=4", ""])
+    transport.expect("5 play b c2", ["=5", ""])
+    transport.expect("6 genmove w", ["=6 b2", ""])
+    start = "-" * 14 + "OX" + "-" * 4 + "XO" + "-" * 14 + " X"
+    position = EnginePosition("othello", {}, start, ("c2",), 1)
+    assert await client.play(position, Limits()) == PlayResult("b2", None)
+    transport.assert_done()
+
+
+async def test_an_answer_that_cannot_be_read_fails_at_once() -> None:
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect("3 boardsize 8", ["=3", ""])
+    transport.expect("4 clear_board", ["=4", ""])
+    transport.expect("5 genmove b", ["=five d3", ""])
+    with pytest.raises(EngineFailure, match="refused"):
+        await client.play(EnginePosition("othello", {}, "startpos", (), 0), Limits())
+
+
 def test_the_dialect_is_registered() -> None:
     assert isinstance(DIALECTS["gtp"](), GTPDialect)

@@ -151,6 +151,7 @@ async def test_edax_style_answers_and_clocks_in_the_record() -> None:
     client = await started(transport)
     record = START.replace("TY[8]", "TB[1:00]TW[0:30/0:02]TY[8]")
     transport.expect(f"set game {record}")
+    transport.expect("set depth 60")  # a depth before the first `go`: the clocks bound it
     transport.expect("go", ["status Edax is thinking", "nodestats 2574 0.00", "=== f5 0.00 0.0"])
     position = EnginePosition("othello", {}, "startpos", (), 0)
     limits = Limits(clocks=(60_000, 30_000), increments=(0, 2_000))
@@ -162,6 +163,7 @@ async def test_ping_stops_a_search_at_its_budget() -> None:
     transport = ScriptedTransport()
     client = await started(transport)
     transport.expect(f"set game {START}")
+    transport.expect("set depth 60")
     transport.expect("go", ["search D3C3 0.25 0 6"])
     transport.expect("ping 2", ["=== D3/0.25/1.00", "pong 2"])
     position = EnginePosition("othello", {}, "startpos", (), 0)
@@ -174,6 +176,7 @@ async def test_an_engine_that_stops_without_a_move_gives_its_best_line_or_fails(
     client = await started(transport)
     position = EnginePosition("othello", {}, "startpos", (), 0)
     transport.expect(f"set game {START}")
+    transport.expect("set depth 60")
     transport.expect("go", ["search E6F4 0.25 0 6"])
     transport.expect("ping 2", ["pong 2"])  # stopped, and no `===`, as NTest may
     result = await client.play(position, Limits(), budget_s=0.05)
@@ -193,3 +196,23 @@ async def test_a_position_ggf_cannot_carry_is_refused_without_a_search() -> None
         await client.play(EnginePosition("othello", {"size": 16}, "startpos", (), 0), Limits())
     assert DIALECTS["nboard"]().name == "nboard"
     transport.assert_done()
+
+
+async def test_a_forced_pass_is_answered_without_asking_the_engine() -> None:
+    """As NBoard GUIs do: after b1 c1 d3 a1 on 4x4 Black has no move (test_othello.py)."""
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect("ping 2", ["pong 2"])
+    position = EnginePosition("othello", {"size": 4}, "startpos", ("b1", "c1", "d3", "a1"), 0)
+    assert await client.play(position, Limits(depth=3)) == PlayResult("pass", None)
+    transport.assert_done()
+
+
+async def test_an_answer_that_cannot_be_read_fails_the_search_and_chatter_does_not() -> None:
+    transport = ScriptedTransport()
+    client = await started(transport)
+    transport.expect(f"set game {START}")
+    transport.expect("set depth 2")
+    transport.expect("go", ["search ?? 1 0 2", "Creating cache with 2 buckets", "=== Z"])
+    with pytest.raises(EngineFailure, match="==="):
+        await client.play(EnginePosition("othello", {}, "startpos", (), 0), Limits(depth=2))
