@@ -239,7 +239,8 @@ async def _move(
         budget_s = spec.time_ms / 1000 + MOVE_MARGIN_SECONDS
     else:
         budget_s = None  # a depth alone: as long as it searches
-    start = start_text(rules, entrant)
+    # The start written out, as `match` always sent it: an engine need not know `startpos`.
+    start = rules.format_position(rules.start())
     asked = EnginePosition(rules.name, dict(rules.options), start, tuple(moves), side)
     started = time.monotonic()
     try:
@@ -269,13 +270,6 @@ async def _move(
     if answer.move is None:
         raise Forfeit("engine_failure", f"the engine {entrant.name!r} answered no move", True)
     return answer.move
-
-
-def start_text(rules: Game[Any, Any], entrant: Entrant) -> str:
-    """How a search names the start position: written out in ubao's stdio protocol, as `match`
-    has always sent it (an engine that never learnt `startpos` keeps working), `startpos` in the
-    other dialects (GTP can set up no other)."""
-    return rules.format_position(rules.start()) if entrant.protocol == "ubao" else "startpos"
 
 
 def move_limits(entrants: Sequence[Entrant], clocks: Sequence[float | None], side: int) -> Limits:
