@@ -242,3 +242,19 @@ def test_a_refused_position_ends_the_match_quoting_the_engine(
         capsys,
     )  # fmt: skip
     assert "refused a command: 'error move 1 (1): that pit is empty'" in line, line
+
+
+@pytest.mark.timeout(120)
+def test_a_match_with_an_output_folder_keeps_its_games_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["match", "kalah", "--options", SMALL_JSON, "--engine1", "depth=3", "--engine2",
+            "depth=1", "--games", "4", "--out", str(tmp_path), "--json"]  # fmt: skip
+    main(argv)
+    first = json.loads(capsys.readouterr().out)
+    assert sorted(path.name for path in (tmp_path / "games").iterdir()) == [
+        f"000{number}.txt" for number in range(1, 5)
+    ]
+    (tmp_path / "games" / "0004.txt").unlink()  # as if stopped before its last game
+    main([*argv, "--concurrency", "2"])
+    assert json.loads(capsys.readouterr().out) == first
