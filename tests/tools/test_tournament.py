@@ -15,13 +15,21 @@ from tests.support.server import FAKE_ENGINE
 from ubao.client.export import replay_of
 from ubao.client.record import parse_record
 from ubao.engine.games import make_game
-from ubao.engine.protocols import Limits
+from ubao.engine.protocols import Limits, UbaoDialect
+from ubao.engine.protocols.client import EngineClient
+from ubao.engine.protocols.transports import ScriptedTransport
 from ubao.engine.tools import tournament
 from ubao.engine.tools.cli import main
 from ubao.engine.tools.entrants import Entrant, parse_entrant
 from ubao.engine.tools.schedule import openings_needed, random_openings
 from ubao.engine.tools.standings import GameResult, crosstable
-from ubao.engine.tools.tournament import Plan, TournamentStopped, move_limits, run_tournament
+from ubao.engine.tools.tournament import (
+    Plan,
+    TournamentStopped,
+    move_limits,
+    play_game,
+    run_tournament,
+)
 from ubao.engine.tools.tournament_files import FolderError, record_path
 
 SMALL = {"pits": 3, "seeds": 3}
@@ -215,3 +223,26 @@ def test_only_an_engine_on_a_clock_is_given_the_clocks() -> None:
     assert move_limits((D3, clocked), [None, 9500.4], 0) == Limits(depth=3, increments=(0, 500))
     timed = parse_entrant(["name=t", "time=49.6"])
     assert move_limits((timed, D3), [None, None], 0) == Limits(time_ms=50)
+
+
+async def test_an_engine_on_a_clock_is_asked_with_its_clock_and_increment() -> None:
+    """The lines a game sends, word for word, to a scripted engine of the ubao dialect: Kalah(1,1)
+    ends after South's one move."""
+    tiny = make_game("kalah", {"pits": 1, "seeds": 1})
+    options = json.dumps(dict(tiny.options), separators=(",", ":"))
+    south, north = ScriptedTransport(), ScriptedTransport()
+    for transport in (south, north):
+        transport.expect("uci", ["id name scripted", "uciok"])
+        transport.expect("ucinewgame")
+        transport.expect("isready", ["readyok"])
+    south.expect(f"position kalah {options} kalah(1,1) S 1/1 0,0")
+    south.expect("isready", ["readyok"])
+    south.expect("go wtime 10000 winc 500 binc 0", ["info depth 1 score 0 pv 1", "bestmove 1"])
+    clients = [await EngineClient.start(t, UbaoDialect(), 5) for t in (south, north)]
+    clocked = parse_entrant(["name=clocked", "cmd=scripted", "tc=10+0.5"])
+    plan = Plan(tiny, (clocked, D1), "round-robin", 1, 2, ((),))
+    played = await play_game(plan, plan.schedule()[0], clients)
+    assert played.moves == ("1",) and played.result.reason == "normal"
+    assert played.result.score == (1, 1) and played.failure is None
+    south.assert_done()
+    north.assert_done()
