@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
+from ubao.client.record import result_token
 from ubao.engine import solve as solving
 from ubao.engine.backend import (
     BACKENDS,
@@ -789,7 +790,7 @@ def command_tournament(args: argparse.Namespace) -> None:
     def heard(result: standings.GameResult, results: Sequence[standings.GameResult]) -> None:
         if progress_wanted(args):
             names = [plan.entrants[i].name for i in result.seats]
-            token = {0: "1-0", 1: "0-1", None: "1/2-1/2"}[result.winner]
+            token = result_token(result.winner, finished=True)
             print(f"game {result.number} ({len(results)}/{total}): {names[0]} {token} "
                   f"{names[1]} ({result.reason})", file=sys.stderr)  # fmt: skip
 

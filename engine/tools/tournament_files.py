@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ubao.client.export import result_of
 from ubao.client.record import (
     Record,
     RecordError,
@@ -28,6 +29,7 @@ from ubao.client.record import (
     parse_record,
     result_token,
 )
+from ubao.client.state import called_off
 from ubao.engine.games import GAMES
 from ubao.engine.tools.entrants import Entrant
 from ubao.engine.tools.schedule import ScheduledGame
@@ -154,16 +156,15 @@ def _result_of(
             f"it is {names[0]} against {names[1]} at {record.game}, "
             f"not {expected[0]} against {expected[1]}"
         )
-    winner = {"1-0": 0, "0-1": 1, "1/2-1/2": None}
-    if record.result not in winner:
+    result = result_of(record)  # as `ubao replay` reads it
+    if result is None or called_off(result):
         raise RecordError(f"result {record.result} is not a finished game's")
-    score = record.tags.get("Score", "").split("-")
     return GameResult(
         scheduled.number,
         scheduled.seats,
-        winner[record.result],
-        record.tags.get("Reason", "normal"),
-        (int(score[0]), int(score[1])) if len(score) == 2 else None,
+        result.winner,
+        result.reason,
+        result.score,
         int(record.tags.get("Plies", len(record.moves))),
     )
 
