@@ -746,7 +746,7 @@ def command_match(args: argparse.Namespace) -> None:
             game, first, second, args.games, args.random_plies, args.seed, args.max_plies,
             progress, args.concurrency, args.out, args.backend,
         )  # fmt: skip
-    except (ValueError, tournament.TournamentStopped) as error:
+    except (ValueError, OSError, tournament.TournamentStopped) as error:
         raise CommandError(str(error)) from None
     data = {"game": game.describe(), "backend": backend_of(game), **report.to_dict()}
     emit(args, data, report.summary())
@@ -798,7 +798,7 @@ def command_tournament(args: argparse.Namespace) -> None:
         results = asyncio.run(
             tournament.run_tournament(plan, args.out, args.concurrency, args.backend, heard)
         )
-    except (ValueError, tournament.TournamentStopped) as error:
+    except (ValueError, OSError, tournament.TournamentStopped) as error:
         raise CommandError(str(error)) from None
     data = {
         "game": game.describe(),

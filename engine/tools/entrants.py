@@ -200,11 +200,14 @@ def entrant_items(words: Sequence[str]) -> list[str]:
 
 def parse_entrant(words: Sequence[str], each: Sequence[str] = (), threads: int = 1) -> Entrant:
     """An entrant from its `--engine` words; `each` (`--each`'s words) fills in the items the
-    engine does not give. ValueError says what is wrong."""
+    engine does not give and that are for its kind (`eval=` only for the built-in search,
+    `proto=` and `option.` only for an external engine). ValueError says what is wrong."""
     own = entrant_items(words)
     names = [_key(item) for item in own]
     _once(names)
-    items = own + [item for item in entrant_items(each) if _key(item) not in names]
+    common = [item for item in entrant_items(each) if _key(item) not in names]
+    is_external = "cmd" in names or any(_key(item) == "cmd" for item in common)
+    items = own + [item for item in common if _for_kind(item, is_external)]
     settings = dict(item.partition("=")[::2] for item in items)
     spec_items = [item for item in items if _key(item) in SPEC_SETTINGS]
     unknown = [
@@ -232,7 +235,7 @@ def parse_entrant(words: Sequence[str], each: Sequence[str] = (), threads: int =
         if "proto" in settings or options:
             raise ValueError("proto= and option.NAME= are for an external engine (cmd=...)")
         return Entrant(settings.get("name") or spec.describe(), spec, clock=clock)
-    builtin = [_key(item) for item in spec_items if _key(item) not in ("depth", "time")]
+    builtin = [_key(item) for item in spec_items if _key(item) in BUILTIN_ONLY]
     if builtin:
         raise ValueError(
             f"{builtin[0]} is a setting of the built-in search; an external engine takes "
@@ -258,6 +261,17 @@ def external(command: str, limits: EngineSpec) -> Entrant:
     if not argv:
         raise ValueError("the engine command is empty")
     return Entrant(command, EngineSpec(depth=limits.depth, time_ms=limits.time_ms), argv)
+
+
+BUILTIN_ONLY = ("algorithm", "eval", "hash", "threads", "exact")
+"""The settings only the built-in search takes."""
+
+
+def _for_kind(item: str, external: bool) -> bool:
+    """Whether an `--each` item means something to an engine of this kind."""
+    if external:
+        return _key(item) not in BUILTIN_ONLY
+    return _key(item) != "proto" and not item.startswith("option.")
 
 
 def _key(item: str) -> str:

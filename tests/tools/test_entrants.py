@@ -32,6 +32,12 @@ def test_each_fills_in_what_an_engine_does_not_say() -> None:
     assert parse_entrant(["depth=3"], each).clock == Clock(5000, 50)
     own = parse_entrant(["tc=1", "eval=stores"], each)
     assert own.clock == Clock(1000, 0) and own.spec.evaluation == "stores"
+    # What is for one kind of engine only passes the other by.
+    mixed = ["depth=5", "eval=mobility", "option.Hash=8"]
+    external = parse_entrant(["cmd=./edax"], mixed)
+    assert (external.spec.evaluation, external.options) == (None, (("Hash", "8"),))
+    builtin = parse_entrant(["name=b"], mixed)
+    assert (builtin.spec.evaluation, builtin.options, builtin.spec.depth) == ("mobility", (), 5)
 
 
 @pytest.mark.parametrize(
