@@ -82,7 +82,9 @@ class Plan:
         return schedule(len(self.entrants), self.format, self.rounds, self.games)
 
     def settings(self) -> dict[str, Any]:
-        """What the output folder keeps: a re-run must ask for the same."""
+        """What the output folder keeps: a re-run must ask for the same. Not `recover`: a game
+        an engine fails in is lost either way, so a tournament stopped by a failure may go on
+        with `--recover`."""
         return {
             "game": self.game.name,
             "options": dict(self.game.options),
@@ -92,7 +94,6 @@ class Plan:
             "games": self.games,
             "openings": [list(opening) for opening in self.openings],
             "max_plies": self.max_plies,
-            "recover": self.recover,
             "clock_margin_ms": self.clock_margin_ms,
         }
 

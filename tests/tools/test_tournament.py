@@ -140,6 +140,9 @@ async def test_a_crashing_engine_stops_the_tournament_or_is_restarted(tmp_path: 
         await run_tournament(plan_of(D1, crashing), tmp_path / "stop")
     record = parse_record(record_path(tmp_path / "stop", 1).read_text())
     assert record.tags["Reason"] == "engine_failure" and record.result == "1-0"
+    # Stopped there, it goes on with recover: the crashed game is kept, the others played.
+    going_on = await run_tournament(plan_of(D1, crashing, recover=True), tmp_path / "stop")
+    assert [result.reason for result in going_on] == ["engine_failure"] * 2
     # With recover, it loses the game it crashed in; the engine started again plays on.
     once = fake("once", "--mode", "crash", "--state", str(tmp_path / "crashed"))
     results = await run_tournament(plan_of(D1, once, rounds=2, recover=True))
