@@ -39,6 +39,10 @@ from ubao.engine.protocols.results import Info, PlayResult
 
 NBOARD_VERSION = 2
 """The protocol's current version, which `nboard` announces."""
+DEFAULT_DEPTH = 12
+"""The depth an NBoard engine is given when neither the options nor a search's limits give
+one: NBoard engines search by depth (Edax and NTest leave the record's clocks aside), and some
+answer no `go` before a `set depth`."""
 
 _PV_MOVE = re.compile(r"[pP][aAsS]|[a-zA-Z][0-9]+")
 """One move of a hint line's PV, which is written without spaces (`F5d6C3`, `F5-D6-C3`)."""
@@ -321,8 +325,8 @@ class NBoardDialect:
 
     `configure` takes `depth` and `contempt` (and passes any other name on as `set NAME
     VALUE`, which engines that do not know it ignore). Searches are Othello's on GGF's board
-    sizes; a search's depth comes from its limits or, without one, the last `set depth` (the
-    whole game when none was sent yet: the record's clocks then bound the search).
+    sizes; a search's depth comes from its limits or, without one, the last `set depth` sent
+    (`DEFAULT_DEPTH` when none was).
     A forced pass is answered without asking the engine, as NBoard GUIs pass for it.
     """
 
@@ -376,9 +380,7 @@ class NBoardDialect:
         lines = [format_command(SetGame(game))]
         depth = limits.depth
         if depth is None and not self._depth_set:
-            # NBoard engines need a depth before `go` (NTest ignores a `go` without one): the
-            # whole game, so that the clocks of the record are what bound the search
-            depth = game.size * game.size - 4
+            depth = DEFAULT_DEPTH  # NTest ignores a `go` before any `set depth`
         if depth is not None:
             self._depth_set = True
             lines.append(format_command(SetDepth(depth)))

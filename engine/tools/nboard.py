@@ -19,7 +19,7 @@ from typing import TextIO
 
 from ubao.engine.game import GameError
 from ubao.engine.protocols.dialect import EnginePosition
-from ubao.engine.protocols.ggf import GgfGame, GgfMove, game_position, played_out
+from ubao.engine.protocols.ggf import GgfGame, GgfMove, game_position
 from ubao.engine.protocols.limits import Limits
 from ubao.engine.protocols.nboard import (
     Analysis,
@@ -48,7 +48,7 @@ from ubao.engine.protocols.nboard import (
     parse_command,
 )
 from ubao.engine.protocols.results import Info, PlayResult
-from ubao.engine.protocols.session import EngineSession
+from ubao.engine.protocols.session import MAX_MULTIPV, EngineSession
 from ubao.engine.protocols.ubao import format_go, format_position, parse_bestmove, parse_info
 
 ENGINE_NAME = "ubao"
@@ -213,23 +213,25 @@ class NBoardEngine:
             )
 
     def _hint(self, game: GgfGame, moves: int) -> None:
-        """The best `moves` moves, each searched apart from the ones before it (as Edax does),
-        each reported once its search is done (a shallower iteration's line would stay on the
-        GUI's board as that move's evaluation)."""
-        position = game_position(game)
-        legal = _legal_moves(position)
+        """The best `moves` moves: the engine's MultiPV lines (each the best of the moves the
+        lines before it leave), each reported once its search is done (a shallower
+        iteration's line would stay on the GUI's board as that move's evaluation)."""
         squares = game.size * game.size
         self._on_info = None
-        for _ in range(min(moves, len(legal))):
-            if self._cancelled.is_set():
-                return
-            result = self._search(position, Limits(depth=self.depth, searchmoves=tuple(legal)))
-            if result is None or result.move not in legal or result.info is None:
-                return
-            evaluation = nboard_evaluation(result.info, squares)
-            if evaluation is not None and result.info.pv:
-                self.say(HintLine(result.info.pv, evaluation, str(result.info.depth)))
-            legal.remove(result.move)
+        self._session.handle(f"setoption name MultiPV value {min(moves, MAX_MULTIPV)}")
+        try:
+            self._search(game_position(game), Limits(depth=self.depth))
+        finally:
+            self._session.handle("setoption name MultiPV value 1")
+        deepest: dict[int, Info] = {}
+        for line in self._heard_lines:
+            info = parse_info(line)
+            if info is not None and info.string is None and info.pv and info.depth is not None:
+                deepest[info.multipv] = info  # each line's last report is its deepest
+        for _, info in sorted(deepest.items()):
+            evaluation = nboard_evaluation(info, squares)
+            if evaluation is not None:
+                self.say(HintLine(info.pv, evaluation, str(info.depth)))
 
     def _analyze(self, game: GgfGame, _: int) -> None:
         """Every position of the game from the last back to the start, its evaluation for the
@@ -299,12 +301,6 @@ class NBoardEngine:
 
 def _first_mover(game: GgfGame) -> int:
     return 0 if game.start.split()[1] == "X" else 1
-
-
-def _legal_moves(position: EnginePosition) -> list[str]:
-    """The moves the side to move has, in notation."""
-    othello, _, board = played_out(position)
-    return [othello.format_move(board, move) for move in othello.legal_moves(board)]
 
 
 def serve(

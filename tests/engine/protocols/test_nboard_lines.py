@@ -151,7 +151,7 @@ async def test_edax_style_answers_and_clocks_in_the_record() -> None:
     client = await started(transport)
     record = START.replace("TY[8]", "TB[1:00]TW[0:30/0:02]TY[8]")
     transport.expect(f"set game {record}")
-    transport.expect("set depth 60")  # a depth before the first `go`: the clocks bound it
+    transport.expect("set depth 12")  # a depth before the first `go`: NBoard engines need one
     transport.expect("go", ["status Edax is thinking", "nodestats 2574 0.00", "=== f5 0.00 0.0"])
     position = EnginePosition("othello", {}, "startpos", (), 0)
     limits = Limits(clocks=(60_000, 30_000), increments=(0, 2_000))
@@ -163,7 +163,7 @@ async def test_ping_stops_a_search_at_its_budget() -> None:
     transport = ScriptedTransport()
     client = await started(transport)
     transport.expect(f"set game {START}")
-    transport.expect("set depth 60")
+    transport.expect("set depth 12")
     transport.expect("go", ["search D3C3 0.25 0 6"])
     transport.expect("ping 2", ["=== D3/0.25/1.00", "pong 2"])
     position = EnginePosition("othello", {}, "startpos", (), 0)
@@ -176,7 +176,7 @@ async def test_an_engine_that_stops_without_a_move_gives_its_best_line_or_fails(
     client = await started(transport)
     position = EnginePosition("othello", {}, "startpos", (), 0)
     transport.expect(f"set game {START}")
-    transport.expect("set depth 60")
+    transport.expect("set depth 12")
     transport.expect("go", ["search E6F4 0.25 0 6"])
     transport.expect("ping 2", ["pong 2"])  # stopped, and no `===`, as NTest may
     result = await client.play(position, Limits(), budget_s=0.05)
