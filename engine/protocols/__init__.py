@@ -19,12 +19,18 @@ from ubao.engine.protocols.dialect import (
     Reply,
     Send,
 )
+from ubao.engine.protocols.gtp import GTPDialect
 from ubao.engine.protocols.limits import Limits
+from ubao.engine.protocols.nboard import NBoardDialect
 from ubao.engine.protocols.results import Info, PlayResult
 from ubao.engine.protocols.timing import Budget, time_budget
 from ubao.engine.protocols.ubao import UbaoDialect
 
-DIALECTS: dict[str, Callable[[], Dialect]] = {"ubao": UbaoDialect}
+DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "ubao": UbaoDialect,
+    "nboard": NBoardDialect,
+    "gtp": GTPDialect,
+}
 """Every dialect by name: a new dialect is one entry here."""
 
 __all__ = [
@@ -32,8 +38,10 @@ __all__ = [
     "Budget",
     "Dialect",
     "EnginePosition",
+    "GTPDialect",
     "Info",
     "Limits",
+    "NBoardDialect",
     "PlayResult",
     "Ready",
     "Refused",

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
+from ubao.client.record import result_token
 from ubao.engine import solve as solving
 from ubao.engine.backend import (
     BACKENDS,
@@ -45,8 +46,19 @@ from ubao.engine.search import (
 )
 from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
-from ubao.engine.tools import bench, match, stdio
+from ubao.engine.tools import (
+    bench,
+    gtp,
+    match,
+    nboard,
+    schedule,
+    standings,
+    stdio,
+    tournament,
+    tournament_files,
+)
 from ubao.engine.tools.chart import bench_svg
+from ubao.engine.tools.entrants import EngineSpec, parse_entrant, parse_spec
 from ubao.engine.tools.players import PLAYERS
 
 PLAYER_NAMES = ("player 0", "player 1")
@@ -683,6 +695,14 @@ def command_stdio(args: argparse.Namespace) -> None:
     stdio.main(args.backend)
 
 
+def command_othello_front_end(args: argparse.Namespace) -> None:
+    """`nboard` and `gtp`: ubao's Othello engine for GUIs and tools (docs/othello-engines.md)."""
+    if not 1 <= args.depth <= MAX_SEARCH_DEPTH:
+        raise CommandError(f"--depth must be from 1 to {MAX_SEARCH_DEPTH}")
+    resolve_backend(args.backend)
+    (nboard.main if args.command == "nboard" else gtp.main)(args.backend, args.depth)
+
+
 def command_worker(args: argparse.Namespace) -> None:
     if not args.redis:
         raise CommandError("give --redis URL (or set UBAO_REDIS), e.g. redis://127.0.0.1:6379/0")
@@ -711,29 +731,175 @@ def command_match(args: argparse.Namespace) -> None:
     check_threads(args.threads)
     game = make_game(args.game, parse_options(args.options), args.backend)
     try:
-        first = match.parse_spec(args.engine1, args.threads)
+        first = parse_spec(args.engine1, args.threads)
         if first is None:
             raise CommandError(f"--engine1 {args.engine1!r}: give settings such as depth=6")
-        second = match.parse_spec(args.engine2, args.threads) or args.engine2
+        second = parse_spec(args.engine2, args.threads) or args.engine2
         for spec in (first, second):
-            if isinstance(spec, match.EngineSpec):
-                # Unknown evaluations and thread counts fail now; fewer threads say why.
-                say_threads(
-                    Searcher(
-                        game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads
-                    ).threads_note
-                )
+            if isinstance(spec, EngineSpec):
+                check_builtin(game, spec)
     except ValueError as error:
         raise CommandError(str(error)) from None
     progress = sys.stderr if progress_wanted(args) else None
     try:
         report = match.run_match(
-            game, first, second, args.games, args.random_plies, args.seed, args.max_plies, progress
-        )
-    except (match.EngineError, match.OpeningError) as error:
+            game, first, second, args.games, args.random_plies, args.seed, args.max_plies,
+            progress, args.concurrency, args.out, args.backend,
+        )  # fmt: skip
+    except (ValueError, OSError, tournament.TournamentStopped) as error:
         raise CommandError(str(error)) from None
     data = {"game": game.describe(), "backend": backend_of(game), **report.to_dict()}
     emit(args, data, report.summary())
+
+
+def check_builtin(game: Searchable[Any, Any], spec: EngineSpec) -> None:
+    """Unknown evaluations and thread counts fail now; fewer threads say why."""
+    searcher = Searcher(game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads)
+    say_threads(searcher.threads_note)
+
+
+# `ubao-engine tournament` (engine/tools/tournament.py; docs/tournaments.md) and the options
+# `match`, its two-engine case, shares with it.
+
+
+def command_tournament(args: argparse.Namespace) -> None:
+    check_threads(args.threads)
+    game = make_game(args.game, parse_options(args.options), args.backend)
+    try:
+        entrants = tuple(
+            parse_entrant(words, args.each or (), args.threads) for words in args.engine
+        )
+        tournament.check_entrants(entrants)
+        for entrant in entrants:
+            if not entrant.external:
+                check_builtin(game, entrant.spec)
+        if args.openings is not None:
+            with open(args.openings, encoding="utf-8") as lines:
+                openings = schedule.read_openings(game, lines)
+        else:
+            count = schedule.openings_needed(args.rounds, args.games)
+            openings = schedule.random_openings(game, args.seed, args.random_plies, count)
+        plan = tournament.Plan(
+            game, entrants, args.format, args.rounds, args.games, tuple(openings),
+            args.max_plies, args.recover, args.clock_margin,
+        )  # fmt: skip
+        total = len(plan.schedule())
+    except (ValueError, OSError) as error:
+        raise CommandError(str(error)) from None
+
+    def heard(result: standings.GameResult, results: Sequence[standings.GameResult]) -> None:
+        if progress_wanted(args):
+            names = [plan.entrants[i].name for i in result.seats]
+            token = result_token(result.winner, finished=True)
+            print(f"game {result.number} ({len(results)}/{total}): {names[0]} {token} "
+                  f"{names[1]} ({result.reason})", file=sys.stderr)  # fmt: skip
+
+    try:
+        results = asyncio.run(
+            tournament.run_tournament(plan, args.out, args.concurrency, args.backend, heard)
+        )
+    except (ValueError, OSError, tournament.TournamentStopped) as error:
+        raise CommandError(str(error)) from None
+    data = {
+        "game": game.describe(),
+        "backend": backend_of(game),
+        **tournament_files.tables_json(plan.names, results, total),
+    }
+    emit(args, data, standings.crosstable(plan.names, results))
+
+
+def add_tournament_arguments(parser: argparse.ArgumentParser, match: bool = False) -> None:
+    """The options of a tournament that `match` takes as well."""
+    parser.add_argument(
+        "--concurrency", type=at_least(1), default=1, metavar="N", help="games at once (1)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write every game's record and the crosstable there; the same command run again "
+        "resumes an interrupted " + ("match" if match else "tournament"),
+    )
+
+
+def add_tournament_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "tournament",
+        help="N engines round-robin or gauntlet from openings: crosstable, points, Elo",
+    )
+    parser.add_argument(
+        "game", choices=sorted(GAMES), metavar="GAME", help=f"the game: {', '.join(GAMES)}"
+    )
+    parser.add_argument("--options", default="{}", metavar="JSON", help="game options")
+    add_backend_argument(parser)
+    parser.add_argument(
+        "--engine",
+        action="append",
+        nargs="+",
+        required=True,
+        metavar="ITEM",
+        help="one entrant (give two or more): built-in settings as match's (depth=6,eval=mobility)"
+        " or an external engine (cmd=COMMAND proto=ubao|nboard|gtp option.NAME=VALUE), with "
+        "name=NAME and a limit: depth=N, time=MS per move or tc=SECONDS+INCREMENT",
+    )
+    parser.add_argument(
+        "--each", nargs="+", metavar="ITEM", help="items for every engine that does not give them"
+    )
+    parser.add_argument(
+        "--format",
+        choices=schedule.FORMATS,
+        default="round-robin",
+        help="every engine against every other, or the first against each other (gauntlet)",
+    )
+    parser.add_argument("--rounds", type=at_least(1), default=1, metavar="N", help="default 1")
+    parser.add_argument(
+        "--games",
+        type=at_least(1),
+        default=2,
+        metavar="N",
+        help="games of each pairing per round, in pairs from one opening (default 2)",
+    )
+    parser.add_argument(
+        "--openings", metavar="FILE", help="one opening a line: moves from the start in notation"
+    )
+    parser.add_argument(
+        "--random-plies",
+        type=at_least(0),
+        default=2,
+        metavar="K",
+        help="without --openings: random opening plies (2)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="for the random openings")
+    add_threads_argument(parser)
+    add_tournament_arguments(parser)
+    parser.add_argument(
+        "--max-plies",
+        type=at_least(1),
+        default=1000,
+        metavar="N",
+        help="a game still going after N plies is a draw (default 1000)",
+    )
+    parser.add_argument(
+        "--recover",
+        action="store_true",
+        help="an engine that fails loses that game and is restarted (default: the tournament "
+        "stops)",
+    )
+    parser.add_argument(
+        "--clock-margin",
+        type=at_least(0),
+        default=tournament.CLOCK_MARGIN_MS,
+        metavar="MS",
+        help=f"how far past its clock a move may come (default {tournament.CLOCK_MARGIN_MS})",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "always"),
+        default="auto",
+        help="a line per game on stderr: on a terminal only (auto) or always",
+    )
+    parser.set_defaults(handler=command_tournament)
 
 
 Handler = Callable[[argparse.Namespace], None]
@@ -930,7 +1096,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC|CMD",
         help="settings as --engine1, or the command of an engine speaking the stdio protocol "
         "(it gets engine1's depth/time; under a time it must answer within the time and "
-        f"{match.MOVE_MARGIN_SECONDS:g} s, else it is told to stop; under a depth alone the "
+        f"{tournament.MOVE_MARGIN_SECONDS:g} s, else it is told to stop; under a depth alone the "
         "match waits as long as it searches)",
     )
     match_parser.add_argument(
@@ -959,13 +1125,27 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="the score so far after every game, on stderr: on a terminal only (auto) or always",
     )
+    add_tournament_arguments(match_parser, match=True)
     match_parser.set_defaults(handler=command_match)
+    add_tournament_parser(commands)
 
     stdio_parser = commands.add_parser(
         "stdio", help="speak the engine line protocol on stdin/stdout (docs/engine-protocol.md)"
     )
     add_backend_argument(stdio_parser)
     stdio_parser.set_defaults(handler=command_stdio)
+
+    for name, what in (("nboard", "NBoard (Othello GUIs)"), ("gtp", "GTP (the Go Text Protocol)")):
+        front_end = commands.add_parser(name, help=f"play Othello over {what} on stdin/stdout")
+        front_end.add_argument(
+            "--depth",
+            type=int,
+            default=nboard.DEFAULT_DEPTH,
+            metavar="N",
+            help=f"plies to search (default {nboard.DEFAULT_DEPTH}; `set depth` changes it)",
+        )
+        add_backend_argument(front_end)
+        front_end.set_defaults(handler=command_othello_front_end)
 
     worker_parser = commands.add_parser(
         "worker",

@@ -8,7 +8,7 @@ any two players and collects what the searches did.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -170,10 +170,8 @@ def play_game(
     players: Sequence[Player],
     position: Any = None,
     max_plies: int | None = None,
-    on_move: Callable[[Any, Any], None] | None = None,
 ) -> GameRecord:
-    """Play `players[0]` (player 0) against `players[1]` to the end or `max_plies`;
-    `on_move(position, move)` hears every move before it is played."""
+    """Play `players[0]` (player 0) against `players[1]` to the end or `max_plies`."""
     if position is None:
         position = game.start()
     record = GameRecord([], position, None)
@@ -184,8 +182,6 @@ def play_game(
         move, stats = players[side].choose(position)
         record.sides[side].add(stats)
         record.moves.append(move)
-        if on_move is not None:
-            on_move(position, move)
         position = game.play(position, move)
     record.final = position
     record.outcome = game.outcome(position)

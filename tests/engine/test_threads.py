@@ -23,7 +23,7 @@ from tests.support.engine import needs_native
 from ubao.engine.games import make_game
 from ubao.engine.search import MAX_THREADS, SearchControl, Searcher, forced_result
 from ubao.engine.solve import Solver
-from ubao.engine.tools import bench, match
+from ubao.engine.tools import bench, entrants
 from ubao.engine.tools.cli import main
 
 
@@ -171,7 +171,7 @@ def test_analyse_bench_and_match_take_threads(monkeypatch: pytest.MonkeyPatch) -
     assert row["game"] == "kalah" and row["threads"] == 2 and row["speedup"] > 0
     assert len(row["depths"]) == len(bench.SPEED_PLIES) and row["many_nps"] > 0
     assert "speedup" in bench.threads_table(bench.bench_threads(["othello"], 2, 0.02))
-    spec = match.parse_spec("depth=3,threads=2", threads=3)
+    spec = entrants.parse_spec("depth=3,threads=2", threads=3)
     assert spec is not None and spec.threads == 2 and spec.describe().endswith(":t2")
     out, _ = run(
         "match",

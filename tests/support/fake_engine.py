@@ -10,7 +10,8 @@ MODE is `good`, `crash` (exit at `go`), `hang` (never answer `go`, ignore `stop`
 (refuse `go` with an `error` line, so no `bestmove` comes), `search-error` (an `error` line, as
 of a failed search, then the `bestmove`), `refuse-position` (refuse `position` with an `error`
 line, answer `go` with an impossible move), `bad-bytes` (a line that is not UTF-8 before each
-`bestmove`), `silent` (never answer `uci`). With `--state FILE`,
+`bestmove`), `silent` (never answer `uci`). `--delay SECONDS` sleeps that long before each
+`bestmove`, deaf to `stop` meanwhile (an engine too slow for its clock). With `--state FILE`,
 the misbehaviour happens only in the first process that finds FILE missing (it creates it): the
 restarted engine then behaves.
 """
@@ -47,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="good")
     parser.add_argument("--state")
+    parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
     mode = args.mode if args.mode == "good" or first_time(args.state) else "good"
     game = position = None
@@ -89,6 +91,7 @@ def main() -> None:
                     say(f"info depth 1 score 7 nodes 3 nps 3 time 1 pv {best}")
                 while True:
                     time.sleep(60)
+            time.sleep(args.delay)
             say(f"info depth 1 score mate 3 nodes 5 nps 5000 time 1 pv {best}")
             if mode == "bad-bytes":
                 sys.stdout.buffer.write(b"info string \xff\xfe\x80\n")

@@ -290,12 +290,18 @@ FAKE = f"{sys.executable} {FAKE_ENGINE} --mode"
         (["match", "kalah", "--engine1", "depth=300", "--engine2", "depth=2"], "from 1 to 200"),
         (
             [*MATCH, "--engine2", "/nonexistent"],
-            "cannot run the engine '/nonexistent': No such file or directory",
+            "the engine '/nonexistent' did not start: cannot start /nonexistent",
         ),
-        ([*MATCH, "--engine2", f"{sys.executable} -c pass"], "exited before answering uciok"),
+        (
+            [*MATCH, "--engine2", f"{sys.executable} -c pass"],
+            "did not start: engine exited (code 0)",
+        ),
         ([*MATCH, "--engine2", "'unclosed"], "No closing quotation"),
-        ([*MATCH, "--games", "1", "--engine2", f"{FAKE} illegal"], "answered 'bestmove"),
-        ([*MATCH, "--games", "1", "--engine2", f"{FAKE} crash"], "before answering bestmove"),
+        (
+            [*MATCH, "--games", "1", "--engine2", f"{FAKE} illegal"],
+            "answered '9Z': '9Z' is not a move",
+        ),
+        ([*MATCH, "--games", "1", "--engine2", f"{FAKE} crash"], "engine exited (code 3)"),
         ([*MATCH, "--engine2", "depth=2", "--games", "0"], "1 or more"),
         ([*MATCH, "--engine2", "depth=2", "--max-plies", "0"], "1 or more"),
         (["moves", "kalah", "--options", "{bad"], "--options is not valid JSON"),
