@@ -39,7 +39,7 @@ from ubao.engine.protocols.results import Info, PlayResult
 
 NBOARD_VERSION = 2
 """The protocol's current version, which `nboard` announces."""
-DEFAULT_DEPTH = 12
+FALLBACK_DEPTH = 12
 """The depth an NBoard engine is given when neither the options nor a search's limits give
 one: NBoard engines search by depth (Edax and NTest leave the record's clocks aside), and some
 answer no `go` before a `set depth`."""
@@ -326,7 +326,7 @@ class NBoardDialect:
     `configure` takes `depth` and `contempt` (and passes any other name on as `set NAME
     VALUE`, which engines that do not know it ignore). Searches are Othello's on GGF's board
     sizes; a search's depth comes from its limits or, without one, the last `set depth` sent
-    (`DEFAULT_DEPTH` when none was).
+    (`FALLBACK_DEPTH` when none was).
     A forced pass is answered without asking the engine, as NBoard GUIs pass for it.
     """
 
@@ -380,7 +380,7 @@ class NBoardDialect:
         lines = [format_command(SetGame(game))]
         depth = limits.depth
         if depth is None and not self._depth_set:
-            depth = DEFAULT_DEPTH  # NTest ignores a `go` before any `set depth`
+            depth = FALLBACK_DEPTH  # NTest ignores a `go` before any `set depth`
         if depth is not None:
             self._depth_set = True
             lines.append(format_command(SetDepth(depth)))

@@ -96,7 +96,7 @@ class NBoardEngine:
         self._cancelled = threading.Event()
         self._heard_lines: list[str] = []
         self._on_info: Callable[[Info], None] | None = None
-        """What the running search's reports become (hint lines, node counts)."""
+        """What the running search's reports become (`go`'s node counts)."""
 
     def say(self, reply: EngineReply) -> None:
         with self._lock:
