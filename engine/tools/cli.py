@@ -32,6 +32,8 @@ from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import MAX_PERFT_DEPTH, perft
+from ubao.engine.protocols.session import MAX_HASH_MB
+from ubao.engine.protocols.ubao import decimal
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
@@ -140,10 +142,10 @@ def output_file(text: str) -> str:
 
 
 def megabytes(text: str) -> float:
-    """`--hash`: 0 (no table) to stdio.MAX_HASH_MB, the one cap of every command and `Hash`."""
+    """`--hash`: 0 (no table) to MAX_HASH_MB, the one cap of every command and `Hash`."""
     value = number(text)
-    if not 0 <= value <= stdio.MAX_HASH_MB:
-        raise argparse.ArgumentTypeError(f"must be from 0 to {stdio.MAX_HASH_MB} MB, not {text}")
+    if not 0 <= value <= MAX_HASH_MB:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_HASH_MB} MB, not {text}")
     return value
 
 
@@ -154,7 +156,7 @@ def add_hash_argument(parser: argparse.ArgumentParser, default: float, what: str
         type=megabytes,
         default=default,
         metavar="MB",
-        help=f"{what} in MB (default {default:g}; 0 to {stdio.MAX_HASH_MB})",
+        help=f"{what} in MB (default {default:g}; 0 to {MAX_HASH_MB})",
     )
 
 
@@ -513,7 +515,7 @@ def parse_cells(text: str) -> list[tuple[int, int]]:
     cells = []
     for item in split_list(text):
         pits, _, seeds = item.partition("x")
-        if not (stdio.decimal(pits) and stdio.decimal(seeds)):
+        if not (decimal(pits) and decimal(seeds)):
             raise CommandError(f"--cells: {item!r} is not PITSxSEEDS, e.g. 3x6")
         cells.append((int(pits), int(seeds)))
     return cells
@@ -706,8 +708,8 @@ def command_othello_front_end(args: argparse.Namespace) -> None:
 def command_worker(args: argparse.Namespace) -> None:
     if not args.redis:
         raise CommandError("give --redis URL (or set UBAO_REDIS), e.g. redis://127.0.0.1:6379/0")
-    if not 0 <= args.hash <= stdio.MAX_HASH_MB:
-        raise CommandError(f"--hash must be from 0 to {stdio.MAX_HASH_MB} (MB)")
+    if not 0 <= args.hash <= MAX_HASH_MB:
+        raise CommandError(f"--hash must be from 0 to {MAX_HASH_MB} (MB)")
     try:
         import redis  # noqa: F401  (the cluster extra; the worker imports it when it starts)
     except ImportError:
@@ -1163,7 +1165,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_HASH_MB,
         metavar="MB",
         help=f"the engine's transposition table in MB (default {DEFAULT_HASH_MB}; 0 to "
-        f"{stdio.MAX_HASH_MB})",
+        f"{MAX_HASH_MB})",
     )
     worker_parser.add_argument(
         "--backend",

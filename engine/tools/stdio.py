@@ -14,12 +14,7 @@ import threading
 from collections.abc import Iterable
 from typing import TextIO
 
-from ubao.engine.protocols.session import MAX_HASH_MB, EngineSession
-from ubao.engine.protocols.ubao import decimal
-
-__all__ = ["MAX_HASH_MB", "decimal", "main", "serve"]
-"""`MAX_HASH_MB` and `decimal` are the library's, named here for `match` until it drives
-engines through the library."""
+from ubao.engine.protocols.session import EngineSession
 
 
 def serve(lines: Iterable[str], out: TextIO, backend: str | None = None) -> None:

@@ -16,10 +16,9 @@ from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import NotationError
 from ubao.engine.games import make_game
 from ubao.engine.protocols.limits import Limits
-from ubao.engine.protocols.session import EngineSession
+from ubao.engine.protocols.session import MAX_HASH_MB, EngineSession
 from ubao.engine.protocols.timing import time_budget
 from ubao.engine.search import ENTRY_BYTES, Searcher
-from ubao.engine.tools import stdio
 from ubao.engine.tools.cli import build_parser, main
 
 
@@ -489,12 +488,12 @@ def test_a_clock_go_without_the_movers_clock_moves_at_once() -> None:
 def test_every_hash_has_the_protocols_cap(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    too_big = str(stdio.MAX_HASH_MB + 1)
+    too_big = str(MAX_HASH_MB + 1)
     assert "--hash" in fails([*argv, "--hash", too_big], capsys)
     assert "--hash" in fails([*argv, "--hash", "-1"], capsys)
     with pytest.raises(SystemExit):
         main([argv[0], "--help"])
-    assert f"0 to {stdio.MAX_HASH_MB})" in " ".join(capsys.readouterr().out.split())
+    assert f"0 to {MAX_HASH_MB})" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_huge_go_nodes_is_no_limit_not_a_failed_search() -> None:
