@@ -20,7 +20,7 @@ from tests.support.server import (
     turn,
 )
 from tests.support.wire import server_exit
-from ubao.protocol import Create, ErrorCode, Moved, SeatSpec, Snapshot, Watch
+from ubao.protocol import Create, ErrorCode, Moved, Over, SeatSpec, Snapshot, Watch
 from ubao.server.__main__ import parse_args
 from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import Bots, BotSettings, EngineBot, seat_options
@@ -134,3 +134,26 @@ def test_engine_bots_need_a_single_server(tmp_path: Path) -> None:
             ServerConfig(redis="redis://127.0.0.1:1/0", bots=BotSettings(engine_bots=(TWIN,)))
         )
     assert sys.executable  # the cluster's client need not be installed for this refusal
+
+
+@pytest.mark.parametrize("dialect", ["nboard", "gtp"])
+async def test_an_othello_engine_over_nboard_or_gtp_plays_a_whole_game(dialect: str) -> None:
+    """`ubao-engine nboard` (or `gtp`) as an engine bot of another protocol than ubao's own,
+    against ubao's engine: every move the other engine sent is one the rules took, to the end."""
+    other = EngineBot("other", dialect, (sys.executable, "-m", "ubao.engine", dialect))
+    config = ServerConfig(port=0, bots=BotSettings(engine_bots=(other,)))
+    server = GameServer(config)
+    await server.check_engine_bots()
+    await server.start()
+    try:
+        async with Client.connected(server.port, "ada") as client:
+            seats = (SeatSpec.bot(2, engine="other"), SeatSpec.bot(2))
+            create = Create(id=0, game="othello", options={"size": 6}, seats=seats)
+            ok = await client.ok(create)
+            assert ok.game_id is not None
+            await client.ok(Watch(id=0, game_id=ok.game_id))
+            over = await asyncio.wait_for(client.event_of(Over), 120)
+            assert over.result.reason not in ("engine_failure", "timeout")
+            assert over.result.score is not None and sum(over.result.score) > 4
+    finally:
+        await server.stop()
