@@ -325,8 +325,8 @@ SERVER_SETTINGS = (
         "--engine-bot",
         "server.bots.engine_bots",
         "an engine of yours that bot seats may ask for by NAME, speaking protocol DIALECT "
-        "(ubao: docs/engine-protocol.md; nboard or gtp for Othello engines: docs/othello-engines.md); "
-        "one command line",
+        "(ubao: docs/engine-protocol.md; nboard or gtp for Othello engines: "
+        "docs/othello-engines.md); one command line",
         "NAME=DIALECT:COMMAND",
         each=EngineBot.parse,
     ),

@@ -32,6 +32,7 @@ from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import MAX_PERFT_DEPTH, perft
+from ubao.engine.protocols import DIALECTS
 from ubao.engine.protocols.session import MAX_HASH_MB
 from ubao.engine.protocols.ubao import decimal
 from ubao.engine.search import (
@@ -737,6 +738,8 @@ def command_match(args: argparse.Namespace) -> None:
         if first is None:
             raise CommandError(f"--engine1 {args.engine1!r}: give settings such as depth=6")
         second = parse_spec(args.engine2, args.threads) or args.engine2
+        if isinstance(second, EngineSpec) and args.protocol2 is not None:
+            raise ValueError("--protocol2 is the protocol of an external --engine2 command")
         for spec in (first, second):
             if isinstance(spec, EngineSpec):
                 check_builtin(game, spec)
@@ -746,7 +749,7 @@ def command_match(args: argparse.Namespace) -> None:
     try:
         report = match.run_match(
             game, first, second, args.games, args.random_plies, args.seed, args.max_plies,
-            progress, args.concurrency, args.out, args.backend,
+            progress, args.concurrency, args.out, args.backend, args.protocol2 or "ubao",
         )  # fmt: skip
     except (ValueError, OSError, tournament.TournamentStopped) as error:
         raise CommandError(str(error)) from None
@@ -1100,6 +1103,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(it gets engine1's depth/time; under a time it must answer within the time and "
         f"{tournament.MOVE_MARGIN_SECONDS:g} s, else it is told to stop; under a depth alone the "
         "match waits as long as it searches)",
+    )
+    match_parser.add_argument(
+        "--protocol2",
+        choices=sorted(DIALECTS),
+        help="the protocol an external --engine2 speaks: ubao (the stdio protocol, the default), "
+        "nboard or gtp (Othello engines: docs/othello-engines.md)",
     )
     match_parser.add_argument(
         "--games", type=at_least(1), default=10, metavar="N", help="default 10"

@@ -251,16 +251,17 @@ def parse_entrant(words: Sequence[str], each: Sequence[str] = (), threads: int =
     return Entrant(name, spec, command, settings.get("proto", "ubao"), options, clock)
 
 
-def external(command: str, limits: EngineSpec) -> Entrant:
-    """An external engine over ubao's stdio protocol with another engine's depth and time:
-    `match`'s `--engine2 CMD`."""
+def external(command: str, limits: EngineSpec, protocol: str = "ubao") -> Entrant:
+    """An external engine over `protocol` (ubao's stdio protocol unless said) with another
+    engine's depth and time: `match`'s `--engine2 CMD` and `--protocol2`."""
     try:
         argv = tuple(shlex.split(command))
     except ValueError as error:
         raise ValueError(f"the engine command {command!r}: {error}") from None
     if not argv:
         raise ValueError("the engine command is empty")
-    return Entrant(command, EngineSpec(depth=limits.depth, time_ms=limits.time_ms), argv)
+    spec = EngineSpec(depth=limits.depth, time_ms=limits.time_ms)
+    return Entrant(command, spec, argv, protocol)
 
 
 BUILTIN_ONLY = ("algorithm", "eval", "hash", "threads", "exact")

@@ -87,13 +87,15 @@ def run_match(
     concurrency: int = 1,
     folder: Path | None = None,
     backend: str | None = None,
+    protocol: str = "ubao",
 ) -> MatchReport:
     """Play `games` games (pairs from one opening, each engine on each side once): `first` is
-    built-in settings, `second` settings too or the command line of an external engine, which
-    gets the first engine's depth and time. TournamentStopped when an engine fails."""
+    built-in settings, `second` settings too or the command line of an external engine
+    speaking `protocol`, which gets the first engine's depth and time. TournamentStopped when
+    an engine fails."""
     entrants = (
         Entrant(first.describe(), first),
-        external(second, first)
+        external(second, first, protocol)
         if isinstance(second, str)
         else Entrant(second.describe() + _twin(first, second), second),
     )

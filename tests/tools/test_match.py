@@ -80,6 +80,30 @@ def test_the_match_command_prints_json_and_plays_an_external_engine() -> None:
     assert {"wins", "draws", "losses", "mean_margin", "elo", "elo_error"} <= data.keys()
 
 
+@pytest.mark.parametrize("protocol", ["nboard", "gtp"])
+def test_the_second_engine_of_a_match_may_speak_nboard_or_gtp(protocol: str) -> None:
+    out = io.StringIO()
+    command = f"{sys.executable} -m ubao.engine {protocol}"
+    with contextlib.redirect_stdout(out):
+        main(
+            [
+                *("match", "othello", "--options", '{"size":6}', "--engine1", "depth=2"),
+                *("--engine2", command, "--protocol2", protocol, "--games", "2", "--json"),
+            ]
+        )
+    data = json.loads(out.getvalue())
+    assert data["games"] == 2 and data["engine2"] == command
+    assert data["wins"] + data["draws"] + data["losses"] == 2
+
+
+def test_a_protocol_without_an_external_second_engine_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    words = ["match", "kalah", "--engine1", "depth=2", "--engine2", "depth=3"]
+    line = fails([*words, "--protocol2", "gtp"], capsys)
+    assert "--protocol2 is the protocol of an external --engine2 command" in line
+
+
 def test_analyse_takes_the_table_memory_and_the_exact_mode() -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
