@@ -161,6 +161,41 @@ SERVER_SETTINGS = (
     Setting("--node-id", "server.node_id", "this node's name in a cluster; empty: random", "NAME"),
     Setting("--log-level", "log_level", "log verbosity", "LEVEL", choices=LOG_LEVELS),
     Setting(
+        "--kgp-port",
+        "server.kgp.port",
+        "TCP port for Kalah agents speaking KGP (docs/kgp.md; 2671 by custom); 0 picks a free "
+        "one, -1 none (they still connect over WebSocket at /kgp)",
+        "PORT",
+        least=-1,
+        most=65535,
+    ),
+    Setting("--kgp-pits", "server.kgp.pits", "pits a side of the KGP games", least=1, most=12),
+    Setting(
+        "--kgp-seeds", "server.kgp.seeds", "seeds per pit of the KGP games", least=1, most=12
+    ),
+    Setting(
+        "--kgp-wait",
+        "server.kgp.wait_ms",
+        "how long a KGP agent waits for another before it plays a server bot",
+        "SECONDS",
+        scale=1000,
+    ),
+    Setting(
+        "--kgp-move-time",
+        "server.kgp.move_ms",
+        "the longest a KGP agent may think about a move",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
+        "--kgp-bot-depth",
+        "server.kgp.bot_depth",
+        "search depth of the server bot a KGP agent plays",
+        least=1,
+        most=64,
+    ),
+    Setting(
         "--grace",
         "server.limits.grace_ms",
         "how long a dropped player's seat is held",
