@@ -1,9 +1,10 @@
 """The layers hold: who may import whom, read from the source of every module (docs/layout.md).
 
 Rules import nothing of ours but rules, the rules interface nothing at all; search imports only
-rules; the protocol knows no game; the server core and the client model import no I/O or screen
-library, not even through the modules they import; the engine's tools are imported by nobody in
-the library.
+rules; the engine-protocol library imports only rules, search and the wire vocabulary, and its
+pure modules reach no I/O; the protocol knows no game; the server core and the client model
+import no I/O or screen library, not even through the modules they import; the engine's tools
+are imported by nobody in the library.
 """
 
 from __future__ import annotations
@@ -55,6 +56,13 @@ SERVER_CORE = {
     "ubao.server.intake",
     "ubao.server.seating",
 }
+ENGINE_PROTOCOLS_EDGE = {
+    "ubao.engine.protocols.client",
+    "ubao.engine.protocols.session",
+    "ubao.engine.protocols.transports",
+}
+"""The engine-protocol library's I/O edge: the asyncio client, its transports and the stdio
+engine's session (its search thread); the rest of the library is pure."""
 CLIENT_MODEL = {
     "ubao.client.state",
     "ubao.client.board",
@@ -142,15 +150,24 @@ def is_tool(module: str) -> bool:
     return module.startswith("ubao.engine.tools") or module.endswith("__main__")
 
 
+def is_engine_protocols(module: str) -> bool:
+    return module.startswith("ubao.engine.protocols")
+
+
 def is_rules(module: str) -> bool:
-    return module.startswith("ubao.engine") and not is_tool(module) and module not in SEARCH
+    return (
+        module.startswith("ubao.engine")
+        and not is_tool(module)
+        and module not in SEARCH
+        and not is_engine_protocols(module)
+    )
 
 
 def test_the_scan_sees_every_package_and_its_imports() -> None:
     assert {"ubao.engine.game", "ubao.engine.search", "ubao.engine.tools.cli"} <= MODULES.keys()
     assert "ubao.engine.game" in ours("ubao.engine.search.driver")
     assert "prompt_toolkit" in top_levels(reachable("ubao.client.app"))
-    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL
+    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL | ENGINE_PROTOCOLS_EDGE
 
 
 @pytest.mark.parametrize("module", sorted(filter(is_rules, MODULES)))
@@ -167,6 +184,22 @@ def test_the_rules_interface_imports_nothing_of_ours() -> None:
 @pytest.mark.parametrize("module", sorted(SEARCH))
 def test_search_imports_only_rules(module: str) -> None:
     assert {name for name in ours(module) if not (is_rules(name) or name in SEARCH)} == set()
+
+
+@pytest.mark.parametrize("module", sorted(filter(is_engine_protocols, MODULES)))
+def test_the_engine_protocol_library_imports_rules_search_and_the_wire_only(module: str) -> None:
+    allowed = {name for name in ours(module) if is_rules(name) or name in SEARCH}
+    wire = {name for name in ours(module) if name.startswith("ubao.protocol")}
+    library = set(filter(is_engine_protocols, ours(module)))
+    assert ours(module) - allowed - wire - library == set()
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(m for m in MODULES if is_engine_protocols(m) and m not in ENGINE_PROTOCOLS_EDGE),
+)
+def test_the_engine_protocol_librarys_pure_modules_reach_no_io(module: str) -> None:
+    assert top_levels(reachable(module)) & (IO_AND_SCREEN | TOOLING) == set()
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("ubao.protocol")))

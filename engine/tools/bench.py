@@ -20,6 +20,7 @@ from ubao.engine.endgame import open_endgame
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.perft import perft
+from ubao.engine.protocols.ubao import decimal
 from ubao.engine.search import ALGORITHMS, DEFAULT_HASH_MB, Searcher, SearchResult
 from ubao.engine.searchable import Searchable
 from ubao.engine.solve import Solver
@@ -31,7 +32,6 @@ from ubao.engine.tools.players import (
     make_player,
     play_game,
 )
-from ubao.engine.tools.stdio import decimal
 
 KALAH_VALUES: dict[tuple[int, int], int] = {
     (1, 1): 0, (1, 2): -2, (1, 3): 6, (1, 4): -2, (1, 5): 2, (1, 6): 0,

@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ubao.engine.tools.stdio import EngineProtocolError, EngineSession, parse_go
+from ubao.engine.protocols.session import EngineSession
+from ubao.engine.protocols.ubao import EngineProtocolError, parse_go
 from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
 
 if TYPE_CHECKING:

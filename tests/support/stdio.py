@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from ubao.engine.tools.stdio import EngineSession
+from ubao.engine.protocols.session import EngineSession
 
 ROOT = Path(__file__).resolve().parents[2]
 

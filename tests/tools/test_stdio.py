@@ -15,17 +15,12 @@ from tests.support.stdio import Engine, Recorder, bestmove
 from ubao.engine.backend import NATIVE_BUILT
 from ubao.engine.game import NotationError
 from ubao.engine.games import make_game
+from ubao.engine.protocols.limits import Limits
+from ubao.engine.protocols.session import EngineSession
+from ubao.engine.protocols.timing import time_budget
 from ubao.engine.search import ENTRY_BYTES, Searcher
 from ubao.engine.tools import stdio
 from ubao.engine.tools.cli import build_parser, main
-from ubao.engine.tools.stdio import (
-    MOVE_OVERHEAD_MS,
-    EngineProtocolError,
-    EngineSession,
-    Go,
-    go_time_limits,
-    parse_go,
-)
 
 
 def test_uci_identifies_the_engine_and_its_options() -> None:
@@ -247,31 +242,6 @@ def test_quit_ends_the_session_and_stops_a_search() -> None:
     assert recorder.lines[-1].startswith("bestmove ")
 
 
-def test_go_parses_every_limit_and_refuses_bad_ones() -> None:
-    assert parse_go(["depth", "5", "movetime", "100"]) == Go(depth=5, movetime=100)
-    assert parse_go(["wtime", "1000", "btime", "2000", "winc", "10", "binc", "20"]) == Go(
-        clocks=(1000, 2000), increments=(10, 20)
-    )
-    assert parse_go(["infinite"]).infinite
-    assert parse_go([]) == Go(infinite=True)
-    for words in (["depth"], ["depth", "-1"], ["winc", "-5"], ["nodes", "0"], ["searchmoves"]):
-        with pytest.raises(EngineProtocolError):
-            parse_go(words)
-
-
-def test_the_clock_budget_plans_a_share_of_the_time_left() -> None:
-    kept_back = MOVE_OVERHEAD_MS * 32  # for each of the 30 moves planned for, and two more
-    hard, soft = go_time_limits(Go(clocks=(30_000, 60_000), increments=(1000, 0)), 0)
-    assert soft is not None and soft == pytest.approx((30_000 - kept_back) / 30 + 750)
-    assert hard == pytest.approx(4 * soft)
-    hard, soft = go_time_limits(Go(clocks=(30_000, 900), increments=(0, 1000)), 1)
-    assert hard == pytest.approx((900 - kept_back) / 2)  # never more than half of what is left
-    assert go_time_limits(Go(clocks=(30_000, 900)), 0, overhead_ms=0)[1] == pytest.approx(1000)
-    assert go_time_limits(Go(movetime=500), 0) == (500, None)
-    assert go_time_limits(Go(depth=4), 0) == (None, None)
-    assert go_time_limits(Go(movetime=100, clocks=(60_000, 60_000)), 1)[0] == 100
-
-
 # -- over real pipes -------------------------------------------------------------------------
 
 
@@ -415,14 +385,6 @@ def test_a_negative_clock_counts_as_zero_and_the_engine_moves(backend: str, cloc
     assert bestmove(lines) in "123456"
 
 
-@pytest.mark.timeout(120)
-def test_negative_clocks_parse_as_zero_and_other_negatives_stay_refused() -> None:
-    assert parse_go(["wtime", "-5", "btime", "100"]).clocks == (0, 100)
-    for words in (["winc", "-1"], ["binc", "-1"], ["movetime", "-1"], ["movestogo", "-1"]):
-        with pytest.raises(EngineProtocolError, match=words[0]):
-            parse_go(words)
-
-
 HUGE_PIT = "kalah(6,4) S 4,4,4,4,4,2000000/4,4,4,4,4,4 0,0"
 
 
@@ -502,9 +464,9 @@ def test_stdio_minimax_with_a_depth_and_a_limit_sends_info_lines() -> None:
 
 @pytest.mark.timeout(120)
 def test_a_clock_go_without_the_movers_clock_moves_at_once() -> None:
-    hard, _ = go_time_limits(Go(clocks=(1000, None)), 1)
+    hard = time_budget(Limits(clocks=(1000, None)), 1).hard_ms
     assert hard is not None and hard <= 1.0
-    assert go_time_limits(Go(clocks=(None, 5000)), 0)[0] == pytest.approx(1.0)
+    assert time_budget(Limits(clocks=(None, 5000)), 0).hard_ms == pytest.approx(1.0)
     recorder = Recorder()
     recorder.session.handle("position othello {} startpos moves d3")
     recorder.session.handle("go wtime 1000")  # player 1, White, is to move: no clock of its own
@@ -547,14 +509,6 @@ FINISHED = 'position kalah {"pits":2,"seeds":1} kalah(2,1) N 0,0/0,0 3,1'
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("value", ["٥", "1_0", "５", "+5", "5.0"])
-def test_go_limits_are_ascii_integers(value: str) -> None:
-    with pytest.raises(EngineProtocolError, match="must be an integer"):
-        parse_go(["depth", value])
-    assert parse_go(["wtime", "-20", "btime", "100"]).clocks == (0, 100)
-
-
-@pytest.mark.timeout(120)
 @pytest.mark.parametrize("go", ["go infinite", "go ponder"])
 def test_go_infinite_or_ponder_on_a_finished_game_waits_like_a_search(go: str) -> None:
     recorder = Recorder()
@@ -566,24 +520,3 @@ def test_go_infinite_or_ponder_on_a_finished_game_waits_like_a_search(go: str) -
     recorder.session.handle(f"{go} depth 3")  # after ponderhit, a search of depth 3 would end
     assert recorder.send("ponderhit" if go == "go ponder" else "stop") == ["bestmove none"]
     assert recorder.send("go depth 3") == ["bestmove none"]  # a bounded go: at once
-
-
-@pytest.mark.timeout(120)
-def test_sudden_death_on_16x16_othello_plans_over_the_moves_the_board_has_left() -> None:
-    """Each move spends its whole hard budget and 8 ms of the driver's: planning over 30 moves
-    flagged at move 83 of 126 with a minute on the clock; planning over half the empty squares
-    finishes the game with time to spare."""
-    game = make_game("othello", {"size": 16})
-    position = game.start()
-    assert game.moves_to_go(position) == 126
-    left = 60_000
-    for played in range(126):
-        moves_to_go = game.moves_to_go(position)
-        hard, _ = go_time_limits(Go(clocks=(left, left)), game.to_move(position), 10, moves_to_go)
-        assert hard is not None
-        left -= int(hard) + 8
-        assert left > 0, f"flagged at move {played}"
-        taken = position.black | position.white
-        empty = [square for square in range(256) if not taken >> square & 1][:2]
-        position = position._replace(black=position.black | sum(1 << s for s in empty))
-    assert make_game("kalah").moves_to_go(make_game("kalah").start()) is None

@@ -19,9 +19,10 @@ from tests.support.engine import BACKENDS
 from tests.support.stdio import ROOT, Engine, Recorder, bestmove
 from ubao.engine.backend import NATIVE_BUILT, backend_of, chosen
 from ubao.engine.games import make_game
+from ubao.engine.protocols.limits import Limits
+from ubao.engine.protocols.timing import time_budget
 from ubao.engine.search import ALGORITHMS, Searcher, SearchResult
 from ubao.engine.tools import cli
-from ubao.engine.tools.stdio import EngineProtocolError, Go, go_time_limits, parse_go
 
 BIG = 'position kalah {"pits":6,"seeds":6} startpos'
 """A game no search finishes in the time of a test."""
@@ -81,21 +82,6 @@ def test_uci_names_the_author_and_lists_the_backend_option() -> None:
 
 
 # -- 3. every go answers bestmove --------------------------------------------------------------
-
-
-def test_go_parses_the_uci_limits() -> None:
-    assert parse_go([]) == Go(infinite=True)
-    assert parse_go(["nodes", "500"]) == Go(nodes=500)
-    assert parse_go(["mate", "3", "depth", "4"]).plies == 4
-    assert parse_go(["mate", "3"]).plies == 5
-    go = parse_go(["ponder", "wtime", "100", "btime", "200", "movestogo", "5"])
-    assert (go.ponder, go.infinite, go.movestogo, go.clocks) == (True, False, 5, (100, 200))
-    go = parse_go(["searchmoves", "1", "2", "depth", "3", "searchmoves", "4", "1"])
-    assert (go.searchmoves, go.depth, go.infinite) == (("1", "2", "4"), 3, False)
-    assert parse_go(["searchmoves", "1"]).infinite  # no limit: until stop
-    for words in (["nodes", "0"], ["mate", "0"], ["searchmoves"], ["searchmoves", "depth", "2"]):
-        with pytest.raises(EngineProtocolError):
-            parse_go(words)
 
 
 def test_a_bare_go_searches_until_stop() -> None:
@@ -401,9 +387,8 @@ def test_move_overhead_is_kept_back_for_every_move_planned_for() -> None:
     recorder = Recorder()
     assert recorder.send("setoption name move overhead value 40") == []
     assert recorder.session.overhead_ms == 40
-    go = Go(clocks=(2000, 2000))
-    _, soft = go_time_limits(go, 0, 40)
+    soft = time_budget(Limits(clocks=(2000, 2000)), 0, 40).soft_ms
     assert soft == pytest.approx((2000 - 40 * 32) / 30)
     # Less than the overhead of the moves to come left: move at once.
-    assert go_time_limits(Go(clocks=(300, 300)), 0)[0] == pytest.approx(1.0)
+    assert time_budget(Limits(clocks=(300, 300)), 0).hard_ms == pytest.approx(1.0)
     assert recorder.send("setoption name Move Overhead value 5001")[0].startswith("error ")
