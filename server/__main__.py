@@ -170,9 +170,7 @@ SERVER_SETTINGS = (
         most=65535,
     ),
     Setting("--kgp-pits", "server.kgp.pits", "pits a side of the KGP games", least=1, most=12),
-    Setting(
-        "--kgp-seeds", "server.kgp.seeds", "seeds per pit of the KGP games", least=1, most=12
-    ),
+    Setting("--kgp-seeds", "server.kgp.seeds", "seeds per pit of the KGP games", least=1, most=12),
     Setting(
         "--kgp-wait",
         "server.kgp.wait_ms",

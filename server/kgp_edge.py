@@ -24,11 +24,13 @@ from ubao.protocol.timing import monotonic_ms
 from ubao.server.kgp_gateway import (
     CloseAgent,
     HeldSeat,
+    Invite,
     KgpSession,
     KgpSettings,
     SeatHeld,
     SendCommand,
     SendLine,
+    Wait,
 )
 
 if TYPE_CHECKING:
@@ -98,6 +100,10 @@ class KgpAgent:
                 core_touched = True
             elif isinstance(effect, SeatHeld):
                 self.gateway.hold(effect.auth, effect.seat)
+            elif isinstance(effect, Wait):
+                self.gateway.wait(self, effect.waiting)
+            elif isinstance(effect, Invite):
+                self.gateway.invite(self, effect)
             elif isinstance(effect, CloseAgent):
                 self.closed = True
                 self.close_transport()
@@ -128,6 +134,7 @@ class KgpAgent:
         self.detached = True
         self.closed = True
         self.session.on_closed()
+        self.gateway.wait(self, False)
         self.server.detach(self.conn)
         self.server.core.disconnect(self.conn)
         self.server.flush()
@@ -145,6 +152,35 @@ class KgpGateway:
         """The seat each `auth:token` holds in a game not over."""
         self.listener: asyncio.Server | None = None
         self.agents: set[KgpAgent] = set()
+        self.waiting: list[KgpAgent] = []
+        """Agents waiting for another, longest first."""
+        self.guests: dict[KgpAgent, KgpAgent] = {}
+        """Each agent that hosts a game for two, and the agent it is for."""
+
+    def wait(self, agent: KgpAgent, waiting: bool) -> None:
+        """Pair a waiting agent with the one that waited longest (not under the same
+        `auth:token`, as go-kgp); the newcomer hosts the game."""
+        if agent in self.waiting:
+            self.waiting.remove(agent)
+        self.guests.pop(agent, None)
+        if not waiting:
+            return
+        auth = agent.session.auth
+        partner = next((a for a in self.waiting if not auth or a.session.auth != auth), None)
+        if partner is None:
+            self.waiting.append(agent)
+            return
+        self.waiting.remove(partner)
+        self.guests[agent] = partner
+        agent.session.host()
+        agent.run()
+
+    def invite(self, host: KgpAgent, invite: Invite) -> None:
+        guest = self.guests.pop(host, None)
+        if guest is not None and not guest.closed:
+            guest.session.invited(invite.game_id, invite.seat)
+            guest.run()
+        # a guest gone meanwhile: the open seat asks for a bot client, the next agent takes it
 
     def game_uri(self, game_id: str) -> str:
         """Where a game can be watched: the server's address, the game after `#`."""

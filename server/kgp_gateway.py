@@ -6,10 +6,10 @@ core go in, KGP lines to the agent and ubao commands to the core come out (`Effe
 its moves are `move` commands the rules validate, its games ordinary games (docs/kgp.md).
 
 Freeplay as go-kgp's practice server gives it: a waiting game that asks for a bot client on
-KGP's rules is joined; else the agent opens one itself (another agent joins it), and when
-nobody comes within `wait_ms` it is withdrawn for a game against a server bot. Each `state`
-lasts until the agent yields or its time is up (`stop`): then its last `move` is played, or a
-random legal move when it sent none, as the spec says.
+KGP's rules is joined; else the agent waits for another agent (the edge pairs them: one hosts a
+game, the other is invited to it), and when none comes within `wait_ms` it plays a server bot.
+Each `state` lasts until the agent yields or its time is up (`stop`): then its last `move` is
+played, or a random legal move when it sent none, as the spec says.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.protocols.kgp import (
@@ -38,7 +39,6 @@ from ubao.engine.protocols.kgp import (
 )
 from ubao.protocol import (
     BotInfo,
-    Cancel,
     Clocks,
     Create,
     Error,
@@ -128,7 +128,23 @@ class HeldSeat:
     token: str
 
 
-Effect = SendLine | SendCommand | CloseAgent | SeatHeld
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """The agent waits for another to play (`waiting` True), or no longer does: the edge pairs
+    two waiting agents by `host` and `invited`."""
+
+    waiting: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """The game this agent hosts has `seat` open for the agent it was paired with."""
+
+    game_id: str
+    seat: int
+
+
+Effect = SendLine | SendCommand | CloseAgent | SeatHeld | Wait | Invite
 
 
 class Phase(Enum):
@@ -137,8 +153,7 @@ class Phase(Enum):
     LOOKING = "looking"  # the lobby asked for a game to join
     JOINING = "joining"  # `join` or `resume` sent
     CREATING = "creating"  # a game of its own asked for
-    WAITING = "waiting"  # seated in its own game, waiting for an opponent
-    CANCELLING = "cancelling"  # its own game withdrawn, to play a server bot
+    WAITING = "waiting"  # waiting for another agent, or for a server bot
     PLAYING = "playing"
     VERIFYING = "verifying"
     CLOSED = "closed"
@@ -147,11 +162,10 @@ class Phase(Enum):
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.GREETED: frozenset({Phase.HELLO, Phase.VERIFYING, Phase.CLOSED}),
     Phase.HELLO: frozenset({Phase.LOOKING, Phase.JOINING, Phase.CLOSED}),
-    Phase.LOOKING: frozenset({Phase.JOINING, Phase.CREATING, Phase.CLOSED}),
-    Phase.JOINING: frozenset({Phase.PLAYING, Phase.WAITING, Phase.LOOKING, Phase.CLOSED}),
+    Phase.LOOKING: frozenset({Phase.JOINING, Phase.WAITING, Phase.CLOSED}),
+    Phase.JOINING: frozenset({Phase.PLAYING, Phase.LOOKING, Phase.CLOSED}),
     Phase.CREATING: frozenset({Phase.JOINING, Phase.LOOKING, Phase.CLOSED}),
-    Phase.WAITING: frozenset({Phase.PLAYING, Phase.CANCELLING, Phase.LOOKING, Phase.CLOSED}),
-    Phase.CANCELLING: frozenset({Phase.CREATING, Phase.PLAYING, Phase.LOOKING, Phase.CLOSED}),
+    Phase.WAITING: frozenset({Phase.CREATING, Phase.JOINING, Phase.CLOSED}),
     Phase.PLAYING: frozenset({Phase.LOOKING, Phase.CLOSED}),
     Phase.VERIFYING: frozenset({Phase.CLOSED}),
     Phase.CLOSED: frozenset(),
@@ -232,12 +246,12 @@ class KgpSession:
         self.seat: Seat | None = None
         self.request: Request | None = None
         self.problems: dict[int, Problem] = {}
-        self.own_game: str | None = None
-        """The game it opened for another agent, while it waits there."""
         self.joining_seat: int | None = None
-        """The seat of the game it asked for that it takes."""
+        """The seat it takes in the game it asked for."""
+        self.guest: bool = False
+        """Whether the game it asked for has the other seat open for the agent it was paired
+        with (`Invite`)."""
         self.resuming = False
-        self.wants_opponent = False
         self.wait_until: int | None = None
         self.next_id = 0
         self.next_ubao_id = 0
@@ -291,9 +305,22 @@ class KgpSession:
             self._play(now)
         if self.wait_until is not None and now >= self.wait_until:
             self.wait_until = None
-            if self.phase is Phase.WAITING and self.own_game is not None:
-                self._go(Phase.CANCELLING)
-                self._ubao(Cancel(self._ubao_id(), self.own_game))
+            if self.phase is Phase.WAITING:
+                self.effects.append(Wait(False))
+                self._create(guest=False)
+
+    def host(self) -> None:
+        """Paired with a waiting agent: make the game, and invite it (`Invite`)."""
+        if self.phase is Phase.WAITING:
+            self.wait_until = None
+            self._create(guest=True)
+
+    def invited(self, game_id: str, seat: int) -> None:
+        """Paired with an agent that made a game for both: take the seat left for it."""
+        if self.phase is Phase.WAITING:
+            self.wait_until = None
+            self._go(Phase.JOINING)
+            self._ubao(Join(self._ubao_id(), game_id, seat))
 
     def on_closed(self) -> None:
         self.phase = Phase.CLOSED
@@ -382,59 +409,50 @@ class KgpSession:
             else:
                 self._look()
         elif phase is Phase.LOOKING and ok.games is not None:
-            self._pick(ok.games)
+            self._pick(ok.games, now)
         elif phase is Phase.CREATING and ok.game_id is not None:
             self._go(Phase.JOINING)
             self._ubao(Join(self._ubao_id(), ok.game_id, self.joining_seat))
+            if self.guest and self.joining_seat is not None:
+                self.effects.append(Invite(ok.game_id, 1 - self.joining_seat))
         elif phase is Phase.JOINING and ok.token is not None and ok.game_id is not None:
             number = ok.seat if ok.seat is not None else 0
             self.seat = Seat(ok.game_id, number, ok.token)
             if self.auth:
                 self.effects.append(SeatHeld(self.auth, HeldSeat(ok.game_id, number, ok.token)))
-            if self.wants_opponent and self.joining_seat is not None:
-                self.own_game = ok.game_id
-                self._go(Phase.WAITING)
-                self.wait_until = now + self.settings.wait_ms
-        elif phase is Phase.CANCELLING:
-            self.own_game = None
-            self.seat = None
-            self._create(vs_bot=True)
 
     def _refused(self, error: Error, now: int) -> None:
         phase = self.phase
-        if phase is Phase.CANCELLING and error.code == "already_started":
-            self._go(Phase.PLAYING)  # somebody came just in time
-        elif phase is Phase.JOINING and self.resuming:
+        if phase is Phase.JOINING and self.resuming:
             self.resuming = False
             self.seat = None  # the seat the token held is gone
             self.effects.append(SeatHeld(self.auth, None))
             self._look()
-        elif phase in (Phase.JOINING, Phase.LOOKING):
-            self._go(Phase.LOOKING)
-            self._create(vs_bot=False)
+        elif phase is Phase.JOINING:
+            self._look()  # the game went, or its seat: look again
         elif phase is Phase.PLAYING and self.seat is not None:
             self._send("error", f"the server refused the move: {error.message}")
-        elif phase in (Phase.HELLO, Phase.CREATING, Phase.CANCELLING):
+        elif phase in (Phase.HELLO, Phase.LOOKING, Phase.CREATING):
             self._send("error", f"no game can be had now: {error.message}")
             self._close()
 
     def _look(self) -> None:
         self._go(Phase.LOOKING)
         self.seat = None
-        self.own_game = None
         self._ubao(ListGames(self._ubao_id(), "open", limit=100))
 
-    def _pick(self, games: tuple[GameSummary, ...]) -> None:
+    def _pick(self, games: tuple[GameSummary, ...], now: int) -> None:
         """Join a waiting game on KGP's rules whose open seat asks for a bot client: another
-        agent's, or one a person made for bots; else open one."""
+        person made for bots; else wait for another agent, or a server bot."""
         for summary in games:
             seat = self._open_bot_seat(summary)
             if seat is not None:
                 self._go(Phase.JOINING)
-                self.joining_seat, self.wants_opponent = None, False
                 self._ubao(Join(self._ubao_id(), summary.game_id, seat))
                 return
-        self._create(vs_bot=False)
+        self._go(Phase.WAITING)
+        self.wait_until = now + self.settings.wait_ms
+        self.effects.append(Wait(True))
 
     @staticmethod
     def _open_bot_seat(summary: GameSummary) -> int | None:
@@ -442,7 +460,7 @@ class KgpSession:
             return None
         try:
             game = make_game("kalah", summary.options)
-        except Exception:  # noqa: BLE001 - options a newer server allows: not for KGP
+        except GameError:  # options a newer server allows: not for KGP
             return None
         if not plays_kgp_rules(game.options):
             return None
@@ -451,14 +469,14 @@ class KgpSession:
                 return number
         return None
 
-    def _create(self, *, vs_bot: bool) -> None:
-        """A game on KGP's rules, the agent's seat (taken next) at random: against a server bot,
-        or with the other seat open for another agent (then it is `own_game` once joined)."""
+    def _create(self, *, guest: bool) -> None:
+        """A game on KGP's rules, the agent's seat (taken next) at random: the other seat for
+        the agent it was paired with (`guest`), or a server bot's."""
         self._go(Phase.CREATING)
         settings = self.settings
-        opponent = SeatSpec.bot(settings.bot_depth) if vs_bot else SeatSpec.external_bot()
+        opponent = SeatSpec.external_bot() if guest else SeatSpec.bot(settings.bot_depth)
         self.joining_seat = self.rng.randrange(2)
-        self.wants_opponent = not vs_bot
+        self.guest = guest
         seats = (SeatSpec.external_bot(), opponent)
         if self.joining_seat:
             seats = (opponent, SeatSpec.external_bot())
@@ -492,8 +510,7 @@ class KgpSession:
                 seat.clocks = message.clocks
         else:
             seat.status = "over"
-        if seat.status == "playing" and self.phase in (Phase.WAITING, Phase.JOINING):
-            self.wait_until = None
+        if seat.status == "playing" and self.phase is Phase.JOINING:
             self._go(Phase.PLAYING)
         if seat.status == "over":
             self._over(now)
@@ -558,8 +575,7 @@ class KgpSession:
         self.request = None
         if self.auth:
             self.effects.append(SeatHeld(self.auth, None))
-        if self.phase in (Phase.PLAYING, Phase.WAITING, Phase.JOINING, Phase.CANCELLING):
-            self.wait_until = None
+        if self.phase in (Phase.PLAYING, Phase.JOINING):
             self._look()
 
     # -- verify ------------------------------------------------------------------------------
@@ -654,4 +670,3 @@ class KgpSession:
     def _ubao_id(self) -> int:
         self.next_ubao_id += 1
         return self.next_ubao_id
-
