@@ -49,6 +49,7 @@ from ubao.protocol import (
     Moved,
     Ok,
     Over,
+    Resign,
     Resume,
     SeatEvent,
     SeatSpec,
@@ -338,7 +339,7 @@ class KgpSession:
         elif name == "ping":
             self._send("pong", ref=command.id)
         elif name == "goodbye":
-            self._close()
+            self._leave()
         elif name in ("ok", "error", "pong"):
             pass
         elif name in ("move", "yield") and self.phase is not Phase.GREETED:
@@ -512,6 +513,7 @@ class KgpSession:
             seat.status = "over"
         if seat.status == "playing" and self.phase is Phase.JOINING:
             self._go(Phase.PLAYING)
+            self._announce(seat)
         if seat.status == "over":
             self._over(now)
         elif self.phase is Phase.PLAYING:
@@ -533,15 +535,19 @@ class KgpSession:
         legal = tuple(seat.game.legal_moves(seat.position))
         if not legal:
             return
+        self._announce(seat)
+        budget = self._time(seat)
+        seat.asked_ply = seat.ply
+        state_id = self._send("state", board_of_position(seat.position))
+        self.request = Request(state_id, seat.ply, legal, now, now + budget)
+
+    def _announce(self, seat: Seat) -> None:
+        """The `game` group, once a game, as soon as it starts (before any `state` of it)."""
         if not seat.announced:
             seat.announced = True
             self._send("set", Word("game:id"), seat.game_id)
             self._send("set", Word("game:opponent"), seat.opponent)
             self._send("set", Word("game:uri"), self.game_uri(seat.game_id))
-        budget = self._time(seat)
-        seat.asked_ply = seat.ply
-        state_id = self._send("state", board_of_position(seat.position))
-        self.request = Request(state_id, seat.ply, legal, now, now + budget)
 
     def _time(self, seat: Seat) -> int:
         """The time for this `state` (ms), with the `time:*` options that say it."""
@@ -657,6 +663,14 @@ class KgpSession:
 
     def _error(self, ref: int | None, message: str) -> None:
         self._send("error", message, ref=ref)
+
+    def _leave(self) -> None:
+        """A `goodbye`: the agent is not coming back, so the game it plays is resigned (a
+        connection that merely drops keeps its seat for the grace period, as anybody's)."""
+        seat = self.seat
+        if self.phase is Phase.PLAYING and seat is not None and seat.status == "playing":
+            self._ubao(Resign(self._ubao_id(), seat.game_id, seat.token))
+        self._close()
 
     def _close(self) -> None:
         if self.phase is not Phase.CLOSED:

@@ -22,6 +22,7 @@ from ubao.engine.games import make_game
 from ubao.engine.protocols import EnginePosition, Info, Limits, UbaoDialect
 from ubao.engine.protocols.client import EngineClient, EngineFailure
 from ubao.engine.protocols.kgp import (
+    Argument,
     Board,
     Command,
     KgpSyntaxError,
@@ -188,7 +189,7 @@ class KgpAgent:
         self.request = None
         return [*actions, self._say("yield", ref=request)]
 
-    def _say(self, name: str, *args: int | str | Board, ref: int | None = None) -> Say:
+    def _say(self, name: str, *args: Argument, ref: int | None = None) -> Say:
         self.next_id += 2  # odd ids, the servers' are even by custom
         return Say(format_line(Command(name, args, self.next_id, ref)))
 
