@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from tests.support.kgp import SpecBoard, tcp_agent, ws_agent
 from tests.support.server import TIMEOUT, Client, running_server
 from ubao.engine.protocols.kgp import MAX_LINE
-from ubao.protocol import ListGames
+from ubao.protocol import Create, Join, ListGames, SeatSpec
 from ubao.server.app import GameServer
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.room import Room
@@ -47,6 +47,29 @@ async def test_an_agent_plays_a_server_bot_to_the_end_over_tcp() -> None:
         async with Client.connected(server.port, "looker") as looker:
             listed = await looker.ok(ListGames(id=1, filter="finished"))
             assert listed.games and room.game_id in {game.game_id for game in listed.games}
+
+
+async def test_an_agent_takes_a_persons_game_that_asks_for_a_bot_on_kgp_rules() -> None:
+    async with (
+        kgp_server(wait_ms=20_000) as (server, port),
+        Client.connected(server.port, "person") as person,
+        tcp_agent(port) as agent,
+    ):
+        other = await person.ok(
+            Create(0, "kalah", {}, (SeatSpec.open(), SeatSpec.external_bot()))  # other rules
+        )
+        created = await person.ok(
+            Create(0, "kalah", {"empty_capture": False}, (SeatSpec.open(), SeatSpec.external_bot()))
+        )
+        assert created.game_id is not None and other.game_id is not None
+        await person.ok(Join(0, created.game_id, 0))
+        agent.answer = False
+        await agent.hello("guest agent")
+        assert (await agent.until("set")).args == ["game:id", f'"{created.game_id}"']
+        room = server.core.rooms[created.game_id]
+        assert [seat.name for seat in room.seats] == ["person", "guest agent"]
+        assert room.status == "playing"
+        assert server.core.rooms[other.game_id].status == "waiting"  # not KGP's rules
 
 
 async def test_two_agents_are_paired_over_tcp_and_websocket() -> None:
