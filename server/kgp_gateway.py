@@ -550,15 +550,16 @@ class KgpSession:
             self._send("set", Word("game:uri"), self.game_uri(seat.game_id))
 
     def _time(self, seat: Seat) -> int:
-        """The time for this `state` (ms), with the `time:*` options that say it."""
+        """The time for this `state` (ms), with the `time:*` options that say it (the mode as a
+        quoted string: the course's Java client reads no bare word there)."""
         move_ms = self.settings.move_ms
         clocks = seat.clocks
         if clocks is None:
-            self._send("set", Word("time:mode"), Word("relative"))
+            self._send("set", Word("time:mode"), "relative")
             self._send("set", Word("time:clock"), max(1, move_ms // 1000))
             return move_ms
         mine, theirs = clocks.remaining_ms[seat.seat], clocks.remaining_ms[1 - seat.seat]
-        self._send("set", Word("time:mode"), Word("absolute"))
+        self._send("set", Word("time:mode"), "absolute")
         self._send("set", Word("time:clock"), mine // 1000)
         self._send("set", Word("time:opclock"), theirs // 1000)
         return max(MIN_MOVE_MS, min(move_ms, mine - CLOCK_MARGIN_MS))

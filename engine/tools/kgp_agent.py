@@ -97,6 +97,8 @@ class KgpAgent:
         """The state being searched."""
         self.sent: int | None = None
         """The move last sent for it."""
+        self.move_ids: set[int] = set()
+        """The ids of the `move`s sent for it."""
         self.clock_ms: int | None = None
         self.clock_mode = "none"
         self.game_id: str | None = None
@@ -132,6 +134,8 @@ class KgpAgent:
         if name == "ping":
             return [self._say("pong", *args[:1], ref=command.id)]
         if name == "error":
+            if command.ref in self.move_ids:  # go-kgp may not know a state answered at once:
+                self.sent = None  # the move is sent again with the search's answer
             self.errors.append(str(args[0]) if args else "")
             log.warning("the server says: %s", args[0] if args else "error")
             return []
@@ -147,6 +151,7 @@ class KgpAgent:
         if self.request is not None:
             actions.append(Halt(self.request))
         self.request, self.sent = request, None
+        self.move_ids.clear()
         actions.append(Search(request, board, self._limits()))
         return actions
 
@@ -179,7 +184,9 @@ class KgpAgent:
         if request != self.request or move == self.sent:
             return []
         self.sent = move
-        return [self._say("move", move, ref=request)]
+        say = self._say("move", move, ref=request)
+        self.move_ids.add(self.next_id)
+        return [say]
 
     def finished(self, request: int, move: int | None) -> list[Action]:
         """The search ended by itself: its move, then `yield`."""

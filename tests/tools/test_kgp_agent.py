@@ -50,6 +50,16 @@ def test_states_are_searched_improved_moves_sent_then_yield() -> None:
     assert agent.finished(4, 2) == []
 
 
+def test_a_move_the_server_refused_is_sent_again_with_the_answer() -> None:
+    """go-kgp registers a state after sending it: a move that comes back at once can be
+    refused ("No state associated with id")."""
+    agent = KgpAgent(AgentSettings(depth=5))
+    agent.on_line("4 state <3,0,0,3,3,3,3,3,3>")
+    assert said(agent.improved(4, 3)) == ["1@4 move 3"]
+    agent.on_line('6@1 error "No state associated with id"')
+    assert said(agent.finished(4, 3)) == ["3@4 move 3", "5@4 yield"]
+
+
 def test_a_stop_halts_the_search_and_nothing_more_is_sent() -> None:
     agent = KgpAgent(AgentSettings())
     agent.on_line("set time:mode relative")
