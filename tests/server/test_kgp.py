@@ -12,10 +12,14 @@ from contextlib import asynccontextmanager
 from tests.support.kgp import SpecBoard, tcp_agent, ws_agent
 from tests.support.server import TIMEOUT, Client, running_server
 from ubao.engine.protocols.kgp import MAX_LINE
-from ubao.protocol import Create, Join, ListGames, SeatSpec
+from ubao.protocol import ClockSpec, Create, Join, ListGames, Move, Moved, SeatSpec, Watch
 from ubao.server.app import GameServer
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.room import Room
+
+
+KGP_OPTIONS = {"empty_capture": False}
+"""ubao's Kalah (6,4) on KGP's rules: the other options' defaults are KGP's."""
 
 
 @asynccontextmanager
@@ -59,7 +63,7 @@ async def test_an_agent_takes_a_persons_game_that_asks_for_a_bot_on_kgp_rules() 
             Create(0, "kalah", {}, (SeatSpec.open(), SeatSpec.external_bot()))  # other rules
         )
         created = await person.ok(
-            Create(0, "kalah", {"empty_capture": False}, (SeatSpec.open(), SeatSpec.external_bot()))
+            Create(0, "kalah", KGP_OPTIONS, (SeatSpec.open(), SeatSpec.external_bot()))
         )
         assert created.game_id is not None and other.game_id is not None
         await person.ok(Join(0, created.game_id, 0))
@@ -70,6 +74,36 @@ async def test_an_agent_takes_a_persons_game_that_asks_for_a_bot_on_kgp_rules() 
         assert [seat.name for seat in room.seats] == ["person", "guest agent"]
         assert room.status == "playing"
         assert server.core.rooms[other.game_id].status == "waiting"  # not KGP's rules
+
+
+async def test_a_clock_is_told_and_a_comment_reaches_the_watchers() -> None:
+    async with (
+        kgp_server(wait_ms=20_000) as (server, port),
+        Client.connected(server.port, "person") as person,
+        Client.connected(server.port, "watcher") as watcher,
+        tcp_agent(port) as agent,
+    ):
+        seats = (SeatSpec.open(), SeatSpec.external_bot())
+        clock = ClockSpec(initial_ms=90_000, increment_ms=0)
+        created = await person.ok(Create(0, "kalah", KGP_OPTIONS, seats, clock))
+        assert created.game_id is not None
+        joined = await person.ok(Join(0, created.game_id, 0))
+        assert joined.token is not None
+        agent.answer = False
+        await agent.hello("commentator")
+        while not agent.game_ids:  # seated
+            await agent.line()
+        await person.ok(Move(0, created.game_id, joined.token, 0, "1"))  # ends in pit 5
+        state = await agent.until("state")
+        told = {line.args[0]: line.args[1] for line in agent.heard if line.name == "set"}
+        assert told["time:mode"] == '"absolute"'
+        assert told["time:clock"] == "90" and told["time:opclock"] == "90"
+        await watcher.ok(Watch(0, created.game_id))
+        agent.say('set info:comment "depth 3, \\"sure\\""')
+        agent.play(state)
+        moved = await watcher.event_of(Moved)
+        assert moved.seat == 1 and moved.info is not None
+        assert moved.info.comment == 'depth 3, "sure"'
 
 
 async def test_two_agents_are_paired_over_tcp_and_websocket() -> None:
