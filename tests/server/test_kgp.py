@@ -17,7 +17,6 @@ from ubao.server.app import GameServer
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.room import Room
 
-
 KGP_OPTIONS = {"empty_capture": False}
 """ubao's Kalah (6,4) on KGP's rules: the other options' defaults are KGP's."""
 
