@@ -87,8 +87,8 @@ def format_search_report(info: BotInfo, side: str) -> str:
         if info.comment
         else None
     )
-    if info.depth == 0 and comment is not None:  # no search to report: its words alone
-        return f"{side}: {info.time_ms} ms\n{comment}"
+    if info.depth == 0:  # no search to report (a KGP agent's move): its time and words
+        return f"{side}: {info.time_ms} ms" + ("" if comment is None else f"\n{comment}")
     if info.mate is None:
         score = f"{info.score:+d} for {side}"
     else:

@@ -286,7 +286,7 @@ class BotInfo:
     """Extension: plies to a forced win (negative: to a forced loss), when the engine found one."""
     comment: Annotated[str, Text(MAX_COMMENT, min=0)] | None = None
     """Extension: the bot's own words on its move (a KGP agent's `info:comment`, docs/kgp.md);
-    a report of depth 0 is the comment alone, no search."""
+    a report of depth 0 reports no search (its score, nodes and pv mean nothing)."""
 
 
 # -- client -> server commands -----------------------------------------------------------------
