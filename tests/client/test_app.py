@@ -308,8 +308,8 @@ def test_a_bots_comment_is_shown_and_a_report_without_search_is_its_time_alone()
     assert format_search_report(searched, "North").endswith("pv 3\n  sure")
     agent = BotInfo(depth=0, score=0, nodes=0, time_ms=412, pv=("3",))
     assert format_search_report(agent, "South") == "South: 412 ms"
-    said = dataclasses.replace(agent, comment="Best move: 3 Eval: 2 Depth: 4")
-    assert format_search_report(said, "South") == "South: 412 ms\n  Best move: 3 Eval: 2 Depth: 4"
+    said = dataclasses.replace(agent, comment="Best move: 3, depth 4")
+    assert format_search_report(said, "South") == "South: 412 ms\n  Best move: 3, depth 4"
 
 
 def test_engine_reports_break_between_words_to_fit_the_side_panel() -> None:
