@@ -102,6 +102,8 @@ class KgpAgent:
         self.clock_ms: int | None = None
         self.clock_mode = "none"
         self.game_id: str | None = None
+        """The `game:id` the server last set (go-kgp sets none)."""
+        self.last_board: Board | None = None
         self.games_seen = 0
         self.errors: list[str] = []
         """The server's `error` messages, for the log."""
@@ -123,7 +125,13 @@ class KgpAgent:
                 sets.append(self._say("set", Word("auth:token"), self.settings.token))
             return [*sets, self._say("mode", Word("freeplay"))]
         if name == "state" and args and isinstance(args[0], Board) and command.id is not None:
-            return self._state(command.id, args[0])
+            board, last = args[0], self.last_board
+            self.last_board = board
+            if self.game_id is None and (last is None or _another_game(last, board)):
+                leave = self._new_game()
+                if leave:
+                    return leave
+            return self._state(command.id, board)
         if name == "stop":
             if command.ref is not None and command.ref == self.request:
                 self.request = None
@@ -174,9 +182,14 @@ class KgpAgent:
             self.clock_ms = int(value * 1000)
         elif option == "game:id" and value != self.game_id:
             self.game_id = str(value)
-            self.games_seen += 1
-            if self.settings.games is not None and self.games_seen > self.settings.games:
-                return [self._say("goodbye"), Leave()]
+            return self._new_game()
+        return []
+
+    def _new_game(self) -> list[Action]:
+        """Another game began: leave if the games asked for are played."""
+        self.games_seen += 1
+        if self.settings.games is not None and self.games_seen > self.settings.games:
+            return [self._say("goodbye"), Leave()]
         return []
 
     def improved(self, request: int, move: int) -> list[Action]:
@@ -199,6 +212,17 @@ class KgpAgent:
     def _say(self, name: str, *args: Argument, ref: int | None = None) -> Say:
         self.next_id += 2  # odd ids, the servers' are even by custom
         return Say(format_line(Command(name, args, self.next_id, ref)))
+
+
+def _another_game(last: Board, board: Board) -> bool:
+    """Whether `board` cannot follow `last` in one game (for servers that set no `game:id`):
+    the stores never lose seeds, and no seed comes or goes."""
+    stored = last.south_store + last.north_store
+    return (
+        board.size != last.size
+        or board.seeds() != last.seeds()
+        or board.south_store + board.north_store < stored
+    )
 
 
 # -- the edge --------------------------------------------------------------------------------

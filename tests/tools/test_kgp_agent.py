@@ -79,6 +79,15 @@ def test_a_new_game_past_the_asked_number_leaves() -> None:
     assert isinstance(agent.on_line('set game:id "b"')[-1], Leave)
 
 
+def test_without_game_ids_a_new_game_is_seen_on_its_board() -> None:
+    """go-kgp sets no `game:id`: the stores never shrink and the seeds stay within a game."""
+    agent = KgpAgent(AgentSettings(games=2))
+    assert isinstance(agent.on_line("2 state <3,0,0,3,3,3,3,3,3>")[-1], Search)
+    assert isinstance(agent.on_line("4 state <3,5,2,0,1,3,4,2,1>")[-1], Search)  # same game
+    assert isinstance(agent.on_line("6 state <3,0,1,3,3,3,3,3,2>")[-1], Search)  # game 2
+    assert agent.on_line("8 state <3,0,0,3,3,3,3,3,3>")[-1] == Leave()  # game 3
+
+
 def test_server_addresses() -> None:
     assert parse_server("example.org:1234") == ("example.org", 1234)
     assert parse_server("example.org") == ("example.org", 2671)
