@@ -493,9 +493,13 @@ class GameServer:
     # -- what the cluster asks (its `Host`) -------------------------------------------------------
 
     def deliver(self, conns: Sequence[int], frame: bytes) -> None:
+        attached = self._attached
+        for conn in conns:
+            if conn in attached:
+                attached[conn].from_core(frame)
         if conns:
             framed = [websocket_frame(frame)]
-            self._post(dict.fromkeys(conns, framed))
+            self._post({conn: framed for conn in conns if conn not in attached})
 
     def close(self, conn: int, code: int, reason: str) -> None:
         attached = self._attached.get(conn)

@@ -588,9 +588,8 @@ class KgpSession:
     # -- verify ------------------------------------------------------------------------------
 
     def _pose_problem(self) -> None:
-        """A random board and a legal move, answered by ubao's rules (`_solution`). Boards on
-        which the move would put a store past half the seats are drawn again: KGP ends such a
-        game at once, ubao's Kalah does not (docs/kgp.md, The rules)."""
+        """A random board (go-kgp's sizes and counts) of a game not over and a legal move of
+        South's, answered by ubao's rules (`_solution`)."""
         rng = self.rng
         while True:
             size = rng.randrange(6, 12)
@@ -600,13 +599,11 @@ class KgpSession:
                 tuple(rng.randrange(2 * size) for _ in range(size)),
                 tuple(rng.randrange(2 * size) for _ in range(size)),
             )
-            legal = [pit for pit, seeds in enumerate(board.south, 1) if seeds]
-            if not legal or not any(board.north):
-                continue
-            move = rng.choice(legal)
-            after, _ = self._sown(board, move)
-            if max(after.south_store, after.north_store) * 2 <= after.seeds():
+            game = make_game("kalah", kgp_options(size, 1))
+            legal = game.legal_moves(position_of_board(board))  # none once over
+            if legal:
                 break
+        move = rng.choice(legal)
         problem_id = self._send("problem", board, move)
         self.problems[problem_id] = Problem(board, move)
 

@@ -27,11 +27,11 @@ KGP_RULES: Mapping[str, Any] = {
     "empty_capture": False,
     "end_check": "either",
     "remaining": "owner",
+    "early_end": True,
 }
 """ubao's Kalah options for KGP's rules (docs/kgp.md, The rules): a capture takes the sowing
 seed with the opposite pit's, only when that pit holds seeds; the game ends when either row is
-empty, each row's seeds to its owner. KGP's early end (a store past half the seeds) has no ubao
-option: the winner is the same, the game goes on to the usual end."""
+empty or a store holds more than half the seeds, each row's seeds to its owner."""
 
 
 class KgpSyntaxError(ValueError):

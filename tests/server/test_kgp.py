@@ -17,7 +17,7 @@ from ubao.server.app import GameServer
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.room import Room
 
-KGP_OPTIONS = {"empty_capture": False}
+KGP_OPTIONS = {"empty_capture": False, "early_end": True}
 """ubao's Kalah (6,4) on KGP's rules: the other options' defaults are KGP's."""
 
 
@@ -44,6 +44,7 @@ async def test_an_agent_plays_a_server_bot_to_the_end_over_tcp() -> None:
         assert finished[0].result.reason not in ("abandoned", "timeout", "aborted")
         room = finished[0]
         assert room.game.options["empty_capture"] is False  # KGP's rules
+        assert room.game.options["early_end"] is True
         assert {seat.name for seat in room.seats} == {"spec agent", "ubao-engine (depth 6)"}
         # every state was the mover's view of the game as it stood, ordinary ubao moves
         assert not agent.errors, agent.errors
