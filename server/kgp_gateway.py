@@ -68,6 +68,10 @@ ANONYMOUS = "anonymous"
 """The seat's name of an agent that gave no `info:name`."""
 MIN_MOVE_MS = 50
 """The least time a `state` lasts, whatever the clock says."""
+LINE_BURST = 100
+"""The lines an agent may send at once..."""
+LINES_PER_SECOND = 50.0
+"""...and each second after that; more get `error` (a move takes two, a game a hundred)."""
 CLOCK_MARGIN_MS = 300
 """Kept back from a seat's clock when its `state` is timed: the move must still reach the core."""
 
@@ -87,9 +91,6 @@ class KgpSettings:
     """How long a `state` lasts at most (go-kgp's practice server: 5 s)."""
     bot_depth: int = 6
     """The depth of the server bot an agent plays when nobody else comes."""
-    lines_per_second: float = 50.0
-    """What an agent may send after its burst (`line_burst`); more lines get `error`."""
-    line_burst: int = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +257,7 @@ class KgpSession:
         self.wait_until: int | None = None
         self.next_id = 0
         self.next_ubao_id = 0
-        self.lines_allowed = float(settings.line_burst)
+        self.lines_allowed = float(LINE_BURST)
         self.lines_at = now
         self.effects: list[Effect] = []
         self._send("kgp", *VERSION)
@@ -641,12 +642,9 @@ class KgpSession:
         self.phase = phase
 
     def _within_budget(self, now: int) -> bool:
-        settings = self.settings
         elapsed_s = max(0, now - self.lines_at) / 1000
         self.lines_at = now
-        self.lines_allowed = min(
-            settings.line_burst, self.lines_allowed + elapsed_s * settings.lines_per_second
-        )
+        self.lines_allowed = min(LINE_BURST, self.lines_allowed + elapsed_s * LINES_PER_SECOND)
         if self.lines_allowed < 1:
             return False
         self.lines_allowed -= 1
