@@ -68,10 +68,12 @@ ANONYMOUS = "anonymous"
 """The seat's name of an agent that gave no `info:name`."""
 MIN_MOVE_MS = 50
 """The least time a `state` lasts, whatever the clock says."""
-LINE_BURST = 100
+LINE_BURST = 1_000
 """The lines an agent may send at once..."""
-LINES_PER_SECOND = 50.0
-"""...and each second after that; more get `error` (a move takes two, a game a hundred)."""
+LINES_PER_SECOND = 500.0
+"""...and each second after that; more get `error`. The course's Java MinMax agent sends a
+`move` and an `info:comment` for every depth of its search, ten lines a state, and two such
+agents play tens of states a second: at 50 a second its moves were refused."""
 CLOCK_MARGIN_MS = 300
 """Kept back from a seat's clock when its `state` is timed: the move must still reach the core."""
 
