@@ -63,6 +63,7 @@ class KgpAgent:
             rng=gateway.rng,
             held_seat=gateway.seats.get,
             game_uri=gateway.game_uri,
+            command_budget=(self.server.config.limits.burst, self.server.config.limits.per_second),
         )
         self.timer: asyncio.TimerHandle | None = None
         self.closed = False
@@ -172,13 +173,13 @@ class KgpGateway:
             return
         self.waiting.remove(partner)
         self.guests[agent] = partner
-        agent.session.host()
+        agent.session.host(monotonic_ms())
         agent.run()
 
     def invite(self, host: KgpAgent, invite: Invite) -> None:
         guest = self.guests.pop(host, None)
         if guest is not None and not guest.closed:
-            guest.session.invited(invite.game_id, invite.seat)
+            guest.session.invited(invite.game_id, invite.seat, monotonic_ms())
             guest.run()
         # a guest gone meanwhile: the open seat asks for a bot client, the next agent takes it
 

@@ -14,7 +14,9 @@ played, or a random legal move when it sent none, as the spec says.
 
 from __future__ import annotations
 
+import math
 import random
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -63,11 +65,15 @@ from ubao.protocol import (
     Move as UbaoMove,
 )
 from ubao.protocol.messages import MAX_COMMENT, MAX_NAME
+from ubao.server.clock import MessageBudget
 
 ANONYMOUS = "anonymous"
 """The seat's name of an agent that gave no `info:name`."""
 MIN_MOVE_MS = 50
 """The least time a `state` lasts, whatever the clock says."""
+COMMAND_SHARE = 0.8
+"""Of the core's message rate, what the session spends: the core's bucket and this one do not
+count at the same instants."""
 LINE_BURST = 1_000
 """The lines an agent may send at once..."""
 LINES_PER_SECOND = 500.0
@@ -238,6 +244,7 @@ class KgpSession:
         rng: random.Random | None = None,
         held_seat: Callable[[str], HeldSeat | None] = lambda auth: None,
         game_uri: Callable[[str], str] = lambda game_id: "",
+        command_budget: tuple[int, float] = (60, 20.0),
     ) -> None:
         self.settings = settings
         self.rng = rng or random.Random()
@@ -259,8 +266,12 @@ class KgpSession:
         self.wait_until: int | None = None
         self.next_id = 0
         self.next_ubao_id = 0
-        self.lines_allowed = float(LINE_BURST)
-        self.lines_at = now
+        self.lines = MessageBudget.new(LINE_BURST, LINES_PER_SECOND, now)
+        burst, per_second = command_budget
+        self.commands = MessageBudget.new(max(1, burst // 2), per_second * COMMAND_SHARE, now)
+        """Within the core's own message budget (`--message-burst`, `--message-rate`): an agent
+        that plays faster is paced, not cut off."""
+        self.queued: deque[UbaoCommand] = deque()
         self.effects: list[Effect] = []
         self._send("kgp", *VERSION)
 
@@ -274,12 +285,15 @@ class KgpSession:
     def deadline(self) -> int | None:
         """When `on_time` should next be called (ms), or None."""
         times = [t for t in (self.wait_until, self.request and self.request.ends_at) if t]
+        if self.queued:
+            budget = self.commands
+            times.append(budget.last + math.ceil((1 - budget.tokens) / budget.per_second * 1000))
         return min(times) if times else None
 
     def on_line(self, line: str, now: int) -> None:
         if self.phase is Phase.CLOSED:
             return
-        if not self._within_budget(now):
+        if not self.lines.take(now):
             self._error(None, "too many commands: slow down")
             return
         if len(line) > MAX_LINE:
@@ -292,6 +306,7 @@ class KgpSession:
             return
         if command is not None:
             self._command(command, now)
+        self._release(now)
 
     def on_message(self, message: ServerMessage, now: int) -> None:
         if self.phase is Phase.CLOSED:
@@ -302,6 +317,7 @@ class KgpSession:
             self._refused(message, now)
         elif isinstance(message, Snapshot | Moved | SeatEvent | Over):
             self._event(message, now)
+        self._release(now)
 
     def on_time(self, now: int) -> None:
         if self.request is not None and now >= self.request.ends_at:
@@ -312,22 +328,26 @@ class KgpSession:
             if self.phase is Phase.WAITING:
                 self.effects.append(Wait(False))
                 self._create(guest=False)
+        self._release(now)
 
-    def host(self) -> None:
+    def host(self, now: int) -> None:
         """Paired with a waiting agent: make the game, and invite it (`Invite`)."""
         if self.phase is Phase.WAITING:
             self.wait_until = None
             self._create(guest=True)
+        self._release(now)
 
-    def invited(self, game_id: str, seat: int) -> None:
+    def invited(self, game_id: str, seat: int, now: int) -> None:
         """Paired with an agent that made a game for both: take the seat left for it."""
         if self.phase is Phase.WAITING:
             self.wait_until = None
             self._go(Phase.JOINING)
             self._ubao(Join(self._ubao_id(), game_id, seat))
+        self._release(now)
 
     def on_closed(self) -> None:
         self.phase = Phase.CLOSED
+        self.queued.clear()
         self.request = None
         self.wait_until = None
 
@@ -342,7 +362,7 @@ class KgpSession:
         elif name == "ping":
             self._send("pong", ref=command.id)
         elif name == "goodbye":
-            self._leave()
+            self._leave(now)
         elif name in ("ok", "error", "pong"):
             pass
         elif name in ("move", "yield") and self.phase is not Phase.GREETED:
@@ -643,15 +663,6 @@ class KgpSession:
             raise AssertionError(f"KGP session: {self.phase.value} -> {phase.value}")
         self.phase = phase
 
-    def _within_budget(self, now: int) -> bool:
-        elapsed_s = max(0, now - self.lines_at) / 1000
-        self.lines_at = now
-        self.lines_allowed = min(LINE_BURST, self.lines_allowed + elapsed_s * LINES_PER_SECOND)
-        if self.lines_allowed < 1:
-            return False
-        self.lines_allowed -= 1
-        return True
-
     def _send(self, name: str, *args: Any, ref: int | None = None) -> int:
         """Send a command under a fresh even id (the agents' are odd by custom); the id."""
         self.next_id += 2
@@ -662,12 +673,13 @@ class KgpSession:
     def _error(self, ref: int | None, message: str) -> None:
         self._send("error", message, ref=ref)
 
-    def _leave(self) -> None:
+    def _leave(self, now: int) -> None:
         """A `goodbye`: the agent is not coming back, so the game it plays is resigned (a
         connection that merely drops keeps its seat for the grace period, as anybody's)."""
         seat = self.seat
         if self.phase is Phase.PLAYING and seat is not None and seat.status == "playing":
             self._ubao(Resign(self._ubao_id(), seat.game_id, seat.token))
+            self._release(now)
         self._close()
 
     def _close(self) -> None:
@@ -677,7 +689,12 @@ class KgpSession:
             self.on_closed()
 
     def _ubao(self, command: UbaoCommand) -> None:
-        self.effects.append(SendCommand(command))
+        self.queued.append(command)
+
+    def _release(self, now: int) -> None:
+        """The queued commands the budget allows now, in order; the rest at `deadline`."""
+        while self.queued and self.commands.take(now):
+            self.effects.append(SendCommand(self.queued.popleft()))
 
     def _ubao_id(self) -> int:
         self.next_ubao_id += 1

@@ -15,6 +15,7 @@ from ubao.engine.protocols.kgp import MAX_LINE
 from ubao.protocol import ClockSpec, Create, Join, ListGames, Move, Moved, SeatSpec, Watch
 from ubao.server.app import GameServer
 from ubao.server.kgp_gateway import KgpSettings
+from ubao.server.limits import Limits
 from ubao.server.room import Room
 
 KGP_OPTIONS = {"empty_capture": False, "early_end": True}
@@ -22,9 +23,11 @@ KGP_OPTIONS = {"empty_capture": False, "early_end": True}
 
 
 @asynccontextmanager
-async def kgp_server(**settings: int) -> AsyncIterator[tuple[GameServer, int]]:
+async def kgp_server(
+    limits: Limits | None = None, **settings: int
+) -> AsyncIterator[tuple[GameServer, int]]:
     kgp = KgpSettings(**{"port": 0, "wait_ms": 300, "move_ms": 3_000, **settings})
-    async with running_server(kgp=kgp) as server:
+    async with running_server(kgp=kgp, limits=limits or Limits()) as server:
         assert server.kgp.port is not None
         yield server, server.kgp.port
 
@@ -104,6 +107,20 @@ async def test_a_clock_is_told_and_a_comment_reaches_the_watchers() -> None:
         moved = await watcher.event_of(Moved)
         assert moved.seat == 1 and moved.info is not None
         assert moved.info.comment == 'depth 3, "sure"'
+
+
+async def test_an_agent_faster_than_the_message_budget_is_paced_not_cut_off() -> None:
+    """Each state's answer is one ubao `move`: an agent and a bot that answer at once would
+    pass the core's budget (which closes a connection that floods), so the gateway waits."""
+    async with (
+        kgp_server(Limits(burst=4, per_second=10.0)) as (server, port),
+        tcp_agent(port) as agent,
+    ):
+        await agent.hello("sprinter")
+        await agent.play_games(1)
+        assert not agent.errors
+        (room,) = [room for room in games_of(server, "sprinter") if room.status == "over"]
+        assert room.result is not None and room.result.reason == "normal"
 
 
 async def test_two_agents_are_paired_over_tcp_and_websocket() -> None:
