@@ -81,6 +81,14 @@ def format_search_report(info: BotInfo, side: str) -> str:
     """A bot's report on the search behind its move, with the score said from its side: a
     number of points, or a forced win or loss in so many plies. Lines break between words to
     fit the narrowest side panel (the screen would break them mid-word)."""
+    width = PANEL_MIN_WIDTH - 1
+    comment = (
+        textwrap.fill(info.comment, width, initial_indent="  ", subsequent_indent="  ")
+        if info.comment
+        else None
+    )
+    if info.depth == 0:  # no search to report (a KGP agent's move): its time and words
+        return f"{side}: {info.time_ms} ms" + ("" if comment is None else f"\n{comment}")
     if info.mate is None:
         score = f"{info.score:+d} for {side}"
     else:
@@ -88,13 +96,11 @@ def format_search_report(info: BotInfo, side: str) -> str:
         outcome = "wins" if info.mate > 0 else "loses"
         score = f"{side} {outcome} in {plies} {'ply' if plies == 1 else 'plies'}"
     search = f"{info.nodes} nodes, {info.time_ms} ms, pv {' '.join(info.pv)}"
-    width = PANEL_MIN_WIDTH - 1
-    return "\n".join(
-        (
-            textwrap.fill(f"{side}: depth {info.depth}, {score}", width, subsequent_indent="  "),
-            textwrap.fill(search, width, initial_indent="  ", subsequent_indent="  "),
-        )
-    )
+    lines = [
+        textwrap.fill(f"{side}: depth {info.depth}, {score}", width, subsequent_indent="  "),
+        textwrap.fill(search, width, initial_indent="  ", subsequent_indent="  "),
+    ]
+    return "\n".join([*lines, comment] if comment is not None else lines)
 
 
 def format_control(clock: ClockSpec) -> str:

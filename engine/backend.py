@@ -138,6 +138,7 @@ class NativeMancala(NativeRules, Mancala):
             end_mover=self.end_check == "mover",
             remaining_mover=self.remaining == "mover",
             choose_direction=self.choose_direction,
+            early_end=self.early_end,
         )
 
     def legal_moves(self, position: MancalaPosition) -> list[MancalaMove]:

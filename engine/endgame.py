@@ -111,9 +111,10 @@ machine's memory and hours to build, and no cell this project solves needs it.""
 
 
 def native_rules(game: Mancala) -> MancalaCore | None:
-    """`game`'s rules in the native core when it runs there and sows one way (the native solver
-    and database builder need them), else None: the Python code runs."""
-    if backend_of(game) != "native" or game.choose_direction:
+    """`game`'s rules in the native core when it runs there, sows one way and plays to the end
+    (the native solver and database builder need them: their keys hold no stores, which the
+    `early_end` rule reads), else None: the Python code runs."""
+    if backend_of(game) != "native" or game.choose_direction or game.early_end:
         return None
     from ubao.engine._native import Mancala as MancalaCore
 
@@ -267,7 +268,10 @@ def open_endgame(
 ) -> Endgame:
     """`game`'s database of `seeds` seeds from the cache, built and cached when it is missing
     or wrong (`building(path)` hears it first: a large build takes minutes). A cache that
-    cannot be written costs only the next build."""
+    cannot be written costs only the next build. A game with `early_end` has none: its end
+    reads the stores, which a database's pit vectors leave out (ValueError)."""
+    if game.early_end:
+        raise ValueError(f"{game.describe()}: no endgame database with option early_end")
     path = cache_path(game, seeds, directory)
     database = load(game, seeds, path)
     if database is None:

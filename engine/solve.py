@@ -205,6 +205,11 @@ class Solver(Generic[P, M]):
     ) -> None:
         if endgame is not None and not game.search_hints.board_keys:
             raise ValueError(f"{game.name}: an endgame database needs a game with a board key")
+        if isinstance(game, Mancala) and game.early_end:
+            raise ValueError(
+                f"{game.describe()}: the solver keys positions by their pits, but option "
+                "early_end ends a game by its stores"
+            )
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be from 1 to {MAX_THREADS}")
         self.game = game

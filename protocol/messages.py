@@ -36,6 +36,8 @@ MAX_TOKEN = 128
 MAX_MOVE = 32
 """Longest move text (Bao's longest canonical move is 5 characters)."""
 MAX_TEXT = 4096
+MAX_COMMENT = 500
+"""A bot's comment on its move (`BotInfo.comment`)."""
 """Longest free text from the server (positions, error messages)."""
 MAX_LIST = 100_000
 """Longest list from the server (histories, legal move lists, lobbies)."""
@@ -290,6 +292,9 @@ class BotInfo:
     pv: Moves
     mate: int | None = None
     """Extension: plies to a forced win (negative: to a forced loss), when the engine found one."""
+    comment: Annotated[str, Text(MAX_COMMENT, min=0)] | None = None
+    """Extension: the bot's own words on its move (a KGP agent's `info:comment`, docs/kgp.md);
+    a report of depth 0 reports no search (its score, nodes and pv mean nothing)."""
 
 
 # -- client -> server commands -----------------------------------------------------------------

@@ -28,7 +28,7 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -42,6 +42,8 @@ from ubao.protocol.timing import monotonic_ms
 from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, wall_ms
 from ubao.server.core import Core
+from ubao.server.kgp_edge import WS_PATH, KgpGateway
+from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.limits import Limits
 from ubao.server.outputs import BotsDone, BotTurn, Close, Forward, Listed, Output, Save, SendMessage
 from ubao.server.routing import ClusterRouting
@@ -118,6 +120,16 @@ class ServerConfig:
     """...and how long its pong may take (waiting for the ping to be written counts)."""
     close_timeout_s: float = 2.0
     """For a closing handshake; a connection that does not finish it is cut."""
+    kgp: KgpSettings = field(default_factory=KgpSettings)
+    """The KGP endpoint for Kalah agents (docs/kgp.md)."""
+
+
+class Attached(Protocol):
+    """A client inside the server: it takes the core's messages for its connection unframed."""
+
+    def from_core(self, frame: bytes) -> None: ...
+
+    def closed_by_core(self, reason: str) -> None: ...
 
 
 def address(host: str, port: int) -> str:
@@ -260,6 +272,9 @@ class GameServer:
             self.bots = Bots(config.bots)
         self.bots.max_time_ms = config.limits.max_bot_time_ms  # a seat without time_ms: this
         self._outboxes: dict[int, Outbox] = {}
+        self._attached: dict[int, Attached] = {}
+        """Connections of clients inside the server (KGP agents): their messages unframed."""
+        self.kgp = KgpGateway(self, config.kgp, f"ws://{address(config.host, config.port)}/")
         self._held: deque[tuple[int, list[Output]]] = deque()
         """The core's outputs but its saves, in order, in runs, each with the number of saves
         made before it: they wait until those saves are durable."""
@@ -317,6 +332,9 @@ class GameServer:
             self._server.close()  # the port is free again for whoever comes next
             raise
         await self._server.start_serving()
+        if self.config.port == 0:  # the address agents are told games are watched at
+            self.kgp.public_url = f"ws://{address(self.config.host, self.port)}/"
+        await self.kgp.start(self.config.host)
         self._timer = asyncio.create_task(self._run_timer())
         self._flush()
         log.info("listening on ws://%s/", address(self.config.host, self.port))
@@ -356,6 +374,7 @@ class GameServer:
         """Persist every game with its clocks frozen, close every connection with 1012, stop the
         engines; in bounded time whatever clients and engines do."""
         log.info("shutting down")
+        await self.kgp.stop()
         self.core.shutdown()
         self._flush()
         if self._flush_at is not None:
@@ -411,7 +430,21 @@ class GameServer:
 
     # -- connections ---------------------------------------------------------------------------
 
+    def attach(self, conn: int, client: Attached) -> None:
+        """Give the core's messages for `conn` to `client` (a KGP agent's session)."""
+        self._attached[conn] = client
+
+    def detach(self, conn: int) -> None:
+        self._attached.pop(conn, None)
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` in the background; the server waits for it when it stops."""
+        self._in_background(work)
+
     async def _handle(self, ws: ServerConnection) -> None:
+        if ws.request is not None and ws.request.path == WS_PATH:
+            await self.kgp.serve_websocket(ws)
+            return
         address = ws.remote_address
         ip = str(address[0]) if address else "unknown"
         conn = self.core.connect(ip)
@@ -483,11 +516,18 @@ class GameServer:
     # -- what the cluster asks (its `Host`) -------------------------------------------------------
 
     def deliver(self, conns: Sequence[int], frame: bytes) -> None:
+        attached = self._attached
+        for conn in conns:
+            if conn in attached:
+                attached[conn].from_core(frame)
         if conns:
             framed = [websocket_frame(frame)]
-            self._post(dict.fromkeys(conns, framed))
+            self._post({conn: framed for conn in conns if conn not in attached})
 
     def close(self, conn: int, code: int, reason: str) -> None:
+        attached = self._attached.get(conn)
+        if attached is not None:
+            attached.closed_by_core(reason)
         outbox = self._outboxes.get(conn)
         if outbox is not None:
             outbox.close(code, reason)
@@ -574,7 +614,9 @@ class GameServer:
                 if to:
                     framed = websocket_frame(frame)
                     for conn in to:
-                        if conn in mail:
+                        if conn in self._attached:
+                            self._attached[conn].from_core(frame)
+                        elif conn in mail:
                             mail[conn].append(framed)
                         else:
                             mail[conn] = [framed]

@@ -110,6 +110,7 @@ class Mancala(Searchable[Position, Move]):
         self.empty_capture = _check_bool(merged, "empty_capture")
         self.end_check = _check_choice(merged, "end_check", ("either", "mover"))
         self.remaining = _check_choice(merged, "remaining", ("owner", "mover"))
+        self.early_end = _check_bool(merged, "early_end")
         self.options = merged
         self.evaluations: dict[str, Evaluation] = {
             "store_diff": self.store_diff,
@@ -213,6 +214,8 @@ class Mancala(Searchable[Position, Move]):
         player = position[-1]
         if self.end_check == "either" and not self._row_can_move(position[self._rows[1 - player]]):
             return []
+        if self.early_end and self._past_half(position):
+            return []
         least = self._min_seeds
         return [move for move, hole, _ in self._sowings[player] if position[hole] >= least]
 
@@ -222,6 +225,8 @@ class Mancala(Searchable[Position, Move]):
         store is where the points are. Sowings of a whole lap or more are left unclassified."""
         player = position[-1]
         if self.end_check == "either" and not self._row_can_move(position[self._rows[1 - player]]):
+            return []
+        if self.early_end and self._past_half(position):
             return []
         least = self._min_seeds
         lap = self._ring - 1
@@ -315,6 +320,8 @@ class Mancala(Searchable[Position, Move]):
             over = not row_can_move(board[own_row]) or (
                 captured and not row_can_move(board[their_row])
             )
+        if not over and self.early_end:
+            over = self._past_half(board)
         if over:
             self._sweep(board, player, None)
         return tuple(board)
@@ -423,11 +430,18 @@ class Mancala(Searchable[Position, Move]):
 
     def is_over(self, position: Sequence[int]) -> bool:
         """The end condition of docs/mancala.md §4, checked after every move (on the sown board)."""
+        if self.early_end and self._past_half(position):
+            return True
         rows = self._rows
         can_move = self._row_can_move
         if self.end_check == "mover":
             return not can_move(position[rows[position[-1]]])
         return not (can_move(position[rows[0]]) and can_move(position[rows[1]]))
+
+    def _past_half(self, position: Sequence[int]) -> bool:
+        """Option `early_end`: a store holds more than half the seeds (docs/mancala.md §4)."""
+        south, north = self._stores
+        return 2 * max(position[south], position[north]) > sum(position[: self._ring])
 
     def leaf_evaluation(self, evaluation: Evaluation) -> Callable[[Position], float | None]:
         """The end test of the "either" rule (two row checks) inlined before the evaluation,
@@ -746,6 +760,7 @@ class Kalah(Mancala):
         "empty_capture": True,
         "end_check": "either",
         "remaining": "owner",
+        "early_end": False,
     }
 
 

@@ -49,11 +49,12 @@ static PyObject *man_tuple(const ManRules *r, const ManPos *p) {
  * never sees them change. */
 static PyObject *Man_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"pits",      "capture_sower",   "empty_capture",    "end_mover",
-                            "remaining_mover", "choose_direction", NULL};
+                            "remaining_mover", "choose_direction", "early_end", NULL};
     int pits, capture_sower, empty_capture, end_mover, remaining_mover, choose_direction;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ippppp:Mancala", names, &pits,
+    int early_end = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ippppp|p:Mancala", names, &pits,
                                      &capture_sower, &empty_capture, &end_mover,
-                                     &remaining_mover, &choose_direction))
+                                     &remaining_mover, &choose_direction, &early_end))
         return NULL;
     if (pits < 1 || pits > MAN_MAX_PITS) {
         PyErr_Format(PyExc_ValueError, "pits must be 1 to %d", MAN_MAX_PITS);
@@ -62,7 +63,7 @@ static PyObject *Man_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     ManObject *self = (ManObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     man_init(&self->rules, pits, capture_sower, empty_capture, end_mover, remaining_mover,
-             choose_direction);
+             choose_direction, early_end);
     return (PyObject *)self;
 }
 

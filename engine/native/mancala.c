@@ -4,7 +4,7 @@
 #include <string.h>
 
 void man_init(ManRules *r, int pits, int capture_sower, int empty_capture, int end_mover,
-              int remaining_mover, int choose_direction) {
+              int remaining_mover, int choose_direction, int early_end) {
     memset(r, 0, sizeof *r);
     r->pits = pits;
     r->ring = 2 * pits + 2;
@@ -13,6 +13,7 @@ void man_init(ManRules *r, int pits, int capture_sower, int empty_capture, int e
     r->empty_capture = empty_capture;
     r->end_mover = end_mover;
     r->remaining_mover = remaining_mover;
+    r->early_end = early_end;
     r->min_seeds = choose_direction ? 2 : 1;
     for (int player = 0; player < 2; player++) {
         int first = player ? pits + 1 : 0;

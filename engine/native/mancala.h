@@ -16,7 +16,7 @@
 
 typedef struct {
     int pits, ring, lap; /* lap: the holes one sowing lap fills (the ring less one store) */
-    int capture_sower, empty_capture, end_mover, remaining_mover, min_seeds;
+    int capture_sower, empty_capture, end_mover, remaining_mover, early_end, min_seeds;
     int count[2];                                      /* moves per player */
     int move[2][MAN_MAX_MOVES];                        /* the move's value: +pit, or -pit (L) */
     int hole[2][MAN_MAX_MOVES];                        /* the pit it sows from */
@@ -34,9 +34,10 @@ typedef struct {
     int to_move;
 } ManPos;
 
-/* Fills `r`; pits 1..MAN_MAX_PITS. choose_direction: Ethiopian (both ways, no single seed). */
+/* Fills `r`; pits 1..MAN_MAX_PITS. choose_direction: Ethiopian (both ways, no single seed);
+ * early_end: the game also ends once a store holds more than half the seeds. */
 void man_init(ManRules *r, int pits, int capture_sower, int empty_capture, int end_mover,
-              int remaining_mover, int choose_direction);
+              int remaining_mover, int choose_direction, int early_end);
 /* The legal moves as indices into the mover's table; returns how many (0 when over). */
 int man_legal(const ManRules *r, const ManPos *p, int *moves);
 /* The final stores as the Python engine's `outcome` counts them (only when over). */
@@ -56,7 +57,15 @@ static inline int man_row_can_move(const ManRules *r, const ManPos *p, int playe
     return any != 0;
 }
 
+/* Option `early_end`: a store holds more than half the seeds. */
+static inline int man_past_half(const ManRules *r, const ManPos *p) {
+    int m = r->pits, total = 0, south = p->hole[m], north = p->hole[2 * m + 1];
+    for (int i = 0; i < r->ring; i++) total += p->hole[i];
+    return 2 * (south > north ? south : north) > total;
+}
+
 static inline int man_is_over(const ManRules *r, const ManPos *p) {
+    if (r->early_end && man_past_half(r, p)) return 1;
     if (r->end_mover) return !man_row_can_move(r, p, p->to_move);
     return !(man_row_can_move(r, p, 0) && man_row_can_move(r, p, 1));
 }
@@ -130,7 +139,8 @@ MAN_INLINE int man_sow_move(const ManRules *r, const ManPos *p, int k, ManPos *o
     }
     int over = playing && !r->end_mover
                    ? !man_row_can_move(r, out, player) ||
-                         (captured && !man_row_can_move(r, out, 1 - player))
+                         (captured && !man_row_can_move(r, out, 1 - player)) ||
+                         (r->early_end && man_past_half(r, out))
                    : man_is_over(r, out);
     if (!over) return 0;
     man_sweep(r, out, player);

@@ -1188,7 +1188,55 @@ def build_parser() -> argparse.ArgumentParser:
         help="the least important log lines shown, on stderr (default info)",
     )
     worker_parser.set_defaults(handler=command_worker)
+
+    kgp_parser = commands.add_parser(
+        "kgp", help="play Kalah on a KGP server as an agent (docs/kgp.md)"
+    )
+    kgp_parser.add_argument(
+        "--server",
+        required=True,
+        help="HOST:PORT (TCP, port 2671 if left out), ws://... or wss://...",
+    )
+    kgp_parser.add_argument("--depth", type=at_least(1), help="search to this depth (plies)")
+    kgp_parser.add_argument(
+        "--time-ms",
+        type=at_least(1),
+        help="think this long a move (default: from the server's time:clock)",
+    )
+    kgp_parser.add_argument("--token", help="auth:token: the same agent across connections")
+    kgp_parser.add_argument("--name", default="ubao-engine", help="info:name (default ubao-engine)")
+    kgp_parser.add_argument("--authors", help="info:authors")
+    kgp_parser.add_argument("--description", help="info:description")
+    kgp_parser.add_argument("--games", type=at_least(1), help="leave after this many games")
+    add_backend_argument(kgp_parser)
+    kgp_parser.set_defaults(handler=command_kgp)
     return parser
+
+
+def command_kgp(args: argparse.Namespace) -> None:
+    from ubao.engine.tools import kgp_agent
+
+    resolve_backend(args.backend)
+    if args.backend:
+        os.environ[ENVIRONMENT] = args.backend  # the in-process engine's default backend
+    try:
+        server = kgp_agent.parse_server(args.server)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    infos = {"name": args.name, "authors": args.authors, "description": args.description}
+    settings = kgp_agent.AgentSettings(
+        args.depth,
+        args.time_ms,
+        {key: value for key, value in infos.items() if value},
+        args.token,
+        args.games,
+    )
+    logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        answered = asyncio.run(kgp_agent.run_agent(server, settings))
+    except OSError as error:
+        raise CommandError(f"cannot reach {args.server}: {error}") from None
+    print(f"answered {answered} states")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

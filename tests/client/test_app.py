@@ -302,6 +302,16 @@ def test_engine_reports_say_from_whose_side_the_score_is_and_no_mate() -> None:
     assert "South loses\n  in 1 ply\n" in format_search_report(lost, "South")
 
 
+def test_a_bots_comment_is_shown_and_a_report_without_search_is_its_time_alone() -> None:
+    """A KGP agent's move (docs/kgp.md): depth 0, its `info:comment` if it set one."""
+    searched = BotInfo(depth=6, score=3, nodes=5210, time_ms=38, pv=("3",), comment="sure")
+    assert format_search_report(searched, "North").endswith("pv 3\n  sure")
+    agent = BotInfo(depth=0, score=0, nodes=0, time_ms=412, pv=("3",))
+    assert format_search_report(agent, "South") == "South: 412 ms"
+    said = dataclasses.replace(agent, comment="Best move: 3, depth 4")
+    assert format_search_report(said, "South") == "South: 412 ms\n  Best move: 3, depth 4"
+
+
 def test_engine_reports_break_between_words_to_fit_the_side_panel() -> None:
     pv = tuple(str(n % 6 + 1) for n in range(30))
     info = BotInfo(depth=12, score=999_995, mate=11, nodes=123_456, time_ms=987, pv=pv)

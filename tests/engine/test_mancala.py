@@ -222,6 +222,25 @@ def test_a_capture_that_empties_the_opponent_row_ends_the_game() -> None:
     assert outcome is not None and outcome.score == (9, 3)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_early_end_stops_the_game_once_a_store_holds_more_than_half(backend: str) -> None:
+    """Option `early_end` (KGP's rule, docs/kgp.md): the stores then 10 of 19 seeds, South has won;
+    each row's seeds go to their owner. Without it the game goes on."""
+    text = "kalah(3,2) S 1,0,2/1,0,4 9,2"
+    early = make_game("kalah", {"pits": 3, "seeds": 2, "early_end": True}, backend)
+    assert early.format_position(early.play_text(early.parse_position(text), "3")) == (
+        "kalah(3,2) N 0,0,0/0,0,0 11,8"
+    )
+    late = make_game("kalah", {"pits": 3, "seeds": 2}, backend)
+    assert late.format_position(late.play_text(late.parse_position(text), "3")) == (
+        "kalah(3,2) N 1,0,0/2,0,4 10,2"
+    )
+    exactly_half = early.parse_position("kalah(3,2) N 1,0,0/2,0,4 9,3")  # 9 of 19 is not past it
+    assert not early.is_over(exactly_half) and early.legal_moves(exactly_half) == [1, 3]
+    past = early.parse_position("kalah(3,2) N 1,0,0/2,0,4 10,2")
+    assert early.is_over(past) and early.legal_moves(past) == []
+
+
 # -- §5 Ethiopian -----------------------------------------------------------------------------
 
 

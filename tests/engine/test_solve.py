@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.engine import BACKENDS
+from ubao.engine.endgame import open_endgame
 from ubao.engine.games import make_game
-from ubao.engine.mancala.game import Kalah, Position
+from ubao.engine.mancala.game import Kalah, Mancala, Position
 from ubao.engine.search import search
 from ubao.engine.solve import UNBOUNDED, Solver, table_entries
 
@@ -176,3 +177,17 @@ def test_mancala_solutions_stay_margins(backend: str) -> None:
     game = make_game("kalah", {"pits": 3, "seeds": 3}, backend=backend)
     solution = Solver(game).solve()
     assert solution.value == 2 and (solution.winner, solution.wdl) == (0, "W")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_game_that_ends_by_its_stores_is_not_solved_by_pit_keys(
+    backend: str, tmp_path: Path
+) -> None:
+    """Option `early_end` reads the stores, which the solver's keys and the endgame databases
+    leave out: both refuse such a game rather than answer wrongly."""
+    game = make_game("kalah", {"pits": 3, "seeds": 2, "early_end": True}, backend)
+    assert isinstance(game, Mancala)
+    with pytest.raises(ValueError, match="early_end"):
+        Solver(game)
+    with pytest.raises(ValueError, match="early_end"):
+        open_endgame(game, 4, tmp_path)

@@ -35,12 +35,14 @@ MANCALA_OPTION_SETS = [
             "empty_capture": empty_capture,
             "end_check": end_check,
             "remaining": remaining,
+            "early_end": (i + v) % 2 == 1,
         },
     )
-    for variant in ("kalah", "egyptian", "ethiopian")
+    for v, variant in enumerate(("kalah", "egyptian", "ethiopian"))
     for i, (capture_sower, empty_capture, end_check, remaining) in enumerate(FLAGS)
 ]
-"""Every variant with every combination of the rule options of docs/mancala.md, 48 sets."""
+"""Every variant with every combination of the rule options of docs/mancala.md, 48 sets
+(`early_end` on for half of each variant's, every combination with it on in some variant)."""
 
 
 OTHELLO_SIZES = (4, 6, 8, 10, 12, 14, 16)
