@@ -5,6 +5,7 @@ Glicko-2 says, in the save of the result, once; `over` shows the change; `rating
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ def account(h: Harness, name: str) -> Peer:
     return peer
 
 
-def rated(h: Harness, south: Peer, north: Peer, **create: object) -> tuple[str, str, str]:
+def rated(h: Harness, south: Peer, north: Peer, **create: Any) -> tuple[str, str, str]:
     game_id = south.create(rated=True, **create)
     _, south_token, _ = south.join(game_id, 0)
     _, north_token, _ = north.join(game_id, 1)
