@@ -304,6 +304,9 @@ Pool = Annotated[str, Text(MAX_NAME, chars="a-z0-9_/")]
 Rating = Annotated[int, Range(-100_000, 100_000)]
 """A Glicko-2 rating, rounded to an integer as it is shown."""
 Outcome = Literal["win", "draw", "loss"]
+Speed = Literal["bullet", "blitz", "rapid", "classical", "untimed"]
+"""A pool's speed, from the game's clock: by its estimated duration, or `untimed`."""
+SPEED_NAMES: tuple[Speed, ...] = ("bullet", "blitz", "rapid", "classical", "untimed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,7 +531,7 @@ class Ratings:
     type: ClassVar[str] = "ratings"
     id: Id
     game: GameName
-    speed: Name | None = None
+    speed: Speed | None = None
     limit: Annotated[int, Range(1, MAX_PAGE)] | None = None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
-from ubao.protocol import ClockSpec, PoolRating, RatedResult, RatingChange, Result
+from ubao.protocol import SPEED_NAMES, ClockSpec, PoolRating, RatedResult, RatingChange, Result
 from ubao.server.glicko2 import Outcome, Rating, update
 
 TAU = 0.75
@@ -40,7 +40,6 @@ SPEEDS: tuple[tuple[str, int], ...] = (
 under 180 bullet, under 480 blitz, under 1500 rapid, else classical (lichess's bounds)."""
 CLASSICAL = "classical"
 UNTIMED = "untimed"
-SPEED_NAMES = (*(name for name, _ in SPEEDS), CLASSICAL, UNTIMED)
 
 UNRATED_REASONS = frozenset({"aborted", "cancelled", "expired"})
 """Games that end so were never played: rated or not, they change no rating."""

@@ -16,6 +16,7 @@ from ubao.protocol import (
     COMMAND_TYPES,
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
+    SPEED_NAMES,
     BotInfo,
     Cancel,
     Clocks,
@@ -180,7 +181,9 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(clock_specs),
         rated=st.booleans(),
     ),
-    Ratings: st.builds(Ratings, ids, game_names, maybe(names), maybe(st.integers(1, 100))),
+    Ratings: st.builds(
+        Ratings, ids, game_names, maybe(st.sampled_from(SPEED_NAMES)), maybe(st.integers(1, 100))
+    ),
     Player: st.builds(Player, ids, names, maybe(st.integers(1, 100))),
     Join: st.builds(Join, ids, texts, maybe(seats)),
     Resume: st.builds(Resume, ids, texts, texts, counts),
