@@ -30,6 +30,7 @@ from ubao.protocol.messages import (
     SERVER_MESSAGE_TYPES,
     BotInfo,
     Cancel,
+    Claim,
     Clocks,
     ClockSpec,
     Command,
@@ -39,6 +40,7 @@ from ubao.protocol.messages import (
     GameSummary,
     Hello,
     Join,
+    Key,
     ListGames,
     Lobby,
     LobbyFilter,
@@ -57,6 +59,7 @@ from ubao.protocol.messages import (
     Result,
     Resume,
     Role,
+    Rotate,
     SeatEvent,
     SeatInfo,
     SeatKind,
@@ -71,6 +74,7 @@ from ubao.protocol.messages import (
     Watch,
     mate_score,
 )
+from ubao.protocol.names import canonical_name
 
 __all__ = [
     "COMMAND_TYPES",
@@ -84,6 +88,7 @@ __all__ = [
     "AppCloseCode",
     "BotInfo",
     "Cancel",
+    "Claim",
     "ClockSpec",
     "Clocks",
     "Command",
@@ -94,6 +99,7 @@ __all__ = [
     "GameSummary",
     "Hello",
     "Join",
+    "Key",
     "ListGames",
     "Lobby",
     "LobbyFilter",
@@ -113,6 +119,7 @@ __all__ = [
     "Result",
     "Resume",
     "Role",
+    "Rotate",
     "SeatEvent",
     "SeatInfo",
     "SeatKind",
@@ -126,6 +133,7 @@ __all__ = [
     "TakebackState",
     "UnsupportedVersion",
     "Watch",
+    "canonical_name",
     "decode",
     "decode_command",
     "decode_server_message",
