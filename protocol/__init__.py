@@ -31,6 +31,7 @@ from ubao.protocol.messages import (
     SPEED_NAMES,
     BotInfo,
     Cancel,
+    Claim,
     Clocks,
     ClockSpec,
     Command,
@@ -40,6 +41,7 @@ from ubao.protocol.messages import (
     GameSummary,
     Hello,
     Join,
+    Key,
     ListGames,
     Lobby,
     LobbyFilter,
@@ -64,6 +66,7 @@ from ubao.protocol.messages import (
     Result,
     Resume,
     Role,
+    Rotate,
     SeatEvent,
     SeatInfo,
     SeatKind,
@@ -78,6 +81,7 @@ from ubao.protocol.messages import (
     Watch,
     mate_score,
 )
+from ubao.protocol.names import canonical_name
 
 __all__ = [
     "COMMAND_TYPES",
@@ -92,6 +96,7 @@ __all__ = [
     "AppCloseCode",
     "BotInfo",
     "Cancel",
+    "Claim",
     "ClockSpec",
     "Clocks",
     "Command",
@@ -102,6 +107,7 @@ __all__ = [
     "GameSummary",
     "Hello",
     "Join",
+    "Key",
     "ListGames",
     "Lobby",
     "LobbyFilter",
@@ -127,6 +133,7 @@ __all__ = [
     "Result",
     "Resume",
     "Role",
+    "Rotate",
     "SeatEvent",
     "SeatInfo",
     "SeatKind",
@@ -140,6 +147,7 @@ __all__ = [
     "TakebackState",
     "UnsupportedVersion",
     "Watch",
+    "canonical_name",
     "decode",
     "decode_command",
     "decode_server_message",

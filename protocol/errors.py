@@ -68,6 +68,17 @@ class ErrorCode(StrEnum):
     """A rated game is played between two accounts only: a guest cannot `join` it, a server
     bot cannot sit in it (`create`), one account cannot take both its seats."""
 
+    NAME_CLAIMED = "name_claimed"
+    """`hello` without a key under a name an account holds (or one a person could take for it:
+    case, width, accents, look-alike letters), or `claim` of such a name."""
+    BAD_KEY = "bad_key"
+    """`hello`'s `key` is not the key of the name's account (or no longer: rotated)."""
+    TOO_MANY_ATTEMPTS = "too_many_attempts"
+    """Too many wrong keys for this name or from this address, or too many claims from this
+    address, lately: `retry_after_ms` says when to try again (the connection stays open)."""
+    NOT_AN_ACCOUNT = "not_an_account"
+    """`rotate` on a connection that did not prove an account's key in its `hello`."""
+
 
 class AppCloseCode(IntEnum):
     """WebSocket close codes of the application range (4000-4999) that the server uses."""

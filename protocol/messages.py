@@ -102,6 +102,8 @@ Seat = Annotated[int, OneOf((0, 1))]
 GameId = Annotated[str, Text(MAX_GAME_ID)]
 GameName = Annotated[str, Text(MAX_GAME_NAME, chars="a-z0-9_")]
 Token = Annotated[str, Text(MAX_TOKEN)]
+Key = Annotated[str, Text(MAX_TOKEN, min=16)]
+"""The secret key of a claimed name (an account): the server makes it (`claim`, `rotate`)."""
 Name = Annotated[str, Text(MAX_NAME)]
 PlayerName = Annotated[str, Text(MAX_NAME, trimmed=True)]
 """The name a player gives in `hello`: shown to everyone, so neither blank nor padded to look
@@ -227,6 +229,9 @@ class SeatInfo:
     bot client, whatever name it plays under (absent for people)."""
     engine: Name | None = None
     """Extension: the server's engine bot that plays a bot seat (absent: ubao's own engine)."""
+    account: bool = False
+    """Extension: whoever plays the seat proved the key of the name's account (`hello`'s
+    `key`); absent (False) for a guest, whom clients show as one."""
 
 
 TwoSeats = Annotated[tuple[SeatInfo, ...], Items(exact=2)]
@@ -373,6 +378,31 @@ class Hello:
     """Any integer: one the server does not speak is `unsupported_version`, not malformed."""
     name: PlayerName
     role: Role
+    key: Key | None = None
+    """Extension: the key of `name`'s account. A claimed name (or one a person could take for
+    it) is refused without its key (`name_claimed`) or with a wrong one (`bad_key`); a key
+    for a name nobody claimed is ignored (a guest: `ok` says `account` only when proven)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Extension: claim `name` as an account; the `ok` carries its new `key`, made by the
+    server and never stored in the clear: whoever holds it plays under the name from now on."""
+
+    type: ClassVar[str] = "claim"
+    id: Id
+    name: PlayerName
+    bot: bool = False
+    """An account for a bot (as lichess's BOT accounts): its seats show as a bot's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rotate:
+    """Extension: replace the key of the account this connection proved in `hello`; the `ok`
+    carries the new `key`, and the old one opens nothing from then on."""
+
+    type: ClassVar[str] = "rotate"
+    id: Id
 
 
 @dataclass(frozen=True, slots=True)
@@ -578,6 +608,14 @@ class Ok:
     engines: tuple[Name, ...] | None = None
     """Extension (`hello`): the server's engine bots, by name, that a bot seat may ask for
     (`engine`); absent when it has none."""
+    key: Key | None = None
+    """Extension (`claim`, `rotate`): the account's new key, sent this once."""
+    account: bool = False
+    """Extension (`hello`, `claim`, `rotate`): the name is an account's and the connection
+    (`hello`) or the reply (`claim`, `rotate`) holds its key; absent for a guest."""
+    name: Name | None = None
+    """Extension (`hello`, `claim`): the name as the server shows it (an account's as it was
+    claimed, whatever case the hello used)."""
     leaderboard: Annotated[tuple[PoolRating, ...], Items(MAX_PAGE * 8)] | None = None
     """Extension (`ratings`): the leaderboard, best first."""
     player: PlayerCard | None = None
@@ -594,6 +632,8 @@ class Error:
     code: Name
     """An `ErrorCode` value (a str, so that codes of newer servers still decode)."""
     message: Annotated[str, Text(MAX_TEXT, min=0)]
+    retry_after_ms: Count | None = None
+    """Extension (`too_many_attempts`): how long until another try may be made."""
 
 
 # -- server -> client game events (each carries the game's version v) ---------------------------
@@ -680,6 +720,8 @@ class SeatEvent:
     """Extension: the clocks after this event, if the game has any."""
     client: Name | None = None
     """Extension: as in the seat info, `bot` when a bot client plays the seat."""
+    account: bool = False
+    """Extension: as in the seat info, the seat's player proved the name's key."""
 
 
 TakebackState = Literal["asked", "declined", "accepted"]
@@ -742,6 +784,8 @@ class Lobby:
 
 Command = (
     Hello
+    | Claim
+    | Rotate
     | ListGames
     | Create
     | Cancel
@@ -768,6 +812,8 @@ Message = Command | ServerMessage
 
 COMMAND_TYPES: tuple[type[Command], ...] = (
     Hello,
+    Claim,
+    Rotate,
     ListGames,
     Create,
     Cancel,

@@ -39,15 +39,27 @@ from websockets.protocol import State
 from ubao.engine.protocols.client import EngineFailure
 from ubao.protocol import BotInfo, encode
 from ubao.protocol.timing import monotonic_ms
+from ubao.server.accounts import hash_key, key_matches, new_key
 from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, wall_ms
 from ubao.server.core import Core
 from ubao.server.kgp_edge import WS_PATH, KgpGateway
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.limits import Limits
-from ubao.server.outputs import BotsDone, BotTurn, Close, Forward, Listed, Output, Save, SendMessage
+from ubao.server.outputs import (
+    BotsDone,
+    BotTurn,
+    CheckKey,
+    Close,
+    Forward,
+    Listed,
+    MakeKey,
+    Output,
+    Save,
+    SendMessage,
+)
 from ubao.server.routing import ClusterRouting
-from ubao.server.stores.protocol import DurableStore
+from ubao.server.stores.protocol import DurableStore, StoreError
 from ubao.server.stores.sqlite import Store
 
 if TYPE_CHECKING:
@@ -634,7 +646,38 @@ class GameServer:
                 cluster.forward(output)
             elif isinstance(output, Listed) and cluster is not None:
                 cluster.listed(output.game)
+            elif isinstance(output, CheckKey | MakeKey):
+                self._in_background(self._account_work(output))
         self._post(mail)
+
+    async def _account_work(self, work: CheckKey | MakeKey) -> None:
+        """A key checked, or made and stored, on a worker thread: scrypt is slow on purpose,
+        and the event loop serves everyone else meanwhile."""
+        loop = asyncio.get_running_loop()
+        try:
+            if isinstance(work, CheckKey):
+                key = work.hello.key or ""
+                matches = await loop.run_in_executor(None, key_matches, key, work.account.key_hash)
+                self.core.key_checked(work, matches)
+            else:
+                made = await loop.run_in_executor(None, self._make_key, work)
+                self.core.key_made(work, made)
+        except StoreError as exc:
+            log.warning("account %r: %s", work.account.name, exc)
+            command_id = work.hello.id if isinstance(work, CheckKey) else work.command_id
+            self.core.key_failed(work.conn, command_id, "the account could not be stored")
+        self._flush()
+
+    def _make_key(self, work: MakeKey) -> str | None:
+        """A new key, its hash stored as a new account's or the account's new one (on a worker
+        thread); None if the name was claimed first."""
+        key = new_key()
+        account = dataclasses.replace(work.account, key_hash=hash_key(key))
+        if not work.new:
+            self.database.set_key(account.canonical, account.key_hash)
+        elif not self.database.create_account(account):
+            return None
+        return key
 
     def _post(self, mail: dict[int, list[bytes]]) -> None:
         """Write each connection its framed messages, in one write."""

@@ -25,10 +25,12 @@ proxies it holds, and says so on a third channel, where the others do the same f
 For `TRUST_MS` after that, a missing heartbeat or an expired lease proves nothing (Redis may
 have come back without them): the node declares no node stopped and claims no game.
 
-The inbox messages are msgpack lists: ["open", origin, conn, ip, name, role], ["frame", origin,
-conn, data], ["gone", origin, conn] from a client's node to a game's owner, and ["send", frame,
-conns], ["close", conn, code, reason] back (also the owner's answer to a frame for a proxy it
-does not know). The reset channel carries [node].
+The inbox messages are msgpack lists: ["open", origin, conn, ip, name, role, account],
+["frame", origin, conn, data], ["gone", origin, conn] from a client's node to a game's owner, and
+["send", frame, conns], ["close", conn, code, reason] back (also the owner's answer to a frame
+for a proxy it does not know). The reset channel carries [node]. An "open"'s account is "human"
+or "bot" when the client proved its name's key to its own node (nodes trust each other's word,
+as they trust each other's frames), else None.
 """
 
 from __future__ import annotations
@@ -280,7 +282,9 @@ class Cluster:
         channel = inbox(forward.node)
         if forward.node not in nodes:
             nodes.add(forward.node)
-            self._publish(channel, ["open", self.node, conn.id, conn.ip, conn.name, conn.role])
+            account = None if conn.account is None else "bot" if conn.bot_account else "human"
+            opened = ["open", self.node, conn.id, conn.ip, conn.name, conn.role, account]
+            self._publish(channel, opened)
         self._publish(channel, ["frame", self.node, conn.id, forward.data])
 
     def listed(self, game: GameSummary) -> None:
@@ -555,9 +559,9 @@ class Cluster:
             _, conn, code, reason = body
             self.host.close(conn, code, reason)
         elif kind == "open":
-            _, origin, conn, ip, name, role = body
+            _, origin, conn, ip, name, role, *account = body  # no account from an older node
             hello = Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role)
-            proxy = core.connect(ip, hello)
+            proxy = core.connect(ip, hello, account[0] if account else None)
             self.proxies[(origin, conn)] = proxy
             self.proxied[proxy] = (origin, conn)
         elif kind == "frame":

@@ -30,6 +30,7 @@ from ubao.protocol import (
     PROTOCOL_VERSION,
     BotInfo,
     Cancel,
+    Claim,
     Command,
     Create,
     ErrorCode,
@@ -52,14 +53,17 @@ from ubao.protocol import (
     Resign,
     Result,
     Resume,
+    Rotate,
     SeatEvent,
     ServerMessage,
     Takeback,
     TakebackAnswer,
     Watch,
+    canonical_name,
     quote,
 )
 from ubao.protocol.timing import monotonic_ms
+from ubao.server.accounts import Attempts, StoredAccount
 from ubao.server.bot_turns import BotTurns
 from ubao.server.clock import Now, wall_ms
 from ubao.server.crowd import fan_out, tell
@@ -69,7 +73,7 @@ from ubao.server.intake import SECOND_HELLO, Intake
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
 from ubao.server.lobby import LobbyLine, LobbyListing
-from ubao.server.outputs import BotTurn, Output, Save, SendMessage
+from ubao.server.outputs import BotTurn, CheckKey, MakeKey, Output, Save, SendMessage
 from ubao.server.ratings import RatedGame, RatingBook, pool_of
 from ubao.server.rematch import (
     PlayRematch,
@@ -84,7 +88,14 @@ from ubao.server.rematch import (
 )
 from ubao.server.room import Room
 from ubao.server.routing import LocalRouting, Routing
-from ubao.server.seating import check_rated_joiner, held_seat, seat_joiner, subscribe, take_over
+from ubao.server.seating import (
+    check_account,
+    check_rated_joiner,
+    held_seat,
+    seat_joiner,
+    subscribe,
+    take_over,
+)
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.stores.protocol import GameStore
 
@@ -114,6 +125,13 @@ class Core:
         self.listing = LobbyListing()
         self.deadlines = Deadlines()
         self.bot_turns = BotTurns()
+        window = self.limits.attempts_window_ms
+        self.wrong_keys = Attempts(self.limits.wrong_keys_per_name, window)
+        """Wrong keys by account (canonical name)..."""
+        self.wrong_keys_from = Attempts(self.limits.wrong_keys_per_address, window)
+        """...and by address."""
+        self.keys_made = Attempts(self.limits.claims_per_address, window)
+        """Keys made (claims and rotations) by address."""
         self.closing = False
         self._out: list[Output] = []
 
@@ -201,10 +219,11 @@ class Core:
         if self.lobby and game.game_id not in self.rooms:
             self._out.append(SendMessage(tuple(self.lobby), Lobby(game=game)))
 
-    def connect(self, ip: str, hello: Hello | None = None) -> int:
+    def connect(self, ip: str, hello: Hello | None = None, account: str | None = None) -> int:
         """A new connection from `ip`; with `hello`, a proxy for another node's client that
-        said it there (no reply: the client had it from its own node)."""
-        conn = self.sessions.open(ip, self.now(), hello)
+        said it there (no reply: the client had it from its own node), and with `account`
+        (`human` or `bot`), that proved there the key of its name's account."""
+        conn = self.sessions.open(ip, self.now(), hello, account)
         if self.sessions.crowded(conn):
             self._out.append(self.intake.crowded(conn))
         return conn.id
@@ -226,7 +245,7 @@ class Core:
                     return
             self._dispatch(conn, command)
         except Rejected as exc:
-            self._error(conn, command.id, exc.code, exc.message)
+            self._error(conn, command.id, exc.code, exc.message, exc.retry_after_ms)
         except Exception:
             log.exception("error handling %s from connection %d", command.type, conn.id)
             self._error(conn, command.id, ErrorCode.INTERNAL_ERROR, "internal server error")
@@ -314,6 +333,8 @@ class Core:
             self._send(conn, Ok(id=command.id, t=command.t, server_t=self.wall()))
         elif conn.role is None:
             raise Rejected(ErrorCode.HELLO_REQUIRED, "send hello first")
+        elif isinstance(command, Claim | Rotate):
+            self._claim(conn, command)
         elif isinstance(command, ListGames):
             self._list(conn, command)
         elif isinstance(command, Create):
@@ -356,14 +377,117 @@ class Core:
             self._rematch(conn, command)
 
     def _hello(self, conn: Connection, hello: Hello) -> None:
-        if conn.role is not None:
+        """A guest is welcome under any name no account holds (nor one a person could take for
+        it); an account's name only with its key, which the layer checks (`CheckKey`)."""
+        if conn.role is not None or conn.checking:
             raise Rejected(ErrorCode.BAD_MESSAGE, SECOND_HELLO)
-        conn.name, conn.role = hello.name, hello.role
-        log.info("connection %d (%s) is %s %r", conn.id, conn.ip, hello.role, hello.name)
-        engines = self.limits.engine_bots or None
-        self._send(
-            conn, Ok(id=hello.id, proto=PROTOCOL_VERSION, session=conn.session, engines=engines)
+        account = self.store.account(canonical_name(hello.name))
+        if account is None:
+            self._welcome(conn, hello, None)
+            return
+        if hello.key is None:
+            message = (
+                f"{quote(hello.name)} is the name of {quote(account.name)}'s account "
+                "(or looks like it): hello with its key, or choose another name"
+            )
+            raise Rejected(ErrorCode.NAME_CLAIMED, message)
+        self._check_attempts(conn, account.canonical)
+        conn.checking = True
+        self._out.append(CheckKey(conn.id, hello, account))
+
+    def key_checked(self, check: CheckKey, matches: bool) -> None:
+        """The layer checked a `hello`'s key: welcome the account, or count a wrong key."""
+        conn = self.conns.get(check.conn)
+        if conn is None or conn.closing or self.closing:
+            return
+        conn.checking = False
+        if matches:
+            self._welcome(conn, check.hello, check.account)
+            return
+        now = self.now()
+        self.wrong_keys.failed(check.account.canonical, now)
+        self.wrong_keys_from.failed(conn.ip, now)
+        log.info("connection %d (%s): wrong key for %r", conn.id, conn.ip, check.account.name)
+        message = f"this is not the key of {quote(check.account.name)}'s account"
+        self._error(conn, check.hello.id, ErrorCode.BAD_KEY, message)
+
+    def _check_attempts(self, conn: Connection, canonical: str) -> None:
+        """Refuse another key for an account that saw too many wrong ones lately, or from an
+        address that sent them."""
+        now = self.now()
+        wait = max(
+            self.wrong_keys.wait_ms(canonical, now), self.wrong_keys_from.wait_ms(conn.ip, now)
         )
+        if wait > 0:
+            message = f"too many wrong keys lately: try again in {-(-wait // 1000)} s"
+            raise Rejected(ErrorCode.TOO_MANY_ATTEMPTS, message, wait)
+
+    def _welcome(self, conn: Connection, hello: Hello, account: StoredAccount | None) -> None:
+        """The `hello` is accepted: a guest, or the account whose key it proved."""
+        name = hello.name if account is None else account.name
+        conn.name, conn.role = name, hello.role
+        if account is not None:
+            conn.account, conn.bot_account = account.canonical, account.bot
+        kind = "a guest" if account is None else "the account"
+        log.info("connection %d (%s) is %s %r, %s", conn.id, conn.ip, hello.role, name, kind)
+        engines = self.limits.engine_bots or None
+        ok = Ok(
+            id=hello.id,
+            proto=PROTOCOL_VERSION,
+            session=conn.session,
+            engines=engines,
+            account=account is not None,
+            name=name if account is not None else None,
+        )
+        self._send(conn, ok)
+
+    def _claim(self, conn: Connection, command: Claim | Rotate) -> None:
+        """Claim a name nobody holds, or rotate the key of the connection's own account: the
+        layer makes the key (`MakeKey`) and `key_made` answers."""
+        now = self.now()
+        wait = self.keys_made.wait_ms(conn.ip, now)
+        if wait > 0:
+            message = f"too many keys made from here lately: try again in {-(-wait // 1000)} s"
+            raise Rejected(ErrorCode.TOO_MANY_ATTEMPTS, message, wait)
+        if isinstance(command, Rotate):
+            if conn.account is None:
+                message = "only the key of an account this connection proved in hello rotates"
+                raise Rejected(ErrorCode.NOT_AN_ACCOUNT, message)
+            account = self.store.account(conn.account)
+            if account is None:  # gone from the store: nothing in ubao removes one
+                raise Rejected(ErrorCode.NOT_AN_ACCOUNT, "this account is no longer stored")
+            new = False
+        else:
+            canonical = canonical_name(command.name)
+            taken = self.store.account(canonical)
+            if taken is not None:
+                message = f"{quote(command.name)} is taken (or looks like {quote(taken.name)})"
+                raise Rejected(ErrorCode.NAME_CLAIMED, message)
+            account = StoredAccount(command.name, canonical, "", command.bot, self.wall())
+            new = True
+        self.keys_made.failed(conn.ip, now)  # counted as made, whatever comes of it
+        self._out.append(MakeKey(conn.id, command.id, account, new))
+
+    def key_made(self, make: MakeKey, key: str | None) -> None:
+        """The layer made and stored the key (None: another claimed the name first)."""
+        conn = self.conns.get(make.conn)
+        if conn is None or conn.closing or self.closing:
+            return
+        name = make.account.name
+        if key is None:
+            message = f"{quote(name)} was claimed meanwhile"
+            self._error(conn, make.command_id, ErrorCode.NAME_CLAIMED, message)
+            return
+        log.info("connection %d (%s) %s account %r", conn.id, conn.ip,
+                 "claimed" if make.new else "rotated the key of", name)  # fmt: skip
+        self._send(conn, Ok(id=make.command_id, key=key, account=True, name=name))
+
+    def key_failed(self, conn_id: int, command_id: int, why: str) -> None:
+        """The layer could not store an account or its key: nothing changed."""
+        conn = self.conns.get(conn_id)
+        if conn is not None and not conn.closing:
+            conn.checking = False
+            self._error(conn, command_id, ErrorCode.STORAGE_ERROR, why)
 
     def _list(self, conn: Connection, command: ListGames) -> None:
         """A page of the lobby: this node's games but those read back by id, and in a
@@ -404,8 +528,9 @@ class Core:
         seat = room.seat_of(resume.token)
         if seat is None:
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, f"this token holds no seat of {room.game_id}")
+        check_account(conn, room, seat)
         shown = room.seats[seat].info()
-        previous, events = room.attach(seat, conn.id, self.now(), is_bot=conn.role == "bot")
+        previous, events = room.attach(seat, conn.id, self.now(), is_bot=conn.is_bot)
         if events or room.status != "over":
             # A finished game's return changes nothing stored: writing its row would date it
             # as just finished, and a restart would list it among the recent results.
@@ -579,5 +704,12 @@ class Core:
     def _send(self, conn: Connection, message: ServerMessage) -> None:
         self._out.append(SendMessage((conn.id,), message))
 
-    def _error(self, conn: Connection, id: int | None, code: ErrorCode, message: str) -> None:
-        self._out.append(self.intake.error(conn, id, code, message))
+    def _error(
+        self,
+        conn: Connection,
+        id: int | None,
+        code: ErrorCode,
+        message: str,
+        retry_after_ms: int | None = None,
+    ) -> None:
+        self._out.append(self.intake.error(conn, id, code, message, retry_after_ms=retry_after_ms))

@@ -61,12 +61,14 @@ class Intake:
         code: ErrorCode,
         message: str,
         reason: str | None = None,
+        retry_after_ms: int | None = None,
     ) -> SendMessage:
         self.rejected[reason or code] += 1
         # Whatever went into it, an error message is short and printable on anyone's terminal.
         message = escape(message, MAX_ERROR_MESSAGE)
         log.debug("connection %d: %s (%s)", conn.id, code, message)
-        return SendMessage((conn.id,), Error(id=id, code=code, message=message))
+        error = Error(id=id, code=code, message=message, retry_after_ms=retry_after_ms)
+        return SendMessage((conn.id,), error)
 
     def crowded(self, conn: Connection) -> Close:
         """Its address holds more connections than allowed."""

@@ -69,10 +69,12 @@ class Rejected(Exception):
     """A command that is not allowed (by its game's status, or any other rule of the server);
     the reply is an `error` with this code, and nothing changed."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, retry_after_ms: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after_ms = retry_after_ms
+        """With `too_many_attempts`: how long until another try may be made."""
 
 
 class IllegalTransition(Exception):

@@ -61,3 +61,11 @@ class Limits:
     waiting_expiry_ms: int = 60_000
     """A waiting game whose creator and players are all gone is withdrawn after this long."""
     bounds: Bounds = field(default_factory=Bounds)
+    wrong_keys_per_name: int = 5
+    """Wrong keys for one account's name within `attempts_window_ms` before it waits..."""
+    wrong_keys_per_address: int = 20
+    """...wrong keys from one address (for any names) before it waits..."""
+    claims_per_address: int = 10
+    """...and accounts claimed or keys rotated from one address (each one a slow hash)."""
+    attempts_window_ms: int = 600_000
+    """The window those counts are kept in (`too_many_attempts` with `retry_after_ms`)."""

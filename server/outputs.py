@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ubao.protocol import Clocks, GameSummary, SeatSpec, ServerMessage
+from ubao.protocol import Clocks, GameSummary, Hello, SeatSpec, ServerMessage
+from ubao.server.accounts import StoredAccount
 from ubao.server.stores.protocol import StoreChange
 
 POLICY_VIOLATION = 1008
@@ -84,4 +85,27 @@ class Listed:
     game: GameSummary
 
 
-Output = Save | SendMessage | Close | BotTurn | BotsDone | Forward | Listed
+@dataclass(frozen=True, slots=True)
+class CheckKey:
+    """A `hello` names an account: the layer checks its key against the account's hash (slow,
+    on a worker thread) and calls `Core.key_checked`."""
+
+    conn: int
+    hello: Hello
+    account: StoredAccount
+
+
+@dataclass(frozen=True, slots=True)
+class MakeKey:
+    """`claim` or `rotate`: the layer makes a key and its hash (on a worker thread), stores the
+    new account (`new`: if nobody claimed its name meanwhile) or the account's new hash, and
+    calls `Core.key_made` with the key, or None if the name was taken."""
+
+    conn: int
+    command_id: int
+    account: StoredAccount
+    """The account to store, its `key_hash` still to be made."""
+    new: bool
+
+
+Output = Save | SendMessage | Close | BotTurn | BotsDone | Forward | Listed | CheckKey | MakeKey

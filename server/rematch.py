@@ -151,8 +151,11 @@ def seat_players(
         tokens[new_seat] = secrets.token_urlsafe(24)
         name = room.seats[1 - new_seat].name or player.name
         token_hash = hash_token(tokens[new_seat])
-        is_bot = player.role == "bot"
-        events += new.join(new_seat, name, token_hash, player.id, now, is_bot=is_bot)[1]
+        account = room.seats[1 - new_seat].account
+        joined = new.join(
+            new_seat, name, token_hash, player.id, now, is_bot=player.is_bot, account=account
+        )
+        events += joined[1]
     for new_seat, player in players.items():
         player.seats.add((new.game_id, new_seat))
     return events, tokens

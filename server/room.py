@@ -33,6 +33,7 @@ from ubao.protocol import (
     Status,
     TakebackRequest,
     TakebackState,
+    canonical_name,
     encode,
     quote,
 )
@@ -85,13 +86,15 @@ class SeatState:
     """`bot` when a bot client (`hello` role) joined or resumed it. Kept with the game by the
     seat events, which carry it: a restored room reads it from the seat's last one
     (`restore_events`), so a finished game keeps its bot client's mark across restarts."""
+    account: str | None = None
+    """The canonical name of the account whose key its player proved (None: a guest's seat,
+    or nobody's). Only a connection that proved the same account resumes it. Kept with the
+    game by the seat events, which carry it as `account` (a flag: an account's seat has the
+    account's own name), as `client` is."""
     returning: bool = False
     """Restored (a restart, a takeover in a cluster) and its player not back since: no clock
     of theirs starts until they are (`Room.attach`); the grace period decides if they never
     come. Not stored: every restore gives each player's seat this state again."""
-    account: str | None = None
-    """The canonical name of the account whose key the seat's player proved; None: a guest
-    or a server bot."""
 
     @property
     def is_bot(self) -> bool:
@@ -118,6 +121,7 @@ class SeatState:
             algorithm=spec.algorithm,
             client=self.client,
             engine=spec.engine,
+            account=self.account is not None,
         )
 
 
@@ -340,6 +344,7 @@ class Room:
         now: int,
         *,
         is_bot: bool = False,
+        account: str | None = None,
     ) -> tuple[int, list[Event]]:
         """Seat a player; with `seat` None, the first free seat that suits them: one that wants
         a bot for a bot client, another for a person, else any."""
@@ -354,6 +359,7 @@ class Room:
         taken = self.seats[seat]
         taken.name, taken.token_hash, taken.holder, taken.grace_until = name, token_hash, conn, None
         taken.client, taken.returning = "bot" if is_bot else None, False
+        taken.account = account
         started = self._begin(now)
         event = self._append_seat_event(seat, now)
         if not started:
@@ -534,7 +540,7 @@ class Room:
                 seat.token_hash = None
                 seat.returning = False
                 if not expiring:
-                    seat.name = seat.client = None
+                    seat.name = seat.client = seat.account = None
                     events.append(self._append_seat_event(index, now))
         if expiring:
             events.append(self._finish(Result(None, "expired", None), now))
@@ -585,7 +591,10 @@ class Room:
         self.legal_v = None
         for event in self.events:
             if isinstance(event, SeatEvent):
-                self.seats[event.seat].client = event.client
+                held = self.seats[event.seat]
+                held.client = event.client
+                name = event.name if event.account else None
+                held.account = None if name is None else canonical_name(name)
             if (
                 isinstance(event, Moved)
                 or (isinstance(event, TakebackRequest) and event.state == "accepted")
@@ -620,6 +629,7 @@ class Room:
             status=self.status,
             clocks=clocks,
             client=held.client,
+            account=held.account is not None,
         )
 
     def _append_seat_event(self, seat: int, now: int, grace_ms: int | None = None) -> Event:

@@ -9,7 +9,7 @@ import logging
 import secrets
 from collections.abc import Mapping
 
-from ubao.protocol import AppCloseCode, ErrorCode, Event, Join, Ok
+from ubao.protocol import AppCloseCode, ErrorCode, Event, Join, Ok, quote
 from ubao.server.crowd import catch_up
 from ubao.server.intake import close
 from ubao.server.lifecycle import Rejected
@@ -24,9 +24,15 @@ def seat_joiner(room: Room, conn: Connection, join: Join, now: int) -> tuple[Ok,
     """Seat `conn`'s player in `room` with a new token: the reply that tells it, and the
     events."""
     token = secrets.token_urlsafe(24)
-    is_bot = conn.role == "bot"
-    seat, events = room.join(join.seat, conn.name, hash_token(token), conn.id, now, is_bot=is_bot)
-    room.seats[seat].account = conn.account
+    seat, events = room.join(
+        join.seat,
+        conn.name,
+        hash_token(token),
+        conn.id,
+        now,
+        is_bot=conn.is_bot,
+        account=conn.account,
+    )
     conn.seats.add((room.game_id, seat))
     log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
     return Ok(id=join.id, game_id=room.game_id, seat=seat, token=token), events
@@ -42,6 +48,16 @@ def check_rated_joiner(room: Room, conn: Connection) -> None:
         raise Rejected(ErrorCode.RATED_NEEDS_ACCOUNTS, message)
 
 
+def check_account(conn: Connection, room: Room, seat: int) -> None:
+    """Refuse `conn` a seat an account holds unless it proved that account's key: a seat token
+    alone does not play under a claimed name."""
+    account = room.seats[seat].account
+    if account is not None and account != conn.account:
+        name = room.seats[seat].name or ""
+        message = f"seat {seat} of {room.game_id} is {quote(name)}'s account's: hello with its key"
+        raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
+
+
 def held_seat(conn: Connection, room: Room, token: str) -> int:
     """The seat of `room` that `token` holds, if `conn` holds it; else Rejected."""
     seat = room.seat_of(token)
@@ -54,6 +70,7 @@ def held_seat(conn: Connection, room: Room, token: str) -> int:
             else f"seat {seat} is played from another connection; resume it to take over"
         )
         raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
+    check_account(conn, room, seat)
     return seat
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ubao.protocol import Hello, Role
+from ubao.protocol import Hello, Role, canonical_name
 from ubao.server.clock import MessageBudget
 from ubao.server.limits import Limits
 
@@ -22,18 +22,27 @@ class Connection:
     name: str = ""
     role: Role | None = None
     """None until `hello`."""
+    account: str | None = None
+    """The canonical name of the account whose key the `hello` proved (None: a guest)."""
+    bot_account: bool = False
+    """That account is a bot's: the connection plays as a bot client, whatever its role."""
+    checking: bool = False
+    """Its `hello`'s key is being checked (on a worker thread): no second `hello` meanwhile."""
     seats: set[tuple[str, int]] = field(default_factory=set)
     """(game_id, seat) of the seats this connection holds."""
     rooms: set[str] = field(default_factory=set)
     """Games whose events this connection receives."""
-    account: str | None = None
-    """The canonical name of the account whose key `hello` proved; None: a guest."""
     closing: bool = False
     proxy: bool = False
     """It plays a client of another node (in a cluster): its frames never go further."""
     remote: dict[str, str] = field(default_factory=dict)
     """The nodes its commands for other nodes' games went to, by game: each game's commands
     keep going to the same node while this connection lasts."""
+
+    @property
+    def is_bot(self) -> bool:
+        """A bot client: by its `hello` role, or by its account's."""
+        return self.role == "bot" or self.bot_account
 
     def leave(self, game_id: str) -> None:
         """The game is gone from this node: no more of its events, none of its seats."""
@@ -50,9 +59,11 @@ class Sessions:
         self.per_ip: Counter[str] = Counter()
         self._next_conn = 0
 
-    def open(self, ip: str, now: int, hello: Hello | None) -> Connection:
+    def open(
+        self, ip: str, now: int, hello: Hello | None, account: str | None = None
+    ) -> Connection:
         """A new connection from `ip`; with `hello`, a proxy for another node's client that said
-        it there."""
+        it there, and with `account` (`human` or `bot`), one that proved its account there."""
         self._next_conn += 1
         limits = self.limits
         conn = Connection(
@@ -63,6 +74,8 @@ class Sessions:
         )
         if hello is not None:
             conn.name, conn.role, conn.proxy = hello.name, hello.role, True
+            if account is not None:
+                conn.account, conn.bot_account = canonical_name(hello.name), account == "bot"
         self.conns[conn.id] = conn
         self.per_ip[ip] += 1
         return conn

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ubao.protocol import ClockSpec, Event, SeatSpec
+from ubao.server.accounts import StoredAccount
 from ubao.server.ratings import RatingStore
 from ubao.server.room import Room
 
@@ -66,6 +67,10 @@ class GameStore(RatingStore, Protocol):
         older than the last `save` of the game (the core trusts it); StoreError if the store
         cannot tell yet."""
 
+    def account(self, canonical: str) -> StoredAccount | None:
+        """The account whose name has this canonical form, or None: as stored now (a key
+        rotated on another node counts at once); StoreError if the store cannot tell."""
+
 
 class DurableStore(GameStore, Protocol):
     """A `GameStore` as the asyncio layer drives it, SQLite and Redis alike: `save` queues a
@@ -93,6 +98,13 @@ class DurableStore(GameStore, Protocol):
         """Keep what was saved so far: a batch holds a whole turn of the event loop's changes.
         SQLite's writer takes it on its own thread; Redis commits it at once, in one round
         trip."""
+
+    def create_account(self, account: StoredAccount) -> bool:
+        """Keep a new account, durably, unless its canonical name is taken (False). Called on a
+        worker thread, apart from the games' writes; StoreError if the store refused."""
+
+    def set_key(self, canonical: str, key_hash: str) -> None:
+        """Replace an account's key hash, durably (on a worker thread; StoreError if refused)."""
 
     def close(self) -> None:
         """Stop once what was given is kept (in bounded time), and close."""

@@ -50,6 +50,7 @@ from ubao.protocol import (
     encode,
     to_wire,
 )
+from ubao.server.accounts import StoredAccount
 from ubao.server.glicko2 import Rating
 from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
@@ -142,6 +143,20 @@ def lease_key(game_id: str) -> str:
 
 def node_key(node: str) -> str:
     return f"{PREFIX}node:{node}"
+
+
+def account_key(canonical: str) -> str:
+    """The hash of one account (name, key_hash, bot, created), by its canonical name."""
+    return f"{PREFIX}account:{canonical}"
+
+
+_CREATE_ACCOUNT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'key_hash', ARGV[2],
+           'bot', ARGV[3], 'created', ARGV[4])
+return 1
+"""
+"""A new account, unless its canonical name is taken: one step, whichever node claims first."""
 
 
 _COMMIT = """
@@ -281,6 +296,7 @@ class RedisStore:
         self.path = f"Redis (node {node})"
         self._commit = client.register_script(_COMMIT)
         self._locate = client.register_script(_LOCATE)
+        self._create_account = client.register_script(_CREATE_ACCOUNT)
         self._batch: list[RedisChange] = []
         """The saves since the last commit."""
         self._saved = 0
@@ -517,6 +533,30 @@ class RedisStore:
             for game_id, record in zip(ids, records, strict=True)
             if record is not None
         ]
+
+    def account(self, canonical: str) -> StoredAccount | None:
+        try:
+            fields = self.client.hgetall(account_key(canonical))
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read the account: {exc}") from exc
+        if not fields:
+            return None
+        got = dict(zip(texts(fields), texts(fields.values()), strict=True))
+        bot, created = got["bot"] == "1", int(got["created"])
+        return StoredAccount(got["name"], canonical, got["key_hash"], bot, created)
+
+    def create_account(self, account: StoredAccount) -> bool:
+        row = (account.name, account.key_hash, int(account.bot), account.created)
+        try:
+            return bool(self._create_account(keys=[account_key(account.canonical)], args=row))
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot store the account: {exc}") from exc
+
+    def set_key(self, canonical: str, key_hash: str) -> None:
+        try:
+            self.client.hset(account_key(canonical), "key_hash", key_hash)
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot store the key: {exc}") from exc
 
     def lobby(self) -> list[GameSummary]:
         """Every listed game's lobby line: the live games and the recently finished ones."""

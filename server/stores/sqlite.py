@@ -40,6 +40,7 @@ import os
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -56,6 +57,7 @@ from ubao.protocol import (
     decode_server_message,
     to_wire,
 )
+from ubao.server.accounts import StoredAccount
 from ubao.server.glicko2 import Rating
 from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
@@ -63,9 +65,9 @@ from ubao.server.stores.protocol import StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
-SCHEMA_VERSION = 4
-"""1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`; 4: `games.rated`, and the
-tables `rated_games` and `ratings`."""
+SCHEMA_VERSION = 5
+"""1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`; 4: `accounts`; 5:
+`games.rated`, and the tables `rated_games` and `ratings`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -135,6 +137,13 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (pool, player)
 );
 CREATE INDEX IF NOT EXISTS ratings_board ON ratings(pool, rating DESC);
+CREATE TABLE IF NOT EXISTS accounts (
+    canonical  TEXT PRIMARY KEY,        -- the name's canonical form (ubao.protocol.names)
+    name       TEXT NOT NULL,           -- as claimed
+    key_hash   TEXT NOT NULL,           -- scrypt$n$r$p$salt$hash, never the key
+    bot        INTEGER NOT NULL,        -- 1: a bot's account
+    created_ms INTEGER NOT NULL
+);
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
 """
@@ -149,8 +158,8 @@ UPDATE games
 _MIGRATE_FROM_2 = "ALTER TABLE games ADD COLUMN pace_ms INTEGER NOT NULL DEFAULT 0;"
 """Schema 2 did not keep a game's pace: its games have none."""
 
-_MIGRATE_FROM_3 = "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;"
-"""Schema 3 had no rated games."""
+_MIGRATE_FROM_4 = "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;"
+"""Schemas 4 and before had no rated games."""
 
 
 _COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks, rated"
@@ -447,6 +456,8 @@ LOAD_WAIT_S = 2.0
 """How long `load` waits for the writer to keep a game it has saves of; then StoreError."""
 
 CLOSE_WAIT_S = 0.5
+ACCOUNT_WAIT_S = 5.0
+"""How long an account's write waits for the games' writer before it is refused."""
 """How long `close` waits for the writer to write what is queued (a server has waited for it
 already, `DRAIN_S` in server/app.py): a shutdown takes bounded time even on a hung disk."""
 
@@ -491,8 +502,8 @@ class Store:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
         if version in (1, 2):
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_2} COMMIT;")
-        if version in (1, 2, 3):
-            self.db.executescript(f"BEGIN; {_MIGRATE_FROM_3} COMMIT;")
+        if version in (1, 2, 3, 4):
+            self.db.executescript(f"BEGIN; {_MIGRATE_FROM_4} COMMIT;")
         self.db.executescript(_SCHEMA)
         self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -611,6 +622,46 @@ class Store:
             row = db.execute(f"SELECT {_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
             found = row.fetchone()
             return None if found is None else self._load(db, *found)
+
+    def account(self, canonical: str) -> StoredAccount | None:
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT name, canonical, key_hash, bot, created_ms FROM accounts"
+                " WHERE canonical = ?",
+                (canonical,),
+            ).fetchone()
+        return None if row is None else StoredAccount(row[0], row[1], row[2], bool(row[3]), row[4])
+
+    def create_account(self, account: StoredAccount) -> bool:
+        return self._account_write(
+            "INSERT OR IGNORE INTO accounts (canonical, name, key_hash, bot, created_ms)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (account.canonical, account.name, account.key_hash, int(account.bot), account.created),
+        )
+
+    def set_key(self, canonical: str, key_hash: str) -> None:
+        self._account_write(
+            "UPDATE accounts SET key_hash = ? WHERE canonical = ?", (key_hash, canonical)
+        )
+
+    def _account_write(self, sql: str, values: tuple[object, ...]) -> bool:
+        """One account's row written and committed on a connection of its own (a worker
+        thread's, apart from the games' writer); whether a row changed."""
+        deadline = time.monotonic() + ACCOUNT_WAIT_S
+        while True:
+            db = self.connect()
+            try:
+                db.execute(f"PRAGMA busy_timeout = {int(ACCOUNT_WAIT_S * 1000)}")
+                return db.execute(sql, values).rowcount == 1
+            except sqlite3.OperationalError as exc:
+                # An in-memory database's tables are locked, not waited for: wait here.
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StoreError(f"cannot write the account: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot write the account: {exc}") from exc
+            finally:
+                db.close()
+            time.sleep(0.01)
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:

@@ -19,6 +19,7 @@ from ubao.protocol import (
     SPEED_NAMES,
     BotInfo,
     Cancel,
+    Claim,
     Clocks,
     ClockSpec,
     Create,
@@ -48,6 +49,7 @@ from ubao.protocol import (
     Resign,
     Result,
     Resume,
+    Rotate,
     SeatEvent,
     SeatInfo,
     SeatSpec,
@@ -77,6 +79,7 @@ moves = st.text(printable, min_size=1, max_size=8)
 names = st.text(printable, min_size=1, max_size=64)
 player_names = names.filter(lambda name: name.strip() == name)
 """What `hello` takes: no space at either end."""
+keys = st.text(printable, min_size=16, max_size=128)
 statuses = st.sampled_from(["waiting", "playing", "over"])
 game_names = st.from_regex(r"[a-z0-9_]{1,32}", fullmatch=True)
 plain = st.recursive(
@@ -114,6 +117,9 @@ seat_infos = st.builds(
     maybe(counts),
     maybe(names),
     maybe(names),
+    maybe(names),
+    maybe(names),
+    st.booleans(),
 )
 two_seats = st.tuples(seat_infos, seat_infos)
 move_lists = st.lists(moves, max_size=5).map(tuple)
@@ -161,7 +167,10 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         st.integers(-(2**63), 2**64 - 1),
         player_names,
         st.sampled_from(["human", "bot"]),
+        maybe(keys),
     ),
+    Claim: st.builds(Claim, ids, player_names, st.booleans()),
+    Rotate: st.builds(Rotate, ids),
     ListGames: st.builds(
         ListGames,
         ids,
@@ -207,10 +216,14 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(int64),
         maybe(int64),
         maybe(texts),
+        maybe(st.lists(names, max_size=2).map(tuple)),
+        maybe(keys),
+        st.booleans(),
+        maybe(names),
         leaderboard=maybe(st.lists(pool_ratings, max_size=3).map(tuple)),
         player=maybe(player_cards),
     ),
-    Error: st.builds(Error, maybe(ids), texts, st.text(printable, max_size=50)),
+    Error: st.builds(Error, maybe(ids), texts, st.text(printable, max_size=50), maybe(counts)),
     Snapshot: st.builds(
         Snapshot,
         texts,
@@ -261,6 +274,8 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(statuses),
         maybe(move_lists),
         maybe(clocks),
+        maybe(names),
+        st.booleans(),
     ),
     TakebackRequest: st.builds(
         TakebackRequest,

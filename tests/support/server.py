@@ -235,11 +235,13 @@ class Client:
     @classmethod
     @contextlib.asynccontextmanager
     async def connected(
-        cls, port: int, name: str = "ada", role: Role = "human"
+        cls, port: int, name: str = "ada", role: Role = "human", key: str | None = None
     ) -> AsyncIterator[Client]:
+        """Said hello as `name` (with the key of its account, if given)."""
         async with connect(f"ws://127.0.0.1:{port}/", compression=None) as ws:
             client = cls(ws)
-            await client.ok(Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role))
+            hello = Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role, key=key)
+            await client.ok(hello)
             yield client
 
     def next_id(self) -> int:
