@@ -364,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
             action,
             name=False,
             key_help="create, rotate: also write the new key in this file (0600); "
-            "rotate: the current key is in this file (else the one kept for NAME)",
+            "rotate: the current key is in this file if it exists (else the one kept)",
         )
     show.add_argument("--json", action="store_true", help="as JSON")
     show.add_argument("--offline", action="store_true", help="do not ask the server")

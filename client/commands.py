@@ -419,7 +419,7 @@ async def command_account(args: argparse.Namespace) -> int:
         print(f"claimed {made.name} on {args.server}; its key is kept in {keys.path}")
     elif args.action == "rotate":
         kept = keys.get(args.server, args.account)
-        if key_file is not None:
+        if key_file is not None and key_file.exists():
             name, bot = (kept.name, kept.bot) if kept else (args.account, args.bot)
             kept = AccountKey(name, key_in(args.key_file), bot)
         if kept is None:
