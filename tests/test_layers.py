@@ -54,6 +54,7 @@ SERVER_CORE = {
     "ubao.server.bot_turns",
     "ubao.server.intake",
     "ubao.server.seating",
+    "ubao.server.accounts",
     "ubao.server.kgp_gateway",
 }
 ENGINE_PROTOCOLS_EDGE = {
