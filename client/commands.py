@@ -314,7 +314,8 @@ async def command_games(args: argparse.Namespace) -> int:
 
 async def command_ratings(args: argparse.Namespace) -> int:
     query = Ratings(id=0, game=args.game, speed=args.speed, limit=args.limit)
-    rows = (await request_once(args.server, args.name, "spectator", query)).leaderboard or ()
+    ok = await request_once(args.server, args.name, "spectator", query, account_key(args))
+    rows = ok.leaderboard or ()
     if args.json:
         print(json.dumps([to_wire(row) for row in rows], indent=2, ensure_ascii=False))
     elif rows:
@@ -328,7 +329,8 @@ async def command_ratings(args: argparse.Namespace) -> int:
 
 async def command_player(args: argparse.Namespace) -> int:
     query = Player(id=0, name=args.player, limit=args.limit)
-    card = (await request_once(args.server, args.name, "spectator", query)).player
+    ok = await request_once(args.server, args.name, "spectator", query, account_key(args))
+    card = ok.player
     if card is None:
         raise UsageError("the server does not keep ratings (an older server)")
     print(

@@ -352,8 +352,9 @@ class Core:
             board = self.ratings.leaderboard(command.game, command.speed, command.limit or 20)
             self._send(conn, Ok(id=command.id, leaderboard=tuple(board)))
         elif isinstance(command, Player):
-            ratings, recent = self.ratings.card(command.name, command.limit or 10)
-            card = PlayerCard(name=command.name, ratings=tuple(ratings), recent=tuple(recent))
+            name = canonical_name(command.name)  # as accounts, and so their ratings, are keyed
+            ratings, recent = self.ratings.card(name, command.limit or 10)
+            card = PlayerCard(name=name, ratings=tuple(ratings), recent=tuple(recent))
             self._send(conn, Ok(id=command.id, player=card))
         elif conn.role == "spectator":
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, "spectators cannot take seats or move")

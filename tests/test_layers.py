@@ -55,6 +55,8 @@ SERVER_CORE = {
     "ubao.server.intake",
     "ubao.server.seating",
     "ubao.server.accounts",
+    "ubao.server.glicko2",
+    "ubao.server.ratings",
     "ubao.server.kgp_gateway",
 }
 ENGINE_PROTOCOLS_EDGE = {
@@ -74,6 +76,7 @@ CLIENT_MODEL = {
     "ubao.client.input_machine",
     "ubao.client.news",
     "ubao.client.terminal_text",
+    "ubao.client.standings",
 }
 IO_AND_SCREEN = {
     "asyncio",
