@@ -97,7 +97,7 @@ from ubao.server.seating import (
     take_over,
 )
 from ubao.server.sessions import Connection, Sessions
-from ubao.server.stores.protocol import GameStore
+from ubao.server.stores.protocol import GameStore, StoreError
 
 log = logging.getLogger("ubao.server")
 
@@ -610,7 +610,11 @@ class Core:
         if first is None or second is None:
             return None
         pool = pool_of(room.game_name, room.clock_spec)
-        return self.ratings.rate(room.game_id, pool, self.wall(), (first, second), result)
+        try:
+            return self.ratings.rate(room.game_id, pool, self.wall(), (first, second), result)
+        except StoreError as exc:  # no rating to start from: better unrated than rated wrong
+            log.error("game %s ends unrated: %s", room.game_id, exc)
+            return None
 
     # -- a change: persisted, then published ---------------------------------------------------
 

@@ -25,6 +25,7 @@ from ubao.protocol import (
     SeatSpec,
 )
 from ubao.server.ratings import Standing, rated_game, replay
+from ubao.server.stores.protocol import StoreError
 from ubao.server.stores.sqlite import Store
 
 
@@ -168,3 +169,19 @@ def test_a_rated_games_rematch_is_rated_between_the_same_accounts() -> None:
     assert second.ratings[0].before == first.ratings[1].after
     assert h.store.standing("kalah/untimed", "bob") is not None
     assert len(h.store.rated_games("bob", 10)) == 2
+
+
+def test_a_rating_the_store_cannot_read_leaves_the_game_unrated_rather_than_rated_wrong(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    h = Harness()
+    ada, bob = account(h, "ada"), account(h, "bob")
+    game_id, _, bob_token = rated(h, ada, bob)
+
+    def unreadable(pool: str, player: str) -> None:
+        raise StoreError("the disk is failing")
+
+    monkeypatch.setattr(h.store, "standing", unreadable)
+    over = resign(bob, game_id, bob_token)
+    assert over.result.winner == 0 and over.ratings is None
+    assert h.store.rated_games(None, 0) == []
