@@ -15,9 +15,10 @@ from tests.client.test_accounts import ubao
 from tests.support.client import game_server, kalah_create, screen, until, url_of
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import request_once
+from ubao.client.lobby import lobby_table
 from ubao.client.standings import leaderboard_table, rating_change
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Claim, Player, PoolRating, RatingChange
+from ubao.protocol import Claim, GameSummary, Player, PoolRating, RatingChange, SeatInfo
 from ubao.server.ratings import Standing, rated_game
 
 pytestmark = pytest.mark.timeout(120)
@@ -129,3 +130,12 @@ async def test_two_bot_accounts_play_a_rated_game_to_its_end_and_are_rated_for_i
         assert robo.state.ratings == expected
         card = (await request_once(url, "x", "spectator", Player(id=0, name="robo"))).player
         assert card is not None and card.ratings[0].rating == expected[0].after
+
+
+def test_the_lobby_says_which_games_are_rated() -> None:
+    seats = (SeatInfo("open", "alice", True, account=True), SeatInfo("open", None, False))
+    rated = GameSummary("AbCd1234", "kalah", {}, "waiting", 0, seats, rated=True)
+    casual = dataclasses.replace(rated, game_id="EfGh5678", rated=False)
+    rows = lobby_table([rated, casual]).splitlines()
+    assert rows[1].split()[:3] == ["AbCd1234", "kalah", "rated"]
+    assert rows[2].split()[:3] == ["EfGh5678", "kalah", "-"]
