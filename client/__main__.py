@@ -24,6 +24,8 @@ from ubao.client.commands import (
     command_games,
     command_lobby,
     command_play,
+    command_player,
+    command_ratings,
     command_replay,
     command_watch,
     default_name,
@@ -40,6 +42,7 @@ from ubao.engine.search import ALGORITHMS
 from ubao.protocol import (
     DEFAULT_PAGE,
     MAX_PACE_MS,
+    SPEED_NAMES,
     LobbyFilter,
     ProtocolError,
     SeatSpec,
@@ -93,6 +96,11 @@ def _add_new_game(
     )
     parser.add_argument(
         "--clock", metavar="INITIAL+INC", help="with --new: a Fischer clock in seconds, e.g. 300+5"
+    )
+    parser.add_argument(
+        "--rated",
+        action="store_true",
+        help="with --new: a rated game, between two accounts only (docs/ratings.md)",
     )
     if bots:
         opponent = parser.add_mutually_exclusive_group()
@@ -350,6 +358,34 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("game_id", metavar="GAME_ID")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     export.set_defaults(handler=command_export)
+
+    ratings = commands.add_parser(
+        "ratings",
+        help="a game's leaderboard",
+        description="The best rated accounts of a game, in each of its pools (docs/ratings.md).",
+    )
+    _add_connection(ratings)
+    ratings.add_argument("game", metavar="GAME", choices=GAMES, help=", ".join(GAMES))
+    ratings.add_argument("--speed", choices=SPEED_NAMES, help="only this speed's pool")
+    ratings.add_argument(
+        "--limit", type=_positive, default=20, metavar="N", help="per pool (default %(default)s)"
+    )
+    ratings.add_argument("--json", action="store_true", help="as JSON, for scripts")
+    ratings.set_defaults(handler=command_ratings)
+
+    player = commands.add_parser(
+        "player",
+        help="an account's ratings and latest rated games",
+        description="An account's rating in each pool, its wins, draws and losses there, and "
+        "its latest rated games.",
+    )
+    _add_connection(player)
+    player.add_argument("player", metavar="NAME")
+    player.add_argument(
+        "--limit", type=_positive, default=10, metavar="N", help="latest games (default 10)"
+    )
+    player.add_argument("--json", action="store_true", help="as JSON, for scripts")
+    player.set_defaults(handler=command_player)
 
     replay = commands.add_parser("replay", help="step through a game record")
     replay.add_argument("file", metavar="FILE")

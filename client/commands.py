@@ -30,6 +30,7 @@ from ubao.client.export import record_of, replay_of
 from ubao.client.lobby import lobby_table
 from ubao.client.record import RecordError, format_record, parse_record
 from ubao.client.serving import serve
+from ubao.client.standings import leaderboard_table, player_text
 from ubao.client.tokens import TokenStore
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
@@ -42,7 +43,10 @@ from ubao.protocol import (
     ErrorCode,
     GameSummary,
     ListGames,
+    Player,
+    Ratings,
     SeatSpec,
+    to_wire,
 )
 
 if TYPE_CHECKING:
@@ -95,7 +99,15 @@ def creation(args: argparse.Namespace, seats: tuple[SeatSpec, SeatSpec]) -> Crea
         raise UsageError(str(error)) from None
     clock = parse_clock(args.clock) if args.clock else None
     pace_ms = None if args.pace is None else round(args.pace * 1000)
-    return Create(id=0, game=args.new, options=options, seats=seats, clock=clock, pace_ms=pace_ms)
+    return Create(
+        id=0,
+        game=args.new,
+        options=options,
+        seats=seats,
+        clock=clock,
+        pace_ms=pace_ms,
+        rated=args.rated,
+    )
 
 
 def opponent_seats(args: argparse.Namespace) -> tuple[SeatSpec, SeatSpec]:
@@ -350,6 +362,31 @@ async def command_games(args: argparse.Namespace) -> int:
     print(lobby_table(games, output_width()))
     if cursor is not None:
         print(more_games(args, len(games), cursor))
+    return 0
+
+
+async def command_ratings(args: argparse.Namespace) -> int:
+    query = Ratings(id=0, game=args.game, speed=args.speed, limit=args.limit)
+    rows = (await request_once(args.server, args.name, "spectator", query)).leaderboard or ()
+    if args.json:
+        print(json.dumps([to_wire(row) for row in rows], indent=2, ensure_ascii=False))
+    elif rows:
+        print(leaderboard_table(rows))
+    else:
+        print(
+            f"nobody has a rated {args.game} game yet" + (f" at {args.speed}" if args.speed else "")
+        )
+    return 0
+
+
+async def command_player(args: argparse.Namespace) -> int:
+    query = Player(id=0, name=args.player, limit=args.limit)
+    card = (await request_once(args.server, args.name, "spectator", query)).player
+    if card is None:
+        raise UsageError("the server does not keep ratings (an older server)")
+    print(
+        json.dumps(to_wire(card), indent=2, ensure_ascii=False) if args.json else player_text(card)
+    )
     return 0
 
 

@@ -25,6 +25,7 @@ from ubao.protocol import (
     Event,
     Moved,
     Over,
+    RatingChange,
     Result,
     SeatEvent,
     SeatInfo,
@@ -93,6 +94,8 @@ class GameState:
     rtt_ms: float | None = None
     """The round trip to the server (from the session's pings), once measured."""
     result: Result | None = None
+    ratings: tuple[RatingChange, RatingChange] | None = None
+    """A rated game's rating changes, once over (`over`'s)."""
     last: LastMove | None = None
     info: dict[int, BotInfo] = field(default_factory=dict)
     """The latest engine report per seat (bot moves only)."""
@@ -208,6 +211,7 @@ class GameState:
             self._moved(event, now)
         elif isinstance(event, Over):
             self._over(event.result, now)
+            self.ratings = event.ratings
         elif isinstance(event, SeatEvent):
             self._seat(event, now)
         elif isinstance(event, TakebackRequest):

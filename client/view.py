@@ -46,6 +46,7 @@ from ubao.client.panels import (
     players_panel,
 )
 from ubao.client.render import render_board
+from ubao.client.standings import rating_change
 from ubao.client.state import GameState, called_off, describe_result
 
 
@@ -412,7 +413,15 @@ class GameView:
         keys = "left/right: look back at the moves   q: leave"
         if self.rematch_offered:
             keys = "left/right: moves   r: rematch   q: leave"
-        return [("class:end", wrap(self._result_text(), END_WIDTH - 4) + "\n"), ("", keys)]
+        lines = [self._result_text()]
+        if self.state.ratings is not None:  # a rated game: each seat's change, a line each
+            names = self.state.names()
+            lines += [
+                f"{self.side_name(seat)}, {names[seat] or change.player}: {rating_change(change)}"
+                for seat, change in enumerate(self.state.ratings)
+            ]
+        text = "\n".join(wrap(line, END_WIDTH - 4) for line in lines)
+        return [("class:end", text + "\n"), ("", keys)]
 
     def _end_fits(self) -> bool:
         """The game-over box goes under the board, across the screen, where it covers no

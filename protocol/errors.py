@@ -64,6 +64,9 @@ class ErrorCode(StrEnum):
     """`rematch_answer` with no offer of the opponent's pending."""
     ALREADY_REMATCHED = "already_rematched"
     """`rematch` or `rematch_answer` of a game whose rematch was already made."""
+    RATED_NEEDS_ACCOUNTS = "rated_needs_accounts"
+    """A rated game is played between two accounts only: a guest cannot `join` it, a server
+    bot cannot sit in it (`create`), one account cannot take both its seats."""
 
 
 class AppCloseCode(IntEnum):

@@ -253,6 +253,8 @@ class GameSummary:
     spectators: Count | None = None
     """Extension: how many connections watch the game without a seat in it, as of the
     summary (a lobby shows it)."""
+    rated: bool = False
+    """Extension: the game is rated (docs/ratings.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +302,69 @@ class BotInfo:
     a report of depth 0 reports no search (its score, nodes and pv mean nothing)."""
 
 
+Pool = Annotated[str, Text(MAX_NAME, chars="a-z0-9_/")]
+"""A rating pool: the game and the speed, `kalah/blitz` (docs/ratings.md)."""
+Rating = Annotated[int, Range(-100_000, 100_000)]
+"""A Glicko-2 rating, rounded to an integer as it is shown."""
+Outcome = Literal["win", "draw", "loss"]
+Speed = Literal["bullet", "blitz", "rapid", "classical", "untimed"]
+"""A pool's speed, from the game's clock: by its estimated duration, or `untimed`."""
+SPEED_NAMES: tuple[Speed, ...] = ("bullet", "blitz", "rapid", "classical", "untimed")
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """What a rated game did to one seat's rating (`over`'s `ratings`)."""
+
+    player: Name
+    """The account, as the store keys its ratings (its canonical name)."""
+    pool: Pool
+    before: Rating
+    after: Rating
+    rd: Count
+    """The rating deviation after the game."""
+    provisional: bool = False
+    """The deviation after the game is still high: shown with a `?`."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRating:
+    """An account's rating in one pool, with its record there (`ratings`, `player`)."""
+
+    player: Name
+    pool: Pool
+    rating: Rating
+    rd: Count
+    games: Count
+    wins: Count
+    draws: Count
+    losses: Count
+    provisional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RatedResult:
+    """One rated game of a player's, from the player's side (`player`'s `recent`)."""
+
+    game_id: GameId
+    pool: Pool
+    finished: Count
+    """When it ended, in milliseconds since the epoch (UTC)."""
+    opponent: Name
+    outcome: Outcome
+    before: Rating
+    after: Rating
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCard:
+    """An account's ratings in every pool it played in and its latest rated games."""
+
+    name: Name
+    ratings: tuple[PoolRating, ...]
+    recent: tuple[RatedResult, ...]
+
+
 # -- client -> server commands -----------------------------------------------------------------
 
 
@@ -343,6 +408,8 @@ class Create:
     clock: ClockSpec | None = None
     pace_ms: Pace | None = None
     """The least time between two moves of server-hosted bots, so that people can follow."""
+    rated: bool = False
+    """Extension: a rated game, between two accounts only (docs/ratings.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,6 +527,29 @@ class RematchAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class Ratings:
+    """Extension: a game's leaderboard, best first: one pool (`speed`), or the game's every pool
+    (docs/ratings.md)."""
+
+    type: ClassVar[str] = "ratings"
+    id: Id
+    game: GameName
+    speed: Speed | None = None
+    limit: Annotated[int, Range(1, MAX_PAGE)] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Extension: an account's ratings, record and latest rated games."""
+
+    type: ClassVar[str] = "player"
+    id: Id
+    name: Name
+    limit: Annotated[int, Range(1, MAX_PAGE)] | None = None
+    """How many of the latest rated games (default 10)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     type: ClassVar[str] = "ping"
     id: Id
@@ -491,6 +581,10 @@ class Ok:
     engines: tuple[Name, ...] | None = None
     """Extension (`hello`): the server's engine bots, by name, that a bot seat may ask for
     (`engine`); absent when it has none."""
+    leaderboard: Annotated[tuple[PoolRating, ...], Items(MAX_PAGE * 8)] | None = None
+    """Extension (`ratings`): the leaderboard, best first."""
+    player: PlayerCard | None = None
+    """Extension (`player`): the account's ratings and latest rated games."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,6 +631,8 @@ class Snapshot:
     rematch: Seat | None = None
     """Extension, once over: the seat whose rematch offer waits for an answer, if any, so that
     a player who comes back to the finished game sees it."""
+    rated: bool = False
+    """Extension: the game is rated (docs/ratings.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,6 +659,8 @@ class Over:
     game_id: GameId
     v: Version
     result: Result
+    ratings: tuple[RatingChange, RatingChange] | None = None
+    """Extension: a rated game's rating changes, seat 0's then seat 1's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -659,6 +757,8 @@ Command = (
     | TakebackAnswer
     | Rematch
     | RematchAnswer
+    | Ratings
+    | Player
     | Ping
 )
 """What a client sends."""
@@ -683,6 +783,8 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     TakebackAnswer,
     Rematch,
     RematchAnswer,
+    Ratings,
+    Player,
     Ping,
 )
 SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (

@@ -43,10 +43,14 @@ from ubao.protocol import (
     Ok,
     Over,
     Ping,
+    Player,
+    PlayerCard,
+    Ratings,
     Rematch,
     RematchAnswer,
     Reply,
     Resign,
+    Result,
     Resume,
     SeatEvent,
     ServerMessage,
@@ -66,6 +70,7 @@ from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
 from ubao.server.lobby import LobbyLine, LobbyListing
 from ubao.server.outputs import BotTurn, Output, Save, SendMessage
+from ubao.server.ratings import RatedGame, RatingBook, pool_of
 from ubao.server.rematch import (
     PlayRematch,
     check_kept,
@@ -79,7 +84,7 @@ from ubao.server.rematch import (
 )
 from ubao.server.room import Room
 from ubao.server.routing import LocalRouting, Routing
-from ubao.server.seating import held_seat, seat_joiner, subscribe, take_over
+from ubao.server.seating import check_rated_joiner, held_seat, seat_joiner, subscribe, take_over
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.stores.protocol import GameStore
 
@@ -104,7 +109,8 @@ class Core:
         self.routing: Routing = routing or LocalRouting()
         self.sessions = Sessions(self.limits)
         self.intake = Intake()
-        self.games = Games(store, self.limits, self.sessions, make_game, now)
+        self.ratings = RatingBook(store)
+        self.games = Games(store, self.limits, self.sessions, make_game, now, self._rate)
         self.listing = LobbyListing()
         self.deadlines = Deadlines()
         self.bot_turns = BotTurns()
@@ -321,6 +327,13 @@ class Core:
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Watch):
             self._watch(conn, command)
+        elif isinstance(command, Ratings):
+            board = self.ratings.leaderboard(command.game, command.speed, command.limit or 20)
+            self._send(conn, Ok(id=command.id, leaderboard=tuple(board)))
+        elif isinstance(command, Player):
+            ratings, recent = self.ratings.card(command.name, command.limit or 10)
+            card = PlayerCard(name=command.name, ratings=tuple(ratings), recent=tuple(recent))
+            self._send(conn, Ok(id=command.id, player=card))
         elif conn.role == "spectator":
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, "spectators cannot take seats or move")
         elif isinstance(command, Join):
@@ -364,6 +377,9 @@ class Core:
         self._send(conn, self.listing.page(command, lines))
 
     def _create(self, conn: Connection, create: Create) -> None:
+        if create.rated and any(spec.kind == "bot" for spec in create.seats):
+            message = "a rated game is between two accounts: no server bot plays rated"
+            raise Rejected(ErrorCode.RATED_NEEDS_ACCOUNTS, message)
         room = self.games.new(conn, create, self.wall, whose="this")
         events = room.start_if_full(self.now())
         self._persist(room, events)
@@ -376,6 +392,8 @@ class Core:
 
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
+        if room.rated:
+            check_rated_joiner(room, conn)
         ok, events = seat_joiner(room, conn, join, self.now())
         self._persist(room, events)
         self._attend(room)
@@ -459,6 +477,14 @@ class Core:
         self._send(conn, Ok(id=command_id))
         self._out += rematch_news(room, offerer, new, players, tokens)
         self._publish(new, events, joiners=[(p, None) for p in players.values()], listed=True)
+
+    def _rate(self, room: Room, result: Result) -> RatedGame | None:
+        """A rated game's end: both accounts' new ratings (None if a seat is no account's)."""
+        first, second = (seat.account for seat in room.seats)
+        if first is None or second is None:
+            return None
+        pool = pool_of(room.game_name, room.clock_spec)
+        return self.ratings.rate(room.game_id, pool, self.wall(), (first, second), result)
 
     # -- a change: persisted, then published ---------------------------------------------------
 

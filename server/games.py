@@ -15,11 +15,12 @@ from typing import Any
 
 from ubao.engine.game import GameError
 from ubao.engine.searchable import Searchable
-from ubao.protocol import Create, ErrorCode, quote
+from ubao.protocol import Create, ErrorCode, Result, quote
 from ubao.server.archive import Archive, RulesCache, rebuild
 from ubao.server.clock import Now
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
+from ubao.server.ratings import RatedGame
 from ubao.server.room import Room
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.shares import Shares, check_seat_specs
@@ -38,8 +39,10 @@ class Games:
         sessions: Sessions,
         make_game: Callable[[str, dict[str, Any]], Searchable[Any, Any]],
         now: Now,
+        rater: Callable[[Room, Result], RatedGame | None],
     ) -> None:
         self.store = store
+        self.rater = rater
         self.limits = limits
         self.sessions = sessions
         self.now = now
@@ -77,6 +80,7 @@ class Games:
         )
         room.creator, room.creator_ip = conn.id, conn.ip
         room.pace_ms = create.pace_ms or 0
+        room.rated = create.rated
         room.first_move_ms = self.limits.grace_ms
         return room
 
@@ -122,7 +126,9 @@ class Games:
     # -- what it is held as --------------------------------------------------------------------
 
     def open(self, room: Room) -> None:
-        """A game not over joins the server's games (and its creator's share)."""
+        """A game not over joins the server's games (and its creator's share); its end is
+        rated by `rater` if it is rated."""
+        room.rater = self.rater
         self.rooms[room.game_id] = room
         self.shares.open(room)
 

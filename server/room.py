@@ -11,9 +11,9 @@ import dataclasses
 import hashlib
 import hmac
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ubao.engine.game import Game, GameError
 from ubao.protocol import (
@@ -37,6 +37,9 @@ from ubao.protocol import (
     quote,
 )
 from ubao.server.clock import GameClock
+
+if TYPE_CHECKING:
+    from ubao.server.ratings import RatedGame
 from ubao.server.lifecycle import (
     TAKEBACK,
     TAKEBACK_REFUSALS,
@@ -86,6 +89,9 @@ class SeatState:
     """Restored (a restart, a takeover in a cluster) and its player not back since: no clock
     of theirs starts until they are (`Room.attach`); the grace period decides if they never
     come. Not stored: every restore gives each player's seat this state again."""
+    account: str | None = None
+    """The canonical name of the account whose key the seat's player proved; None: a guest
+    or a server bot."""
 
     @property
     def is_bot(self) -> bool:
@@ -178,6 +184,12 @@ class Room:
         lapses when its player or the player it waits for leaves, and with the server)."""
         self.rematch_id: str | None = None
         """The game that the accepted rematch created (not stored either)."""
+        self.rated = False
+        """A rated game (`create`'s `rated`): its end changes both accounts' ratings."""
+        self.rater: Callable[[Room, Result], RatedGame | None] | None = None
+        """What rates a rated game as it ends (the core's `RatingBook`); None: nothing does."""
+        self.rated_game: RatedGame | None = None
+        """Once a rated game is over: what its end changed, saved with its `over`."""
         self._legal: tuple[str, ...] | None = None
         self._bodies: dict[int, tuple[Event, bytes]] = {}
         """The events of the change being made, encoded by the store (`body`) and taken by
@@ -247,6 +259,7 @@ class Room:
             takeback=self.pending_takeback(),
             pace_ms=self.pace_ms or None,
             rematch=self.rematch_offer,
+            rated=self.rated,
         )
 
     def summary(self) -> GameSummary:
@@ -262,6 +275,7 @@ class Room:
             result=self.result,
             pace_ms=self.pace_ms or None,
             spectators=self.spectators,
+            rated=self.rated,
         )
 
     @property
@@ -724,4 +738,9 @@ class Room:
             seat.grace_until = None
         if self.clock is not None:
             self.clock.stop(now)
-        return self._append(Over(game_id=self.game_id, v=self.v + 1, result=result))
+        if self.rated and self.rater is not None:
+            self.rated_game = self.rater(self, result)
+        ratings = self.rated_game.changes() if self.rated_game is not None else None
+        return self._append(
+            Over(game_id=self.game_id, v=self.v + 1, result=result, ratings=ratings)
+        )

@@ -26,9 +26,20 @@ def seat_joiner(room: Room, conn: Connection, join: Join, now: int) -> tuple[Ok,
     token = secrets.token_urlsafe(24)
     is_bot = conn.role == "bot"
     seat, events = room.join(join.seat, conn.name, hash_token(token), conn.id, now, is_bot=is_bot)
+    room.seats[seat].account = conn.account
     conn.seats.add((room.game_id, seat))
     log.debug("connection %d joined game %s as seat %d", conn.id, room.game_id, seat)
     return Ok(id=join.id, game_id=room.game_id, seat=seat, token=token), events
+
+
+def check_rated_joiner(room: Room, conn: Connection) -> None:
+    """A rated game seats accounts only, and never one account in both seats."""
+    if conn.account is None:
+        message = f"game {room.game_id} is rated: only an account may join it, not a guest"
+        raise Rejected(ErrorCode.RATED_NEEDS_ACCOUNTS, message)
+    if any(seat.account == conn.account for seat in room.seats):
+        message = f"game {room.game_id} is rated: its other seat is this account's already"
+        raise Rejected(ErrorCode.RATED_NEEDS_ACCOUNTS, message)
 
 
 def held_seat(conn: Connection, room: Room, token: str) -> int:

@@ -26,6 +26,8 @@ class Connection:
     """(game_id, seat) of the seats this connection holds."""
     rooms: set[str] = field(default_factory=set)
     """Games whose events this connection receives."""
+    account: str | None = None
+    """The canonical name of the account whose key `hello` proved; None: a guest."""
     closing: bool = False
     proxy: bool = False
     """It plays a client of another node (in a cluster): its frames never go further."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ubao.protocol import ClockSpec, Event, SeatSpec
+from ubao.server.ratings import RatingStore
 from ubao.server.room import Room
 
 
@@ -35,6 +36,7 @@ class StoredGame:
     movers: tuple[int, ...]
     moves: tuple[str, ...]
     events: tuple[Event, ...]
+    rated: bool = False
 
 
 StoreChange = Any
@@ -42,10 +44,11 @@ StoreChange = Any
 change was made, in the store's own form, opaque to everyone but the store that made it."""
 
 
-class GameStore(Protocol):
+class GameStore(RatingStore, Protocol):
     """Durable games, as the core needs them: it reads games back, and snapshots each change
     into a `Save` output (server/outputs.py) that the asyncio layer hands to the store; the
-    core itself never writes nor waits for a disk."""
+    core itself never writes nor waits for a disk. The ratings are the store's too: a rated
+    game's changes are in the save of its end (`RatingStore` says how they are read)."""
 
     def snapshot(self, room: Room, events: Sequence[Event], now: int) -> StoreChange:
         """The room's new state and `events`, taken as they are now (the room goes on

@@ -50,6 +50,8 @@ from ubao.protocol import (
     encode,
     to_wire,
 )
+from ubao.server.glicko2 import Rating
+from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
 from ubao.server.stores.protocol import StoredGame, StoreError
 
@@ -63,6 +65,63 @@ LIVE = PREFIX + "live"
 LOBBY = PREFIX + "lobby"
 DONE = PREFIX + "done"
 DONE_SEQ = PREFIX + "done:seq"
+RATED = PREFIX + "rated"
+"""Every rated game's record, by game id: its ratings were changed, once."""
+RATED_LOG = PREFIX + "rated:log"
+"""The rated games' ids in the order their ratings were changed."""
+
+
+def ratings_key(pool: str) -> str:
+    """A pool's standings, by account."""
+    return f"{PREFIX}ratings:{pool}"
+
+
+def board_key(pool: str) -> str:
+    """A pool's accounts by rating (a sorted set)."""
+    return f"{PREFIX}board:{pool}"
+
+
+def pools_key(player: str) -> str:
+    return f"{PREFIX}pools:{player}"
+
+
+def recent_key(player: str) -> str:
+    """An account's rated games, the latest first."""
+    return f"{PREFIX}recent:{player}"
+
+
+def _packed_standing(standing: Standing) -> bytes:
+    rating = standing.rating
+    row = [rating.rating, rating.rd, rating.volatility]
+    packed: bytes = msgpack.packb(
+        [*row, standing.games, standing.wins, standing.draws, standing.losses]
+    )
+    return packed
+
+
+def _standing(packed: Any) -> Standing:
+    rating, rd, volatility, games, wins, draws, losses = msgpack.unpackb(packed)
+    return Standing(Rating(rating, rd, volatility), games, wins, draws, losses)
+
+
+def _packed_game(game: RatedGame) -> bytes:
+    before, after = ([_packed_standing(s) for s in pair] for pair in (game.before, game.after))
+    record = [game.pool, game.finished, *game.players, game.score, before, after]
+    packed: bytes = msgpack.packb(record, use_bin_type=True)
+    return packed
+
+
+def _rated_game(game_id: str, packed: Any) -> RatedGame:
+    pool, finished, first, second, score, before, after = msgpack.unpackb(packed)
+    return RatedGame(
+        game_id,
+        pool,
+        finished,
+        (first, second),
+        score,
+        (_standing(before[0]), _standing(before[1])),
+        (_standing(after[0]), _standing(after[1])),
+    )
 
 
 def game_key(game_id: str) -> str:
@@ -107,6 +166,17 @@ for i = 0, n - 1 do
   end
 end
 local id = ARGV[6]
+local rated = 10 + 4 * n
+if ARGV[rated] ~= '' and redis.call('HSETNX', KEYS[9], id, ARGV[rated]) == 1 then
+  redis.call('RPUSH', KEYS[10], id)
+  for i = 0, 1 do
+    local player = ARGV[rated + 1 + 3 * i]
+    redis.call('HSET', KEYS[11], player, ARGV[rated + 2 + 3 * i])
+    redis.call('ZADD', KEYS[12], ARGV[rated + 3 + 3 * i], player)
+    redis.call('SADD', KEYS[13 + i], ARGV[rated + 7])
+    redis.call('LPUSH', KEYS[15 + i], id)
+  end
+end
 redis.call('ZADD', KEYS[6], 'NX', ARGV[7], id)
 if ARGV[5] ~= 'over' then
   redis.call('SADD', KEYS[5], id)
@@ -122,7 +192,12 @@ return 1
 """
 """One change of one game, fenced by its tenure (KEYS: lease, game, moves, events, live,
 lobby, done, done:seq; ARGV: tenure, lease ms, head, summary, status, game id, created,
-finished games listed, event count, then per event: v, moves kept (-1: all), move, body).
+finished games listed, event count, then per event: v, moves kept (-1: all), move, body; then
+the rated game's record, or '' if the change rates nothing, and with it: per seat the account,
+its standing and its rating, then the pool; KEYS then go on: rated, rated:log, ratings:POOL,
+board:POOL, pools:PLAYER of each seat, recent:PLAYER of each seat). The rated game's changes
+are applied once per game id (`rated` holds it) and in the same script as its result, so
+neither is ever kept without the other.
 Refused if another tenure holds the lease, or had the game since this one (even if its lease
 is free again), or if a game with this id exists that was never this tenure's. A finished game
 leaves the lobby once `keep_finished` games finished after it."""
@@ -276,6 +351,7 @@ class RedisStore:
             "pace_ms": room.pace_ms,
             "clocks": [max(0, t) for t in left] if left else None,
             "seats": [[to_wire(s.spec), s.name, s.token_hash] for s in room.seats],
+            "rated": room.rated,
         }
         args: list[Any] = [
             self.tenure(game_id),
@@ -296,6 +372,8 @@ class RedisStore:
             if isinstance(event, Moved):
                 move = msgpack.packb([event.seat, event.move], use_bin_type=True)
             args += [event.v, keep, move, room.body(event)]
+        rated = room.rated_game if events and isinstance(events[-1], Over) else None
+        args.append(b"" if rated is None else _packed_game(rated))
         keys = [
             lease_key(game_id),
             game_key(game_id),
@@ -306,6 +384,13 @@ class RedisStore:
             DONE,
             DONE_SEQ,
         ]
+        if rated is not None:
+            for player, standing in zip(rated.players, rated.after, strict=True):
+                args += [player, _packed_standing(standing), standing.rating.rating]
+            args.append(rated.pool)
+            keys += [RATED, RATED_LOG, ratings_key(rated.pool), board_key(rated.pool)]
+            keys += [pools_key(player) for player in rated.players]
+            keys += [recent_key(player) for player in rated.players]
         return game_id, keys, args
 
     def commit(self) -> None:
@@ -383,7 +468,55 @@ class RedisStore:
             movers=tuple(seat for seat, _ in played),
             moves=tuple(move for _, move in played),
             events=tuple(_event(body) for body in events),
+            rated=state.get("rated", False),
         )
+
+    # -- ratings (server/ratings.py's `RatingStore`) ---------------------------------------------
+
+    def standing(self, pool: str, player: str) -> Standing | None:
+        try:
+            packed = self.client.hget(ratings_key(pool), player)
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read {player}'s rating: {exc}") from exc
+        return None if packed is None else _standing(packed)
+
+    def leaderboard(self, pools: Sequence[str], limit: int) -> list[tuple[str, str, Standing]]:
+        board: list[tuple[str, str, Standing]] = []
+        try:
+            for pool in pools:
+                players = texts(self.client.zrevrange(board_key(pool), 0, limit - 1))
+                rows = self.client.hmget(ratings_key(pool), players) if players else []
+                board += [
+                    (pool, player, _standing(row))
+                    for player, row in zip(players, rows, strict=True)
+                    if row is not None
+                ]
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read the leaderboard: {exc}") from exc
+        return board
+
+    def standings(self, player: str) -> list[tuple[str, Standing]]:
+        try:
+            pools = sorted(texts(self.client.smembers(pools_key(player))))
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read {player}'s ratings: {exc}") from exc
+        found = [(pool, self.standing(pool, player)) for pool in pools]
+        return [(pool, standing) for pool, standing in found if standing is not None]
+
+    def rated_games(self, player: str | None, limit: int) -> list[RatedGame]:
+        try:
+            if player is None:
+                ids = texts(self.client.lrange(RATED_LOG, 0, -1))
+            else:
+                ids = texts(self.client.lrange(recent_key(player), 0, limit - 1))
+            records = self.client.hmget(RATED, ids) if ids else []
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read the rated games: {exc}") from exc
+        return [
+            _rated_game(game_id, record)
+            for game_id, record in zip(ids, records, strict=True)
+            if record is not None
+        ]
 
     def lobby(self) -> list[GameSummary]:
         """Every listed game's lobby line: the live games and the recently finished ones."""

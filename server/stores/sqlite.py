@@ -56,13 +56,16 @@ from ubao.protocol import (
     decode_server_message,
     to_wire,
 )
+from ubao.server.glicko2 import Rating
+from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
 from ubao.server.stores.protocol import StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
-SCHEMA_VERSION = 3
-"""1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`."""
+SCHEMA_VERSION = 4
+"""1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`; 4: `games.rated`, and the
+tables `rated_games` and `ratings`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -77,6 +80,7 @@ CREATE TABLE IF NOT EXISTS games (
     clocks     TEXT,                    -- JSON [ms0, ms1]: time left when last saved
     created_ms INTEGER NOT NULL,        -- the server's wall clock at creation (ms since epoch)
     pace_ms    INTEGER NOT NULL DEFAULT 0, -- least time between two moves of server bots
+    rated      INTEGER NOT NULL DEFAULT 0, -- 1: a rated game (docs/ratings.md)
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
@@ -105,6 +109,32 @@ CREATE TABLE IF NOT EXISTS events (
     body       BLOB NOT NULL,           -- the event as sent on the wire (msgpack), without legal
     PRIMARY KEY (game_id, v)
 );
+CREATE TABLE IF NOT EXISTS rated_games (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT, -- the order the ratings were changed in
+    game_id     TEXT NOT NULL UNIQUE REFERENCES games(game_id), -- rated once, ever
+    pool        TEXT NOT NULL,          -- game/speed
+    finished_ms INTEGER NOT NULL,       -- the server's wall clock at the game's end
+    player0     TEXT NOT NULL,          -- seat 0's account
+    player1     TEXT NOT NULL,
+    score       REAL NOT NULL,          -- seat 0's: 1, 0.5 or 0
+    before      TEXT NOT NULL,          -- JSON [seat 0, seat 1], each as `ratings` holds it
+    after       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rated_games_player0 ON rated_games(player0, seq);
+CREATE INDEX IF NOT EXISTS rated_games_player1 ON rated_games(player1, seq);
+CREATE TABLE IF NOT EXISTS ratings (
+    pool       TEXT NOT NULL,
+    player     TEXT NOT NULL,           -- the account's canonical name
+    rating     REAL NOT NULL,
+    rd         REAL NOT NULL,
+    volatility REAL NOT NULL,
+    games      INTEGER NOT NULL,
+    wins       INTEGER NOT NULL,
+    draws      INTEGER NOT NULL,
+    losses     INTEGER NOT NULL,
+    PRIMARY KEY (pool, player)
+);
+CREATE INDEX IF NOT EXISTS ratings_board ON ratings(pool, rating DESC);
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
 """
@@ -119,8 +149,11 @@ UPDATE games
 _MIGRATE_FROM_2 = "ALTER TABLE games ADD COLUMN pace_ms INTEGER NOT NULL DEFAULT 0;"
 """Schema 2 did not keep a game's pace: its games have none."""
 
+_MIGRATE_FROM_3 = "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;"
+"""Schema 3 had no rated games."""
 
-_COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks"
+
+_COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks, rated"
 """What `_load` takes, in its order."""
 
 
@@ -170,6 +203,9 @@ class Change(NamedTuple):
     events: tuple[Event, ...]
     bodies: tuple[bytes, ...]
     """The events as the store keeps them and as they are broadcast (`Room.body`)."""
+    rated: bool
+    rated_game: RatedGame | None
+    """With the change that ends a rated game (its `over`): the ratings it changes."""
 
 
 def change_of(room: Room, events: Sequence[Event], now: int) -> Change:
@@ -190,12 +226,14 @@ def change_of(room: Room, events: Sequence[Event], now: int) -> Change:
         tuple((seat.spec, seat.name, seat.token_hash) for seat in room.seats),
         tuple(events),
         tuple(room.body(event) for event in events),
+        room.rated,
+        room.rated_game if events and isinstance(events[-1], Over) else None,
     )
 
 
 _NEW_GAMES = """INSERT INTO games (game_id, game, options, clock, status, result, v, ply, clocks,
-                                   created_ms, pace_ms) VALUES """
-_NEW_GAME = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                                   created_ms, pace_ms, rated) VALUES """
+_NEW_GAME = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _NEW_GAMES_END = """ ON CONFLICT (game_id) DO UPDATE SET status = excluded.status,
     result = excluded.result, v = excluded.v, ply = excluded.ply, clocks = excluded.clocks,
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"""
@@ -246,6 +284,7 @@ def _write(
                 change.clocks,
                 change.created,
                 change.pace_ms,
+                int(change.rated),
             )
             for change in new
         ],
@@ -299,11 +338,56 @@ def _write(
             events.append((game_id, event.v, event.type, body))
     _rows(db, _MOVES, _MOVE, moves)
     _rows(db, _EVENTS, _EVENT, events)
+    for change in changes:
+        if change.rated_game is not None:
+            _write_rated(db, change.rated_game)
     for game_id, change in last.items():
         if change.status == "over":
             written.pop(game_id, None)
         else:
             written[game_id] = change.seats
+
+
+_RATED = """INSERT INTO rated_games (game_id, pool, finished_ms, player0, player1, score, before,
+    after) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING"""
+_RATING = """INSERT INTO ratings (pool, player, rating, rd, volatility, games, wins, draws, losses)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pool, player) DO UPDATE SET
+    rating = excluded.rating, rd = excluded.rd, volatility = excluded.volatility,
+    games = excluded.games, wins = excluded.wins, draws = excluded.draws,
+    losses = excluded.losses"""
+
+
+def _standing_row(standing: Standing) -> list[float]:
+    rating = standing.rating
+    counts = [standing.games, standing.wins, standing.draws, standing.losses]
+    return [rating.rating, rating.rd, rating.volatility, *counts]
+
+
+def _standing(row: Sequence[float]) -> Standing:
+    rating, rd, volatility, games, wins, draws, losses = row
+    counts = int(games), int(wins), int(draws), int(losses)
+    return Standing(Rating(rating, rd, volatility), *counts)
+
+
+def _write_rated(db: sqlite3.Connection, game: RatedGame) -> None:
+    """A rated game's rating changes, in the transaction of its result: once per game id (a
+    change written again after a failed commit changes no rating twice)."""
+    before, after = ([_standing_row(s) for s in pair] for pair in (game.before, game.after))
+    kept = db.execute(
+        _RATED,
+        (
+            game.game_id,
+            game.pool,
+            game.finished,
+            *game.players,
+            game.score,
+            json.dumps(before),
+            json.dumps(after),
+        ),
+    )
+    if kept.rowcount == 1:
+        for player, row in zip(game.players, after, strict=True):
+            db.execute(_RATING, (game.pool, player, *row))
 
 
 def _rows(
@@ -407,6 +491,8 @@ class Store:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
         if version in (1, 2):
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_2} COMMIT;")
+        if version in (1, 2, 3):
+            self.db.executescript(f"BEGIN; {_MIGRATE_FROM_3} COMMIT;")
         self.db.executescript(_SCHEMA)
         self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -551,6 +637,7 @@ class Store:
         created: int,
         pace_ms: int,
         clocks: str | None,
+        rated: int,
     ) -> StoredGame:
         seats = db.execute(
             "SELECT spec, name, token_hash FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
@@ -576,7 +663,60 @@ class Store:
             movers=tuple(seat for seat, _ in moves),
             moves=tuple(move for _, move in moves),
             events=tuple(_event(body) for (body,) in events),
+            rated=bool(rated),
         )
+
+    # -- ratings (server/ratings.py's `RatingStore`) ---------------------------------------------
+
+    def standing(self, pool: str, player: str) -> Standing | None:
+        with self._reading() as db:
+            row = db.execute(
+                f"SELECT {_STANDING} FROM ratings WHERE pool = ? AND player = ?", (pool, player)
+            ).fetchone()
+        return None if row is None else _standing(row)
+
+    def leaderboard(self, pools: Sequence[str], limit: int) -> list[tuple[str, str, Standing]]:
+        board: list[tuple[str, str, Standing]] = []
+        with self._reading() as db:
+            for pool in pools:
+                rows = db.execute(
+                    f"SELECT player, {_STANDING} FROM ratings WHERE pool = ?"
+                    " ORDER BY rating DESC, player LIMIT ?",
+                    (pool, limit),
+                ).fetchall()
+                board += [(pool, player, _standing(rest)) for player, *rest in rows]
+        return board
+
+    def standings(self, player: str) -> list[tuple[str, Standing]]:
+        with self._reading() as db:
+            rows = db.execute(
+                f"SELECT pool, {_STANDING} FROM ratings WHERE player = ? ORDER BY pool", (player,)
+            ).fetchall()
+        return [(pool, _standing(rest)) for pool, *rest in rows]
+
+    def rated_games(self, player: str | None, limit: int) -> list[RatedGame]:
+        columns = "game_id, pool, finished_ms, player0, player1, score, before, after"
+        with self._reading() as db:
+            if player is None:
+                rows = db.execute(f"SELECT {columns} FROM rated_games ORDER BY seq").fetchall()
+            else:
+                rows = db.execute(
+                    f"SELECT {columns} FROM rated_games WHERE player0 = ?1 OR player1 = ?1"
+                    " ORDER BY seq DESC LIMIT ?2",
+                    (player, limit),
+                ).fetchall()
+        return [
+            RatedGame(
+                game_id,
+                pool,
+                finished,
+                (player0, player1),
+                score,
+                _pair_of(before),
+                _pair_of(after),
+            )
+            for game_id, pool, finished, player0, player1, score, before, after in rows
+        ]
 
 
 _CONFLICTS = frozenset(
@@ -751,6 +891,15 @@ class Writer:
                     exc,
                 )
             db.execute("RELEASE apart")
+
+
+_STANDING = "rating, rd, volatility, games, wins, draws, losses"
+"""The columns of `ratings` that `_standing` reads, in its order."""
+
+
+def _pair_of(text: str) -> tuple[Standing, Standing]:
+    first, second = json.loads(text)
+    return _standing(first), _standing(second)
 
 
 def _event(body: bytes) -> Event:

@@ -16,6 +16,7 @@ from ubao.protocol import (
     COMMAND_TYPES,
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
+    SPEED_NAMES,
     BotInfo,
     Cancel,
     Clocks,
@@ -34,7 +35,13 @@ from ubao.protocol import (
     Ok,
     Over,
     Ping,
+    Player,
+    PlayerCard,
+    PoolRating,
     ProtocolError,
+    RatedResult,
+    RatingChange,
+    Ratings,
     Rematch,
     RematchAnswer,
     RematchOffer,
@@ -124,6 +131,29 @@ summaries = st.builds(
     maybe(counts),
 )
 
+pools = st.sampled_from(["kalah/blitz", "bao/untimed", "othello/classical"])
+ratings = st.integers(-100_000, 100_000)
+rating_changes = st.builds(RatingChange, names, pools, ratings, ratings, counts, st.booleans())
+pool_ratings = st.builds(
+    PoolRating, names, pools, ratings, counts, counts, counts, counts, counts, st.booleans()
+)
+rated_results = st.builds(
+    RatedResult,
+    texts,
+    pools,
+    counts,
+    names,
+    st.sampled_from(["win", "draw", "loss"]),
+    ratings,
+    ratings,
+)
+player_cards = st.builds(
+    PlayerCard,
+    names,
+    st.lists(pool_ratings, max_size=3).map(tuple),
+    st.lists(rated_results, max_size=3).map(tuple),
+)
+
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Hello: st.builds(
         Hello,
@@ -149,7 +179,12 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         options,
         st.tuples(seat_specs, seat_specs),
         maybe(clock_specs),
+        rated=st.booleans(),
     ),
+    Ratings: st.builds(
+        Ratings, ids, game_names, maybe(st.sampled_from(SPEED_NAMES)), maybe(st.integers(1, 100))
+    ),
+    Player: st.builds(Player, ids, names, maybe(st.integers(1, 100))),
     Join: st.builds(Join, ids, texts, maybe(seats)),
     Resume: st.builds(Resume, ids, texts, texts, counts),
     Watch: st.builds(Watch, ids, texts, maybe(counts)),
@@ -172,6 +207,8 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(int64),
         maybe(int64),
         maybe(texts),
+        leaderboard=maybe(st.lists(pool_ratings, max_size=3).map(tuple)),
+        player=maybe(player_cards),
     ),
     Error: st.builds(Error, maybe(ids), texts, st.text(printable, max_size=50)),
     Snapshot: st.builds(
@@ -206,7 +243,13 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(clocks),
         maybe(bot_infos),
     ),
-    Over: st.builds(Over, texts, st.integers(1, 2**40), results),
+    Over: st.builds(
+        Over,
+        texts,
+        st.integers(1, 2**40),
+        results,
+        maybe(st.tuples(rating_changes, rating_changes)),
+    ),
     SeatEvent: st.builds(
         SeatEvent,
         texts,

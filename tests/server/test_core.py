@@ -705,6 +705,7 @@ def test_a_schema_1_database_gets_creation_times_from_its_timestamps(tmp_path: A
     h.player().create()
     h.store.db.executescript(
         "ALTER TABLE games DROP COLUMN created_ms; ALTER TABLE games DROP COLUMN pace_ms;"
+        " ALTER TABLE games DROP COLUMN rated;"
         " UPDATE games SET created_at = '2024-05-01T12:00:00.000Z'; PRAGMA user_version = 1;"
     )
     h.store.close()
