@@ -5,9 +5,9 @@ form, and what each key means, returned as effects.
 refresh, a game updated by each `lobby` event) and shows them in the server's order: open
 games first, then live ones, then finished ones, each newest first. The selection follows a
 game, not a row, so a list that changes under the user never moves it to another game. What a
-key does is one table per mode (`BROWSE_KEYS`, `FORM_KEYS`); the modes' transitions are
+key does is one table per mode (`MODE_KEYS`); the modes' transitions are
 `MODE_TRANSITIONS`. The screen (`lobby_screen.py`) carries out the effects: it joins or watches
-a game, creates one, asks for a fresh page, or leaves.
+a game, creates one, asks for a fresh page or a game's leaderboard, or leaves.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from enum import Enum
 from typing import get_args
 
 from ubao.engine.games import GAMES
-from ubao.protocol import Create, GameSummary, LobbyFilter, SeatSpec, Status
+from ubao.protocol import Create, GameSummary, LobbyFilter, PoolRating, SeatSpec, Status
 
 ERROR = "class:status.error"
 PAGE_STEP = 10
@@ -73,7 +73,15 @@ class Leave:
     """Close the lobby."""
 
 
-Effect = Say | Play | Watch | Start | Refresh | Leave
+@dataclass(frozen=True, slots=True)
+class AskLeaderboard:
+    """Ask the server for this game's leaderboard (`ratings`), shown when it comes
+    (`LobbyModel.show_leaderboard`)."""
+
+    game: str
+
+
+Effect = Say | Play | Watch | Start | Refresh | Leave | AskLeaderboard
 
 
 # -- the modes and their transitions -----------------------------------------------------------
@@ -84,16 +92,22 @@ class Mode(Enum):
     """The list of games: arrows choose, Enter joins or watches."""
     CREATING = "creating"
     """The new-game form: which game, against whom."""
+    LEADERBOARD = "leaderboard"
+    """A game's best rated accounts, in place of the list (left/right: another game)."""
 
 
 class Trigger(Enum):
     OPEN_FORM = "the new-game form opened"
     CLOSE_FORM = "the form cancelled or its game created"
+    OPEN_LEADERBOARD = "the leaderboard opened"
+    CLOSE_LEADERBOARD = "the leaderboard closed"
 
 
 MODE_TRANSITIONS: dict[tuple[Mode, Trigger], Mode] = {
     (Mode.BROWSING, Trigger.OPEN_FORM): Mode.CREATING,
     (Mode.CREATING, Trigger.CLOSE_FORM): Mode.BROWSING,
+    (Mode.BROWSING, Trigger.OPEN_LEADERBOARD): Mode.LEADERBOARD,
+    (Mode.LEADERBOARD, Trigger.CLOSE_LEADERBOARD): Mode.BROWSING,
 }
 
 
@@ -176,6 +190,10 @@ class LobbyModel:
     form: Form = field(default_factory=Form)
     loaded: bool = False
     """A first page arrived."""
+    board_game: str = next(iter(GAMES))
+    """The game whose leaderboard is shown (or asked for)."""
+    leaderboard: tuple[PoolRating, ...] | None = None
+    """Its rows, best first in each pool; None until the server answered."""
 
     # -- the list ------------------------------------------------------------------------------
 
@@ -231,10 +249,15 @@ class LobbyModel:
 
     # -- keys ----------------------------------------------------------------------------------
 
+    def show_leaderboard(self, game: str, rows: tuple[PoolRating, ...]) -> None:
+        """The server's answer for `game`'s leaderboard (ignored if another game is shown by
+        now)."""
+        if game == self.board_game:
+            self.leaderboard = rows
+
     def press(self, key: str) -> list[Effect] | None:
         """What `key` does in the current mode (None: nothing, the key is not ours)."""
-        keys = BROWSE_KEYS if self.mode is Mode.BROWSING else FORM_KEYS
-        meaning = keys.get(key)
+        meaning = MODE_KEYS[self.mode].get(key)
         return None if meaning is None else meaning(self, key)
 
     def transition(self, trigger: Trigger) -> None:
@@ -286,6 +309,28 @@ class LobbyModel:
         self.transition(Trigger.CLOSE_FORM)
         return [Start(self.form.create())]
 
+    def open_leaderboard(self, key: str) -> list[Effect]:
+        """The leaderboard of the chosen game's kind (or the one shown last)."""
+        self.transition(Trigger.OPEN_LEADERBOARD)
+        summary = self.current()
+        if summary is not None and summary.game in GAMES:
+            self.board_game = summary.game
+        return self._ask_leaderboard()
+
+    def close_leaderboard(self, key: str) -> list[Effect]:
+        self.transition(Trigger.CLOSE_LEADERBOARD)
+        return [Say("")]
+
+    def other_leaderboard(self, key: str) -> list[Effect]:
+        names = list(GAMES)
+        step = 1 if key == "right" else -1
+        self.board_game = names[(names.index(self.board_game) + step) % len(names)]
+        return self._ask_leaderboard()
+
+    def _ask_leaderboard(self) -> list[Effect]:
+        self.leaderboard = None
+        return [AskLeaderboard(self.board_game), Say(f"the best rated {self.board_game} players")]
+
 
 FILTER_STATUS: dict[LobbyFilter, Status] = {
     "open": "waiting",
@@ -307,6 +352,7 @@ BROWSE_KEYS: dict[str, Meaning] = {
     "enter": LobbyModel.enter,
     "w": LobbyModel.watch,
     "n": LobbyModel.open_form,
+    "l": LobbyModel.open_leaderboard,
     **dict.fromkeys(("tab", "s-tab"), LobbyModel.next_filter),
     "r": _always(Refresh(), Say("asking the server again")),
     **dict.fromkeys(("q", "c-q", "c-c"), _always(Leave())),
@@ -322,14 +368,38 @@ FORM_KEYS: dict[str, Meaning] = {
 }
 """What each key of the new-game form means."""
 
-KEYS = tuple(dict.fromkeys([*BROWSE_KEYS, *FORM_KEYS]))
+LEADERBOARD_KEYS: dict[str, Meaning] = {
+    **dict.fromkeys(("left", "right"), LobbyModel.other_leaderboard),
+    **dict.fromkeys(("escape", "q", "l"), LobbyModel.close_leaderboard),
+    **dict.fromkeys(("c-q", "c-c"), _always(Leave())),
+}
+"""What each key of the leaderboard means."""
+
+MODE_KEYS = {
+    Mode.BROWSING: BROWSE_KEYS,
+    Mode.CREATING: FORM_KEYS,
+    Mode.LEADERBOARD: LEADERBOARD_KEYS,
+}
+
+KEYS = tuple(dict.fromkeys(key for keys in MODE_KEYS.values() for key in keys))
 """Every key `press` may claim."""
 
-HINTS: dict[Mode, str] = {
-    Mode.BROWSING: "Enter: {action}  w: watch  n: new game  Tab: filter  q: quit",
-    Mode.CREATING: "up/down: field  left/right: change  Enter: create  Esc: back",
+HINTS: dict[Mode, tuple[str, ...]] = {
+    Mode.BROWSING: (
+        "Enter: {action}",
+        "w: watch",
+        "n: new game",
+        "l: ratings",
+        "Tab: filter",
+        "q: quit",
+    ),
+    Mode.CREATING: ("up/down: field", "left/right: change", "Enter: create", "Esc: back"),
+    Mode.LEADERBOARD: ("left/right: another game", "Esc: back", "^Q: quit"),
 }
-"""The one-line hint of each mode; `{action}` is what Enter does with the selected game."""
+"""The one-line hint of each mode, key by key; `{action}` is what Enter does with the selected
+game."""
+SPARE_HINTS = ("w: watch", "Tab: filter", "n: new game")
+"""Left out of the hint in this order while it is wider than the terminal."""
 
 
 def described(games: Sequence[GameSummary]) -> str:

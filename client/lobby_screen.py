@@ -35,6 +35,7 @@ from ubao.client.layout import fitting
 from ubao.client.lobby_machine import (
     ERROR,
     KEYS,
+    AskLeaderboard,
     Effect,
     Leave,
     LobbyModel,
@@ -45,15 +46,17 @@ from ubao.client.lobby_machine import (
     Start,
     Watch,
 )
-from ubao.client.lobby_view import detail, form, hint, table, title
+from ubao.client.lobby_view import detail, form, hint, leaderboard, table, title
 from ubao.client.render import STYLE
 from ubao.client.tokens import TokenStore
-from ubao.protocol import MAX_PAGE, GameSummary, ListGames
+from ubao.protocol import MAX_PAGE, GameSummary, ListGames, Ratings
 
 REFRESH_SECONDS = 2.0
 """Between two pages asked for while the lobby shows: what keeps plies and spectator counts
 current (the `lobby` events say at once when a game is created, seated, started or over)."""
 MIN_COLUMNS, MIN_ROWS = 40, 10
+LEADERBOARD_ROWS = 20
+"""The accounts the leaderboard asks for, per pool."""
 
 Chosen = Play | Watch | Start
 
@@ -132,7 +135,10 @@ class LobbyScreen:
                 Window(height=1, char="-", style="class:label"),
                 line(lambda: [("", detail(self.model.current()))]),
                 line(lambda: [self.message]),
-                line(lambda: [("class:help", hint(self.model))]),
+                Window(
+                    SizedControl(lambda width, _: [("class:help", hint(self.model, width))]),
+                    height=1,
+                ),
             ]
         )
         return Layout(fitting(root, self._too_small))
@@ -149,6 +155,8 @@ class LobbyScreen:
     def _list(self, width: int, height: int) -> StyleAndTextTuples:
         if self.model.mode is Mode.CREATING:
             return form(self.model)
+        if self.model.mode is Mode.LEADERBOARD:
+            return leaderboard(self.model, width, height)
         return table(self.model, width, height)
 
     # -- keys and effects ----------------------------------------------------------------------
@@ -170,6 +178,8 @@ class LobbyScreen:
                     self.message = (style, text)
                 case Refresh():
                     self._spawn(self._refresh())
+                case AskLeaderboard(game):
+                    self._spawn(self._leaderboard(game))
                 case Leave():
                     self.application.exit()
                 case Play() | Watch() | Start():
@@ -195,6 +205,18 @@ class LobbyScreen:
     async def _refresh(self) -> None:
         with contextlib.suppress(Disconnected, ServerError):
             await self._load()
+
+    async def _leaderboard(self, game: str) -> None:
+        try:
+            ok = await self.session.request(Ratings(id=0, game=game, limit=LEADERBOARD_ROWS))
+        except ServerError as error:
+            self.carry_out([Say(f"no leaderboard: {error.message}", ERROR)])
+            return
+        except Disconnected:
+            self.carry_out([Say("not connected: the leaderboard waits for the server", ERROR)])
+            return
+        self.model.show_leaderboard(game, ok.leaderboard or ())
+        self.application.invalidate()
 
     async def _keep_fresh(self) -> None:
         while True:

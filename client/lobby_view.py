@@ -14,8 +14,9 @@ import json
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.lobby import VS, cut_seats, seat_cell
-from ubao.client.lobby_machine import HINTS, LobbyModel, Watch, described
+from ubao.client.lobby_machine import HINTS, SPARE_HINTS, LobbyModel, Watch, described
 from ubao.client.record import printable
+from ubao.client.standings import leaderboard_table
 from ubao.client.state import called_off
 from ubao.client.terminal_text import columns, cut
 from ubao.engine.games import GAMES
@@ -123,7 +124,7 @@ def rows_around(selected: int | None, count: int, height: int) -> range:
 
 
 def detail(summary: GameSummary | None) -> str:
-    """The selected game in full: its id, options, clock and pace."""
+    """The selected game in full: its id, options, clock and pace, and whether it is rated."""
     if summary is None:
         return ""
     parts = [f"game {summary.game_id}", printable(summary.game)]
@@ -134,6 +135,8 @@ def detail(summary: GameSummary | None) -> str:
         parts.append(f"clock {initial:g}+{increment:g}")
     if summary.pace_ms:
         parts.append(f"pace {summary.pace_ms / 1000:g} s")
+    if summary.rated:
+        parts.append("rated")
     return "  ".join(parts)
 
 
@@ -160,7 +163,26 @@ def form(model: LobbyModel) -> StyleAndTextTuples:
     return out
 
 
-def hint(model: LobbyModel) -> str:
-    """The keys that matter in the current mode; what Enter does with the selected game."""
-    action = model.action()
-    return HINTS[model.mode].format(action="watch" if isinstance(action, Watch) else "play")
+def leaderboard(model: LobbyModel, width: int, height: int) -> StyleAndTextTuples:
+    """The best rated accounts of the game shown, pool by pool, as `ubao ratings` prints
+    them, as many lines as fit."""
+    out: StyleAndTextTuples = [("class:panel.title", f"Leaderboard: {model.board_game}\n")]
+    if model.leaderboard is None:
+        return [*out, ("class:label", "asking the server...")]
+    if not model.leaderboard:
+        return [*out, ("class:label", f"nobody has a rated {model.board_game} game yet")]
+    lines = leaderboard_table(model.leaderboard).splitlines()[: max(height - 1, 1)]
+    return [*out, ("", "\n".join(cut(printable(line), width) for line in lines))]
+
+
+def hint(model: LobbyModel, width: int) -> str:
+    """The keys that matter in the current mode, what Enter does with the selected game
+    first; those of `SPARE_HINTS` left out while the line is wider than `width`."""
+    action = "watch" if isinstance(model.action(), Watch) else "play"
+    items = [item.format(action=action) for item in HINTS[model.mode]]
+    for spare in SPARE_HINTS:
+        if columns(GAP.join(items)) <= width:
+            break
+        if spare in items:
+            items.remove(spare)
+    return GAP.join(items)

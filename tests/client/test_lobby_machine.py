@@ -10,6 +10,7 @@ import pytest
 from ubao.client.lobby_machine import (
     BOT_DEPTHS,
     PAGE_STEP,
+    AskLeaderboard,
     Leave,
     LobbyModel,
     Mode,
@@ -22,7 +23,7 @@ from ubao.client.lobby_machine import (
     described,
 )
 from ubao.engine.games import GAMES
-from ubao.protocol import GameSummary, Result, SeatInfo, SeatSpec, Status
+from ubao.protocol import GameSummary, PoolRating, Result, SeatInfo, SeatSpec, Status
 
 OPEN = SeatInfo("open", None, False)
 BOB = SeatInfo("open", "bob", True)
@@ -204,3 +205,25 @@ def test_escape_leaves_the_form_and_q_the_lobby() -> None:
 
 def test_r_asks_the_server_again() -> None:
     assert Refresh() in (loaded().press("r") or [])
+
+
+def test_l_asks_for_the_leaderboard_of_the_chosen_games_kind_and_arrows_change_game() -> None:
+    model = loaded(game("o", "playing", 1, BOB, CAROL))
+    model.games["o"] = dataclasses.replace(model.games["o"], game="othello")
+    effects = model.press("l") or []
+    assert AskLeaderboard("othello") in effects and model.mode is Mode.LEADERBOARD
+    assert model.leaderboard is None  # asking
+    rows = (PoolRating("ada", "othello/untimed", 1600, 80, 12, 8, 1, 3),)
+    model.show_leaderboard("kalah", rows)  # an answer for a game no longer shown
+    assert model.leaderboard is None
+    model.show_leaderboard("othello", rows)
+    assert model.leaderboard == rows
+    names = list(GAMES)
+    after = names[(names.index("othello") + 1) % len(names)]
+    assert AskLeaderboard(after) in (model.press("right") or [])
+    assert model.board_game == after and model.leaderboard is None
+    assert model.press("enter") is None  # the list's keys do nothing here
+    model.press("escape")
+    assert model.mode.value == "browsing"
+    assert model.press("l") is not None and model.board_game == "othello"
+    assert model.press("c-q") == [Leave()]

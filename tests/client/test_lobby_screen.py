@@ -16,10 +16,10 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from tests.support.client import FAST, WAIT_S, game_server, screen, until, url_of
 from tests.support.screen import SIZES, SizedOutput, draw
 from ubao.client.connection import request_once
-from ubao.client.lobby_machine import Play, Start, Watch
+from ubao.client.lobby_machine import Play, Say, Start, Watch
 from ubao.client.lobby_screen import LobbyScreen
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Create, GameSummary, Result, SeatInfo, SeatSpec
+from ubao.protocol import Create, GameSummary, PoolRating, Result, SeatInfo, SeatSpec
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -69,7 +69,8 @@ def test_the_lobby_fits_the_terminal_with_every_column_in_sight(columns: int, ro
     assert "South won" in lines[3]
     if columns >= 80:
         assert "South won 30-18" in lines[3]
-    assert lines[-1] == "Enter: play  w: watch  n: new game  Tab: filter  q: quit"
+    keys = "Enter: play  w: watch  n: new game  l: ratings  Tab: filter  q: quit"
+    assert lines[-1] == (keys if columns >= 80 else keys.replace("w: watch  ", ""))
     assert lines[-3] == 'game game0099  kalah  {"pits":4,"seeds":3}'
     assert all(len(line) <= columns for line in lines)
 
@@ -97,6 +98,26 @@ def test_the_new_game_form_is_drawn_in_place_of_the_list(columns: int, rows: int
     text = "\n".join(draw(lobby.application, columns, rows))
     assert "  game: < kalah >" in text and "> opponent: < server bot, depth 1 >" in text
     assert "up/down: field  left/right: change  Enter: create  Esc: back" in text
+
+
+@pytest.mark.parametrize(("columns", "rows"), SIZES)
+def test_the_leaderboard_is_drawn_in_place_of_the_list(columns: int, rows: int) -> None:
+    lobby = drawn_lobby(columns, rows, [summary(1, game="othello")])
+    lobby.carry_out([e for e in lobby.model.press("l") or [] if isinstance(e, Say)])
+    assert "asking the server" in "\n".join(draw(lobby.application, columns, rows))
+    best = [
+        PoolRating(f"player{n}", "othello/blitz", 1900 - 10 * n, 60, 30, 20, 1, 9)
+        for n in range(40)
+    ]
+    lobby.model.show_leaderboard(
+        "othello", (*best, PoolRating("new", "othello/blitz", 1500, 350, 1, 1, 0, 0, True))
+    )
+    lines = draw(lobby.application, columns, rows)
+    assert lines[0].startswith("ubao lobby: tess") and lines[1] == "Leaderboard: othello"
+    assert lines[2].split() == ["pool", "player", "rating", "RD", "games", "W/D/L"]
+    assert lines[3].split() == ["othello/blitz", "player0", "1900", "60", "30", "20/1/9"]
+    assert lines[-1] == "left/right: another game  Esc: back  ^Q: quit"
+    assert lines[-4].startswith("--")  # as many as fit above the rule
 
 
 @contextlib.asynccontextmanager
@@ -166,6 +187,27 @@ async def test_enter_on_an_open_game_takes_its_seat_and_n_creates_one(tmp_path: 
             chosen = await asyncio.wait_for(task, WAIT_S)
             assert isinstance(chosen, Start)
             assert chosen.create.seats == (SeatSpec.open(), SeatSpec.bot(1))
+
+
+async def test_l_shows_the_leaderboard_of_the_chosen_games_kind(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        await created(url, OPEN_GAME)
+        async with showing(url, tmp_path) as (lobby, keys):
+            task = asyncio.create_task(lobby.run())
+            await until(lambda: lobby.model.selected is not None, "the game listed")
+            keys.send_text("l")
+            await until(lambda: lobby.model.leaderboard == (), "the server's answer")
+            assert lobby.model.board_game == "kalah"
+            text = "\n".join(draw(lobby.application, 80, 24))
+            assert "nobody has a rated kalah game yet" in text
+            keys.send_text(RIGHT)
+            await until(lambda: lobby.model.leaderboard == (), "the next game's")
+            assert lobby.model.board_game != "kalah"
+            keys.send_text("\x1b")  # Esc: back to the list
+            await until(lambda: lobby.model.mode.value == "browsing", "the list")
+            keys.send_text("q")
+            assert await asyncio.wait_for(task, WAIT_S) is None
 
 
 async def test_a_server_that_cannot_be_reached_is_said_and_q_still_leaves(tmp_path: Path) -> None:
