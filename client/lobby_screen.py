@@ -133,7 +133,7 @@ class LobbyScreen:
                 Window(SizedControl(self._title), height=1),
                 Window(SizedControl(self._list)),
                 Window(height=1, char="-", style="class:label"),
-                line(lambda: [("", detail(self.model.current()))]),
+                line(lambda: [("", self._detail())]),
                 line(lambda: [self.message]),
                 Window(
                     SizedControl(lambda width, _: [("class:help", hint(self.model, width))]),
@@ -151,6 +151,10 @@ class LobbyScreen:
 
     def _title(self, width: int, height: int) -> StyleAndTextTuples:
         return title(self.model, self.name, self.connection, width)
+
+    def _detail(self) -> str:
+        """The chosen game in full, under the list (not under the form or a leaderboard)."""
+        return detail(self.model.current()) if self.model.mode is Mode.BROWSING else ""
 
     def _list(self, width: int, height: int) -> StyleAndTextTuples:
         if self.model.mode is Mode.CREATING:
