@@ -23,6 +23,7 @@ from ubao.client.commands import (
     command_bot,
     command_export,
     command_games,
+    command_lobby,
     command_play,
     command_player,
     command_ratings,
@@ -48,6 +49,8 @@ from ubao.protocol import (
     SeatSpec,
 )
 
+TOP_OPTIONS = ("-h", "--help", "--version")
+"""The options of `ubao` itself; any other first word that is an option is the lobby's."""
 PACE_SECONDS = 1.0
 """`watch --new`: the default least time between two bot moves, about what a viewer follows."""
 
@@ -206,6 +209,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ubao {metadata.version('ubao')}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    lobby = commands.add_parser(
+        "lobby",
+        help="the server's games, live, to join, watch or create (what ubao alone opens)",
+        description="The interactive lobby: open, live and finished games, kept current; "
+        "arrows and Enter join an open game or watch the others, n creates one, q quits. "
+        "Leaving a game brings you back here. `ubao` with no command (or with only these "
+        "options) opens it too.",
+    )
+    _add_connection(lobby)
+    _add_speed(lobby)
+    lobby.set_defaults(handler=command_lobby)
 
     games = commands.add_parser(
         "games",
@@ -439,9 +454,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     raise SystemExit(status)
 
 
+def with_command(argv: Sequence[str]) -> list[str]:
+    """The command line with `lobby` before it when it names no command: `ubao` alone, or
+    with the lobby's options only (`ubao --server URL --name NAME`), opens the lobby."""
+    words = list(argv)
+    if not words or (words[0].startswith("-") and words[0] not in TOP_OPTIONS):
+        return ["lobby", *words]
+    return words
+
+
 def run(argv: Sequence[str] | None) -> int:
     """The command's exit status; what went wrong is said on standard error, as one line."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(with_command(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(
         level=logging.INFO if args.command == "bot" else logging.WARNING,
         format="%(asctime)s %(message)s",

@@ -33,6 +33,7 @@ from ubao.client.lobby import lobby_table
 from ubao.client.record import RecordError, format_record, parse_record
 from ubao.client.serving import serve
 from ubao.client.standings import leaderboard_table, player_text
+from ubao.client.tokens import TokenStore
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.search import pick_evaluation
@@ -125,6 +126,40 @@ async def command_play(args: argparse.Namespace) -> int:
     return await show_live(args, create=creation(args, opponent_seats(args)), seat=args.seat or 0)
 
 
+async def command_lobby(args: argparse.Namespace) -> int:
+    """The lobby, and each game chosen in it on the game screen, back to the lobby when the
+    user leaves the game, until they leave the lobby."""
+    from ubao.client.lobby_machine import Start, Watch
+    from ubao.client.lobby_screen import LobbyScreen
+
+    needs_terminal()
+    tokens = TokenStore()
+    note = "choose a game with the arrows and Enter, or n for a new one"
+    left: str | None = None
+    while True:
+        lobby = LobbyScreen(args.server, args.name, tokens=tokens, note=note, select=left)
+        chosen = await lobby.run()
+        if chosen is None:
+            return 0
+        if isinstance(chosen, Start):
+            live = await show_game(args, create=chosen.create, seat=0, tokens=tokens)
+        else:
+            watch = isinstance(chosen, Watch)
+            live = await show_game(args, game_id=chosen.game_id, watch=watch, tokens=tokens)
+        note, left = lobby_note(live), live.game_id
+
+
+def lobby_note(live: LiveGame) -> str:
+    """What the lobby says after a game screen closed: why no game was shown, or how to
+    return to a seat left in a game that goes on (Enter on it)."""
+    status, text = ending(live)
+    if status or not text:
+        return text or ""
+    expiry = f"; a waiting game nobody attends expires in {WAITING_EXPIRY_S} s"
+    waiting = live.state.status == "waiting"
+    return f"left game {live.game_id}: Enter on it takes you back" + (expiry if waiting else "")
+
+
 async def command_watch(args: argparse.Namespace) -> int:
     if args.new:
         return await show_live(args, create=watch_creation(args), watch=True)
@@ -154,9 +189,22 @@ async def show_live(
     """The game screen until the user leaves. The screens are imported only here and in
     `command_replay`, so that the headless commands (`bot`, `games`, `export`) never load the
     terminal library."""
+    needs_terminal()
+    return report_end(await show_game(args, game_id=game_id, create=create, seat=seat, watch=watch))
+
+
+async def show_game(
+    args: argparse.Namespace,
+    *,
+    game_id: str | None = None,
+    create: Create | None = None,
+    seat: int | None = None,
+    watch: bool = False,
+    tokens: TokenStore | None = None,
+) -> LiveGame:
+    """The game screen of one game, shown until the user leaves it."""
     from ubao.client.live import LiveGame
 
-    needs_terminal()
     live = LiveGame(
         args.server,
         args.name,
@@ -164,11 +212,12 @@ async def show_live(
         create=create,
         seat=seat,
         watch=watch,
+        tokens=tokens,
         step_seconds=args.speed,
         key=account_key(args),
     )
     await live.run()
-    return report_end(live)
+    return live
 
 
 def needs_terminal() -> None:
@@ -181,26 +230,33 @@ def needs_terminal() -> None:
 
 
 def report_end(live: LiveGame) -> int:
-    """After the screen closed: the game's id (to come back), or why no game was ever shown
-    (the server could not be reached or refused; or the user left while still trying)."""
+    """After the screen closed: say what `ending` says, on standard error if it failed."""
+    status, text = ending(live)
+    if text:
+        print(f"ubao: {text}" if status else text, file=sys.stderr if status else sys.stdout)
+    return status
+
+
+def ending(live: LiveGame) -> tuple[int, str | None]:
+    """After the screen closed: the exit status and what to say. The game's id (to come
+    back), or why no game was ever shown (the server could not be reached or refused; or the
+    user left while still trying)."""
     if not live.state.started:
         reason = live.error or f"left before the game was reached ({live.app.connection})"
         if live.refusal == ErrorCode.SEAT_TAKEN and live.game_id is not None:
             reason += f"; to watch it: {watch_command(live.game_id, live.url)}"
-        print(f"ubao: {reason}", file=sys.stderr)
-        return 1
+        return 1, reason
     if live.game_id and not live.state.over and not live.watch:
         command = return_command(live.game_id, live.session.name, live.url)
         if live.state.status == "waiting":
             # docs/protocol.md, `cancel`: nobody there, a waiting game expires.
-            print(
+            return 0, (
                 f"left game {live.game_id}, which waits for an opponent: unless somebody joins "
                 f"or you return within {WAITING_EXPIRY_S} s (the server's default "
                 f"--waiting-expiry), it expires; return with: {command}"
             )
-        else:
-            print(f"left game {live.game_id}; return with: {command}")
-    return 0
+        return 0, f"left game {live.game_id}; return with: {command}"
+    return 0, None
 
 
 def return_command(game_id: str, name: str, server: str) -> str:

@@ -257,6 +257,9 @@ class GameSummary:
     """Extension: how a finished game ended."""
     pace_ms: Pace | None = None
     """Extension: the game's pace (`create`'s `pace_ms`), if it has one."""
+    spectators: Count | None = None
+    """Extension: how many connections watch the game without a seat in it, as of the
+    summary (a lobby shows it)."""
     rated: bool = False
     """Extension: the game is rated (docs/ratings.md)."""
 

@@ -278,8 +278,14 @@ class Room:
             created=self.created,
             result=self.result,
             pace_ms=self.pace_ms or None,
+            spectators=self.spectators,
             rated=self.rated,
         )
+
+    @property
+    def spectators(self) -> int:
+        """The connections that follow the game without holding one of its seats."""
+        return len(self.watchers - {seat.holder for seat in self.seats})
 
     def presence(self, seat: int) -> SeatEvent:
         """A `seat` event that says who sits in `seat` of a finished game and whether they are

@@ -74,6 +74,8 @@ CLIENT_MODEL = {
     "ubao.client.export",
     "ubao.client.lag",
     "ubao.client.input_machine",
+    "ubao.client.lobby",
+    "ubao.client.lobby_machine",
     "ubao.client.news",
     "ubao.client.terminal_text",
     "ubao.client.standings",

@@ -17,8 +17,14 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from ubao.client.__main__ import build_parser, main
-from ubao.client.commands import opponent_seats, parse_clock, report_end, watch_creation
+from ubao.client.__main__ import build_parser, main, with_command
+from ubao.client.commands import (
+    command_lobby,
+    opponent_seats,
+    parse_clock,
+    report_end,
+    watch_creation,
+)
 from ubao.client.connection import request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table
@@ -29,7 +35,7 @@ from ubao.protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Sn
 
 pytestmark = pytest.mark.timeout(120)
 
-COMMANDS = ["games", "play", "watch", "bot", "export", "replay"]
+COMMANDS = ["lobby", "games", "play", "watch", "bot", "export", "replay"]
 
 
 @pytest.mark.parametrize("command", [[], *[[c] for c in COMMANDS]])
@@ -137,7 +143,9 @@ async def test_leaving_before_the_game_was_reached_is_a_failure(
     assert "left before the game was reached" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["play", "--join", "g1"], ["watch", "g1"]])
+@pytest.mark.parametrize(
+    "argv", [["play", "--join", "g1"], ["watch", "g1"], [], ["lobby"], ["--name", "tess"]]
+)
 def test_the_screens_need_a_terminal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit:
         main([*argv, "--server", unused_url()])  # pytest's stdin is no terminal
@@ -154,6 +162,16 @@ def test_replaying_a_binary_file_says_it_is_no_record(
         main(["replay", str(binary)])
     assert exit.value.code == 2
     assert "is not a game record" in capsys.readouterr().err
+
+
+def test_ubao_alone_or_with_only_the_lobbys_options_opens_the_lobby() -> None:
+    parser = build_parser()
+    for argv in ([], ["--name", "tess"], ["--server", "example.org:9000", "--speed", "0"]):
+        args = parser.parse_args(with_command(argv))
+        assert args.command == "lobby" and args.handler is command_lobby
+    assert parser.parse_args(with_command(["--name", "tess"])).name == "tess"
+    for argv in (["--help"], ["--version"], ["games", "--all"], ["play", "--new", "kalah"]):
+        assert with_command(argv) == argv  # every other command line means what it meant
 
 
 def test_version_and_help_list_the_games_evaluations_and_algorithms(

@@ -2,64 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import shlex
 import shutil
-import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.client import WAIT_S, game_server, url_of
+from tests.support.client import game_server, url_of
+from tests.support.tmux import screen_shows, terminal, tmux
 
 pytestmark = [
     pytest.mark.timeout(120),
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
-
-
-async def tmux(socket: str, *args: str, check: bool = True) -> str:
-    process = await asyncio.create_subprocess_exec(
-        "tmux", "-L", socket, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await process.communicate()
-    assert process.returncode == 0 or not check, err.decode()
-    return out.decode()
-
-
-async def screen_shows(socket: str, *texts: str) -> str:
-    """The pane's text once it contains every one of `texts` (fails after WAIT_S)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT_S
-    while True:
-        pane = await tmux(socket, "capture-pane", "-p", "-t", "ubao")
-        if all(text in pane for text in texts):
-            return pane
-        if loop.time() > deadline:
-            raise AssertionError(f"the terminal never showed {texts}:\n{pane}")
-        await asyncio.sleep(0.1)
-
-
-@contextlib.asynccontextmanager
-async def terminal(
-    socket: str, home: Path, arguments: list[str], columns: int, rows: int
-) -> AsyncIterator[None]:
-    """`ubao ARGUMENTS` in a tmux pane of the given size (the pane outlives the client, so
-    that a failure shows what it printed)."""
-    command = [sys.executable, "-m", "ubao.client", *arguments]
-    env = f"XDG_DATA_HOME={shlex.quote(str(home))} LANG=C.UTF-8"
-    await tmux(
-        socket, "new-session", "-d", "-s", "ubao", "-x", str(columns), "-y", str(rows),
-        f"cd {shlex.quote(str(Path.cwd()))} && env {env} {shlex.join(command)}; "
-        f"echo ubao exited with status $?; sleep {WAIT_S}",
-    )  # fmt: skip
-    try:
-        yield
-    finally:
-        await tmux(socket, "kill-server", check=False)
 
 
 async def test_ubao_play_in_a_real_terminal_shows_the_board_and_plays_a_move(

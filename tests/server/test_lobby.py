@@ -443,3 +443,15 @@ def test_a_watcher_who_missed_nothing_gets_a_snapshot_not_silence() -> None:
     assert isinstance(got[0], Ok) and isinstance(got[1], Snapshot) and got[1].v == v
     missed = h.player("fay", "spectator").send(Watch(id=1, game_id=game_id, since_v=v - 1))
     assert [m.type for m in missed] == ["ok", "over"]
+
+
+def test_a_summary_counts_the_connections_that_watch_a_game_without_a_seat() -> None:
+    h = Harness()
+    game_id, south, _, _, _ = started_game(h)
+    assert lobby_line(south, game_id).spectators == 0  # the players follow it, unseen
+    carol, dave = h.player("carol", "spectator"), h.player("dave", "spectator")
+    for spectator in (carol, dave):
+        spectator.ok(Watch(id=spectator.next_id(), game_id=game_id))
+    assert lobby_line(south, game_id).spectators == 2
+    h.disconnect(carol)
+    assert lobby_line(dave, game_id).spectators == 1
