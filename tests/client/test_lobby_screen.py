@@ -62,7 +62,7 @@ def test_the_lobby_fits_the_terminal_with_every_column_in_sight(columns: int, ro
     lines = draw(lobby.application, columns, rows)
     assert lines[0].startswith("ubao lobby: tess  1 open, 0 live, 30 finished  [all]")
     assert lines[1].split() == ["GAME", "PLAYERS", "STATUS", "PLY", "WATCHING"]
-    assert lines[2].startswith("> kalah  bob vs (open)") and lines[2].endswith(" 0")
+    assert lines[2].startswith("> kalah  bob (guest) vs (open)") and lines[2].endswith(" 0")
     assert "waiting" in lines[2]
     assert lines[3].startswith("  kalah  a-very") and "vs bot d6" in lines[3]
     assert lines[3].endswith(f"{40 + 29}         1")  # the ply and the spectators, newest first

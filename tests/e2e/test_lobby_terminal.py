@@ -37,16 +37,19 @@ async def test_the_lobby_joins_an_open_game_and_watches_a_bot_game_to_its_end(
             terminal(socket, tmp_path, lobby, 80, 24, session="lobby"),
         ):
             await screen_shows(socket, "ply 0  waiting", session="bob")
-            pane = await screen_shows(socket, "bob vs (open)", session="lobby")
+            pane = await screen_shows(socket, "bob (guest) vs (open)", session="lobby")
             assert pane.startswith("ubao lobby: tess  1 open, 0 live, 0 finished  [all]")
             assert "Enter: play  w: watch  n: new game  l: ratings  Tab: filter  q: quit" in pane
 
             await keys(socket, "Enter", session="lobby")  # bob's open seat, no id copied
-            await screen_shows(socket, "North: tess", "tess (you)", session="lobby")
+            await screen_shows(socket, "North: tess", "tess (guest) (you)", session="lobby")
             await screen_shows(socket, "North: tess", "Your move (South)", session="bob")
             await keys(socket, "C-q", session="lobby")
             pane = await screen_shows(
-                socket, "Enter on it takes you back", "> kalah  bob vs tess (away)", session="lobby"
+                socket,
+                "Enter on it takes you back",
+                "> kalah  bob (guest) vs tess (guest) (away)",
+                session="lobby",
             )  # the server may hear that tess left after the lobby's first page
             assert "playing" in pane
 
