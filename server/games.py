@@ -54,7 +54,7 @@ class Games:
     # -- where a game comes from ---------------------------------------------------------------
 
     def new(
-        self, conn: Connection, create: Create, wall: Now, *, seated: int = 0, whose: str
+        self, conn: Connection | None, create: Create, wall: Now, *, seated: int = 0, whose: str
     ) -> Room:
         """A new game created by `conn` (dated by `wall` once admitted), checked against the
         limits and its shares, not yet stored or listed; `seated` players sit down in it at once
@@ -67,7 +67,8 @@ class Games:
         except GameError as exc:
             raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
         check_seat_specs(create, game, self.limits)
-        self.shares.admit(conn.id, conn.ip, create, seated, whose)
+        if conn is not None:  # a tournament's game counts against no connection's share
+            self.shares.admit(conn.id, conn.ip, create, seated, whose)
         room = Room(
             new_game_id(self.rooms),
             create.game,
@@ -78,7 +79,8 @@ class Games:
             self.limits.bounds,
             created=wall(),
         )
-        room.creator, room.creator_ip = conn.id, conn.ip
+        if conn is not None:
+            room.creator, room.creator_ip = conn.id, conn.ip
         room.pace_ms = create.pace_ms or 0
         room.rated = create.rated
         room.first_move_ms = self.limits.grace_ms
