@@ -19,6 +19,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 from ubao.client.board import STEP_SECONDS
 from ubao.client.commands import (
     UsageError,
+    command_account,
     command_bot,
     command_export,
     command_games,
@@ -54,7 +55,15 @@ PACE_SECONDS = 1.0
 # -- the parser --------------------------------------------------------------------------------
 
 
-def _add_connection(parser: argparse.ArgumentParser) -> None:
+KEY_FILE_HELP = (
+    "a file holding the key of the name's account (default: the key kept for the name and "
+    "server by ubao account, if any; without one you play as a guest)"
+)
+
+
+def _add_connection(
+    parser: argparse.ArgumentParser, name: bool = True, key_help: str = KEY_FILE_HELP
+) -> None:
     parser.add_argument(
         "--server",
         type=server_urls,
@@ -65,9 +74,13 @@ def _add_connection(parser: argparse.ArgumentParser) -> None:
         "drops "
         f"(default: $UBAO_SERVER or {DEFAULT_SERVER})",
     )
-    parser.add_argument(
-        "--name", default=default_name(), help="your name as others see it (default: login name)"
-    )
+    if name:
+        parser.add_argument(
+            "--name",
+            default=default_name(),
+            help="your name as others see it (default: login name)",
+        )
+    parser.add_argument("--key-file", metavar="PATH", help=key_help)
 
 
 def _add_new_game(
@@ -337,6 +350,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_new_game(bot, bots=True, pace_help="; this bot keeps the same pace")
     bot.set_defaults(handler=command_bot)
+
+    accounts = commands.add_parser(
+        "account",
+        help="claim a name with a key, rotate the key, show your accounts",
+        description="Claim a name on a server: from then on only its key plays under it (the "
+        "key is kept per server and name, 0600, and used by play, watch and bot). Names "
+        "without a key play as guests, and can never take a claimed one.",
+    )
+    actions = accounts.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="claim NAME; the server makes its key")
+    create.add_argument("--bot", action="store_true", help="an account for a bot (shown as one)")
+    rotate = actions.add_parser("rotate", help="replace NAME's key with a new one")
+    rotate.add_argument("--bot", action="store_true", help=argparse.SUPPRESS)
+    for action in (create, rotate):
+        action.add_argument("account", metavar="NAME")
+    show = actions.add_parser("show", help="the accounts kept for the server, checked with it")
+    show.add_argument("account", metavar="NAME", nargs="?")
+    for action in (create, rotate, show):
+        _add_connection(
+            action,
+            name=False,
+            key_help="create, rotate: also write the new key in this file (0600); "
+            "rotate: the current key is in this file if it exists (else the one kept)",
+        )
+    show.add_argument("--json", action="store_true", help="as JSON")
+    show.add_argument("--offline", action="store_true", help="do not ask the server")
+    accounts.set_defaults(handler=command_account)
 
     export = commands.add_parser("export", help="write a game's record (PGN-like)")
     _add_connection(export)

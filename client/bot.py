@@ -127,7 +127,8 @@ def bot_client_name(name: str, settings: EngineSettings) -> str:
     """The name a bot client plays under: the name given and its depth, as server bots are
     named (`ubao-engine (depth 4)`); that it is a bot client the seat info's `client` says, so
     the name need not. Its own name also keeps its seat tokens apart from those of a person of
-    the same name (the same login) in the same game."""
+    the same name (the same login) in the same game. An account's bot plays under the
+    account's name as it is (`BotGame` with a key)."""
     return f"{name} (depth {settings.depth})"
 
 
@@ -155,10 +156,11 @@ class BotGame(SeatSession):
         on_over: Callable[[], None] | None = None,
         rematch_wait: float = REMATCH_WAIT,
         pace: float = 0.0,
+        key: str | None = None,
     ) -> None:
         super().__init__(
             url,
-            bot_client_name(name, settings),
+            name if key is not None else bot_client_name(name, settings),
             "bot",
             game_id=game_id,
             create=create,
@@ -166,6 +168,7 @@ class BotGame(SeatSession):
             tokens=tokens,
             backoff=backoff,
             budget=budget,
+            key=key,
         )
         self.settings = settings
         self.engine: EngineClient | None = None

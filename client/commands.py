@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from websockets.exceptions import InvalidURI
 from websockets.uri import parse_uri
 
+from ubao.client import account
 from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import (
     DEFAULT_SERVER,
@@ -27,6 +28,7 @@ from ubao.client.connection import (
     servers,
 )
 from ubao.client.export import record_of, replay_of
+from ubao.client.keys import AccountKey, KeyStore, read_key_file
 from ubao.client.lobby import lobby_table
 from ubao.client.record import RecordError, format_record, parse_record
 from ubao.client.serving import serve
@@ -163,6 +165,7 @@ async def show_live(
         seat=seat,
         watch=watch,
         step_seconds=args.speed,
+        key=account_key(args),
     )
     await live.run()
     return report_end(live)
@@ -271,7 +274,7 @@ async def lobby_pages(
     for _ in range(MAX_LOBBY_PAGES):
         want = MAX_PAGE if count is None else min(count - len(games), MAX_PAGE)
         page = dataclasses.replace(query, limit=want, cursor=cursor)
-        ok = await request_once(args.server, args.name, "spectator", page)
+        ok = await request_once(args.server, args.name, "spectator", page, account_key(args))
         games += ok.games or ()
         cursor = ok.cursor
         if cursor is None or not ok.games or (count is not None and len(games) >= count):
@@ -311,7 +314,8 @@ async def command_games(args: argparse.Namespace) -> int:
 
 async def command_ratings(args: argparse.Namespace) -> int:
     query = Ratings(id=0, game=args.game, speed=args.speed, limit=args.limit)
-    rows = (await request_once(args.server, args.name, "spectator", query)).leaderboard or ()
+    ok = await request_once(args.server, args.name, "spectator", query, account_key(args))
+    rows = ok.leaderboard or ()
     if args.json:
         print(json.dumps([to_wire(row) for row in rows], indent=2, ensure_ascii=False))
     elif rows:
@@ -325,7 +329,8 @@ async def command_ratings(args: argparse.Namespace) -> int:
 
 async def command_player(args: argparse.Namespace) -> int:
     query = Player(id=0, name=args.player, limit=args.limit)
-    card = (await request_once(args.server, args.name, "spectator", query)).player
+    ok = await request_once(args.server, args.name, "spectator", query, account_key(args))
+    card = ok.player
     if card is None:
         raise UsageError("the server does not keep ratings (an older server)")
     print(
@@ -338,9 +343,16 @@ async def command_bot(args: argparse.Namespace) -> int:
     settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm, args.threads)
     budget = Budget(args.message_burst, args.message_rate)
     pace = args.pace or 0.0
+    key = account_key(args)
     if args.serve:
         await serve(
-            args.server, args.name, settings, max_games=args.max_games, budget=budget, pace=pace
+            args.server,
+            args.name,
+            settings,
+            max_games=args.max_games,
+            budget=budget,
+            pace=pace,
+            key=key,
         )
         return 0
     if args.join:
@@ -352,6 +364,7 @@ async def command_bot(args: argparse.Namespace) -> int:
             seat=args.seat,
             budget=budget,
             pace=pace,
+            key=key,
         )
     else:
         create = creation(args, opponent_seats(args))
@@ -367,6 +380,7 @@ async def command_bot(args: argparse.Namespace) -> int:
             seat=args.seat or 0,
             budget=budget,
             pace=pace,
+            key=key,
         )
     await bot.run()  # it logs every move and how the game ended
     if bot.error:
@@ -378,7 +392,7 @@ async def command_bot(args: argparse.Namespace) -> int:
 async def command_export(args: argparse.Namespace) -> int:
     if args.output:
         check_writable(Path(args.output))  # before the server is asked anything
-    snapshot = await fetch_snapshot(args.server, args.name, args.game_id)
+    snapshot = await fetch_snapshot(args.server, args.name, args.game_id, account_key(args))
     text = format_record(record_of(snapshot))
     if args.output:
         try:
@@ -416,6 +430,48 @@ async def command_replay(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: {error}") from None
     needs_terminal()
     await ReplayApp(record, replay).run()
+    return 0
+
+
+def account_key(args: argparse.Namespace) -> str | None:
+    """The key `hello` says: `--key-file`'s, else the one kept for the name on the server (none:
+    a guest)."""
+    if args.key_file is not None:
+        return key_in(args.key_file)
+    kept = KeyStore().get(args.server, args.name)
+    return None if kept is None else kept.key
+
+
+def key_in(path: str) -> str:
+    try:
+        return read_key_file(Path(path))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--key-file {path}: {error}") from None
+
+
+async def command_account(args: argparse.Namespace) -> int:
+    """`ubao account create|rotate|show`: the logic is client/account.py's."""
+    keys = KeyStore()
+    key_file = Path(args.key_file) if args.key_file else None
+    if args.action == "create":
+        made = await account.create(args.server, args.account, args.bot, keys, key_file)
+        print(f"claimed {made.name} on {args.server}; its key is kept in {keys.path}")
+    elif args.action == "rotate":
+        kept = keys.get(args.server, args.account)
+        if key_file is not None and key_file.exists():
+            name, bot = (kept.name, kept.bot) if kept else (args.account, args.bot)
+            kept = AccountKey(name, key_in(args.key_file), bot)
+        if kept is None:
+            raise UsageError(f"no key of {args.account} is kept for {args.server}; give --key-file")
+        current = kept
+        await account.rotate(args.server, current, keys, key_file)
+        print(f"rotated the key of {current.name}; the old key opens nothing any more")
+    else:
+        lines = await account.show(args.server, args.account, keys, check=not args.offline)
+        if args.json:
+            print(json.dumps([dataclasses.asdict(line) for line in lines], indent=1))
+        for line in [] if args.json else lines:
+            print(line.text())
     return 0
 
 

@@ -221,6 +221,7 @@ class ServerSession:
         ping_seconds: float = PING_SECONDS,
         first_attempts: int = FIRST_ATTEMPTS,
         budget: Budget = DEFAULT_BUDGET,
+        key: str | None = None,
     ) -> None:
         self.url = url
         """As given (one URL or several, comma separated): the key of the seat tokens."""
@@ -229,6 +230,10 @@ class ServerSession:
         """The server connected to, or tried next."""
         self.name = name
         self.role: Role = role
+        self.key = key
+        """The key of `name`'s account, said in every `hello` (None: a guest)."""
+        self.account = False
+        """The server took `key` (the last `hello`'s `ok`): this session plays as the account."""
         self.on_event = on_event
         self.on_ready = on_ready
         self.on_state = on_state or (lambda text: None)
@@ -310,8 +315,11 @@ class ServerSession:
         reader = asyncio.create_task(self._read(ws))
         pinger: asyncio.Task[None] | None = None
         try:
-            hello = Hello(id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role)
-            self.engines = (await self.request(hello)).engines or ()
+            hello = Hello(
+                id=0, proto=PROTOCOL_VERSION, name=self.name, role=self.role, key=self.key
+            )
+            welcome = await self.request(hello)
+            self.engines, self.account = welcome.engines or (), welcome.account
             self.reached = True
             if self.on_ready is not None:
                 await self.on_ready()
@@ -468,17 +476,29 @@ async def connect_first(url: str) -> AsyncIterator[ClientConnection]:
         return
 
 
-async def request_once(url: str, name: str, role: Role, command: Command) -> Ok:
-    """Connect, say hello, send one command and return its `ok` (for `ubao games`)."""
+async def request_once(
+    url: str, name: str, role: Role, command: Command, key: str | None = None
+) -> Ok:
+    """Connect, say hello (with the key of `name`'s account, if given), send one command and
+    return its `ok` (for `ubao games`, `ubao account`)."""
     async with connect_first(url) as ws:
-        await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role), 1)
+        await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role, key=key), 1)
         return await _exchange(ws, command, 2)
 
 
-async def fetch_snapshot(url: str, name: str, game_id: str) -> Snapshot:
+async def hello_once(url: str, name: str, role: Role, key: str | None) -> Ok:
+    """Connect and say hello: the server's `ok` (whether it took the key: `account`)."""
+    async with connect_first(url) as ws:
+        return await _exchange(
+            ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role=role, key=key), 1
+        )
+
+
+async def fetch_snapshot(url: str, name: str, game_id: str, key: str | None = None) -> Snapshot:
     """Watch `game_id` just long enough to receive its snapshot (for `ubao export`)."""
     async with connect_first(url) as ws:
-        await _exchange(ws, Hello(id=0, proto=PROTOCOL_VERSION, name=name, role="spectator"), 1)
+        hello = Hello(id=0, proto=PROTOCOL_VERSION, name=name, role="spectator", key=key)
+        await _exchange(ws, hello, 1)
         await _exchange(ws, Watch(id=0, game_id=game_id), 2)
         while True:
             message = decode_server_message(await ws.recv())

@@ -39,6 +39,7 @@ class LiveGame(SeatSession):
         backoff: Backoff = DEFAULT_BACKOFF,
         input: Input | None = None,
         output: Output | None = None,
+        key: str | None = None,
     ) -> None:
         super().__init__(
             url,
@@ -50,6 +51,7 @@ class LiveGame(SeatSession):
             watch=watch,
             tokens=tokens,
             backoff=backoff,
+            key=key,
         )
         self.app = GameApp(
             self.state,

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 
 from ubao.client.record import printable
-from ubao.client.state import called_off
+from ubao.client.state import called_off, shown_name
 from ubao.client.terminal_text import columns, cut
 from ubao.protocol import GameSummary, SeatInfo
 
@@ -52,12 +52,13 @@ def status(summary: GameSummary) -> str:
 
 def seat_cell(seat: SeatInfo, summary: GameSummary) -> str:
     """Who sits in a seat: the name, `BOT` before a bot client's (as lichess titles bot
-    accounts; its name says its depth), `(away)` after a dropped player's; a free seat is
+    accounts; its name says its depth), `(guest)` after a guest's, `(away)` after a dropped
+    player's; a free seat is
     `(open)`, or `(bot wanted)` when it asks for a bot client."""
     if seat.name is None:
         return "(bot wanted)" if seat.wants_bot else "(open)"
     title = "BOT " if seat.client == "bot" else ""
-    return title + seat.name + (" (away)" if away(seat, summary) else "")
+    return title + (shown_name(seat) or "") + (" (away)" if away(seat, summary) else "")
 
 
 def row_of(summary: GameSummary) -> tuple[str, ...]:

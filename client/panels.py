@@ -13,7 +13,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from ubao.client.board import Frame
 from ubao.client.lag import format_lag
 from ubao.client.layout import PANEL_MIN_WIDTH, wrap
-from ubao.client.state import GameState
+from ubao.client.state import GameState, shown_name
 from ubao.engine.games import GAMES
 from ubao.protocol import BotInfo, ClockSpec, SeatInfo
 
@@ -156,7 +156,10 @@ def players_panel(
         player = state.seats[side]
         mover = "> " if side == to_move else "  "
         you = " (you)" if side == seat else ""
-        who = [("class:side.name", f"{labels[side]}: {player.name or 'open seat'}"), ("", you)]
+        who = [
+            ("class:side.name", f"{labels[side]}: {shown_name(player) or 'open seat'}"),
+            ("", you),
+        ]
         clock = clock_text(state, side, now, online=online)
         if rows >= 4:
             mine = side == seat and not mine_closed

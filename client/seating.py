@@ -72,6 +72,7 @@ class SeatSession:
         tokens: TokenStore | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         budget: Budget = DEFAULT_BUDGET,
+        key: str | None = None,
     ) -> None:
         if (game_id is None) == (create is None):
             raise ValueError("give either the id of a game or a game to create")
@@ -98,6 +99,7 @@ class SeatSession:
             on_rematch=self.on_rematch,
             backoff=backoff,
             budget=budget,
+            key=key,
         )
 
     # -- hooks ---------------------------------------------------------------------------------

@@ -46,11 +46,14 @@ def bot_seat(summary: GameSummary) -> int | None:
 
 
 def held_seats(
-    url: str, name: str, settings: EngineSettings, tokens: TokenStore
+    url: str, name: str, settings: EngineSettings, tokens: TokenStore, account: bool = False
 ) -> dict[str, tuple[int, EngineSettings]]:
     """The games a serving bot holds a seat in on `url`, by id, with the seat and the settings
     it plays it with: those stored under the names it plays under, `NAME (depth K)` for K up to
-    its own depth (a seat that wished for a lower depth got one), its own depth first."""
+    its own depth (a seat that wished for a lower depth got one), its own depth first; an
+    account's bot plays under its name alone."""
+    if account:
+        return {game_id: (seat.seat, settings) for game_id, seat in tokens.games(url, name).items()}
     held: dict[str, tuple[int, EngineSettings]] = {}
     for depth in range(settings.depth, 0, -1):
         chosen = dataclasses.replace(settings, depth=depth)
@@ -136,6 +139,7 @@ async def serve(
     backoff: Backoff = DEFAULT_BACKOFF,
     budget: Budget = DEFAULT_BUDGET,
     pace: float = 0.0,
+    key: str | None = None,
 ) -> None:
     """Wait in the lobby forever, playing up to `max_games` games at a time.
 
@@ -150,7 +154,7 @@ async def serve(
     every `poll_seconds`, for a server that does not push (its lobby is silent otherwise).
     """
     store = tokens or TokenStore()
-    seats = SeatPicker(settings, max_games, held_seats(url, name, settings, store))
+    seats = SeatPicker(settings, max_games, held_seats(url, name, settings, store, key is not None))
     changed = asyncio.Event()
     pushed = False
 
@@ -174,6 +178,7 @@ async def serve(
         on_lobby=on_lobby,
         backoff=backoff,
         budget=budget,
+        key=key,
     )
     lobby_task = asyncio.create_task(lobby.run())
     lobby_task.add_done_callback(lambda _: changed.set())
@@ -206,6 +211,7 @@ async def serve(
             rematch=lambda: busy() < max_games,
             on_over=changed.set,
             pace=pace,
+            key=key,
         )
         task = asyncio.create_task(bot.run())
         playing[join.game_id] = bot, task

@@ -33,6 +33,17 @@ from ubao.protocol import (
     TakebackRequest,
 )
 
+GUEST = " (guest)"
+"""After the name of a player who proved no account's key: anyone may play under it."""
+
+
+def shown_name(seat: SeatInfo) -> str | None:
+    """A seat's player as screens show it: a guest's name marked as a guest's (a server bot's
+    and an account's as they are); None for a free seat."""
+    if seat.name is None or seat.kind == "bot" or seat.account:
+        return seat.name
+    return seat.name + GUEST
+
 
 class Applied(Enum):
     """What `GameState.apply` did with an event."""
@@ -310,7 +321,11 @@ class GameState:
         # The seat's kind and bot settings stay: only who sits there (and with what client)
         # and presence change.
         self.seats[event.seat] = dataclasses.replace(
-            self.seats[event.seat], name=event.name, connected=event.connected, client=event.client
+            self.seats[event.seat],
+            name=event.name,
+            connected=event.connected,
+            client=event.client,
+            account=event.account,
         )
         if event.status is not None:
             self.status = event.status

@@ -64,6 +64,43 @@ def _url_key(url: str) -> str:
     return f"{scheme}://{host}{parts.path or '/'}{query}"
 
 
+def write_private(path: Path, text: str) -> None:
+    """`text` in `path`, readable by the user alone (0600), atomically: a temporary file
+    renamed over the old one, so that a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of the file at `path` (another client of the same file waits
+    for it): around every read-modify-write, so that no client writes back a file read before
+    another's change."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(path.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor is closed
+            yield
+        else:
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
+            try:
+                yield
+            finally:
+                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    finally:
+        os.close(fd)
+
+
 @dataclass(frozen=True, slots=True)
 class SeatToken:
     """The seat held in one game and the token that proves it."""
@@ -93,39 +130,6 @@ class TokenStore:
             return {}
         return _by_key(data) if isinstance(data, dict) else {}
 
-    def _save(self, data: Data) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=1, sort_keys=True)
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        """Hold the store's exclusive lock (another client of the same file waits for it):
-        around every read-modify-write, so that no client writes back a file read before
-        another's change."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)  # released when the descriptor is closed
-                yield
-            else:
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
-                try:
-                    yield
-                finally:
-                    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-        finally:
-            os.close(fd)
-
     def get(self, server: str, game_id: str, name: str) -> SeatToken | None:
         """The seat `name` holds in `game_id` on `server`, if any."""
         return _seat_token(self._players(self._load(), server_key(server), game_id).get(name))
@@ -141,7 +145,7 @@ class TokenStore:
         return {game_id: seat for game_id, seat in held.items() if seat is not None}
 
     def put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
-        with self._locked():
+        with locked(self.path):
             self._put(server_key(server), game_id, name, seat)
 
     def _put(self, server: str, game_id: str, name: str, seat: SeatToken) -> None:
@@ -152,11 +156,11 @@ class TokenStore:
         if not isinstance(games, dict):
             games = data[server] = {}
         games[game_id] = players
-        self._save(data)
+        write_private(self.path, json.dumps(data, indent=1, sort_keys=True))
 
     def remove(self, server: str, game_id: str, name: str) -> None:
         """Forget a seat (the game is over: the token is worth nothing any more)."""
-        with self._locked():
+        with locked(self.path):
             self._remove(server_key(server), game_id, name)
 
     def _remove(self, server: str, game_id: str, name: str) -> None:
@@ -171,7 +175,7 @@ class TokenStore:
             del games[game_id]
             if not games:
                 del data[server]
-        self._save(data)
+        write_private(self.path, json.dumps(data, indent=1, sort_keys=True))
 
     @staticmethod
     def _players(data: Data, server: str, game_id: str) -> dict[str, dict[str, object]]:

@@ -33,6 +33,8 @@ MAX_GAME_NAME = 32
 """Longest game name; which names exist is the server's registry's business, not the codec's."""
 MAX_GAME_ID = 64
 MAX_TOKEN = 128
+MIN_KEY = 16
+"""Shortest account key `hello` takes (the server makes keys of 43 characters)."""
 MAX_MOVE = 32
 """Longest move text (Bao's longest canonical move is 5 characters)."""
 MAX_TEXT = 4096
@@ -102,7 +104,7 @@ Seat = Annotated[int, OneOf((0, 1))]
 GameId = Annotated[str, Text(MAX_GAME_ID)]
 GameName = Annotated[str, Text(MAX_GAME_NAME, chars="a-z0-9_")]
 Token = Annotated[str, Text(MAX_TOKEN)]
-Key = Annotated[str, Text(MAX_TOKEN, min=16)]
+Key = Annotated[str, Text(MAX_TOKEN, min=MIN_KEY)]
 """The secret key of a claimed name (an account): the server makes it (`claim`, `rotate`)."""
 Name = Annotated[str, Text(MAX_NAME)]
 PlayerName = Annotated[str, Text(MAX_NAME, trimmed=True)]

@@ -284,6 +284,32 @@ SERVER_SETTINGS = (
         scale=1000,
     ),
     Setting(
+        "--wrong-keys-per-name",
+        "server.limits.wrong_keys_per_name",
+        "wrong keys for one account's name within --attempts-window before it waits",
+        least=1,
+    ),
+    Setting(
+        "--wrong-keys-per-address",
+        "server.limits.wrong_keys_per_address",
+        "wrong keys from one address within --attempts-window before it waits",
+        least=1,
+    ),
+    Setting(
+        "--keys-per-address",
+        "server.limits.claims_per_address",
+        "accounts claimed and keys rotated from one address within --attempts-window",
+        least=1,
+    ),
+    Setting(
+        "--attempts-window",
+        "server.limits.attempts_window_ms",
+        "the window those counts are kept in",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
         "--connections-per-ip",
         "server.limits.connections_per_ip",
         "connections from one address; more are closed",

@@ -101,7 +101,7 @@ from ubao.server.seating import (
     take_over,
 )
 from ubao.server.sessions import Connection, Sessions
-from ubao.server.stores.protocol import GameStore
+from ubao.server.stores.protocol import GameStore, StoreError
 from ubao.server.tournament import Entrant
 from ubao.server.tournaments import TournamentStore, Tournaments
 
@@ -379,8 +379,9 @@ class Core:
             board = self.ratings.leaderboard(command.game, command.speed, command.limit or 20)
             self._send(conn, Ok(id=command.id, leaderboard=tuple(board)))
         elif isinstance(command, Player):
-            ratings, recent = self.ratings.card(command.name, command.limit or 10)
-            card = PlayerCard(name=command.name, ratings=tuple(ratings), recent=tuple(recent))
+            name = canonical_name(command.name)  # as accounts, and so their ratings, are keyed
+            ratings, recent = self.ratings.card(name, command.limit or 10)
+            card = PlayerCard(name=name, ratings=tuple(ratings), recent=tuple(recent))
             self._send(conn, Ok(id=command.id, player=card))
         elif isinstance(command, TournamentNew | TournamentJoin | TournamentStart | TournamentShow):
             self._tournament(conn, command)
@@ -694,7 +695,11 @@ class Core:
         if first is None or second is None:
             return None
         pool = pool_of(room.game_name, room.clock_spec)
-        return self.ratings.rate(room.game_id, pool, self.wall(), (first, second), result)
+        try:
+            return self.ratings.rate(room.game_id, pool, self.wall(), (first, second), result)
+        except StoreError as exc:  # no rating to start from: better unrated than rated wrong
+            log.error("game %s ends unrated: %s", room.game_id, exc)
+            return None
 
     # -- a change: persisted, then published ---------------------------------------------------
 

@@ -40,6 +40,8 @@ from ubao.engine.protocols.kgp import (
     position_of_board,
 )
 from ubao.protocol import (
+    MAX_TOKEN,
+    MIN_KEY,
     BotInfo,
     Clocks,
     Create,
@@ -127,6 +129,14 @@ class SeatHeld:
 
     auth: str
     seat: HeldSeat | None
+
+
+def account_key(token: str) -> str | None:
+    """The agent's `auth:token` as the key of its `info:name`'s account (docs/kgp.md): a token
+    that cannot be a key (the server's are 43 characters) is none, and the agent a guest, who
+    cannot play under a claimed name."""
+    fits = MIN_KEY <= len(token) <= MAX_TOKEN and token.isprintable()
+    return token if fits else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,7 +390,7 @@ class KgpSession:
         if mode == "freeplay":
             self._send("ok", "freeplay", ref=command.id)
             self._go(Phase.HELLO)
-            self._ubao(Hello(self._ubao_id(), 1, self.name, "bot"))
+            self._ubao(Hello(self._ubao_id(), 1, self.name, "bot", key=account_key(self.auth)))
         elif mode in ("verify", "go-kgp:verify"):
             self._go(Phase.VERIFYING)
             self._pose_problem()

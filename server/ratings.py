@@ -235,8 +235,11 @@ class RatingBook:
             (pool, player): standing
             for pool, player, standing in self.store.leaderboard(pools, limit)
         }
-        rows.update({key: value for key, value in self.rated.items() if key[0] in pools})
-        ordered = sorted(rows.items(), key=lambda row: (row[0][0], -row[1].rating.rating))
+        for key, known in self.rated.items():
+            stored = rows.get(key)
+            if key[0] in pools and (stored is None or known.games >= stored.games):
+                rows[key] = known
+        ordered = sorted(rows.items(), key=lambda row: (-row[1].rating.rating, row[0][1]))
         shown: list[PoolRating] = []
         for pool in pools:
             shown += [s.shown(player, pool) for (p, player), s in ordered if p == pool][:limit]
@@ -245,7 +248,9 @@ class RatingBook:
     def card(self, player: str, limit: int) -> tuple[list[PoolRating], list[RatedResult]]:
         """The player's rating in each pool, and their latest `limit` rated games."""
         pools = dict(self.store.standings(player))
-        pools.update({pool: s for (pool, name), s in self.rated.items() if name == player})
+        for (pool, name), known in self.rated.items():
+            if name == player and (pool not in pools or known.games >= pools[pool].games):
+                pools[pool] = known
         ratings = [pools[pool].shown(player, pool) for pool in sorted(pools)]
         recent = [
             game.seen_by(game.players.index(player))

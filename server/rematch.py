@@ -119,7 +119,8 @@ def offer_news(room: Room, step: OfferRematch | DeclineRematch) -> RematchOffer:
 
 
 def rematch_create(room: Room, command_id: int) -> Create:
-    """The rematch's `create`: same game, options, clock, pace and seat kinds, seats swapped."""
+    """The rematch's `create`: same game, options, clock, pace, seat kinds and rating (a rated
+    game's rematch is rated: the same two accounts), seats swapped."""
     return Create(
         id=command_id,
         game=room.game_name,
@@ -127,6 +128,7 @@ def rematch_create(room: Room, command_id: int) -> Create:
         seats=(room.seats[1].spec, room.seats[0].spec),
         clock=room.clock_spec,
         pace_ms=room.pace_ms or None,
+        rated=room.rated,
     )
 
 

@@ -54,6 +54,9 @@ SERVER_CORE = {
     "ubao.server.bot_turns",
     "ubao.server.intake",
     "ubao.server.seating",
+    "ubao.server.accounts",
+    "ubao.server.glicko2",
+    "ubao.server.ratings",
     "ubao.server.kgp_gateway",
 }
 ENGINE_PROTOCOLS_EDGE = {
@@ -73,6 +76,7 @@ CLIENT_MODEL = {
     "ubao.client.input_machine",
     "ubao.client.news",
     "ubao.client.terminal_text",
+    "ubao.client.standings",
 }
 IO_AND_SCREEN = {
     "asyncio",

@@ -388,7 +388,7 @@ class RedisStore:
             if isinstance(event, Moved):
                 move = msgpack.packb([event.seat, event.move], use_bin_type=True)
             args += [event.v, keep, move, room.body(event)]
-        rated = room.rated_game if events and isinstance(events[-1], Over) else None
+        rated = room.rated_game if any(isinstance(e, Over) for e in events) else None
         args.append(b"" if rated is None else _packed_game(rated))
         keys = [
             lease_key(game_id),

@@ -261,7 +261,7 @@ def change_of(room: Room, events: Sequence[Event], now: int) -> Change:
         tuple(events),
         tuple(room.body(event) for event in events),
         room.rated,
-        room.rated_game if events and isinstance(events[-1], Over) else None,
+        room.rated_game if any(isinstance(e, Over) for e in events) else None,
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from tests.support.kgp import tcp_agent
 from tests.support.redis_server import RedisServer, needs_redis
 from tests.support.server import Client, running_server, small_limits
 from tests.support.wire import create, join, nodes, server_process
@@ -28,6 +29,7 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
+from ubao.server.kgp_gateway import KgpSettings
 
 
 @contextlib.asynccontextmanager
@@ -199,3 +201,25 @@ async def test_a_claim_holds_on_every_node_of_a_cluster(redis_server: RedisServe
         refused(await hello(first.port, "alice", key), ErrorCode.BAD_KEY)
         async with Client.connected(first.port, "alice", key=rotated.key) as alice:
             await alice.ok(Resume(id=0, game_id=game_id, token=token, since_v=0))
+
+
+async def test_a_kgp_agent_plays_a_claimed_name_only_with_its_key_as_token() -> None:
+    kgp = KgpSettings(port=0, wait_ms=300, move_ms=3_000)
+    async with running_server(kgp=kgp) as server:
+        assert server.kgp.port is not None
+        key = await claim(server.port, "agent", bot=True)
+        async with tcp_agent(server.kgp.port) as impostor:
+            await impostor.hello("Agent", token="not the key at all")
+            refusal = await impostor.until("error")
+            assert "account" in " ".join(map(str, refusal.args)), refusal
+        async with tcp_agent(server.kgp.port) as agent:
+            await agent.hello("agent", token=key)
+            await agent.play_games(1)
+        seats = [
+            seat
+            for room in server.core.rooms.values()
+            for seat in room.seats
+            if seat.name == "agent"
+        ]
+        assert seats and all(seat.account == "agent" for seat in seats)
+        assert all(seat.info().client == "bot" and seat.info().account for seat in seats)

@@ -17,11 +17,15 @@ from ubao.protocol import (
     Over,
     Player,
     Ratings,
+    Rematch,
+    RematchAnswer,
+    RematchOffer,
     Resign,
     Result,
     SeatSpec,
 )
 from ubao.server.ratings import Standing, rated_game, replay
+from ubao.server.stores.protocol import StoreError
 from ubao.server.stores.sqlite import Store
 
 
@@ -148,3 +152,36 @@ def test_pools_are_per_speed_and_the_leaderboard_and_player_card_read_them(
     ]
     nobody = peer.ok(Player(id=4, name="nobody")).player
     assert nobody is not None and nobody.ratings == () and nobody.recent == ()
+
+
+def test_a_rated_games_rematch_is_rated_between_the_same_accounts() -> None:
+    h = Harness()
+    ada, bob = account(h, "ada"), account(h, "bob")
+    game_id, ada_token, bob_token = rated(h, ada, bob)
+    first = resign(bob, game_id, bob_token)
+    ada.send(Rematch(id=ada.next_id(), game_id=game_id, token=ada_token))
+    got = bob.send(RematchAnswer(id=bob.next_id(), game_id=game_id, token=bob_token, accept=True))
+    (accepted,) = [m for m in got if isinstance(m, RematchOffer) and m.state == "accepted"]
+    assert accepted.new_game_id is not None and accepted.token is not None
+    second = resign(bob, accepted.new_game_id, accepted.token)  # bob is South now: he loses
+    assert first.ratings is not None and second.ratings is not None
+    assert [c.player for c in second.ratings] == ["bob", "ada"]
+    assert second.ratings[0].before == first.ratings[1].after
+    assert h.store.standing("kalah/untimed", "bob") is not None
+    assert len(h.store.rated_games("bob", 10)) == 2
+
+
+def test_a_rating_the_store_cannot_read_leaves_the_game_unrated_rather_than_rated_wrong(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    h = Harness()
+    ada, bob = account(h, "ada"), account(h, "bob")
+    game_id, _, bob_token = rated(h, ada, bob)
+
+    def unreadable(pool: str, player: str) -> None:
+        raise StoreError("the disk is failing")
+
+    monkeypatch.setattr(h.store, "standing", unreadable)
+    over = resign(bob, game_id, bob_token)
+    assert over.result.winner == 0 and over.ratings is None
+    assert h.store.rated_games(None, 0) == []
