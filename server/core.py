@@ -103,7 +103,7 @@ from ubao.server.seating import (
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.stores.protocol import GameStore, StoreError
 from ubao.server.tournament import Entrant
-from ubao.server.tournaments import TournamentStore, Tournaments
+from ubao.server.tournaments import Tournaments, TournamentStore
 
 log = logging.getLogger("ubao.server")
 

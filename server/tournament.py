@@ -180,9 +180,7 @@ class Finished:
 Step = StartGame | RoundPaired | Finished
 
 
-def next_steps(
-    t: Tournament, results: Mapping[str, Outcome | None], wall_ms: int
-) -> list[Step]:
+def next_steps(t: Tournament, results: Mapping[str, Outcome | None], wall_ms: int) -> list[Step]:
     """What a running tournament does now, given its games' results (None: not over yet):
     pair the next round once the last is over (an arena: pair whoever is free), start pairings
     not yet started within the concurrency limit, finish when nothing is left. Pairings are
@@ -266,7 +264,7 @@ def swiss_round(t: Tournament, results: Mapping[str, Outcome | None], number: in
     table = standings(t, results)
     points = {row.entrant: row.points for row in table}
     ranked = sorted(range(len(t.entrants)), key=lambda e: (-points[e], -t.entrants[e].rating, e))
-    met = {frozenset((p.white, p.black)) for p in t.pairings if p.black is not None}
+    met = {frozenset((p.white, black)) for p in t.pairings if (black := p.black) is not None}
     byes = {p.white for p in t.pairings if p.black is None}
     made: list[Pairing] = []
     if len(ranked) % 2:
@@ -285,7 +283,7 @@ def swiss_round(t: Tournament, results: Mapping[str, Outcome | None], number: in
 
 
 def _pair_groups(
-    ranked: list[int], points: Mapping[int, float], met: set[frozenset[int | None]]
+    ranked: list[int], points: Mapping[int, float], met: set[frozenset[int]]
 ) -> list[tuple[int, int]] | None:
     """Pairs for `ranked` (even, best first) with no pair in `met`, or None: the first entrant
     takes the opponent the Dutch system prefers (the one half its score group below it), then
@@ -411,8 +409,18 @@ def standings(t: Tournament, results: Mapping[str, Outcome | None]) -> list[Row]
         mean = sum(t.entrants[o].rating for o, _ in real) / len(real) if real else 0.0
         performance = round(mean + 400 * (wins - losses) / len(real)) if real else 0
         rows.append(
-            Row(e, points[e], len(real), wins, len(real) - wins - losses, losses,
-                len(games) - len(real), sb, buchholz, performance)  # fmt: skip
+            Row(
+                e,
+                points[e],
+                len(real),
+                wins,
+                len(real) - wins - losses,
+                losses,
+                len(games) - len(real),
+                sb,
+                buchholz,
+                performance,
+            )
         )
     by_sb = t.settings.format == "round_robin"
 

@@ -199,9 +199,8 @@ class Tournaments:
         t = self.held[tid]
         pairing = next(p for p in t.pairings if p.game_id == game_id)
         for seat, entrant in enumerate((pairing.white, pairing.black)):
-            if entrant is not None and account is not None:
-                if t.entrants[entrant].account == account:
-                    return seat
+            if entrant is not None and account and t.entrants[entrant].account == account:
+                return seat
         message = f"game {game_id} is a game of tournament {tid}: only its entrants sit in it"
         raise Rejected(ErrorCode.NOT_YOUR_SEAT, message)
 
@@ -235,9 +234,9 @@ class Tournaments:
         out: list[Output] = []
         wall = self.wall()
         for t in self.held.values():
-            if t.status == "running" and t.settings.format == "arena":
-                if wall >= t.started_ms + t.settings.minutes * 60_000:
-                    out += self.step(t, now)
+            ends = t.started_ms + t.settings.minutes * 60_000
+            if t.status == "running" and t.settings.format == "arena" and wall >= ends:
+                out += self.step(t, now)
         return out
 
     @staticmethod
@@ -315,7 +314,9 @@ class Tournaments:
         event = TournamentEvent(tournament=self.view(t, results), paired=lines)
         return [SendMessage(tuple(sorted(subscribers)), event)]
 
-    def view(self, t: Tournament, results: dict[str, Outcome | None] | None = None) -> TournamentView:
+    def view(
+        self, t: Tournament, results: dict[str, Outcome | None] | None = None
+    ) -> TournamentView:
         results = self.results(t) if results is None else results
         table = standings(t, results)
         s = t.settings
@@ -349,7 +350,9 @@ class Tournaments:
             ),
             pairings=tuple(pairing_line(p, results) for p in t.pairings),
             crosstable=tuple(tuple(row) for row in crosstable(t, results)),
-            ends_ms=t.started_ms + s.minutes * 60_000 if s.format == "arena" and t.started_ms else None,
+            ends_ms=t.started_ms + s.minutes * 60_000
+            if s.format == "arena" and t.started_ms
+            else None,
         )
 
     def leave(self, conn_id: int) -> None:
@@ -374,4 +377,6 @@ def pairing_line(p: Pairing, results: dict[str, Outcome | None]) -> PairingLine:
     result = None
     if p.game_id is not None:
         result = "*" if share is None else f"{MARKS[share]}-{MARKS[1.0 - share]}"
-    return PairingLine(round=p.round, white=p.white, black=p.black, game_id=p.game_id, result=result)
+    return PairingLine(
+        round=p.round, white=p.white, black=p.black, game_id=p.game_id, result=result
+    )

@@ -147,8 +147,7 @@ CREATE TABLE IF NOT EXISTS accounts (
 CREATE TABLE IF NOT EXISTS tournaments (
     tournament_id TEXT PRIMARY KEY,
     status        TEXT NOT NULL,        -- open, running, finished, cancelled
-    body          TEXT NOT NULL,        -- JSON: settings, entrants, pairings with their game ids
-    created_ms    INTEGER NOT NULL DEFAULT (CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
+    body          TEXT NOT NULL         -- JSON: settings, entrants, pairings with their game ids
 );
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
@@ -583,7 +582,7 @@ class Store:
         """Every tournament's id and record, oldest first."""
         with self._reading() as db:
             rows = db.execute(
-                "SELECT tournament_id, body FROM tournaments ORDER BY created_ms, rowid"
+                "SELECT tournament_id, body FROM tournaments ORDER BY rowid"
             ).fetchall()
         return [(tid, body) for tid, body in rows]
 
