@@ -671,7 +671,9 @@ class Core:
         if conn.account is None or conn.name is None:
             message = "only an account enters a tournament (hello with its key), or a server bot"
             raise Rejected(ErrorCode.NOT_AN_ACCOUNT, message)
-        return Entrant(conn.name, account=conn.account)
+        game = self.tournaments.get(join.tournament_id).settings.game
+        rating = self.ratings.standing(pool_of(game, None), conn.account).rating.rating
+        return Entrant(conn.name, account=conn.account, rating=rating)
 
     def _tournament_game(self, game_id: str) -> Room | None:
         """A tournament's game: in memory, else as stored."""
