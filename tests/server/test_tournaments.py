@@ -1,0 +1,216 @@
+"""Tournaments on a real server (docs/tournaments-server.md): a round-robin of server bots
+runs to its end with standings that equal what its stored games give, and its subscribers hear
+each round; a bot client enters and plays its games; an entrant who never comes forfeits after
+the grace; a tournament goes on after SIGTERM and after kill -9 of the server."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import TIMEOUT, Client, running_server, small_limits
+from tests.support.wire import server_process
+from ubao.client.bot import EngineSettings
+from ubao.client.tournament_bot import play_tournament
+from ubao.protocol import (
+    Claim,
+    ErrorCode,
+    Over,
+    SeatSpec,
+    TournamentEvent,
+    TournamentJoin,
+    TournamentNew,
+    TournamentShow,
+    TournamentStart,
+    TournamentView,
+)
+from ubao.server.bots import BotSettings
+from ubao.server.stores.sqlite import Store
+from ubao.server.tournament import standings
+from ubao.server.tournaments import decimal, from_json
+
+KALAH = {"pits": 3, "seeds": 3}
+
+
+async def new_tournament(client: Client, *depths: int, **settings: object) -> str:
+    new = TournamentNew(id=0, name="test", game="kalah", options=KALAH, **settings)  # type: ignore[arg-type]
+    tid = (await client.ok(new)).tournament_id
+    assert tid is not None
+    for depth in depths:
+        await client.ok(TournamentJoin(id=0, tournament_id=tid, bot=SeatSpec("bot", depth)))
+    return tid
+
+
+async def view_of(client: Client, tid: str) -> TournamentView:
+    view = (await client.ok(TournamentShow(id=0, tournament_id=tid))).tournament
+    assert view is not None
+    return view
+
+
+async def finished(client: Client, tid: str, seconds: float = 120) -> TournamentView:
+    """Ask until the tournament is over (a bound, not a timing assumption)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        view = (await client.ok(TournamentShow(id=0, tournament_id=tid))).tournament
+        assert view is not None
+        if view.status == "finished" or time.monotonic() > deadline:
+            return view
+        await asyncio.sleep(0.2)
+
+
+def from_the_store(db: Path, view: TournamentView) -> None:
+    """The view's standings are what the stored tournament's stored games give, and every
+    game of the tournament is an ordinary finished game in the store."""
+    store = Store(db)
+    try:
+        (body,) = [body for tid, body in store.tournaments() if tid == view.tournament_id]
+        t, _ = from_json(view.tournament_id, body)
+        results = {}
+        for p in t.pairings:
+            if p.black is None:
+                continue  # a bye: no game
+            assert p.game_id is not None
+            stored = store.load(p.game_id)
+            assert stored is not None and stored.status == "over"
+            over = stored.events[-1]
+            assert isinstance(over, Over)
+            winner = over.result.winner
+            results[p.game_id] = 0.5 if winner is None else 1.0 - winner
+    finally:
+        store.close()
+    expected = [
+        (r.entrant, decimal(r.points), decimal(r.sonneborn_berger)) for r in standings(t, results)
+    ]
+    assert [(s.entrant, s.points, s.sonneborn_berger) for s in view.standings] == expected
+    assert len(t.pairings) == len(view.pairings)
+
+
+async def test_a_round_robin_of_server_bots_runs_to_its_end_as_its_stored_games_say(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "games.sqlite3"
+    async with (
+        running_server(db=db, bots=BotSettings()) as server,
+        Client.connected(server.port, "organiser") as organiser,
+        Client.connected(server.port, "fan", role="spectator") as fan,
+    ):
+        tid = await new_tournament(organiser, 1, 2, 3, 4, double=True, concurrency=3)
+        await fan.ok(TournamentShow(id=0, tournament_id=tid, subscribe=True))
+        await organiser.ok(TournamentStart(id=0, tournament_id=tid))
+        view = await finished(organiser, tid)
+        assert view.status == "finished" and view.round == view.rounds == 6
+        assert len(view.pairings) == 12 and all(p.result != "*" for p in view.pairings)
+        assert sum(float(s.points) for s in view.standings) == 12
+        assert all(s.games == 6 for s in view.standings)
+        assert [row[i] for i, row in enumerate(view.crosstable)] == ["", "", "", ""]
+        assert all(
+            len(cell) == 2
+            for i, row in enumerate(view.crosstable)
+            for j, cell in enumerate(row)
+            if i != j
+        )
+        heard = [m for m in await drain(fan) if isinstance(m, TournamentEvent)]
+        assert {p.round for m in heard for p in m.paired} == {1, 2, 3, 4, 5, 6}
+        assert heard[-1].tournament.status == "finished"
+        refused = await organiser.error(
+            TournamentJoin(id=0, tournament_id=tid, bot=SeatSpec("bot", 1))
+        )
+        assert refused.code == ErrorCode.TOURNAMENT_CLOSED
+    from_the_store(db, view)
+
+
+async def drain(client: Client) -> list[object]:
+    """Whatever the client heard so far, events included."""
+    got: list[object] = list(client.tournament_events)
+    client.tournament_events.clear()
+    while True:
+        try:
+            got.append(await asyncio.wait_for(client.recv(), 0.5))
+        except TimeoutError:
+            return got
+
+
+async def test_a_bot_client_enters_under_its_account_and_plays_its_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    db = tmp_path / "games.sqlite3"
+    async with running_server(db=db, bots=BotSettings()) as server:
+        async with Client.connected(server.port, "claimer") as claimer:
+            key = (await claimer.ok(Claim(id=0, name="robo", bot=True))).key
+        assert key is not None
+        async with Client.connected(server.port, "organiser") as organiser:
+            tid = await new_tournament(organiser, 1, 2, scoring="kgp")
+            guest = await organiser.error(TournamentJoin(id=0, tournament_id=tid))
+            assert guest.code == ErrorCode.NOT_AN_ACCOUNT  # a guest cannot enter as itself
+            url = f"ws://127.0.0.1:{server.port}/"
+            playing = asyncio.create_task(
+                play_tournament(url, "robo", EngineSettings(2), tid, key=key)
+            )
+            while len((await view_of(organiser, tid)).entrants) < 3:
+                await asyncio.sleep(0.05)
+            await organiser.ok(TournamentStart(id=0, tournament_id=tid))
+            last = await asyncio.wait_for(playing, TIMEOUT * 3)
+            assert last.status == "finished"
+            view = await finished(organiser, tid)
+    robo = view.entrants.index("robo")
+    assert view.kinds[robo] == "account"
+    line = next(s for s in view.standings if s.entrant == robo)
+    assert line.games == 2 and line.byes == 0
+    from_the_store(db, view)
+
+
+async def test_an_entrant_who_never_comes_forfeits_after_the_grace(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    limits = small_limits(grace_ms=300)
+    async with running_server(db=db, bots=BotSettings(), limits=limits) as server:
+        async with Client.connected(server.port, "claimer") as claimer:
+            key = (await claimer.ok(Claim(id=0, name="absent"))).key
+        async with Client.connected(server.port, "absent", key=key) as absent:
+            tid = await new_tournament(absent, 2)
+            await absent.ok(TournamentJoin(id=0, tournament_id=tid))
+            await absent.ok(TournamentStart(id=0, tournament_id=tid))
+            view = await finished(absent, tid)
+    assert view.status == "finished"
+    (game,) = view.pairings
+    assert game.result in ("1-0", "0-1")
+    bot = next(s for s in view.standings if view.kinds[s.entrant] != "account")
+    assert bot.points == "1" and bot.rank == 1
+    store = Store(db)
+    try:
+        stored = store.load(game.game_id or "")
+        assert stored is not None
+        over = stored.events[-1]
+        assert isinstance(over, Over) and over.result.reason == "no_show"
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+async def test_a_tournament_goes_on_after_the_server_is_stopped(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    db = tmp_path / "games.sqlite3"
+    async with server_process(db) as (process, port):
+        async with Client.connected(port, "organiser") as organiser:
+            tid = await new_tournament(
+                organiser, 1, 2, 3, 4, double=True, concurrency=2, pace_ms=40
+            )
+            await organiser.ok(TournamentStart(id=0, tournament_id=tid))
+            while True:  # some games over, some being played
+                view = (await organiser.ok(TournamentShow(id=0, tournament_id=tid))).tournament
+                assert view is not None
+                if sum(p.result not in (None, "*") for p in view.pairings) >= 3:
+                    break
+                await asyncio.sleep(0.05)
+        process.send_signal(how)
+        await asyncio.wait_for(process.wait(), TIMEOUT)
+    async with server_process(db) as (_, port), Client.connected(port, "organiser") as organiser:
+        view = await finished(organiser, tid)
+        assert view.status == "finished" and len(view.pairings) == 12
+        assert sum(float(s.points) for s in view.standings) == 12
+    from_the_store(db, view)
