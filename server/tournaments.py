@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 from ubao.protocol import (
     Create,
     ErrorCode,
+    Over,
     PairingLine,
     SeatSpec,
     StandingLine,
@@ -30,6 +31,7 @@ from ubao.protocol import (
 from ubao.server.lifecycle import Rejected
 from ubao.server.outputs import Output, Save, SendMessage
 from ubao.server.room import Room
+from ubao.server.stores.protocol import StoredGame
 from ubao.server.tournament import (
     MARKS,
     Entrant,
@@ -91,6 +93,23 @@ def share_of(room: Room) -> Outcome | None:
         return None
     winner = room.result.winner
     return 0.5 if winner is None else 1.0 - winner
+
+
+def replayed(
+    tid: str, body: str, stored: Callable[[str], StoredGame | None]
+) -> tuple[Tournament, dict[str, Outcome | None]]:
+    """A stored tournament and its games' results as the store holds them (`stored` reads a
+    game): what its standings must equal, whatever the server showed (tests, benchmarks)."""
+    t, _ = from_json(tid, body)
+    results: dict[str, Outcome | None] = {}
+    for p in t.pairings:
+        game = stored(p.game_id) if p.game_id is not None else None
+        if game is None or p.game_id is None:
+            continue
+        over = game.events[-1] if game.status == "over" and game.events else None
+        winner = over.result.winner if isinstance(over, Over) else None
+        results[p.game_id] = None if over is None else 0.5 if winner is None else 1.0 - winner
+    return t, results
 
 
 def seat_spec(entrant: Entrant) -> SeatSpec:

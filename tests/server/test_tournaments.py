@@ -6,6 +6,7 @@ the grace; a tournament goes on after SIGTERM and after kill -9 of the server.""
 from __future__ import annotations
 
 import asyncio
+import random
 import signal
 import time
 from pathlib import Path
@@ -30,8 +31,8 @@ from ubao.protocol import (
 )
 from ubao.server.bots import BotSettings
 from ubao.server.stores.sqlite import Store
-from ubao.server.tournament import standings
-from ubao.server.tournaments import decimal, from_json
+from ubao.server.tournament import MARKS, standings
+from ubao.server.tournaments import decimal, replayed
 
 KALAH = {"pits": 3, "seeds": 3}
 
@@ -62,29 +63,30 @@ async def finished(client: Client, tid: str, seconds: float = 120) -> Tournament
         await asyncio.sleep(0.2)
 
 
-def from_the_store(db: Path, view: TournamentView) -> None:
+def from_the_store(db: Path, view: TournamentView, partial: bool = False) -> None:
     """The view's standings are what the stored tournament's stored games give, and every
-    game of the tournament is an ordinary finished game in the store."""
+    game of the tournament is an ordinary finished game in the store (`partial`: the store
+    may have moved on since the view, a server killed after it; the standings it gives are
+    those of its own games, and every pairing the view had is stored with the same game)."""
     store = Store(db)
     try:
         (body,) = [body for tid, body in store.tournaments() if tid == view.tournament_id]
-        t, _ = from_json(view.tournament_id, body)
-        results = {}
-        for p in t.pairings:
-            if p.black is None:
-                continue  # a bye: no game
-            assert p.game_id is not None
-            stored = store.load(p.game_id)
-            assert stored is not None and stored.status == "over"
-            over = stored.events[-1]
-            assert isinstance(over, Over)
-            winner = over.result.winner
-            results[p.game_id] = 0.5 if winner is None else 1.0 - winner
+        t, results = replayed(view.tournament_id, body, store.load)
     finally:
         store.close()
-    expected = [
-        (r.entrant, decimal(r.points), decimal(r.sonneborn_berger)) for r in standings(t, results)
-    ]
+    if partial:
+        made = [(p.round, p.white, p.black, p.game_id) for p in view.pairings if p.game_id]
+        kept = {(p.round, p.white, p.black, p.game_id) for p in t.pairings}
+        assert set(made) <= kept
+        for p in view.pairings:  # what the view said was over is over, as it said, in the store
+            if p.game_id and p.result not in (None, "*"):
+                share = results[p.game_id]
+                assert share is not None and p.result.startswith(MARKS[share])
+        return
+    games = [p.game_id for p in t.pairings if p.black is not None]
+    assert None not in games and all(results[g] is not None for g in games if g)
+    table = standings(t, results)
+    expected = [(r.entrant, decimal(r.points), decimal(r.sonneborn_berger)) for r in table]
     assert [(s.entrant, s.points, s.sonneborn_berger) for s in view.standings] == expected
     assert len(t.pairings) == len(view.pairings)
 
@@ -213,4 +215,31 @@ async def test_a_tournament_goes_on_after_the_server_is_stopped(
         view = await finished(organiser, tid)
         assert view.status == "finished" and len(view.pairings) == 12
         assert sum(float(s.points) for s in view.standings) == 12
+    from_the_store(db, view)
+
+
+KILLS = 5
+"""Kills in the suite; `benchmarks/tournaments.py --kills 20` runs it 20 times."""
+
+
+async def test_a_tournament_killed_again_and_again_mid_round_keeps_its_standings_true(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "games.sqlite3"
+    rng = random.Random(33)
+    tid = ""
+    for _ in range(KILLS):
+        async with server_process(db) as (process, port):
+            async with Client.connected(port, "organiser") as organiser:
+                if not tid:
+                    tid = await new_tournament(organiser, 1, 2, 3, 4, 5, double=True, pace_ms=20)
+                    await organiser.ok(TournamentStart(id=0, tournament_id=tid))
+                await asyncio.sleep(rng.uniform(0.2, 1.0))
+                view = await view_of(organiser, tid)
+            process.send_signal(signal.SIGKILL)
+            await asyncio.wait_for(process.wait(), TIMEOUT)
+        from_the_store(db, view, partial=True)
+    async with server_process(db) as (_, port), Client.connected(port, "organiser") as organiser:
+        view = await finished(organiser, tid)
+    assert view.status == "finished" and len(view.pairings) == 5 * 4 * 2 // 2 + 10
     from_the_store(db, view)
