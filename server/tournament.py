@@ -146,6 +146,8 @@ class Tournament:
     def rounds(self) -> int:
         """How many rounds it has (an arena: as many as it makes)."""
         n = len(self.entrants)
+        if n < 2:
+            return 0  # not pairable yet
         match self.settings.format:
             case "round_robin":
                 return (n - 1 + n % 2) * (2 if self.settings.double else 1)
