@@ -20,6 +20,7 @@ from ubao.client.tournament_bot import play_tournament
 from ubao.protocol import (
     Claim,
     ErrorCode,
+    Join,
     Over,
     SeatSpec,
     TournamentEvent,
@@ -243,3 +244,33 @@ async def test_a_tournament_killed_again_and_again_mid_round_keeps_its_standings
         view = await finished(organiser, tid)
     assert view.status == "finished" and len(view.pairings) == 5 * 4 * 2 // 2 + 10
     from_the_store(db, view)
+
+
+async def test_a_tournament_game_keeps_its_seat_for_its_entrant_and_refuses_the_others(
+    tmp_path: Path,
+) -> None:
+    async with running_server(db=tmp_path / "games.sqlite3", bots=BotSettings()) as server:
+        async with Client.connected(server.port, "claimer") as claimer:
+            keys = {name: (await claimer.ok(Claim(id=0, name=name))).key for name in ("al", "bo")}
+        async with (
+            Client.connected(server.port, "al", key=keys["al"]) as al,
+            Client.connected(server.port, "bo", key=keys["bo"]) as bo,
+            Client.connected(server.port, "guest") as guest,
+        ):
+            unknown = await al.error(TournamentShow(id=0, tournament_id="nope"))
+            assert unknown.code == ErrorCode.UNKNOWN_TOURNAMENT
+            tid = await new_tournament(al, 3)
+            await al.ok(TournamentJoin(id=0, tournament_id=tid))
+            again = await al.error(TournamentJoin(id=0, tournament_id=tid))
+            assert again.code == ErrorCode.ALREADY_ENTERED
+            not_maker = await bo.error(TournamentStart(id=0, tournament_id=tid))
+            assert not_maker.code == ErrorCode.NOT_YOUR_GAME
+            await al.ok(TournamentStart(id=0, tournament_id=tid))
+            (pairing,) = (await view_of(al, tid)).pairings
+            assert pairing.game_id is not None and pairing.result == "*"
+            al_seat = 0 if pairing.white == 1 else 1  # al entered second: entrant 1
+            for other in (bo, guest):
+                refused = await other.error(Join(id=0, game_id=pairing.game_id))
+                assert refused.code == ErrorCode.NOT_YOUR_SEAT
+            seated = await al.ok(Join(id=0, game_id=pairing.game_id, seat=1 - al_seat))
+            assert seated.seat == al_seat  # the seat kept for al, whatever seat al asked for
