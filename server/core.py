@@ -411,7 +411,7 @@ class Core:
         it); an account's name only with its key, which the layer checks (`CheckKey`)."""
         if conn.role is not None or conn.checking:
             raise Rejected(ErrorCode.BAD_MESSAGE, SECOND_HELLO)
-        account = self.store.account(canonical_name(hello.name))
+        account = self._account(canonical_name(hello.name))
         if account is None:
             self._welcome(conn, hello, None)
             return
@@ -424,6 +424,17 @@ class Core:
         self._check_attempts(conn, account.canonical)
         conn.checking = True
         self._out.append(CheckKey(conn.id, hello, account))
+
+    def _account(self, canonical: str) -> StoredAccount | None:
+        """The account of a canonical name, as stored now; `storage_error` if the store cannot
+        tell (nobody is let in under a name whose account cannot be read)."""
+        try:
+            return self.store.account(canonical)
+        except StoreError as exc:
+            log.warning("cannot read account %r: %s", canonical, exc)
+            raise Rejected(
+                ErrorCode.STORAGE_ERROR, "accounts cannot be read now; try again"
+            ) from None
 
     def key_checked(self, check: CheckKey, matches: bool) -> None:
         """The layer checked a `hello`'s key: welcome the account, or count a wrong key."""
@@ -483,13 +494,13 @@ class Core:
             if conn.account is None:
                 message = "only the key of an account this connection proved in hello rotates"
                 raise Rejected(ErrorCode.NOT_AN_ACCOUNT, message)
-            account = self.store.account(conn.account)
+            account = self._account(conn.account)
             if account is None:  # gone from the store: nothing in ubao removes one
                 raise Rejected(ErrorCode.NOT_AN_ACCOUNT, "this account is no longer stored")
             new = False
         else:
             canonical = canonical_name(command.name)
-            taken = self.store.account(canonical)
+            taken = self._account(canonical)
             if taken is not None:
                 message = f"{quote(command.name)} is taken (or looks like {quote(taken.name)})"
                 raise Rejected(ErrorCode.NAME_CLAIMED, message)

@@ -44,7 +44,7 @@ async def test_a_bot_clients_seat_says_so_wherever_seats_are_shown() -> None:
 
     assert [seat.client for seat in snapshot.seats] == [None, "bot"]
     assert [seat.client for seat in lobby[0].seats] == [None, "bot"]
-    assert "alice vs BOT carol" in lobby_table(lobby)
+    assert "alice (guest) vs BOT carol (guest)" in lobby_table(lobby)
     tags = record_of(snapshot).tags
     assert tags["NorthClient"] == "bot" and "SouthClient" not in tags
 

@@ -237,6 +237,7 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
         '{"pits":4}',
         "playing",
         "ann",
+        "(guest)",
         "vs",
         "ubao-engine",
         "(depth",
@@ -249,13 +250,14 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
         "-",
         "waiting",
         "bo",
+        "(guest)",
         "(away)",
         "vs",
         "(open)",
         "0",
     ]
     assert rows[3].split()[3:7] == ["over:", "di", "won", "50-14"]
-    assert rows[4].split()[4:] == ["ed", "vs", "(bot", "wanted)", "0"]
+    assert rows[4].split()[4:] == ["ed", "(guest)", "vs", "(bot", "wanted)", "0"]
 
 
 async def test_ubao_games_lists_the_servers_games(

@@ -183,7 +183,8 @@ def test_games_called_off_read_as_such_and_a_bot_clients_seat_says_so_once() -> 
     bot = SeatInfo("open", "root (depth 3)", True, client="bot")
     game = dataclasses.replace(summary("g", "ann"), seats=(SeatInfo("open", "ann", True), bot))
     table = lobby_table([game])
-    assert "ann vs BOT root (depth 3)  12" in table and ") (" not in table, table
+    assert "ann (guest) vs BOT root (depth 3) (guest)  12" in table, table
+    assert table.count("BOT") == 1 and table.count("depth") == 1, table
 
 
 def test_limit_and_all_are_one_or_the_other(capsys: pytest.CaptureFixture[str]) -> None:
@@ -196,7 +197,9 @@ async def test_one_request_a_page_bounded_by_the_protocol(monkeypatch: pytest.Mo
     """`--limit 250` asks pages of at most 100 (the protocol's most) until it has 250."""
     asked: list[ListGames] = []
 
-    async def pages(url: str, name: str, role: str, command: ListGames) -> Ok:
+    async def pages(
+        url: str, name: str, role: str, command: ListGames, key: str | None = None
+    ) -> Ok:
         asked.append(command)
         assert command.limit is not None
         start = int(command.cursor or 0)

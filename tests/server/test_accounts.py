@@ -23,10 +23,14 @@ from ubao.protocol import (
     Hello,
     Move,
     Ok,
+    Rematch,
+    RematchAnswer,
     Resign,
     Resume,
     Rotate,
     Snapshot,
+    Takeback,
+    TakebackAnswer,
     Watch,
 )
 from ubao.server.kgp_gateway import KgpSettings
@@ -100,11 +104,19 @@ async def test_only_the_key_plays_a_claimed_seat_and_guests_show_as_guests() -> 
             for command in (
                 Move(id=0, game_id=game_id, token=token, ply=0, move="1"),
                 Resign(id=0, game_id=game_id, token=token),
+                Takeback(id=0, game_id=game_id, token=token, ply=0),
+                TakebackAnswer(id=0, game_id=game_id, token=token, ply=0, accept=True),
             ):
                 assert (await mallory.error(command)).code == ErrorCode.NOT_YOUR_SEAT
         async with Client.connected(port, "alice", key=key) as alice:
             await alice.ok(Resume(id=0, game_id=game_id, token=token, since_v=0))
             await alice.ok(Resign(id=0, game_id=game_id, token=token))
+        async with Client.connected(port, "mallory") as mallory:
+            for offer in (
+                Rematch(id=0, game_id=game_id, token=token),
+                RematchAnswer(id=0, game_id=game_id, token=token, accept=True),
+            ):
+                assert (await mallory.error(offer)).code == ErrorCode.NOT_YOUR_SEAT
 
 
 async def test_wrong_keys_are_refused_then_held_back_per_name_and_per_address() -> None:
