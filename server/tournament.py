@@ -320,8 +320,9 @@ def arena_pairs(
     t: Tournament, results: Mapping[str, Outcome | None], busy: set[int | None]
 ) -> list[tuple[int, int]]:
     """Pairs of free entrants for an arena: ranked by points, each with the nearest free one
-    below it that was not its last opponent (when another is free), white to whoever had
-    fewer whites."""
+    below it that was not its last opponent, white to whoever had fewer whites. Two whose only
+    choice is each other again wait while others play (someone else comes free); with nobody
+    playing they meet again rather than wait for ever."""
     table = standings(t, results)
     order = [row.entrant for row in table if row.entrant not in busy]
     last: dict[int, int] = {}
@@ -330,9 +331,13 @@ def arena_pairs(
             last[p.white], last[p.black] = p.black, p.white
     balance = _colour_balance(t)
     made = []
+    playing = any(e is not None for e in busy)
     while len(order) >= 2:
         first = order.pop(0)
-        other = next((e for e in order if last.get(first) != e), order[0])
+        other = next((e for e in order if last.get(first) != e and last.get(e) != first), None)
+        if other is None and playing:
+            continue  # waits for another to come free
+        other = order[0] if other is None else other
         order.remove(other)
         white, black = (first, other) if balance[first] <= balance[other] else (other, first)
         made.append((white, black))

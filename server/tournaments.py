@@ -170,18 +170,20 @@ class Tournaments:
             if p.game_id is not None:
                 self.by_game[p.game_id] = t.tid
 
-    def get(self, tid: str) -> Tournament:
+    def _check_kept(self) -> None:
         if self.store is None:
             message = "this server keeps no tournaments (a cluster node: single node only)"
             raise Rejected(ErrorCode.UNKNOWN_TOURNAMENT, message)
+
+    def get(self, tid: str) -> Tournament:
+        self._check_kept()
         t = self.held.get(tid)
         if t is None:
             raise Rejected(ErrorCode.UNKNOWN_TOURNAMENT, f"there is no tournament {quote(tid)}")
         return t
 
     def new(self, command: TournamentNew, maker: str) -> tuple[str, list[Output]]:
-        if self.store is None:
-            self.get("")  # refused: no store of tournaments
+        self._check_kept()
         tid = "t" + secrets.token_hex(4)
         fields = asdict(command)
         del fields["id"]
@@ -239,13 +241,14 @@ class Tournaments:
         return absent
 
     def next_deadline(self, now: int) -> int | None:
-        """When `no_shows` or an arena's end next has work."""
+        """When `no_shows` or an arena's end next has work (after its end, an arena ends when
+        its last game does)."""
         deadlines = list(self.waiting.values())
         wall = self.wall()
         for t in self.held.values():
-            if t.status == "running" and t.settings.format == "arena":
-                ends = t.started_ms + t.settings.minutes * 60_000
-                deadlines.append(now + max(0, ends - wall) + 1)
+            ends = t.started_ms + t.settings.minutes * 60_000
+            if t.status == "running" and t.settings.format == "arena" and wall < ends:
+                deadlines.append(now + ends - wall)
         return min(deadlines, default=None)
 
     def due(self, now: int) -> list[Output]:

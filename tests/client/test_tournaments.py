@@ -23,14 +23,15 @@ async def test_new_show_and_watch_a_round_robin_of_server_bots(tmp_path: Path) -
         url = url_of(server)
         status, out = await ubao(
             tmp_path, "tournament", "new", "depths", "--options", '{"pits": 3, "seeds": 3}',
-            "--bot", "1", "--bot", "2", "--bot", "3", "--start", "--server", url,
+            "--bot", "1", "--bot", "2", "--bot", "3", "--pace", "0.1", "--start", "--server", url,
         )  # fmt: skip
         assert status == 0, out
         tid = out.strip()
         status, out = await ubao(tmp_path, "tournament", "watch", tid, "--json", "--server", url)
         assert status == 0, out
         views = [json.loads(line) for line in out.splitlines()]
-        assert views[0]["status"] == "running" and views[-1]["status"] == "finished"
+        assert views[-1]["status"] == "finished"  # then watch ends
+        assert all(view["status"] == "running" for view in views[:-1])
         status, out = await ubao(tmp_path, "tournament", "show", tid, "--json", "--server", url)
         shown = json.loads(out)
         assert shown == views[-1]

@@ -206,15 +206,18 @@ def test_an_arena_pairs_free_entrants_until_its_time_is_up_and_scores_streaks_do
             p = t.pairings[step.index]
             t.pairings[step.index] = Pairing(p.round, p.white, p.black, f"g{step.index}")
     results["g0"] = None
-    results["g1"] = 1.0  # one game over: its two entrants are paired again at once
-    again = next_steps(t, results, 1000)
-    assert RoundPaired(2) in again and len(t.pairings) == 3
-    assert {t.pairings[2].white, t.pairings[2].black} == {t.pairings[1].white, t.pairings[1].black}
-    results["g0"] = 1.0
-    t.pairings[2] = Pairing(2, t.pairings[2].white, t.pairings[2].black, "g2")
-    results["g2"] = None
-    assert next_steps(t, results, 60_000) == []  # time is up: wait for the game played
-    results["g2"] = 0.5
+    results["g1"] = 1.0  # one game over: its two entrants would meet again, so they wait
+    assert next_steps(t, results, 1000) == []
+    results["g0"] = 1.0  # the other game over too: four free, paired anew
+    again = next_steps(t, results, 2000)
+    assert RoundPaired(2) in again and len(t.pairings) == 4
+    new = {frozenset((p.white, p.black)) for p in t.pairings[2:]}
+    assert not new & {frozenset((p.white, p.black)) for p in t.pairings[:2]}
+    for i in (2, 3):
+        t.pairings[i] = Pairing(2, t.pairings[i].white, t.pairings[i].black, f"g{i}")
+        results[f"g{i}"] = None
+    assert next_steps(t, results, 60_000) == []  # time is up: wait for the games played
+    results["g2"] = results["g3"] = 0.5
     assert next_steps(t, results, 60_000) == [Finished()]
 
 
