@@ -22,6 +22,7 @@ from ubao.protocol import (
     ErrorCode,
     Join,
     Over,
+    Player,
     SeatSpec,
     TournamentEvent,
     TournamentJoin,
@@ -140,7 +141,7 @@ async def drain(client: Client) -> list[object]:
 async def test_a_bot_client_enters_under_its_account_and_plays_its_games(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     db = tmp_path / "games.sqlite3"
     async with running_server(db=db, bots=BotSettings()) as server:
         async with Client.connected(server.port, "claimer") as claimer:
@@ -274,3 +275,27 @@ async def test_a_tournament_game_keeps_its_seat_for_its_entrant_and_refuses_the_
                 assert refused.code == ErrorCode.NOT_YOUR_SEAT
             seated = await al.ok(Join(id=0, game_id=pairing.game_id, seat=1 - al_seat))
             assert seated.seat == al_seat  # the seat kept for al, whatever seat al asked for
+
+
+async def test_a_rated_tournament_rates_its_games_between_accounts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    async with running_server(db=tmp_path / "games.sqlite3", bots=BotSettings()) as server:
+        async with Client.connected(server.port, "claimer") as claimer:
+            keys = {n: (await claimer.ok(Claim(id=0, name=n, bot=True))).key for n in ("ra", "rb")}
+        async with Client.connected(server.port, "organiser") as organiser:
+            tid = await new_tournament(organiser, 2, rated=True)  # a server bot: never rated
+            url = f"ws://127.0.0.1:{server.port}/"
+            playing = [
+                asyncio.create_task(play_tournament(url, name, EngineSettings(d), tid, key=key))
+                for d, (name, key) in enumerate(keys.items(), 1)
+                if key is not None
+            ]
+            while len((await view_of(organiser, tid)).entrants) < 3:
+                await asyncio.sleep(0.05)
+            await organiser.ok(TournamentStart(id=0, tournament_id=tid))
+            await asyncio.wait_for(asyncio.gather(*playing), TIMEOUT * 3)
+            cards = [(await organiser.ok(Player(id=0, name=name))).player for name in keys]
+    games = [card.ratings[0].games if card and card.ratings else 0 for card in cards]
+    assert games == [1, 1]  # their game against each other, not those against the server bot
