@@ -55,6 +55,7 @@ from ubao.protocol import (
     Resume,
     Rotate,
     SeatEvent,
+    SeatSpec,
     ServerMessage,
     Takeback,
     TakebackAnswer,
@@ -106,6 +107,9 @@ from ubao.server.tournament import Entrant
 from ubao.server.tournaments import Tournaments, TournamentStore
 
 log = logging.getLogger("ubao.server")
+
+OPEN = (SeatSpec.open(), SeatSpec.open())
+"""Two open seats: a tournament's game and options are checked as a game of them."""
 
 
 class Core:
@@ -656,6 +660,7 @@ class Core:
         parts = self.tournaments
         ok = Ok(id=command.id)
         if isinstance(command, TournamentNew):
+            self.games.check(Create(id=0, game=command.game, options=command.options, seats=OPEN))
             tid, out = parts.new(command, conn.name or "")
             ok = Ok(id=command.id, tournament_id=tid)
         elif isinstance(command, TournamentJoin):
@@ -677,6 +682,8 @@ class Core:
             if bot.kind != "bot" or bot.depth is None or bot.engine is not None:
                 message = "a server bot entrant is a bot seat with a depth (ubao's own engine)"
                 raise Rejected(ErrorCode.BAD_MESSAGE, message)
+            s = self.tournaments.get(join.tournament_id).settings
+            self.games.check(Create(id=0, game=s.game, options=dict(s.options), seats=(bot, bot)))
             name = f"{bot.algorithm or 'bot'}-d{bot.depth}" + (f"-{bot.eval}" if bot.eval else "")
             return Entrant(name, depth=bot.depth, algorithm=bot.algorithm, eval=bot.eval)
         if conn.account is None or conn.name is None:

@@ -260,7 +260,11 @@ async def test_a_tournament_game_keeps_its_seat_for_its_entrant_and_refuses_the_
         ):
             unknown = await al.error(TournamentShow(id=0, tournament_id="nope"))
             assert unknown.code == ErrorCode.UNKNOWN_TOURNAMENT
+            bad = TournamentNew(id=0, name="x", game="kalah", options={"pits": 99})
+            assert (await al.error(bad)).code == ErrorCode.BAD_OPTIONS
             tid = await new_tournament(al, 3)
+            too_deep = TournamentJoin(id=0, tournament_id=tid, bot=SeatSpec("bot", 64))
+            assert (await al.error(too_deep)).code == ErrorCode.BAD_OPTIONS
             await al.ok(TournamentJoin(id=0, tournament_id=tid))
             again = await al.error(TournamentJoin(id=0, tournament_id=tid))
             assert again.code == ErrorCode.ALREADY_ENTERED
