@@ -446,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("tournament_id", metavar="ID")
     start = actions.add_parser("start", help="start it (its maker only)")
     start.add_argument("tournament_id", metavar="ID")
+    listing = actions.add_parser("list", help="the latest tournaments, the latest first")
+    listing.add_argument("--limit", type=_positive, default=20, metavar="N")
+    listing.add_argument("--json", action="store_true", help="as JSON, for scripts")
     for verb, what in (("show", "its standings and crosstable"), ("watch", "the same, live")):
         shown = actions.add_parser(verb, help=what)
         shown.add_argument("tournament_id", metavar="ID")

@@ -4,8 +4,10 @@ their tiebreaks, its crosstable and its latest games. Pure text from the protoco
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ubao.client.standings import _table
-from ubao.protocol import TournamentView
+from ubao.protocol import TournamentSummary, TournamentView
 
 FORMATS = {"round_robin": "round-robin", "swiss": "Swiss", "arena": "arena"}
 
@@ -54,3 +56,22 @@ def tournament_text(view: TournamentView, games: int = 8) -> str:
                 f"{p.game_id}"
             )
     return "\n".join(parts)
+
+
+def tournaments_table(lines: Sequence[TournamentSummary]) -> str:
+    """`ubao tournament list`: one tournament a row."""
+    header = ["id", "name", "game", "format", "status", "round", "entrants", "leader"]
+    rows = [
+        [
+            t.tournament_id,
+            t.name,
+            t.game,
+            FORMATS[t.format],
+            t.status,
+            f"{t.round}/{t.rounds}",
+            str(t.entrants),
+            t.leader or "",
+        ]
+        for t in lines
+    ]
+    return _table(header, rows, 5)

@@ -11,12 +11,13 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from ubao.client.connection import ServerSession, request_once
-from ubao.client.tournament_text import tournament_text
+from ubao.client.tournament_text import tournament_text, tournaments_table
 from ubao.protocol import (
     Command,
     Ok,
     SeatSpec,
     TournamentJoin,
+    TournamentList,
     TournamentNew,
     TournamentShow,
     TournamentStart,
@@ -66,6 +67,12 @@ async def tournament(args: argparse.Namespace, key: str | None, options: dict[st
             await ask(TournamentJoin(id=0, tournament_id=args.tournament_id))
     elif args.action == "start":
         await ask(TournamentStart(id=0, tournament_id=args.tournament_id))
+    elif args.action == "list":
+        listed = (await ask(TournamentList(id=0, limit=args.limit))).tournaments or ()
+        if args.json:
+            print(json.dumps([to_wire(line) for line in listed], indent=2, ensure_ascii=False))
+        else:
+            print(tournaments_table(listed) if listed else "no tournament on this server")
     elif args.action == "show":
         view = (await ask(TournamentShow(id=0, tournament_id=args.tournament_id))).tournament
         assert view is not None

@@ -409,6 +409,22 @@ class PairingLine:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentSummary:
+    """A tournament's line in `tournament_list`."""
+
+    tournament_id: TournamentId
+    name: Name
+    game: GameName
+    format: TournamentFormat
+    status: TournamentStatus
+    entrants: Count
+    round: Count
+    rounds: Count
+    leader: Name | None = None
+    """The first of the standings, once a game is over."""
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentView:
     """A tournament as its subscribers see it: settings, entrants, pairings, standings and the
     crosstable (row `i`, column `j`: `i`'s results against `j`, one character a game)."""
@@ -681,6 +697,17 @@ class TournamentStart:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentList:
+    """Extension: the tournaments the server holds, the latest made first (`ok`'s
+    `tournaments`)."""
+
+    type: ClassVar[str] = "tournament_list"
+    id: Id
+    limit: Annotated[int, Range(1, MAX_PAGE)] | None = None
+    """How many (default 20)."""
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentShow:
     """Extension: a tournament as it stands (`ok`'s `tournament`); `subscribe`: then a
     `tournament` event at each change (an entrant, a round paired, a game over, the end)."""
@@ -739,6 +766,8 @@ class Ok:
     """Extension (`tournament_show`): the tournament as it stands."""
     tournament_id: TournamentId | None = None
     """Extension (`tournament_new`): the new tournament's id."""
+    tournaments: Annotated[tuple[TournamentSummary, ...], Items(MAX_PAGE)] | None = None
+    """Extension (`tournament_list`): the tournaments, the latest made first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -933,6 +962,7 @@ Command = (
     | TournamentJoin
     | TournamentStart
     | TournamentShow
+    | TournamentList
     | Ping
 )
 """What a client sends."""
@@ -965,6 +995,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     TournamentJoin,
     TournamentStart,
     TournamentShow,
+    TournamentList,
     Ping,
 )
 SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (

@@ -60,6 +60,7 @@ from ubao.protocol import (
     Takeback,
     TakebackAnswer,
     TournamentJoin,
+    TournamentList,
     TournamentNew,
     TournamentShow,
     TournamentStart,
@@ -389,6 +390,9 @@ class Core:
             self._send(conn, Ok(id=command.id, player=card))
         elif isinstance(command, TournamentNew | TournamentJoin | TournamentStart | TournamentShow):
             self._tournament(conn, command)
+        elif isinstance(command, TournamentList):
+            listed = self.tournaments.listed(command.limit or 20)
+            self._send(conn, Ok(id=command.id, tournaments=tuple(listed)))
         elif conn.role == "spectator":
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, "spectators cannot take seats or move")
         elif isinstance(command, Join):

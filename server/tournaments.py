@@ -25,6 +25,7 @@ from ubao.protocol import (
     StandingLine,
     TournamentEvent,
     TournamentNew,
+    TournamentSummary,
     TournamentView,
     quote,
 )
@@ -376,6 +377,28 @@ class Tournaments:
             if s.format == "arena" and t.started_ms
             else None,
         )
+
+    def listed(self, limit: int) -> list[TournamentSummary]:
+        """The latest `limit` tournaments made, the latest first."""
+        latest = list(self.held.values())[::-1][:limit]
+        summaries = []
+        for t in latest:
+            table = standings(t, self.results(t)) if t.pairings else []
+            leader = t.entrants[table[0].entrant].name if table and table[0].games else None
+            summaries.append(
+                TournamentSummary(
+                    tournament_id=t.tid,
+                    name=t.settings.name,
+                    game=t.settings.game,
+                    format=t.settings.format,
+                    status=t.status,
+                    entrants=len(t.entrants),
+                    round=max((p.round for p in t.pairings), default=0),
+                    rounds=t.rounds,
+                    leader=leader,
+                )
+            )
+        return summaries
 
     def leave(self, conn_id: int) -> None:
         for subscribers in self.subscribers.values():

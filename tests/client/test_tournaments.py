@@ -40,6 +40,26 @@ async def test_new_show_and_watch_a_round_robin_of_server_bots(tmp_path: Path) -
         status, out = await ubao(tmp_path, "tournament", "show", tid, "--server", url)
         assert "round-robin of kalah, finished, round 3 of 3" in out
         assert "crosstable" in out and "SB" in out.splitlines()[2]
+        status, out = await ubao(tmp_path, "tournament", "list", "--server", url)
+        assert out.split()[:8] == [
+            "id",
+            "name",
+            "game",
+            "format",
+            "status",
+            "round",
+            "entrants",
+            "leader",
+        ]
+        assert out.splitlines()[1].split()[:7] == [
+            tid,
+            "depths",
+            "kalah",
+            "round-robin",
+            "finished",
+            "3/3",
+            "3",
+        ]
         status, out = await ubao(tmp_path, "tournament", "join", tid, "--bot", "4", "--server", url)
         assert status != 0 and "no longer open" in out
 

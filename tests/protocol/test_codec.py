@@ -61,9 +61,11 @@ from ubao.protocol import (
     TakebackRequest,
     TournamentEvent,
     TournamentJoin,
+    TournamentList,
     TournamentNew,
     TournamentShow,
     TournamentStart,
+    TournamentSummary,
     TournamentView,
     UnsupportedVersion,
     Watch,
@@ -212,6 +214,19 @@ tournament_views = st.builds(
     maybe(counts),
 )
 
+tournament_summaries = st.builds(
+    TournamentSummary,
+    texts,
+    names,
+    game_names,
+    formats,
+    st.sampled_from(["open", "running", "finished", "cancelled"]),
+    counts,
+    counts,
+    counts,
+    maybe(names),
+)
+
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Hello: st.builds(
         Hello,
@@ -264,6 +279,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     TournamentJoin: st.builds(TournamentJoin, ids, texts, maybe(seat_specs)),
     TournamentStart: st.builds(TournamentStart, ids, texts),
     TournamentShow: st.builds(TournamentShow, ids, texts, st.booleans()),
+    TournamentList: st.builds(TournamentList, ids, maybe(st.integers(1, 100))),
     TournamentEvent: st.builds(
         TournamentEvent, tournament_views, st.lists(pairing_lines, max_size=2).map(tuple)
     ),
@@ -297,6 +313,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         player=maybe(player_cards),
         tournament=maybe(tournament_views),
         tournament_id=maybe(texts),
+        tournaments=maybe(st.lists(tournament_summaries, max_size=2).map(tuple)),
     ),
     Error: st.builds(Error, maybe(ids), texts, st.text(printable, max_size=50), maybe(counts)),
     Snapshot: st.builds(
