@@ -399,7 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     ratings.add_argument("game", metavar="GAME", choices=GAMES, help=", ".join(GAMES))
     ratings.add_argument("--speed", choices=SPEED_NAMES, help="only this speed's pool")
     ratings.add_argument(
-        "--limit", type=_positive, default=20, metavar="N", help="per pool (default %(default)s)"
+        "--limit",
+        type=_positive,
+        default=20,
+        metavar="N",
+        help="per pool (default %(default)s, at most 100)",
     )
     ratings.add_argument("--json", action="store_true", help="as JSON, for scripts")
     ratings.set_defaults(handler=command_ratings)
@@ -413,7 +417,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection(player)
     player.add_argument("player", metavar="NAME")
     player.add_argument(
-        "--limit", type=_positive, default=10, metavar="N", help="latest games (default 10)"
+        "--limit",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="latest games (default 10, at most 100)",
     )
     player.add_argument("--json", action="store_true", help="as JSON, for scripts")
     player.set_defaults(handler=command_player)

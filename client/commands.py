@@ -316,7 +316,7 @@ async def command_games(args: argparse.Namespace) -> int:
 
 
 async def command_ratings(args: argparse.Namespace) -> int:
-    query = Ratings(id=0, game=args.game, speed=args.speed, limit=args.limit)
+    query = Ratings(id=0, game=args.game, speed=args.speed, limit=min(args.limit, MAX_PAGE))
     ok = await request_once(args.server, args.name, "spectator", query, account_key(args))
     rows = ok.leaderboard or ()
     if args.json:
@@ -331,7 +331,7 @@ async def command_ratings(args: argparse.Namespace) -> int:
 
 
 async def command_player(args: argparse.Namespace) -> int:
-    query = Player(id=0, name=args.player, limit=args.limit)
+    query = Player(id=0, name=args.player, limit=min(args.limit, MAX_PAGE))
     ok = await request_once(args.server, args.name, "spectator", query, account_key(args))
     card = ok.player
     if card is None:

@@ -65,7 +65,8 @@ def row_of(summary: GameSummary) -> tuple[str, ...]:
     """A game's cells, escaped as in records: the names are other people's."""
     seats = VS.join(printable(seat_cell(seat, summary)) for seat in summary.seats)
     options = json.dumps(summary.options, separators=(",", ":")) if summary.options else "-"
-    row = (summary.game_id, summary.game, options, status(summary), str(summary.ply))
+    game = f"{summary.game} rated" if summary.rated else summary.game
+    row = (summary.game_id, game, options, status(summary), str(summary.ply))
     cells = tuple(printable(cell) for cell in row)
     return (*cells[:4], seats, cells[4])
 

@@ -4,6 +4,7 @@ account's card, as text and as JSON; the words and tables themselves."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from pathlib import Path
@@ -12,9 +13,13 @@ import pytest
 
 from tests.client.test_accounts import ubao
 from tests.support.client import game_server, kalah_create, screen, until, url_of
+from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import request_once
+from ubao.client.lobby import lobby_table
 from ubao.client.standings import leaderboard_table, rating_change
-from ubao.protocol import Claim, PoolRating, RatingChange
+from ubao.client.tokens import TokenStore
+from ubao.protocol import Claim, GameSummary, Player, PoolRating, RatingChange, SeatInfo
+from ubao.server.ratings import Standing, rated_game
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -77,3 +82,60 @@ def test_the_leaderboard_marks_provisional_ratings_and_aligns_its_numbers() -> N
     assert lines[1].split() == ["kalah/blitz", "alice", "1712", "98", "14", "10/1/3"]
     assert lines[2].split() == ["kalah/blitz", "bob", "988?", "231", "2", "0/0/2"]
     assert len({len(line) for line in lines}) == 1  # right-aligned to one width
+
+
+async def test_two_bot_accounts_play_a_rated_game_to_its_end_and_are_rated_for_it(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        keys = {}
+        for name in ("robo", "droid"):
+            ok = await request_once(url, "claimer", "bot", Claim(id=0, name=name, bot=True))
+            assert ok.key is not None
+            keys[name] = ok.key
+        create = dataclasses.replace(kalah_create(options={"pits": 4, "seeds": 3}), rated=True)
+        tokens = TokenStore(tmp_path / "t.json")
+        robo = BotGame(
+            url,
+            "robo",
+            EngineSettings(depth=3),
+            create=create,
+            seat=0,
+            tokens=tokens,
+            key=keys["robo"],
+        )
+        playing = asyncio.create_task(robo.run())
+        await until(lambda: robo.game_id is not None, "robo's game")
+        assert robo.game_id is not None
+        droid = BotGame(
+            url,
+            "droid",
+            EngineSettings(depth=1),
+            game_id=robo.game_id,
+            tokens=tokens,
+            key=keys["droid"],
+        )
+        result, _ = await asyncio.wait_for(asyncio.gather(playing, droid.run()), 60)
+        assert result is not None and result.reason not in ("aborted", "resign")
+        assert robo.state.ratings is not None and robo.state.ratings == droid.state.ratings
+        expected = rated_game(
+            robo.game_id,
+            "kalah/untimed",
+            0,
+            ("robo", "droid"),
+            (Standing(), Standing()),
+            result,
+        ).changes()
+        assert robo.state.ratings == expected
+        card = (await request_once(url, "x", "spectator", Player(id=0, name="robo"))).player
+        assert card is not None and card.ratings[0].rating == expected[0].after
+
+
+def test_the_lobby_says_which_games_are_rated() -> None:
+    seats = (SeatInfo("open", "alice", True, account=True), SeatInfo("open", None, False))
+    rated = GameSummary("AbCd1234", "kalah", {}, "waiting", 0, seats, rated=True)
+    casual = dataclasses.replace(rated, game_id="EfGh5678", rated=False)
+    rows = lobby_table([rated, casual]).splitlines()
+    assert rows[1].split()[:3] == ["AbCd1234", "kalah", "rated"]
+    assert rows[2].split()[:3] == ["EfGh5678", "kalah", "-"]

@@ -46,12 +46,14 @@ async def two_accounts(port: int, keys: dict[str, str]) -> AsyncIterator[tuple[C
         yield alice, bob
 
 
-async def rated_game_resigned(alice: Client, bob: Client) -> tuple[str, Over, Over]:
-    """A rated Kalah game that bob resigns: its id, and the `over` each player heard."""
+async def rated_game_resigned(
+    alice: Client, bob: Client, loser: str = "bob"
+) -> tuple[str, Over, Over]:
+    """A rated Kalah game that `loser` resigns: its id, and the `over` each player heard."""
     game_id = await create(alice, rated=True)
-    await join(alice, game_id, 0)
-    bob_token = await join(bob, game_id, 1)
-    await bob.ok(Resign(id=0, game_id=game_id, token=bob_token))
+    tokens = {"alice": await join(alice, game_id, 0), "bob": await join(bob, game_id, 1)}
+    resigner = bob if loser == "bob" else alice
+    await resigner.ok(Resign(id=0, game_id=game_id, token=tokens[loser]))
     return game_id, await alice.event_of(Over), await bob.event_of(Over)
 
 
@@ -131,11 +133,13 @@ async def end_games_until_killed(
     with contextlib.suppress(Exception):  # the connections die with the server
         async with two_accounts(port, keys) as (alice, bob):
             for _ in range(rng.randint(0, 2)):
-                heard.append((await rated_game_resigned(alice, bob))[1])
+                loser = rng.choice(["alice", "bob"])
+                heard.append((await rated_game_resigned(alice, bob, loser))[1])
             game_id = await create(alice, rated=True)
-            await join(alice, game_id, 0)
+            alice_token = await join(alice, game_id, 0)
             bob_token = await join(bob, game_id, 1)
-            await bob.send(Resign(id=bob.next_id(), game_id=game_id, token=bob_token))
+            resigner, token = rng.choice([(alice, alice_token), (bob, bob_token)])
+            await resigner.send(Resign(id=resigner.next_id(), game_id=game_id, token=token))
             await asyncio.sleep(rng.random() * 0.01)
             process.send_signal(signal.SIGKILL)
             heard.append(await alice.event_of(Over))
