@@ -203,6 +203,7 @@ def next_steps(t: Tournament, results: Mapping[str, Outcome | None], wall_ms: in
                 first = len(t.pairings)
                 t.pairings += [Pairing(number, w, b) for w, b in made]
                 unstarted += range(first, len(t.pairings))
+                t.status = advance(t.tid, t.status, "pair")
                 steps.append(RoundPaired(number))
         elif not playing:
             t.pairings = [p for p in t.pairings if p.game_id is not None]
@@ -221,6 +222,7 @@ def next_steps(t: Tournament, results: Mapping[str, Outcome | None], wall_ms: in
         first = len(t.pairings)
         t.pairings += made_round
         unstarted = [i for i in range(first, len(t.pairings)) if t.pairings[i].black is not None]
+        t.status = advance(t.tid, t.status, "pair")
         steps.append(RoundPaired(done + 1))
     room = max(0, t.settings.concurrency - len(playing))
     steps += [StartGame(i) for i in unstarted[:room]]
