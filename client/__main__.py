@@ -28,6 +28,7 @@ from ubao.client.commands import (
     command_player,
     command_ratings,
     command_replay,
+    command_tournament,
     command_watch,
     default_name,
     server_urls,
@@ -334,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--join", metavar="GAME_ID", help="play in this game")
     mode.add_argument("--new", metavar="GAME", help="create a game and play in it")
     mode.add_argument(
+        "--tournament",
+        metavar="ID",
+        help="enter this server tournament under your account and play its games to its end",
+    )
+    mode.add_argument(
         "--serve",
         action="store_true",
         help="wait in the lobby and join the seats that ask for a bot client "
@@ -434,6 +440,45 @@ def build_parser() -> argparse.ArgumentParser:
     )
     player.add_argument("--json", action="store_true", help="as JSON, for scripts")
     player.set_defaults(handler=command_player)
+
+    tourney = commands.add_parser(
+        "tournament",
+        help="server tournaments: make, enter, start, show, watch",
+        description="Tournaments the server runs: round-robin, Swiss or arena, of accounts, bot "
+        "clients and server bots (docs/tournaments-server.md).",
+    )
+    actions = tourney.add_subparsers(dest="action", required=True, metavar="ACTION")
+    new = actions.add_parser("new", help="make a tournament; prints its id")
+    new.add_argument("title", metavar="NAME")
+    new.add_argument("--game", choices=GAMES, default="kalah")
+    new.add_argument("--options", default="{}", metavar="JSON", help="the game's options")
+    new.add_argument("--format", choices=("round_robin", "swiss", "arena"), default="round_robin")
+    new.add_argument("--double", action="store_true", help="round-robin: every pair twice")
+    new.add_argument("--rounds", type=_positive, default=0, help="Swiss: rounds (default: enough)")
+    new.add_argument("--minutes", type=_positive, default=0, help="arena: how long it pairs")
+    new.add_argument("--scoring", choices=("standard", "kgp"), default="standard",
+                     help="standard: 1 a win, ½ a draw; kgp: 2 a win, 1 a draw")  # fmt: skip
+    new.add_argument("--rated", action="store_true", help="its games between accounts rated")
+    new.add_argument("--concurrency", type=_positive, default=4, help="games at once at most")
+    new.add_argument("--pace", type=_pace, default=0.0, help="least seconds between bot moves")
+    new.add_argument("--start", action="store_true", help="start it at once")
+    join = actions.add_parser("join", help="enter: you, or server bots")
+    for entering in (new, join):
+        entering.add_argument("--bot", type=_server_bot, action="append", metavar="DEPTH",
+                            help="enter a server bot at this depth (again for more)")  # fmt: skip
+    join.add_argument("tournament_id", metavar="ID")
+    start = actions.add_parser("start", help="start it (its maker only)")
+    start.add_argument("tournament_id", metavar="ID")
+    listing = actions.add_parser("list", help="the latest tournaments, the latest first")
+    listing.add_argument("--limit", type=_positive, default=20, metavar="N")
+    listing.add_argument("--json", action="store_true", help="as JSON, for scripts")
+    for verb, what in (("show", "its standings and crosstable"), ("watch", "the same, live")):
+        shown = actions.add_parser(verb, help=what)
+        shown.add_argument("tournament_id", metavar="ID")
+        shown.add_argument("--json", action="store_true", help="as JSON, for scripts")
+    for each in actions.choices.values():
+        _add_connection(each)
+    tourney.set_defaults(handler=command_tournament)
 
     replay = commands.add_parser("replay", help="step through a game record")
     replay.add_argument("file", metavar="FILE")

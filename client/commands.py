@@ -34,6 +34,9 @@ from ubao.client.record import RecordError, format_record, parse_record
 from ubao.client.serving import serve
 from ubao.client.standings import leaderboard_table, player_text
 from ubao.client.tokens import TokenStore
+from ubao.client.tournament_bot import play_tournament
+from ubao.client.tournament_text import tournament_text
+from ubao.client.tournaments import tournament
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.search import pick_evaluation
@@ -395,11 +398,24 @@ async def command_player(args: argparse.Namespace) -> int:
     return 0
 
 
+async def command_tournament(args: argparse.Namespace) -> int:
+    options = parse_options(args.options) if args.action == "new" else {}
+    return await tournament(args, account_key(args), options)
+
+
 async def command_bot(args: argparse.Namespace) -> int:
     settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm, args.threads)
     budget = Budget(args.message_burst, args.message_rate)
     pace = args.pace or 0.0
     key = account_key(args)
+    if args.tournament:
+        if key is None:
+            raise UsageError("--tournament plays under an account: claim it (ubao account create)")
+        view = await play_tournament(
+            args.server, args.name, settings, args.tournament, key=key, budget=budget, pace=pace
+        )
+        print(tournament_text(view))
+        return 0
     if args.serve:
         await serve(
             args.server,

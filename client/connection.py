@@ -50,6 +50,8 @@ from ubao.protocol import (
     Resume,
     Role,
     Snapshot,
+    TournamentEvent,
+    TournamentView,
     Watch,
     decode_server_message,
     encode,
@@ -176,6 +178,7 @@ LagHandler = Callable[[float], None]
 LobbyHandler = Callable[[GameSummary], None]
 """Called with a game's summary on every `lobby` event (after a `games` with `subscribe`)."""
 RematchHandler = Callable[[RematchOffer], None]
+TournamentHandler = Callable[[TournamentView], None]
 """Called on every `rematch_offer` (they belong to no game's versions)."""
 
 
@@ -217,6 +220,7 @@ class ServerSession:
         on_lag: LagHandler | None = None,
         on_lobby: LobbyHandler | None = None,
         on_rematch: RematchHandler | None = None,
+        on_tournament: TournamentHandler | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         ping_seconds: float = PING_SECONDS,
         first_attempts: int = FIRST_ATTEMPTS,
@@ -240,6 +244,8 @@ class ServerSession:
         self.on_lag = on_lag or (lambda rtt_ms: None)
         self.on_lobby = on_lobby or (lambda summary: None)
         self.on_rematch = on_rematch or (lambda offer: None)
+        self.on_tournament = on_tournament or (lambda view: None)
+        """A tournament subscribed to changed (`tournament_show` with `subscribe`)."""
         self.backoff = backoff
         self.ping_seconds = ping_seconds
         self.first_attempts = first_attempts
@@ -363,6 +369,8 @@ class ServerSession:
                 self.on_lobby(message.game)
             elif isinstance(message, RematchOffer):
                 self.on_rematch(message)
+            elif isinstance(message, TournamentEvent):
+                self.on_tournament(message.tournament)
             else:
                 self.on_event(message)
 

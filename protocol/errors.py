@@ -79,6 +79,14 @@ class ErrorCode(StrEnum):
     NOT_AN_ACCOUNT = "not_an_account"
     """`rotate` on a connection that did not prove an account's key in its `hello`."""
 
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    """A tournament command names no tournament this server holds."""
+    TOURNAMENT_CLOSED = "tournament_closed"
+    """`tournament_join` after the tournament started, or `tournament_start` of one that
+    started, ended or has fewer than two entrants (docs/tournaments-server.md)."""
+    ALREADY_ENTERED = "already_entered"
+    """`tournament_join` by an entrant (or name) already in the tournament."""
+
 
 class AppCloseCode(IntEnum):
     """WebSocket close codes of the application range (4000-4999) that the server uses."""

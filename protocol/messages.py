@@ -372,6 +372,85 @@ class PlayerCard:
     recent: tuple[RatedResult, ...]
 
 
+TournamentId = Annotated[str, Text(MAX_GAME_ID)]
+Decimal = Annotated[str, Text(16, chars="0-9.")]
+"""A number of points (`7.5`), written out so that halves and quarters stay exact."""
+Cell = Annotated[str, Text(MAX_NAME, min=0, chars="10½*")]
+"""A crosstable cell: one character a game (`1`, `½`, `0`, `*` while played); empty: none."""
+TournamentFormat = Literal["round_robin", "swiss", "arena"]
+TournamentStatus = Literal["open", "running", "finished", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class StandingLine:
+    """One entrant's line of a tournament's standings, best first (docs/tournaments-server.md)."""
+
+    rank: Annotated[int, Range(1)]
+    entrant: Count
+    """Its index in `entrants` (and in the crosstable)."""
+    points: Decimal
+    games: Count
+    wins: Count
+    draws: Count
+    losses: Count
+    byes: Count
+    sonneborn_berger: Decimal
+    buchholz: Decimal
+    performance: Annotated[int, Range(-100_000, 100_000)]
+
+
+@dataclass(frozen=True, slots=True)
+class PairingLine:
+    """One game of a tournament: `white` has seat 0; `black` None: a bye."""
+
+    round: Annotated[int, Range(1)]
+    white: Count
+    black: Count | None = None
+    game_id: GameId | None = None
+    result: Annotated[str, Text(8)] | None = None
+    """`1-0`, `½-½`, `0-1` once over; `*` while played; absent before it starts."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSummary:
+    """A tournament's line in `tournament_list`."""
+
+    tournament_id: TournamentId
+    name: Name
+    game: GameName
+    format: TournamentFormat
+    status: TournamentStatus
+    entrants: Count
+    round: Count
+    rounds: Count
+    leader: Name | None = None
+    """The first of the standings, once a game is over."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentView:
+    """A tournament as its subscribers see it: settings, entrants, pairings, standings and the
+    crosstable (row `i`, column `j`: `i`'s results against `j`, one character a game)."""
+
+    tournament_id: TournamentId
+    name: Name
+    game: GameName
+    format: TournamentFormat
+    status: TournamentStatus
+    scoring: Literal["standard", "kgp"]
+    rated: bool
+    round: Count
+    rounds: Count
+    entrants: Annotated[tuple[Name, ...], Items(MAX_PAGE * 10)]
+    kinds: Annotated[tuple[Name, ...], Items(MAX_PAGE * 10)]
+    """Per entrant: `account`, or the server bot's settings (`bot depth 3`)."""
+    standings: Annotated[tuple[StandingLine, ...], Items(MAX_PAGE * 10)]
+    pairings: Annotated[tuple[PairingLine, ...], Items(MAX_LIST)]
+    crosstable: Annotated[tuple[tuple[Cell, ...], ...], Items(MAX_PAGE * 10)]
+    ends_ms: Count | None = None
+    """An arena: when it stops pairing (ms since the epoch)."""
+
+
 # -- client -> server commands -----------------------------------------------------------------
 
 
@@ -582,6 +661,67 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentNew:
+    """Extension: make a tournament (docs/tournaments-server.md); `ok` has its id."""
+
+    type: ClassVar[str] = "tournament_new"
+    id: Id
+    name: Name
+    game: GameName
+    options: dict[str, Any]
+    format: TournamentFormat = "round_robin"
+    double: bool = False
+    rounds: Annotated[int, Range(0, 99)] = 0
+    minutes: Annotated[int, Range(0, 24 * 60)] = 0
+    scoring: Literal["standard", "kgp"] = "standard"
+    rated: bool = False
+    concurrency: Annotated[int, Range(1, 64)] = 4
+    pace_ms: Pace = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentJoin:
+    """Extension: enter an open tournament: the connection's account, or (`bot`) a server bot
+    at those settings (its `kind` is `bot`)."""
+
+    type: ClassVar[str] = "tournament_join"
+    id: Id
+    tournament_id: TournamentId
+    bot: SeatSpec | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentStart:
+    """Extension: its maker starts a tournament: no more entries; the first round is paired."""
+
+    type: ClassVar[str] = "tournament_start"
+    id: Id
+    tournament_id: TournamentId
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentList:
+    """Extension: the tournaments the server holds, the latest made first (`ok`'s
+    `tournaments`)."""
+
+    type: ClassVar[str] = "tournament_list"
+    id: Id
+    limit: Annotated[int, Range(1, MAX_PAGE)] | None = None
+    """How many (default 20)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentShow:
+    """Extension: a tournament as it stands (`ok`'s `tournament`); `subscribe`: then a
+    `tournament` event at each change (an entrant, a round paired, a game over, the end)."""
+
+    type: ClassVar[str] = "tournament_show"
+    id: Id
+    tournament_id: TournamentId
+    subscribe: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     type: ClassVar[str] = "ping"
     id: Id
@@ -625,6 +765,12 @@ class Ok:
     """Extension (`ratings`): the leaderboard, best first."""
     player: PlayerCard | None = None
     """Extension (`player`): the account's ratings and latest rated games."""
+    tournament: TournamentView | None = None
+    """Extension (`tournament_show`): the tournament as it stands."""
+    tournament_id: TournamentId | None = None
+    """Extension (`tournament_new`): the new tournament's id."""
+    tournaments: Annotated[tuple[TournamentSummary, ...], Items(MAX_PAGE)] | None = None
+    """Extension (`tournament_list`): the tournaments, the latest made first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -779,6 +925,16 @@ class RematchOffer:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentEvent:
+    """Extension, to a tournament's subscribers (`tournament_show` with `subscribe`): it changed;
+    `paired`: a round was paired (these games start now, the entrants' seats wait for them)."""
+
+    type: ClassVar[str] = "tournament"
+    tournament: TournamentView
+    paired: Annotated[tuple[PairingLine, ...], Items(MAX_PAGE * 10)] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Lobby:
     """Extension, to connections that subscribed with `games`: a game was created, a seat was
     taken or freed, or its status changed (not on every move: `ply` is as of this change)."""
@@ -805,13 +961,18 @@ Command = (
     | RematchAnswer
     | Ratings
     | Player
+    | TournamentNew
+    | TournamentJoin
+    | TournamentStart
+    | TournamentShow
+    | TournamentList
     | Ping
 )
 """What a client sends."""
 Reply = Ok | Error
 Event = Snapshot | Moved | Over | SeatEvent | TakebackRequest
 """Events of one game, each with its version `v`."""
-ServerMessage = Reply | Event | Lobby | RematchOffer
+ServerMessage = Reply | Event | Lobby | RematchOffer | TournamentEvent
 """What a server sends."""
 Message = Command | ServerMessage
 
@@ -833,6 +994,11 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     RematchAnswer,
     Ratings,
     Player,
+    TournamentNew,
+    TournamentJoin,
+    TournamentStart,
+    TournamentShow,
+    TournamentList,
     Ping,
 )
 SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
@@ -845,4 +1011,5 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     TakebackRequest,
     Lobby,
     RematchOffer,
+    TournamentEvent,
 )

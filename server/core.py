@@ -55,9 +55,15 @@ from ubao.protocol import (
     Resume,
     Rotate,
     SeatEvent,
+    SeatSpec,
     ServerMessage,
     Takeback,
     TakebackAnswer,
+    TournamentJoin,
+    TournamentList,
+    TournamentNew,
+    TournamentShow,
+    TournamentStart,
     Watch,
     canonical_name,
     quote,
@@ -98,8 +104,13 @@ from ubao.server.seating import (
 )
 from ubao.server.sessions import Connection, Sessions
 from ubao.server.stores.protocol import GameStore, StoreError
+from ubao.server.tournament import Entrant
+from ubao.server.tournaments import Tournaments, TournamentStore
 
 log = logging.getLogger("ubao.server")
+
+OPEN = (SeatSpec.open(), SeatSpec.open())
+"""Two open seats: a tournament's game and options are checked as a game of them."""
 
 
 class Core:
@@ -132,6 +143,14 @@ class Core:
         """...and by address."""
         self.keys_made = Attempts(self.limits.claims_per_address, window)
         """Keys made (claims and rotations) by address."""
+        kept_by = store if isinstance(store, TournamentStore) else None
+        self.tournaments = Tournaments(
+            kept_by,
+            self._tournament_game,
+            self._start_tournament_game,
+            self.wall,
+            self.limits.grace_ms,
+        )
         self.closing = False
         self._out: list[Output] = []
 
@@ -174,6 +193,7 @@ class Core:
         reopened = self.games.reopen()
         for room in reopened:
             self._reopened(room, "restored")
+        self._out += self.tournaments.restore(self.now())
         return len(reopened)
 
     def adopt(self, game_id: str) -> bool:
@@ -255,6 +275,7 @@ class Core:
         if conn is None:
             return
         self.lobby.discard(conn.id)
+        self.tournaments.leave(conn.id)
         for game_id in conn.rooms:
             room = self.rooms.get(game_id)
             if room is not None:
@@ -283,13 +304,24 @@ class Core:
     def next_deadline(self) -> int | None:
         """When `tick` next has work (a flag fall, a grace period's end, a waiting game's
         expiry), if ever."""
-        return self.deadlines.next(self.rooms)
+        games = self.deadlines.next(self.rooms)
+        tournaments = self.tournaments.next_deadline(self.now())
+        if games is None or tournaments is None:
+            return games if tournaments is None else tournaments
+        return min(games, tournaments)
 
     def tick(self) -> None:
         for game_id in self.deadlines.due(self.now(), self.rooms):
             expiring = self.rooms.get(game_id)
             if expiring is not None:
                 self._expire(expiring)
+        for game_id, seat in self.tournaments.no_shows(self.now()):
+            room = self._room(game_id)
+            if seat is None:
+                self._commit(room, room.cancel(self.now()))
+            else:
+                self._commit(room, room.forfeit(seat, "no_show", self.now()))
+        self._out += self.tournaments.due(self.now())
 
     def bot_moved(self, turn: BotTurn, move: str, info: BotInfo | None) -> bool:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
@@ -356,6 +388,11 @@ class Core:
             ratings, recent = self.ratings.card(name, command.limit or 10)
             card = PlayerCard(name=name, ratings=tuple(ratings), recent=tuple(recent))
             self._send(conn, Ok(id=command.id, player=card))
+        elif isinstance(command, TournamentNew | TournamentJoin | TournamentStart | TournamentShow):
+            self._tournament(conn, command)
+        elif isinstance(command, TournamentList):
+            listed = self.tournaments.listed(command.limit or 20)
+            self._send(conn, Ok(id=command.id, tournaments=tuple(listed)))
         elif conn.role == "spectator":
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, "spectators cannot take seats or move")
         elif isinstance(command, Join):
@@ -528,6 +565,9 @@ class Core:
 
     def _join(self, conn: Connection, join: Join) -> None:
         room = self._room(join.game_id)
+        seat = self.tournaments.seat_for(room.game_id, conn.account)
+        if seat is not None:
+            join = Join(id=join.id, game_id=join.game_id, seat=seat)
         if room.rated:
             check_rated_joiner(room, conn)
         ok, events = seat_joiner(room, conn, join, self.now())
@@ -615,6 +655,64 @@ class Core:
         self._out += rematch_news(room, offerer, new, players, tokens)
         self._publish(new, events, joiners=[(p, None) for p in players.values()], listed=True)
 
+    def _tournament(
+        self,
+        conn: Connection,
+        command: TournamentNew | TournamentJoin | TournamentStart | TournamentShow,
+    ) -> None:
+        """Make, enter, start or show a tournament (server/tournaments.py)."""
+        parts = self.tournaments
+        ok = Ok(id=command.id)
+        if isinstance(command, TournamentNew):
+            self.games.check(Create(id=0, game=command.game, options=command.options, seats=OPEN))
+            tid, out = parts.new(command, conn.name or "")
+            ok = Ok(id=command.id, tournament_id=tid)
+        elif isinstance(command, TournamentJoin):
+            out = parts.enter(command.tournament_id, self._entrant(conn, command))
+        elif isinstance(command, TournamentStart):
+            out = parts.start(command.tournament_id, conn.name or "", self.now())
+        else:
+            view = parts.view(parts.get(command.tournament_id))
+            if command.subscribe:
+                parts.subscribers[command.tournament_id].add(conn.id)
+            out, ok = [], Ok(id=command.id, tournament=view)
+        self._out += out
+        self._send(conn, ok)
+
+    def _entrant(self, conn: Connection, join: TournamentJoin) -> Entrant:
+        """Who enters: a server bot at the settings asked for, or the connection's account."""
+        bot = join.bot
+        if bot is not None:
+            if bot.kind != "bot" or bot.depth is None or bot.engine is not None:
+                message = "a server bot entrant is a bot seat with a depth (ubao's own engine)"
+                raise Rejected(ErrorCode.BAD_MESSAGE, message)
+            s = self.tournaments.get(join.tournament_id).settings
+            self.games.check(Create(id=0, game=s.game, options=dict(s.options), seats=(bot, bot)))
+            name = f"{bot.algorithm or 'bot'}-d{bot.depth}" + (f"-{bot.eval}" if bot.eval else "")
+            return Entrant(name, depth=bot.depth, algorithm=bot.algorithm, eval=bot.eval)
+        if conn.account is None or conn.name is None:
+            message = "only an account enters a tournament (hello with its key), or a server bot"
+            raise Rejected(ErrorCode.NOT_AN_ACCOUNT, message)
+        game = self.tournaments.get(join.tournament_id).settings.game
+        rating = self.ratings.standing(pool_of(game, None), conn.account).rating.rating
+        return Entrant(conn.name, account=conn.account, rating=rating)
+
+    def _tournament_game(self, game_id: str) -> Room | None:
+        """A tournament's game: in memory, else as stored."""
+        room = self.rooms.get(game_id)
+        return room if room is not None else self.games.load(game_id)
+
+    def _start_tournament_game(self, create: Create) -> Room:
+        """A tournament's game, made as `create` makes one (no connection's share): stored,
+        listed, its bots asked."""
+        room = self.games.new(None, create, self.wall, whose="the tournament's")
+        events = room.start_if_full(self.now())
+        self._persist(room, events)
+        self.games.open(room)
+        self._attend(room)
+        self._publish(room, events, listed=True)
+        return room
+
     def _rate(self, room: Room, result: Result) -> RatedGame | None:
         """A rated game's end: both accounts' new ratings (None if a seat is no account's)."""
         first, second = (seat.account for seat in room.seats)
@@ -675,6 +773,7 @@ class Core:
             if self.games.retain(room):
                 log.debug("game %s over: %s", room.game_id, room.result)
                 self._out += self.bot_turns.done(room)
+                self._out += self.tournaments.game_over(room.game_id, self.now())
             return
         turn = self.bot_turns.next(room, self.now())
         if turn is not None:

@@ -54,20 +54,15 @@ class Games:
     # -- where a game comes from ---------------------------------------------------------------
 
     def new(
-        self, conn: Connection, create: Create, wall: Now, *, seated: int = 0, whose: str
+        self, conn: Connection | None, create: Create, wall: Now, *, seated: int = 0, whose: str
     ) -> Room:
         """A new game created by `conn` (dated by `wall` once admitted), checked against the
         limits and its shares, not yet stored or listed; `seated` players sit down in it at once
         (it will not wait for them). A refusal names the shares as `whose` (`this`
         connection's, or a rematch offerer's)."""
-        # The codec checks only that the game's name is well formed; the engine's registry says
-        # whether there is such a game (OptionsError: bad_options), before any limit is asked.
-        try:
-            game = self.rules.get(create.game, create.options)
-        except GameError as exc:
-            raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
-        check_seat_specs(create, game, self.limits)
-        self.shares.admit(conn.id, conn.ip, create, seated, whose)
+        game = self.check(create)
+        if conn is not None:  # a tournament's game counts against no connection's share
+            self.shares.admit(conn.id, conn.ip, create, seated, whose)
         room = Room(
             new_game_id(self.rooms),
             create.game,
@@ -78,11 +73,24 @@ class Games:
             self.limits.bounds,
             created=wall(),
         )
-        room.creator, room.creator_ip = conn.id, conn.ip
+        if conn is not None:
+            room.creator, room.creator_ip = conn.id, conn.ip
         room.pace_ms = create.pace_ms or 0
         room.rated = create.rated
         room.first_move_ms = self.limits.grace_ms
         return room
+
+    def check(self, create: Create) -> Searchable[Any, Any]:
+        """The rules of the game `create` asks for, its seats checked against them and the
+        limits; Rejected (`bad_options`) if there is no such game or a seat cannot be had."""
+        # The codec checks only that the game's name is well formed; the engine's registry says
+        # whether there is such a game (OptionsError: bad_options), before any limit is asked.
+        try:
+            game = self.rules.get(create.game, create.options)
+        except GameError as exc:
+            raise Rejected(ErrorCode.BAD_OPTIONS, str(exc)) from None
+        check_seat_specs(create, game, self.limits)
+        return game
 
     def reopen(self) -> list[Room]:
         """After a restart: keep the most recently finished games, and open every unfinished

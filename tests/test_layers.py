@@ -79,6 +79,7 @@ CLIENT_MODEL = {
     "ubao.client.news",
     "ubao.client.terminal_text",
     "ubao.client.standings",
+    "ubao.client.tournament_text",
 }
 IO_AND_SCREEN = {
     "asyncio",

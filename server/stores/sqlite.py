@@ -43,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Union
 
 from ubao.protocol import (
     ClockSpec,
@@ -65,9 +65,9 @@ from ubao.server.stores.protocol import StoredGame, StoreError
 
 log = logging.getLogger("ubao.server")
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`; 4: `accounts`; 5:
-`games.rated`, and the tables `rated_games` and `ratings`."""
+`games.rated`, and the tables `rated_games` and `ratings`; 6: the table `tournaments`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -144,6 +144,11 @@ CREATE TABLE IF NOT EXISTS accounts (
     bot        INTEGER NOT NULL,        -- 1: a bot's account
     created_ms INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tournaments (
+    tournament_id TEXT PRIMARY KEY,
+    status        TEXT NOT NULL,        -- open, running, finished, cancelled
+    body          TEXT NOT NULL         -- JSON: settings, entrants, pairings with their game ids
+);
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
 """
@@ -160,6 +165,22 @@ _MIGRATE_FROM_2 = "ALTER TABLE games ADD COLUMN pace_ms INTEGER NOT NULL DEFAULT
 
 _MIGRATE_FROM_4 = "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;"
 """Schemas 4 and before had no rated games."""
+
+
+class TournamentChange(NamedTuple):
+    """A tournament's record as it was saved (server/tournaments.py): saved after the games it
+    names, so that no commit keeps a tournament without its games."""
+
+    game_id: str
+    """`tournament:` and its id: what the writer tracks a save by."""
+    tid: str
+    status: str
+    body: str
+    v: int = 0
+
+
+_TOURNAMENT = """INSERT INTO tournaments (tournament_id, status, body) VALUES (?, ?, ?)
+    ON CONFLICT (tournament_id) DO UPDATE SET status = excluded.status, body = excluded.body"""
 
 
 _COLUMNS = "game_id, game, options, clock, status, created_ms, pace_ms, clocks, rated"
@@ -184,6 +205,9 @@ def _pair(values: tuple[int, int]) -> str:
     """Two clock readings as `_json` writes them, without its generic path (at every move)."""
     return f"[{values[0]},{values[1]}]"
 
+
+AnyChange = Union["Change", TournamentChange]
+"""What the writer takes: a game's change or a tournament's record."""
 
 StoredSeats = tuple[tuple[SeatSpec, str | None, str | None], ...]
 """(spec, name, token hash) per seat."""
@@ -262,7 +286,7 @@ _EVENT = "(?, ?, ?, ?)"
 
 
 def _write(
-    db: sqlite3.Connection, changes: Sequence[Change], written: dict[str, StoredSeats]
+    db: sqlite3.Connection, all_changes: Sequence[AnyChange], written: dict[str, StoredSeats]
 ) -> None:
     """Write `changes`, in order, in `db`'s open transaction: each game's row and seats as its
     last change left them, every move and event. `written` holds the games not over whose row is
@@ -274,6 +298,10 @@ def _write(
     statement gives the GIL up while SQLite works and, if the event loop is busy, waits up to the
     interpreter's switch interval to get it back, so the number of statements, not of rows, sets
     how long a batch takes."""
+    changes = [change for change in all_changes if isinstance(change, Change)]
+    kept = {c.tid: c for c in all_changes if isinstance(c, TournamentChange)}
+    if kept:
+        db.executemany(_TOURNAMENT, [(c.tid, c.status, c.body) for c in kept.values()])
     last = {change.game_id: change for change in changes}
     new = [change for game_id, change in last.items() if game_id not in written]
     _rows(
@@ -486,7 +514,7 @@ class Store:
             # loop's reads do not wait for the writer's transaction (`load` waits for the games
             # it reads to be kept).
             self.db.execute("PRAGMA read_uncommitted = ON")
-        self._batch: list[Change] = []
+        self._batch: list[AnyChange] = []
         """The saves since the last commit, to write again if the commit fails."""
         self._written: dict[str, StoredSeats] = {}
         """The games not over whose row is written, with their seats (`_write`)."""
@@ -547,7 +575,18 @@ class Store:
     def snapshot(self, room: Room, events: Sequence[Event], now: int) -> Change:
         return change_of(room, events, now)
 
-    def save(self, change: Change) -> None:
+    def tournament_snapshot(self, tid: str, status: str, body: str) -> TournamentChange:
+        return TournamentChange("tournament:" + tid, tid, status, body)
+
+    def tournaments(self) -> list[tuple[str, str]]:
+        """Every tournament's id and record, oldest first."""
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT tournament_id, body FROM tournaments ORDER BY rowid"
+            ).fetchall()
+        return [(tid, body) for tid, body in rows]
+
+    def save(self, change: AnyChange) -> None:
         """Keep a change (the room's state, the events with their moves). With the writer, queue
         it: durable when the writer says so. Without, write it into the open batch: all of it,
         or, raising StoreError, none of it; durable at the next `commit`."""
@@ -805,7 +844,7 @@ class Writer:
         """Saves queued so far, kept or not (the loop's count)."""
         self.kept = 0
         """Of them, how many are durable."""
-        self._queue: list[Change] = []
+        self._queue: list[AnyChange] = []
         self._flushed = 0
         """The writer may take the first this many saves (`flush`)."""
         self._unsettled: dict[str, int] = {}
@@ -819,7 +858,7 @@ class Writer:
         self._thread = threading.Thread(target=self._run, name="ubao-store-writer", daemon=True)
         self._thread.start()
 
-    def put(self, change: Change) -> None:
+    def put(self, change: AnyChange) -> None:
         """Queue a change (on the loop: no I/O), for the next `flush`."""
         with self._changed:
             self.saved += 1
@@ -858,7 +897,7 @@ class Writer:
     def _run(self) -> None:
         db = self.db
         written: dict[str, StoredSeats] = {}
-        batch: list[Change] = []
+        batch: list[AnyChange] = []
         """What the next transaction writes: what failed before, then what came since."""
         try:
             while True:
@@ -894,7 +933,7 @@ class Writer:
         finally:
             db.close()
 
-    def _commit(self, batch: list[Change], written: dict[str, StoredSeats]) -> None:
+    def _commit(self, batch: list[AnyChange], written: dict[str, StoredSeats]) -> None:
         """Write the batch in one transaction and commit it (one fsync). If the database
         refuses a row for good (`_conflict`), write the changes apart (`_write_apart`) rather
         than try the batch again for ever, which would hold every game up behind one."""
@@ -915,7 +954,7 @@ class Writer:
             self._write_apart(changes, written)
         db.execute("COMMIT")
 
-    def _write_apart(self, changes: list[Change], written: dict[str, StoredSeats]) -> None:
+    def _write_apart(self, changes: list[AnyChange], written: dict[str, StoredSeats]) -> None:
         """Write each change in a savepoint of its own, in the open transaction. A change the
         database refuses for good is left out, logged once with its game, and so is every later
         change of that game: what is stored of a game stays a beginning of it that a restart

@@ -35,6 +35,7 @@ from ubao.protocol import (
     Moved,
     Ok,
     Over,
+    PairingLine,
     Ping,
     Player,
     PlayerCard,
@@ -54,9 +55,18 @@ from ubao.protocol import (
     SeatInfo,
     SeatSpec,
     Snapshot,
+    StandingLine,
     Takeback,
     TakebackAnswer,
     TakebackRequest,
+    TournamentEvent,
+    TournamentJoin,
+    TournamentList,
+    TournamentNew,
+    TournamentShow,
+    TournamentStart,
+    TournamentSummary,
+    TournamentView,
     UnsupportedVersion,
     Watch,
     decode,
@@ -160,6 +170,63 @@ player_cards = st.builds(
     st.lists(rated_results, max_size=3).map(tuple),
 )
 
+decimals = st.from_regex(r"[0-9]{1,4}(\.[0-9]{1,2})?", fullmatch=True)
+formats = st.sampled_from(["round_robin", "swiss", "arena"])
+standing_lines = st.builds(
+    StandingLine,
+    st.integers(1, 100),
+    counts,
+    decimals,
+    counts,
+    counts,
+    counts,
+    counts,
+    counts,
+    decimals,
+    decimals,
+    ratings,
+)
+pairing_lines = st.builds(
+    PairingLine,
+    st.integers(1, 100),
+    counts,
+    maybe(counts),
+    maybe(texts),
+    maybe(st.sampled_from(["1-0", "½-½", "0-1", "*"])),
+)
+cells = st.text(st.sampled_from("10½*"), max_size=4)
+tournament_views = st.builds(
+    TournamentView,
+    texts,
+    names,
+    game_names,
+    formats,
+    st.sampled_from(["open", "running", "finished", "cancelled"]),
+    st.sampled_from(["standard", "kgp"]),
+    st.booleans(),
+    counts,
+    counts,
+    st.lists(names, max_size=3).map(tuple),
+    st.lists(names, max_size=3).map(tuple),
+    st.lists(standing_lines, max_size=3).map(tuple),
+    st.lists(pairing_lines, max_size=3).map(tuple),
+    st.lists(st.lists(cells, max_size=3).map(tuple), max_size=3).map(tuple),
+    maybe(counts),
+)
+
+tournament_summaries = st.builds(
+    TournamentSummary,
+    texts,
+    names,
+    game_names,
+    formats,
+    st.sampled_from(["open", "running", "finished", "cancelled"]),
+    counts,
+    counts,
+    counts,
+    maybe(names),
+)
+
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Hello: st.builds(
         Hello,
@@ -194,6 +261,28 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         Ratings, ids, game_names, maybe(st.sampled_from(SPEED_NAMES)), maybe(st.integers(1, 100))
     ),
     Player: st.builds(Player, ids, names, maybe(st.integers(1, 100))),
+    TournamentNew: st.builds(
+        TournamentNew,
+        ids,
+        names,
+        game_names,
+        options,
+        formats,
+        st.booleans(),
+        st.integers(0, 99),
+        st.integers(0, 1440),
+        st.sampled_from(["standard", "kgp"]),
+        st.booleans(),
+        st.integers(1, 64),
+        st.integers(0, 60_000),
+    ),
+    TournamentJoin: st.builds(TournamentJoin, ids, texts, maybe(seat_specs)),
+    TournamentStart: st.builds(TournamentStart, ids, texts),
+    TournamentShow: st.builds(TournamentShow, ids, texts, st.booleans()),
+    TournamentList: st.builds(TournamentList, ids, maybe(st.integers(1, 100))),
+    TournamentEvent: st.builds(
+        TournamentEvent, tournament_views, st.lists(pairing_lines, max_size=2).map(tuple)
+    ),
     Join: st.builds(Join, ids, texts, maybe(seats)),
     Resume: st.builds(Resume, ids, texts, texts, counts),
     Watch: st.builds(Watch, ids, texts, maybe(counts)),
@@ -222,6 +311,9 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(names),
         leaderboard=maybe(st.lists(pool_ratings, max_size=3).map(tuple)),
         player=maybe(player_cards),
+        tournament=maybe(tournament_views),
+        tournament_id=maybe(texts),
+        tournaments=maybe(st.lists(tournament_summaries, max_size=2).map(tuple)),
     ),
     Error: st.builds(Error, maybe(ids), texts, st.text(printable, max_size=50), maybe(counts)),
     Snapshot: st.builds(
@@ -635,3 +727,19 @@ def test_a_moves_search_report_is_checked_strictly(info: Any, words: str) -> Non
     error = reject(command(info=info))
     assert (error.reason, error.id) == ("bad_field", 9)
     assert words in error.message, error.message
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ({"type": "tournament_new", "id": 1, "name": "t", "game": "kalah", "options": {},
+          "format": "knockout"}, "format"),
+        ({"type": "tournament_new", "id": 1, "name": "t", "game": "kalah", "options": {},
+          "concurrency": 0}, "concurrency"),
+        ({"type": "tournament_join", "id": 1}, "tournament_id"),
+        ({"type": "tournament_show", "id": 1, "tournament_id": "t1", "subscribe": 1}, "subscribe"),
+    ],
+)  # fmt: skip
+def test_tournament_commands_are_validated_strictly(raw: dict[str, Any], why: str) -> None:
+    with pytest.raises(ProtocolError, match=why):
+        decode_command(msgpack.packb(raw))

@@ -38,6 +38,7 @@ from ubao.protocol import (
     Role,
     SeatSpec,
     ServerMessage,
+    TournamentEvent,
     decode_server_message,
     encode,
 )
@@ -161,7 +162,8 @@ class Peer:
         return ok.seat, ok.token, got[1:]
 
     def events(self) -> list[Event]:
-        return [m for m in self.inbox if not isinstance(m, Ok | Error | Lobby | RematchOffer)]
+        others = Ok | Error | Lobby | RematchOffer | TournamentEvent
+        return [m for m in self.inbox if not isinstance(m, others)]
 
 
 class Harness:
@@ -231,6 +233,8 @@ class Client:
         self._ids = itertools.count(1)
         self.events: list[Event] = []
         """Events received while waiting for replies, in order."""
+        self.tournament_events: list[TournamentEvent] = []
+        """Tournament events received while waiting for replies, in order."""
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -263,6 +267,9 @@ class Client:
             message = await self.recv()
             if isinstance(message, Ok | Error) and message.id == command.id:
                 return message
+            if isinstance(message, TournamentEvent):
+                self.tournament_events.append(message)
+                continue
             assert not isinstance(message, Ok | Error | Lobby | RematchOffer), message
             self.events.append(message)
 
@@ -281,7 +288,7 @@ class Client:
         if self.events:
             return self.events.pop(0)
         message = await self.recv()
-        assert not isinstance(message, Ok | Error | Lobby | RematchOffer), message
+        assert not isinstance(message, Ok | Error | Lobby | RematchOffer | TournamentEvent), message
         return message
 
     async def event_of(self, kind: type[Any]) -> Any:
