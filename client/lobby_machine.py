@@ -7,7 +7,8 @@ games first, then live ones, then finished ones, each newest first. The selectio
 game, not a row, so a list that changes under the user never moves it to another game. What a
 key does is one table per mode (`MODE_KEYS`); the modes' transitions are
 `MODE_TRANSITIONS`. The screen (`lobby_screen.py`) carries out the effects: it joins or watches
-a game, creates one, asks for a fresh page or a game's leaderboard, or leaves.
+a game, creates one, asks for a fresh page, a game's leaderboard, the server's tournaments or
+one tournament's standings (followed live), or leaves.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ from enum import Enum
 from typing import get_args
 
 from ubao.engine.games import GAMES
-from ubao.protocol import Create, GameSummary, LobbyFilter, PoolRating, SeatSpec, Status
+from ubao.protocol import (
+    Create,
+    GameSummary,
+    LobbyFilter,
+    PoolRating,
+    SeatSpec,
+    Status,
+    TournamentSummary,
+    TournamentView,
+)
 
 ERROR = "class:status.error"
 PAGE_STEP = 10
@@ -81,7 +91,21 @@ class AskLeaderboard:
     game: str
 
 
-Effect = Say | Play | Watch | Start | Refresh | Leave | AskLeaderboard
+@dataclass(frozen=True, slots=True)
+class AskTournaments:
+    """Ask the server for its tournaments (`tournament_list`), shown when they come
+    (`LobbyModel.show_tournaments`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """Ask for this tournament and for each of its changes (`tournament_show`, `subscribe`),
+    shown as they come (`LobbyModel.show_tournament`)."""
+
+    tournament_id: str
+
+
+Effect = Say | Play | Watch | Start | Refresh | Leave | AskLeaderboard | AskTournaments | Follow
 
 
 # -- the modes and their transitions -----------------------------------------------------------
@@ -94,6 +118,10 @@ class Mode(Enum):
     """The new-game form: which game, against whom."""
     LEADERBOARD = "leaderboard"
     """A game's best rated accounts, in place of the list (left/right: another game)."""
+    TOURNAMENTS = "tournaments"
+    """The server's tournaments, in place of the games: arrows choose, Enter follows one."""
+    STANDINGS = "standings"
+    """One tournament's standings and crosstable, updated as its games end."""
 
 
 class Trigger(Enum):
@@ -101,6 +129,10 @@ class Trigger(Enum):
     CLOSE_FORM = "the form cancelled or its game created"
     OPEN_LEADERBOARD = "the leaderboard opened"
     CLOSE_LEADERBOARD = "the leaderboard closed"
+    OPEN_TOURNAMENTS = "the tournaments opened"
+    CLOSE_TOURNAMENTS = "the tournaments closed"
+    OPEN_STANDINGS = "a tournament's standings opened"
+    CLOSE_STANDINGS = "the standings closed"
 
 
 MODE_TRANSITIONS: dict[tuple[Mode, Trigger], Mode] = {
@@ -108,6 +140,10 @@ MODE_TRANSITIONS: dict[tuple[Mode, Trigger], Mode] = {
     (Mode.CREATING, Trigger.CLOSE_FORM): Mode.BROWSING,
     (Mode.BROWSING, Trigger.OPEN_LEADERBOARD): Mode.LEADERBOARD,
     (Mode.LEADERBOARD, Trigger.CLOSE_LEADERBOARD): Mode.BROWSING,
+    (Mode.BROWSING, Trigger.OPEN_TOURNAMENTS): Mode.TOURNAMENTS,
+    (Mode.TOURNAMENTS, Trigger.CLOSE_TOURNAMENTS): Mode.BROWSING,
+    (Mode.TOURNAMENTS, Trigger.OPEN_STANDINGS): Mode.STANDINGS,
+    (Mode.STANDINGS, Trigger.CLOSE_STANDINGS): Mode.TOURNAMENTS,
 }
 
 
@@ -194,6 +230,14 @@ class LobbyModel:
     """The game whose leaderboard is shown (or asked for)."""
     leaderboard: tuple[PoolRating, ...] | None = None
     """Its rows, best first in each pool; None until the server answered."""
+    tournaments: tuple[TournamentSummary, ...] | None = None
+    """The server's tournaments, the latest made first; None until the server answered."""
+    tournament: int = 0
+    """The index of the tournament selected among them."""
+    followed: str | None = None
+    """The tournament whose standings are shown (or asked for)."""
+    standings: TournamentView | None = None
+    """It as it stands; None until the server answered."""
 
     # -- the list ------------------------------------------------------------------------------
 
@@ -331,6 +375,64 @@ class LobbyModel:
         self.leaderboard = None
         return [AskLeaderboard(self.board_game), Say(f"the best rated {self.board_game} players")]
 
+    # -- tournaments ---------------------------------------------------------------------------
+
+    def show_tournaments(self, lines: tuple[TournamentSummary, ...]) -> None:
+        """The server's tournaments: the selection stays on the one it was on, if listed."""
+        before = self.selected_tournament()
+        self.tournaments = lines
+        ids = [line.tournament_id for line in lines]
+        kept = None if before is None else before.tournament_id
+        self.tournament = ids.index(kept) if kept in ids else 0
+
+    def selected_tournament(self) -> TournamentSummary | None:
+        if not self.tournaments:
+            return None
+        return self.tournaments[min(self.tournament, len(self.tournaments) - 1)]
+
+    def show_tournament(self, view: TournamentView) -> None:
+        """A tournament as it stands now (the answer, then each change): shown if it is the
+        one followed."""
+        if view.tournament_id == self.followed:
+            self.standings = view
+
+    def open_tournaments(self, key: str) -> list[Effect]:
+        self.transition(Trigger.OPEN_TOURNAMENTS)
+        return [AskTournaments(), Say("the server's tournaments")]
+
+    def close_tournaments(self, key: str) -> list[Effect]:
+        self.transition(Trigger.CLOSE_TOURNAMENTS)
+        return [Say("")]
+
+    def tournament_arrow(self, key: str) -> list[Effect]:
+        count = len(self.tournaments or ())
+        step = -1 if key in ("up", "k") else 1
+        self.tournament = min(max(self.tournament + step, 0), max(count - 1, 0))
+        return []
+
+    def follow(self, key: str) -> list[Effect]:
+        chosen = self.selected_tournament()
+        if chosen is None:
+            return [Say("no tournament here: `ubao tournament new` makes one", ERROR)]
+        self.transition(Trigger.OPEN_STANDINGS)
+        self.followed, self.standings = chosen.tournament_id, None
+        return [Follow(chosen.tournament_id), Say(f"{chosen.name}: live standings")]
+
+    def close_standings(self, key: str) -> list[Effect]:
+        self.transition(Trigger.CLOSE_STANDINGS)
+        self.followed = self.standings = None
+        return [AskTournaments(), Say("")]
+
+    def watch_tournament_game(self, key: str) -> list[Effect]:
+        """The tournament's latest game being played, else its latest game."""
+        pairings = self.standings.pairings if self.standings else ()
+        games = [p for p in pairings if p.game_id is not None]
+        playing = [p for p in games if p.result in (None, "*")]
+        chosen = (playing or games)[-1].game_id if games else None
+        if chosen is None:
+            return [Say("no game of this tournament to watch yet", ERROR)]
+        return [Watch(chosen)]
+
 
 FILTER_STATUS: dict[LobbyFilter, Status] = {
     "open": "waiting",
@@ -353,6 +455,7 @@ BROWSE_KEYS: dict[str, Meaning] = {
     "w": LobbyModel.watch,
     "n": LobbyModel.open_form,
     "l": LobbyModel.open_leaderboard,
+    "t": LobbyModel.open_tournaments,
     **dict.fromkeys(("tab", "s-tab"), LobbyModel.next_filter),
     "r": _always(Refresh(), Say("asking the server again")),
     **dict.fromkeys(("q", "c-q", "c-c"), _always(Leave())),
@@ -375,10 +478,28 @@ LEADERBOARD_KEYS: dict[str, Meaning] = {
 }
 """What each key of the leaderboard means."""
 
+TOURNAMENTS_KEYS: dict[str, Meaning] = {
+    **dict.fromkeys(("up", "down", "k", "j"), LobbyModel.tournament_arrow),
+    "enter": LobbyModel.follow,
+    "r": _always(AskTournaments(), Say("asking the server again")),
+    **dict.fromkeys(("escape", "q", "t"), LobbyModel.close_tournaments),
+    **dict.fromkeys(("c-q", "c-c"), _always(Leave())),
+}
+"""What each key of the tournaments' list means."""
+
+STANDINGS_KEYS: dict[str, Meaning] = {
+    "w": LobbyModel.watch_tournament_game,
+    **dict.fromkeys(("escape", "q"), LobbyModel.close_standings),
+    **dict.fromkeys(("c-q", "c-c"), _always(Leave())),
+}
+"""What each key of a tournament's standings means."""
+
 MODE_KEYS = {
     Mode.BROWSING: BROWSE_KEYS,
     Mode.CREATING: FORM_KEYS,
     Mode.LEADERBOARD: LEADERBOARD_KEYS,
+    Mode.TOURNAMENTS: TOURNAMENTS_KEYS,
+    Mode.STANDINGS: STANDINGS_KEYS,
 }
 
 KEYS = tuple(dict.fromkeys(key for keys in MODE_KEYS.values() for key in keys))
@@ -390,11 +511,14 @@ HINTS: dict[Mode, tuple[str, ...]] = {
         "w: watch",
         "n: new game",
         "l: ratings",
+        "t: tournaments",
         "Tab: filter",
         "q: quit",
     ),
     Mode.CREATING: ("up/down: field", "left/right: change", "Enter: create", "Esc: back"),
     Mode.LEADERBOARD: ("left/right: another game", "Esc: back", "^Q: quit"),
+    Mode.TOURNAMENTS: ("Enter: standings", "r: refresh", "Esc: back", "^Q: quit"),
+    Mode.STANDINGS: ("w: watch its game", "Esc: back", "^Q: quit"),
 }
 """The one-line hint of each mode, key by key; `{action}` is what Enter does with the selected
 game."""

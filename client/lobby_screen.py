@@ -36,7 +36,9 @@ from ubao.client.lobby_machine import (
     ERROR,
     KEYS,
     AskLeaderboard,
+    AskTournaments,
     Effect,
+    Follow,
     Leave,
     LobbyModel,
     Mode,
@@ -46,10 +48,29 @@ from ubao.client.lobby_machine import (
     Start,
     Watch,
 )
-from ubao.client.lobby_view import detail, form, hint, leaderboard, table, title
+from ubao.client.lobby_view import (
+    detail,
+    form,
+    hint,
+    leaderboard,
+    standings,
+    table,
+    title,
+    tournaments,
+)
 from ubao.client.render import STYLE
 from ubao.client.tokens import TokenStore
-from ubao.protocol import MAX_PAGE, GameSummary, ListGames, Ratings
+from ubao.protocol import (
+    MAX_PAGE,
+    Command,
+    GameSummary,
+    ListGames,
+    Ok,
+    Ratings,
+    TournamentList,
+    TournamentShow,
+    TournamentView,
+)
 
 REFRESH_SECONDS = 2.0
 """Between two pages asked for while the lobby shows: what keeps plies and spectator counts
@@ -111,6 +132,7 @@ class LobbyScreen:
             on_ready=self._subscribe,
             on_state=self._set_connection,
             on_lobby=self._changed,
+            on_tournament=self._tournament_changed,
             backoff=backoff,
         )
         self.application: Application[None] = Application(
@@ -161,6 +183,10 @@ class LobbyScreen:
             return form(self.model)
         if self.model.mode is Mode.LEADERBOARD:
             return leaderboard(self.model, width, height)
+        if self.model.mode is Mode.TOURNAMENTS:
+            return tournaments(self.model, width, height)
+        if self.model.mode is Mode.STANDINGS:
+            return standings(self.model, width, height)
         return table(self.model, width, height)
 
     # -- keys and effects ----------------------------------------------------------------------
@@ -184,6 +210,10 @@ class LobbyScreen:
                     self._spawn(self._refresh())
                 case AskLeaderboard(game):
                     self._spawn(self._leaderboard(game))
+                case AskTournaments():
+                    self._spawn(self._tournaments())
+                case Follow(tournament_id):
+                    self._spawn(self._follow(tournament_id))
                 case Leave():
                     self.application.exit()
                 case Play() | Watch() | Start():
@@ -211,15 +241,36 @@ class LobbyScreen:
             await self._load()
 
     async def _leaderboard(self, game: str) -> None:
+        ok = await self._ask(Ratings(id=0, game=game, limit=LEADERBOARD_ROWS), "leaderboard")
+        if ok is not None:
+            self.model.show_leaderboard(game, ok.leaderboard or ())
+            self.application.invalidate()
+
+    async def _ask(self, command: Command, what: str) -> Ok | None:
+        """The server's answer, or None with the reason on the message line."""
         try:
-            ok = await self.session.request(Ratings(id=0, game=game, limit=LEADERBOARD_ROWS))
+            return await self.session.request(command)
         except ServerError as error:
-            self.carry_out([Say(f"no leaderboard: {error.message}", ERROR)])
-            return
+            self.carry_out([Say(f"no {what}: {error.message}", ERROR)])
         except Disconnected:
-            self.carry_out([Say("not connected: the leaderboard waits for the server", ERROR)])
-            return
-        self.model.show_leaderboard(game, ok.leaderboard or ())
+            self.carry_out([Say(f"not connected: no {what} until the server is back", ERROR)])
+        return None
+
+    async def _tournaments(self) -> None:
+        ok = await self._ask(TournamentList(id=0, limit=MAX_PAGE), "tournaments")
+        if ok is not None:
+            self.model.show_tournaments(ok.tournaments or ())
+            self.application.invalidate()
+
+    async def _follow(self, tournament_id: str) -> None:
+        """The tournament now, and a `tournament` event at each of its changes."""
+        show = TournamentShow(id=0, tournament_id=tournament_id, subscribe=True)
+        ok = await self._ask(show, "standings")
+        if ok is not None and ok.tournament is not None:
+            self._tournament_changed(ok.tournament)
+
+    def _tournament_changed(self, view: TournamentView) -> None:
+        self.model.show_tournament(view)
         self.application.invalidate()
 
     async def _keep_fresh(self) -> None:

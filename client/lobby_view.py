@@ -1,5 +1,6 @@
 """The interactive lobby's texts, drawn from its model: the title, the table of games cut to
-the terminal's width, the selected game in full, the new-game form and the keys' hint.
+the terminal's width, the selected game in full, the new-game form, the leaderboard, the
+server's tournaments and one tournament's standings, and the keys' hint.
 
 The table says what a glance needs (the game, who plays, how it stands, its ply, how many
 watch it); the line under it gives the selected game's id, options, clock and pace. Server
@@ -19,6 +20,7 @@ from ubao.client.record import printable
 from ubao.client.standings import leaderboard_table
 from ubao.client.state import called_off
 from ubao.client.terminal_text import columns, cut
+from ubao.client.tournament_text import tournament_text, tournaments_table
 from ubao.engine.games import GAMES
 from ubao.protocol import GameSummary, SeatInfo, escape
 
@@ -173,6 +175,32 @@ def leaderboard(model: LobbyModel, width: int, height: int) -> StyleAndTextTuple
         return [*out, ("class:label", f"nobody has a rated {model.board_game} game yet")]
     lines = leaderboard_table(model.leaderboard).splitlines()[: max(height - 1, 1)]
     return [*out, ("", "\n".join(cut(printable(line), width) for line in lines))]
+
+
+def tournaments(model: LobbyModel, width: int, height: int) -> StyleAndTextTuples:
+    """The server's tournaments as `ubao tournament list` prints them, the selected one
+    marked and in sight."""
+    out: StyleAndTextTuples = [("class:panel.title", "Tournaments\n")]
+    if model.tournaments is None:
+        return [*out, ("class:label", "asking the server...")]
+    if not model.tournaments:
+        return [*out, ("class:label", "no tournament on this server: ubao tournament new")]
+    head, *lines = tournaments_table(model.tournaments).splitlines()
+    out.append(("class:label", cut(" " * len(MARK) + printable(head), width)))
+    for at in rows_around(model.tournament, len(lines), max(height - 2, 1)):
+        selected = at == model.tournament
+        text = (MARK if selected else " " * len(MARK)) + printable(lines[at])
+        out += [("", "\n"), ("reverse" if selected else "", cut(text, width))]
+    return out
+
+
+def standings(model: LobbyModel, width: int, height: int) -> StyleAndTextTuples:
+    """The followed tournament as `ubao tournament show` prints it, as many lines as fit."""
+    if model.standings is None:
+        return [("class:label", "asking the server...")]
+    head, *lines = tournament_text(model.standings).splitlines()[: max(height, 1)]
+    shown = "\n".join(cut(printable(line), width) for line in lines)
+    return [("class:panel.title", cut(printable(head), width)), ("", "\n" + shown)]
 
 
 def hint(model: LobbyModel, width: int) -> str:
