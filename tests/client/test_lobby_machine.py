@@ -9,8 +9,11 @@ import pytest
 
 from ubao.client.lobby_machine import (
     BOT_DEPTHS,
+    ERROR,
     PAGE_STEP,
     AskLeaderboard,
+    AskTournaments,
+    Follow,
     Leave,
     LobbyModel,
     Mode,
@@ -23,7 +26,18 @@ from ubao.client.lobby_machine import (
     described,
 )
 from ubao.engine.games import GAMES
-from ubao.protocol import GameSummary, PoolRating, Result, SeatInfo, SeatSpec, Status
+from ubao.protocol import (
+    GameSummary,
+    PairingLine,
+    PoolRating,
+    Result,
+    SeatInfo,
+    SeatSpec,
+    StandingLine,
+    Status,
+    TournamentSummary,
+    TournamentView,
+)
 
 OPEN = SeatInfo("open", None, False)
 BOB = SeatInfo("open", "bob", True)
@@ -227,3 +241,72 @@ def test_l_asks_for_the_leaderboard_of_the_chosen_games_kind_and_arrows_change_g
     assert model.mode.value == "browsing"
     assert model.press("l") is not None and model.board_game == "othello"
     assert model.press("c-q") == [Leave()]
+
+
+CUPS = (
+    TournamentSummary("t2", "spring cup", "kalah", "round_robin", "running", 3, 1, 3),
+    TournamentSummary("t1", "winter cup", "kalah", "swiss", "finished", 6, 5, 5, "ann"),
+)
+
+
+def cup(tournament_id: str, *pairings: PairingLine) -> TournamentView:
+    over = sum(p.result in ("1-0", "0-1") for p in pairings)
+    lines = (
+        StandingLine(1, 0, str(over), over, over, 0, 0, 0, "0", "0", 1700),
+        StandingLine(2, 1, "0", over, 0, 0, over, 0, "0", "0", 1300),
+    )
+    return TournamentView(
+        tournament_id, "spring cup", "kalah", "round_robin", "running", "standard", False, 1, 3,
+        ("ann", "bob"), ("account", "bot depth 2"), lines, pairings, (("", "1"), ("0", "")),
+    )  # fmt: skip
+
+
+def test_t_lists_the_tournaments_and_enter_follows_ones_standings_live() -> None:
+    model = loaded()
+    effects = model.press("t") or []
+    assert AskTournaments() in effects and model.mode is Mode.TOURNAMENTS
+    assert model.tournaments is None  # asking
+    assert model.press("n") is None  # the list's keys do nothing here
+    model.show_tournaments(CUPS)
+    model.press("down")
+    assert model.selected_tournament() == CUPS[1]
+    model.press("down")  # stops at the end
+    assert model.selected_tournament() == CUPS[1]
+    model.show_tournaments(CUPS[::-1])  # a fresh list: the selection stays on its tournament
+    assert model.selected_tournament() == CUPS[1] and model.tournament == 0
+    model.press("down")
+    effects = model.press("enter") or []
+    assert Follow("t2") in effects and model.mode is Mode.STANDINGS
+    assert model.standings is None  # asking
+    model.show_tournament(cup("t1"))  # another tournament's change: not shown
+    assert model.standings is None
+    model.show_tournament(cup("t2", PairingLine(1, 0, 1, "g1", "*")))
+    assert model.standings is not None and model.standings.standings[0].points == "0"
+    model.show_tournament(cup("t2", PairingLine(1, 0, 1, "g1", "1-0")))  # a game over
+    assert model.standings.standings[0].points == "1"
+    assert AskTournaments() in (model.press("escape") or [])
+    assert model.mode is Mode.TOURNAMENTS and model.standings is None
+    model.show_tournament(cup("t2"))  # no longer followed
+    assert model.standings is None
+    model.press("escape")
+    assert model.mode is Mode.BROWSING
+    assert model.press("c-q") == [Leave()]
+
+
+def test_w_in_the_standings_watches_the_game_being_played_else_the_latest() -> None:
+    model = loaded()
+    model.press("t")
+    assert model.press("enter") == [
+        Say("no tournament here: `ubao tournament new` makes one", ERROR)
+    ]
+    assert model.mode is Mode.TOURNAMENTS
+    model.show_tournaments(CUPS)
+    model.press("enter")
+    assert model.press("w") == [Say("no game of this tournament to watch yet", ERROR)]
+    played = PairingLine(1, 0, 1, "g1", "1-0")
+    playing = PairingLine(2, 1, 0, "g2", "*")
+    waiting = PairingLine(3, 0, 1)
+    model.show_tournament(cup("t2", played, playing, waiting))
+    assert model.press("w") == [Watch("g2")]
+    model.show_tournament(cup("t2", played, waiting))
+    assert model.press("w") == [Watch("g1")]
