@@ -522,7 +522,7 @@ HINTS: dict[Mode, tuple[str, ...]] = {
 }
 """The one-line hint of each mode, key by key; `{action}` is what Enter does with the selected
 game."""
-SPARE_HINTS = ("w: watch", "Tab: filter", "n: new game")
+SPARE_HINTS = ("w: watch", "Tab: filter", "t: tournaments", "n: new game")
 """Left out of the hint in this order while it is wider than the terminal."""
 
 

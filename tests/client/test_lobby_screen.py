@@ -19,7 +19,21 @@ from ubao.client.connection import request_once
 from ubao.client.lobby_machine import Play, Say, Start, Watch
 from ubao.client.lobby_screen import LobbyScreen
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Create, GameSummary, PoolRating, Result, SeatInfo, SeatSpec
+from ubao.protocol import (
+    Create,
+    GameSummary,
+    PairingLine,
+    PoolRating,
+    Result,
+    SeatInfo,
+    SeatSpec,
+    StandingLine,
+    TournamentJoin,
+    TournamentNew,
+    TournamentStart,
+    TournamentSummary,
+    TournamentView,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -69,8 +83,9 @@ def test_the_lobby_fits_the_terminal_with_every_column_in_sight(columns: int, ro
     assert "South won" in lines[3]
     if columns >= 80:
         assert "South won 30-18" in lines[3]
-    keys = "Enter: play  w: watch  n: new game  l: ratings  Tab: filter  q: quit"
-    assert lines[-1] == (keys if columns >= 80 else keys.replace("w: watch  ", ""))
+    keys = "Enter: play  n: new game  l: ratings  t: tournaments  Tab: filter  q: quit"
+    narrow = "Enter: play  n: new game  l: ratings  q: quit"
+    assert lines[-1] == (keys if columns >= 80 else narrow)
     assert lines[-3] == 'game game0099  kalah  {"pits":4,"seeds":3}'
     assert all(len(line) <= columns for line in lines)
 
@@ -118,6 +133,46 @@ def test_the_leaderboard_is_drawn_in_place_of_the_list(columns: int, rows: int) 
     assert lines[3].split() == ["othello/blitz", "player0", "1900", "60", "30", "20/1/9"]
     assert lines[-1] == "left/right: another game  Esc: back  ^Q: quit"
     assert lines[-4].startswith("--")  # as many as fit above the rule
+
+
+@pytest.mark.parametrize(("columns", "rows"), SIZES)
+def test_the_tournaments_and_one_tournaments_standings_are_drawn_in_place_of_the_list(
+    columns: int, rows: int
+) -> None:
+    lobby = drawn_lobby(columns, rows, [summary(1)])
+    lobby.carry_out([e for e in lobby.model.press("t") or [] if isinstance(e, Say)])
+    assert "asking the server" in "\n".join(draw(lobby.application, columns, rows))
+    cups = [
+        TournamentSummary(f"t{n}", f"cup {n}", "kalah", "round_robin", "running", 4, 1, 3)
+        for n in range(30)
+    ]
+    lobby.model.show_tournaments(tuple(cups))
+    lobby.carry_out(lobby.model.press("down") or [])
+    lines = draw(lobby.application, columns, rows)
+    assert lines[1] == "Tournaments"
+    assert lines[2].split()[:4] == ["id", "name", "game", "format"]
+    assert lines[4].startswith("> t1") and lines[4].split()[2:8] == [
+        "cup", "1", "kalah", "round-robin", "running", "1/3"
+    ]  # fmt: skip
+    assert lines[-1] == "Enter: standings  r: refresh  Esc: back  ^Q: quit"
+    follow = lobby.model.press("enter") or []
+    lobby.carry_out([e for e in follow if isinstance(e, Say)])
+    names = tuple(f"{LONG}{n}" for n in range(12))
+    view = TournamentView(
+        "t1", "cup 1", "kalah", "round_robin", "running", "standard", False, 1, 11, names,
+        ("account",) * 12,
+        tuple(StandingLine(n + 1, n, "0", 0, 0, 0, 0, 0, "0", "0", 1500) for n in range(12)),
+        (PairingLine(1, 0, 1, "g1", "*"),),
+        tuple(tuple("" for _ in names) for _ in names),
+    )  # fmt: skip
+    lobby.model.show_tournament(view)
+    lines = draw(lobby.application, columns, rows)
+    assert lines[1].startswith("cup 1 (t1): round-robin of kalah, running, round 1 of 11")
+    assert lines[3].split()[:3] == ["#", "entrant", "kind"]
+    assert lines[4].split()[:3] == ["1", f"{LONG}0", "account"]
+    assert lines[-1] == "w: watch its game  Esc: back  ^Q: quit"
+    assert lines[-4].startswith("--")  # as many as fit above the rule
+    assert all(len(line) <= columns for line in lines)
 
 
 @contextlib.asynccontextmanager
@@ -217,3 +272,46 @@ async def test_a_server_that_cannot_be_reached_is_said_and_q_still_leaves(tmp_pa
         assert "cannot reach" in lobby.message[1]
         keys.send_text("q")
         assert await asyncio.wait_for(task, WAIT_S) is None
+
+
+async def test_a_round_robins_standings_appear_and_update_in_the_lobby(tmp_path: Path) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        settings = {"game": "kalah", "options": {"pits": 3, "seeds": 2}, "pace_ms": 100}
+        new = TournamentNew(id=0, name="bots", double=True, **settings)  # type: ignore[arg-type]
+        tid = (await request_once(url, "maker", "human", new)).tournament_id
+        assert tid is not None
+        for depth in (1, 2):
+            join = TournamentJoin(id=0, tournament_id=tid, bot=SeatSpec.bot(depth))
+            await request_once(url, "maker", "human", join)
+        async with showing(url, tmp_path) as (lobby, keys):
+            task = asyncio.create_task(lobby.run())
+            await until(lambda: lobby.model.loaded, "the first page")
+            keys.send_text("t")
+            await until(lambda: lobby.model.tournaments is not None, "the tournaments")
+            assert [t.tournament_id for t in lobby.model.tournaments or ()] == [tid]
+            assert "bots" in "\n".join(draw(lobby.application, 80, 24))
+            keys.send_text(ENTER)
+            await until(lambda: lobby.model.standings is not None, "its standings")
+            assert lobby.model.standings is not None
+            assert lobby.model.standings.status == "open"
+            await request_once(url, "maker", "human", TournamentStart(id=0, tournament_id=tid))
+
+            def played() -> int:
+                view = lobby.model.standings
+                return sum(line.games for line in view.standings) // 2 if view else 0
+
+            await until(lambda: played() >= 1, "a game's result in the standings")
+            assert lobby.model.standings.status == "running"
+            await until(
+                lambda: (
+                    lobby.model.standings is not None and lobby.model.standings.status == "finished"
+                ),
+                "the end of the tournament",
+            )
+            assert played() == 2
+            text = "\n".join(draw(lobby.application, 80, 24))
+            assert f"bots ({tid}): round-robin of kalah, finished" in text
+            keys.send_text("w")  # its latest game
+            latest = lobby.model.standings.pairings[-1].game_id
+            assert await asyncio.wait_for(task, WAIT_S) == Watch(str(latest))
