@@ -276,7 +276,7 @@ def test_t_lists_the_tournaments_and_enter_follows_ones_standings_live() -> None
     assert model.selected_tournament() == CUPS[1] and model.tournament == 0
     model.press("down")
     effects = model.press("enter") or []
-    assert Follow("t2") in effects and model.mode is Mode.STANDINGS
+    assert Follow("t2") in effects and model.mode.value == "standings"
     assert model.standings is None  # asking
     model.show_tournament(cup("t1"))  # another tournament's change: not shown
     assert model.standings is None

@@ -295,21 +295,24 @@ async def test_a_round_robins_standings_appear_and_update_in_the_lobby(tmp_path:
             await until(lambda: lobby.model.standings is not None, "its standings")
             assert lobby.model.standings is not None
             assert lobby.model.standings.status == "open"
+
+            seen: list[TournamentView] = []
+            shown = lobby.session.on_tournament
+
+            def heard(view: TournamentView) -> None:
+                seen.append(view)
+                shown(view)
+
+            lobby.session.on_tournament = heard
             await request_once(url, "maker", "human", TournamentStart(id=0, tournament_id=tid))
-
-            def played() -> int:
-                view = lobby.model.standings
-                return sum(line.games for line in view.standings) // 2 if view else 0
-
-            await until(lambda: played() >= 1, "a game's result in the standings")
-            assert lobby.model.standings.status == "running"
             await until(
                 lambda: (
                     lobby.model.standings is not None and lobby.model.standings.status == "finished"
                 ),
                 "the end of the tournament",
             )
-            assert played() == 2
+            played = [sum(line.games for line in view.standings) // 2 for view in seen]
+            assert played[0] == 0 and played[-1] == 2 and 1 in played  # each game as it ended
             text = "\n".join(draw(lobby.application, 80, 24))
             assert f"bots ({tid}): round-robin of kalah, finished" in text
             keys.send_text("w")  # its latest game
