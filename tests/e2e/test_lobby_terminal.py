@@ -39,7 +39,8 @@ async def test_the_lobby_joins_an_open_game_and_watches_a_bot_game_to_its_end(
             await screen_shows(socket, "ply 0  waiting", session="bob")
             pane = await screen_shows(socket, "bob (guest) vs (open)", session="lobby")
             assert pane.startswith("ubao lobby: tess  1 open, 0 live, 0 finished  [all]")
-            assert "Enter: play  w: watch  n: new game  l: ratings  Tab: filter  q: quit" in pane
+            hint = "Enter: play  n: new game  l: ratings  t: tournaments  Tab: filter  q: quit"
+            assert hint in pane
 
             await keys(socket, "Enter", session="lobby")  # bob's open seat, no id copied
             await screen_shows(socket, "North: tess", "tess (guest) (you)", session="lobby")
