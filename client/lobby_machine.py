@@ -162,7 +162,10 @@ OPPONENTS: tuple[Opponent, ...] = (
     Opponent("anyone (an open seat)", SeatSpec.open()),
     *(Opponent(f"server bot, depth {depth}", SeatSpec.bot(depth)) for depth in BOT_DEPTHS),
 )
-FORM_FIELDS = ("game", "opponent")
+FORM_FIELDS = ("game", "opponent", "rated")
+RATED_CHOICES = ("no (casual)", "yes (between two accounts only)")
+"""A rated game is between two accounts: the server refuses one otherwise
+(`rated_needs_accounts`, docs/ratings.md), and the lobby says why."""
 
 
 @dataclass(slots=True)
@@ -172,21 +175,28 @@ class Form:
     field: int = 0
     game: int = 0
     opponent: int = 0
+    rated: bool = False
 
     def choices(self) -> tuple[tuple[str, str], ...]:
         """Each field's name and its value, as the form shows them."""
-        return (("game", list(GAMES)[self.game]), ("opponent", OPPONENTS[self.opponent].label))
+        return (
+            ("game", list(GAMES)[self.game]),
+            ("opponent", OPPONENTS[self.opponent].label),
+            ("rated", RATED_CHOICES[self.rated]),
+        )
 
     def change(self, step: int) -> None:
         if FORM_FIELDS[self.field] == "game":
             self.game = (self.game + step) % len(GAMES)
-        else:
+        elif FORM_FIELDS[self.field] == "opponent":
             self.opponent = (self.opponent + step) % len(OPPONENTS)
+        else:
+            self.rated = not self.rated
 
     def create(self) -> Create:
         """The game the form describes, our seat (0) open for us, with the rules' defaults."""
         seats = (SeatSpec.open(), OPPONENTS[self.opponent].seat)
-        return Create(id=0, game=list(GAMES)[self.game], options={}, seats=seats)
+        return Create(id=0, game=list(GAMES)[self.game], options={}, seats=seats, rated=self.rated)
 
 
 # -- what Enter does with a game ---------------------------------------------------------------

@@ -203,6 +203,22 @@ def test_the_new_game_form_creates_a_game_against_a_server_bot_or_an_open_seat()
     model.press("right")
     (effect,) = model.press("enter") or []
     assert isinstance(effect, Start) and effect.create.seats == (SeatSpec.open(), SeatSpec.open())
+    assert not effect.create.rated  # casual unless chosen
+
+
+def test_the_new_game_form_asks_for_a_rated_game_when_chosen() -> None:
+    model = loaded()
+    model.press("n")
+    model.press("s-tab")  # up from the first field: the last, rated
+    assert model.form.choices()[2] == ("rated", "no (casual)")
+    model.press("left")
+    assert model.form.choices()[2] == ("rated", "yes (between two accounts only)")
+    (effect,) = model.press("enter") or []
+    assert isinstance(effect, Start) and effect.create.rated
+    model.press("n")
+    model.press("right")  # the form remembers: rated still chosen, now off
+    (effect,) = model.press("enter") or []
+    assert isinstance(effect, Start) and not effect.create.rated
 
 
 def test_escape_leaves_the_form_and_q_the_lobby() -> None:

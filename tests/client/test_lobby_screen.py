@@ -112,6 +112,7 @@ def test_the_new_game_form_is_drawn_in_place_of_the_list(columns: int, rows: int
     lobby.carry_out(lobby.model.press("right") or [])
     text = "\n".join(draw(lobby.application, columns, rows))
     assert "  game: < kalah >" in text and "> opponent: < server bot, depth 1 >" in text
+    assert "  rated: < no (casual) >" in text
     assert "up/down: field  left/right: change  Enter: create  Esc: back" in text
 
 

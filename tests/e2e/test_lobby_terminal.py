@@ -70,5 +70,15 @@ async def test_the_lobby_joins_an_open_game_and_watches_a_bot_game_to_its_end(
             pane = await screen_shows(socket, "ubao lobby: tess", "1 finished", session="lobby")
             (row,) = [line for line in pane.splitlines() if "bot d1 vs bot d2" in line]
             assert row.startswith("> ") and (" won " in row or " draw" in row)
+
+            # a rated game against a server bot: the server's refusal on the message line
+            await keys(socket, "n", "Down", "Right", "Down", "Right", session="lobby")
+            await screen_shows(
+                socket, "> rated: < yes (between two accounts only) >", session="lobby"
+            )
+            await keys(socket, "Enter", session="lobby")
+            await screen_shows(
+                socket, "ubao lobby: tess", "no server bot plays rated", session="lobby"
+            )
             await keys(socket, "q", session="lobby")
             await screen_shows(socket, "ubao exited with status 0", session="lobby")
