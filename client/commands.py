@@ -140,7 +140,9 @@ async def command_lobby(args: argparse.Namespace) -> int:
     note = "choose a game with the arrows and Enter, or n for a new one"
     left: str | None = None
     while True:
-        lobby = LobbyScreen(args.server, args.name, tokens=tokens, note=note, select=left)
+        lobby = LobbyScreen(
+            args.server, args.name, tokens=tokens, key=account_key(args), note=note, select=left
+        )
         chosen = await lobby.run()
         if chosen is None:
             return 0

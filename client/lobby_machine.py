@@ -105,7 +105,25 @@ class Follow:
     tournament_id: str
 
 
-Effect = Say | Play | Watch | Start | Refresh | Leave | AskLeaderboard | AskTournaments | Follow
+@dataclass(frozen=True, slots=True)
+class JoinTournament:
+    """Enter this tournament under the lobby's name (`tournament_join`: an account's only)."""
+
+    tournament_id: str
+
+
+Effect = (
+    Say
+    | Play
+    | Watch
+    | Start
+    | Refresh
+    | Leave
+    | AskLeaderboard
+    | AskTournaments
+    | Follow
+    | JoinTournament
+)
 
 
 # -- the modes and their transitions -----------------------------------------------------------
@@ -433,6 +451,11 @@ class LobbyModel:
         self.followed = self.standings = None
         return [AskTournaments(), Say("")]
 
+    def enter_tournament(self, key: str) -> list[Effect]:
+        if self.followed is None:
+            return []
+        return [JoinTournament(self.followed), Say("entering the tournament...")]
+
     def watch_tournament_game(self, key: str) -> list[Effect]:
         """The tournament's latest game being played, else its latest game."""
         pairings = self.standings.pairings if self.standings else ()
@@ -499,6 +522,7 @@ TOURNAMENTS_KEYS: dict[str, Meaning] = {
 
 STANDINGS_KEYS: dict[str, Meaning] = {
     "w": LobbyModel.watch_tournament_game,
+    "j": LobbyModel.enter_tournament,
     **dict.fromkeys(("escape", "q"), LobbyModel.close_standings),
     **dict.fromkeys(("c-q", "c-c"), _always(Leave())),
 }
@@ -528,7 +552,7 @@ HINTS: dict[Mode, tuple[str, ...]] = {
     Mode.CREATING: ("up/down: field", "left/right: change", "Enter: create", "Esc: back"),
     Mode.LEADERBOARD: ("left/right: another game", "Esc: back", "^Q: quit"),
     Mode.TOURNAMENTS: ("Enter: standings", "r: refresh", "Esc: back", "^Q: quit"),
-    Mode.STANDINGS: ("w: watch its game", "Esc: back", "^Q: quit"),
+    Mode.STANDINGS: ("w: watch its game", "j: join", "Esc: back", "^Q: quit"),
 }
 """The one-line hint of each mode, key by key; `{action}` is what Enter does with the selected
 game."""

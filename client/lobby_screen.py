@@ -39,6 +39,7 @@ from ubao.client.lobby_machine import (
     AskTournaments,
     Effect,
     Follow,
+    JoinTournament,
     Leave,
     LobbyModel,
     Mode,
@@ -67,6 +68,7 @@ from ubao.protocol import (
     ListGames,
     Ok,
     Ratings,
+    TournamentJoin,
     TournamentList,
     TournamentShow,
     TournamentView,
@@ -109,6 +111,7 @@ class LobbyScreen:
         name: str,
         *,
         tokens: TokenStore | None = None,
+        key: str | None = None,
         note: str = "",
         select: str | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
@@ -134,6 +137,7 @@ class LobbyScreen:
             on_lobby=self._changed,
             on_tournament=self._tournament_changed,
             backoff=backoff,
+            key=key,
         )
         self.application: Application[None] = Application(
             key_bindings=self._keys(),
@@ -214,6 +218,8 @@ class LobbyScreen:
                     self._spawn(self._tournaments())
                 case Follow(tournament_id):
                     self._spawn(self._follow(tournament_id))
+                case JoinTournament(tournament_id):
+                    self._spawn(self._enter(tournament_id))
                 case Leave():
                     self.application.exit()
                 case Play() | Watch() | Start():
@@ -268,6 +274,12 @@ class LobbyScreen:
         ok = await self._ask(show, "standings")
         if ok is not None and ok.tournament is not None:
             self._tournament_changed(ok.tournament)
+
+    async def _enter(self, tournament_id: str) -> None:
+        """Our name entered (an account's: the server refuses a guest, and says why)."""
+        join = TournamentJoin(id=0, tournament_id=tournament_id)
+        if await self._ask(join, "entry") is not None:
+            self.carry_out([Say(f"{self.name} entered: the standings list you")])
 
     def _tournament_changed(self, view: TournamentView) -> None:
         self.model.show_tournament(view)

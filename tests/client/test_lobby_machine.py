@@ -14,6 +14,7 @@ from ubao.client.lobby_machine import (
     AskLeaderboard,
     AskTournaments,
     Follow,
+    JoinTournament,
     Leave,
     LobbyModel,
     Mode,
@@ -326,3 +327,4 @@ def test_w_in_the_standings_watches_the_game_being_played_else_the_latest() -> N
     assert model.press("w") == [Watch("g2")]
     model.show_tournament(cup("t2", played, waiting))
     assert model.press("w") == [Watch("g1")]
+    assert JoinTournament("t2") in (model.press("j") or [])

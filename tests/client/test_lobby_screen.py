@@ -16,10 +16,11 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from tests.support.client import FAST, WAIT_S, game_server, screen, until, url_of
 from tests.support.screen import SIZES, SizedOutput, draw
 from ubao.client.connection import request_once
-from ubao.client.lobby_machine import Play, Say, Start, Watch
+from ubao.client.lobby_machine import ERROR, Play, Say, Start, Watch
 from ubao.client.lobby_screen import LobbyScreen
 from ubao.client.tokens import TokenStore
 from ubao.protocol import (
+    Claim,
     Create,
     GameSummary,
     PairingLine,
@@ -171,19 +172,22 @@ def test_the_tournaments_and_one_tournaments_standings_are_drawn_in_place_of_the
     assert lines[1].startswith("cup 1 (t1): round-robin of kalah, running, round 1 of 11")
     assert lines[3].split()[:3] == ["#", "entrant", "kind"]
     assert lines[4].split()[:3] == ["1", f"{LONG}0", "account"]
-    assert lines[-1] == "w: watch its game  Esc: back  ^Q: quit"
+    assert lines[-1] == "w: watch its game  j: join  Esc: back  ^Q: quit"
     assert lines[-4].startswith("--")  # as many as fit above the rule
     assert all(len(line) <= columns for line in lines)
 
 
 @contextlib.asynccontextmanager
-async def showing(url: str, tmp_path: Path) -> AsyncIterator[tuple[LobbyScreen, PipeInput]]:
+async def showing(
+    url: str, tmp_path: Path, name: str = "tess", key: str | None = None
+) -> AsyncIterator[tuple[LobbyScreen, PipeInput]]:
     """A running lobby on pipe input, asking for the page five times a second."""
     with create_pipe_input() as keys:
         lobby = LobbyScreen(
             url,
-            "tess",
+            name,
             tokens=TokenStore(tmp_path / "tokens.json"),
+            key=key,
             backoff=FAST,
             refresh_seconds=0.2,
             input=keys,
@@ -319,3 +323,37 @@ async def test_a_round_robins_standings_appear_and_update_in_the_lobby(tmp_path:
             keys.send_text("w")  # its latest game
             latest = lobby.model.standings.pairings[-1].game_id
             assert await asyncio.wait_for(task, WAIT_S) == Watch(str(latest))
+
+
+async def test_j_enters_an_open_tournament_under_an_account_and_says_why_not_to_a_guest(
+    tmp_path: Path,
+) -> None:
+    async with game_server() as server:
+        url = url_of(server)
+        new = TournamentNew(id=0, name="open cup", game="kalah", options={})
+        assert (await request_once(url, "maker", "human", new)).tournament_id is not None
+        key = (await request_once(url, "ada", "human", Claim(id=0, name="ada"))).key
+        for name, account in (("tess", None), ("ada", key)):
+            async with showing(url, tmp_path, name, account) as (lobby, keys):
+                task = asyncio.create_task(lobby.run())
+                await until(lambda: lobby.model.loaded, "the first page")
+                keys.send_text("t")
+                await until(lambda: bool(lobby.model.tournaments), "the tournaments")
+                keys.send_text(ENTER)
+                await until(lambda: lobby.model.standings is not None, "its standings")
+                keys.send_text("j")
+                if account is None:
+                    await until(lambda: "account" in lobby.message[1], "the server's refusal")
+                    assert lobby.message[0] == ERROR
+                else:
+                    await until(lambda: "ada entered" in lobby.message[1], "the entry")
+
+                    def entrants() -> tuple[str, ...]:
+                        view = lobby.model.standings
+                        return view.entrants if view is not None else ()
+
+                    await until(lambda: entrants() == ("ada",), "ada in the standings")
+                keys.send_text("q")  # back to the tournaments
+                keys.send_text("q")  # back to the games
+                keys.send_text("q")
+                assert await asyncio.wait_for(task, WAIT_S) is None
