@@ -3,7 +3,10 @@
 `LobbyScreen` wires the lobby's model (`LobbyModel`: the games, the selection, what each key
 means, as effects) to a terminal and to a `ServerSession` subscribed to the server's lobby:
 each `lobby` event updates the game it is about, and the page is asked for again every
-`REFRESH_SECONDS` (a game's ply and its spectators change without lobby events). `run` returns
+`REFRESH_SECONDS` (a game's ply and its spectators change without lobby events). The
+tournament whose standings are shown is followed the same way: each `tournament` event
+replaces them. The session says the user's account key, if any, so that `j` enters a
+tournament under the account. `run` returns
 the game the user chose, to play, watch or create; `ubao`'s command (`command_lobby`) shows it
 on the game screen and comes back to the lobby when the user leaves it.
 """
