@@ -7,7 +7,8 @@ A claimed name is played only by whoever proves its key in `hello` (docs/protoco
 has a weak one, sends it once, and keeps only its scrypt hash (`hash_key`). Hashing is slow on
 purpose: the core never hashes; it asks the layer to (the `CheckKey` and `MakeKey` outputs),
 which does it on a worker thread, and hears the outcome (`Core.key_checked`, `Core.key_made`).
-Pure but for that CPU work: no I/O.
+Pure but for that CPU work: no I/O. Wrong keys are counted here on one node; a cluster's store
+counts them in Redis for all nodes (`SharesAttempts`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import hmac
 import secrets
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 SCRYPT_N = 2**14
 SCRYPT_R = 8
@@ -68,6 +70,25 @@ def key_matches(key: str, key_hash: str) -> bool:
         maxmem=64 << 20,
     )  # fmt: skip
     return hmac.compare_digest(computed.hex(), digest)
+
+
+class AttemptCounter(Protocol):
+    """Failures counted per subject in a sliding window (`Attempts`, or a cluster's, which
+    every node shares)."""
+
+    def wait_ms(self, subject: str, now: int) -> int:
+        """How long `subject` must wait before another try (0: it may try now)."""
+
+    def failed(self, subject: str, now: int) -> None:
+        """Count one failure of `subject` now."""
+
+
+@runtime_checkable
+class SharesAttempts(Protocol):
+    """A store that counts failures for every node of a cluster (server/stores/redis.py)."""
+
+    def attempts(self, kind: str, most: int, window_ms: int) -> AttemptCounter:
+        """A counter of `kind` (`name`, `address`): `most` failures in `window_ms`."""
 
 
 @dataclass(slots=True)

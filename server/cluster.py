@@ -63,12 +63,15 @@ from ubao.server.stores.redis import (
     PREFIX,
     RELEASE,
     RENEW,
+    TOURNAMENT_GAMES,
+    TOURNAMENTS_LIVE,
     RedisStore,
     game_key,
     lease_key,
     new_tenure,
     node_key,
     texts,
+    tournament_key,
 )
 
 log = logging.getLogger("ubao.server.cluster")
@@ -220,7 +223,11 @@ class Cluster:
 
     def owner(self, game_id: str) -> str | None:
         try:
-            kind, node = self.store.locate(game_id, claim=self._trusting())
+            # A live tournament's game is claimed only by its tournament's owner, which takes
+            # its games over with it: a client comes back once it has (OwnerDown).
+            tid = self.store.tournament_owning(game_id)
+            claim = self._trusting() and (tid is None or tid in self.core.tournaments.held)
+            kind, node = self.store.locate(game_id, claim=claim)
         except StoreError as exc:
             log.error("%s", exc)
             raise OwnerDown(game_id) from None
@@ -229,6 +236,19 @@ class Cluster:
             self.takeovers += 1
         if kind == "down":
             raise OwnerDown(game_id)
+        return node if kind == "at" else None
+
+    def tournament_owner(self, tid: str) -> str | None:
+        try:
+            kind, node = self.store.locate(tid, claim=self._trusting(), tournament=True)
+        except StoreError as exc:
+            log.error("%s", exc)
+            raise OwnerDown(tid) from None
+        if kind == "claimed":
+            self.held.add(tid)
+            self.takeovers += 1
+        if kind == "down":
+            raise OwnerDown(tid)
         return node if kind == "at" else None
 
     def games(self) -> list[GameSummary]:
@@ -347,7 +367,13 @@ class Cluster:
         for game_id in game_ids:
             self.held.discard(game_id)
             self.store.tenures.pop(game_id, None)
-            for conn in sorted(self.core.drop(game_id)):
+            core = self.core
+            followers = (
+                core.drop_tournament(game_id)
+                if game_id in core.tournaments.held
+                else core.drop(game_id)
+            )
+            for conn in sorted(followers):
                 if not self.close(conn, SERVICE_RESTART, "service restart"):
                     self.host.close(conn, SERVICE_RESTART, "service restart")
         self.host.flush()
@@ -358,11 +384,14 @@ class Cluster:
         await self.aio.set(node_key(self.node), "1", px=LEASE_MS)
         tenures = self.store.tenures
         games = [game_id for game_id in self.core.rooms if game_id in tenures]
-        released = self.held - set(games)
-        self.held = set(games)
+        tournaments = [tid for tid in self.core.tournaments.live() if tid in tenures]
+        released = self.held - set(games) - set(tournaments)
+        self.held = set(games) | set(tournaments)
         await self._give_up(released)
+        keys = [key for g in games for key in (lease_key(g), game_key(g))]
+        keys += [key for t in tournaments for key in (lease_key(t), tournament_key(t))]
+        games += tournaments
         if games:
-            keys = [key for g in games for key in (lease_key(g), game_key(g))]
             args: list[str | int] = [LEASE_MS, *(tenures[g] for g in games)]
             lost = await self._renew(keys=keys, args=args)
             self.lose(games[i - 1] for i in lost)
@@ -398,42 +427,66 @@ class Cluster:
         self.host.flush()
 
     async def _scan(self) -> None:
-        """Take over the live games whose lease expired (their node stopped)."""
+        """Take over the live tournaments and games whose lease expired (their node stopped):
+        a tournament's games go to the node that took the tournament."""
         if not self._trusting():
             return
+        live_tournaments = texts(await self.aio.smembers(TOURNAMENTS_LIVE))
+        held = self.core.tournaments.held
+        orphans = await self._orphans([t for t in live_tournaments if t not in held])
+        for orphan in await self._share(orphans):
+            await self._take(orphan, tournament_key(orphan), self.core.adopt_tournament)
         live = texts(await self.aio.smembers(LIVE))
-        candidates = [game_id for game_id in live if game_id not in self.core.rooms]
-        if not candidates:
-            return
-        leases = await self.aio.mget([lease_key(game_id) for game_id in candidates])
-        orphans = [g for g, lease in zip(candidates, leases, strict=True) if lease is None]
+        orphans = await self._orphans([g for g in live if g not in self.core.rooms])
         if not orphans:
             return
-        random.shuffle(orphans)  # nodes scanning together take different games first
-        # A fair share each: the live nodes spread a dead node's games between them, and what
-        # one leaves is taken at the next scan, by it or another.
+        mine, anyones = [], []
+        tids = await self.aio.hmget(TOURNAMENT_GAMES, orphans)
+        for game_id, found in zip(orphans, tids, strict=True):
+            of = None if found is None else texts([found])[0]
+            if of is None or of not in live_tournaments:
+                anyones.append(game_id)
+            elif of in held:
+                mine.append(game_id)
+        for game_id in mine + await self._share(anyones):
+            await self._take(game_id, game_key(game_id), self.core.adopt)
+
+    async def _orphans(self, candidates: list[str]) -> list[str]:
+        """Those of `candidates` whose lease expired."""
+        if not candidates:
+            return []
+        leases = await self.aio.mget([lease_key(one) for one in candidates])
+        return [one for one, lease in zip(candidates, leases, strict=True) if lease is None]
+
+    async def _share(self, orphans: list[str]) -> list[str]:
+        """This node's fair share of `orphans`: the live nodes spread a dead node's games
+        between them, and what one leaves is taken at the next scan, by it or another."""
+        if not orphans:
+            return []
+        random.shuffle(orphans)  # nodes scanning together take different ones first
         nodes = [key async for key in self.aio.scan_iter(match=node_key("*"), count=100)]
-        share = -(-len(orphans) // max(len(nodes), 1))
-        for game_id in orphans[:share]:
-            tenure = new_tenure(self.node)
-            keys = [lease_key(game_id), game_key(game_id)]
-            if not await self._claim(keys=keys, args=[tenure, LEASE_MS]):
-                continue
-            if game_id in self.core.rooms:  # a client's command claimed it meanwhile
-                continue
-            self.store.tenures[game_id] = tenure
-            self.held.add(game_id)
-            try:
-                adopted = self.core.adopt(game_id)
-            except StoreError as exc:
-                log.error("%s", exc)
-                adopted = False
-            if adopted:
-                self.takeovers += 1
-            else:
-                self.held.discard(game_id)
-                await self._give_up([game_id])
-            self.host.flush()
+        return orphans[: -(-len(orphans) // max(len(nodes), 1))]
+
+    async def _take(self, one: str, record: str, adopt: Callable[[str], bool]) -> None:
+        """Claim an orphan's lease and take it up (a game or a tournament)."""
+        tenure = new_tenure(self.node)
+        if not await self._claim(keys=[lease_key(one), record], args=[tenure, LEASE_MS]):
+            return
+        if one in self.core.rooms or one in self.core.tournaments.held:
+            return  # a client's command claimed it meanwhile
+        self.store.tenures[one] = tenure
+        self.held.add(one)
+        try:
+            adopted = adopt(one)
+        except StoreError as exc:
+            log.error("%s", exc)
+            adopted = False
+        if adopted:
+            self.takeovers += 1
+        else:
+            self.held.discard(one)
+            await self._give_up([one])
+        self.host.flush()
 
     async def _every(self, period_ms: int, work: Callable[[], Awaitable[None]]) -> None:
         """Run `work` every `period_ms`, whatever goes wrong in one round (Redis restarting)."""

@@ -69,7 +69,7 @@ from ubao.protocol import (
     quote,
 )
 from ubao.protocol.timing import monotonic_ms
-from ubao.server.accounts import Attempts, StoredAccount
+from ubao.server.accounts import AttemptCounter, Attempts, SharesAttempts, StoredAccount
 from ubao.server.bot_turns import BotTurns
 from ubao.server.clock import Now, wall_ms
 from ubao.server.crowd import fan_out, tell
@@ -137,9 +137,18 @@ class Core:
         self.deadlines = Deadlines()
         self.bot_turns = BotTurns()
         window = self.limits.attempts_window_ms
-        self.wrong_keys = Attempts(self.limits.wrong_keys_per_name, window)
-        """Wrong keys by account (canonical name)..."""
-        self.wrong_keys_from = Attempts(self.limits.wrong_keys_per_address, window)
+        shared = store if isinstance(store, SharesAttempts) else None
+        self.wrong_keys: AttemptCounter = (
+            shared.attempts("name", self.limits.wrong_keys_per_name, window)
+            if shared
+            else Attempts(self.limits.wrong_keys_per_name, window)
+        )
+        """Wrong keys by account (canonical name)... (in a cluster, counted for every node)"""
+        self.wrong_keys_from: AttemptCounter = (
+            shared.attempts("address", self.limits.wrong_keys_per_address, window)
+            if shared
+            else Attempts(self.limits.wrong_keys_per_address, window)
+        )
         """...and by address."""
         self.keys_made = Attempts(self.limits.claims_per_address, window)
         """Keys made (claims and rotations) by address."""
@@ -150,6 +159,7 @@ class Core:
             self._start_tournament_game,
             self.wall,
             self.limits.grace_ms,
+            self.rooms.__contains__,
         )
         self.closing = False
         self._out: list[Output] = []
@@ -234,6 +244,20 @@ class Core:
         self.sessions.leave(game_id, followers)
         return followers
 
+    def adopt_tournament(self, tid: str) -> bool:
+        """Take a tournament over from the store (in a cluster: this node holds its lease now):
+        it goes on where its record says; False if there is no such tournament."""
+        try:
+            self._out += self.tournaments.adopt(tid, self.now())
+        except Rejected:
+            return False
+        return True
+
+    def drop_tournament(self, tid: str) -> set[int]:
+        """Forget a tournament this node no longer owns; returns its subscribers here, which
+        the layer closes so that they come back to its new owner."""
+        return self.tournaments.drop(tid)
+
     def listed(self, game: GameSummary) -> None:
         """Another node's game changed its lobby line: tell this node's lobby subscribers."""
         if self.lobby and game.game_id not in self.rooms:
@@ -260,6 +284,12 @@ class Core:
             game_id: str | None = getattr(command, "game_id", None)
             if game_id is not None and conn.role is not None and game_id not in self.rooms:
                 routed = self.routing.route(conn, game_id, data)
+                if routed is not None:
+                    self._out.append(routed)
+                    return
+            tid: str | None = getattr(command, "tournament_id", None)
+            if tid is not None and conn.role is not None and tid not in self.tournaments.held:
+                routed = self.routing.route(conn, tid, data, tournament=True)
                 if routed is not None:
                     self._out.append(routed)
                     return
@@ -454,8 +484,11 @@ class Core:
             self._welcome(conn, check.hello, check.account)
             return
         now = self.now()
-        self.wrong_keys.failed(check.account.canonical, now)
-        self.wrong_keys_from.failed(conn.ip, now)
+        try:
+            self.wrong_keys.failed(check.account.canonical, now)
+            self.wrong_keys_from.failed(conn.ip, now)
+        except StoreError as exc:
+            log.error("wrong key not counted: %s", exc)
         log.info("connection %d (%s): wrong key for %r", conn.id, conn.ip, check.account.name)
         message = f"this is not the key of {quote(check.account.name)}'s account"
         self._error(conn, check.hello.id, ErrorCode.BAD_KEY, message)
@@ -464,9 +497,14 @@ class Core:
         """Refuse another key for an account that saw too many wrong ones lately, or from an
         address that sent them."""
         now = self.now()
-        wait = max(
-            self.wrong_keys.wait_ms(canonical, now), self.wrong_keys_from.wait_ms(conn.ip, now)
-        )
+        try:
+            wait = max(
+                self.wrong_keys.wait_ms(canonical, now), self.wrong_keys_from.wait_ms(conn.ip, now)
+            )
+        except StoreError as exc:  # nobody tries a key that cannot be counted
+            log.warning("cannot read the wrong keys of %r: %s", canonical, exc)
+            message = "keys cannot be checked now; try again"
+            raise Rejected(ErrorCode.STORAGE_ERROR, message) from None
         if wait > 0:
             message = f"too many wrong keys lately: try again in {-(-wait // 1000)} s"
             raise Rejected(ErrorCode.TOO_MANY_ATTEMPTS, message, wait)
@@ -663,6 +701,8 @@ class Core:
         """Make, enter, start or show a tournament (server/tournaments.py)."""
         parts = self.tournaments
         ok = Ok(id=command.id)
+        if not isinstance(command, TournamentNew):
+            self._out += parts.adopt(command.tournament_id, self.now())  # if not held here
         if isinstance(command, TournamentNew):
             self.games.check(Create(id=0, game=command.game, options=command.options, seats=OPEN))
             tid, out = parts.new(command, conn.name or "")

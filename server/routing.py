@@ -1,7 +1,8 @@
 """Where a game is served: on one node every game is its own (`LocalRouting`); in a cluster
 (docs/cluster.md) a command for a game another node owns goes there, the lobby lists every
 node's games, and a live game nobody owns any more is adopted from the store
-(`ClusterRouting`). The core asks its routing, never whether it is in a cluster."""
+(`ClusterRouting`); tournaments likewise. The core asks its routing, never whether it is in a
+cluster."""
 
 from __future__ import annotations
 
@@ -30,15 +31,21 @@ class Peers(Protocol):
     def games(self) -> list[GameSummary]:
         """The lobby lines of every node's games (live, and the recently finished ones)."""
 
+    def tournament_owner(self, tid: str) -> str | None:
+        """As `owner`, for a tournament (owned through a lease as a game is)."""
+
 
 class Routing(Protocol):
     adopts_live: bool
     """Whether a game this node does not hold may be a live one in the store that it is to
     serve now (a cluster's), rather than only a finished one to read back."""
 
-    def route(self, conn: Connection, game_id: str, data: bytes | str) -> Output | None:
-        """For a command about `game_id`, a game this node does not hold: what to do instead
-        of handling it here (forward it, or close the client so it comes back), or None."""
+    def route(
+        self, conn: Connection, game_id: str, data: bytes | str, tournament: bool = False
+    ) -> Output | None:
+        """For a command about `game_id`, a game (or a `tournament`) this node does not hold:
+        what to do instead of handling it here (forward it, or close the client so it comes
+        back), or None."""
 
     def lines(self, rooms: Mapping[str, Room], read: Container[str]) -> list[GameSummary]:
         """The lobby lines of other nodes' games (none of `rooms`, unless `read` back only)."""
@@ -52,7 +59,9 @@ class LocalRouting:
 
     adopts_live = False
 
-    def route(self, conn: Connection, game_id: str, data: bytes | str) -> Output | None:
+    def route(
+        self, conn: Connection, game_id: str, data: bytes | str, tournament: bool = False
+    ) -> Output | None:
         return None
 
     def lines(self, rooms: Mapping[str, Room], read: Container[str]) -> list[GameSummary]:
@@ -70,13 +79,16 @@ class ClusterRouting:
     def __init__(self, peers: Peers) -> None:
         self.peers = peers
 
-    def route(self, conn: Connection, game_id: str, data: bytes | str) -> Output | None:
-        """Send a command for another node's game there; a proxy's command is never sent on
-        (its node is not the owner any more, so its client has to come back)."""
+    def route(
+        self, conn: Connection, game_id: str, data: bytes | str, tournament: bool = False
+    ) -> Output | None:
+        """Send a command for another node's game (or tournament) there; a proxy's command is
+        never sent on (its node is not the owner any more, so its client has to come back)."""
         node = conn.remote.get(game_id)
         if node is None:
+            owner = self.peers.tournament_owner if tournament else self.peers.owner
             try:
-                node = self.peers.owner(game_id)
+                node = owner(game_id)
             except OwnerDown:
                 node = ""
             if node is None:

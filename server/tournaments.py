@@ -3,8 +3,11 @@ games made through the same path as `create`'s; every change saved through the o
 path; their subscribers told. The decisions are server/tournament.py's (pure); this part reads
 its games' results (from memory, else the store) and carries the steps out.
 
-Single node: a tournament's record is kept by the SQLite store (`TournamentStore`); a cluster's
-Redis store keeps none yet, and its nodes refuse tournament commands (docs/tournaments-server.md).
+A tournament's record is kept by the store (`TournamentStore`): SQLite on one node, Redis in a
+cluster, where a tournament is owned by a node through a lease as a game is and taken over,
+with its games, when that node dies (docs/tournaments-server.md, "In a cluster"). A node holds
+only the tournaments it owns (and finished ones it read back); a result of a game this node
+does not hold is read from the store again every `RECHECK_MS`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any, Protocol, runtime_checkable
 
@@ -49,17 +52,25 @@ from ubao.server.tournament import (
 
 log = logging.getLogger("ubao.server")
 
+RECHECK_MS = 1_000
+"""How often a tournament looks again at what it waits for elsewhere: a game that the server's
+capacity did not let it start, a game another node holds."""
+
 
 @runtime_checkable
 class TournamentStore(Protocol):
     """Where tournaments are kept: a save of one is a `Save` output like a game's, so that it
     is durable in the same commit as the game it starts."""
 
-    def tournament_snapshot(self, tid: str, status: str, body: str) -> Any:
-        """The tournament's record as it is now (`body`: JSON), for `DurableStore.save`."""
+    def tournament_snapshot(self, tid: str, status: str, body: str, games: Sequence[str]) -> Any:
+        """The tournament's record as it is now (`body`: JSON; `games`: the ids of its games,
+        which a cluster's store indexes), for `DurableStore.save`."""
 
     def tournaments(self) -> list[tuple[str, str]]:
         """Every stored tournament's id and body, oldest first."""
+
+    def tournament(self, tid: str) -> str | None:
+        """One stored tournament's body, None if there is none."""
 
 
 def to_json(t: Tournament, maker: str) -> str:
@@ -130,6 +141,7 @@ class Tournaments:
         make_game: Callable[[Create], Room],
         wall: Callable[[], int],
         grace_ms: int,
+        here: Callable[[str], bool],
     ) -> None:
         self.store = store
         self.load = load
@@ -148,6 +160,10 @@ class Tournaments:
         self.subscribers: dict[str, set[int]] = {}
         self.by_game: dict[str, str] = {}
         """Each tournament game's tournament."""
+        self.here = here
+        """Whether this node holds a game in memory (else another node may play it)."""
+        self.recheck: dict[str, int] = {}
+        """Tournaments to step again at a time: waiting for capacity, or for another node."""
 
     def restore(self, now: int) -> list[Output]:
         """After a restart: every stored tournament back, running ones going on; the entrants
@@ -156,13 +172,49 @@ class Tournaments:
             return []
         out: list[Output] = []
         for tid, body in self.store.tournaments():
-            t, maker = from_json(tid, body)
-            self._hold(t, maker)
-            for p in t.pairings:
-                if p.game_id is not None and self._has_account(t, p):
-                    self.waiting[p.game_id] = now + self.grace_ms
-            out += self.step(t, now)
+            out += self._take(tid, body, now)
         return out
+
+    def adopt(self, tid: str, now: int) -> list[Output]:
+        """Hold a stored tournament this node is to serve now (in a cluster: it owns its lease
+        now, its last owner having stopped, or it is over): as after a restart. Rejected if
+        there is no such tournament."""
+        self._check_kept()
+        assert self.store is not None
+        if tid in self.held:
+            return []
+        body = self.store.tournament(tid)
+        if body is None:
+            raise Rejected(ErrorCode.UNKNOWN_TOURNAMENT, f"there is no tournament {quote(tid)}")
+        log.info("tournament %s taken up", tid)
+        return self._take(tid, body, now)
+
+    def _take(self, tid: str, body: str, now: int) -> list[Output]:
+        t, maker = from_json(tid, body)
+        self._hold(t, maker)
+        for p in t.pairings:
+            if p.game_id is not None and self._has_account(t, p):
+                self.waiting[p.game_id] = now + self.grace_ms
+        return self.step(t, now)
+
+    def drop(self, tid: str) -> set[int]:
+        """Forget a tournament another node owns now; returns its subscribers here, which the
+        layer closes so that they come back to it."""
+        t = self.held.pop(tid, None)
+        if t is None:
+            return set()
+        log.warning("tournament %s is owned by another node now: dropped here", tid)
+        self.makers.pop(tid, None)
+        self.recheck.pop(tid, None)
+        for p in t.pairings:
+            if p.game_id is not None:
+                self.by_game.pop(p.game_id, None)
+                self.waiting.pop(p.game_id, None)
+        return self.subscribers.pop(tid, set())
+
+    def live(self) -> list[str]:
+        """The tournaments held here that are not over (whose leases a cluster node renews)."""
+        return [tid for tid, t in self.held.items() if t.status in ("open", "running")]
 
     def _hold(self, t: Tournament, maker: str) -> None:
         self.held[t.tid], self.makers[t.tid] = t, maker
@@ -234,6 +286,8 @@ class Tournaments:
             if until > now:
                 continue
             del self.waiting[game_id]
+            if not self.here(game_id):
+                continue  # another node holds it (its player came back there)
             room = self.load(game_id)
             if room is None or room.status != "waiting":
                 continue
@@ -244,7 +298,7 @@ class Tournaments:
     def next_deadline(self, now: int) -> int | None:
         """When `no_shows` or an arena's end next has work (after its end, an arena ends when
         its last game does)."""
-        deadlines = list(self.waiting.values())
+        deadlines = [*self.waiting.values(), *self.recheck.values()]
         wall = self.wall()
         for t in self.held.values():
             ends = t.started_ms + t.settings.minutes * 60_000
@@ -255,6 +309,10 @@ class Tournaments:
     def due(self, now: int) -> list[Output]:
         """Time passed: running arenas whose time is up end once their games are over."""
         out: list[Output] = []
+        for tid, at in list(self.recheck.items()):
+            if at <= now:
+                del self.recheck[tid]
+                out += self.step(self.held[tid], now)
         wall = self.wall()
         for t in self.held.values():
             ends = t.started_ms + t.settings.minutes * 60_000
@@ -271,6 +329,8 @@ class Tournaments:
         their ids in the same turn), the change announced."""
         results = self.results(t)
         steps = next_steps(t, results, self.wall())
+        if any(share is None and not self.here(g) for g, share in results.items()):
+            self.recheck.setdefault(t.tid, now + RECHECK_MS)  # played on another node
         if not steps:
             return []
         out: list[Output] = []
@@ -280,7 +340,14 @@ class Tournaments:
                 log.info("tournament %s: round %d paired", t.tid, step.round)
             elif isinstance(step, StartGame):
                 pairing = t.pairings[step.index]
-                room = self._game(t, pairing)
+                try:
+                    room = self._game(t, pairing)
+                except Rejected as exc:
+                    if exc.code != ErrorCode.SERVER_BUSY:
+                        raise
+                    self.recheck.setdefault(t.tid, now + RECHECK_MS)  # the server is full
+                    log.info("tournament %s waits for capacity: %s", t.tid, exc.message)
+                    break
                 pairing = Pairing(pairing.round, pairing.white, pairing.black, room.game_id)
                 t.pairings[step.index] = pairing
                 self.by_game[room.game_id] = t.tid
@@ -326,7 +393,8 @@ class Tournaments:
     def _save(self, t: Tournament) -> Save:
         assert self.store is not None
         body = to_json(t, self.makers[t.tid])
-        return Save(self.store.tournament_snapshot(t.tid, t.status, body))
+        games = [p.game_id for p in t.pairings if p.game_id is not None]
+        return Save(self.store.tournament_snapshot(t.tid, t.status, body, games))
 
     def _announce(self, t: Tournament, paired: list[Pairing] | None = None) -> list[Output]:
         subscribers = self.subscribers.get(t.tid)
@@ -379,8 +447,13 @@ class Tournaments:
         )
 
     def listed(self, limit: int) -> list[TournamentSummary]:
-        """The latest `limit` tournaments made, the latest first."""
-        latest = list(self.held.values())[::-1][:limit]
+        """The latest `limit` tournaments made, the latest first: those held here as they are,
+        the others (a cluster's other nodes') as stored."""
+        stored = self.store.tournaments() if self.store is not None else []
+        known = {tid for tid, _ in stored}
+        everyone = [self.held.get(tid) or from_json(tid, body)[0] for tid, body in stored]
+        everyone += [t for tid, t in self.held.items() if tid not in known]  # not stored yet
+        latest = everyone[::-1][:limit]
         summaries = []
         for t in latest:
             table = standings(t, self.results(t)) if t.pairings else []

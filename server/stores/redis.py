@@ -23,6 +23,14 @@ Keys (all under `ubao:`): `game:ID` (hash), `moves:ID`, `events:ID` (lists), `le
 owner node's id, with a time to live), `node:NODE` (a node's heartbeat, with a time to live),
 `live` (the ids of games not over), `lobby` (listed games by creation time), `done` (finished
 games in the order they finished) and `done:seq`.
+
+Tournaments (server/tournaments.py) are kept and owned as games are: `tournament:TID` (a hash:
+`tenure`, `body`, `status`) under a lease `lease:TID` with tenures of its own, written by a
+fenced script; `tournaments` (every id, oldest first), `tournaments:live` (those not finished)
+and `tournament-games` (each tournament game's tournament, written with the pairing that names
+it). A commit that carries a tournament's record runs as one MULTI transaction: the games a
+step makes and the record that names them are kept together or not at all. Wrong keys are
+counted in `wrong:KIND:SUBJECT` (sorted sets of wall-clock times), by every node alike.
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 import redis
@@ -59,7 +68,18 @@ from ubao.server.stores.protocol import StoredGame, StoreError
 log = logging.getLogger("ubao.server")
 
 RedisChange = tuple[str, list[str], list[Any]]
-"""What one save sends: (game id, the commit script's keys, its args)."""
+"""What one save of a game sends: (game id, the commit script's keys, its args)."""
+
+
+class TournamentChange(NamedTuple):
+    """What one save of a tournament's record sends (its fenced script's keys and args)."""
+
+    tid: str
+    keys: list[str]
+    args: list[Any]
+
+
+AnyRedisChange = RedisChange | TournamentChange
 
 PREFIX = "ubao:"
 LIVE = PREFIX + "live"
@@ -70,6 +90,23 @@ RATED = PREFIX + "rated"
 """Every rated game's record, by game id: its ratings were changed, once."""
 RATED_LOG = PREFIX + "rated:log"
 """The rated games' ids in the order their ratings were changed."""
+TOURNAMENTS = PREFIX + "tournaments"
+"""Every tournament's id, oldest first."""
+TOURNAMENTS_LIVE = PREFIX + "tournaments:live"
+"""The tournaments not finished: each owned by a node, through a lease as a game is."""
+TOURNAMENT_GAMES = PREFIX + "tournament-games"
+"""Each tournament game's tournament (game id to tournament id)."""
+OVER = ("finished", "cancelled")
+"""A tournament's statuses after which nothing changes it."""
+
+
+def tournament_key(tid: str) -> str:
+    return f"{PREFIX}tournament:{tid}"
+
+
+def wrong_key(kind: str, subject: str) -> str:
+    """The times of a subject's recent wrong keys (kind: `name` or `address`)."""
+    return f"{PREFIX}wrong:{kind}:{subject}"
 
 
 def ratings_key(pool: str) -> str:
@@ -217,6 +254,28 @@ Refused if another tenure holds the lease, or had the game since this one (even 
 is free again), or if a game with this id exists that was never this tenure's. A finished game
 leaves the lobby once `keep_finished` games finished after it."""
 
+_SAVE_TOURNAMENT = """
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+local tenure = redis.call('HGET', KEYS[2], 'tenure')
+local exists = redis.call('EXISTS', KEYS[2]) == 1
+if tenure ~= ARGV[1] and (tenure or exists) then return 0 end
+if not exists then redis.call('RPUSH', KEYS[4], ARGV[5]) end
+redis.call('HSET', KEYS[2], 'tenure', ARGV[1], 'body', ARGV[3], 'status', ARGV[4])
+if ARGV[6] == '1' then
+  redis.call('SREM', KEYS[3], ARGV[5])
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SADD', KEYS[3], ARGV[5])
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+for i = 7, #ARGV do redis.call('HSET', KEYS[5], ARGV[i], ARGV[5]) end
+return 1
+"""
+"""A tournament's record, fenced by its tenure exactly as a game's change is (KEYS: lease,
+tournament, tournaments:live, tournaments, tournament-games; ARGV: tenure, lease ms, body,
+status, id, '1' if it is over (its lease is let go), then the ids of its games)."""
+
 CLAIM = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('HSET', KEYS[2], 'tenure', ARGV[1])
@@ -297,7 +356,8 @@ class RedisStore:
         self._commit = client.register_script(_COMMIT)
         self._locate = client.register_script(_LOCATE)
         self._create_account = client.register_script(_CREATE_ACCOUNT)
-        self._batch: list[RedisChange] = []
+        self._save_tournament = client.register_script(_SAVE_TOURNAMENT)
+        self._batch: list[AnyRedisChange] = []
         """The saves since the last commit."""
         self._saved = 0
         """How many changes were saved since `start`."""
@@ -349,7 +409,7 @@ class RedisStore:
             tenure = self.tenures[game_id] = new_tenure(self.node)
         return tenure
 
-    def save(self, change: RedisChange) -> None:
+    def save(self, change: AnyRedisChange) -> None:
         """Queue a change for the next commit (nothing can fail yet)."""
         self._batch.append(change)
         self._saved += 1
@@ -415,27 +475,33 @@ class RedisStore:
         games another node had since are not applied: their ids go to `lost`."""
         if not self._batch:
             return
-        pipe = self.client.pipeline(transaction=False)
-        for _, keys, args in self._batch:
-            self._commit(keys=keys, args=args, client=pipe)
+        tournaments = any(isinstance(change, TournamentChange) for change in self._batch)
+        pipe = self.client.pipeline(transaction=tournaments)
+        for change in self._batch:
+            script = self._save_tournament if isinstance(change, TournamentChange) else self._commit
+            script(keys=change[1], args=change[2], client=pipe)
         try:
             applied = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"cannot commit {len(self._batch)} change(s): {exc}") from exc
-        for (game_id, _, _), done in zip(self._batch, applied, strict=True):
+        for change, done in zip(self._batch, applied, strict=True):
             if not done:
-                self.lost.add(game_id)
-                self.tenures.pop(game_id, None)
+                self.lost.add(change[0])
+                self.tenures.pop(change[0], None)
         self._batch.clear()
 
-    def locate(self, game_id: str, claim: bool = True) -> tuple[str, str | None]:
-        """Who serves the game: ("mine" | "claimed" | "none", None) or ("at" | "down", node);
-        without `claim`, a live game whose lease expired is "down" rather than "claimed" (its
-        node may not have renewed the lease yet). StoreError if Redis cannot be reached."""
+    def locate(
+        self, game_id: str, claim: bool = True, tournament: bool = False
+    ) -> tuple[str, str | None]:
+        """Who serves the game (a `tournament`, if so): ("mine" | "claimed" | "none", None) or
+        ("at" | "down", node); without `claim`, a live one whose lease expired is "down" rather
+        than "claimed" (its node may not have renewed the lease yet). StoreError if Redis
+        cannot be reached."""
         tenure = self.tenures.get(game_id) or new_tenure(self.node)
+        record, live = (tournament_key, TOURNAMENTS_LIVE) if tournament else (game_key, LIVE)
         try:
             found = self._locate(
-                keys=[lease_key(game_id), game_key(game_id), LIVE],
+                keys=[lease_key(game_id), record(game_id), live],
                 args=[tenure, self.lease_ms, node_key(""), game_id, "1" if claim else "0"],
             )
         except redis.RedisError as exc:
@@ -558,6 +624,54 @@ class RedisStore:
         except redis.RedisError as exc:
             raise StoreError(f"cannot store the key: {exc}") from exc
 
+    # -- tournaments (server/tournaments.py's `TournamentStore`) ----------------------------------
+
+    def tournament_snapshot(
+        self, tid: str, status: str, body: str, games: Sequence[str] = ()
+    ) -> TournamentChange:
+        """The record as it is now and the ids of its games, fenced by this node's tenure."""
+        keys = [
+            lease_key(tid),
+            tournament_key(tid),
+            TOURNAMENTS_LIVE,
+            TOURNAMENTS,
+            TOURNAMENT_GAMES,
+        ]
+        over = "1" if status in OVER else "0"
+        args = [self.tenure(tid), self.lease_ms, body, status, tid, over, *games]
+        return TournamentChange(tid, keys, args)
+
+    def tournaments(self) -> list[tuple[str, str]]:
+        try:
+            ids = texts(self.client.lrange(TOURNAMENTS, 0, -1))
+            pipe = self.client.pipeline(transaction=False)
+            for tid in ids:
+                pipe.hget(tournament_key(tid), "body")
+            bodies = pipe.execute()
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read the tournaments: {exc}") from exc
+        return [(t, b.decode()) for t, b in zip(ids, bodies, strict=True) if b is not None]
+
+    def tournament(self, tid: str) -> str | None:
+        try:
+            body = self.client.hget(tournament_key(tid), "body")
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read tournament {tid}: {exc}") from exc
+        return None if body is None else texts([body])[0]
+
+    def tournament_owning(self, game_id: str) -> str | None:
+        """The tournament of a game, if it is one not over (whose owner takes its games)."""
+        found = self.client.hget(TOURNAMENT_GAMES, game_id)
+        if found is None:
+            return None
+        (tid,) = texts([found])
+        return tid if self.client.sismember(TOURNAMENTS_LIVE, tid) else None
+
+    # -- wrong keys, counted for every node (server/accounts.py's `Attempts`, shared) ----------
+
+    def attempts(self, kind: str, most: int, window_ms: int) -> SharedAttempts:
+        return SharedAttempts(self.client, kind, most, window_ms)
+
     def lobby(self) -> list[GameSummary]:
         """Every listed game's lobby line: the live games and the recently finished ones."""
         pipe = self.client.pipeline(transaction=False)
@@ -570,6 +684,40 @@ class RedisStore:
                 assert isinstance(line, Lobby)
                 lines.append(line.game)
         return lines
+
+
+class SharedAttempts:
+    """`Attempts` kept in Redis, so that every node counts a name's and an address's wrong
+    keys together: a sorted set of failure times per subject, trimmed to the window. Nodes'
+    monotonic clocks differ, so these times are the wall clock's (the `now` given is unused).
+    StoreError if Redis cannot be reached."""
+
+    def __init__(self, client: redis.Redis, kind: str, most: int, window_ms: int) -> None:
+        self.client, self.kind, self.most, self.window_ms = client, kind, most, window_ms
+
+    def wait_ms(self, subject: str, now: int) -> int:
+        key, wall = wrong_key(self.kind, subject), int(time.time() * 1000)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zremrangebyscore(key, "-inf", wall - self.window_ms)
+        pipe.zcard(key)
+        pipe.zrange(key, 0, 0, withscores=True)
+        try:
+            _, count, oldest = pipe.execute()
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot read the wrong keys: {exc}") from exc
+        if count < self.most or not oldest:
+            return 0
+        return max(0, int(oldest[0][1]) + self.window_ms - wall)
+
+    def failed(self, subject: str, now: int) -> None:
+        key, wall = wrong_key(self.kind, subject), int(time.time() * 1000)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zadd(key, {f"{wall}/{secrets.token_hex(4)}": wall})
+        pipe.pexpire(key, self.window_ms)
+        try:
+            pipe.execute()
+        except redis.RedisError as exc:
+            raise StoreError(f"cannot count a wrong key: {exc}") from exc
 
 
 def texts(values: Any) -> list[str]:

@@ -575,8 +575,18 @@ class Store:
     def snapshot(self, room: Room, events: Sequence[Event], now: int) -> Change:
         return change_of(room, events, now)
 
-    def tournament_snapshot(self, tid: str, status: str, body: str) -> TournamentChange:
+    def tournament_snapshot(
+        self, tid: str, status: str, body: str, games: Sequence[str]
+    ) -> TournamentChange:
+        """The record (which names its games: SQLite needs no index of them)."""
         return TournamentChange("tournament:" + tid, tid, status, body)
+
+    def tournament(self, tid: str) -> str | None:
+        with self._reading() as db:
+            row = db.execute(
+                "SELECT body FROM tournaments WHERE tournament_id = ?", (tid,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def tournaments(self) -> list[tuple[str, str]]:
         """Every tournament's id and record, oldest first."""
