@@ -61,8 +61,10 @@ class Games:
         (it will not wait for them). A refusal names the shares as `whose` (`this`
         connection's, or a rematch offerer's)."""
         game = self.check(create)
-        if conn is not None:  # a tournament's game counts against no connection's share
+        if conn is not None:
             self.shares.admit(conn.id, conn.ip, create, seated, whose)
+        else:  # a tournament's game: no connection's share, but the server's capacity
+            self.shares.check_capacity(create)
         room = Room(
             new_game_id(self.rooms),
             create.game,

@@ -50,6 +50,13 @@ class Shares:
             mine = [room for room in ours if room.creator == conn_id]
             _check_share(limits.per_connection, f"{whose} connection", mine, bots, waits)
         _check_share(limits.per_address, f"{whose} address", ours, bots, waits)
+        self.check_capacity(create)
+
+    def check_capacity(self, create: Create) -> None:
+        """Refuse a new game the server has no room for (`--max-games`, `--max-bot-seats`),
+        whoever makes it: a client, or a tournament, which counts against no share."""
+        limits = self.limits
+        bots = sum(spec.kind == "bot" for spec in create.seats)
         if len(self.live) >= limits.max_games:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
         if bots:
