@@ -10,6 +10,10 @@ KGP's rules is joined; else the agent waits for another agent (the edge pairs th
 game, the other is invited to it), and when none comes within `wait_ms` it plays a server bot.
 Each `state` lasts until the agent yields or its time is up (`stop`): then its last `move` is
 played, or a random legal move when it sent none, as the spec says.
+
+An agent that sets `tournament:id` plays a tournament instead, as go-kgp's tournament server
+gives games: its account is entered (if it was not), the tournament followed, and each game it
+is paired in joined as it starts; at the tournament's end the server says `goodbye`.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from ubao.protocol import (
     Clocks,
     Create,
     Error,
+    ErrorCode,
     GameSummary,
     Hello,
     Join,
@@ -59,6 +64,10 @@ from ubao.protocol import (
     SeatSpec,
     ServerMessage,
     Snapshot,
+    TournamentEvent,
+    TournamentJoin,
+    TournamentShow,
+    TournamentView,
 )
 from ubao.protocol import (
     Command as UbaoCommand,
@@ -175,23 +184,30 @@ class Phase(Enum):
     CREATING = "creating"  # a game of its own asked for
     WAITING = "waiting"  # waiting for another agent, or for a server bot
     PLAYING = "playing"
+    ENTERING = "entering"  # a tournament entered and followed
+    FOLLOWING = "following"  # waiting for its next game of the tournament
     VERIFYING = "verifying"
     CLOSED = "closed"
 
 
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.GREETED: frozenset({Phase.HELLO, Phase.VERIFYING, Phase.CLOSED}),
-    Phase.HELLO: frozenset({Phase.LOOKING, Phase.JOINING, Phase.CLOSED}),
+    Phase.HELLO: frozenset({Phase.LOOKING, Phase.JOINING, Phase.ENTERING, Phase.CLOSED}),
     Phase.LOOKING: frozenset({Phase.JOINING, Phase.WAITING, Phase.CLOSED}),
-    Phase.JOINING: frozenset({Phase.PLAYING, Phase.LOOKING, Phase.CLOSED}),
+    Phase.JOINING: frozenset(
+        {Phase.PLAYING, Phase.LOOKING, Phase.ENTERING, Phase.FOLLOWING, Phase.CLOSED}
+    ),
     Phase.CREATING: frozenset({Phase.JOINING, Phase.LOOKING, Phase.CLOSED}),
     Phase.WAITING: frozenset({Phase.CREATING, Phase.JOINING, Phase.CLOSED}),
-    Phase.PLAYING: frozenset({Phase.LOOKING, Phase.CLOSED}),
+    Phase.PLAYING: frozenset({Phase.LOOKING, Phase.ENTERING, Phase.FOLLOWING, Phase.CLOSED}),
+    Phase.ENTERING: frozenset({Phase.FOLLOWING, Phase.CLOSED}),
+    Phase.FOLLOWING: frozenset({Phase.JOINING, Phase.CLOSED}),
     Phase.VERIFYING: frozenset({Phase.CLOSED}),
     Phase.CLOSED: frozenset(),
 }
 """Each phase and the phases it may go to: a freeplay agent goes round from LOOKING to PLAYING
-and back for as long as it stays."""
+and back for as long as it stays; a tournament's from FOLLOWING to PLAYING and back until the
+tournament ends."""
 
 
 def seat_name(text: str) -> str:
@@ -273,6 +289,12 @@ class KgpSession:
         """Whether the game it asked for has the other seat open for the agent it was paired
         with (`Invite`)."""
         self.resuming = False
+        self.tournament: str | None = None
+        """The tournament it plays (`tournament:id`), if any, instead of freeplay."""
+        self.view: TournamentView | None = None
+        """That tournament as last heard of."""
+        self.played: set[str] = set()
+        """The tournament's games it joined (each once)."""
         self.wait_until: int | None = None
         self.next_id = 0
         self.next_ubao_id = 0
@@ -327,6 +349,10 @@ class KgpSession:
             self._refused(message, now)
         elif isinstance(message, Snapshot | Moved | SeatEvent | Over):
             self._event(message, now)
+        elif isinstance(message, TournamentEvent):
+            self.view = message.tournament
+            if self.phase is Phase.FOLLOWING:
+                self._follow()
         self._release(now)
 
     def on_time(self, now: int) -> None:
@@ -410,6 +436,8 @@ class KgpSession:
             self.comment = spoken(text, MAX_COMMENT)
         elif option == "auth:token" and text and self.phase is Phase.GREETED:
             self.auth = text
+        elif option == "tournament:id" and text and self.phase is Phase.GREETED:
+            self.tournament = text
         elif option == "auth:forget" and text:
             self.effects.append(SeatHeld(text, None))
         # other options (the info group's authors and description, time and game from an
@@ -434,6 +462,8 @@ class KgpSession:
     def _ok(self, ok: Ok, now: int) -> None:
         phase = self.phase
         if phase is Phase.HELLO:
+            if ok.name is not None:
+                self.name = ok.name  # the account's own spelling, as its entrant is named
             held = self.held_seat(self.auth) if self.auth else None
             if held is not None:
                 self._go(Phase.JOINING)
@@ -441,7 +471,12 @@ class KgpSession:
                 self.seat = Seat(held.game_id, held.seat, held.token)
                 self._ubao(Resume(self._ubao_id(), held.game_id, held.token, 0))
             else:
-                self._look()
+                self._next()
+        elif phase is Phase.ENTERING and ok.tournament is not None:
+            self.view = ok.tournament
+            self._follow()
+        elif phase is Phase.ENTERING:
+            self._show()
         elif phase is Phase.LOOKING and ok.games is not None:
             self._pick(ok.games, now)
         elif phase is Phase.CREATING and ok.game_id is not None:
@@ -461,13 +496,63 @@ class KgpSession:
             self.resuming = False
             self.seat = None  # the seat the token held is gone
             self.effects.append(SeatHeld(self.auth, None))
-            self._look()
+            self._next()
         elif phase is Phase.JOINING:
-            self._look()  # the game went, or its seat: look again
+            self._next()  # the game went, or its seat: look again
+        elif phase is Phase.ENTERING and error.code in (
+            ErrorCode.ALREADY_ENTERED,
+            ErrorCode.TOURNAMENT_CLOSED,
+        ):
+            self._show()  # entered before (or it started: its view says whether it was)
+        elif phase is Phase.ENTERING:
+            self._send("error", f"no tournament can be played now: {error.message}")
+            self._close()
         elif phase is Phase.PLAYING and self.seat is not None:
             self._send("error", f"the server refused the move: {error.message}")
         elif phase in (Phase.HELLO, Phase.LOOKING, Phase.CREATING):
             self._send("error", f"no game can be had now: {error.message}")
+            self._close()
+
+    def _next(self) -> None:
+        """On to the next game: the tournament's, or freeplay's."""
+        if self.tournament is None:
+            self._look()
+        elif self.view is None:
+            self._go(Phase.ENTERING)
+            self.seat = None
+            self._ubao(TournamentJoin(self._ubao_id(), self.tournament))
+        else:
+            self._go(Phase.FOLLOWING)
+            self.seat = None
+            self._follow()
+
+    def _show(self) -> None:
+        """Follow the tournament: its view now, and each change (`TournamentEvent`)."""
+        assert self.tournament is not None
+        self._ubao(TournamentShow(self._ubao_id(), self.tournament, subscribe=True))
+
+    def _follow(self) -> None:
+        """Join the tournament's game this agent is paired in that has started and that it
+        has not joined yet; say `goodbye` once the tournament is over."""
+        view = self.view
+        assert view is not None
+        if self.phase is Phase.ENTERING:
+            self._go(Phase.FOLLOWING)
+        if self.name not in view.entrants:
+            self._send("error", f"{self.name} is not an entrant of tournament {view.tournament_id}")
+            self._close()
+            return
+        me = view.entrants.index(self.name)
+        for p in view.pairings:
+            if p.game_id is None or p.result != "*" or p.game_id in self.played:
+                continue
+            if me in (p.white, p.black):
+                self.played.add(p.game_id)
+                self._go(Phase.JOINING)
+                self.joining_seat = 0 if p.white == me else 1
+                self._ubao(Join(self._ubao_id(), p.game_id, self.joining_seat))
+                return
+        if view.status in ("finished", "cancelled"):
             self._close()
 
     def _look(self) -> None:
@@ -616,7 +701,7 @@ class KgpSession:
         if self.auth:
             self.effects.append(SeatHeld(self.auth, None))
         if self.phase in (Phase.PLAYING, Phase.JOINING):
-            self._look()
+            self._next()
 
     # -- verify ------------------------------------------------------------------------------
 

@@ -1208,6 +1208,12 @@ def build_parser() -> argparse.ArgumentParser:
     kgp_parser.add_argument("--authors", help="info:authors")
     kgp_parser.add_argument("--description", help="info:description")
     kgp_parser.add_argument("--games", type=at_least(1), help="leave after this many games")
+    kgp_parser.add_argument(
+        "--tournament",
+        metavar="ID",
+        help="on a ubao server: enter this tournament (under --name's account, --token its "
+        "key) and play its games",
+    )
     add_backend_argument(kgp_parser)
     kgp_parser.set_defaults(handler=command_kgp)
     return parser
@@ -1230,6 +1236,7 @@ def command_kgp(args: argparse.Namespace) -> None:
         {key: value for key, value in infos.items() if value},
         args.token,
         args.games,
+        args.tournament,
     )
     logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

@@ -56,6 +56,9 @@ class AgentSettings:
     token: str | None = None
     games: int | None = None
     """Leave after this many games (`game:id` changes); None: stay."""
+    tournament: str | None = None
+    """A ubao server's tournament to play in (`tournament:id`, docs/kgp.md): the server enters
+    the agent's account and gives it that tournament's games, then says goodbye at its end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,8 @@ class KgpAgent:
             sets = [self._say("set", Word(f"info:{key}"), value) for key, value in self._infos()]
             if self.settings.token:
                 sets.append(self._say("set", Word("auth:token"), self.settings.token))
+            if self.settings.tournament:
+                sets.append(self._say("set", Word("tournament:id"), self.settings.tournament))
             return [*sets, self._say("mode", Word("freeplay"))]
         if name == "state" and args and isinstance(args[0], Board) and command.id is not None:
             board, last = args[0], self.last_board

@@ -235,3 +235,18 @@ async def test_a_kgp_agent_plays_a_claimed_name_only_with_its_key_as_token() -> 
         ]
         assert seats and all(seat.account == "agent" for seat in seats)
         assert all(seat.info().client == "bot" and seat.info().account for seat in seats)
+
+
+@needs_redis
+async def test_wrong_keys_are_counted_for_every_node_of_a_cluster(
+    redis_server: RedisServer,
+) -> None:
+    """Two wrong keys on one node and one on the other hold the name back on both (three a
+    name here): a guesser gains nothing by spreading over the nodes."""
+    async with nodes(redis_server, 2, "--wrong-keys-per-name", "3") as (first, second):
+        key = await claim(first.port, "alice")
+        for port in (first.port, first.port, second.port):
+            refused(await hello(port, "alice", "x" * 43), ErrorCode.BAD_KEY)
+        for port in (first.port, second.port):
+            held = refused(await hello(port, "alice", key), ErrorCode.TOO_MANY_ATTEMPTS)
+            assert held.retry_after_ms is not None and held.retry_after_ms > 0
