@@ -108,7 +108,7 @@ async def test_a_tournament_survives_the_death_of_its_node_mid_round(
                 await elsewhere.ok(join)
             await fan.ok(TournamentShow(id=0, tournament_id=tid, subscribe=True))
             listed = (await elsewhere.ok(TournamentList(id=0))).tournaments
-            assert [s.tournament_id for s in listed] == [tid]
+            assert listed is not None and [s.tournament_id for s in listed] == [tid]
             await organiser.ok(TournamentStart(id=0, tournament_id=tid))
             while True:  # some games over, some being played: the middle of a round
                 view = (await organiser.ok(TournamentShow(id=0, tournament_id=tid))).tournament
