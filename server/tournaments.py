@@ -225,7 +225,7 @@ class Tournaments:
 
     def _check_kept(self) -> None:
         if self.store is None:
-            message = "this server keeps no tournaments (a cluster node: single node only)"
+            message = "this server's store keeps no tournaments"
             raise Rejected(ErrorCode.UNKNOWN_TOURNAMENT, message)
 
     def get(self, tid: str) -> Tournament:
