@@ -3,6 +3,7 @@
     python benchmarks/tournaments.py round-robin --depths 1-6
     python benchmarks/tournaments.py swiss --clients 20 --depth 2
     python benchmarks/tournaments.py kills --kills 20
+    python benchmarks/tournaments.py cluster-kills --kills 20
 
 Each starts `ubao-server` on a free port with a fresh database (fsync and all) and runs one
 tournament to its end (docs/tournaments-server.md):
@@ -15,6 +16,13 @@ tournament to its end (docs/tournaments-server.md):
   `--kills` times at a random moment and started again; after each kill the stored tournament
   is replayed from its stored games and must agree with what the server last showed, and at
   the end its standings must equal what the stored games give.
+- `cluster-kills`: the same tournament on a cluster (a redis-server of its own, two nodes
+  `--redis`, one engine worker): `--kills` times the node that owns the tournament is killed
+  (-9) and a new node started in its place; the other node takes the tournament over. After
+  each kill the tournament stored in Redis must keep every pairing and result the killed node
+  showed; at the end its standings must equal what the stored games give, and Redis must hold
+  exactly the tournament's games (none started twice). It prints, besides, how long each
+  takeover took (from the kill until another node held the tournament's lease).
 
 It prints games per minute (the tournament's games over its wall time from start to end), the
 server's CPU time per game from the start to the end (its own process, and its engine processes
@@ -40,6 +48,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import redis
+from load import start_redis
 from websockets.asyncio.client import ClientConnection, connect
 
 from ubao.client.bot import EngineSettings
@@ -60,8 +70,9 @@ from ubao.protocol import (
     decode_server_message,
     encode,
 )
+from ubao.server.stores.redis import RedisStore, lease_key
 from ubao.server.stores.sqlite import Store
-from ubao.server.tournament import standings
+from ubao.server.tournament import Outcome, Tournament, standings
 from ubao.server.tournaments import decimal, replayed
 
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)/")
@@ -71,8 +82,11 @@ TICKS = os.sysconf("SC_CLK_TCK")
 class Server:
     """`python -m ubao.server` on a free port, its log in the folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, redis_url: str = "", node: str = "server") -> None:
         self.folder = folder
+        self.redis_url = redis_url
+        """A cluster's Redis: the server is one node (`node`) of it."""
+        self.node = node
         self.db = folder / "tournaments.sqlite3"
         self.process: asyncio.subprocess.Process | None = None
         self.port = 0
@@ -82,8 +96,10 @@ class Server:
 
     async def start(self) -> None:
         self.started += 1
-        log_path = self.folder / f"server{self.started}.log"
+        log_path = self.folder / f"{self.node}{self.started}.log"
         flags = ["--connections-per-ip", "1000", "--keys-per-address", "1000"]
+        if self.redis_url:
+            flags += ["--redis", self.redis_url, "--node-id", self.node]
         flags += ["--message-burst", "1000", "--message-rate", "1000"]
         with log_path.open("wb") as log:
             self.process = await asyncio.create_subprocess_exec(
@@ -168,19 +184,29 @@ async def until_over(client: Client, tid: str) -> TournamentView:
         await asyncio.sleep(0.25)
 
 
-def check(db: Path, view: TournamentView) -> None:
-    """The view's standings equal what the stored games give."""
-    store = Store(db)
-    try:
-        (body,) = [body for tid, body in store.tournaments() if tid == view.tournament_id]
-        t, results = replayed(view.tournament_id, body, store.load)
-    finally:
-        store.close()
+def check(db: Path | str, view: TournamentView) -> None:
+    """The view's standings equal what the stored games give (`db`: SQLite's file, or the
+    cluster's Redis URL)."""
+    t, results = stored(db, view.tournament_id)
     table = [(r.entrant, decimal(r.points), decimal(r.sonneborn_berger), decimal(r.buchholz))
              for r in standings(t, results)]  # fmt: skip
     shown = [(s.entrant, s.points, s.sonneborn_berger, s.buchholz) for s in view.standings]
     if shown != table:
         raise SystemExit(f"standings differ from the stored games:\n{shown}\n{table}")
+
+
+def stored(db: Path | str, tid: str) -> tuple[Tournament, dict[str, Outcome | None]]:
+    """The stored tournament and its stored games' results."""
+    store = (
+        RedisStore(redis.Redis.from_url(db), "benchmark", 3_000, 100)
+        if isinstance(db, str)
+        else Store(db)
+    )
+    try:
+        (body,) = [body for t, body in store.tournaments() if t == tid]
+        return replayed(tid, body, store.load)
+    finally:
+        store.close()
 
 
 Measured = tuple[TournamentView, float, dict[str, Any]]
@@ -275,23 +301,83 @@ async def kills(args: argparse.Namespace, server: Server) -> Measured:
         view = await organiser.view(tid)
         done_before.append(sum(p.result not in (None, "*") for p in view.pairings))
         await server.stop(signal.SIGKILL)
-        store = Store(server.db)
-        try:
-            (body,) = [body for t, body in store.tournaments() if t == tid]
-            t, results = replayed(tid, body, store.load)
-        finally:
-            store.close()
-        stored = {(p.round, p.white, p.black, p.game_id) for p in t.pairings}
-        for p in view.pairings:
-            if p.game_id is not None:
-                assert (p.round, p.white, p.black, p.game_id) in stored, "a pairing lost"
-                if p.result not in (None, "*"):
-                    assert results[p.game_id] is not None, "a result lost"
+        kept(server.db, view)
         await server.start()
         organiser = await Client.open(server.port, "organiser")
     view = await until_over(organiser, tid)
     extra = {"kills": args.kills, "games_over_at_each_kill": done_before}
     return view, time.monotonic() - started, extra
+
+
+def kept(db: Path | str, view: TournamentView) -> None:
+    """Every pairing and result the view showed is stored."""
+    t, results = stored(db, view.tournament_id)
+    pairings = {(p.round, p.white, p.black, p.game_id) for p in t.pairings}
+    for p in view.pairings:
+        if p.game_id is not None:
+            assert (p.round, p.white, p.black, p.game_id) in pairings, "a pairing lost"
+            if p.result not in (None, "*"):
+                assert results[p.game_id] is not None, "a result lost"
+
+
+async def cluster_kills(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """`cluster-kills` (see the module's docstring): the figures, all checked."""
+    redis_process, url = await start_redis(folder)
+    nodes = {name: Server(folder, url, name) for name in ("a", "b")}
+    worker_log = (folder / "worker.log").open("wb")
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ubao.engine", "worker", "--redis", url, "--hash", "1",
+        stderr=worker_log,
+    )  # fmt: skip
+    client = redis.Redis.from_url(url)
+    rng = random.Random(args.seed)
+    try:
+        for node in nodes.values():
+            await node.start()
+        organiser = await Client.open(nodes["a"].port, "organiser")
+        tid = await new(organiser, args, [1, 2, 3, 4, 5], double=True, pace_ms=args.pace_ms)
+        started = time.monotonic()
+        await organiser.ask(TournamentStart(id=0, tournament_id=tid))
+        takeovers, done_before = [], []
+        for _ in range(args.kills):
+            await asyncio.sleep(rng.uniform(0.5, 2.0))
+            lease = client.get(lease_key(tid))
+            if lease is None:  # between owners, or over
+                continue
+            owner = nodes[lease.decode().split("/")[0]]
+            other = next(node for node in nodes.values() if node is not owner)
+            organiser = await Client.open(other.port, "organiser")
+            view = await organiser.view(tid)
+            if view.status == "finished":
+                break
+            done_before.append(sum(p.result not in (None, "*") for p in view.pairings))
+            await owner.stop(signal.SIGKILL)
+            killed = time.monotonic()
+            kept(url, view)
+            async with asyncio.timeout(60):
+                while (client.get(lease_key(tid)) or lease) == lease:
+                    await asyncio.sleep(0.05)
+            takeovers.append(round(time.monotonic() - killed, 2))
+            await owner.start()  # a new node in its place
+        organiser = await Client.open(nodes["a"].port, "organiser")
+        view = await until_over(organiser, tid)
+        wall = time.monotonic() - started
+    finally:
+        for node in nodes.values():
+            if node.process is not None and node.process.returncode is None:
+                await node.stop()
+        worker.kill()
+        await worker.wait()
+    check(url, view)
+    games = {p.game_id for p in view.pairings if p.black is not None}
+    made = {key.decode().split(":", 2)[2] for key in client.scan_iter(match="ubao:game:*")}
+    assert made == games, f"games started twice or lost: {sorted(made ^ games)}"
+    redis_process.kill()
+    await redis_process.wait()
+    extra = {"kills": len(takeovers), "takeover_s": takeovers, "games_over_at_kills": done_before}
+    figures = report(args.command, view, wall, (0.0, 0.0), extra)
+    del figures["server_cpu_ms_per_game"], figures["engines_cpu_ms_per_game"]  # nodes restart
+    return figures
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Server], Awaitable[Measured]]] = {
@@ -303,6 +389,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Server], Awaitable[Measured]]]
 
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="ubao-tournaments-") as folder:
+        if args.command == "cluster-kills":
+            print(json.dumps(await cluster_kills(args, Path(folder))))
+            return
         server = Server(Path(folder))
         await server.start()
         try:
@@ -316,7 +405,7 @@ async def main(args: argparse.Namespace) -> None:
 
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=COMMANDS)
+    parser.add_argument("command", choices=[*COMMANDS, "cluster-kills"])
     parser.add_argument("--depths", type=depths, default=depths("1-6"), help="round-robin")
     parser.add_argument("--clients", type=int, default=20, help="swiss: bot clients")
     parser.add_argument("--depth", type=int, default=2, help="swiss: the bot clients' depth")
