@@ -40,6 +40,14 @@ class Limits:
     per_second: float = 20.0
     """...and per second after that; beyond, the connection is closed (policy violation)."""
     connections_per_ip: int = 32
+    """Connections one address (an IPv6 /64) may have past `hello`'s handshake; beyond, the
+    next is closed with 1008..."""
+    open_per_ip: int = 64
+    """...and connections it may have open at all, counted from accept (handshakes too):
+    beyond, the next is refused at once with an HTTP 503, before any handshake."""
+    max_connections: int = 0
+    """Connections open at once, counted from accept; beyond, refused at once with an HTTP
+    503. 0: derived from the descriptor limit (`door.connections_for`)."""
     max_games: int = 1000
     """Games not over at the same time."""
     max_bot_seats: int = 32
