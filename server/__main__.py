@@ -583,6 +583,11 @@ async def serve(config: ServerConfig) -> None:
         raise SystemExit(2) from None
     try:
         await server.start()
+    except (sqlite3.DatabaseError, UnusableDatabase) as exc:  # damaged past the open's check
+        await server.bots.close()
+        server.database.close()
+        print(f"ubao-server: cannot use --db {config.db}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     except OSError as exc:
         await server.bots.close()
         where = address(config.host, config.port)
