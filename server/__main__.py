@@ -326,8 +326,21 @@ SERVER_SETTINGS = (
     Setting(
         "--open-per-ip",
         "server.limits.open_per_ip",
-        "connections one address may have open, handshakes too; more are refused at accept",
-        least=1,
+        "connections one address may have open, handshakes too; more are refused at accept; "
+        "0: twice --connections-per-ip",
+    ),
+    Setting(
+        "--longest-wait",
+        "server.limits.longest_wait_ms",
+        "the longest a game waits for players, its creator connected or not",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
+        "--reserved-games",
+        "server.limits.reserved_games",
+        "game slots (a tenth of --max-games at most) kept for addresses that hold no game",
     ),
     Setting(
         "--max-connections",

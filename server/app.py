@@ -314,7 +314,7 @@ class GameServer:
         self._background: set[asyncio.Task[None]] = set()
         limits = config.limits
         total = limits.max_connections or connections_for(descriptor_limit())
-        self.door = Door(total, limits.open_per_ip)
+        self.door = Door(total, limits.open_per_ip or 2 * limits.connections_per_ip)
         self.edge = Edge(self.door, Networks.parse(config.proxies), config.open_timeout_s)
         self._loud_accept_errors: Callable[[], None] | None = None
 

@@ -557,6 +557,7 @@ class Core:
         events = room.start_if_full(self.now())
         self._persist(room, events)
         self.games.open(room)
+        self._attend(room)  # the longest wait starts
         if log.isEnabledFor(logging.DEBUG):  # per-game lines are debug: nothing per game at info
             game = room.game.describe()
             log.debug("game %s created by connection %d: %s", room.game_id, conn.id, game)
@@ -804,7 +805,8 @@ class Core:
             self._commit(room, events)
 
     def _attend(self, room: Room) -> None:
-        self.deadlines.attend(room, self.now(), self.limits.waiting_expiry_ms)
+        limits = self.limits
+        self.deadlines.attend(room, self.now(), limits.waiting_expiry_ms, limits.longest_wait_ms)
 
     # -- what goes out -------------------------------------------------------------------
 

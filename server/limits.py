@@ -42,9 +42,10 @@ class Limits:
     connections_per_ip: int = 32
     """Connections one address (an IPv6 /64) may have past `hello`'s handshake; beyond, the
     next is closed with 1008..."""
-    open_per_ip: int = 64
+    open_per_ip: int = 0
     """...and connections it may have open at all, counted from accept (handshakes too):
-    beyond, the next is refused at once with an HTTP 503, before any handshake."""
+    beyond, the next is refused at once with an HTTP 503, before any handshake. 0: twice
+    `connections_per_ip`."""
     max_connections: int = 0
     """Connections open at once, counted from accept; beyond, refused at once with an HTTP
     503. 0: derived from the descriptor limit (`door.connections_for`)."""
@@ -67,7 +68,12 @@ class Limits:
     """The names of the operator's engine bots (`--engine-bot`), which a bot seat may ask for
     instead of ubao's own engine."""
     waiting_expiry_ms: int = 60_000
-    """A waiting game whose creator and players are all gone is withdrawn after this long."""
+    """A waiting game whose creator and players are all gone is withdrawn after this long..."""
+    longest_wait_ms: int = 1_800_000
+    """...and any waiting game after this long, its creator there or not."""
+    reserved_games: int = 100
+    """Of `max_games`, the last ones (a tenth of them at most) go only to addresses that hold
+    no game not over: an address that holds one gets `server_busy` beyond the rest."""
     bounds: Bounds = field(default_factory=Bounds)
     wrong_keys_per_name: int = 5
     """Wrong keys for one account's name within `attempts_window_ms` before it waits..."""

@@ -181,8 +181,11 @@ class Room:
         """The address it was created from, counted against that address's share (not kept
         across restarts)."""
         self.expires_at: int | None = None
-        """While the game waits and neither its creator nor a player is connected: when it is
-        withdrawn (`expired`)."""
+        """While the game waits: when it is withdrawn (`expired`), soon if neither its creator
+        nor a player is connected, at `waiting_until` at the latest."""
+        self.waiting_until: int | None = None
+        """The latest a waiting game may wait, from when this server took it up (not stored:
+        a restart starts the wait again)."""
         self.rematch_offer: int | None = None
         """Once over: the seat whose rematch offer waits for an answer (not stored: an offer
         lapses when its player or the player it waits for leaves, and with the server)."""

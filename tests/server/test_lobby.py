@@ -54,7 +54,10 @@ from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
 ROOMY = small_limits(
-    burst=10_000, per_connection=Share(2000, 2000, 64), per_address=Share(2000, 2000, 64)
+    burst=10_000,
+    per_connection=Share(2000, 2000, 64),
+    per_address=Share(2000, 2000, 64),
+    reserved_games=0,
 )
 
 
