@@ -330,6 +330,28 @@ SERVER_SETTINGS = (
         "0: twice --connections-per-ip",
     ),
     Setting(
+        "--move-limit",
+        "server.limits.move_limit_ms",
+        "in a game without a clock, the longest a player may take over a move; past it the "
+        "game ends (timeout, or aborted before their first move)",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
+        "--lobby-window",
+        "server.limits.lobby_window_ms",
+        "a game's lobby line goes to subscribers at most once per this long; 0: at once",
+        "SECONDS",
+        scale=1000,
+    ),
+    Setting(
+        "--lobby-subscribers-per-ip",
+        "server.limits.lobby_subscribers_per_ip",
+        "connections of one address subscribed to the lobby",
+        least=1,
+    ),
+    Setting(
         "--longest-wait",
         "server.limits.longest_wait_ms",
         "the longest a game waits for players, its creator connected or not",

@@ -113,6 +113,7 @@ def _rebuilt(stored: StoredGame, rules: RulesCache, limits: Limits, now: int) ->
     room.pace_ms = stored.pace_ms
     room.rated = stored.rated
     room.first_move_ms = limits.grace_ms
+    room.move_limit_ms = limits.move_limit_ms
     over = stored.status == "over"
     for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
         seat.name, seat.token_hash = name, token_hash

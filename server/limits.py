@@ -67,6 +67,9 @@ class Limits:
     engine_bots: tuple[str, ...] = ()
     """The names of the operator's engine bots (`--engine-bot`), which a bot seat may ask for
     instead of ubao's own engine."""
+    move_limit_ms: int = 600_000
+    """In a game without a clock, the longest a player may take over a move: past it the game
+    ends, `timeout` against them, or `aborted` if they have not moved in it yet."""
     waiting_expiry_ms: int = 60_000
     """A waiting game whose creator and players are all gone is withdrawn after this long..."""
     longest_wait_ms: int = 1_800_000
@@ -74,6 +77,12 @@ class Limits:
     reserved_games: int = 100
     """Of `max_games`, the last ones (a tenth of them at most) go only to addresses that hold
     no game not over: an address that holds one gets `server_busy` beyond the rest."""
+    lobby_window_ms: int = 250
+    """A game's lobby line goes to subscribers at most once per this long (the latest line at
+    the window's end), and a new game's first line after it: none for a game withdrawn
+    within it. 0: every change at once."""
+    lobby_subscribers_per_ip: int = 8
+    """Connections of one address subscribed to the lobby (`quota_exceeded` beyond)."""
     bounds: Bounds = field(default_factory=Bounds)
     wrong_keys_per_name: int = 5
     """Wrong keys for one account's name within `attempts_window_ms` before it waits..."""

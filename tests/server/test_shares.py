@@ -4,7 +4,7 @@ waiting games that go away: cancelled by their creator, or expired once nobody a
 
 from __future__ import annotations
 
-from tests.support.server import SMALL_KALAH, Harness, Peer, small_limits
+from tests.support.server import SMALL_KALAH, Harness, Peer, move, small_limits, started_game
 from ubao.protocol import (
     Cancel,
     Create,
@@ -220,3 +220,28 @@ def test_the_last_game_slots_are_kept_for_addresses_that_hold_none() -> None:
     newcomer().create()
     last = newcomer()
     assert last.error(create(last)).message == "too many games are going on; try again later"
+
+
+def test_a_game_without_a_clock_ends_when_a_move_does_not_come_in_time() -> None:
+    h = Harness(small_limits(move_limit_ms=600_000))
+    game_id, south, south_token, north, north_token = started_game(h)
+    room = h.core.rooms[game_id]
+    assert room.clock is None and h.core.next_deadline() == h.clock() + 600_000
+    while set(room.movers) != {0, 1}:  # both have moved, each well within the limit
+        h.advance(500_000)
+        peer, token = (south, south_token) if room.to_move == 0 else (north, north_token)
+        move(peer, game_id, token, room.ply, room.legal()[0])
+    late = room.to_move
+    h.advance(599_999)
+    assert room.status == "playing"
+    h.advance(1)
+    assert room.result is not None
+    assert (room.result.winner, room.result.reason) == (1 - late, "timeout")
+
+
+def test_a_game_without_a_clock_whose_first_move_never_comes_is_aborted() -> None:
+    h = Harness(small_limits(move_limit_ms=600_000))
+    game_id, *_ = started_game(h)
+    h.advance(600_000)
+    result = h.core.rooms[game_id].result
+    assert result is not None and (result.winner, result.reason) == (None, "aborted")
