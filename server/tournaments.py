@@ -156,7 +156,11 @@ class Tournaments:
             return []
         out: list[Output] = []
         for tid, body in self.store.tournaments():
-            t, maker = from_json(tid, body)
+            try:
+                t, maker = from_json(tid, body)
+            except (ValueError, KeyError, TypeError) as exc:  # its record is damaged: left alone
+                log.error("cannot restore tournament %s: %s", tid, exc)
+                continue
             self._hold(t, maker)
             for p in t.pairings:
                 if p.game_id is not None and self._has_account(t, p):

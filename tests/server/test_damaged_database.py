@@ -102,3 +102,14 @@ def test_moves_that_disagree_with_the_event_log_leave_the_game_alone(tmp_path: P
             "SELECT game_id, ply FROM games WHERE game_id IN (?, ?)", (emptied, shortened)
         )
         assert dict(rows.fetchall()) == {emptied: 3, shortened: 3}
+
+
+def test_a_damaged_tournament_record_is_left_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = tmp_path / "ubao.sqlite3"
+    (game_id,) = games_played(db, 1)
+    with sqlite3.connect(db) as raw:
+        raw.execute("INSERT INTO tournaments VALUES ('t1', 'running', '{\"settings\": 7')")
+    assert restored(db) == {game_id: 2}
+    assert "cannot restore tournament t1" in caplog.text
