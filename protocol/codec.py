@@ -48,6 +48,7 @@ from ubao.protocol.messages import (
     ServerMessage,
     Text,
 )
+from ubao.protocol.names import name_problem
 
 
 class _Invalid(Exception):
@@ -104,6 +105,8 @@ def _text(spec: Text) -> Check:
                 f"{path} must not begin or end with a space, nor be blank: others would see "
                 "an empty name, or one that looks like another's"
             )
+        if trimmed and (problem := name_problem(value)):
+            _fail(f"{path} {problem}: others could not read it")
         return value
 
     return check

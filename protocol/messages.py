@@ -69,7 +69,9 @@ class Range:
 class Text:
     """Length bounds of a string field, in characters, and optionally the characters allowed
     (a regular expression character class such as `a-z0-9_`); any text must be printable.
-    `trimmed`: no space at either end, so never blank (a name others see in the lobby)."""
+    `trimmed`: no space at either end, so never blank (a name others see in the lobby), and
+    readable: nothing that renders blank, no tower of marks, at most 64 columns
+    (`names.name_problem`)."""
 
     max: int
     min: int = 1

@@ -45,3 +45,50 @@ def canonical_name(name: str) -> str:
     for pair, single in LOOK_ALIKE_PAIRS:
         skeleton = skeleton.replace(pair, single)
     return " ".join(skeleton.split())
+
+
+BLANKS = frozenset(
+    "\u115f\u1160\u3164\uffa0"  # the Hangul fillers: letters that draw nothing
+    "\u2800"  # the blank Braille pattern
+    "\u034f\u17b4\u17b5"  # marks that draw nothing: the grapheme joiner, Khmer's inherent vowels
+    "\U0001d159"  # the musical null notehead
+)
+"""Printable characters that render as nothing: a name of them looks empty, and one of them
+at the end of a name looks like the name without it."""
+
+MAX_MARKS = 2
+"""Combining marks on one letter (after NFC): Vietnamese stacks two (ệ); more is a tower of
+marks drawn over the lines around the name."""
+
+MAX_COLUMNS = 64
+"""The width of a name on a terminal, a wide character (CJK, full-width) counting two: 64
+letters of the Latin alphabet, 32 of Chinese."""
+
+
+def name_problem(name: str) -> str | None:
+    """Why a player's name cannot be shown as others would read it, or None (the codec's own
+    checks came first: printable, neither blank nor padded with spaces, at most 64 characters)."""
+    composed = unicodedata.normalize("NFC", name)
+    if any(c in BLANKS for c in composed):
+        return "has a character that renders as nothing"
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in composed):
+        return "renders as nothing"
+    marks = 0
+    for c in composed:
+        marks = marks + 1 if unicodedata.combining(c) or unicodedata.category(c) == "Me" else 0
+        if marks > MAX_MARKS:
+            return f"stacks more than {MAX_MARKS} combining marks on one letter"
+    if columns(composed) > MAX_COLUMNS:
+        return f"is wider than {MAX_COLUMNS} columns (a wide character counts two)"
+    return None
+
+
+def columns(text: str) -> int:
+    """How many terminal columns `text` takes: wide and full-width characters two, combining
+    marks none."""
+    width = 0
+    for c in text:
+        if unicodedata.combining(c):
+            continue
+        width += 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+    return width

@@ -29,6 +29,8 @@ from typing import Any
 from ubao.engine.protocols.client import EngineFailure
 from ubao.server.app import GameServer, ServerConfig, address
 from ubao.server.bots import EngineBot
+from ubao.server.door import Networks
+from ubao.server.edge import raise_descriptor_limit
 from ubao.server.stores.sqlite import DatabaseInUse, UnusableDatabase, default_db_path
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -138,6 +140,12 @@ def replace_path(obj: Any, names: Sequence[str], value: Any) -> Any:
     if rest:
         value = replace_path(getattr(obj, name), rest, value)
     return dataclasses.replace(obj, **{name: value})
+
+
+def proxy_network(text: str) -> str:
+    """A `--proxy` value: an address or a network."""
+    Networks.parse([text])
+    return text.strip()
 
 
 def help_default(value: Any) -> str:
@@ -312,8 +320,63 @@ SERVER_SETTINGS = (
     Setting(
         "--connections-per-ip",
         "server.limits.connections_per_ip",
-        "connections from one address; more are closed",
+        "connections from one address (an IPv6 /64) past their handshake; more are closed",
         least=1,
+    ),
+    Setting(
+        "--open-per-ip",
+        "server.limits.open_per_ip",
+        "connections one address may have open, handshakes too; more are refused at accept; "
+        "0: twice --connections-per-ip",
+    ),
+    Setting(
+        "--move-limit",
+        "server.limits.move_limit_ms",
+        "in a game without a clock, the longest a player may take over a move; past it the "
+        "game ends (timeout, or aborted before their first move)",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
+        "--lobby-window",
+        "server.limits.lobby_window_ms",
+        "a game's lobby line goes to subscribers at most once per this long; 0: at once",
+        "SECONDS",
+        scale=1000,
+    ),
+    Setting(
+        "--lobby-subscribers-per-ip",
+        "server.limits.lobby_subscribers_per_ip",
+        "connections of one address subscribed to the lobby",
+        least=1,
+    ),
+    Setting(
+        "--longest-wait",
+        "server.limits.longest_wait_ms",
+        "the longest a game waits for players, its creator connected or not",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
+        "--reserved-games",
+        "server.limits.reserved_games",
+        "game slots (a tenth of --max-games at most) kept for addresses that hold no game",
+    ),
+    Setting(
+        "--max-connections",
+        "server.limits.max_connections",
+        "connections open at once; more are refused at accept; 0: 90% of the descriptor "
+        "limit, less 64 kept for the rest",
+    ),
+    Setting(
+        "--proxy",
+        "server.proxies",
+        "the address or network of a proxy that sends the PROXY protocol v2 header "
+        "(HAProxy's send-proxy-v2); its clients are counted by the address it names",
+        "NETWORK",
+        each=proxy_network,
     ),
     Setting(
         "--message-burst",
@@ -555,6 +618,11 @@ async def serve(config: ServerConfig) -> None:
         raise SystemExit(2) from None
     try:
         await server.start()
+    except (sqlite3.DatabaseError, UnusableDatabase) as exc:  # damaged past the open's check
+        await server.bots.close()
+        server.database.close()
+        print(f"ubao-server: cannot use --db {config.db}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     except OSError as exc:
         await server.bots.close()
         where = address(config.host, config.port)
@@ -611,6 +679,11 @@ def prepare(argv: Sequence[str] | None = None) -> Options:
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_OBJECTS, max(middle, MIDDLE_COLLECTIONS), old)  # the server's process
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    before, after = raise_descriptor_limit()
+    if after != before:
+        logging.getLogger("ubao.server").info(
+            "open files: limit raised from %d to %d", before, after
+        )
     return options
 
 

@@ -24,7 +24,7 @@ import logging
 import shlex
 import socket
 from collections import deque
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -43,6 +43,8 @@ from ubao.server.accounts import hash_key, key_matches, new_key
 from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, wall_ms
 from ubao.server.core import Core
+from ubao.server.door import Door, Networks, connections_for
+from ubao.server.edge import Edge, descriptor_limit
 from ubao.server.kgp_edge import WS_PATH, KgpGateway
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.limits import Limits
@@ -134,6 +136,9 @@ class ServerConfig:
     """For a closing handshake; a connection that does not finish it is cut."""
     kgp: KgpSettings = field(default_factory=KgpSettings)
     """The KGP endpoint for Kalah agents (docs/kgp.md)."""
+    proxies: tuple[str, ...] = ()
+    """Addresses or networks of proxies that send the PROXY protocol (v2) header first; the
+    limits count their clients by the address it names (docs/server.md, "Behind a proxy")."""
 
 
 class Attached(Protocol):
@@ -307,6 +312,11 @@ class GameServer:
         self._wake = asyncio.Event()
         self._timer: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        limits = config.limits
+        total = limits.max_connections or connections_for(descriptor_limit())
+        self.door = Door(total, limits.open_per_ip or 2 * limits.connections_per_ip)
+        self.edge = Edge(self.door, Networks.parse(config.proxies), config.open_timeout_s)
+        self._loud_accept_errors: Callable[[], None] | None = None
 
     @property
     def store(self) -> Store:
@@ -337,6 +347,10 @@ class GameServer:
             logger=wire_log,
             backlog=LISTEN_BACKLOG,
             start_serving=False,
+            create_connection=self.edge.connection_class(),
+        )
+        self._loud_accept_errors = self.edge.quiet_accept_errors(
+            asyncio.get_running_loop(), self.now
         )
         try:
             await self._take_up()
@@ -404,6 +418,8 @@ class GameServer:
             await self.cluster.stop()  # it closes the store
         else:
             self.database.close()
+        if self._loud_accept_errors is not None:
+            self._loud_accept_errors()
         log.info("stopped")
 
     async def _drain(self, saved: int) -> None:
@@ -504,6 +520,7 @@ class GameServer:
         core = self.core
         lines = [
             f"ubao_connections {len(core.conns)}",
+            f"ubao_connections_open {self.door.open}",
             f'ubao_games{{status="live"}} {sum(r.status != "over" for r in core.rooms.values())}',
             f"ubao_engines {len(self.bots.engines)}",
         ]
@@ -519,7 +536,7 @@ class GameServer:
             ]
         lines += [
             f'ubao_rejected_total{{reason="{reason}"}} {count}'
-            for reason, count in sorted(core.rejected.items())
+            for reason, count in sorted((core.rejected + self.door.refused).items())
         ]
         return "\n".join(lines) + "\n"
 

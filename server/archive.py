@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ubao.engine.game import GameError
 from ubao.engine.searchable import Searchable
-from ubao.protocol import Over
+from ubao.protocol import Event, Moved, Over, TakebackRequest
 from ubao.server.limits import Limits
 from ubao.server.room import Room
 from ubao.server.stores.protocol import StoredGame
@@ -113,12 +113,19 @@ def _rebuilt(stored: StoredGame, rules: RulesCache, limits: Limits, now: int) ->
     room.pace_ms = stored.pace_ms
     room.rated = stored.rated
     room.first_move_ms = limits.grace_ms
+    room.move_limit_ms = limits.move_limit_ms
     over = stored.status == "over"
     for seat, (_, name, token_hash) in zip(room.seats, stored.seats, strict=True):
         seat.name, seat.token_hash = name, token_hash
         if token_hash is not None and not over:
             seat.grace_until = now + limits.grace_ms
             seat.returning = True  # no clock of theirs runs until they are back
+    logged = moves_in_log(stored.events)
+    if logged != list(zip(stored.movers, stored.moves, strict=True)):
+        raise ValueError(
+            f"its {len(stored.moves)} stored moves disagree with the {len(logged)} of its event "
+            "log; left in the database as it is"
+        )
     room.replay(stored.movers, stored.moves)
     room.restore_events(stored.events)
     if over:
@@ -132,3 +139,16 @@ def _rebuilt(stored: StoredGame, rules: RulesCache, limits: Limits, now: int) ->
         room.clock.remaining = list(stored.clocks)
     room.resume_clock(now)
     return room
+
+
+def moves_in_log(events: Sequence[Event]) -> list[tuple[int, str]]:
+    """The moves that stand after `events`, as (seat, move): each `moved` plays its move at its
+    ply, an accepted takeback goes back to its ply. A game's moves table must say the same."""
+    moves: list[tuple[int, str]] = []
+    for event in events:
+        if isinstance(event, Moved):
+            del moves[event.ply :]
+            moves.append((event.seat, event.move))
+        elif isinstance(event, TakebackRequest) and event.state == "accepted":
+            del moves[event.ply :]
+    return moves

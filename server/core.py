@@ -39,7 +39,6 @@ from ubao.protocol import (
     Hello,
     Join,
     ListGames,
-    Lobby,
     Move,
     Ok,
     Over,
@@ -133,7 +132,9 @@ class Core:
         self.intake = Intake()
         self.ratings = RatingBook(store)
         self.games = Games(store, self.limits, self.sessions, make_game, now, self._rate)
-        self.listing = LobbyListing()
+        self.listing = LobbyListing(
+            self.limits.lobby_window_ms, self.limits.lobby_subscribers_per_ip
+        )
         self.deadlines = Deadlines()
         self.bot_turns = BotTurns()
         window = self.limits.attempts_window_ms
@@ -260,8 +261,8 @@ class Core:
 
     def listed(self, game: GameSummary) -> None:
         """Another node's game changed its lobby line: tell this node's lobby subscribers."""
-        if self.lobby and game.game_id not in self.rooms:
-            self._out.append(SendMessage(tuple(self.lobby), Lobby(game=game)))
+        if game.game_id not in self.rooms:
+            self._out += self.listing.changed(game, self.now(), new=False)
 
     def connect(self, ip: str, hello: Hello | None = None, account: str | None = None) -> int:
         """A new connection from `ip`; with `hello`, a proxy for another node's client that
@@ -304,7 +305,7 @@ class Core:
         conn = self.sessions.close(conn_id)
         if conn is None:
             return
-        self.lobby.discard(conn.id)
+        self.listing.leave(conn.id)
         self.tournaments.leave(conn.id)
         for game_id in conn.rooms:
             room = self.rooms.get(game_id)
@@ -334,11 +335,12 @@ class Core:
     def next_deadline(self) -> int | None:
         """When `tick` next has work (a flag fall, a grace period's end, a waiting game's
         expiry), if ever."""
-        games = self.deadlines.next(self.rooms)
-        tournaments = self.tournaments.next_deadline(self.now())
-        if games is None or tournaments is None:
-            return games if tournaments is None else tournaments
-        return min(games, tournaments)
+        times = (
+            self.deadlines.next(self.rooms),
+            self.tournaments.next_deadline(self.now()),
+            self.listing.next_deadline(),
+        )
+        return min((time for time in times if time is not None), default=None)
 
     def tick(self) -> None:
         for game_id in self.deadlines.due(self.now(), self.rooms):
@@ -352,6 +354,7 @@ class Core:
             else:
                 self._commit(room, room.forfeit(seat, "no_show", self.now()))
         self._out += self.tournaments.due(self.now())
+        self._out += self.listing.due(self.now())
 
     def bot_moved(self, turn: BotTurn, move: str, info: BotInfo | None) -> bool:
         """A bot engine chose `move`. False if the rules reject it (the layer asks again);
@@ -579,7 +582,7 @@ class Core:
     def _list(self, conn: Connection, command: ListGames) -> None:
         """A page of the lobby: this node's games but those read back by id, and in a
         cluster the other nodes' too; subscribe or not."""
-        self.listing.subscribe(conn.id, command.subscribe)
+        self.listing.subscribe(conn.id, conn.ip, command.subscribe)
         read = self.games.archive.read  # old games read back by id: not in the lobby
         lines: list[LobbyLine] = [
             room for game_id, room in self.rooms.items() if game_id not in read
@@ -595,6 +598,7 @@ class Core:
         events = room.start_if_full(self.now())
         self._persist(room, events)
         self.games.open(room)
+        self._attend(room)  # the longest wait starts
         if log.isEnabledFor(logging.DEBUG):  # per-game lines are debug: nothing per game at info
             game = room.game.describe()
             log.debug("game %s created by connection %d: %s", room.game_id, conn.id, game)
@@ -802,8 +806,7 @@ class Core:
         recipients = [conn for conn in room.watchers if conn not in joined]
         self._out += fan_out(room, events, recipients, self.conns)
         if listed or any(isinstance(e, SeatEvent | Over) for e in events):
-            if self.lobby:
-                self._out.append(SendMessage(tuple(self.lobby), Lobby(game=room.summary())))
+            self._out += self.listing.changed(room, self.now(), new=listed)
             self._out += self.routing.announce(room)
         self._follow_up(room)
 
@@ -844,7 +847,8 @@ class Core:
             self._commit(room, events)
 
     def _attend(self, room: Room) -> None:
-        self.deadlines.attend(room, self.now(), self.limits.waiting_expiry_ms)
+        limits = self.limits
+        self.deadlines.attend(room, self.now(), limits.waiting_expiry_ms, limits.longest_wait_ms)
 
     # -- what goes out -------------------------------------------------------------------
 

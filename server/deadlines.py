@@ -27,15 +27,21 @@ class Deadlines:
         """The game changed: its deadline may have too."""
         self._touched.add(game_id)
 
-    def attend(self, room: Room, now: int, expiry_ms: int) -> None:
+    def attend(self, room: Room, now: int, expiry_ms: int, longest_ms: int) -> None:
         """Start or stop the expiry of a waiting game: it runs while neither the creator nor
-        any player is connected."""
+        any player is connected, and a game waits `longest_ms` at most, attended or not (an
+        invitation nobody takes must not hold a game slot for as long as its creator stays)."""
         self.touch(room.game_id)
-        attended = room.creator is not None or any(s.holder is not None for s in room.seats)
-        if attended or room.status != "waiting":
+        if room.status != "waiting":
             room.expires_at = None
-        elif room.expires_at is None:
-            room.expires_at = now + expiry_ms
+            return
+        if room.waiting_until is None:
+            room.waiting_until = now + longest_ms
+        attended = room.creator is not None or any(s.holder is not None for s in room.seats)
+        if attended:
+            room.expires_at = room.waiting_until
+        elif room.expires_at is None or room.expires_at == room.waiting_until:
+            room.expires_at = min(now + expiry_ms, room.waiting_until)
 
     def next(self, rooms: Mapping[str, Room]) -> int | None:
         """The earliest deadline of any game, if any."""

@@ -80,6 +80,7 @@ class Games:
         room.pace_ms = create.pace_ms or 0
         room.rated = create.rated
         room.first_move_ms = self.limits.grace_ms
+        room.move_limit_ms = self.limits.move_limit_ms
         return room
 
     def check(self, create: Create) -> Searchable[Any, Any]:

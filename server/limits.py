@@ -40,6 +40,15 @@ class Limits:
     per_second: float = 20.0
     """...and per second after that; beyond, the connection is closed (policy violation)."""
     connections_per_ip: int = 32
+    """Connections one address (an IPv6 /64) may have past `hello`'s handshake; beyond, the
+    next is closed with 1008..."""
+    open_per_ip: int = 0
+    """...and connections it may have open at all, counted from accept (handshakes too):
+    beyond, the next is refused at once with an HTTP 503, before any handshake. 0: twice
+    `connections_per_ip`."""
+    max_connections: int = 0
+    """Connections open at once, counted from accept; beyond, refused at once with an HTTP
+    503. 0: derived from the descriptor limit (`door.connections_for`)."""
     max_games: int = 1000
     """Games not over at the same time."""
     max_bot_seats: int = 32
@@ -58,8 +67,22 @@ class Limits:
     engine_bots: tuple[str, ...] = ()
     """The names of the operator's engine bots (`--engine-bot`), which a bot seat may ask for
     instead of ubao's own engine."""
+    move_limit_ms: int = 600_000
+    """In a game without a clock, the longest a player may take over a move: past it the game
+    ends, `timeout` against them, or `aborted` if they have not moved in it yet."""
     waiting_expiry_ms: int = 60_000
-    """A waiting game whose creator and players are all gone is withdrawn after this long."""
+    """A waiting game whose creator and players are all gone is withdrawn after this long..."""
+    longest_wait_ms: int = 1_800_000
+    """...and any waiting game after this long, its creator there or not."""
+    reserved_games: int = 100
+    """Of `max_games`, the last ones (a tenth of them at most) go only to addresses that hold
+    no game not over: an address that holds one gets `server_busy` beyond the rest."""
+    lobby_window_ms: int = 250
+    """A game's lobby line goes to subscribers at most once per this long (the latest line at
+    the window's end), and a new game's first line after it: none for a game withdrawn
+    within it. 0: every change at once."""
+    lobby_subscribers_per_ip: int = 8
+    """Connections of one address subscribed to the lobby (`quota_exceeded` beyond)."""
     bounds: Bounds = field(default_factory=Bounds)
     wrong_keys_per_name: int = 5
     """Wrong keys for one account's name within `attempts_window_ms` before it waits..."""

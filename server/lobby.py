@@ -1,9 +1,12 @@
-"""The lobby: its subscribers and its pages, in a fixed order a cursor can resume from."""
+"""The lobby: its subscribers (so many per address), what they are told of games' changes
+(coalesced per game within a short window), and its pages, in a fixed order a cursor can resume
+from."""
 
 from __future__ import annotations
 
 import heapq
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from ubao.protocol import (
@@ -11,6 +14,7 @@ from ubao.protocol import (
     ErrorCode,
     GameSummary,
     ListGames,
+    Lobby,
     LobbyFilter,
     Ok,
     Status,
@@ -18,6 +22,7 @@ from ubao.protocol import (
 )
 from ubao.protocol.messages import MAX_GAME_ID
 from ubao.server.lifecycle import Rejected
+from ubao.server.outputs import SendMessage
 from ubao.server.room import Room
 
 LOBBY_STATUS: dict[LobbyFilter, Status] = {"open": "waiting", "live": "playing", "finished": "over"}
@@ -30,15 +35,97 @@ LobbyLine = Room | GameSummary
 
 
 class LobbyListing:
-    """Who hears of lobby changes, and the page a `games` command asks for."""
+    """Who hears of lobby changes, what they hear and when, and the page a `games` command
+    asks for.
 
-    def __init__(self) -> None:
+    A game's line goes out at most once per `window_ms`: a change within the window of the
+    last one waits for its end, and only the game's latest line goes then. A new game waits a
+    window before its first line, so a game created and withdrawn within it (a client that
+    churns create and cancel within its budget) is never told at all. Every subscriber hears
+    the same lines, so the window is kept per game, for all of them at once."""
+
+    def __init__(self, window_ms: int, per_address: int) -> None:
         self.subscribers: set[int] = set()
         """Connections subscribed to lobby changes."""
+        self.window_ms = window_ms
+        self.per_address = per_address
+        self._addresses: dict[int, str] = {}
+        """Each subscriber's address, and how many each address has (`per_address` at most)."""
+        self._by_address: Counter[str] = Counter()
+        self._sent_at: dict[str, int] = {}
+        """When each game's line last went out, within the last window."""
+        self._held: dict[str, tuple[LobbyLine, bool, int]] = {}
+        """Lines that wait for their window's end: the latest line, whether the game is new
+        (never told), when it goes out."""
 
-    def subscribe(self, conn_id: int, subscribe: bool | None) -> None:
-        if subscribe is not None:
-            (self.subscribers.add if subscribe else self.subscribers.discard)(conn_id)
+    def subscribe(self, conn_id: int, address: str, subscribe: bool | None) -> None:
+        """Subscribe or unsubscribe; `quota_exceeded` beyond the address's subscriptions."""
+        if subscribe is None or (subscribe and conn_id in self._addresses):
+            return
+        if not subscribe:
+            self.leave(conn_id)
+            return
+        if self._by_address[address] >= self.per_address:
+            message = (
+                f"this address already has {self.per_address} lobby subscriptions; "
+                "unsubscribe one first"
+            )
+            raise Rejected(ErrorCode.QUOTA_EXCEEDED, message)
+        self.subscribers.add(conn_id)
+        self._addresses[conn_id] = address
+        self._by_address[address] += 1
+
+    def leave(self, conn_id: int) -> None:
+        """The connection unsubscribed or closed."""
+        self.subscribers.discard(conn_id)
+        address = self._addresses.pop(conn_id, None)
+        if address is not None:
+            self._by_address[address] -= 1
+            if self._by_address[address] <= 0:
+                del self._by_address[address]
+
+    def changed(self, line: LobbyLine, now: int, new: bool) -> list[SendMessage]:
+        """A game's line changed (`new`: it is listed for the first time): its line now, or
+        held until its window ends."""
+        game_id = line.game_id
+        held = self._held.get(game_id)
+        if held is not None:
+            self._held[game_id] = (line, held[1], held[2])
+            return []
+        if not self.subscribers:
+            return []
+        if self.window_ms <= 0:
+            return [self._tell(line)]
+        last = self._sent_at.get(game_id)
+        if not new and (last is None or now - last >= self.window_ms):
+            self._sent_at[game_id] = now
+            return [self._tell(line)]
+        due = now + self.window_ms if new or last is None else last + self.window_ms
+        self._held[game_id] = (line, new, due)
+        return []
+
+    def next_deadline(self) -> int | None:
+        """When a held line is next due, if any."""
+        return min((due for _, _, due in self._held.values()), default=None)
+
+    def due(self, now: int) -> list[SendMessage]:
+        """The held lines whose window has ended; nothing of a new game already withdrawn."""
+        ready = [game_id for game_id, (_, _, due) in self._held.items() if due <= now]
+        sends = []
+        for game_id in ready:
+            line, new, _ = self._held.pop(game_id)
+            if (new and line.status == "over") or not self.subscribers:
+                continue
+            self._sent_at[game_id] = now
+            sends.append(self._tell(line))
+        horizon = now - self.window_ms
+        for game_id in [g for g, at in self._sent_at.items() if at <= horizon]:
+            del self._sent_at[game_id]
+        return sends
+
+    def _tell(self, line: LobbyLine) -> SendMessage:
+        summary = line.summary() if isinstance(line, Room) else line
+        return SendMessage(tuple(self.subscribers), Lobby(game=summary))
 
     def page(self, command: ListGames, lines: Iterable[LobbyLine]) -> Ok:
         """A page of `lines`, in `LOBBY_RANK` order, newest first, after the command's cursor."""

@@ -168,6 +168,12 @@ class Room:
         """With a clock: how long a player may take over their first move, which no clock
         times (as on lichess), before the game is aborted; the server's grace period (None:
         no limit)."""
+        self.move_limit_ms: int | None = None
+        """In a game without a clock, the longest a player may take over a move (None: no
+        limit): past it, the game ends as `timeout` against them, or `aborted` if they have
+        not moved yet, as a game with a clock does (`expire`)."""
+        self.move_due: int | None = None
+        """In a game without a clock, when the move awaited is due."""
         self.first_move_due: int | None = None
         """While a game with a clock waits for the first move of the player to move: when it
         is aborted if that move has not come."""
@@ -181,8 +187,11 @@ class Room:
         """The address it was created from, counted against that address's share (not kept
         across restarts)."""
         self.expires_at: int | None = None
-        """While the game waits and neither its creator nor a player is connected: when it is
-        withdrawn (`expired`)."""
+        """While the game waits: when it is withdrawn (`expired`), soon if neither its creator
+        nor a player is connected, at `waiting_until` at the latest."""
+        self.waiting_until: int | None = None
+        """The latest a waiting game may wait, from when this server took it up (not stored:
+        a restart starts the wait again)."""
         self.rematch_offer: int | None = None
         """Once over: the seat whose rematch offer waits for an answer (not stored: an offer
         lapses when its player or the player it waits for leaves, and with the server)."""
@@ -235,6 +244,8 @@ class Room:
         times = [seat.grace_until for seat in self.seats if seat.grace_until is not None]
         if self.status == "waiting" and self.expires_at is not None:
             times.append(self.expires_at)
+        if self.status == "playing" and self.move_due is not None:
+            times.append(self.move_due)
         if self.status == "playing" and self.clock is not None:
             flag = self.clock.deadline()
             if flag is not None:
@@ -438,7 +449,9 @@ class Room:
         self.movers.append(seat)
         self.seen[self.game.key(after)] += 1
         ended = self._judge()
-        if self.clock is not None:
+        if self.clock is None:
+            self._untimed_turn(now)
+        else:
             if ended:
                 self.clock.stop(now)
             else:
@@ -520,6 +533,11 @@ class Room:
             elif self.first_move_due is not None and self.first_move_due <= now:
                 # As on lichess: a player who does not make their first move aborts the game.
                 events.append(self._finish(Result(None, "aborted", None), now))
+        elif self.status == "playing" and self.move_due is not None and self.move_due <= now:
+            late = self.to_move
+            # As a clock would: the late player loses, or aborts a game they never moved in.
+            result = Result(1 - late, "timeout", None) if late in self.movers else None
+            events.append(self._finish(result or Result(None, "aborted", None), now))
         gone = [
             index
             for index, seat in enumerate(self.seats)
@@ -566,6 +584,8 @@ class Room:
         decides (`expire`). A player to make their first move, which no clock times, gets its
         full time again."""
         clock = self.clock
+        if clock is None and self.status == "playing":
+            self._untimed_turn(now)  # the time the server was down is nobody's
         if clock is None or clock.running is not None or self.status != "playing":
             return
         if self.to_move in self.movers or self.first_move_due is None:
@@ -674,6 +694,8 @@ class Room:
         if self.clock is not None:
             self.clock.stop(now)
             self._start_turn(now)
+        else:
+            self._untimed_turn(now)
         event = self._takeback_event(asker, "accepted", now)
         self.legal_v = event.v
         return event
@@ -699,7 +721,14 @@ class Room:
         self.status = advance(self.status, "start", self.game_id)
         if self.clock is not None:
             self._start_turn(now)
+        else:
+            self._untimed_turn(now)
         return True
+
+    def _untimed_turn(self, now: int) -> None:
+        """A game without a clock: the move awaited is due within `move_limit_ms`."""
+        limit = self.move_limit_ms
+        self.move_due = None if limit is None else now + limit
 
     def _start_turn(self, now: int) -> None:
         """Start the clock of the seat to move, unless its move is its first: as on lichess,
@@ -743,7 +772,7 @@ class Room:
         self.status = advance(self.status, "finish", self.game_id)
         self.result = result
         self.legal_v = None
-        self.first_move_due = None
+        self.first_move_due = self.move_due = None
         for seat in self.seats:
             seat.grace_until = None
         if self.clock is not None:

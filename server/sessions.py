@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ubao.protocol import Hello, Role, canonical_name
 from ubao.server.clock import MessageBudget
+from ubao.server.door import address_group
 from ubao.server.limits import Limits
 
 
@@ -62,13 +63,14 @@ class Sessions:
     def open(
         self, ip: str, now: int, hello: Hello | None, account: str | None = None
     ) -> Connection:
-        """A new connection from `ip`; with `hello`, a proxy for another node's client that said
-        it there, and with `account` (`human` or `bot`), one that proved its account there."""
+        """A new connection from `ip` (counted by its group: an IPv6 address's /64); with
+        `hello`, a proxy for another node's client that said it there, and with `account`
+        (`human` or `bot`), one that proved its account there."""
         self._next_conn += 1
         limits = self.limits
         conn = Connection(
             id=self._next_conn,
-            ip=ip,
+            ip=address_group(ip),
             session=secrets.token_hex(8),
             budget=MessageBudget.new(limits.burst, limits.per_second, now),
         )
@@ -77,7 +79,7 @@ class Sessions:
             if account is not None:
                 conn.account, conn.bot_account = canonical_name(hello.name), account == "bot"
         self.conns[conn.id] = conn
-        self.per_ip[ip] += 1
+        self.per_ip[conn.ip] += 1
         return conn
 
     def crowded(self, conn: Connection) -> bool:

@@ -59,6 +59,13 @@ class Shares:
         bots = sum(spec.kind == "bot" for spec in create.seats)
         if len(self.live) >= limits.max_games:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
+        reserved = min(limits.reserved_games, limits.max_games // 10)
+        if ours and len(self.live) >= limits.max_games - reserved:
+            message = (
+                "the last game slots are kept for addresses that hold none; finish one of "
+                "yours first, or try again later"
+            )
+            raise Rejected(ErrorCode.SERVER_BUSY, message)
         if bots:
             running = sum(seat.is_bot for room in self.live.values() for seat in room.seats)
             if running + bots > limits.max_bot_seats:

@@ -172,7 +172,10 @@ class Tournaments:
             return []
         out: list[Output] = []
         for tid, body in self.store.tournaments():
-            out += self._take(tid, body, now)
+            try:
+                out += self._take(tid, body, now)
+            except (ValueError, KeyError, TypeError) as exc:  # its record is damaged: left alone
+                log.error("cannot restore tournament %s: %s", tid, exc)
         return out
 
     def adopt(self, tid: str, now: int) -> list[Output]:

@@ -58,6 +58,8 @@ SERVER_CORE = {
     "ubao.server.glicko2",
     "ubao.server.ratings",
     "ubao.server.kgp_gateway",
+    "ubao.server.door",
+    "ubao.server.proxy_header",
 }
 ENGINE_PROTOCOLS_EDGE = {
     "ubao.engine.protocols.client",

@@ -153,6 +153,9 @@ CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
 """
 
+_TABLES_SINCE_1 = ("games", "seats", "moves", "events")
+"""The tables of every schema since the first: a database that has a version has them all."""
+
 _MIGRATE_FROM_1 = """
 ALTER TABLE games ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;
 UPDATE games
@@ -452,6 +455,13 @@ def _private(path: Path) -> None:
     os.chmod(path, 0o600)  # also a file that an older server made world-readable
 
 
+def _damaged(exc: sqlite3.DatabaseError) -> UnusableDatabase:
+    """What SQLite said of a file it cannot read, as the reason the server cannot use it."""
+    if "not a database" in str(exc):
+        return UnusableDatabase(str(exc))
+    return UnusableDatabase(f"it is damaged: {exc}")
+
+
 class DatabaseInUse(RuntimeError):
     """Another process (another `ubao-server`) holds the database's lock."""
 
@@ -507,8 +517,13 @@ class Store:
             _private(real)
             self._lock_fd = _lock(real)  # DatabaseInUse before any game is read
             self._target = real.as_uri()
-        self.db = self.connect()
-        """The loop's connection: reads, and writes until the writer starts."""
+        try:
+            self.db = self.connect()
+            """The loop's connection: reads, and writes until the writer starts."""
+        except sqlite3.DatabaseError as exc:  # its first page, the schema's, is damaged
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+            raise _damaged(exc) from None
         if self.path == ":memory:":
             # Shared in-memory tables are locked per table, not versioned as WAL files are: the
             # loop's reads do not wait for the writer's transaction (`load` waits for the games
@@ -521,11 +536,33 @@ class Store:
         self._lost = False
         """The last commit failed and was rolled back: the next writes the whole batch again."""
         self._writer: Writer | None = None
+        try:
+            self._check()
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise _damaged(exc) from None
+        except UnusableDatabase:
+            self.close()
+            raise
+
+    def _check(self) -> None:
+        """Refuse a damaged database before reading any game (`PRAGMA quick_check`: every
+        page, its b-trees and records, without the cross-check of the indexes), and one whose
+        schema lacks a table it had: recreating it empty would bring the games back without
+        their moves, and write them so at the first change. Then the schema is brought up to
+        this server's."""
+        if self.path != ":memory:":
+            problems = [row[0] for row in self.db.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                raise UnusableDatabase(f"it is damaged: {'; '.join(problems)}")
         self.db.execute("PRAGMA journal_mode = WAL")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            self.close()
             raise UnusableDatabase(f"its schema {version} is newer than this server's")
+        present = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master")}
+        missing = [table for table in _TABLES_SINCE_1 if table not in present]
+        if version and missing:
+            raise UnusableDatabase(f"its schema {version} has no table {', '.join(missing)}")
         if version == 1:
             self.db.executescript(f"BEGIN; {_MIGRATE_FROM_1} COMMIT;")
         if version in (1, 2):
@@ -649,7 +686,7 @@ class Store:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM games WHERE status != 'over' ORDER BY created_ms, game_id"
             ).fetchall()
-            return [self._load(db, *row) for row in rows]
+            return self._readable(db, rows)
 
     def finished(self, limit: int) -> list[StoredGame]:
         """The `limit` most recently finished games, the most recent last."""
@@ -659,7 +696,20 @@ class Store:
                 " ORDER BY updated_at DESC, game_id DESC LIMIT ?",
                 (limit,),
             ).fetchall()
-            return [self._load(db, *row) for row in reversed(rows)]
+            return self._readable(db, rows[::-1])
+
+    def _readable(self, db: sqlite3.Connection, rows: list[Any]) -> list[StoredGame]:
+        """The games of `rows` that can be read; one that cannot (a column that is not the
+        JSON it should be, a seat's spec of another version) is logged and left in the
+        database, as a game that cannot be rebuilt is (`archive.rebuild`): one damaged row
+        must not keep the server from serving the others."""
+        games = []
+        for row in rows:
+            try:
+                games.append(self._load(db, *row))
+            except (ValueError, TypeError, KeyError) as exc:
+                log.error("cannot restore game %s: unreadable row: %s", row[0], exc)
+        return games
 
     def load(self, game_id: str) -> StoredGame | None:
         """One game, whatever its status, or None if there is no such game. If the writer has

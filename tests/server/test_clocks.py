@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from tests.support.server import Harness, move, small_limits, started_game
 from ubao.protocol import Clocks, ClockSpec, Moved, Over, Resume, Snapshot
+from ubao.server.limits import Limits
 
 GRACE_MS = 30_000
 
@@ -65,8 +66,11 @@ def test_without_a_clock_nobody_is_hurried() -> None:
     h = Harness(small_limits(grace_ms=GRACE_MS))
     game_id, alice, a_token, *_ = started_game(h)
     move(alice, game_id, a_token, 0, "1")
+    moved_at = h.clock()
     h.advance(10 * GRACE_MS)
-    assert h.core.rooms[game_id].status == "playing" and h.core.next_deadline() is None
+    assert h.core.rooms[game_id].status == "playing"
+    # Only the limit on a move without a clock (test_shares.py) is ahead.
+    assert h.core.next_deadline() == moved_at + Limits().move_limit_ms
 
 
 def test_a_first_moves_time_starts_again_after_a_restart() -> None:

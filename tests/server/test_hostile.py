@@ -236,6 +236,34 @@ def test_a_blank_name_or_one_with_spaces_around_it_is_refused_and_says_why(name:
 
 
 @pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("\u3164", "renders as nothing"),  # a Hangul filler: a letter that draws nothing
+        ("\u2800", "renders as nothing"),  # the blank Braille pattern
+        ("\u3164\u3164\u2800", "renders as nothing"),
+        ("ada\u3164", "renders as nothing"),  # looks like "ada"
+        ("\u0301\u0301", "renders as nothing"),  # marks on nothing
+        ("Z\u0301\u0302\u0303\u0304a", "combining marks"),  # a tower of marks
+        ("\u5b57" * 33, "wider than 64 columns"),  # 66 columns in 33 characters
+    ],
+)
+def test_a_name_that_renders_blank_towers_or_sprawls_is_refused_at_hello(
+    name: str, why: str
+) -> None:
+    h = Harness()
+    peer = h.connect()
+    error = peer.error(Hello(id=4, proto=1, name=name, role="human"))
+    assert (error.id, error.code) == (4, ErrorCode.BAD_MESSAGE)
+    assert why in error.message
+    assert peer.closed is None and h.core.conns[peer.conn].role is None
+
+
+@pytest.mark.parametrize("name", ["Nguy\u1ec5n", "e\u0323\u0302", "\u5b57" * 32, "a" * 64, "क्षि"])
+def test_names_in_any_script_with_their_marks_are_welcome(name: str) -> None:
+    assert Harness().connect().hello(name).session
+
+
+@pytest.mark.parametrize(
     "frame",
     [
         {"type": "ping", "id": 1, "t": 0, "\x1b": 1},

@@ -54,7 +54,10 @@ from ubao.server.stores.sqlite import Store
 
 OPEN = (SeatSpec.open(), SeatSpec.open())
 ROOMY = small_limits(
-    burst=10_000, per_connection=Share(2000, 2000, 64), per_address=Share(2000, 2000, 64)
+    burst=10_000,
+    per_connection=Share(2000, 2000, 64),
+    per_address=Share(2000, 2000, 64),
+    reserved_games=0,
 )
 
 
@@ -145,7 +148,7 @@ def test_the_lobby_reply_is_bounded_whatever_the_number_of_games() -> None:
 
 
 def test_subscribers_are_told_of_lobby_changes_but_not_of_every_move() -> None:
-    h = Harness()
+    h = Harness(small_limits(lobby_window_ms=0))  # each change at once (test_lobby_window.py)
     watcher, ada, bob = h.player("cy", "spectator"), h.player("ada"), h.player("bob")
     assert lobby(watcher, subscribe=True).games == ()
     game_id = ada.create()
@@ -307,7 +310,7 @@ def test_a_cursor_the_server_does_not_write_is_a_bad_message(cursor: str) -> Non
 
 
 def test_join_resume_and_rematch_send_ok_then_the_game_before_any_lobby_event() -> None:
-    h = Harness()
+    h = Harness(small_limits(lobby_window_ms=0))  # each change at once (test_lobby_window.py)
     south, north = subscribed(h, "south"), subscribed(h, "north")
     game_id = south.create()
     assert kinds(south.inbox[-2:]) == ["ok", "lobby"]

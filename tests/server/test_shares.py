@@ -4,7 +4,7 @@ waiting games that go away: cancelled by their creator, or expired once nobody a
 
 from __future__ import annotations
 
-from tests.support.server import SMALL_KALAH, Harness, Peer, small_limits
+from tests.support.server import SMALL_KALAH, Harness, Peer, move, small_limits, started_game
 from ubao.protocol import (
     Cancel,
     Create,
@@ -174,3 +174,73 @@ def test_waiting_games_restored_after_a_restart_expire_unless_someone_comes_back
     assert Core(store).restore() == 0
     lobby = later.player().ok(ListGames(id=1, filter="open")).games
     assert lobby == ()
+
+
+def test_a_waiting_game_expires_after_the_longest_wait_even_with_its_creator_there() -> None:
+    h = Harness(small_limits(longest_wait_ms=600_000, waiting_expiry_ms=30_000))
+    creator = h.player("ada")
+    game_id = creator.create()
+    room = h.core.rooms[game_id]
+    assert h.core.next_deadline() == h.clock() + 600_000
+    h.advance(599_999)
+    assert room.result is None
+    h.advance(1)
+    assert room.result is not None and room.result.reason == "expired"
+    # A creator who leaves near the end does not stretch the wait either.
+    late = h.core.rooms[creator.create()]
+    h.advance(590_000)
+    h.disconnect(creator)
+    assert h.core.next_deadline() == h.clock() + 10_000
+    h.advance(10_000)
+    assert late.status == "over"
+
+
+def test_the_last_game_slots_are_kept_for_addresses_that_hold_none() -> None:
+    share = Share(games=10, waiting=10, bot_seats=3)
+    limits = small_limits(max_games=20, reserved_games=5, per_connection=share, per_address=share)
+    h = Harness(limits)
+
+    def newcomer() -> Peer:
+        peer = h.connect(f"10.0.0.{len(h.peers) + 1}")
+        peer.hello(f"p{peer.conn}", "spectator")
+        return peer
+
+    holders = [newcomer() for _ in range(3)]
+    for peer in holders:
+        for _ in range(6):
+            peer.create()
+    # 18 games: the 18 of 20 open to everybody are taken (a tenth of 20 is kept, not 5).
+    error = holders[0].error(create(holders[0]))
+    assert error.code == ErrorCode.SERVER_BUSY
+    assert "kept for addresses that hold none" in error.message
+    first = newcomer()
+    first.create()  # an address with no game is welcome
+    assert "kept for addresses" in first.error(create(first)).message
+    newcomer().create()
+    last = newcomer()
+    assert last.error(create(last)).message == "too many games are going on; try again later"
+
+
+def test_a_game_without_a_clock_ends_when_a_move_does_not_come_in_time() -> None:
+    h = Harness(small_limits(move_limit_ms=600_000))
+    game_id, south, south_token, north, north_token = started_game(h)
+    room = h.core.rooms[game_id]
+    assert room.clock is None and h.core.next_deadline() == h.clock() + 600_000
+    while set(room.movers) != {0, 1}:  # both have moved, each well within the limit
+        h.advance(500_000)
+        peer, token = (south, south_token) if room.to_move == 0 else (north, north_token)
+        move(peer, game_id, token, room.ply, room.legal()[0])
+    late = room.to_move
+    h.advance(599_999)
+    assert room.status == "playing"
+    h.advance(1)
+    assert room.result is not None
+    assert (room.result.winner, room.result.reason) == (1 - late, "timeout")
+
+
+def test_a_game_without_a_clock_whose_first_move_never_comes_is_aborted() -> None:
+    h = Harness(small_limits(move_limit_ms=600_000))
+    game_id, *_ = started_game(h)
+    h.advance(600_000)
+    result = h.core.rooms[game_id].result
+    assert result is not None and (result.winner, result.reason) == (None, "aborted")
