@@ -50,17 +50,18 @@ class Shares:
             mine = [room for room in ours if room.creator == conn_id]
             _check_share(limits.per_connection, f"{whose} connection", mine, bots, waits)
         _check_share(limits.per_address, f"{whose} address", ours, bots, waits)
-        self.check_capacity(create)
+        self.check_capacity(create, holds_some=bool(ours))
 
-    def check_capacity(self, create: Create) -> None:
+    def check_capacity(self, create: Create, holds_some: bool = False) -> None:
         """Refuse a new game the server has no room for (`--max-games`, `--max-bot-seats`),
-        whoever makes it: a client, or a tournament, which counts against no share."""
+        whoever makes it: a client, or a tournament, which counts against no share. The last
+        slots (`--reserved-games`) are kept for makers that hold no game (`holds_some` false)."""
         limits = self.limits
         bots = sum(spec.kind == "bot" for spec in create.seats)
         if len(self.live) >= limits.max_games:
             raise Rejected(ErrorCode.SERVER_BUSY, "too many games are going on; try again later")
         reserved = min(limits.reserved_games, limits.max_games // 10)
-        if ours and len(self.live) >= limits.max_games - reserved:
+        if holds_some and len(self.live) >= limits.max_games - reserved:
             message = (
                 "the last game slots are kept for addresses that hold none; finish one of "
                 "yours first, or try again later"
