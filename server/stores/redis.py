@@ -37,8 +37,10 @@ import msgpack
 import redis
 
 from ubao.protocol import (
+    AnalysisEvent,
     ClockSpec,
     Event,
+    GameAnalysis,
     GameSummary,
     Lobby,
     Moved,
@@ -54,12 +56,13 @@ from ubao.server.accounts import StoredAccount
 from ubao.server.glicko2 import Rating
 from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
-from ubao.server.stores.protocol import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError, stored_analysis
 
 log = logging.getLogger("ubao.server")
 
 RedisChange = tuple[str, list[str], list[Any]]
-"""What one save sends: (game id, the commit script's keys, its args)."""
+"""What one save sends: (game id, the commit script's keys, its args); a game's analysis
+(`analysis_snapshot`): its one key, no args but its body."""
 
 PREFIX = "ubao:"
 LIVE = PREFIX + "live"
@@ -135,6 +138,11 @@ def moves_key(game_id: str) -> str:
 
 def events_key(game_id: str) -> str:
     return f"{PREFIX}events:{game_id}"
+
+
+def analysis_key(game_id: str) -> str:
+    """A finished game's analysis: the `analysis` event that carried it, set once."""
+    return f"{PREFIX}analysis:{game_id}"
 
 
 def lease_key(game_id: str) -> str:
@@ -409,6 +417,10 @@ class RedisStore:
             keys += [recent_key(player) for player in rated.players]
         return game_id, keys, args
 
+    def analysis_snapshot(self, game_id: str, analysis: GameAnalysis) -> RedisChange:
+        """Set once (`SETNX`): an analysis is a fact of a finished game, whichever node made it."""
+        return game_id, [analysis_key(game_id)], [encode(AnalysisEvent(game_id, "done", analysis))]
+
     def commit(self) -> None:
         """Apply every change since the last commit, in one round trip; StoreError if Redis
         cannot be reached (the batch is kept, and sent again by the next commit). Changes to
@@ -417,13 +429,16 @@ class RedisStore:
             return
         pipe = self.client.pipeline(transaction=False)
         for _, keys, args in self._batch:
+            if len(keys) == 1:  # an analysis: no tenure fences it
+                pipe.setnx(keys[0], args[0])
+                continue
             self._commit(keys=keys, args=args, client=pipe)
         try:
             applied = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"cannot commit {len(self._batch)} change(s): {exc}") from exc
-        for (game_id, _, _), done in zip(self._batch, applied, strict=True):
-            if not done:
+        for (game_id, keys, _), done in zip(self._batch, applied, strict=True):
+            if not done and len(keys) > 1:
                 self.lost.add(game_id)
                 self.tenures.pop(game_id, None)
         self._batch.clear()
@@ -462,8 +477,9 @@ class RedisStore:
         pipe.hget(game_key(game_id), "head")
         pipe.lrange(moves_key(game_id), 0, -1)
         pipe.lrange(events_key(game_id), 0, -1)
+        pipe.get(analysis_key(game_id))
         try:
-            head, moves, events = pipe.execute()
+            head, moves, events, analysis = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"cannot load game {game_id}: {exc}") from exc
         if head is None:
@@ -485,6 +501,7 @@ class RedisStore:
             moves=tuple(move for _, move in played),
             events=tuple(_event(body) for body in events),
             rated=state.get("rated", False),
+            analysis=None if analysis is None else stored_analysis(analysis),
         )
 
     # -- ratings (server/ratings.py's `RatingStore`) ---------------------------------------------
