@@ -1,6 +1,6 @@
 """The analyses of finished games that clients asked for (`analyse`) and the server has not made
-yet: one queue for the whole server, each address holding a share of it. Pure bookkeeping and
-conversion: the core decides, the layer runs the engine (server/analysis_runs.py).
+yet: one queue for the whole server, each address holding a share of it. Pure bookkeeping:
+the core decides, the layer runs the engine (server/analysis_runs.py).
 
 An analysis is made once per game: a second request while it waits joins the first, and one
 made is stored with the game (`Room.analysis`), never made again."""
@@ -10,14 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ubao.engine.review import Review
-from ubao.protocol import (
-    ANALYSIS_FORMAT,
-    ErrorCode,
-    GameAnalysis,
-    PlyAnalysis,
-    SideAnalysis,
-)
+from ubao.protocol import ErrorCode
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
 from ubao.server.outputs import AnalysisJob
@@ -80,36 +73,3 @@ class Analyses:
             waiting = self.waiting.get(game_id)
             if waiting is not None:
                 waiting.askers.discard(conn)
-
-
-def analysis_of(review: Review, time_ms: int) -> GameAnalysis:
-    """A game's review in the wire's terms (seat 0's view, in the review's units)."""
-    plies = tuple(
-        PlyAnalysis(
-            ply=ply.ply,
-            seat=ply.mover,
-            move=ply.move,
-            best=ply.best,
-            line=tuple(ply.line[:128]),
-            before=float(ply.before),
-            after=float(ply.after),
-            loss=float(ply.loss),
-            mark=ply.mark,
-            depth=ply.depth,
-            nodes=ply.nodes,
-            time_ms=ply.time_ms,
-            exact=ply.exact,
-        )
-        for ply in review.plies
-    )
-    first, second = (
-        SideAnalysis(
-            accuracy=float(side.accuracy),
-            average_loss=float(side.average_loss),
-            inaccuracies=side.counts.get("inaccuracy", 0),
-            mistakes=side.counts.get("mistake", 0),
-            blunders=side.counts.get("blunder", 0),
-        )
-        for side in review.players
-    )
-    return GameAnalysis(ANALYSIS_FORMAT, review.units, time_ms, plies, (first, second))

@@ -21,9 +21,9 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ubao.engine.protocols.wire import game_analysis
 from ubao.engine.review import review_from_json
 from ubao.protocol import GameAnalysis
-from ubao.server.analyses import analysis_of
 from ubao.server.outputs import AnalysisJob
 
 log = logging.getLogger("ubao.server.analyses")
@@ -138,7 +138,7 @@ class AnalysisRuns:
         log.info("analysing game %s (%d moves)", job.game_id, len(job.moves))
         try:
             data = await self.review(job)
-            analysis = analysis_of(review_from_json(data), job.time_ms)
+            analysis = game_analysis(review_from_json(data), job.time_ms)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the review's failure, or what it sent cannot be read

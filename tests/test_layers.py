@@ -58,6 +58,7 @@ SERVER_CORE = {
     "ubao.server.glicko2",
     "ubao.server.ratings",
     "ubao.server.kgp_gateway",
+    "ubao.server.analyses",
 }
 ENGINE_PROTOCOLS_EDGE = {
     "ubao.engine.protocols.client",
