@@ -1,9 +1,9 @@
 """`ubao replay FILE`: step through a game record in the board view, with its analysis.
 
-Keys: right/left one move forward/back, home/end the start/the end, n/p the next/previous
-mistake, a the server's analysis of the game, e the engine on the position shown (study: 1-3
-play an engine line's move, m a move of your own, u takes it back, Esc back to the game), q to
-leave (docs/client.md, "Records").
+Keys: right/left one move forward/back, home/end the start/the end, m/M the next/previous
+mistake, a the server's analysis of the game, e the engine on the position shown, t a move of
+one's own tried there (1-3 play an engine line's move, u takes one back, Esc back to the game),
+q to leave (docs/client.md, "Records").
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ from ubao.protocol.messages import MAX_NAME
 Fetch = Callable[[Callable[[int], None]], Awaitable[GameAnalysis]]
 """Asks the server for the game's analysis and waits for it; told how many are ahead of it."""
 
-KEYS = "left/right: move  home/end  n/p: mistakes  a: analyse  e: engine  q: quit"
-STUDY_KEYS = "1-3: play a line  m: your move  u: undo  e: engine on/off  Esc: back  q: quit"
+KEYS = "left/right: move  home/end  m/M: mistakes  a: analyse  e: study  q: quit"
+STUDY_KEYS = "1-3: play a line  t: try a move  u: undo  e: engine on/off  Esc: back  q: quit"
 INFO_ROWS = 4
 """The most rows the analysis or the study takes under the board."""
 
@@ -387,11 +387,11 @@ class ReplayApp:
         def _end(event: KeyPressEvent) -> None:
             self.go(self.last_ply)
 
-        @keys.add("n", filter=browsing)
+        @keys.add("m", filter=browsing)
         def _next_mistake(event: KeyPressEvent) -> None:
             self.jump(1)
 
-        @keys.add("p", filter=browsing)
+        @keys.add("M", filter=browsing)
         def _previous_mistake(event: KeyPressEvent) -> None:
             self.jump(-1)
 
@@ -403,7 +403,7 @@ class ReplayApp:
         def _engine(event: KeyPressEvent) -> None:
             self.study()
 
-        @keys.add("m", filter=browsing)
+        @keys.add("t", filter=browsing)
         def _move(event: KeyPressEvent) -> None:
             self.typing = True
             self.entry.reset()
