@@ -49,6 +49,7 @@ from ubao.client.panels import (
 from ubao.client.render import render_board
 from ubao.client.standings import rating_change
 from ubao.client.state import GameState, called_off, describe_result
+from ubao.protocol import GameAnalysis
 
 
 class GameView:
