@@ -46,7 +46,7 @@ from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import BotSettings
 from ubao.server.core import Core
 from ubao.server.limits import Limits
-from ubao.server.outputs import BotsDone, BotTurn, Close, Save, SendMessage
+from ubao.server.outputs import AnalysisJob, BotsDone, BotTurn, Close, Save, SendMessage
 from ubao.server.stores.sqlite import Store
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
@@ -176,6 +176,7 @@ class Harness:
         self.peers: dict[int, Peer] = {}
         self.bot_turns: list[BotTurn] = []
         self.bots_done: list[str] = []
+        self.analysis_jobs: list[AnalysisJob] = []
 
     def connect(self, ip: str = "10.0.0.1") -> Peer:
         peer = Peer(self, self.core.connect(ip))
@@ -219,6 +220,8 @@ class Harness:
                 self.bot_turns.append(output)
             elif isinstance(output, BotsDone):
                 self.bots_done.append(output.game_id)
+            elif isinstance(output, AnalysisJob):
+                self.analysis_jobs.append(output)
         return got
 
 
