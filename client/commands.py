@@ -30,7 +30,6 @@ from ubao.client.connection import (
 from ubao.client.export import record_of, replay_of
 from ubao.client.keys import AccountKey, KeyStore, read_key_file
 from ubao.client.lobby import lobby_table
-from ubao.client.record import RecordError, format_record, parse_record
 from ubao.client.serving import serve
 from ubao.client.standings import leaderboard_table, player_text
 from ubao.client.tokens import TokenStore
@@ -39,6 +38,7 @@ from ubao.client.tournament_text import tournament_text
 from ubao.client.tournaments import tournament
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
+from ubao.engine.record import RecordError, format_record, parse_record
 from ubao.engine.search import pick_evaluation
 from ubao.protocol import (
     DEFAULT_PAGE,

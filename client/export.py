@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ubao.client.board import BoardView, view_of
-from ubao.client.record import Record, options_tag, result_token
 from ubao.client.state import CALLED_OFF, called_off
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.record import Record, options_tag, result_token
 from ubao.protocol import Result, SeatInfo, Snapshot
 
 UNKNOWN_DATE = "????.??.??"

@@ -28,10 +28,10 @@ from ubao.client.layout import (
     wrap,
 )
 from ubao.client.panels import describe_seat, format_control, move_list
-from ubao.client.record import Record
 from ubao.client.render import STYLE, render_board
 from ubao.client.state import describe_result
 from ubao.engine.games import GAMES
+from ubao.engine.record import Record
 from ubao.protocol import ClockSpec, escape
 from ubao.protocol.messages import MAX_NAME
 
