@@ -1,8 +1,9 @@
 """The layers hold: who may import whom, read from the source of every module (docs/layout.md).
 
 Rules import nothing of ours but rules, the rules interface nothing at all; search imports only
-rules; the engine-protocol library imports only rules, search and the wire vocabulary, and its
-pure modules reach no I/O; the protocol knows no game; the server core and the client model
+rules; the study of games (records, review) imports rules, search and the wire's escaping and
+reaches no I/O; the engine-protocol library imports only rules, search and the wire vocabulary,
+and its pure modules reach no I/O; the protocol knows no game; the server core and the client model
 import no I/O or screen library, not even through the modules they import; the engine's tools
 are imported by nobody in the library.
 """
@@ -60,6 +61,9 @@ SERVER_CORE = {
     "ubao.server.kgp_gateway",
     "ubao.server.analyses",
 }
+STUDY = {"ubao.engine.record", "ubao.engine.review"}
+"""The study of games: the record format and the game review, over rules, search and the wire
+vocabulary's text escaping; pure (no I/O or tooling), imported by server, client and tools."""
 ENGINE_PROTOCOLS_EDGE = {
     "ubao.engine.protocols.client",
     "ubao.engine.protocols.session",
@@ -71,7 +75,7 @@ CLIENT_MODEL = {
     "ubao.client.state",
     "ubao.client.board",
     "ubao.client.entry",
-    "ubao.client.record",
+    "ubao.engine.record",
     "ubao.client.export",
     "ubao.client.lag",
     "ubao.client.input_machine",
@@ -167,6 +171,7 @@ def is_rules(module: str) -> bool:
         module.startswith("ubao.engine")
         and not is_tool(module)
         and module not in SEARCH
+        and module not in STUDY
         and not is_engine_protocols(module)
     )
 
@@ -175,7 +180,7 @@ def test_the_scan_sees_every_package_and_its_imports() -> None:
     assert {"ubao.engine.game", "ubao.engine.search", "ubao.engine.tools.cli"} <= MODULES.keys()
     assert "ubao.engine.game" in ours("ubao.engine.search.driver")
     assert "prompt_toolkit" in top_levels(reachable("ubao.client.app"))
-    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL | ENGINE_PROTOCOLS_EDGE
+    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL | ENGINE_PROTOCOLS_EDGE | STUDY
 
 
 @pytest.mark.parametrize("module", sorted(filter(is_rules, MODULES)))
@@ -200,6 +205,14 @@ def test_the_engine_protocol_library_imports_rules_search_and_the_wire_only(modu
     wire = {name for name in ours(module) if name.startswith("ubao.protocol")}
     library = set(filter(is_engine_protocols, ours(module)))
     assert ours(module) - allowed - wire - library == set()
+
+
+@pytest.mark.parametrize("module", sorted(STUDY))
+def test_the_study_of_games_imports_rules_search_and_the_wire_only(module: str) -> None:
+    allowed = {name for name in ours(module) if is_rules(name) or name in SEARCH | STUDY}
+    wire = {name for name in ours(module) if name.startswith("ubao.protocol")}
+    assert ours(module) - allowed - wire == set()
+    assert top_levels(reachable(module)) & (IO_AND_SCREEN | TOOLING) == set()
 
 
 @pytest.mark.parametrize(

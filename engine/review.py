@@ -1,0 +1,495 @@
+"""Game review: every move of a finished game set beside the engine's best, as lichess's
+computer analysis does, and exact where the game is within reach of proof.
+
+For each ply the position before the move is valued, and so is the move played; what the move
+gave up (its loss, in the game's units: seeds, discs, Bao points) marks it an inaccuracy, a
+mistake or a blunder past its family's thresholds (`THRESHOLDS`), and each player's losses make
+an accuracy figure (`move_accuracy`). A position is proved (`exact`) by the solver
+(engine/solve.py) where that is cheap: a mancala board the endgame database holds, the last
+`exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), and a
+finished game. Elsewhere the search (engine/search) values it within the per-ply budget: the
+position first, then the played move alone to the same depth, so that both values come from
+one horizon and the loss is never an artefact of comparing two. docs/review.md has the
+thresholds, the accuracy formula and the JSON shape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from math import isfinite
+from typing import Any, Literal, cast, get_args
+
+from ubao.engine.endgame import Endgame, native_rules, open_endgame
+from ubao.engine.game import GameError, Outcome
+from ubao.engine.games import GAMES, make_game
+from ubao.engine.mancala.game import Mancala
+from ubao.engine.othello.game import Othello
+from ubao.engine.search import Searcher, SearchResult, forced_result
+from ubao.engine.searchable import Searchable, format_line
+from ubao.engine.solve import Solution, Solver
+
+Mark = Literal["", "inaccuracy", "mistake", "blunder"]
+MARKS: tuple[Mark, ...] = get_args(Mark)
+GLYPHS: dict[Mark, str] = {"": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+"""Each mark's annotation glyph in a record (engine/record.py), as PGN writes them."""
+
+UNITS = {"mancala": "seeds", "othello": "discs", "bao": "points"}
+"""What a value counts, by board family: the final margin of a mancala game or of Othello;
+Bao's material (seeds) with a won game worth `BAO_WIN` points."""
+
+THRESHOLDS: dict[str, tuple[float, float, float]] = {
+    "mancala": (2.0, 4.0, 8.0),
+    "othello": (4.0, 8.0, 16.0),
+    "bao": (3.0, 6.0, 12.0),
+}
+"""The loss (in `UNITS`) at which a move becomes an inaccuracy, a mistake, a blunder."""
+
+EVALUATION_SCALE = {"mancala": 1.0, "othello": 10.0, "bao": 1.0}
+"""Evaluation points per unit: the mancala evaluations and Bao's count seeds; Othello's weigh
+squares (a corner 100, mobility 5 a move), about ten to a disc."""
+
+BAO_WIN = 64.0
+"""A won Bao game, in points: all the seeds there are (the winner may hold fewer)."""
+
+EXACT_WITHIN = {"mancala": 24, "othello": 12, "bao": 0}
+"""The default `exact_within` by family: plies from the game's end (Othello: empty squares)
+within which the solver proves a position. Bao's games may repeat, which the solver cannot
+value: by default it proves none."""
+
+DEFAULT_TIME_MS = 1000
+"""The default search time per position: a 60-ply Kalah game in about a minute."""
+
+ENDGAME_SEEDS = 16
+"""The mancala endgame database a review uses where the native core builds it (as
+`ubao-engine solve` does): every board with up to this many seeds is exact."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlyReview:
+    """One move reviewed; values in the game's units, `before` and `after` from seat 0's view."""
+
+    ply: int
+    """0-based index into the game's moves."""
+    mover: int
+    move: str
+    best: str
+    line: tuple[str, ...]
+    """The best line, starting with `best`."""
+    before: float
+    """The position's value before the move (its best move's)."""
+    after: float
+    """The value of the move played."""
+    loss: float
+    """What the move gave up, the mover's view, never negative."""
+    mark: Mark
+    exact: bool
+    """Both values are proved (the solver's, or a finished game's)."""
+    depth: int
+    """The depth the search reached, or the length of the proved line when exact."""
+    nodes: int
+    time_ms: int
+    forced: bool = False
+    """The mover had a single legal move: it counts in no accuracy."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    accuracy: float
+    """0..100: the mean of `move_accuracy` over the player's moves that had a choice."""
+    counts: dict[Mark, int]
+    """Moves of each mark ("" = not marked)."""
+    average_loss: float
+    """Over the moves that had a choice, in the game's units."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewBudget:
+    """The effort per ply: search time, nodes, and where the solver proves instead."""
+
+    time_ms: int = DEFAULT_TIME_MS
+    """Search time per position searched (twice at most per ply: the position, the move)."""
+    exact_within: int | None = None
+    """Plies from the end (Othello: empties) within which positions are proved; None: the
+    family's default (`EXACT_WITHIN`)."""
+    nodes: int | None = None
+    """A node limit per search, besides the time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    game: str
+    options: dict[str, Any]
+    plies: tuple[PlyReview, ...]
+    players: tuple[PlayerSummary, PlayerSummary]
+    budget: dict[str, int]
+    """What was asked: time_ms, exact_within (resolved), nodes (if any), endgame_seeds."""
+    units: str
+    thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
+    """The game's `thresholds`, as they marked the moves."""
+
+
+def family(game: str) -> str:
+    """The board family of a registered game (ValueError for an unknown one)."""
+    info = GAMES.get(game)
+    if info is None:
+        raise ValueError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+    return info.board
+
+
+def thresholds(game: str) -> tuple[float, float, float]:
+    """The losses at which a move of `game` is an inaccuracy, a mistake, a blunder."""
+    return THRESHOLDS[family(game)]
+
+
+def classify(loss: float, limits: tuple[float, float, float]) -> Mark:
+    """The mark of a move that lost `loss`: the worst class whose threshold it reaches."""
+    inaccuracy, mistake, blunder = limits
+    if loss >= blunder:
+        return "blunder"
+    if loss >= mistake:
+        return "mistake"
+    if loss >= inaccuracy:
+        return "inaccuracy"
+    return ""
+
+
+def move_accuracy(loss: float, limits: tuple[float, float, float]) -> float:
+    """100 for a best move, halved by every mistake threshold's worth of loss:
+    100 * 2^(-loss / mistake). A loss of one inaccuracy threshold scores 71 in mancala."""
+    return float(100.0 * 2.0 ** (-loss / limits[1]))
+
+
+def summarise(plies: Sequence[PlyReview], limits: tuple[float, float, float]) -> PlayerSummary:
+    """One player's accuracy, marks and average loss over his reviewed moves."""
+    counts: dict[Mark, int] = dict.fromkeys(MARKS, 0)
+    for ply in plies:
+        counts[ply.mark] += 1
+    chosen = [ply.loss for ply in plies if not ply.forced]
+    if not chosen:
+        return PlayerSummary(100.0, counts, 0.0)
+    accuracy = sum(move_accuracy(loss, limits) for loss in chosen) / len(chosen)
+    return PlayerSummary(accuracy, counts, sum(chosen) / len(chosen))
+
+
+@dataclass(frozen=True, slots=True)
+class _Valued:
+    """A ply's values before it becomes a `PlyReview`: moves, not yet notation."""
+
+    line: tuple[Any, ...]
+    before: float
+    after: float
+    exact: bool
+    depth: int
+    nodes: int
+
+
+class _Reviewer:
+    """The search, the solver and the proved values of one game, kept across its plies."""
+
+    def __init__(self, game: Searchable[Any, Any], board: str, budget: ReviewBudget) -> None:
+        self.game = game
+        self.board = board
+        self.budget = budget
+        self.exact_within = (
+            EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
+        )
+        self.searcher: Searcher[Any, Any] = Searcher(game)
+        self.endgame = _endgame(game)
+        self._solver: Solver[Any, Any] | None = None
+        self.solutions: dict[int, Solution[Any]] = {}
+        """Proved positions of the game by ply (the one after a move is the next one's)."""
+
+    def value(self, ply: int, position: Any, move: Any, child: Any, plies_left: int) -> _Valued:
+        """Proved where within reach (and the solver can value the game), else searched."""
+        if self.provable(position, plies_left):
+            proved = self.proved(ply, position, child)
+            if proved is not None:
+                return proved
+        return self.searched(position, move, child)
+
+    def provable(self, position: Any, plies_left: int) -> bool:
+        """Within reach of proof: the endgame database's, or near the end of the game."""
+        if self.endgame is not None and self.game.board_key(position)[2] <= self.endgame.seeds:
+            return True
+        if isinstance(self.game, Othello):
+            occupied: int = position.black | position.white
+            return self.game.size**2 - occupied.bit_count() <= self.exact_within
+        return plies_left <= self.exact_within
+
+    def proved(self, ply: int, position: Any, child: Any) -> _Valued | None:
+        """The ply from the solver (None for a game whose positions repeat, which it cannot
+        value)."""
+        try:
+            solution = self._solve(ply, position)
+            outcome = self.game.outcome(child)
+            after = (
+                self._outcome_units(outcome)
+                if outcome is not None
+                else self._solution_units(self._solve(ply + 1, child))
+            )
+        except ValueError:
+            return None
+        before = self._solution_units(solution)
+        return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
+
+    def searched(self, position: Any, move: Any, child: Any) -> _Valued:
+        """The ply from the search: the position, then the position the move played leads to,
+        a ply shallower, so that both values come from one horizon."""
+        best = self._search(position, None)
+        before = self._seat_units(position, best.score)
+        if best.move == move:
+            return _Valued(best.pv, before, before, False, best.stats.depth, best.stats.generated)
+        outcome = self.game.outcome(child)
+        if outcome is not None:
+            after, nodes = self._outcome_units(outcome), 0
+        else:
+            reply = self._search(child, max(1, best.stats.depth - 1))
+            after, nodes = self._seat_units(child, reply.score), reply.stats.generated
+        nodes += best.stats.generated
+        return _Valued(best.pv, before, after, False, best.stats.depth, nodes)
+
+    def _search(self, position: Any, depth: int | None) -> SearchResult[Any]:
+        """One search within the budget, and a first iteration however short the budget, so
+        that every ply has a value."""
+        budget = self.budget
+        result = self.searcher.search(position, depth, budget.time_ms, nodes=budget.nodes)
+        if result.stats.depth == 0:
+            result = self.searcher.search(position, 1)
+        return result
+
+    def _seat_units(self, position: Any, score: float) -> float:
+        """A search score of `position` (its mover's view) in units, seat 0's view."""
+        return self._score_units(score) * (-1.0 if self.game.to_move(position) else 1.0) + 0.0
+
+    def _solve(self, ply: int, position: Any) -> Solution[Any]:
+        if ply not in self.solutions:
+            if self._solver is None:
+                self._solver = Solver(self.game, endgame=self.endgame)
+            self.solutions[ply] = self._solver.solve(position)
+        return self.solutions[ply]
+
+    def _units(self, winner: int | None, margin: int) -> float:
+        """A proved result in units, seat 0's view: the margin, or Bao's win."""
+        if self.board == "bao":
+            return 0.0 if winner is None else BAO_WIN if winner == 0 else -BAO_WIN
+        return float(margin)
+
+    def _solution_units(self, solution: Solution[Any]) -> float:
+        return self._units(solution.winner, solution.value)
+
+    def _outcome_units(self, outcome: Outcome) -> float:
+        return self._units(outcome.winner, outcome.score[0] - outcome.score[1])
+
+    def _score_units(self, score: float) -> float:
+        """A search score (the mover's view) in units: a forced result's margin (a bound the
+        search proved), else the evaluation scaled, within a won Bao game's worth."""
+        forced = forced_result(score)
+        if forced is not None:
+            return self._units(0 if score > 0 else 1, forced[1])
+        value = score / EVALUATION_SCALE[self.board]
+        return max(-BAO_WIN, min(BAO_WIN, value)) if self.board == "bao" else value
+
+
+def _endgame(game: Searchable[Any, Any]) -> Endgame | None:
+    """The mancala endgame database where the native core builds it (cached on disk)."""
+    if not isinstance(game, Mancala) or game.early_end or native_rules(game) is None:
+        return None
+    return open_endgame(game, min(ENDGAME_SEEDS, 2 * game.pits * game.seeds))
+
+
+def review_game(
+    game: str,
+    options: Mapping[str, Any],
+    moves: Sequence[str],
+    budget: ReviewBudget = ReviewBudget(),
+    *,
+    on_ply: Callable[[PlyReview], None] | None = None,
+    backend: str | None = None,
+) -> Review:
+    """Review the game `moves` played from the start of `game` with `options` (blocking: the
+    search and the solver run here). `on_ply` hears each ply when it is done; ValueError
+    names an illegal move's ply, or bad options or budget."""
+    board = family(game)
+    if budget.time_ms < 1 or (budget.nodes is not None and budget.nodes < 1):
+        raise ValueError("the budget needs time_ms of 1 or more and nodes, if given, too")
+    rules = make_game(game, options, backend)
+    positions = [rules.start()]
+    played = []
+    for ply, text in enumerate(moves):
+        try:
+            move = rules.parse_move(positions[-1], text)
+        except GameError as error:
+            raise ValueError(f"ply {ply + 1} ({text!r}): {error}") from None
+        played.append(move)
+        positions.append(rules.play(positions[-1], move))
+    reviewer = _Reviewer(rules, board, budget)
+    limits = THRESHOLDS[board]
+    plies = []
+    for ply, move in enumerate(played):
+        start = time.perf_counter()
+        position = positions[ply]
+        valued = reviewer.value(ply, position, move, positions[ply + 1], len(played) - ply)
+        mover = rules.to_move(position)
+        loss = max(0.0, (valued.before - valued.after) * (-1 if mover else 1))
+        line = tuple(format_line(rules, position, valued.line))
+        reviewed = PlyReview(
+            ply=ply,
+            mover=mover,
+            move=rules.format_move(position, move),
+            best=line[0] if line else "",
+            line=line,
+            before=valued.before,
+            after=valued.after,
+            loss=loss,
+            mark=classify(loss, limits),
+            exact=valued.exact,
+            depth=valued.depth,
+            nodes=valued.nodes,
+            time_ms=round((time.perf_counter() - start) * 1000),
+            forced=len(rules.legal_moves(position)) == 1,
+        )
+        plies.append(reviewed)
+        if on_ply is not None:
+            on_ply(reviewed)
+    asked = {"time_ms": budget.time_ms, "exact_within": reviewer.exact_within}
+    if budget.nodes is not None:
+        asked["nodes"] = budget.nodes
+    asked["endgame_seeds"] = 0 if reviewer.endgame is None else reviewer.endgame.seeds
+    players = cast(
+        tuple[PlayerSummary, PlayerSummary],
+        tuple(summarise([p for p in plies if p.mover == seat], limits) for seat in (0, 1)),
+    )
+    return Review(
+        game=game,
+        options=dict(rules.options),
+        plies=tuple(plies),
+        players=players,
+        budget=asked,
+        units=UNITS[board],
+        thresholds=limits,
+    )
+
+
+def review_to_json(review: Review) -> dict[str, Any]:
+    """The review as plain data (JSON, msgpack): docs/review.md describes the shape."""
+    return {
+        "game": review.game,
+        "options": dict(review.options),
+        "units": review.units,
+        "thresholds": list(review.thresholds),
+        "budget": dict(review.budget),
+        "players": [
+            {
+                "accuracy": player.accuracy,
+                "counts": {mark or "good": player.counts.get(mark, 0) for mark in MARKS},
+                "average_loss": player.average_loss,
+            }
+            for player in review.players
+        ],
+        "plies": [
+            {
+                "ply": ply.ply,
+                "mover": ply.mover,
+                "move": ply.move,
+                "best": ply.best,
+                "line": list(ply.line),
+                "before": ply.before,
+                "after": ply.after,
+                "loss": ply.loss,
+                "mark": ply.mark,
+                "glyph": GLYPHS[ply.mark],
+                "exact": ply.exact,
+                "depth": ply.depth,
+                "nodes": ply.nodes,
+                "time_ms": ply.time_ms,
+                "forced": ply.forced,
+            }
+            for ply in review.plies
+        ],
+    }
+
+
+def review_from_json(data: Mapping[str, Any]) -> Review:
+    """`review_to_json` read back; ValueError says what is malformed."""
+    try:
+        players = data["players"]
+        if not isinstance(players, list) or len(players) != 2:
+            raise ValueError("players must be a list of two")
+        limits = [_number(x) for x in data["thresholds"]]
+        if len(limits) != 3:
+            raise ValueError("thresholds must be three numbers")
+        return Review(
+            game=_text(data["game"]),
+            options=dict(_mapping(data["options"])),
+            plies=tuple(_ply_from_json(ply) for ply in data["plies"]),
+            players=(_player_from_json(players[0]), _player_from_json(players[1])),
+            budget={_text(k): _count(v) for k, v in _mapping(data["budget"]).items()},
+            units=_text(data["units"]),
+            thresholds=(limits[0], limits[1], limits[2]),
+        )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a review: {error!r}") from None
+
+
+def _player_from_json(data: Any) -> PlayerSummary:
+    counts = _mapping(_mapping(data)["counts"])
+    return PlayerSummary(
+        accuracy=_number(data["accuracy"]),
+        counts={mark: _count(counts[mark or "good"]) for mark in MARKS},
+        average_loss=_number(data["average_loss"]),
+    )
+
+
+def _ply_from_json(data: Any) -> PlyReview:
+    data = _mapping(data)
+    mark = data["mark"]
+    if mark not in MARKS:
+        raise ValueError(f"mark {mark!r} is none of {MARKS}")
+    return PlyReview(
+        ply=_count(data["ply"]),
+        mover=_count(data["mover"]),
+        move=_text(data["move"]),
+        best=_text(data["best"]),
+        line=tuple(_text(move) for move in data["line"]),
+        before=_number(data["before"]),
+        after=_number(data["after"]),
+        loss=_number(data["loss"]),
+        mark=mark,
+        exact=_flag(data["exact"]),
+        depth=_count(data["depth"]),
+        nodes=_count(data["nodes"]),
+        time_ms=_count(data["time_ms"]),
+        forced=_flag(data.get("forced", False)),
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected an object, not {value!r}")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, not {value!r}")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, not {value!r}")
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a whole number of 0 or more, not {value!r}")
+    return value
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not isfinite(value):
+        raise ValueError(f"expected a finite number, not {value!r}")
+    return float(value)
