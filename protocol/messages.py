@@ -262,8 +262,6 @@ class GameSummary:
     summary (a lobby shows it)."""
     rated: bool = False
     """Extension: the game is rated (docs/ratings.md)."""
-    analysis: GameAnalysis | None = None
-    """Extension, once over: the game's analysis, if the server made one (`analyse`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -891,6 +889,8 @@ class Snapshot:
     a player who comes back to the finished game sees it."""
     rated: bool = False
     """Extension: the game is rated (docs/ratings.md)."""
+    analysis: GameAnalysis | None = None
+    """Extension, once over: the game's analysis, if the server made one (`analyse`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from ubao.protocol import (
     ErrorCode,
     Event,
     GameAnalysis,
+    Moved,
     Over,
     PlyAnalysis,
     SideAnalysis,
@@ -48,8 +49,8 @@ def made(moves: tuple[str, ...]) -> GameAnalysis:
     return GameAnalysis(ANALYSIS_FORMAT, "seeds", 20, plies, (side, side))
 
 
-def analyse(peer: Peer, game_id: str) -> list[object]:
-    return peer.send(Analyse(id=peer.next_id(), game_id=game_id))
+def analyse(peer: Peer, game_id: str) -> None:
+    peer.ok(Analyse(id=peer.next_id(), game_id=game_id))
 
 
 # -- the core: shares, one job per game, the news -----------------------------------------------
@@ -134,8 +135,7 @@ async def finished(port: int) -> tuple[str, tuple[str, ...]]:
         await asyncio.gather(
             autoplay(south, game_id, south_token, seen), autoplay(north, game_id, north_token, [])
         )
-    moves = tuple(e.move for e in seen if getattr(e, "move", None) is not None)  # type: ignore[attr-defined]
-    return game_id, moves
+    return game_id, tuple(event.move for event in seen if isinstance(event, Moved))
 
 
 def checked(analysis: GameAnalysis | None, moves: tuple[str, ...]) -> GameAnalysis:
@@ -164,11 +164,11 @@ async def test_anyone_asks_and_the_analysis_is_made_once_over_the_wire() -> None
             await watcher.ok(Watch(id=0, game_id=game_id))
             assert isinstance(await watcher.event(), Snapshot)
             assert (await asker.ok(Analyse(id=0, game_id=game_id))).queued == 0
-            done = await asker.event()
-            assert isinstance(done, AnalysisEvent) and done.state == "done", done
+            done = await asker.analysis()
+            assert done.state == "done", done
             analysis = checked(done.analysis, moves)
-            heard = await watcher.event()
-            assert isinstance(heard, AnalysisEvent) and heard.analysis == analysis
+            heard = await watcher.analysis()
+            assert heard.analysis == analysis
             assert (await asker.ok(Analyse(id=0, game_id=game_id))).analysis == analysis
 
 
@@ -178,16 +178,16 @@ async def test_the_analysis_is_stored_with_the_game_across_a_restart(tmp_path: P
         game_id, moves = await finished(port)
         async with Client.connected(port, "asker", "spectator") as asker:
             await asker.ok(Analyse(id=0, game_id=game_id))
-            done = await asker.event()
-            assert isinstance(done, AnalysisEvent)
-            analysis = checked(done.analysis, moves)
+            analysis = checked((await asker.analysis()).analysis, moves)
         process.send_signal(signal.SIGTERM)
         await process.wait()
-    async with server_process(db) as (_, port):
-        async with Client.connected(port, "later", "spectator") as later:
-            ok = await later.ok(Analyse(id=0, game_id=game_id))
-            assert ok.analysis == analysis and ok.queued is None  # read back, not made again
-            await later.ok(Watch(id=0, game_id=game_id))
-            snapshot = await later.event()
-            assert isinstance(snapshot, Snapshot) and snapshot.analysis == analysis
-            assert not isinstance(snapshot, Over)
+    async with (
+        server_process(db) as (_, port),
+        Client.connected(port, "later", "spectator") as later,
+    ):
+        ok = await later.ok(Analyse(id=0, game_id=game_id))
+        assert ok.analysis == analysis and ok.queued is None  # read back, not made again
+        await later.ok(Watch(id=0, game_id=game_id))
+        snapshot = await later.event()
+        assert isinstance(snapshot, Snapshot) and snapshot.analysis == analysis
+        assert not isinstance(snapshot, Over)
