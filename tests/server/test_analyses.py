@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from pathlib import Path
+from typing import Any
 
 from tests.support.server import (
     SMALL_KALAH,
@@ -20,6 +21,7 @@ from tests.support.server import (
 )
 from tests.support.wire import autoplay, create, join, server_process
 from ubao.engine.games import make_game
+from ubao.engine.review import review_game, review_to_json
 from ubao.protocol import (
     ANALYSIS_FORMAT,
     Analyse,
@@ -34,7 +36,9 @@ from ubao.protocol import (
     Snapshot,
     Watch,
 )
+from ubao.server.analysis_runs import IDLE_POLL_S, AnalysisRuns
 from ubao.server.limits import Limits
+from ubao.server.outputs import AnalysisJob
 
 MARKS = {"", "inaccuracy", "mistake", "blunder"}
 
@@ -191,3 +195,25 @@ async def test_the_analysis_is_stored_with_the_game_across_a_restart(tmp_path: P
         snapshot = await later.event()
         assert isinstance(snapshot, Snapshot) and snapshot.analysis == analysis
         assert not isinstance(snapshot, Over)
+
+
+async def test_an_analysis_starts_only_while_no_bot_turn_waits_for_an_engine() -> None:
+    """The layer's scheduler (server/analysis_runs.py): bot turns first, one at a time."""
+    busy, started = [True], asyncio.Event()
+    done: list[tuple[str, GameAnalysis]] = []
+
+    async def review(job: AnalysisJob) -> dict[str, Any]:
+        started.set()
+        return review_to_json(review_game(job.game, job.options, job.moves))
+
+    runs = AnalysisRuns(review, lambda: busy[0], lambda g, a: done.append((g, a)), print)
+    runs.add(AnalysisJob("g", "kalah", {"pits": 1, "seeds": 1}, ("1",), 20, "10.0.0.1"))
+    await asyncio.sleep(IDLE_POLL_S * 3)
+    assert not started.is_set() and runs.waiting  # a bot turn waits: the analysis too
+    busy[0] = False
+    async with asyncio.timeout(10):
+        while not done:
+            await asyncio.sleep(0.01)
+    await runs.close()
+    ((game_id, analysis),) = done
+    assert game_id == "g" and [ply.move for ply in analysis.plies] == ["1"]

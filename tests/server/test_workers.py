@@ -284,3 +284,25 @@ async def test_a_worker_reviews_a_finished_game_from_the_low_stream(
         assert await redis.xlen(LOW_JOB_STREAM) == 0 and await jobs_left(redis_server.url) == 0
     finally:
         await redis.aclose()
+
+
+async def test_a_worker_takes_a_bot_turn_before_a_review_that_came_first(
+    redis_server: RedisServer,
+    start_worker: Callable[[], WorkerProcess],
+) -> None:
+    """Both queued before any worker runs, the review first: the worker searches the bot
+    turn, then reviews (a server under load delays analyses, never games)."""
+    workers = pool(redis_server.url)
+    job = AnalysisJob("r", "kalah", {"pits": 3, "seeds": 2}, ("1", "1"), 20, "10.0.0.1")
+    try:
+        review = asyncio.create_task(workers.review(job))
+        await asyncio.sleep(0.5)  # the review's job is on the stream first
+        play = asyncio.create_task(workers.play(turn(), Referee()))
+        await asyncio.sleep(0.5)
+        worker = start_worker()
+        assert await play is None
+        await review
+    finally:
+        await workers.close()
+    log = worker.log.read_text()
+    assert log.index("go depth") < log.index("review job"), log
