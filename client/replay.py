@@ -489,8 +489,8 @@ class ReplayApp:
         with create_app_session(input=app.input, output=app.output):
             try:
                 await app.run_async()
-            finally:
-                await self.engine.close()
+            finally:  # what the keys started first (a search asked for), then the engine
                 for task in list(self._tasks):
                     task.cancel()
                 await asyncio.gather(*self._tasks, return_exceptions=True)
+                await self.engine.close()

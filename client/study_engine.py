@@ -32,6 +32,7 @@ class StudyEngine:
         self.failure: str | None = None
         self._client: EngineClient | None = None
         self._search: asyncio.Task[None] | None = None
+        self._closed = False
 
     @property
     def searching(self) -> bool:
@@ -42,6 +43,8 @@ class StudyEngine:
     ) -> None:
         """Search this position (the game's start and `moves` from it) until `stop`."""
         await self.stop()
+        if self._closed:
+            return
         self.lines, self.failure = {}, None
         try:
             client = await self._started()
@@ -62,6 +65,8 @@ class StudyEngine:
             await search
 
     async def close(self) -> None:
+        """Stop for good: the engine quits, and no search starts any more."""
+        self._closed = True
         await self.stop()
         if self._client is not None:
             await self._client.quit(STOP_GRACE_S)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ubao.engine.games import GAMES
 from ubao.protocol import ErrorCode
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
@@ -59,6 +60,7 @@ class Analyses:
             tuple(room.history),
             self.limits.analysis_time_ms,
             address,
+            proof_reach(room),
         )
         return len(ahead), job
 
@@ -73,3 +75,12 @@ class Analyses:
             waiting = self.waiting.get(game_id)
             if waiting is not None:
                 waiting.askers.discard(conn)
+
+
+def proof_reach(room: Room) -> int | None:
+    """The review's `exact_within` for the game: its default (None) where the record ends where
+    the rules ended the game, or where it counts empty squares (Othello); none (0) for a game
+    resigned, lost on time or abandoned, whose last plies are no endgame: proving their
+    positions would be solving the game from the middle."""
+    ended_by_rules = room.result is not None and room.result.score is not None
+    return None if ended_by_rules or GAMES[room.game_name].board == "othello" else 0

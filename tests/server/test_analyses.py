@@ -32,6 +32,7 @@ from ubao.protocol import (
     Moved,
     Over,
     PlyAnalysis,
+    Resign,
     SideAnalysis,
     Snapshot,
     Watch,
@@ -70,6 +71,7 @@ def test_a_game_is_queued_once_and_its_analysis_reaches_askers_and_followers() -
     assert dave.ok(Analyse(id=dave.next_id(), game_id=game_id)).queued == 0
     (job,) = h.analysis_jobs  # the second request joined the first
     assert (job.game_id, job.moves, job.time_ms, job.share) == (game_id, ("1",), 20, "10.0.0.1")
+    assert job.exact_within is None  # the rules ended it: its last plies are an endgame
 
     h.core.analysed(game_id, made(job.moves))
     got = h.pump()
@@ -100,6 +102,18 @@ def test_each_address_holds_a_share_of_the_queue_and_the_server_a_bound() -> Non
     (event,) = [m for m in h.pump()[alice.conn] if isinstance(m, AnalysisEvent)]
     assert event.state == "failed" and "the engine died" in (event.message or "")
     assert alice.ok(Analyse(id=alice.next_id(), game_id=third)).queued == 1  # her share is back
+
+
+def test_a_resigned_game_is_proved_nowhere_its_positions_are_no_endgame() -> None:
+    h = Harness()
+    alice, bob = h.player("alice"), h.player("bob")
+    game_id = alice.create()
+    _, token, _ = alice.join(game_id, 0)
+    bob.join(game_id, 1)
+    alice.ok(Resign(id=alice.next_id(), game_id=game_id, token=token))
+    analyse(bob, game_id)
+    (job,) = h.analysis_jobs
+    assert job.exact_within == 0
 
 
 def test_only_a_finished_game_is_analysed() -> None:
