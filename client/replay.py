@@ -284,6 +284,7 @@ class ReplayApp:
             lines = analysis_text.at_ply(self.analysis, self.ply, labels)
             bar = analysis_text.eval_bar(self._value(), self.analysis.units, 10)
             lines[0] = f"{bar} {lines[0]}"
+            lines.insert(2, "graph " + analysis_text.graph(self.analysis, columns - 6))
         if self.said:
             lines.append(self.said)
         return [line[:columns] for line in lines]
@@ -303,7 +304,25 @@ class ReplayApp:
         return max(0, min(len(self._info_lines()), INFO_ROWS, left))
 
     def _info_text(self) -> StyleAndTextTuples:
-        return [("class:status.turn", "\n".join(self._info_lines()[: self._info_rows()]))]
+        """The info lines; in the graph, the column of the move shown stands out."""
+        text: StyleAndTextTuples = []
+        for line in self._info_lines()[: self._info_rows()]:
+            column = self._graph_column() if line.startswith("graph ") else None
+            if column is None:
+                text.append(("class:status.turn", line + "\n"))
+                continue
+            at = len("graph ") + column
+            text += [
+                ("class:status.turn", line[:at]),
+                ("class:moves.last", line[at : at + 1]),
+                ("class:status.turn", line[at + 1 :] + "\n"),
+            ]
+        return text
+
+    def _graph_column(self) -> int | None:
+        assert self.analysis is not None
+        columns = get_app().output.get_size().columns - 6
+        return analysis_text.graph_column(self.analysis, self.ply, columns)
 
     def _board_core(self) -> StyleAndTextTuples:
         """The board at the ply shown (or the variation's position), without its title."""
