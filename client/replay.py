@@ -3,7 +3,7 @@
 Keys: right/left one move forward/back, home/end the start/the end, m/M the next/previous
 mistake, a the server's analysis of the game, e the engine on the position shown, t a move of
 one's own tried there (1-3 play an engine line's move, u takes one back, Esc back to the game),
-q to leave (docs/client.md, "Records").
+q to leave (docs/client.md, "Game records").
 """
 
 from __future__ import annotations
