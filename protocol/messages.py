@@ -485,7 +485,7 @@ class SideAnalysis:
     """One seat's figures over the whole game."""
 
     accuracy: float
-    """0 to 100 (docs/engine.md, "Game review")."""
+    """0 to 100 (docs/review.md)."""
     average_loss: float
     inaccuracies: Count
     mistakes: Count
