@@ -99,13 +99,17 @@ def best_line(ply: PlyAnalysis, length: int = 8) -> str:
     return f"line {line}" + (" …" if len(ply.line) > length else "")
 
 
+def side_lines(analysis: GameAnalysis, labels: Sequence[str]) -> list[str]:
+    """`South 87% 2?! 1? 0??`: each side's accuracy and counts."""
+    return [
+        f"{label} {side.accuracy:.0f}% {side.inaccuracies}?! {side.mistakes}? {side.blunders}??"
+        for label, side in zip(labels, analysis.sides, strict=True)
+    ]
+
+
 def sides_text(analysis: GameAnalysis, labels: Sequence[str]) -> str:
-    """`South 87% 2?! 1? 0??  North 61% …`: accuracy and counts per side."""
-    parts = []
-    for label, side in zip(labels, analysis.sides, strict=True):
-        counts = f"{side.inaccuracies}?! {side.mistakes}? {side.blunders}??"
-        parts.append(f"{label} {side.accuracy:.0f}% {counts}")
-    return "  ".join(parts)
+    """Both sides' figures on one line."""
+    return "  ".join(side_lines(analysis, labels))
 
 
 def at_ply(analysis: GameAnalysis, shown: int, labels: Sequence[str]) -> list[str]:

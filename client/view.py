@@ -16,7 +16,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ubao.client.analysis_text import at_ply, eval_bar, known, marks_of
+from ubao.client.analysis_text import at_ply, eval_bar, known, marks_of, side_lines
 from ubao.client.board import Animation, BoardView, Marks
 from ubao.client.input_machine import Facts, InputMachine
 from ubao.client.layout import (
@@ -423,10 +423,11 @@ class GameView:
         at the move shown, the engine's line, the sides' figures."""
         shown = self.shown_ply
         value = analysis.plies[shown - 1].after if shown and analysis.plies else 0.0
-        lines = at_ply(analysis, shown, self.state.view.side_labels)
+        labels = self.state.view.side_labels
+        head, best = at_ply(analysis, shown, labels)[:2]
         bar = eval_bar(value, analysis.units, 10)
         text: StyleAndTextTuples = [("class:panel.title", "Analysis")]
-        for line in [f"{bar} {lines[0]}", *lines[1:]]:
+        for line in [f"{bar} {head}", best, *side_lines(analysis, labels)]:
             text.append(("", "\n" + line))
         return text
 

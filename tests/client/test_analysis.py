@@ -15,17 +15,19 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 
 from tests.support.client import game_server, kalah_create, screen, until, url_of
-from tests.support.screen import SIZES, SizedOutput, draw, played, whole
+from tests.support.screen import SIZES, SizedOutput, draw, finished, played, whole
 from ubao.client.__main__ import build_parser
 from ubao.client.analysis_text import graph, marks_of, next_serious
+from ubao.client.app import GameApp
 from ubao.client.connection import fetch_analysis
 from ubao.client.export import replay_of
 from ubao.client.replay import KEYS, ReplayApp
+from ubao.client.state import GameState
 from ubao.engine.games import GAMES
 from ubao.engine.protocols.wire import game_analysis
 from ubao.engine.record import Record, format_record, parse_record
 from ubao.engine.review import ReviewBudget, review_game
-from ubao.protocol import GameAnalysis, SeatSpec
+from ubao.protocol import GameAnalysis, Moved, SeatSpec
 
 RIGHT, ESCAPE = "\x1b[C", "\x1b"
 
@@ -167,3 +169,30 @@ async def test_the_analysis_asked_for_reaches_the_end_screen_export_and_replay(
             assert app.analysis == analysis and asked == [1]
             keys.send_text("q")
             await asyncio.wait_for(task, 30)
+
+
+@pytest.mark.parametrize(("columns", "rows"), SIZES)
+@pytest.mark.parametrize("name", ["kalah", "othello", "bao"])
+async def test_the_end_screen_shows_the_analysis_beside_the_moves(
+    name: str, columns: int, rows: int
+) -> None:
+    events = finished(name, 6)
+    moves = tuple(event.move for event in events if isinstance(event, Moved))
+    record = Record({"Game": name, "Options": "{}"}, moves)
+    analysis = analysed(record)
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(columns, rows))
+        app.set_connection("connected", True)
+        for event in events:
+            app.on_event(event)
+        app.animation.skip()
+        app.state.analysis = analysis
+        app.browse(3)
+        lines = draw(app.application, columns, rows)
+        panel = fragment_list_to_text(app._info_text())
+        listed = fragment_list_to_text(app._moves_text())
+    shown = "\n".join(lines)
+    assert "too small" not in shown, shown
+    assert panel.startswith("Analysis") and f"3. {analysis.plies[2].move}" in panel, panel
+    for move, mark in zip(moves, marks_of(analysis), strict=True):
+        assert f" {move}{mark}\n" in listed, listed
