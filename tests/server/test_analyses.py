@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
+from tests.support.redis_server import RedisServer
 from tests.support.server import (
     SMALL_KALAH,
     Client,
@@ -19,7 +21,7 @@ from tests.support.server import (
     running_server,
     small_limits,
 )
-from tests.support.wire import autoplay, create, join, server_process
+from tests.support.wire import autoplay, create, join, nodes, server_process
 from ubao.engine.games import make_game
 from ubao.engine.review import review_game, review_to_json
 from ubao.protocol import (
@@ -231,3 +233,22 @@ async def test_an_analysis_starts_only_while_no_bot_turn_waits_for_an_engine() -
     await runs.close()
     ((game_id, analysis),) = done
     assert game_id == "g" and [ply.move for ply in analysis.plies] == ["1"]
+
+
+async def test_a_cluster_analyses_on_its_workers_and_keeps_it_in_redis(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    command = [sys.executable, "-m", "ubao.engine", "worker", "--redis", redis_server.url]
+    with (tmp_path / "worker.log").open("wb") as log:
+        worker = await asyncio.create_subprocess_exec(*command, "--hash", "1", stderr=log)
+        try:
+            async with nodes(redis_server, 2, "--analysis-time", "0.05") as (a, b):
+                game_id, moves = await finished(a.port)
+                async with Client.connected(b.port, "fan", "spectator") as fan:
+                    await fan.ok(Analyse(id=0, game_id=game_id))
+                    analysis = checked((await fan.analysis()).analysis, moves)
+                async with Client.connected(a.port, "later", "spectator") as later:
+                    assert (await later.ok(Analyse(id=0, game_id=game_id))).analysis == analysis
+        finally:
+            worker.kill()
+            await worker.wait()

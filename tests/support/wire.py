@@ -207,12 +207,13 @@ class Node:
 
 
 @contextlib.asynccontextmanager
-async def nodes(redis: RedisServer, count: int) -> AsyncIterator[list[Node]]:
-    """`count` nodes `python -m ubao.server --redis`, each on a free port; killed at the end."""
+async def nodes(redis: RedisServer, count: int, *more: str) -> AsyncIterator[list[Node]]:
+    """`count` nodes `python -m ubao.server --redis` (with flags `more`), each on a free port;
+    killed at the end."""
     async with contextlib.AsyncExitStack() as stack:
         started = []
         for number in range(count):
-            flags = ("--redis", redis.url, "--node-id", f"n{number}")
+            flags = ("--redis", redis.url, "--node-id", f"n{number}", *more)
             db = redis.folder / f"n{number}.sqlite3"  # not used: the games are in Redis
             process, port = await stack.enter_async_context(server_process(db, *flags))
             started.append(Node(process, port))
