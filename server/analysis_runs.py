@@ -4,8 +4,9 @@ server/analyses.py): games always go first.
 A job starts only while no bot turn waits for an engine, and at most `engines` run at once; of
 the jobs waiting, the next is the oldest of the address that has the fewest running, so one
 address's analyses cannot hold the others' back. On one node a job is a process of its own
-(`python -m ubao.engine.tools.review_job`) at the lowest CPU priority (nice 19): a bot's
-engine or the server itself that wants the core gets it, and the analysis takes what is left.
+(`python -m ubao.engine.tools.review_job`) at the lowest CPU priority (Linux's `SCHED_IDLE`,
+else nice 19): a bot's engine or the server itself that wants a core gets it, and the
+analysis takes what is left.
 In a cluster it is a job for the engine workers (`WorkerPool.review`). Either way the review
 comes back as `review_to_json` wrote it, is turned into the wire's `GameAnalysis` and handed
 to the core (`Core.analysed`), or the failure is (`Core.analysis_failed`)."""
@@ -37,6 +38,14 @@ Review = Callable[[AnalysisJob], Awaitable[dict[str, Any]]]
 """Runs one job: the review's JSON, or an exception saying why not."""
 
 
+def lowest_priority() -> None:
+    """In the review's process before it runs: Linux's idle scheduling class (`SCHED_IDLE`,
+    which runs only on a core nothing else wants, and yields it at once), else nice 19."""
+    os.nice(19)
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
 def job_of(job: AnalysisJob) -> dict[str, Any]:
     """What the review job reads (engine/tools/review_job.py)."""
     return {
@@ -49,14 +58,14 @@ def job_of(job: AnalysisJob) -> dict[str, Any]:
 
 
 async def review_in_process(job: AnalysisJob) -> dict[str, Any]:
-    """Review the game in a process of its own at nice 19; killed if it outlives its budget
-    (a generous bound: three times the time of its moves, and a minute)."""
+    """Review the game in a process of its own at the lowest priority; killed if it outlives
+    its budget (a generous bound: three times the time of its moves, and a minute)."""
     process = await asyncio.create_subprocess_exec(
         *REVIEW_COMMAND,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        preexec_fn=lambda: os.nice(19),
+        preexec_fn=lowest_priority,
     )
     budget_s = 60 + 3 * len(job.moves) * job.time_ms / 1000
     try:

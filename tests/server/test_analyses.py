@@ -73,7 +73,7 @@ def test_a_game_is_queued_once_and_its_analysis_reaches_askers_and_followers() -
     assert dave.ok(Analyse(id=dave.next_id(), game_id=game_id)).queued == 0
     (job,) = h.analysis_jobs  # the second request joined the first
     assert (job.game_id, job.moves, job.time_ms, job.share) == (game_id, ("1",), 20, "10.0.0.1")
-    assert job.exact_within is None  # the rules ended it: its last plies are an endgame
+    assert job.exact_within == 0  # Kalah: the endgame database proves, not plies from the end
 
     h.core.analysed(game_id, made(job.moves))
     got = h.pump()
@@ -106,16 +106,16 @@ def test_each_address_holds_a_share_of_the_queue_and_the_server_a_bound() -> Non
     assert alice.ok(Analyse(id=alice.next_id(), game_id=third)).queued == 1  # her share is back
 
 
-def test_a_resigned_game_is_proved_nowhere_its_positions_are_no_endgame() -> None:
+def test_othello_is_proved_by_its_empty_squares() -> None:
     h = Harness()
     alice, bob = h.player("alice"), h.player("bob")
-    game_id = alice.create()
+    game_id = alice.create(game="othello", options={})
     _, token, _ = alice.join(game_id, 0)
     bob.join(game_id, 1)
     alice.ok(Resign(id=alice.next_id(), game_id=game_id, token=token))
     analyse(bob, game_id)
     (job,) = h.analysis_jobs
-    assert job.exact_within == 0
+    assert job.exact_within is None  # the review's default: a dozen empty squares
 
 
 def test_only_a_finished_game_is_analysed() -> None:
