@@ -33,6 +33,11 @@ def bot_info(info: Info | None) -> BotInfo | None:
     )
 
 
+ANALYSIS_LINE = 32
+"""The longest line a ply analysis carries: more than any screen shows, and a long game's
+analysis stays small in every snapshot of the game (the wire allows `MAX_PV`)."""
+
+
 def game_analysis(review: Review, time_ms: int) -> GameAnalysis:
     """A game's review as the wire carries it (`analyse`): seat 0's view, in the review's
     units, each line cut to what a ply analysis holds."""
@@ -42,7 +47,7 @@ def game_analysis(review: Review, time_ms: int) -> GameAnalysis:
             seat=ply.mover,
             move=ply.move,
             best=ply.best,
-            line=tuple(ply.line[:MAX_PV]),
+            line=tuple(ply.line[:ANALYSIS_LINE]),
             before=float(ply.before),
             after=float(ply.after),
             loss=float(ply.loss),
