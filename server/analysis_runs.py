@@ -38,12 +38,15 @@ Review = Callable[[AnalysisJob], Awaitable[dict[str, Any]]]
 """Runs one job: the review's JSON, or an exception saying why not."""
 
 
-def lowest_priority() -> None:
-    """In the review's process before it runs: Linux's idle scheduling class (`SCHED_IDLE`,
-    which runs only on a core nothing else wants, and yields it at once), else nice 19."""
-    os.nice(19)
+def lowest_priority(pid: int) -> None:
+    """Put the review's process in Linux's idle scheduling class (`SCHED_IDLE`, which runs
+    only on a core nothing else wants, and yields it at once), else at nice 19. Done from the
+    server once the process is started, not in it before it runs (`preexec_fn`), which is not
+    safe in a process with threads (the store's writer)."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
     with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
 
 
 def job_of(job: AnalysisJob) -> dict[str, Any]:
@@ -65,8 +68,8 @@ async def review_in_process(job: AnalysisJob) -> dict[str, Any]:
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        preexec_fn=lowest_priority,
     )
+    lowest_priority(process.pid)
     budget_s = 60 + 3 * len(job.moves) * job.time_ms / 1000
     try:
         async with asyncio.timeout(budget_s):
