@@ -110,9 +110,10 @@ def main() -> None:
                     marked[mark][0] += 1
                     marked[mark][1] += loss >= threshold
                     if loss < threshold:
+                        how = "exact" if ply.exact else f"depth {ply.depth}"
                         wrong.append(
                             f"game {number} ply {ply.ply + 1}: marked {ply.mark} "
-                            f"(loss {ply.loss:g}, depth {ply.depth}), exact loss {loss:g}"
+                            f"(loss {ply.loss:g}, {how}), exact loss {loss:g} < {threshold:g}"
                         )
                 if loss >= threshold:
                     lost[mark][0] += 1

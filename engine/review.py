@@ -186,28 +186,50 @@ class _Valued:
 
 
 class _Reviewer:
-    """The search, the solver and the proved values of one game, kept across its plies."""
+    """The search, the solver and the proved values of one game's positions."""
 
-    def __init__(self, game: Searchable[Any, Any], board: str, budget: ReviewBudget) -> None:
+    def __init__(
+        self, game: Searchable[Any, Any], board: str, budget: ReviewBudget, positions: list[Any]
+    ) -> None:
         self.game = game
         self.board = board
         self.budget = budget
+        self.positions = positions
+        """The game's positions: the start, then after each move."""
         self.exact_within = (
             EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
         )
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
-        self._solver: Solver[Any, Any] | None = None
+        self.solver: Solver[Any, Any] = Solver(game, endgame=self.endgame)
         self.solutions: dict[int, Solution[Any]] = {}
-        """Proved positions of the game by ply (the one after a move is the next one's)."""
+        """The positions proved, by ply."""
+        self.seconds: dict[int, float] = {}
+        """The time the solver spent on each position, proved or not."""
 
-    def value(self, ply: int, position: Any, move: Any, child: Any, plies_left: int) -> _Valued:
-        """Proved where within reach (and the solver can value the game), else searched."""
-        if self.provable(position, plies_left):
-            proved = self.proved(ply, position, child)
-            if proved is not None:
-                return proved
-        return self.searched(position, move, child)
+    def prove(self) -> None:
+        """Prove what can be, from the game's end back to its start, so that each proof finds
+        the later ones in the solver's table: the positions within reach whatever it costs,
+        the others (on the native mancala solver, whose probes stop on time) within the time
+        a position has (`time_ms`)."""
+        bounded = self.solver.native is not None
+        for ply in reversed(range(len(self.positions) - 1)):
+            position = self.positions[ply]
+            if self.provable(position, len(self.positions) - 1 - ply):
+                seconds = None
+            elif bounded:
+                seconds = self.budget.time_ms / 1000
+            else:
+                continue
+            start = time.perf_counter()
+            try:
+                self.solutions[ply] = self.solver.solve(position, seconds=seconds)
+            except TimeoutError:
+                pass
+            except ValueError:  # positions repeat in this game: the solver cannot value it
+                return
+            finally:
+                self.seconds[ply] = time.perf_counter() - start
 
     def provable(self, position: Any, plies_left: int) -> bool:
         """Within reach of proof: the endgame database's, or near the end of the game."""
@@ -218,21 +240,20 @@ class _Reviewer:
             return self.game.size**2 - occupied.bit_count() <= self.exact_within
         return plies_left <= self.exact_within
 
-    def proved(self, ply: int, position: Any, child: Any) -> _Valued | None:
-        """The ply from the solver (None for a game whose positions repeat, which it cannot
-        value)."""
-        try:
-            solution = self._solve(ply, position)
-            outcome = self.game.outcome(child)
+    def value(self, ply: int, move: Any) -> _Valued:
+        """Proved when the position and the one the move leads to are, else searched."""
+        position, child = self.positions[ply], self.positions[ply + 1]
+        solution = self.solutions.get(ply)
+        outcome = self.game.outcome(child)
+        if solution is not None and (outcome is not None or ply + 1 in self.solutions):
+            before = self._solution_units(solution)
             after = (
                 self._outcome_units(outcome)
                 if outcome is not None
-                else self._solution_units(self._solve(ply + 1, child))
+                else self._solution_units(self.solutions[ply + 1])
             )
-        except ValueError:
-            return None
-        before = self._solution_units(solution)
-        return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
+            return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
+        return self.searched(position, move, child)
 
     def searched(self, position: Any, move: Any, child: Any) -> _Valued:
         """The ply from the search: the position, then the position the move played leads to,
@@ -262,13 +283,6 @@ class _Reviewer:
     def _seat_units(self, position: Any, score: float) -> float:
         """A search score of `position` (its mover's view) in units, seat 0's view."""
         return self._score_units(score) * (-1.0 if self.game.to_move(position) else 1.0) + 0.0
-
-    def _solve(self, ply: int, position: Any) -> Solution[Any]:
-        if ply not in self.solutions:
-            if self._solver is None:
-                self._solver = Solver(self.game, endgame=self.endgame)
-            self.solutions[ply] = self._solver.solve(position)
-        return self.solutions[ply]
 
     def _units(self, winner: int | None, margin: int) -> float:
         """A proved result in units, seat 0's view: the margin, or Bao's win."""
@@ -324,13 +338,14 @@ def review_game(
             raise ValueError(f"ply {ply + 1} ({text!r}): {error}") from None
         played.append(move)
         positions.append(rules.play(positions[-1], move))
-    reviewer = _Reviewer(rules, board, budget)
+    reviewer = _Reviewer(rules, board, budget, positions)
+    reviewer.prove()
     limits = THRESHOLDS[board]
     plies = []
     for ply, move in enumerate(played):
-        start = time.perf_counter()
+        start = time.perf_counter() - reviewer.seconds.get(ply, 0.0)
         position = positions[ply]
-        valued = reviewer.value(ply, position, move, positions[ply + 1], len(played) - ply)
+        valued = reviewer.value(ply, move)
         mover = rules.to_move(position)
         loss = max(0.0, (valued.before - valued.after) * (-1 if mover else 1))
         line = tuple(format_line(rules, position, valued.line))
