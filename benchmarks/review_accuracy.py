@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--time-ms", type=int, default=DEFAULT_TIME_MS)
     parser.add_argument("--exact-within", type=int, default=None)
+    parser.add_argument("--solve-ms", type=int, default=None)
     args = parser.parse_args()
     options = {"pits": args.pits, "seeds": args.seeds}
     game = make_game("kalah", options)
@@ -84,7 +85,7 @@ def main() -> None:
     )
     solver: Solver[Any, Any] = Solver(game, endgame=endgame)
     _, mistake, blunder = thresholds("kalah")
-    budget = ReviewBudget(args.time_ms, args.exact_within)
+    budget = ReviewBudget(args.time_ms, args.exact_within, solve_ms=args.solve_ms)
     rng = random.Random(args.seed)
     marked = {"mistake": [0, 0], "blunder": [0, 0]}
     """mark -> [moves marked at least so, of which losing at least the threshold exactly]"""
@@ -128,7 +129,7 @@ def main() -> None:
     print(
         f"kalah({args.pits},{args.seeds}), {args.games} games, {plies} plies "
         f"({exact_plies} proved by the review), {args.time_ms} ms a position, "
-        f"exact within {review.budget['exact_within']} plies"
+        f"exact within {review.budget['exact_within']} plies, solver {review.budget['solve_ms']} ms"
     )
     for mark in ("mistake", "blunder"):
         count, right = marked[mark]

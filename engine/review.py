@@ -61,6 +61,9 @@ value: by default it proves none."""
 DEFAULT_TIME_MS = 1000
 """The default search time per position: a 60-ply Kalah game in about a minute."""
 
+MIN_NODES = 10_000
+"""The least node budget of the played move's search (when the position's own was tiny)."""
+
 ENDGAME_SEEDS = 16
 """The mancala endgame database a review uses where the native core builds it (as
 `ubao-engine solve` does): every board with up to this many seeds is exact."""
@@ -115,6 +118,9 @@ class ReviewBudget:
     family's default (`EXACT_WITHIN`)."""
     nodes: int | None = None
     """A node limit per search, besides the time."""
+    solve_ms: int | None = None
+    """The native mancala solver's time to prove a position beyond `exact_within`; None:
+    `time_ms`; 0: no such attempt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +130,8 @@ class Review:
     plies: tuple[PlyReview, ...]
     players: tuple[PlayerSummary, PlayerSummary]
     budget: dict[str, int]
-    """What was asked: time_ms, exact_within (resolved), nodes (if any), endgame_seeds."""
+    """What was used: time_ms, exact_within and solve_ms (resolved; solve_ms 0 where no solver
+    stops on time), nodes (if any), endgame_seeds."""
     units: str
     thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
     """The game's `thresholds`, as they marked the moves."""
@@ -199,6 +206,7 @@ class _Reviewer:
         self.exact_within = (
             EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
         )
+        self.solve_ms = budget.time_ms if budget.solve_ms is None else budget.solve_ms
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
         self.solver: Solver[Any, Any] = Solver(game, endgame=self.endgame)
@@ -210,15 +218,15 @@ class _Reviewer:
     def prove(self) -> None:
         """Prove what can be, from the game's end back to its start, so that each proof finds
         the later ones in the solver's table: the positions within reach whatever it costs,
-        the others (on the native mancala solver, whose probes stop on time) within the time
-        a position has (`time_ms`)."""
-        bounded = self.solver.native is not None
+        the others (on the native mancala solver, whose probes stop on time) within
+        `solve_ms`."""
+        bounded = self.solver.native is not None and self.solve_ms > 0
         for ply in reversed(range(len(self.positions) - 1)):
             position = self.positions[ply]
             if self.provable(position, len(self.positions) - 1 - ply):
                 seconds = None
             elif bounded:
-                seconds = self.budget.time_ms / 1000
+                seconds = self.solve_ms / 1000
             else:
                 continue
             start = time.perf_counter()
@@ -253,36 +261,39 @@ class _Reviewer:
                 else self._solution_units(self.solutions[ply + 1])
             )
             return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
-        return self.searched(position, move, child)
+        return self.searched(position, move)
 
-    def searched(self, position: Any, move: Any, child: Any) -> _Valued:
-        """The ply from the search: the position, then the position the move played leads to,
-        a ply shallower, so that both values come from one horizon."""
-        best = self._search(position, None)
-        before = self._seat_units(position, best.score)
-        if best.move == move:
-            return _Valued(best.pv, before, before, False, best.stats.depth, best.stats.generated)
-        outcome = self.game.outcome(child)
-        if outcome is not None:
-            after, nodes = self._outcome_units(outcome), 0
-        else:
-            reply = self._search(child, max(1, best.stats.depth - 1))
-            after, nodes = self._seat_units(child, reply.score), reply.stats.generated
-        nodes += best.stats.generated
-        return _Valued(best.pv, before, after, False, best.stats.depth, nodes)
+    def searched(self, position: Any, move: Any) -> _Valued:
+        """The ply from the search: the position deepened within the budget, then the played
+        move alone from the same root to the same depth (the table warm from the first, and
+        at most as many nodes): the loss compares two values of one depth, never an odd
+        horizon with an even one. Should the move's search stop shallower, its value is set
+        beside the position's at that depth."""
+        scores: dict[int, float] = {}
 
-    def _search(self, position: Any, depth: int | None) -> SearchResult[Any]:
-        """One search within the budget, and a first iteration however short the budget, so
-        that every ply has a value."""
+        def iteration(result: SearchResult[Any]) -> None:
+            scores[result.stats.depth] = result.score
+
         budget = self.budget
-        result = self.searcher.search(position, depth, budget.time_ms, nodes=budget.nodes)
-        if result.stats.depth == 0:
-            result = self.searcher.search(position, 1)
-        return result
-
-    def _seat_units(self, position: Any, score: float) -> float:
-        """A search score of `position` (its mover's view) in units, seat 0's view."""
-        return self._score_units(score) * (-1.0 if self.game.to_move(position) else 1.0) + 0.0
+        best = self.searcher.search(
+            position, None, budget.time_ms, nodes=budget.nodes, on_iteration=iteration
+        )
+        if best.stats.depth == 0:  # not one iteration in the budget: one without it
+            best = self.searcher.search(position, 1, on_iteration=iteration)
+        depth, nodes = best.stats.depth, best.stats.generated
+        loss = 0.0
+        if best.move != move:
+            played = self.searcher.search(
+                position, depth, nodes=max(nodes, MIN_NODES), root_moves=[move]
+            )
+            if played.stats.depth == 0:
+                played = self.searcher.search(position, 1, root_moves=[move])
+            depth, nodes = played.stats.depth, nodes + played.stats.generated
+            at_depth = scores.get(depth, best.score)
+            loss = max(0.0, self._score_units(at_depth) - self._score_units(played.score))
+        sign = -1.0 if self.game.to_move(position) else 1.0
+        before = sign * self._score_units(best.score) + 0.0
+        return _Valued(best.pv, before, before - sign * loss + 0.0, False, depth, nodes)
 
     def _units(self, winner: int | None, margin: int) -> float:
         """A proved result in units, seat 0's view: the margin, or Bao's win."""
@@ -328,6 +339,8 @@ def review_game(
     board = family(game)
     if budget.time_ms < 1 or (budget.nodes is not None and budget.nodes < 1):
         raise ValueError("the budget needs time_ms of 1 or more and nodes, if given, too")
+    if budget.solve_ms is not None and budget.solve_ms < 0:
+        raise ValueError("the budget's solve_ms must be 0 or more")
     rules = make_game(game, options, backend)
     positions = [rules.start()]
     played = []
@@ -371,6 +384,7 @@ def review_game(
     asked = {"time_ms": budget.time_ms, "exact_within": reviewer.exact_within}
     if budget.nodes is not None:
         asked["nodes"] = budget.nodes
+    asked["solve_ms"] = 0 if reviewer.solver.native is None else reviewer.solve_ms
     asked["endgame_seeds"] = 0 if reviewer.endgame is None else reviewer.endgame.seeds
     players = cast(
         tuple[PlayerSummary, PlayerSummary],

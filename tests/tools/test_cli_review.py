@@ -57,7 +57,13 @@ def test_json_reads_back_as_the_review_and_stdin_is_a_record_too(
     status, out, _ = run(capsys, *argv)
     assert status == 0
     review = review_from_json(json.loads(out))
-    assert review.budget == {"time_ms": 1000, "exact_within": 3, "nodes": 5000, "endgame_seeds": 0}
+    assert review.budget == {
+        "time_ms": 1000,
+        "exact_within": 3,
+        "nodes": 5000,
+        "solve_ms": 0,
+        "endgame_seeds": 0,
+    }
     assert [ply.move for ply in review.plies] == list(RECORD.moves)
     assert [ply.exact for ply in review.plies][-3:] == [True] * 3
 
