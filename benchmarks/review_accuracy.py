@@ -14,14 +14,20 @@ the native core builds it) for the exact loss of each move. It prints, against p
 
     python benchmarks/review_accuracy.py --games 6
     python benchmarks/review_accuracy.py --games 20 --pits 4 --seeds 3 --time-ms 100
+    python benchmarks/review_accuracy.py --solve-ms 0 --cache /tmp/kalah64_losses.json
+
+`--cache FILE` keeps the exact losses of the games solved (JSON, by options and moves), so
+that another budget is measured on the same games without solving them again.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from ubao.engine.endgame import native_rules, open_endgame
@@ -76,6 +82,7 @@ def main() -> None:
     parser.add_argument("--time-ms", type=int, default=DEFAULT_TIME_MS)
     parser.add_argument("--exact-within", type=int, default=None)
     parser.add_argument("--solve-ms", type=int, default=None)
+    parser.add_argument("--cache", type=Path, help="exact losses kept here between runs")
     args = parser.parse_args()
     options = {"pits": args.pits, "seeds": args.seeds}
     game = make_game("kalah", options)
@@ -87,6 +94,9 @@ def main() -> None:
     _, mistake, blunder = thresholds("kalah")
     budget = ReviewBudget(args.time_ms, args.exact_within, solve_ms=args.solve_ms)
     rng = random.Random(args.seed)
+    cache: dict[str, list[float]] = (
+        json.loads(args.cache.read_text()) if args.cache is not None and args.cache.exists() else {}
+    )
     marked = {"mistake": [0, 0], "blunder": [0, 0]}
     """mark -> [moves marked at least so, of which losing at least the threshold exactly]"""
     lost = {"mistake": [0, 0], "blunder": [0, 0]}
@@ -101,7 +111,12 @@ def main() -> None:
         seconds = time.perf_counter() - start
         review_seconds += seconds
         solve_start = time.perf_counter()
-        losses = exact_losses(game, moves, solver)
+        key = f"{args.pits},{args.seeds}: {' '.join(moves)}"
+        if key not in cache:
+            cache[key] = exact_losses(game, moves, solver)
+            if args.cache is not None:
+                args.cache.write_text(json.dumps(cache))
+        losses = cache[key]
         for ply, loss in zip(review.plies, losses, strict=True):
             plies += 1
             exact_plies += ply.exact

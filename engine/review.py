@@ -5,9 +5,10 @@ For each ply the position before the move is valued, and so is the move played; 
 gave up (its loss, in the game's units: seeds, discs, Bao points) marks it an inaccuracy, a
 mistake or a blunder past its family's thresholds (`THRESHOLDS`), and each player's losses make
 an accuracy figure (`move_accuracy`). A position is proved (`exact`) by the solver
-(engine/solve.py) where that is cheap: a mancala board the endgame database holds, the last
-`exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), and a
-finished game. Elsewhere the search (engine/search) values it within the per-ply budget: the
+(engine/solve.py), from the game's end back: a mancala board the endgame database holds, the
+last `exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), a
+finished game, and on the native mancala solver whatever it proves within its pool of
+`solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`: the
 position first, then the played move alone to the same depth, so that both values come from
 one horizon and the loss is never an artefact of comparing two. docs/review.md has the
 thresholds, the accuracy formula and the JSON shape.
@@ -119,7 +120,8 @@ class ReviewBudget:
     nodes: int | None = None
     """A node limit per search, besides the time."""
     solve_ms: int | None = None
-    """The native mancala solver's time to prove a position beyond `exact_within`; None:
+    """The native mancala solver's time a ply to prove the positions beyond `exact_within`,
+    pooled over the game (the late positions' leftovers go to the early ones); None: half of
     `time_ms`; 0: no such attempt."""
 
 
@@ -206,7 +208,7 @@ class _Reviewer:
         self.exact_within = (
             EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
         )
-        self.solve_ms = budget.time_ms if budget.solve_ms is None else budget.solve_ms
+        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
         self.solver: Solver[Any, Any] = Solver(game, endgame=self.endgame)
@@ -218,15 +220,18 @@ class _Reviewer:
     def prove(self) -> None:
         """Prove what can be, from the game's end back to its start, so that each proof finds
         the later ones in the solver's table: the positions within reach whatever it costs,
-        the others (on the native mancala solver, whose probes stop on time) within
-        `solve_ms`."""
+        the others on the native mancala solver (whose probes stop on time) within a pool of
+        `solve_ms` a ply, which the cheap late positions leave to the hard early ones."""
         bounded = self.solver.native is not None and self.solve_ms > 0
+        pool = 0.0
+        """Seconds the solver may still spend: `solve_ms` for every ply so far, less its time."""
         for ply in reversed(range(len(self.positions) - 1)):
             position = self.positions[ply]
+            pool += self.solve_ms / 1000
             if self.provable(position, len(self.positions) - 1 - ply):
                 seconds = None
-            elif bounded:
-                seconds = self.solve_ms / 1000
+            elif bounded and pool > 0:
+                seconds = pool
             else:
                 continue
             start = time.perf_counter()
@@ -238,6 +243,7 @@ class _Reviewer:
                 return
             finally:
                 self.seconds[ply] = time.perf_counter() - start
+                pool -= self.seconds[ply]
 
     def provable(self, position: Any, plies_left: int) -> bool:
         """Within reach of proof: the endgame database's, or near the end of the game."""

@@ -1053,8 +1053,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--solve-ms",
         type=at_least(0),
         metavar="MS",
-        help="the native mancala solver's time to prove each other position (default: "
-        "--time-ms; 0: none)",
+        help="the native mancala solver's time a ply, pooled over the game, to prove the "
+        "other positions (default: half of --time-ms; 0: none)",
     )
     review.add_argument("--json", action="store_true", help="machine-readable output")
     review.add_argument(
