@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from math import isfinite
+from dataclasses import dataclass, field, replace
+from math import ceil, inf, isfinite
 from typing import Any, Literal, cast, get_args
 
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
@@ -259,15 +259,44 @@ class _Reviewer:
         position, child = self.positions[ply], self.positions[ply + 1]
         solution = self.solutions.get(ply)
         outcome = self.game.outcome(child)
-        if solution is not None and (outcome is not None or ply + 1 in self.solutions):
+        after: float | None = None
+        if outcome is not None:
+            after = self._outcome_units(outcome)
+        elif ply + 1 in self.solutions:
+            after = self._solution_units(self.solutions[ply + 1])
+        if solution is not None and after is not None:
             before = self._solution_units(solution)
-            after = (
-                self._outcome_units(outcome)
-                if outcome is not None
-                else self._solution_units(self.solutions[ply + 1])
-            )
             return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
-        return self.searched(position, move)
+        searched = self.searched(position, move)
+        if after is None or self.solver.native is None or self.board == "bao":
+            return searched
+        return self.marked(position, searched, after)
+
+    def marked(self, position: Any, searched: _Valued, after: float) -> _Valued:
+        """A searched ply whose move is proved (the position it leads to is): its mark proved
+        too, by null-window probes on the position (is it worth the move plus a threshold?)
+        within `time_ms`, and the search's loss brought within the class proved; `after` is
+        then the proved value. Left as searched when the probes run out of time."""
+        sign = -1.0 if self.game.to_move(position) else 1.0
+        move_value = sign * after
+        deadline = time.perf_counter() + self.budget.time_ms / 1000
+        limits = THRESHOLDS[self.board]
+
+        def worth(threshold: float) -> bool:
+            """Whether the position is worth at least the move plus `threshold`."""
+            left = deadline - time.perf_counter()
+            return self.solver.at_least(position, ceil(move_value + threshold), max(left, 0.0))
+
+        try:
+            if worth(limits[1]):
+                low, high = (limits[2], inf) if worth(limits[2]) else (limits[1], limits[2])
+            else:
+                low, high = (limits[0], limits[1]) if worth(limits[0]) else (0.0, limits[0])
+        except TimeoutError:
+            return searched
+        loss = sign * (searched.before - searched.after)
+        loss = min(max(loss, low), high - 1)
+        return replace(searched, before=after + sign * loss + 0.0, after=after)
 
     def searched(self, position: Any, move: Any) -> _Valued:
         """The ply from the search: the position deepened within the budget, then the played

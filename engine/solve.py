@@ -283,6 +283,24 @@ class Solver(Generic[P, M]):
             threads=self.threads,
         )
 
+    def at_least(self, position: P, value: int, seconds: float | None = None) -> bool:
+        """Whether the side to move's value of `position` (his final margin, in a game scored
+        by points alone) is at least `value`: one null-window probe, far cheaper than a solve.
+        `seconds` bounds it as `solve`'s do (TimeoutError)."""
+        if self.game.is_over(position):
+            outcome = self.game.outcome(position)
+            assert outcome is not None
+            mine = margin(outcome) * (-1 if self.game.to_move(position) else 1)
+            return mine >= value
+        self._deadline = None if seconds is None else time.perf_counter() + seconds
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+        try:
+            return self._test(position, value) >= value
+        finally:
+            sys.setrecursionlimit(limit)
+            self._deadline = None
+
     @property
     def threads_note(self) -> str | None:
         """One line saying why fewer threads solve than were asked, or None."""

@@ -230,3 +230,16 @@ def test_a_solve_out_of_time_raises_and_the_solver_goes_on_afterwards(backend: s
     ]:
         late = big.play(late, big.parse_move(late, move))
     assert solver.solve(late).value == Solver(big, hash_mb=16).solve(late).value
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_probe_says_whether_a_position_is_worth_a_value(backend: str) -> None:
+    """`at_least`, the game review's check of a mark: the mover's value against a bound."""
+    game = make_game("kalah", {"pits": 4, "seeds": 3}, backend)
+    solver = Solver(game)
+    position = game.start()
+    for move in ["2", "4", "1", "3"]:
+        mover_value = solver.solve(position).value * (-1 if game.to_move(position) else 1)
+        assert Solver(game).at_least(position, mover_value)
+        assert not Solver(game).at_least(position, mover_value + 1)
+        position = game.play(position, game.parse_move(position, move))
