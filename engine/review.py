@@ -5,9 +5,10 @@ For each ply the position before the move is valued, and so is the move played; 
 gave up (its loss, in the game's units: seeds, discs, Bao points) marks it an inaccuracy, a
 mistake or a blunder past its family's thresholds (`THRESHOLDS`), and each player's losses make
 an accuracy figure (`move_accuracy`). A position is proved (`exact`) by the solver
-(engine/solve.py) where that is cheap: a mancala board the endgame database holds, the last
-`exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), and a
-finished game. Elsewhere the search (engine/search) values it within the per-ply budget: the
+(engine/solve.py), from the game's end back: a mancala board the endgame database holds, the
+last `exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), a
+finished game, and on the native mancala solver whatever it proves within its pool of
+`solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`: the
 position first, then the played move alone to the same depth, so that both values come from
 one horizon and the loss is never an artefact of comparing two. docs/review.md has the
 thresholds, the accuracy formula and the JSON shape.
@@ -17,8 +18,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from math import isfinite
+from dataclasses import dataclass, field, replace
+from math import ceil, inf, isfinite
 from typing import Any, Literal, cast, get_args
 
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
@@ -60,6 +61,9 @@ value: by default it proves none."""
 
 DEFAULT_TIME_MS = 1000
 """The default search time per position: a 60-ply Kalah game in about a minute."""
+
+MIN_NODES = 10_000
+"""The least node budget of the played move's search (when the position's own was tiny)."""
 
 ENDGAME_SEEDS = 16
 """The mancala endgame database a review uses where the native core builds it (as
@@ -115,6 +119,10 @@ class ReviewBudget:
     family's default (`EXACT_WITHIN`)."""
     nodes: int | None = None
     """A node limit per search, besides the time."""
+    solve_ms: int | None = None
+    """The native mancala solver's time a ply to prove the positions beyond `exact_within`,
+    pooled over the game (the late positions' leftovers go to the early ones); None: half of
+    `time_ms`; 0: no such attempt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +132,8 @@ class Review:
     plies: tuple[PlyReview, ...]
     players: tuple[PlayerSummary, PlayerSummary]
     budget: dict[str, int]
-    """What was asked: time_ms, exact_within (resolved), nodes (if any), endgame_seeds."""
+    """What was used: time_ms, exact_within and solve_ms (resolved; solve_ms 0 where no solver
+    stops on time), nodes (if any), endgame_seeds."""
     units: str
     thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
     """The game's `thresholds`, as they marked the moves."""
@@ -186,28 +195,55 @@ class _Valued:
 
 
 class _Reviewer:
-    """The search, the solver and the proved values of one game, kept across its plies."""
+    """The search, the solver and the proved values of one game's positions."""
 
-    def __init__(self, game: Searchable[Any, Any], board: str, budget: ReviewBudget) -> None:
+    def __init__(
+        self, game: Searchable[Any, Any], board: str, budget: ReviewBudget, positions: list[Any]
+    ) -> None:
         self.game = game
         self.board = board
         self.budget = budget
+        self.positions = positions
+        """The game's positions: the start, then after each move."""
         self.exact_within = (
             EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
         )
+        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
-        self._solver: Solver[Any, Any] | None = None
+        self.solver: Solver[Any, Any] = Solver(game, endgame=self.endgame)
         self.solutions: dict[int, Solution[Any]] = {}
-        """Proved positions of the game by ply (the one after a move is the next one's)."""
+        """The positions proved, by ply."""
+        self.seconds: dict[int, float] = {}
+        """The time the solver spent on each position, proved or not."""
 
-    def value(self, ply: int, position: Any, move: Any, child: Any, plies_left: int) -> _Valued:
-        """Proved where within reach (and the solver can value the game), else searched."""
-        if self.provable(position, plies_left):
-            proved = self.proved(ply, position, child)
-            if proved is not None:
-                return proved
-        return self.searched(position, move, child)
+    def prove(self) -> None:
+        """Prove what can be, from the game's end back to its start, so that each proof finds
+        the later ones in the solver's table: the positions within reach whatever it costs,
+        the others on the native mancala solver (whose probes stop on time) within a pool of
+        `solve_ms` a ply, which the cheap late positions leave to the hard early ones."""
+        bounded = self.solver.native is not None and self.solve_ms > 0
+        pool = 0.0
+        """Seconds the solver may still spend: `solve_ms` for every ply so far, less its time."""
+        for ply in reversed(range(len(self.positions) - 1)):
+            position = self.positions[ply]
+            pool += self.solve_ms / 1000
+            if self.provable(position, len(self.positions) - 1 - ply):
+                seconds = None
+            elif bounded and pool > 0:
+                seconds = pool
+            else:
+                continue
+            start = time.perf_counter()
+            try:
+                self.solutions[ply] = self.solver.solve(position, seconds=seconds)
+            except TimeoutError:
+                pass
+            except ValueError:  # positions repeat in this game: the solver cannot value it
+                return
+            finally:
+                self.seconds[ply] = time.perf_counter() - start
+                pool -= self.seconds[ply]
 
     def provable(self, position: Any, plies_left: int) -> bool:
         """Within reach of proof: the endgame database's, or near the end of the game."""
@@ -218,57 +254,81 @@ class _Reviewer:
             return self.game.size**2 - occupied.bit_count() <= self.exact_within
         return plies_left <= self.exact_within
 
-    def proved(self, ply: int, position: Any, child: Any) -> _Valued | None:
-        """The ply from the solver (None for a game whose positions repeat, which it cannot
-        value)."""
-        try:
-            solution = self._solve(ply, position)
-            outcome = self.game.outcome(child)
-            after = (
-                self._outcome_units(outcome)
-                if outcome is not None
-                else self._solution_units(self._solve(ply + 1, child))
-            )
-        except ValueError:
-            return None
-        before = self._solution_units(solution)
-        return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
-
-    def searched(self, position: Any, move: Any, child: Any) -> _Valued:
-        """The ply from the search: the position, then the position the move played leads to,
-        a ply shallower, so that both values come from one horizon."""
-        best = self._search(position, None)
-        before = self._seat_units(position, best.score)
-        if best.move == move:
-            return _Valued(best.pv, before, before, False, best.stats.depth, best.stats.generated)
+    def value(self, ply: int, move: Any) -> _Valued:
+        """Proved when the position and the one the move leads to are, else searched."""
+        position, child = self.positions[ply], self.positions[ply + 1]
+        solution = self.solutions.get(ply)
         outcome = self.game.outcome(child)
+        after: float | None = None
         if outcome is not None:
-            after, nodes = self._outcome_units(outcome), 0
-        else:
-            reply = self._search(child, max(1, best.stats.depth - 1))
-            after, nodes = self._seat_units(child, reply.score), reply.stats.generated
-        nodes += best.stats.generated
-        return _Valued(best.pv, before, after, False, best.stats.depth, nodes)
+            after = self._outcome_units(outcome)
+        elif ply + 1 in self.solutions:
+            after = self._solution_units(self.solutions[ply + 1])
+        if solution is not None and after is not None:
+            before = self._solution_units(solution)
+            return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
+        searched = self.searched(position, move)
+        if after is None or self.solver.native is None or self.board == "bao":
+            return searched
+        return self.marked(position, searched, after)
 
-    def _search(self, position: Any, depth: int | None) -> SearchResult[Any]:
-        """One search within the budget, and a first iteration however short the budget, so
-        that every ply has a value."""
+    def marked(self, position: Any, searched: _Valued, after: float) -> _Valued:
+        """A searched ply whose move is proved (the position it leads to is): its mark proved
+        too, by null-window probes on the position (is it worth the move plus a threshold?)
+        within `time_ms`, and the search's loss brought within the class proved; `after` is
+        then the proved value. Left as searched when the probes run out of time."""
+        sign = -1.0 if self.game.to_move(position) else 1.0
+        move_value = sign * after
+        deadline = time.perf_counter() + self.budget.time_ms / 1000
+        limits = THRESHOLDS[self.board]
+
+        def worth(threshold: float) -> bool:
+            """Whether the position is worth at least the move plus `threshold`."""
+            left = deadline - time.perf_counter()
+            return self.solver.at_least(position, ceil(move_value + threshold), max(left, 0.0))
+
+        try:
+            if worth(limits[1]):
+                low, high = (limits[2], inf) if worth(limits[2]) else (limits[1], limits[2])
+            else:
+                low, high = (limits[0], limits[1]) if worth(limits[0]) else (0.0, limits[0])
+        except TimeoutError:
+            return searched
+        loss = sign * (searched.before - searched.after)
+        loss = min(max(loss, low), high - 1)
+        return replace(searched, before=after + sign * loss + 0.0, after=after)
+
+    def searched(self, position: Any, move: Any) -> _Valued:
+        """The ply from the search: the position deepened within the budget, then the played
+        move alone from the same root to the same depth (the table warm from the first, and
+        at most as many nodes): the loss compares two values of one depth, never an odd
+        horizon with an even one. Should the move's search stop shallower, its value is set
+        beside the position's at that depth."""
+        scores: dict[int, float] = {}
+
+        def iteration(result: SearchResult[Any]) -> None:
+            scores[result.stats.depth] = result.score
+
         budget = self.budget
-        result = self.searcher.search(position, depth, budget.time_ms, nodes=budget.nodes)
-        if result.stats.depth == 0:
-            result = self.searcher.search(position, 1)
-        return result
-
-    def _seat_units(self, position: Any, score: float) -> float:
-        """A search score of `position` (its mover's view) in units, seat 0's view."""
-        return self._score_units(score) * (-1.0 if self.game.to_move(position) else 1.0) + 0.0
-
-    def _solve(self, ply: int, position: Any) -> Solution[Any]:
-        if ply not in self.solutions:
-            if self._solver is None:
-                self._solver = Solver(self.game, endgame=self.endgame)
-            self.solutions[ply] = self._solver.solve(position)
-        return self.solutions[ply]
+        best = self.searcher.search(
+            position, None, budget.time_ms, nodes=budget.nodes, on_iteration=iteration
+        )
+        if best.stats.depth == 0:  # not one iteration in the budget: one without it
+            best = self.searcher.search(position, 1, on_iteration=iteration)
+        depth, nodes = best.stats.depth, best.stats.generated
+        loss = 0.0
+        if best.move != move:
+            played = self.searcher.search(
+                position, depth, nodes=max(nodes, MIN_NODES), root_moves=[move]
+            )
+            if played.stats.depth == 0:
+                played = self.searcher.search(position, 1, root_moves=[move])
+            depth, nodes = played.stats.depth, nodes + played.stats.generated
+            at_depth = scores.get(depth, best.score)
+            loss = max(0.0, self._score_units(at_depth) - self._score_units(played.score))
+        sign = -1.0 if self.game.to_move(position) else 1.0
+        before = sign * self._score_units(best.score) + 0.0
+        return _Valued(best.pv, before, before - sign * loss + 0.0, False, depth, nodes)
 
     def _units(self, winner: int | None, margin: int) -> float:
         """A proved result in units, seat 0's view: the margin, or Bao's win."""
@@ -314,6 +374,8 @@ def review_game(
     board = family(game)
     if budget.time_ms < 1 or (budget.nodes is not None and budget.nodes < 1):
         raise ValueError("the budget needs time_ms of 1 or more and nodes, if given, too")
+    if budget.solve_ms is not None and budget.solve_ms < 0:
+        raise ValueError("the budget's solve_ms must be 0 or more")
     rules = make_game(game, options, backend)
     positions = [rules.start()]
     played = []
@@ -324,13 +386,14 @@ def review_game(
             raise ValueError(f"ply {ply + 1} ({text!r}): {error}") from None
         played.append(move)
         positions.append(rules.play(positions[-1], move))
-    reviewer = _Reviewer(rules, board, budget)
+    reviewer = _Reviewer(rules, board, budget, positions)
+    reviewer.prove()
     limits = THRESHOLDS[board]
     plies = []
     for ply, move in enumerate(played):
-        start = time.perf_counter()
+        start = time.perf_counter() - reviewer.seconds.get(ply, 0.0)
         position = positions[ply]
-        valued = reviewer.value(ply, position, move, positions[ply + 1], len(played) - ply)
+        valued = reviewer.value(ply, move)
         mover = rules.to_move(position)
         loss = max(0.0, (valued.before - valued.after) * (-1 if mover else 1))
         line = tuple(format_line(rules, position, valued.line))
@@ -356,6 +419,7 @@ def review_game(
     asked = {"time_ms": budget.time_ms, "exact_within": reviewer.exact_within}
     if budget.nodes is not None:
         asked["nodes"] = budget.nodes
+    asked["solve_ms"] = 0 if reviewer.solver.native is None else reviewer.solve_ms
     asked["endgame_seeds"] = 0 if reviewer.endgame is None else reviewer.endgame.seeds
     players = cast(
         tuple[PlayerSummary, PlayerSummary],

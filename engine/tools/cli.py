@@ -422,7 +422,7 @@ def read_record(source: str) -> Record:
 
 def command_review(args: argparse.Namespace) -> None:
     record = read_record(args.record)
-    budget = ReviewBudget(args.time_ms, args.exact_within, args.nodes)
+    budget = ReviewBudget(args.time_ms, args.exact_within, args.nodes, args.solve_ms)
 
     def heard(ply: PlyReview) -> None:
         print(f"reviewed ply {ply.ply + 1} of {len(record.moves)}", file=sys.stderr, flush=True)
@@ -1049,6 +1049,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: mancala 24, Othello 12, Bao 0)",
     )
     review.add_argument("--nodes", type=at_least(1), metavar="N", help="node limit per search")
+    review.add_argument(
+        "--solve-ms",
+        type=at_least(0),
+        metavar="MS",
+        help="the native mancala solver's time a ply, pooled over the game, to prove the "
+        "other positions (default: half of --time-ms; 0: none)",
+    )
     review.add_argument("--json", action="store_true", help="machine-readable output")
     review.add_argument(
         "--progress",

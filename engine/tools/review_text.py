@@ -53,6 +53,7 @@ def review_text(review: Review, tags: Mapping[str, str]) -> str:
         f"{review.game} review: {budget['time_ms']} ms a position, exact within "
         f"{budget['exact_within']} {'empties' if review.units == 'discs' else 'plies'}"
         + (f", {budget['nodes']} nodes" if "nodes" in budget else "")
+        + (f", the solver {budget['solve_ms']} ms" if budget.get("solve_ms") else "")
         + (
             f", endgame database of {budget['endgame_seeds']} seeds"
             if budget["endgame_seeds"]

@@ -103,3 +103,52 @@ def test_format_and_parse_round_trip(
 ) -> None:
     record = Record({"Game": game, **tags, "Result": result}, tuple(plies))
     assert parse_record(format_record(record)) == record
+
+
+def test_a_move_carries_its_annotation_glyph_and_reads_back() -> None:
+    text = KALAH_RECORD.replace("1. 2 4 2. 1 3 3. 4", "1. 2?! 4 2. 1?? 3! 3. 4!?")
+    record = parse_record(text)
+    assert record.moves == ("2", "4", "1", "3", "4")
+    assert record.marks == ("?!", "", "??", "!", "!?")
+    assert format_record(record) == text
+    assert parse_record(format_record(record)) == record
+
+
+def test_a_record_without_marks_is_the_record_it_always_was() -> None:
+    """A record built without marks equals the one read from text without glyphs, and writes
+    the same text as before the marks existed."""
+    record = Record({"Game": "kalah", "Result": "*"}, ("3", "4"))
+    assert record.marks == ("", "")
+    assert parse_record(format_record(record)) == record
+    assert format_record(record).endswith("\n1. 3 4 *\n")
+
+
+@pytest.mark.parametrize(
+    ("moves", "marks", "message"),
+    [(("3", "4"), ("?",), "1 marks for 2 moves"), (("3",), ("?x",), "mark '?x' cannot be")],
+)
+def test_marks_that_do_not_fit_are_refused(
+    moves: tuple[str, ...], marks: tuple[str, ...], message: str
+) -> None:
+    with pytest.raises(RecordError, match=re.escape(message)):
+        format_record(Record({"Game": "kalah"}, moves, marks))
+
+
+@pytest.mark.parametrize("move", ["3?", "a!"])
+def test_a_move_ending_like_a_glyph_cannot_be_written(move: str) -> None:
+    with pytest.raises(RecordError, match="cannot be written"):
+        format_record(Record({"Game": "kalah"}, (move,)))
+
+
+@given(
+    plies=st.lists(
+        st.tuples(moves, st.sampled_from(["", "?!", "?", "??", "!", "!!", "!?"])), max_size=20
+    )
+)
+def test_marked_moves_round_trip(plies: list[tuple[str, str]]) -> None:
+    record = Record(
+        {"Game": "kalah", "Result": "*"},
+        tuple(move for move, _ in plies),
+        tuple(mark for _, mark in plies),
+    )
+    assert parse_record(format_record(record)) == record
