@@ -86,6 +86,8 @@ CLIENT_MODEL = {
     "ubao.client.terminal_text",
     "ubao.client.standings",
     "ubao.client.tournament_text",
+    "ubao.client.analysis_text",
+    "ubao.client.study",
 }
 IO_AND_SCREEN = {
     "asyncio",
