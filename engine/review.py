@@ -211,7 +211,7 @@ class _Reviewer:
         self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
-        self.solver: Solver[Any, Any] = Solver(game, endgame=self.endgame)
+        self.solver = _solver(game, self.endgame)
         self.solutions: dict[int, Solution[Any]] = {}
         """The positions proved, by ply."""
         self.seconds: dict[int, float] = {}
@@ -222,6 +222,8 @@ class _Reviewer:
         the later ones in the solver's table: the positions within reach whatever it costs,
         the others on the native mancala solver (whose probes stop on time) within a pool of
         `solve_ms` a ply, which the cheap late positions leave to the hard early ones."""
+        if self.solver is None:
+            return
         bounded = self.solver.native is not None and self.solve_ms > 0
         pool = 0.0
         """Seconds the solver may still spend: `solve_ms` for every ply so far, less its time."""
@@ -268,7 +270,7 @@ class _Reviewer:
             before = self._solution_units(solution)
             return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
         searched = self.searched(position, move)
-        if after is None or self.solver.native is None or self.board == "bao":
+        if after is None or self.solver is None or self.solver.native is None:
             return searched
         return self.marked(position, searched, after)
 
@@ -281,11 +283,13 @@ class _Reviewer:
         move_value = sign * after
         deadline = time.perf_counter() + self.budget.time_ms / 1000
         limits = THRESHOLDS[self.board]
+        solver = self.solver
+        assert solver is not None
 
         def worth(threshold: float) -> bool:
             """Whether the position is worth at least the move plus `threshold`."""
             left = deadline - time.perf_counter()
-            return self.solver.at_least(position, ceil(move_value + threshold), max(left, 0.0))
+            return solver.at_least(position, ceil(move_value + threshold), max(left, 0.0))
 
         try:
             if worth(limits[1]):
@@ -350,6 +354,14 @@ class _Reviewer:
             return self._units(0 if score > 0 else 1, forced[1])
         value = score / EVALUATION_SCALE[self.board]
         return max(-BAO_WIN, min(BAO_WIN, value)) if self.board == "bao" else value
+
+
+def _solver(game: Searchable[Any, Any], endgame: Endgame | None) -> Solver[Any, Any] | None:
+    """The solver of `game`, or None where it cannot be solved (mancala's early_end)."""
+    try:
+        return Solver(game, endgame=endgame)
+    except ValueError:
+        return None
 
 
 def _endgame(game: Searchable[Any, Any]) -> Endgame | None:
@@ -419,7 +431,8 @@ def review_game(
     asked = {"time_ms": budget.time_ms, "exact_within": reviewer.exact_within}
     if budget.nodes is not None:
         asked["nodes"] = budget.nodes
-    asked["solve_ms"] = 0 if reviewer.solver.native is None else reviewer.solve_ms
+    native = reviewer.solver is not None and reviewer.solver.native is not None
+    asked["solve_ms"] = reviewer.solve_ms if native else 0
     asked["endgame_seeds"] = 0 if reviewer.endgame is None else reviewer.endgame.seeds
     players = cast(
         tuple[PlayerSummary, PlayerSummary],

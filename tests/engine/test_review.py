@@ -176,3 +176,18 @@ def test_bao_is_reviewed_in_points_by_the_search() -> None:
     assert review.units == "points" and not any(ply.exact for ply in review.plies)
     assert all(abs(ply.before) <= 64 and ply.depth >= 1 for ply in review.plies)
     assert dataclasses.replace(review, plies=()).plies == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "exact"),
+    [("egyptian", SMALL, True), ("kalah", {**SMALL, "early_end": True}, False)],
+)
+def test_other_mancala_rules_are_reviewed_and_proved_where_the_solver_can(
+    name: str, options: dict[str, Any], exact: bool
+) -> None:
+    """Egyptian is solved as Kalah is; a game that ends early by its stores cannot be (the
+    solver keys positions by their pits), so the search values all of it."""
+    moves = uneven_game(make_game(name, options), 6)
+    review = review_game(name, options, moves, ReviewBudget(time_ms=20))
+    assert all(ply.exact == exact for ply in review.plies)
+    assert [ply.move for ply in review.plies] == moves
