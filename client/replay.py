@@ -234,6 +234,8 @@ class ReplayApp:
 
     def _board_text(self) -> StyleAndTextTuples:
         title = f"{self.record.game}  move {self.ply} of {self.last_ply}"
+        if self.variation is not None:
+            title += f"  + {len(self.variation.moves)} tried"
         if self.ply == self.last_ply:
             title += f"  result {self.record.result}"
         return [("class:panel.title", title + "\n"), *self._board_core()]
@@ -277,6 +279,8 @@ class ReplayApp:
                 lines.append(self.variation.text())
             if self.engine.failure:
                 lines.append(f"engine: {self.engine.failure}")
+            elif self.studying and self.replay.game.is_over(self._position()):
+                lines.append("engine: the game is over here")
             elif self.studying:
                 lines += engine_lines(self.engine.lines, columns) or ["engine: thinking…"]
         elif self.analysis is not None:
