@@ -471,7 +471,9 @@ async def command_export(args: argparse.Namespace) -> int:
         check_writable(Path(args.output))  # before the server is asked anything
     key = account_key(args)
     snapshot = await fetch_snapshot(args.server, args.name, args.game_id, key)
-    if args.analyse and snapshot.analysis is None and snapshot.status == "over":
+    if args.analyse and snapshot.status != "over":
+        print("ubao: the game is not over: it has no analysis yet", file=sys.stderr)
+    elif args.analyse and snapshot.analysis is None:
         analysis = await fetch_analysis(args.server, args.name, args.game_id, key, say_queued)
         snapshot = dataclasses.replace(snapshot, analysis=analysis)
     text = format_record(record_of(snapshot))
