@@ -2,6 +2,7 @@
 
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30 --nodes 3
+    python benchmarks/load.py --games 200 --spectators 1 --pace 2 --seconds 30 --analyses 50
 
 With `--nodes N` it starts a redis-server of its own (append-only file, fsync always, on a free
 port) and N nodes `ubao-server --redis` (docs/cluster.md), and spreads every game's clients over
@@ -25,6 +26,12 @@ So that a latency can be told apart as the server's or the clients', the server 
 client process run inside a `Probe` during the window, and the figures end with what stalled
 their event loops: how late a 10 ms ticker ran (p50, p99, max), the garbage collector's
 collections and pauses, and how often the kernel took the loop's thread off a core.
+
+With `--analyses N` it also plays N games to their end before the window and asks the server
+for their analyses (`analyse`, docs/server.md "Analyses"), so that the window runs with N
+analyses queued: their engine works beside the games, at low priority, and the figures say
+how many were made in the window. Run it with and without, as a pair: the games' latency should
+not move.
 """
 
 from __future__ import annotations
@@ -515,6 +522,7 @@ async def start_server(
         for scope in ("CONNECTION", "ADDRESS"):
             limits[f"UBAO_{share}_PER_{scope}"] = MANY
     limits |= {"UBAO_MESSAGE_BURST": MANY, "UBAO_MESSAGE_RATE": MANY}
+    limits |= {"UBAO_MAX_ANALYSES": MANY, "UBAO_ANALYSES_PER_ADDRESS": MANY}
     # In a `Probe` of this file (`serve_measured`): SIGUSR1 and SIGUSR2 open and close its window.
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -538,6 +546,58 @@ async def start_server(
             if process.returncode is not None:
                 raise SystemExit((folder / f"{name}.log").read_text())
             await asyncio.sleep(0.05)
+
+
+async def played_to_the_end(players: list[Conn]) -> str:
+    """A Kalah game between the two connections, the first legal move each turn, flat out."""
+    over = asyncio.get_running_loop().create_future()
+    seats = [{"kind": "open"}, {"kind": "open"}]
+    create = {"type": "create", "game": "kalah", "options": {}, "seats": seats}
+    game_id = (await players[0].ask(create))["game_id"]
+    tokens = ["", ""]
+
+    def mover(seat: int) -> Callable[[dict[str, Any]], None]:
+        def on_event(message: dict[str, Any]) -> None:
+            if message.get("game_id") != game_id:
+                return
+            if message["type"] == "over" and not over.done():
+                over.set_result(None)
+            legal = message.get("legal")
+            if legal:
+                ply = message["ply"] + 1 if message["type"] == "moved" else message.get("ply", 0)
+                move = {"type": "move", "game_id": game_id, "token": tokens[seat], "ply": ply}
+                players[seat].tell({**move, "move": legal[0]})
+
+        return on_event
+
+    for seat, conn in enumerate(players):
+        conn.on_event = mover(seat)
+    for seat, conn in enumerate(players):
+        joined = await conn.ask({"type": "join", "game_id": game_id, "seat": seat})
+        tokens[seat] = joined["token"]
+    async with asyncio.timeout(60):
+        await over
+    return str(game_id)
+
+
+async def queue_analyses(port: int, count: int, stats: Stats) -> tuple[Conn, list[int]]:
+    """Play `count` games to their end and ask for the analysis of each: the asker's
+    connection, and a list of the analyses made while `stats.measuring`."""
+    players = [await Conn.open([port], 0, f"a{side}", "human", stats) for side in (0, 1)]
+    asker = await Conn.open([port], 0, "asker", "spectator", stats)
+    made: list[int] = []
+
+    def heard(message: dict[str, Any]) -> None:
+        if message["type"] == "analysis" and stats.measuring:
+            made.append(1)
+
+    asker.on_event = heard
+    for _ in range(count):
+        game_id = await played_to_the_end(players)
+        await asker.ask({"type": "analyse", "game_id": game_id})
+    for conn in players:
+        await conn.close()
+    return asker, made
 
 
 async def drive(args: argparse.Namespace) -> None:
@@ -590,6 +650,8 @@ async def drive(args: argparse.Namespace) -> None:
 
 async def run(args: argparse.Namespace) -> int:
     """Start the server and the workers, measure, print the figures; the number of errors."""
+    analysis_stats = Stats()
+    analyses: tuple[Conn, list[int]] | None = None
     with tempfile.TemporaryDirectory(prefix="ubao-load-") as tmp:
         folder = Path(tmp)
         processes = []
@@ -631,16 +693,22 @@ async def run(args: argparse.Namespace) -> int:
                 line = await worker.stdout.readline()
                 if line.strip() != b"ready":
                     raise SystemExit("a worker failed")
+            if args.analyses:
+                analyses = await queue_analyses(ports[0], args.analyses, analysis_stats)
             start = time.monotonic() + 1.0 + args.pace  # every game has made a move
             for worker in workers:
                 assert worker.stdin is not None
                 worker.stdin.write(f"{start}\n".encode())
             await asyncio.sleep(start - time.monotonic())
+            analysis_stats.measuring = True
             cpus = [cpu_seconds(process.pid) for process in processes]
             for process in nodes:
                 process.send_signal(signal.SIGUSR1)
             await asyncio.sleep(args.seconds)
             cpus = [cpu_seconds(p.pid) - cpu for p, cpu in zip(processes, cpus, strict=True)]
+            analysis_stats.measuring = False
+            if analyses is not None:
+                await analyses[0].close()
             for process in nodes:
                 process.send_signal(signal.SIGUSR2)
             rss = sum(memory_mb(process.pid, "VmRSS") for process in processes)
@@ -685,6 +753,10 @@ async def run(args: argparse.Namespace) -> int:
     print(f"server loop        {stalls(probes, seconds)}")
     print(f"client loops       {stalls([report['probe'] for report in reports], seconds)}")
     print(f"server RSS         {rss:7.1f} MB (peak {peak:.1f} MB)")
+    if analyses is not None:
+        made = len(analyses[1])
+        print(f"analyses           {args.analyses} queued, {made} made in the window")
+    errors += analysis_stats.errors
     print(f"errors             {len(errors)}")
     for error in sorted(set(errors))[:5]:
         print(f"  {error}")
@@ -723,6 +795,12 @@ def main() -> None:
         type=int,
         default=1,
         help="server nodes; more than 1: a cluster over a redis-server of its own (default 1)",
+    )
+    parser.add_argument(
+        "--analyses",
+        type=int,
+        default=0,
+        help="finished games whose analyses are queued during the window (default 0)",
     )
     parser.add_argument(
         "--ports", type=lambda text: [int(p) for p in text.split(",")], help=argparse.SUPPRESS

@@ -403,6 +403,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection(export)
     export.add_argument("game_id", metavar="GAME_ID")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    export.add_argument(
+        "--analyse",
+        action="store_true",
+        help="with the server's analysis: each move's mark (?!, ?, ??), asked for and waited "
+        "for if the server has not made it yet",
+    )
     export.set_defaults(handler=command_export)
 
     ratings = commands.add_parser(
@@ -482,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser("replay", help="step through a game record")
     replay.add_argument("file", metavar="FILE")
+    _add_connection(replay)  # `a` asks this server for the analysis of the record's GameId
     replay.set_defaults(handler=command_replay)
     return parser
 

@@ -24,7 +24,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 
-from ubao.client import news
+from ubao.client import analysis_text, news
 from ubao.client.board import STEP_SECONDS, sowing_frames, step_cursor
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.input_machine import (
@@ -71,6 +71,8 @@ class Actions(Protocol):
     async def rematch(self) -> None: ...
 
     async def answer_rematch(self, accept: bool) -> None: ...
+
+    async def analyse(self) -> int | None: ...
 
 
 class _MoveCompleter(Completer):
@@ -191,7 +193,31 @@ class GameApp(GameView):
             return self._try("resignation", self.actions.resign())
         if what == "rematch":
             return self._try("rematch", self.actions.rematch())
+        if what == "analyse":
+            return self._try("analysis", self._analyse())
         return self._try("takeback", self.actions.takeback(self.state.ply))
+
+    async def _analyse(self) -> None:
+        assert self.actions is not None
+        self.say("asking the server for the analysis ...")
+        ahead = await self.actions.analyse()
+        if ahead is None:
+            self.say("the analysis is here: m jumps to a mistake")
+        else:
+            self.say(f"analysis queued ({ahead} ahead)" if ahead else "the server is analysing")
+
+    def jump_to_mistake(self, step: int) -> None:
+        """Browse to the position after the next (1) or previous (-1) mistake or blunder."""
+        analysis = self.state.analysis
+        if analysis is None:
+            self.say("no analysis yet: a asks the server for it")
+            return
+        shown = self.shown_ply
+        target = analysis_text.next_serious(analysis_text.marks_of(analysis), shown, step)
+        if target is None:
+            self.say("no mistake " + ("after" if step > 0 else "before") + " this move")
+            return
+        self.browse(target)
 
     async def _try(self, what: str, request: Coroutine[Any, Any, None]) -> None:
         """Send a request or an answer; the events that follow say what became of it, and
@@ -217,6 +243,8 @@ class GameApp(GameView):
             self.set_speed(self.step_seconds / 2 if action == "faster" else self.step_seconds * 2)
         elif verb == "cursor":
             self.move_cursor(key)
+        elif verb == "mistake":
+            self.jump_to_mistake(int(key))
         elif verb == "scroll":
             page = max(self._help_rows() - 2, 1)
             whole = len(self._help_lines())

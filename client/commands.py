@@ -12,6 +12,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from ubao.client.bot import BotGame, EngineSettings
 from ubao.client.connection import (
     DEFAULT_SERVER,
     Budget,
+    fetch_analysis,
     fetch_snapshot,
     request_once,
     servers,
@@ -30,7 +32,6 @@ from ubao.client.connection import (
 from ubao.client.export import record_of, replay_of
 from ubao.client.keys import AccountKey, KeyStore, read_key_file
 from ubao.client.lobby import lobby_table
-from ubao.client.record import RecordError, format_record, parse_record
 from ubao.client.serving import serve
 from ubao.client.standings import leaderboard_table, player_text
 from ubao.client.tokens import TokenStore
@@ -39,6 +40,7 @@ from ubao.client.tournament_text import tournament_text
 from ubao.client.tournaments import tournament
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
+from ubao.engine.record import RecordError, format_record, parse_record
 from ubao.engine.search import pick_evaluation
 from ubao.protocol import (
     DEFAULT_PAGE,
@@ -46,6 +48,7 @@ from ubao.protocol import (
     ClockSpec,
     Create,
     ErrorCode,
+    GameAnalysis,
     GameSummary,
     ListGames,
     Player,
@@ -466,7 +469,13 @@ async def command_bot(args: argparse.Namespace) -> int:
 async def command_export(args: argparse.Namespace) -> int:
     if args.output:
         check_writable(Path(args.output))  # before the server is asked anything
-    snapshot = await fetch_snapshot(args.server, args.name, args.game_id, account_key(args))
+    key = account_key(args)
+    snapshot = await fetch_snapshot(args.server, args.name, args.game_id, key)
+    if args.analyse and snapshot.status != "over":
+        print("ubao: the game is not over: it has no analysis yet", file=sys.stderr)
+    elif args.analyse and snapshot.analysis is None:
+        analysis = await fetch_analysis(args.server, args.name, args.game_id, key, say_queued)
+        snapshot = dataclasses.replace(snapshot, analysis=analysis)
     text = format_record(record_of(snapshot))
     if args.output:
         try:
@@ -490,6 +499,12 @@ def check_writable(path: Path) -> None:
         raise UsageError(f"cannot write {path}: permission denied")
 
 
+def say_queued(ahead: int) -> None:
+    """`ubao export --analyse` waits for the server's analysis: it says so on stderr."""
+    waiting = f"{ahead} ahead" if ahead else "being made"
+    print(f"ubao: waiting for the server's analysis ({waiting})", file=sys.stderr)
+
+
 async def command_replay(args: argparse.Namespace) -> int:
     from ubao.client.replay import ReplayApp
 
@@ -503,7 +518,15 @@ async def command_replay(args: argparse.Namespace) -> int:
     except (RecordError, GameError) as error:
         raise UsageError(f"{args.file}: {error}") from None
     needs_terminal()
-    await ReplayApp(record, replay).run()
+    game_id = record.tags.get("GameId")
+    fetch = None
+    if game_id:
+        key = account_key(args)
+
+        def fetch(queued: Callable[[int], None]) -> Awaitable[GameAnalysis]:
+            return fetch_analysis(args.server, args.name, game_id, key, queued)
+
+    await ReplayApp(record, replay, fetch=fetch).run()
     return 0
 
 

@@ -34,11 +34,14 @@ from ubao.client.lag import Lag
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.protocol import (
     PROTOCOL_VERSION,
+    Analyse,
+    AnalysisEvent,
     AppCloseCode,
     Command,
     Error,
     ErrorCode,
     Event,
+    GameAnalysis,
     GameSummary,
     Hello,
     Join,
@@ -180,6 +183,8 @@ LobbyHandler = Callable[[GameSummary], None]
 RematchHandler = Callable[[RematchOffer], None]
 TournamentHandler = Callable[[TournamentView], None]
 """Called on every `rematch_offer` (they belong to no game's versions)."""
+AnalysisHandler = Callable[[AnalysisEvent], None]
+"""Called on every `analysis` event (a finished game's analysis made, or failed)."""
 
 
 def describe_close(reason: str | None) -> str:
@@ -221,6 +226,7 @@ class ServerSession:
         on_lobby: LobbyHandler | None = None,
         on_rematch: RematchHandler | None = None,
         on_tournament: TournamentHandler | None = None,
+        on_analysis: AnalysisHandler | None = None,
         backoff: Backoff = DEFAULT_BACKOFF,
         ping_seconds: float = PING_SECONDS,
         first_attempts: int = FIRST_ATTEMPTS,
@@ -246,6 +252,7 @@ class ServerSession:
         self.on_rematch = on_rematch or (lambda offer: None)
         self.on_tournament = on_tournament or (lambda view: None)
         """A tournament subscribed to changed (`tournament_show` with `subscribe`)."""
+        self.on_analysis = on_analysis or (lambda event: None)
         self.backoff = backoff
         self.ping_seconds = ping_seconds
         self.first_attempts = first_attempts
@@ -371,6 +378,8 @@ class ServerSession:
                 self.on_rematch(message)
             elif isinstance(message, TournamentEvent):
                 self.on_tournament(message.tournament)
+            elif isinstance(message, AnalysisEvent):
+                self.on_analysis(message)
             else:
                 self.on_event(message)
 
@@ -512,3 +521,29 @@ async def fetch_snapshot(url: str, name: str, game_id: str, key: str | None = No
             message = decode_server_message(await ws.recv())
             if isinstance(message, Snapshot) and message.game_id == game_id:
                 return message
+
+
+async def fetch_analysis(
+    url: str,
+    name: str,
+    game_id: str,
+    key: str | None = None,
+    queued: Callable[[int], None] | None = None,
+) -> GameAnalysis:
+    """The server's analysis of finished game `game_id` (`analyse`): the stored one, or, once
+    made, the one queued (`queued` is told how many are ahead). ServerError if the server
+    refuses or the analysis fails."""
+    async with connect_first(url) as ws:
+        hello = Hello(id=0, proto=PROTOCOL_VERSION, name=name, role="spectator", key=key)
+        await _exchange(ws, hello, 1)
+        ok = await _exchange(ws, Analyse(id=0, game_id=game_id), 2)
+        if ok.analysis is not None:
+            return ok.analysis
+        if queued is not None:
+            queued(ok.queued or 0)
+        while True:
+            message = decode_server_message(await ws.recv())
+            if isinstance(message, AnalysisEvent) and message.game_id == game_id:
+                if message.analysis is None:
+                    raise ServerError("analysis_failed", message.message or "the analysis failed")
+                return message.analysis

@@ -6,11 +6,12 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
+from ubao.client.analysis_text import marks_of
 from ubao.client.board import BoardView, view_of
-from ubao.client.record import Record, options_tag, result_token
 from ubao.client.state import CALLED_OFF, called_off
 from ubao.engine.game import Game, GameError
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.record import Record, options_tag, result_token
 from ubao.protocol import Result, SeatInfo, Snapshot
 
 UNKNOWN_DATE = "????.??.??"
@@ -39,7 +40,9 @@ def bot_tags(side: str, seat: SeatInfo) -> dict[str, str]:
 
 
 def record_of(snapshot: Snapshot) -> Record:
-    """The record of the game in `snapshot`, finished or running, dated the day it was created."""
+    """The record of the game in `snapshot`, finished or running, dated the day it was created;
+    with the server's analysis, if the snapshot has one: each move's mark (`?!`, `?`, `??`)
+    and each side's accuracy (`SouthAccuracy`)."""
     tags = {
         "Game": snapshot.game,
         "Options": options_tag(snapshot.options),
@@ -63,7 +66,12 @@ def record_of(snapshot: Snapshot) -> Record:
         if result.score is not None:
             tags["Score"] = f"{result.score[0]}-{result.score[1]}"
     tags["Plies"] = str(len(snapshot.history))
-    return Record(tags, snapshot.history)
+    analysis = snapshot.analysis
+    if analysis is None or len(analysis.plies) != len(snapshot.history):
+        return Record(tags, snapshot.history)
+    for side, figures in zip(GAMES[snapshot.game].sides, analysis.sides, strict=True):
+        tags[f"{side}Accuracy"] = f"{figures.accuracy:.1f}"
+    return Record(tags, snapshot.history, marks=marks_of(analysis))
 
 
 def seat_of(record: Record, side: str) -> SeatInfo:

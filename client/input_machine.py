@@ -527,6 +527,9 @@ GAME_KEYS: dict[str, Meaning] = {
     "r": lambda machine, f, key: (
         machine.offer_rematch(f) if not f.typed and f.over and f.seat is not None else None
     ),
+    "a": _unless_typed(Request("analyse"), lambda f: f.over and f.started),
+    "m": _unless_typed(Screen("mistake 1"), lambda f: f.over),
+    "M": _unless_typed(Screen("mistake -1"), lambda f: f.over),
     "y": InputMachine.yes_or_no,
     "n": InputMachine.yes_or_no,
     **dict.fromkeys(("left", "right", "up", "down", "home", "end"), InputMachine.arrow),
@@ -545,8 +548,8 @@ HELP_KEYS: dict[str, Meaning] = {
 
 KEY_HINTS: dict[Hint, str] = {
     Hint.CONNECTING: "^Q: leave",  # nothing else does anything yet, whoever is connecting
-    Hint.REMATCH: "F1: help  left/right: moves  r: rematch  q: leave",
-    Hint.OVER: "F1: help  left/right: moves  q: leave",
+    Hint.REMATCH: "F1: help  left/right: moves  r: rematch  a: analysis  q: leave",
+    Hint.OVER: "F1: help  left/right: moves  a: analysis  m: mistakes  q: leave",
     Hint.WATCHING: "F1: help  left/right: moves  End: live  Esc: skip  q: leave",
     Hint.WAITING: "F1: help  ^Q: leave",  # no moves yet: the status line says who to invite
     Hint.PLAYING: "F1: help  Tab: moves  arrows: {cells}  ^R: resign  ^Q: leave",

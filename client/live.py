@@ -16,7 +16,7 @@ from ubao.client.board import STEP_SECONDS
 from ubao.client.connection import DEFAULT_BACKOFF, Backoff
 from ubao.client.seating import SeatSession
 from ubao.client.tokens import TokenStore
-from ubao.protocol import Create, Event, RematchOffer
+from ubao.protocol import AnalysisEvent, Create, Event, RematchOffer
 
 
 class LiveGame(SeatSession):
@@ -100,6 +100,16 @@ class LiveGame(SeatSession):
 
     def on_offers_forgotten(self) -> None:
         self.app.offer_lapsed()
+
+    def on_analysis(self, event: AnalysisEvent) -> None:
+        if event.game_id != self.state.game_id:
+            return
+        if event.analysis is not None:
+            self.state.analysis = event.analysis
+            self.app.say("the analysis is here: m jumps to a mistake")
+        else:
+            self.app.say(event.message or "the analysis failed")
+        self.app.application.invalidate()
 
     def on_state(self, text: str) -> None:
         self.app.set_connection(text, self.session.connected.is_set())

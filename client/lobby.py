@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ubao.client.record import printable
 from ubao.client.state import called_off, shown_name
 from ubao.client.terminal_text import columns, cut
+from ubao.engine.record import printable
 from ubao.protocol import GameSummary, SeatInfo
 
 HEADER = ("ID", "GAME", "OPTIONS", "STATUS", "SEATS", "PLY")

@@ -16,12 +16,12 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ubao.client.lobby import VS, cut_seats, seat_cell
 from ubao.client.lobby_machine import HINTS, SPARE_HINTS, LobbyModel, Watch, described
-from ubao.client.record import printable
 from ubao.client.standings import leaderboard_table
 from ubao.client.state import called_off
 from ubao.client.terminal_text import columns, cut
 from ubao.client.tournament_text import tournament_text, tournaments_table
 from ubao.engine.games import GAMES
+from ubao.engine.record import printable
 from ubao.protocol import GameSummary, SeatInfo, escape
 
 MARK = "> "

@@ -33,6 +33,9 @@ def player_keys(cells: str) -> tuple[str, ...]:
         "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
         "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
         " seats swapped (y/n answer the opponent's offer), q leaves",
+        "after the end: a asks the server for its analysis (marks beside the moves, the"
+        " evaluation and the engine's line at the move shown), m/M go to the next/previous"
+        " mistake",
     )
 
 
@@ -40,6 +43,7 @@ SPECTATOR_KEYS = (
     "left/right: step back and forth through the moves; Home: the start; End: back to live",
     "Esc: end the move being animated; ^F/^B: animation faster/slower",
     "q or ^Q: leave",
+    "after the end: a asks the server for its analysis, m/M go to the next/previous mistake",
 )
 HELP_CLOSE = "F1, ? or Esc closes"
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"

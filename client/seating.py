@@ -29,6 +29,8 @@ from ubao.client.connection import (
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.protocol import (
+    Analyse,
+    AnalysisEvent,
     BotInfo,
     Cancel,
     Create,
@@ -97,6 +99,7 @@ class SeatSession:
             on_state=self.on_state,
             on_lag=self.on_lag,
             on_rematch=self.on_rematch,
+            on_analysis=self.on_analysis,
             backoff=backoff,
             budget=budget,
             key=key,
@@ -106,6 +109,9 @@ class SeatSession:
 
     def on_event(self, event: Event) -> None:
         """A game event arrived."""
+
+    def on_analysis(self, event: AnalysisEvent) -> None:
+        """A finished game's analysis was made (or failed)."""
 
     def on_state(self, text: str) -> None:
         """The connection's state changed ("connected", "disconnected (...); reconnecting")."""
@@ -260,6 +266,16 @@ class SeatSession:
         """Offer a rematch of the finished game (or accept the opponent's offer)."""
         assert self.held is not None and self.game_id is not None
         await self.session.request(Rematch(id=0, game_id=self.game_id, token=self.held.token))
+
+    async def analyse(self) -> int | None:
+        """Ask for the finished game's analysis: None once it is in the state, else how many
+        analyses are ahead of it (an `analysis` event brings it)."""
+        assert self.game_id is not None
+        ok = await self.session.request(Analyse(id=0, game_id=self.game_id))
+        if ok.analysis is not None:
+            self.state.analysis = ok.analysis
+            return None
+        return ok.queued or 0
 
     async def answer_rematch(self, accept: bool) -> None:
         assert self.held is not None and self.game_id is not None

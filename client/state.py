@@ -23,6 +23,7 @@ from ubao.protocol import (
     Clocks,
     ClockSpec,
     Event,
+    GameAnalysis,
     Moved,
     Over,
     RatingChange,
@@ -121,6 +122,9 @@ class GameState:
     aborted_why: str | None = None
     """For a game aborted after it started, why, as far as the client can tell ("South did not
     play the first move in time"): the result's reason alone does not say."""
+    analysis: GameAnalysis | None = None
+    """Once over: the server's analysis of the game, if it made one (a snapshot's, or an
+    `analysis` event's)."""
     rematch: int | None = None
     """Once over: the seat whose rematch offer waits for an answer, as the server last said
     (a snapshot's `rematch`, then `rematch_offer` events). Offers lapse with a connection or a
@@ -263,6 +267,7 @@ class GameState:
         self.away_until.clear()
         self.takeback = event.takeback
         self.rematch = event.rematch
+        self.analysis = event.analysis
 
     def _moved(self, event: Moved, now: float) -> None:
         assert self.game is not None

@@ -16,6 +16,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from ubao.client.analysis_text import at_ply, eval_bar, known, marks_of, side_lines
 from ubao.client.board import Animation, BoardView, Marks
 from ubao.client.input_machine import Facts, InputMachine
 from ubao.client.layout import (
@@ -48,6 +49,7 @@ from ubao.client.panels import (
 from ubao.client.render import render_board
 from ubao.client.standings import rating_change
 from ubao.client.state import GameState, called_off, describe_result
+from ubao.protocol import GameAnalysis
 
 
 class GameView:
@@ -379,9 +381,13 @@ class GameView:
         if not self.state.started:
             return []
         names = self.state.view.side_labels
+        history = self.state.history
+        analysis = self.state.analysis
+        if analysis is not None and len(analysis.plies) == len(history):
+            history = [move + mark for move, mark in zip(history, marks_of(analysis), strict=True)]
         return [
             ("class:panel.title", "Moves\n"),
-            *move_list(self.state.history, self.state.movers, names, self.shown_ply - 1),
+            *move_list(history, self.state.movers, names, self.shown_ply - 1),
             ("", "\n" * self._end_rows()),
         ]
 
@@ -402,11 +408,27 @@ class GameView:
         return self.state.over and self.browsing is None and self.settled and self._end_fits()
 
     def _info_text(self) -> StyleAndTextTuples:
+        analysis = self.state.analysis
+        if self.state.over and analysis is not None and known(analysis):
+            return self._analysis_text(analysis)
         if not self.state.info:
             return []
         text: StyleAndTextTuples = [("class:panel.title", "Engine")]
         for seat, info in sorted(self.state.info.items()):  # no blank row at the panel's foot
             text.append(("", "\n" + format_search_report(info, self.side_name(seat))))
+        return text
+
+    def _analysis_text(self, analysis: GameAnalysis) -> StyleAndTextTuples:
+        """The panel's engine part once the game has its analysis: the value and the verdict
+        at the move shown, the engine's line, the sides' figures."""
+        shown = self.shown_ply
+        value = analysis.plies[shown - 1].after if shown and analysis.plies else 0.0
+        labels = self.state.view.side_labels
+        head, best = at_ply(analysis, shown, labels)[:2]
+        bar = eval_bar(value, analysis.units, 10)
+        text: StyleAndTextTuples = [("class:panel.title", "Analysis")]
+        for line in [f"{bar} {head}", best, *side_lines(analysis, labels)]:
+            text.append(("", "\n" + line))
         return text
 
     def _end_text(self) -> StyleAndTextTuples:

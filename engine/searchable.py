@@ -11,7 +11,7 @@ The search binds each hook once per search, so the split costs no call per node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -120,3 +120,13 @@ class Searchable(Game[P, M]):
         nothing is loose. Only games with `search_hints.board_seeds` implement it, for boards
         with at most that many points loose."""
         raise NotImplementedError(f"{self.name} gives no board children")
+
+
+def format_line(game: Game[P, M], position: P, moves: Sequence[M]) -> list[str]:
+    """Moves played one after another from `position`, in the game's notation (a line of play,
+    a principal variation)."""
+    texts = []
+    for move in moves:
+        texts.append(game.format_move(position, move))
+        position = game.play(position, move)
+    return texts

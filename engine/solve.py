@@ -225,6 +225,8 @@ class Solver(Generic[P, M]):
         """Slots in use."""
         self.expanded = 0
         self.endgame = endgame
+        self._deadline: float | None = None
+        """When the solve under way must end (`solve`'s `seconds`), on `time.perf_counter`."""
         self._node = self._build()
         self._board_node = self._build_boards() if self.native is None else None
         """The node over boards when the game sows them itself (`board_seeds`), or None."""
@@ -233,15 +235,21 @@ class Solver(Generic[P, M]):
         self,
         position: P | None = None,
         on_probe: Callable[[int, int, int], None] | None = None,
+        *,
+        seconds: float | None = None,
     ) -> Solution[M]:
         """The exact value of `position` (the start when None) and a line of best play.
 
         `on_probe(low, high, expanded)` hears after every MTD(f) probe the bounds proved so far
-        on the mover's value and the positions expanded: a long solve can show its progress."""
+        on the mover's value and the positions expanded: a long solve can show its progress.
+        `seconds` bounds the solve: TimeoutError once they are spent (the native core checks
+        every 2^18 positions, the Python solver between probes); the table keeps what was
+        proved, so that a later solve goes on from there."""
         game = self.game
         if position is None:
             position = game.start()
         start = time.perf_counter()
+        self._deadline = None if seconds is None else start + seconds
         expanded_before = self.expanded
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
@@ -256,6 +264,7 @@ class Solver(Generic[P, M]):
             ) from None
         finally:
             sys.setrecursionlimit(limit)
+            self._deadline = None
         if game.to_move(position) == 1:
             value = -value
         if game.search_hints.board_keys:
@@ -273,6 +282,24 @@ class Solver(Generic[P, M]):
             seconds=time.perf_counter() - start,
             threads=self.threads,
         )
+
+    def at_least(self, position: P, value: int, seconds: float | None = None) -> bool:
+        """Whether the side to move's value of `position` (his final margin, in a game scored
+        by points alone) is at least `value`: one null-window probe, far cheaper than a solve.
+        `seconds` bounds it as `solve`'s do (TimeoutError)."""
+        if self.game.is_over(position):
+            outcome = self.game.outcome(position)
+            assert outcome is not None
+            mine = margin(outcome) * (-1 if self.game.to_move(position) else 1)
+            return mine >= value
+        self._deadline = None if seconds is None else time.perf_counter() + seconds
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+        try:
+            return self._test(position, value) >= value
+        finally:
+            sys.setrecursionlimit(limit)
+            self._deadline = None
 
     @property
     def threads_note(self) -> str | None:
@@ -303,8 +330,11 @@ class Solver(Generic[P, M]):
     def _test(self, position: P, beta: int) -> int:
         """A null-window probe: the mover's final margin if it is beta - 1 or beta, else a
         bound on it (at least the result when it is >= beta, at most when below)."""
+        left = None if self._deadline is None else self._deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            raise TimeoutError("the solver's time ran out")
         if self.native is not None:
-            value = self.native.test(cast(Position, position), beta)
+            value = self.native.test(cast(Position, position), beta, left)
             self.expanded, self.table_entries = self.native.counts()
             return value
         game = self.game

@@ -121,6 +121,12 @@ def _choice(values: tuple[Any, ...]) -> Check:
     return check
 
 
+def _float(value: Any, path: str) -> float:
+    if type(value) is not float or not math.isfinite(value):
+        _fail(f"{path} must be a finite float")
+    return float(value)
+
+
 def _nullable(inner: Check) -> Check:
     def check(value: Any, path: str) -> Any:
         return None if value is None else inner(value, path)
@@ -196,6 +202,8 @@ def _check_of(hint: Any) -> Check:
         return _choice(args)
     if hint is bool:
         return _bool
+    if hint is float:
+        return _float
     if hint is int:
         one_of = _constraint(OneOf, constraints)
         if one_of is not None:

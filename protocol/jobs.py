@@ -8,5 +8,8 @@ from __future__ import annotations
 
 JOB_STREAM = "ubao:jobs"
 """The stream of jobs every node writes and every worker reads."""
+LOW_JOB_STREAM = "ubao:jobs:low"
+"""The stream of jobs that wait for the others (a finished game's analysis, of kind `review`):
+a worker reads it only when `JOB_STREAM` has nothing for it."""
 WORKER_GROUP = "workers"
 """The consumer group of the workers: each job goes to one of them."""

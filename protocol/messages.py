@@ -453,6 +453,60 @@ class TournamentView:
     """An arena: when it stops pairing (ms since the epoch)."""
 
 
+AnalysisMark = Literal["", "inaccuracy", "mistake", "blunder"]
+"""A move's class in a game's analysis: "" for a good move (docs/protocol.md, `analyse`)."""
+ANALYSIS_FORMAT = 1
+"""The version of the analysis a server sends (`GameAnalysis.format`): a client shows one of a
+format it knows and says so of a newer one."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlyAnalysis:
+    """One move of a game as the server's engine judged it. Values are seat 0's view in the
+    game's `units`; `loss` is what the move gave up, from the mover's view."""
+
+    ply: Count
+    seat: Seat
+    move: MoveText
+    best: MoveText
+    line: Annotated[Moves, Items(MAX_PV)]
+    """The engine's line from the position before the move, beginning with `best`."""
+    before: float
+    after: float
+    loss: float
+    mark: AnalysisMark
+    depth: Count
+    nodes: Count
+    time_ms: Count
+    exact: bool = False
+    """`before` and `after` are proved values, not estimates."""
+
+
+@dataclass(frozen=True, slots=True)
+class SideAnalysis:
+    """One seat's figures over the whole game."""
+
+    accuracy: float
+    """0 to 100 (docs/review.md)."""
+    average_loss: float
+    inaccuracies: Count
+    mistakes: Count
+    blunders: Count
+
+
+@dataclass(frozen=True, slots=True)
+class GameAnalysis:
+    """A finished game's analysis, made once by the server and stored with the game."""
+
+    format: Annotated[int, Range(1)]
+    units: Name
+    """What the values count: `seeds`, `discs` or `points`."""
+    time_ms: Count
+    """The budget per move it was made with."""
+    plies: tuple[PlyAnalysis, ...]
+    sides: tuple[SideAnalysis, SideAnalysis]
+
+
 # -- client -> server commands -----------------------------------------------------------------
 
 
@@ -724,6 +778,16 @@ class TournamentShow:
 
 
 @dataclass(frozen=True, slots=True)
+class Analyse:
+    """Extension: the analysis of a finished game, anyone's: `ok` carries it if the server has
+    made it, else the game is queued (`ok`'s `queued`) and an `analysis` event follows."""
+
+    type: ClassVar[str] = "analyse"
+    id: Id
+    game_id: GameId
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     type: ClassVar[str] = "ping"
     id: Id
@@ -773,6 +837,10 @@ class Ok:
     """Extension (`tournament_new`): the new tournament's id."""
     tournaments: Annotated[tuple[TournamentSummary, ...], Items(MAX_PAGE)] | None = None
     """Extension (`tournament_list`): the tournaments, the latest made first."""
+    analysis: GameAnalysis | None = None
+    """Extension (`analyse`): the game's analysis, when the server has made it."""
+    queued: Count | None = None
+    """Extension (`analyse`): not made yet; how many analyses are ahead of it (0: running)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -823,6 +891,8 @@ class Snapshot:
     a player who comes back to the finished game sees it."""
     rated: bool = False
     """Extension: the game is rated (docs/ratings.md)."""
+    analysis: GameAnalysis | None = None
+    """Extension, once over: the game's analysis, if the server made one (`analyse`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -937,6 +1007,19 @@ class TournamentEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class AnalysisEvent:
+    """Extension, to whoever asked for a game's analysis and everyone following the game: it is
+    `done` (with `analysis`) or `failed` (with `message`). Not a game event: no `v`; the
+    analysis stays with the game (`snapshot`, `analyse`)."""
+
+    type: ClassVar[str] = "analysis"
+    game_id: GameId
+    state: Literal["done", "failed"]
+    analysis: GameAnalysis | None = None
+    message: Annotated[str, Text(MAX_TEXT, min=0)] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Lobby:
     """Extension, to connections that subscribed with `games`: a game was created, a seat was
     taken or freed, or its status changed (not on every move: `ply` is as of this change)."""
@@ -968,13 +1051,14 @@ Command = (
     | TournamentStart
     | TournamentShow
     | TournamentList
+    | Analyse
     | Ping
 )
 """What a client sends."""
 Reply = Ok | Error
 Event = Snapshot | Moved | Over | SeatEvent | TakebackRequest
 """Events of one game, each with its version `v`."""
-ServerMessage = Reply | Event | Lobby | RematchOffer | TournamentEvent
+ServerMessage = Reply | Event | Lobby | RematchOffer | TournamentEvent | AnalysisEvent
 """What a server sends."""
 Message = Command | ServerMessage
 
@@ -1001,6 +1085,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     TournamentStart,
     TournamentShow,
     TournamentList,
+    Analyse,
     Ping,
 )
 SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
@@ -1014,4 +1099,5 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Lobby,
     RematchOffer,
     TournamentEvent,
+    AnalysisEvent,
 )

@@ -285,6 +285,24 @@ SERVER_SETTINGS = (
         above=True,
     ),
     Setting(
+        "--max-analyses",
+        "server.limits.max_analyses",
+        "analyses of finished games waiting or running at once",
+    ),
+    Setting(
+        "--analyses-per-address",
+        "server.limits.analyses_per_address",
+        "of those, the ones one address asked for",
+    ),
+    Setting(
+        "--analysis-time",
+        "server.limits.analysis_time_ms",
+        "the engine's time for each move of a game's analysis",
+        "SECONDS",
+        scale=1000,
+        above=True,
+    ),
+    Setting(
         "--waiting-expiry",
         "server.limits.waiting_expiry_ms",
         "a waiting game whose creator and players are all gone is withdrawn after this",
@@ -488,6 +506,12 @@ SERVER_SETTINGS = (
         "--engines",
         "server.bots.engines",
         "engine processes at most, shared by every server bot seat",
+        least=1,
+    ),
+    Setting(
+        "--analysis-engines",
+        "server.bots.analysis_engines",
+        "analyses run at once at most, at low priority, beside the --engines pool",
         least=1,
     ),
     Setting(

@@ -37,9 +37,10 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ubao.engine.protocols.client import EngineFailure
-from ubao.protocol import BotInfo, encode
+from ubao.protocol import BotInfo, GameAnalysis, encode
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.accounts import hash_key, key_matches, new_key
+from ubao.server.analysis_runs import AnalysisRuns, Review, review_in_process
 from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, wall_ms
 from ubao.server.core import Core
@@ -49,6 +50,7 @@ from ubao.server.kgp_edge import WS_PATH, KgpGateway
 from ubao.server.kgp_gateway import KgpSettings
 from ubao.server.limits import Limits
 from ubao.server.outputs import (
+    AnalysisJob,
     BotsDone,
     BotTurn,
     CheckKey,
@@ -271,6 +273,7 @@ class GameServer:
         self.database: DurableStore
         """Where the games are kept: the SQLite file, or Redis in a cluster."""
         self.bots: BotSeats
+        review: Review
         if config.redis:
             from ubao.server.cluster import Cluster, node_name
             from ubao.server.workers import WorkerPool
@@ -281,13 +284,21 @@ class GameServer:
             routing = ClusterRouting(self.cluster)
             self.core = Core(self.database, config.limits, now=now, wall=wall, routing=routing)
             self.cluster.attach(self.core, self)
-            self.bots = WorkerPool(config.redis, config.bots)
+            workers = WorkerPool(config.redis, config.bots)
+            self.bots, review = workers, workers.review
         else:
             store = Store(config.db)
             self.database = store
             self.core = Core(store, config.limits, now=now, wall=wall)
-            self.bots = Bots(config.bots)
+            self.bots, review = Bots(config.bots), review_in_process
         self.bots.max_time_ms = config.limits.max_bot_time_ms  # a seat without time_ms: this
+        self.analyses = AnalysisRuns(
+            review,
+            self.bots.busy,
+            self._analysed,
+            self._analysis_failed,
+            config.bots.analysis_engines,
+        )
         self._outboxes: dict[int, Outbox] = {}
         self._attached: dict[int, Attached] = {}
         """Connections of clients inside the server (KGP agents): their messages unframed."""
@@ -412,7 +423,7 @@ class GameServer:
             self._release_at.cancel()
         if self._timer is not None:
             self._timer.cancel()
-        await asyncio.gather(self._close_connections(), self.bots.close())
+        await asyncio.gather(self._close_connections(), self.bots.close(), self.analyses.close())
         await asyncio.gather(*self._background, return_exceptions=True)
         if self.cluster is not None:
             await self.cluster.stop()  # it closes the store
@@ -665,6 +676,8 @@ class GameServer:
                 cluster.listed(output.game)
             elif isinstance(output, CheckKey | MakeKey):
                 self._in_background(self._account_work(output))
+            elif isinstance(output, AnalysisJob):
+                self.analyses.add(output)
         self._post(mail)
 
     async def _account_work(self, work: CheckKey | MakeKey) -> None:
@@ -719,6 +732,14 @@ class GameServer:
         if why is not None:
             self.core.bot_failed(turn, why)
             self._flush()
+
+    def _analysed(self, game_id: str, analysis: GameAnalysis) -> None:
+        self.core.analysed(game_id, analysis)
+        self._flush()
+
+    def _analysis_failed(self, game_id: str, why: str) -> None:
+        self.core.analysis_failed(game_id, why)
+        self._flush()
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)

@@ -112,6 +112,7 @@ def _rebuilt(stored: StoredGame, rules: RulesCache, limits: Limits, now: int) ->
     )
     room.pace_ms = stored.pace_ms
     room.rated = stored.rated
+    room.analysis = stored.analysis
     room.first_move_ms = limits.grace_ms
     room.move_limit_ms = limits.move_limit_ms
     over = stored.status == "over"

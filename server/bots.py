@@ -106,6 +106,9 @@ class BotSettings:
     hash_mb: int = 16
     """Each engine's transposition table in MB (`setoption name Hash`): with the interpreter,
     the bulk of an engine's memory."""
+    analysis_engines: int = 1
+    """Analyses of finished games run at once at most, at low priority (server/analysis_runs.py):
+    beside the engines, not among them."""
     engine_bots: tuple[EngineBot, ...] = ()
     """The operator's engine bots (`--engine-bot`), started as bot seats ask for them, in the
     same pool (`engines` counts them too)."""
@@ -310,6 +313,11 @@ class BotSeats(ABC):
         as soon as a timed one may."""
         self._tasks: dict[str, set[asyncio.Task[None]]] = {}
 
+    def busy(self) -> bool:
+        """Whether bot turns wait for an engine now: the server's analyses wait then (engine
+        workers put their own after every bot turn instead: `WorkerPool.review`)."""
+        return False
+
     def spawn(self, game_id: str, work: asyncio.Task[None]) -> None:
         """Track a bot turn's task so that `release` can cancel it."""
         tasks = self._tasks.setdefault(game_id, set())
@@ -405,6 +413,9 @@ class Bots(BotSeats):
         within `start_timeout_s`, is an EngineFailure now (the server checks its `--engine`
         and every `--engine-bot` once, as it starts)."""
         self._idle.setdefault(bot, []).append(await self._engine(bot))
+
+    def busy(self) -> bool:
+        return self.shares.waiting() > 0
 
     def _turn(self, share: Hashable) -> AbstractAsyncContextManager[object]:
         return self.shares.engine(share)

@@ -28,6 +28,8 @@ from ubao.engine.games import make_game
 from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     PROTOCOL_VERSION,
+    Analyse,
+    AnalysisEvent,
     BotInfo,
     Cancel,
     Claim,
@@ -35,6 +37,7 @@ from ubao.protocol import (
     Create,
     ErrorCode,
     Event,
+    GameAnalysis,
     GameSummary,
     Hello,
     Join,
@@ -69,6 +72,7 @@ from ubao.protocol import (
 )
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.accounts import AttemptCounter, Attempts, SharesAttempts, StoredAccount
+from ubao.server.analyses import Analyses
 from ubao.server.bot_turns import BotTurns
 from ubao.server.clock import Now, wall_ms
 from ubao.server.crowd import fan_out, tell
@@ -137,6 +141,7 @@ class Core:
         )
         self.deadlines = Deadlines()
         self.bot_turns = BotTurns()
+        self.analyses = Analyses(self.limits)
         window = self.limits.attempts_window_ms
         shared = store if isinstance(store, SharesAttempts) else None
         self.wrong_keys: AttemptCounter = (
@@ -307,6 +312,7 @@ class Core:
             return
         self.listing.leave(conn.id)
         self.tournaments.leave(conn.id)
+        self.analyses.leave(conn.id)
         for game_id in conn.rooms:
             room = self.rooms.get(game_id)
             if room is not None:
@@ -379,6 +385,39 @@ class Core:
         log.error("bot in game %s seat %d failed: %s", turn.game_id, turn.seat, why)
         self._commit(room, room.forfeit(turn.seat, "engine_failure", self.now()))
 
+    def analysed(self, game_id: str, analysis: GameAnalysis) -> None:
+        """The layer made a game's analysis: stored with the game (the first one only), then
+        sent to whoever asked for it and everyone following the game."""
+        askers = self.analyses.settle(game_id)
+        if self.closing:
+            return
+        try:
+            room = self._room(game_id)
+        except Rejected as exc:  # the store cannot read it back now: made again when asked
+            log.warning("analysis of game %s not kept: %s", game_id, exc.message)
+            return
+        if room.analysis is None:
+            room.analysis = analysis
+            self._out.append(Save(self.store.analysis_snapshot(game_id, analysis)))
+        self._analysis_news(room, askers, AnalysisEvent(game_id, "done", room.analysis))
+
+    def analysis_failed(self, game_id: str, why: str) -> None:
+        """The engine could not analyse the game: whoever waited hears why (they may ask
+        again)."""
+        log.warning("analysis of game %s failed: %s", game_id, why)
+        askers = self.analyses.settle(game_id)
+        room = self.rooms.get(game_id)
+        watchers = set() if room is None else room.watchers
+        to = tuple(sorted((askers | watchers) & self.conns.keys()))
+        if to:
+            event = AnalysisEvent(game_id, "failed", message=f"the analysis failed: {why}"[:1000])
+            self._out.append(SendMessage(to, event))
+
+    def _analysis_news(self, room: Room, askers: set[int], event: AnalysisEvent) -> None:
+        to = tuple(sorted((askers | room.watchers) & self.conns.keys()))
+        if to:
+            self._out.append(SendMessage(to, event))
+
     def shutdown(self) -> None:
         """Freeze the clocks and save every game; later disconnects change no seat."""
         self.closing = True
@@ -426,6 +465,8 @@ class Core:
         elif isinstance(command, TournamentList):
             listed = self.tournaments.listed(command.limit or 20)
             self._send(conn, Ok(id=command.id, tournaments=tuple(listed)))
+        elif isinstance(command, Analyse):
+            self._analyse(conn, command)
         elif conn.role == "spectator":
             raise Rejected(ErrorCode.NOT_YOUR_SEAT, "spectators cannot take seats or move")
         elif isinstance(command, Join):
@@ -648,6 +689,21 @@ class Core:
         # something after a watch's `ok` (docs/protocol.md, `watch`).
         since_v = watch.since_v if watch.since_v is not None and watch.since_v < room.v else None
         self._subscribe(conn, room, since_v)
+
+    def _analyse(self, conn: Connection, command: Analyse) -> None:
+        """A finished game's analysis: the one stored, or queued (server/analyses.py)."""
+        room = self._room(command.game_id)
+        if room.analysis is not None:
+            self._send(conn, Ok(id=command.id, analysis=room.analysis))
+            return
+        if room.status != "over":
+            message = f"game {room.game_id} is not over: only a finished game is analysed"
+            raise Rejected(ErrorCode.NOT_OVER, message)
+        ahead, job = self.analyses.ask(room, conn.id, conn.ip)
+        self._send(conn, Ok(id=command.id, queued=ahead))
+        if job is not None:
+            log.info("game %s queued for analysis (%d ahead)", room.game_id, ahead)
+            self._out.append(job)
 
     def _takeback(self, conn: Connection, command: Takeback | TakebackAnswer) -> None:
         """Ask for a takeback (a server bot opponent grants it at once) or answer one."""

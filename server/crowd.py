@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from ubao.protocol import Event, RematchOffer, ServerMessage
+from ubao.protocol import AnalysisEvent, Event, RematchOffer, ServerMessage
 from ubao.server.outputs import SendMessage
 from ubao.server.room import Room
 from ubao.server.sessions import Connection
@@ -35,8 +35,9 @@ def fan_out(
 
 def catch_up(room: Room, conn: Connection, since_v: int | None, now: int) -> list[ServerMessage]:
     """What a joiner, resumer or watcher missed since version `since_v` (a snapshot if it saw
-    none, or one this game never had), then the rematch offer that waits in a finished game (it
-    is in no replayed event): a player who comes back sees it, as everyone there did."""
+    none, or one this game never had; the events and then the game's analysis, if it has one,
+    otherwise), then the rematch offer that waits in a finished game (it is in no replayed
+    event): a player who comes back sees it, as everyone there did."""
     missed = room.events_since(since_v) if since_v is not None else None
     to_move = (room.game_id, room.to_move) in conn.seats
     out: list[ServerMessage]
@@ -44,6 +45,8 @@ def catch_up(room: Room, conn: Connection, since_v: int | None, now: int) -> lis
         out = [room.snapshot(now, with_legal=to_move)]
     else:
         out = [room.with_legal(event) if to_move else event for event in missed]
+        if room.analysis is not None:  # in the snapshot, but in no replayed event
+            out.append(AnalysisEvent(room.game_id, "done", room.analysis))
     if room.rematch_offer is not None:
         out.append(RematchOffer(room.game_id, room.rematch_offer, "offered"))
     return out

@@ -64,6 +64,12 @@ class Limits:
     """Deepest search a server-hosted bot seat may ask for."""
     max_bot_time_ms: int = 10_000
     """Longest thinking time per move a server-hosted bot seat may ask for."""
+    max_analyses: int = 50
+    """Analyses of finished games (`analyse`) waiting or running at once (`server_busy`)."""
+    analyses_per_address: int = 2
+    """Of them, those one address asked for (`quota_exceeded`)."""
+    analysis_time_ms: int = 300
+    """The engine's time for each move of a game's analysis."""
     engine_bots: tuple[str, ...] = ()
     """The names of the operator's engine bots (`--engine-bot`), which a bot seat may ask for
     instead of ubao's own engine."""

@@ -1,4 +1,5 @@
-"""What the core asks the I/O layer to do (effects as data): save, send, close, think, forward.
+"""What the core asks the I/O layer to do (effects as data): save, send, close, think, forward,
+analyse.
 
 The layer drains them with `Core.outputs()`: it hands every `Save` to the store at once, and
 carries the rest out in order once the saves made before them are durable (server/app.py).
@@ -108,4 +109,32 @@ class MakeKey:
     new: bool
 
 
-Output = Save | SendMessage | Close | BotTurn | BotsDone | Forward | Listed | CheckKey | MakeKey
+@dataclass(frozen=True, slots=True)
+class AnalysisJob:
+    """A finished game to analyse (an output): the layer runs it at low priority and calls
+    `Core.analysed` or `Core.analysis_failed`."""
+
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    moves: tuple[str, ...]
+    time_ms: int
+    """The engine's budget per move."""
+    share: str
+    """The address that asked for it: the analyses of one address run in turn."""
+    exact_within: int | None = None
+    """Where the review proves values (`ReviewBudget.exact_within`): None for its default."""
+
+
+Output = (
+    Save
+    | SendMessage
+    | Close
+    | BotTurn
+    | BotsDone
+    | Forward
+    | Listed
+    | CheckKey
+    | MakeKey
+    | AnalysisJob
+)

@@ -22,6 +22,7 @@ from ubao.protocol import (
     ClockSpec,
     ErrorCode,
     Event,
+    GameAnalysis,
     GameSummary,
     Moved,
     Over,
@@ -203,6 +204,8 @@ class Room:
         """What rates a rated game as it ends (the core's `RatingBook`); None: nothing does."""
         self.rated_game: RatedGame | None = None
         """Once a rated game is over: what its end changed, saved with its `over`."""
+        self.analysis: GameAnalysis | None = None
+        """Once over: its analysis, if one was made (server/analyses.py); stored with it."""
         self._legal: tuple[str, ...] | None = None
         self._bodies: dict[int, tuple[Event, bytes]] = {}
         """The events of the change being made, encoded by the store (`body`) and taken by
@@ -275,6 +278,7 @@ class Room:
             pace_ms=self.pace_ms or None,
             rematch=self.rematch_offer,
             rated=self.rated,
+            analysis=self.analysis,
         )
 
     def summary(self) -> GameSummary:

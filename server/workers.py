@@ -34,9 +34,10 @@ from ubao.engine.protocols.client import EngineFailure
 from ubao.engine.protocols.results import Info
 from ubao.engine.protocols.ubao import parse_bestmove, parse_info, search_lines
 from ubao.engine.protocols.wire import bot_info
-from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
+from ubao.protocol.jobs import JOB_STREAM, LOW_JOB_STREAM, WORKER_GROUP
+from ubao.server.analysis_runs import job_of
 from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, SeatSearch
-from ubao.server.outputs import BotTurn
+from ubao.server.outputs import AnalysisJob, BotTurn
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -46,6 +47,9 @@ log = logging.getLogger("ubao.server.workers")
 HANDOFF_S = 8.0
 """Time for another worker to take over the job of one that died: workers take over a job
 untouched for 5 s, and look for one at least every second."""
+REVIEW_START_S = 600.0
+"""How long an analysis waits for a worker to take it (workers take one only when no bot turn
+waits) before it fails: its asker may ask again."""
 READ_TIMEOUT_S = 1.0
 """How long one read of the reply list blocks (the reader checks for its end in between)."""
 READER_RETRY_S = 1.0
@@ -119,6 +123,53 @@ class WorkerPool(BotSeats):
                 with contextlib.suppress(RedisError):
                     await self.redis.xdel(JOB_STREAM, entry)
 
+    async def review(self, job: AnalysisJob) -> dict[str, Any]:
+        """A finished game's analysis as a job of kind `review` on `LOW_JOB_STREAM`, which
+        workers take only when no bot turn waits: its review's JSON, or RuntimeError. It waits
+        `REVIEW_START_S` at most for a worker to take it (a busy cluster delays analyses), then
+        as long as the review may take; withdrawn whatever happens."""
+        from redis.exceptions import RedisError
+
+        number = f"{self.node}-{next(self._numbers)}"
+        replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._waiting[number] = replies
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read_replies())
+        entry: bytes | str | None = None
+        try:
+            await self._join()
+            entry = await self.redis.xadd(
+                LOW_JOB_STREAM,
+                {
+                    "kind": "review",
+                    "job": number,
+                    "reply": self.replies,
+                    "game": job.game_id,
+                    "review": json.dumps(job_of(job)),
+                },
+            )
+            budget_s = REVIEW_START_S
+            while True:
+                async with asyncio.timeout(budget_s):
+                    reply = await replies.get()
+                event = reply.get("event")
+                if event == "taken":
+                    budget_s = 60 + 3 * len(job.moves) * job.time_ms / 1000 + HANDOFF_S
+                elif event == "reviewed":
+                    data: dict[str, Any] = json.loads(reply["review"])
+                    return data
+                elif event == "failed":
+                    raise RuntimeError(f"worker {reply.get('worker', '?')}: {reply.get('why')}")
+        except TimeoutError:
+            raise RuntimeError("no engine worker reviewed the game in time") from None
+        except RedisError as exc:
+            raise RuntimeError(f"redis: {exc}") from None
+        finally:
+            del self._waiting[number]
+            if entry is not None:
+                with contextlib.suppress(RedisError):
+                    await self.redis.xdel(LOW_JOB_STREAM, entry)
+
     async def _rejected(self, answer: Answer) -> None:
         """Nothing to retire: the next attempt is a new job, for whichever worker takes it."""
 
@@ -160,11 +211,12 @@ class WorkerPool(BotSeats):
 
         if self._joined:
             return
-        try:
-            await self.redis.xgroup_create(JOB_STREAM, WORKER_GROUP, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        for stream in (JOB_STREAM, LOW_JOB_STREAM):
+            try:
+                await self.redis.xgroup_create(stream, WORKER_GROUP, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
         self._joined = True
 
     async def _read_replies(self) -> None:

@@ -1,8 +1,10 @@
 """The layers hold: who may import whom, read from the source of every module (docs/layout.md).
 
 Rules import nothing of ours but rules, the rules interface nothing at all; search imports only
-rules; the engine-protocol library imports only rules, search and the wire vocabulary, and its
-pure modules reach no I/O; the protocol knows no game; the server core and the client model
+rules; the study of games (records, review) imports rules, search and the wire's escaping and
+reaches no I/O; the engine-protocol library imports only rules, search, the study of games and
+the wire vocabulary,
+and its pure modules reach no I/O; the protocol knows no game; the server core and the client model
 import no I/O or screen library, not even through the modules they import; the engine's tools
 are imported by nobody in the library.
 """
@@ -60,7 +62,11 @@ SERVER_CORE = {
     "ubao.server.kgp_gateway",
     "ubao.server.door",
     "ubao.server.proxy_header",
+    "ubao.server.analyses",
 }
+STUDY = {"ubao.engine.record", "ubao.engine.review"}
+"""The study of games: the record format and the game review, over rules, search and the wire
+vocabulary's text escaping; pure (no I/O or tooling), imported by server, client and tools."""
 ENGINE_PROTOCOLS_EDGE = {
     "ubao.engine.protocols.client",
     "ubao.engine.protocols.session",
@@ -72,7 +78,7 @@ CLIENT_MODEL = {
     "ubao.client.state",
     "ubao.client.board",
     "ubao.client.entry",
-    "ubao.client.record",
+    "ubao.engine.record",
     "ubao.client.export",
     "ubao.client.lag",
     "ubao.client.input_machine",
@@ -82,6 +88,8 @@ CLIENT_MODEL = {
     "ubao.client.terminal_text",
     "ubao.client.standings",
     "ubao.client.tournament_text",
+    "ubao.client.analysis_text",
+    "ubao.client.study",
 }
 IO_AND_SCREEN = {
     "asyncio",
@@ -168,6 +176,7 @@ def is_rules(module: str) -> bool:
         module.startswith("ubao.engine")
         and not is_tool(module)
         and module not in SEARCH
+        and module not in STUDY
         and not is_engine_protocols(module)
     )
 
@@ -176,7 +185,7 @@ def test_the_scan_sees_every_package_and_its_imports() -> None:
     assert {"ubao.engine.game", "ubao.engine.search", "ubao.engine.tools.cli"} <= MODULES.keys()
     assert "ubao.engine.game" in ours("ubao.engine.search.driver")
     assert "prompt_toolkit" in top_levels(reachable("ubao.client.app"))
-    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL | ENGINE_PROTOCOLS_EDGE
+    assert MODULES.keys() >= SERVER_CORE | CLIENT_MODEL | ENGINE_PROTOCOLS_EDGE | STUDY
 
 
 @pytest.mark.parametrize("module", sorted(filter(is_rules, MODULES)))
@@ -197,10 +206,19 @@ def test_search_imports_only_rules(module: str) -> None:
 
 @pytest.mark.parametrize("module", sorted(filter(is_engine_protocols, MODULES)))
 def test_the_engine_protocol_library_imports_rules_search_and_the_wire_only(module: str) -> None:
-    allowed = {name for name in ours(module) if is_rules(name) or name in SEARCH}
+    # The study of games too: `wire.py` puts a game's review in the wire's terms.
+    allowed = {name for name in ours(module) if is_rules(name) or name in SEARCH | STUDY}
     wire = {name for name in ours(module) if name.startswith("ubao.protocol")}
     library = set(filter(is_engine_protocols, ours(module)))
     assert ours(module) - allowed - wire - library == set()
+
+
+@pytest.mark.parametrize("module", sorted(STUDY))
+def test_the_study_of_games_imports_rules_search_and_the_wire_only(module: str) -> None:
+    allowed = {name for name in ours(module) if is_rules(name) or name in SEARCH | STUDY}
+    wire = {name for name in ours(module) if name.startswith("ubao.protocol")}
+    assert ours(module) - allowed - wire == set()
+    assert top_levels(reachable(module)) & (IO_AND_SCREEN | TOOLING) == set()
 
 
 @pytest.mark.parametrize(

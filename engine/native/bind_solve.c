@@ -3,6 +3,7 @@
 #include "bind.h"
 
 #include "endgame.h"
+#include "search.h"
 #include "solve.h"
 
 typedef struct {
@@ -101,17 +102,39 @@ static int solver_read(SolverObject *self, PyObject *position, ManPos *p, ManPos
     return 1;
 }
 
+/* What a probe polls every 2^18 positions: a signal's handler, then its deadline. */
+typedef struct {
+    PyThreadState *save;
+    double deadline; /* on search_clock's clock; 0: none */
+} ProbePoll;
+
+static int probe_interrupted(void *context) {
+    ProbePoll *poll = context;
+    if (signal_raised(&poll->save)) return 1;
+    if (poll->deadline == 0 || search_clock() < poll->deadline) return 0;
+    PyEval_RestoreThread(poll->save);
+    PyErr_SetString(PyExc_TimeoutError, "the solver's time ran out");
+    poll->save = PyEval_SaveThread();
+    return 1;
+}
+
 static PyObject *Solver_test(SolverObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Solver *s = &self->solver;
     ManPos p, view;
     int banked, loose, value;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "test(position, beta)");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "test(position, beta, seconds=None)");
         return NULL;
     }
     if (!solver_read(self, args[0], &p, &view, &banked, &loose)) return NULL;
     long long beta = PyLong_AsLongLong(args[1]);
     if (beta == -1 && PyErr_Occurred()) return NULL;
+    ProbePoll poll = {NULL, 0};
+    if (nargs == 3 && args[2] != Py_None) {
+        double seconds = PyFloat_AsDouble(args[2]);
+        if (seconds == -1 && PyErr_Occurred()) return NULL;
+        poll.deadline = search_clock() + (seconds > 0 ? seconds : 0);
+    }
     int moves[MAN_MAX_MOVES];
     if (!man_legal(&s->rules, &p, moves)) {
         int south, north;
@@ -132,17 +155,16 @@ static PyObject *Solver_test(SolverObject *self, PyObject *const *args, Py_ssize
     int window = relative > SOLVE_INF    ? SOLVE_INF
                  : relative < -SOLVE_INF ? -SOLVE_INF
                                          : (int)relative;
-    PyThreadState *save;
     self->busy = 1;
-    s->interrupted = signal_raised;
-    s->context = &save;
-    save = PyEval_SaveThread();
+    s->interrupted = probe_interrupted;
+    s->context = &poll;
+    poll.save = PyEval_SaveThread();
     value = solve_test(s, &view, window);
-    PyEval_RestoreThread(save);
+    PyEval_RestoreThread(poll.save);
     self->busy = 0;
     if (s->stopped) {
         s->stopped = 0;
-        return NULL; /* the exception a signal handler raised */
+        return NULL; /* the exception a signal handler raised, or TimeoutError */
     }
     return PyLong_FromLong(banked + value);
 }
@@ -205,7 +227,7 @@ fail:
 static PyMethodDef Solver_methods[] = {
     {"test", (PyCFunction)(void (*)(void))Solver_test, METH_FASTCALL,
      "A null-window probe without the GIL: the mover's final margin if it is beta - 1 or beta, "
-     "else a bound on it."},
+     "else a bound on it; TimeoutError after `seconds`, if given (polled every 2^18 positions)."},
     {"best_move", (PyCFunction)Solver_best_move, METH_O,
      "The table's best move for the position, or None."},
     {"counts", (PyCFunction)Solver_counts, METH_NOARGS,

@@ -12,7 +12,7 @@
 
 #define BUCKET 4
 #define FIBONACCI 0x9E3779B97F4A7C15ULL /* 2^64 / golden ratio: spreads the ranks' bits */
-#define CHECK_EVERY 0xfffff             /* expansions between polls of `interrupted` */
+#define CHECK_EVERY 0x3ffff             /* expansions between polls of `interrupted` */
 /* From this size on the table asks for huge pages: there nearly every probe also missed the
  * TLB, and (6,5) ran 20 % faster with them. Smaller tables keep calloc's lazily zeroed pages: no
  * faster with huge ones at 128 MB, and their allocation stalled small solves. */

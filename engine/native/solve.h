@@ -56,7 +56,7 @@ typedef struct Solver {
     int threads;    /* 1, or how many search each probe (one per SolveThread) */
     uint64_t *busy; /* threads > 1: the keys some thread is searching (ABDADA), by hash */
     SolveThread thread[SOLVE_MAX_THREADS];
-    Interrupted interrupted; /* polled every 2^20 positions expanded */
+    Interrupted interrupted; /* polled every 2^18 positions expanded */
     void *context;
     int halt;    /* set when the probe is answered or interrupted: every thread stops */
     int stopped; /* the last probe was interrupted: its result means nothing */

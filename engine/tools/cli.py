@@ -17,7 +17,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
-from ubao.client.record import result_token
 from ubao.engine import solve as solving
 from ubao.engine.backend import (
     BACKENDS,
@@ -35,6 +34,14 @@ from ubao.engine.perft import MAX_PERFT_DEPTH, perft
 from ubao.engine.protocols import DIALECTS
 from ubao.engine.protocols.session import MAX_HASH_MB
 from ubao.engine.protocols.ubao import decimal
+from ubao.engine.record import Record, RecordError, parse_record, result_token
+from ubao.engine.review import (
+    DEFAULT_TIME_MS,
+    PlyReview,
+    ReviewBudget,
+    review_game,
+    review_to_json,
+)
 from ubao.engine.search import (
     ALGORITHMS,
     DEFAULT_ALGORITHM,
@@ -47,7 +54,7 @@ from ubao.engine.search import (
     Tracer,
     format_score,
 )
-from ubao.engine.searchable import Searchable
+from ubao.engine.searchable import Searchable, format_line
 from ubao.engine.solve import Solver
 from ubao.engine.tools import (
     bench,
@@ -63,6 +70,7 @@ from ubao.engine.tools import (
 from ubao.engine.tools.chart import bench_svg
 from ubao.engine.tools.entrants import EngineSpec, parse_entrant, parse_spec
 from ubao.engine.tools.players import PLAYERS
+from ubao.engine.tools.review_text import review_text
 
 PLAYER_NAMES = ("player 0", "player 1")
 
@@ -318,15 +326,6 @@ def command_perft(args: argparse.Namespace) -> None:
     emit(args, {**data, **position_report(game, position)}, str(nodes))
 
 
-def format_line(game: Searchable[Any, Any], position: Any, moves: Sequence[Any]) -> list[str]:
-    """Moves played one after another from `position`, in the game's notation."""
-    texts = []
-    for move in moves:
-        texts.append(game.format_move(position, move))
-        position = game.play(position, move)
-    return texts
-
-
 def command_analyse(args: argparse.Namespace) -> None:
     if args.depth is None and args.time_ms is None:
         raise CommandError("give --depth N, --time-ms MS or both")
@@ -407,6 +406,42 @@ def command_analyse(args: argparse.Namespace) -> None:
         f"{searcher.table.capacity} in {args.hash:g} MB), peak {memory}",
     ]
     emit(args, data, "\n".join(lines))
+
+
+def read_record(source: str) -> Record:
+    """The record in file `source`, or on stdin for `-`."""
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"cannot read {source}: {error}") from None
+    try:
+        return parse_record(text)
+    except RecordError as error:
+        raise CommandError(f"{source}: {error}") from None
+
+
+def command_review(args: argparse.Namespace) -> None:
+    record = read_record(args.record)
+    budget = ReviewBudget(args.time_ms, args.exact_within, args.nodes, args.solve_ms)
+
+    def heard(ply: PlyReview) -> None:
+        print(f"reviewed ply {ply.ply + 1} of {len(record.moves)}", file=sys.stderr, flush=True)
+
+    try:
+        review = review_game(
+            record.game,
+            record.options,
+            record.moves,
+            budget,
+            on_ply=heard if progress_wanted(args) else None,
+            backend=args.backend,
+        )
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if args.json:
+        print(json.dumps(review_to_json(review)))
+    else:
+        print(review_text(review, record.tags))
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:
@@ -994,6 +1029,42 @@ def build_parser() -> argparse.ArgumentParser:
         f"{PROGRESS_EVERY_S:g} s): on a terminal only (auto) or always",
     )
     solve.set_defaults(handler=command_solve)
+
+    review = commands.add_parser(
+        "review", help="review a recorded game: every move valued, marked, each side's accuracy"
+    )
+    review.add_argument("record", metavar="RECORD", help="a game record file (docs), - for stdin")
+    review.add_argument(
+        "--time-ms",
+        type=at_least(1),
+        default=DEFAULT_TIME_MS,
+        metavar="MS",
+        help=f"search time per position (default {DEFAULT_TIME_MS})",
+    )
+    review.add_argument(
+        "--exact-within",
+        type=at_least(0),
+        metavar="N",
+        help="prove the positions N plies or fewer from the end (Othello: N empties) "
+        "(default: mancala 24, Othello 12, Bao 0)",
+    )
+    review.add_argument("--nodes", type=at_least(1), metavar="N", help="node limit per search")
+    review.add_argument(
+        "--solve-ms",
+        type=at_least(0),
+        metavar="MS",
+        help="the native mancala solver's time a ply, pooled over the game, to prove the "
+        "other positions (default: half of --time-ms; 0: none)",
+    )
+    review.add_argument("--json", action="store_true", help="machine-readable output")
+    review.add_argument(
+        "--progress",
+        choices=("auto", "always"),
+        default="auto",
+        help="a line on stderr per ply reviewed: on a terminal only (auto) or always",
+    )
+    add_backend_argument(review)
+    review.set_defaults(handler=command_review)
 
     bench_parser = commands.add_parser(
         "bench",

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ubao.client.record import Record
 from ubao.engine.game import Game, GameError
 from ubao.engine.protocols import DIALECTS, EnginePosition, Limits
 from ubao.engine.protocols.client import EngineClient, EngineFailure
@@ -29,6 +28,7 @@ from ubao.engine.protocols.transports import (
     SubprocessTransport,
     Transport,
 )
+from ubao.engine.record import Record
 from ubao.engine.tools.entrants import Entrant
 from ubao.engine.tools.schedule import Opening, ScheduledGame, schedule
 from ubao.engine.tools.standings import GameResult

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ubao.client.export import result_of
-from ubao.client.record import (
+from ubao.client.state import called_off
+from ubao.engine.games import GAMES
+from ubao.engine.record import (
     Record,
     RecordError,
     format_record,
@@ -29,8 +31,6 @@ from ubao.client.record import (
     parse_record,
     result_token,
 )
-from ubao.client.state import called_off
-from ubao.engine.games import GAMES
 from ubao.engine.tools.entrants import Entrant
 from ubao.engine.tools.schedule import ScheduledGame
 from ubao.engine.tools.standings import GameResult, Standing, crosstable, standings

@@ -34,7 +34,8 @@ from ubao.engine.protocols.client import EngineClient, EngineFailure
 from ubao.engine.protocols.session import read_search
 from ubao.engine.protocols.transports import SessionTransport
 from ubao.engine.protocols.ubao import EngineProtocolError, UbaoDialect, format_info
-from ubao.protocol.jobs import JOB_STREAM, WORKER_GROUP
+from ubao.engine.tools.review_job import run_review_job
+from ubao.protocol.jobs import JOB_STREAM, LOW_JOB_STREAM, WORKER_GROUP
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -91,6 +92,7 @@ class Job:
     """When the search is told to `stop`, from when the worker took the job."""
     grace_s: float
     """After `stop`, how long the search has to answer."""
+    stream: str = JOB_STREAM
 
     @classmethod
     def parse(cls, entry: str, fields: Mapping[str, str]) -> Job:
@@ -109,6 +111,30 @@ class Job:
             raise JobError(f"stream entry {entry}: not a job ({exc!r})") from None
         if not job.go.startswith("go"):
             raise JobError(f"stream entry {entry}: {job.go!r} is not a go line")
+        return job
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewJob:
+    """A finished game to review (a job of kind `review`, on `LOW_JOB_STREAM`): the review
+    job's JSON (engine/tools/review_job.py), answered with the review's."""
+
+    entry: str
+    id: str
+    reply: str
+    game_id: str
+    review: dict[str, Any]
+    stream: str = LOW_JOB_STREAM
+
+    @classmethod
+    def parse(cls, entry: str, fields: Mapping[str, str]) -> ReviewJob:
+        try:
+            review = json.loads(fields["review"])
+            job = cls(entry, fields["job"], fields["reply"], fields["game"], review)
+        except (KeyError, ValueError) as exc:
+            raise JobError(f"stream entry {entry}: not a review job ({exc!r})") from None
+        if not isinstance(job.review, dict):
+            raise JobError(f"stream entry {entry}: its review is not a map")
         return job
 
 
@@ -215,42 +241,49 @@ class Worker:
 
     async def leave(self) -> None:
         """Leave the group if no job is pending here (one released is taken over instead)."""
-        if not await self.redis.xpending_range(JOB_STREAM, WORKER_GROUP, "-", "+", 1, self.name):
-            await self.redis.xgroup_delconsumer(JOB_STREAM, WORKER_GROUP, self.name)
+        for stream in (JOB_STREAM, LOW_JOB_STREAM):
+            if not await self.redis.xpending_range(stream, WORKER_GROUP, "-", "+", 1, self.name):
+                await self.redis.xgroup_delconsumer(stream, WORKER_GROUP, self.name)
 
     async def _join(self) -> None:
         """Create the group if no node or worker has yet, from the stream's start (a job queued
         before it existed is still a job)."""
         from redis.exceptions import ResponseError
 
-        try:
-            await self.redis.xgroup_create(JOB_STREAM, WORKER_GROUP, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        for stream in (JOB_STREAM, LOW_JOB_STREAM):
+            try:
+                await self.redis.xgroup_create(stream, WORKER_GROUP, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
 
-    async def _take(self) -> tuple[str, dict[str, str]] | None:
-        """A dead worker's job first, else a new one (waiting up to POLL_MS for it)."""
-        claimed: Any = await self.redis.xautoclaim(
-            JOB_STREAM, WORKER_GROUP, self.name, RECLAIM_AFTER_MS, "0-0", count=1
-        )
-        for entry, fields in claimed[1]:
-            log.info("taking over job %s from a worker that stopped touching it", entry)
-            return entry, fields
-        read: Any = await self.redis.xreadgroup(
-            WORKER_GROUP, self.name, {JOB_STREAM: ">"}, count=1, block=POLL_MS
-        )
-        for _, entries in read:
-            for entry, fields in entries:
-                return entry, fields
+    async def _take(self) -> tuple[str, str, dict[str, str]] | None:
+        """A dead worker's job first, else a new one (waiting up to POLL_MS for it); a job of
+        `LOW_JOB_STREAM` only when `JOB_STREAM` has none: (stream, entry, fields)."""
+        for stream, block in ((JOB_STREAM, POLL_MS), (LOW_JOB_STREAM, None)):
+            claimed: Any = await self.redis.xautoclaim(
+                stream, WORKER_GROUP, self.name, RECLAIM_AFTER_MS, "0-0", count=1
+            )
+            for entry, fields in claimed[1]:
+                log.info("taking over job %s from a worker that stopped touching it", entry)
+                return stream, entry, fields
+            read: Any = await self.redis.xreadgroup(
+                WORKER_GROUP, self.name, {stream: ">"}, count=1, block=block
+            )
+            for _, entries in read:
+                for entry, fields in entries:
+                    return stream, entry, fields
         return None
 
-    async def _work(self, entry: str, fields: dict[str, str]) -> None:
+    async def _work(self, stream: str, entry: str, fields: dict[str, str]) -> None:
+        if stream == LOW_JOB_STREAM:
+            await self._review(entry, fields)
+            return
         try:
             job = Job.parse(entry, fields)
         except JobError as exc:
             log.error("%s; dropped", exc)
-            await self._finish(entry)
+            await self._finish(stream, entry)
             return
         log.info("job %s (game %s): %s", job.id, job.game_id, job.go)
         await self._reply(job, {"event": "taken"})
@@ -262,9 +295,7 @@ class Worker:
                     await self._abandon(thinking)
                     await self._release(job)
                     return
-                if not await self._touch(
-                    keys=[JOB_STREAM], args=[WORKER_GROUP, self.name, job.entry]
-                ):
+                if not await self._touched(job):
                     log.info("job %s: withdrawn or taken over; stopping its search", job.id)
                     await self._abandon(thinking)
                     return
@@ -281,13 +312,46 @@ class Worker:
             log.info("job %s: %s", job.id, bestmove)
         except Stuck as exc:
             await self._reply(job, {"event": "failed", "why": str(exc), "info": exc.info})
-            await self._finish(job.entry)
+            await self._finish(job.stream, job.entry)
             raise
         except Failed as exc:
             log.warning("job %s: %s", job.id, exc)
             reply = {"event": "failed", "why": str(exc), "info": exc.info}
         await self._reply(job, reply)
-        await self._finish(job.entry)
+        await self._finish(job.stream, job.entry)
+
+    async def _review(self, entry: str, fields: dict[str, str]) -> None:
+        """Review a finished game in a thread (the native core's search gives the GIL up),
+        touching the claim meanwhile; a job withdrawn or left for another worker is not
+        answered (its review cannot be stopped: the worker waits for it before the next job)."""
+        try:
+            job = ReviewJob.parse(entry, fields)
+        except JobError as exc:
+            log.error("%s; dropped", exc)
+            await self._finish(LOW_JOB_STREAM, entry)
+            return
+        log.info("review job %s (game %s)", job.id, job.game_id)
+        await self._reply(job, {"event": "taken"})
+        reviewing = asyncio.create_task(asyncio.to_thread(run_review_job, job.review))
+        while not (await self._wait(reviewing)):
+            if self.stopping.is_set() or not await self._touched(job):
+                log.info("review job %s: left for another worker, or withdrawn", job.id)
+                if self.stopping.is_set():
+                    await self._release(job)
+                await asyncio.gather(reviewing, return_exceptions=True)
+                return
+        reply: dict[str, Any]
+        try:
+            reply = {"event": "reviewed", "review": json.dumps(reviewing.result())}
+        except Exception as exc:  # an illegal move, or a bug of the review: the node hears why
+            log.warning("review job %s: %s", job.id, exc)
+            reply = {"event": "failed", "why": str(exc) or type(exc).__name__}
+        await self._reply(job, reply)
+        await self._finish(job.stream, job.entry)
+
+    async def _touched(self, job: Job | ReviewJob) -> bool:
+        """Touch the claim on the job: False if it was withdrawn or taken over."""
+        return bool(await self._touch(keys=[job.stream], args=[WORKER_GROUP, self.name, job.entry]))
 
     @staticmethod
     async def _wait(*tasks: asyncio.Task[Any]) -> set[asyncio.Task[Any]]:
@@ -305,22 +369,22 @@ class Worker:
             if isinstance(exc, Stuck):
                 raise
 
-    async def _reply(self, job: Job, message: dict[str, Any]) -> None:
+    async def _reply(self, job: Job | ReviewJob, message: dict[str, Any]) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.rpush(job.reply, json.dumps({"job": job.id, "worker": self.name, **message}))
             pipe.expire(job.reply, REPLY_TTL_S)
             await pipe.execute()
 
-    async def _finish(self, entry: str) -> None:
+    async def _finish(self, stream: str, entry: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.xack(JOB_STREAM, WORKER_GROUP, entry)
-            pipe.xdel(JOB_STREAM, entry)
+            pipe.xack(stream, WORKER_GROUP, entry)
+            pipe.xdel(stream, entry)
             await pipe.execute()
 
-    async def _release(self, job: Job) -> None:
+    async def _release(self, job: Job | ReviewJob) -> None:
         """Make the job look untouched for long enough: the next worker to look takes it."""
         await self.redis.xclaim(
-            JOB_STREAM, WORKER_GROUP, self.name, 0, [job.entry], idle=RECLAIM_AFTER_MS, justid=True
+            job.stream, WORKER_GROUP, self.name, 0, [job.entry], idle=RECLAIM_AFTER_MS, justid=True
         )
         log.info("job %s: released for another worker", job.id)
 

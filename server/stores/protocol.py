@@ -9,7 +9,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ubao.protocol import ClockSpec, Event, SeatSpec
+from ubao.protocol import (
+    AnalysisEvent,
+    ClockSpec,
+    Event,
+    GameAnalysis,
+    SeatSpec,
+    decode_server_message,
+)
 from ubao.server.accounts import StoredAccount
 from ubao.server.ratings import RatingStore
 from ubao.server.room import Room
@@ -38,11 +45,21 @@ class StoredGame:
     moves: tuple[str, ...]
     events: tuple[Event, ...]
     rated: bool = False
+    analysis: GameAnalysis | None = None
+    """Once over, its analysis, if one was made."""
 
 
 StoreChange = Any
 """One change as a store snapshots it (`GameStore.snapshot`): values taken from the room when the
 change was made, in the store's own form, opaque to everyone but the store that made it."""
+
+
+def stored_analysis(body: bytes) -> GameAnalysis:
+    """A game's analysis as every store keeps it: the `analysis` event that carried it."""
+    event = decode_server_message(body)
+    if not isinstance(event, AnalysisEvent) or event.analysis is None:
+        raise RuntimeError(f"a stored analysis is a {event.type}")
+    return event.analysis
 
 
 class GameStore(RatingStore, Protocol):
@@ -70,6 +87,10 @@ class GameStore(RatingStore, Protocol):
     def account(self, canonical: str) -> StoredAccount | None:
         """The account whose name has this canonical form, or None: as stored now (a key
         rotated on another node counts at once); StoreError if the store cannot tell."""
+
+    def analysis_snapshot(self, game_id: str, analysis: GameAnalysis) -> StoreChange:
+        """A finished game's analysis, for `DurableStore.save`: kept once (a game analysed
+        again keeps its first), read back with the game (`StoredGame.analysis`)."""
 
 
 class DurableStore(GameStore, Protocol):

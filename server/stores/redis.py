@@ -46,8 +46,10 @@ import msgpack
 import redis
 
 from ubao.protocol import (
+    AnalysisEvent,
     ClockSpec,
     Event,
+    GameAnalysis,
     GameSummary,
     Lobby,
     Moved,
@@ -63,7 +65,7 @@ from ubao.server.accounts import StoredAccount
 from ubao.server.glicko2 import Rating
 from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
-from ubao.server.stores.protocol import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError, stored_analysis
 
 log = logging.getLogger("ubao.server")
 
@@ -79,7 +81,15 @@ class TournamentChange(NamedTuple):
     args: list[Any]
 
 
-AnyRedisChange = RedisChange | TournamentChange
+class AnalysisChange(NamedTuple):
+    """A game's analysis: set once (`SETNX`), no tenure fences it."""
+
+    game_id: str
+    key: str
+    body: bytes
+
+
+AnyRedisChange = RedisChange | TournamentChange | AnalysisChange
 
 PREFIX = "ubao:"
 LIVE = PREFIX + "live"
@@ -172,6 +182,11 @@ def moves_key(game_id: str) -> str:
 
 def events_key(game_id: str) -> str:
     return f"{PREFIX}events:{game_id}"
+
+
+def analysis_key(game_id: str) -> str:
+    """A finished game's analysis: the `analysis` event that carried it, set once."""
+    return f"{PREFIX}analysis:{game_id}"
 
 
 def lease_key(game_id: str) -> str:
@@ -469,6 +484,11 @@ class RedisStore:
             keys += [recent_key(player) for player in rated.players]
         return game_id, keys, args
 
+    def analysis_snapshot(self, game_id: str, analysis: GameAnalysis) -> AnalysisChange:
+        """Set once (`SETNX`): an analysis is a fact of a finished game, whichever node made it."""
+        body = encode(AnalysisEvent(game_id, "done", analysis))
+        return AnalysisChange(game_id, analysis_key(game_id), body)
+
     def commit(self) -> None:
         """Apply every change since the last commit, in one round trip; StoreError if Redis
         cannot be reached (the batch is kept, and sent again by the next commit). Changes to
@@ -478,14 +498,18 @@ class RedisStore:
         tournaments = any(isinstance(change, TournamentChange) for change in self._batch)
         pipe = self.client.pipeline(transaction=tournaments)
         for change in self._batch:
-            script = self._save_tournament if isinstance(change, TournamentChange) else self._commit
-            script(keys=change[1], args=change[2], client=pipe)
+            if isinstance(change, AnalysisChange):
+                pipe.setnx(change.key, change.body)
+            elif isinstance(change, TournamentChange):
+                self._save_tournament(keys=change.keys, args=change.args, client=pipe)
+            else:
+                self._commit(keys=change[1], args=change[2], client=pipe)
         try:
             applied = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"cannot commit {len(self._batch)} change(s): {exc}") from exc
         for change, done in zip(self._batch, applied, strict=True):
-            if not done:
+            if not done and not isinstance(change, AnalysisChange):
                 self.lost.add(change[0])
                 self.tenures.pop(change[0], None)
         self._batch.clear()
@@ -528,8 +552,9 @@ class RedisStore:
         pipe.hget(game_key(game_id), "head")
         pipe.lrange(moves_key(game_id), 0, -1)
         pipe.lrange(events_key(game_id), 0, -1)
+        pipe.get(analysis_key(game_id))
         try:
-            head, moves, events = pipe.execute()
+            head, moves, events, analysis = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"cannot load game {game_id}: {exc}") from exc
         if head is None:
@@ -551,6 +576,7 @@ class RedisStore:
             moves=tuple(move for _, move in played),
             events=tuple(_event(body) for body in events),
             rated=state.get("rated", False),
+            analysis=None if analysis is None else stored_analysis(analysis),
         )
 
     # -- ratings (server/ratings.py's `RatingStore`) ---------------------------------------------

@@ -46,8 +46,10 @@ from pathlib import Path
 from typing import Any, NamedTuple, Union
 
 from ubao.protocol import (
+    AnalysisEvent,
     ClockSpec,
     Event,
+    GameAnalysis,
     Moved,
     Over,
     Result,
@@ -55,19 +57,21 @@ from ubao.protocol import (
     SeatSpec,
     TakebackRequest,
     decode_server_message,
+    encode,
     to_wire,
 )
 from ubao.server.accounts import StoredAccount
 from ubao.server.glicko2 import Rating
 from ubao.server.ratings import RatedGame, Standing
 from ubao.server.room import Room
-from ubao.server.stores.protocol import StoredGame, StoreError
+from ubao.server.stores.protocol import StoredGame, StoreError, stored_analysis
 
 log = logging.getLogger("ubao.server")
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """1: the first schema; 2: `games.created_ms`; 3: `games.pace_ms`; 4: `accounts`; 5:
-`games.rated`, and the tables `rated_games` and `ratings`; 6: the table `tournaments`."""
+`games.rated`, and the tables `rated_games` and `ratings`; 6: the table `tournaments`; 7: the
+table `analyses`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -149,6 +153,10 @@ CREATE TABLE IF NOT EXISTS tournaments (
     status        TEXT NOT NULL,        -- open, running, finished, cancelled
     body          TEXT NOT NULL         -- JSON: settings, entrants, pairings with their game ids
 );
+CREATE TABLE IF NOT EXISTS analyses (
+    game_id    TEXT PRIMARY KEY REFERENCES games(game_id), -- made once, ever
+    body       BLOB NOT NULL            -- the `analysis` event as sent on the wire (msgpack)
+);
 CREATE INDEX IF NOT EXISTS games_status ON games(status);
 CREATE INDEX IF NOT EXISTS games_finished ON games(status, updated_at);
 """
@@ -182,6 +190,19 @@ class TournamentChange(NamedTuple):
     v: int = 0
 
 
+class AnalysisChange(NamedTuple):
+    """A finished game's analysis as it was saved (server/analyses.py): written once, a
+    later one for the same game left out."""
+
+    game_id: str
+    body: bytes
+    """The `analysis` event that carries it, encoded."""
+    v: int = 0
+
+
+_ANALYSIS = "INSERT INTO analyses (game_id, body) VALUES (?, ?) ON CONFLICT (game_id) DO NOTHING"
+
+
 _TOURNAMENT = """INSERT INTO tournaments (tournament_id, status, body) VALUES (?, ?, ?)
     ON CONFLICT (tournament_id) DO UPDATE SET status = excluded.status, body = excluded.body"""
 
@@ -209,8 +230,8 @@ def _pair(values: tuple[int, int]) -> str:
     return f"[{values[0]},{values[1]}]"
 
 
-AnyChange = Union["Change", TournamentChange]
-"""What the writer takes: a game's change or a tournament's record."""
+AnyChange = Union["Change", TournamentChange, AnalysisChange]
+"""What the writer takes: a game's change, a tournament's record or a game's analysis."""
 
 StoredSeats = tuple[tuple[SeatSpec, str | None, str | None], ...]
 """(spec, name, token hash) per seat."""
@@ -378,6 +399,9 @@ def _write(
             events.append((game_id, event.v, event.type, body))
     _rows(db, _MOVES, _MOVE, moves)
     _rows(db, _EVENTS, _EVENT, events)
+    analyses = [(c.game_id, c.body) for c in all_changes if isinstance(c, AnalysisChange)]
+    if analyses:
+        db.executemany(_ANALYSIS, analyses)
     for change in changes:
         if change.rated_game is not None:
             _write_rated(db, change.rated_game)
@@ -612,6 +636,9 @@ class Store:
     def snapshot(self, room: Room, events: Sequence[Event], now: int) -> Change:
         return change_of(room, events, now)
 
+    def analysis_snapshot(self, game_id: str, analysis: GameAnalysis) -> AnalysisChange:
+        return AnalysisChange(game_id, encode(AnalysisEvent(game_id, "done", analysis)))
+
     def tournament_snapshot(
         self, tid: str, status: str, body: str, games: Sequence[str]
     ) -> TournamentChange:
@@ -798,6 +825,7 @@ class Store:
         events = db.execute(
             "SELECT body FROM events WHERE game_id = ? ORDER BY v", (game_id,)
         ).fetchall()
+        analysis = db.execute("SELECT body FROM analyses WHERE game_id = ?", (game_id,)).fetchone()
         spec = json.loads(clock) if clock else None
         left = json.loads(clocks) if clocks else None
         return StoredGame(
@@ -814,6 +842,7 @@ class Store:
             moves=tuple(move for _, move in moves),
             events=tuple(_event(body) for (body,) in events),
             rated=bool(rated),
+            analysis=None if analysis is None else stored_analysis(analysis[0]),
         )
 
     # -- ratings (server/ratings.py's `RatingStore`) ---------------------------------------------

@@ -28,9 +28,9 @@ from ubao.client.commands import (
 from ubao.client.connection import request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table
-from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.record import format_record, parse_record
 from ubao.protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Snapshot
 
 pytestmark = pytest.mark.timeout(120)

@@ -23,10 +23,10 @@ from tests.support.client import FAST, until
 from ubao.client.board import view_of
 from ubao.client.connection import ServerSession
 from ubao.client.export import replay_of
-from ubao.client.record import parse_record
 from ubao.client.render import render_board
 from ubao.client.replay import ReplayApp
 from ubao.engine.games import make_game
+from ubao.engine.record import parse_record
 from ubao.protocol import GameSummary, Ok, Result, SeatInfo, Snapshot, encode
 
 pytestmark = pytest.mark.timeout(60)

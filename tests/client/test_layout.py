@@ -25,11 +25,11 @@ from ubao.client.app import GameApp
 from ubao.client.board import view_of
 from ubao.client.export import replay_of
 from ubao.client.layout import Fit, fold, panel_beside
-from ubao.client.record import Record
 from ubao.client.render import SIDE_LINE_WIDTH, render_board
 from ubao.client.replay import ReplayApp
 from ubao.client.state import GameState
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.record import Record
 from ubao.protocol import BotInfo, Clocks, ClockSpec, Moved, SeatInfo, Snapshot
 
 

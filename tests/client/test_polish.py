@@ -314,8 +314,8 @@ def test_a_bao_game_ending_with_seeds_in_hand_shows_them_with_the_winner() -> No
 
 def test_a_replay_at_its_last_move_marks_nobody_to_move() -> None:
     from ubao.client.export import replay_of
-    from ubao.client.record import Record
     from ubao.client.replay import ReplayApp
+    from ubao.engine.record import Record
 
     record = Record({"Game": "kalah", "Options": "{}", "Result": "0-1"}, ("3",))
     with create_pipe_input() as keys:
@@ -383,8 +383,8 @@ def test_a_game_waiting_for_a_bot_client_says_how_to_start_one() -> None:
 
 def test_a_replays_panel_says_who_played_and_how_it_ended_in_words() -> None:
     from ubao.client.export import replay_of
-    from ubao.client.record import Record
     from ubao.client.replay import ReplayApp
+    from ubao.engine.record import Record
 
     tags = {
         "Game": "kalah",

@@ -13,12 +13,12 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 from tests.support.client import FAST, game_server, until, url_of
 from ubao.client.connection import fetch_snapshot
 from ubao.client.export import record_of, replay_of
-from ubao.client.record import format_record, parse_record
 from ubao.client.render import render_board
 from ubao.client.seating import SeatSession
 from ubao.client.state import GameState
 from ubao.client.tokens import TokenStore
 from ubao.engine.games import GAMES
+from ubao.engine.record import format_record, parse_record
 from ubao.protocol import Create, Event, SeatSpec
 
 pytestmark = pytest.mark.timeout(60)

@@ -191,3 +191,55 @@ def test_a_game_that_ends_by_its_stores_is_not_solved_by_pit_keys(
         Solver(game)
     with pytest.raises(ValueError, match="early_end"):
         open_endgame(game, 4, tmp_path)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_solve_out_of_time_raises_and_the_solver_goes_on_afterwards(backend: str) -> None:
+    """`seconds` bounds a solve (the game review's per-position budget): TimeoutError, and the
+    same solver then solves a position whole, its table holding only proved bounds."""
+    big = make_game("kalah", {"pits": 6, "seeds": 4}, backend)
+    solver = Solver(big, hash_mb=16)
+    with pytest.raises(TimeoutError, match="time ran out"):
+        solver.solve(seconds=0.0 if backend == "python" else 0.01)
+    late = big.start()
+    for move in [
+        "3",
+        "6",
+        "2",
+        "1",
+        "4",
+        "4",
+        "6",
+        "2",
+        "6",
+        "4",
+        "2",
+        "5",
+        "6",
+        "1",
+        "5",
+        "6",
+        "5",
+        "6",
+        "4",
+        "6",
+        "5",
+        "6",
+        "3",
+        "4",
+    ]:
+        late = big.play(late, big.parse_move(late, move))
+    assert solver.solve(late).value == Solver(big, hash_mb=16).solve(late).value
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_probe_says_whether_a_position_is_worth_a_value(backend: str) -> None:
+    """`at_least`, the game review's check of a mark: the mover's value against a bound."""
+    game = make_game("kalah", {"pits": 4, "seeds": 3}, backend)
+    solver = Solver(game)
+    position = game.start()
+    for move in ["2", "4", "1", "3"]:
+        mover_value = solver.solve(position).value * (-1 if game.to_move(position) else 1)
+        assert Solver(game).at_least(position, mover_value)
+        assert not Solver(game).at_least(position, mover_value + 1)
+        position = game.play(position, game.parse_move(position, move))

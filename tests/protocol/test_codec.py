@@ -17,6 +17,8 @@ from ubao.protocol import (
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
     SPEED_NAMES,
+    Analyse,
+    AnalysisEvent,
     BotInfo,
     Cancel,
     Claim,
@@ -25,6 +27,7 @@ from ubao.protocol import (
     Create,
     Error,
     ErrorCode,
+    GameAnalysis,
     GameSummary,
     Hello,
     Join,
@@ -39,6 +42,7 @@ from ubao.protocol import (
     Ping,
     Player,
     PlayerCard,
+    PlyAnalysis,
     PoolRating,
     ProtocolError,
     RatedResult,
@@ -54,6 +58,7 @@ from ubao.protocol import (
     SeatEvent,
     SeatInfo,
     SeatSpec,
+    SideAnalysis,
     Snapshot,
     StandingLine,
     Takeback,
@@ -227,6 +232,34 @@ tournament_summaries = st.builds(
     maybe(names),
 )
 
+finite = st.floats(allow_nan=False, allow_infinity=False)
+marks = st.sampled_from(["", "inaccuracy", "mistake", "blunder"])
+ply_analyses = st.builds(
+    PlyAnalysis,
+    counts,
+    seats,
+    moves,
+    moves,
+    move_lists,
+    finite,
+    finite,
+    finite,
+    marks,
+    counts,
+    counts,
+    counts,
+    st.booleans(),
+)
+side_analyses = st.builds(SideAnalysis, finite, finite, counts, counts, counts)
+analyses = st.builds(
+    GameAnalysis,
+    st.integers(1, 5),
+    st.sampled_from(["seeds", "discs", "points"]),
+    counts,
+    st.lists(ply_analyses, max_size=3).map(tuple),
+    st.tuples(side_analyses, side_analyses),
+)
+
 MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Hello: st.builds(
         Hello,
@@ -293,6 +326,14 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Rematch: st.builds(Rematch, ids, texts, texts),
     RematchAnswer: st.builds(RematchAnswer, ids, texts, texts, st.booleans()),
     Ping: st.builds(Ping, ids, int64),
+    Analyse: st.builds(Analyse, ids, texts),
+    AnalysisEvent: st.builds(
+        AnalysisEvent,
+        texts,
+        st.sampled_from(["done", "failed"]),
+        maybe(analyses),
+        maybe(texts),
+    ),
     Ok: st.builds(
         Ok,
         ids,
@@ -334,6 +375,7 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(clock_specs),
         maybe(counts),
         maybe(seats),
+        analysis=maybe(analyses),
     ),
     Moved: st.builds(
         Moved,
@@ -565,6 +607,8 @@ def test_an_unknown_type_is_rejected_with_the_commands_id() -> None:
         (pack({"type": "hello", "id": 9, "proto": 1, "name": "", "role": "bot"}), "name"),
         (pack({"type": "ping", "id": 9, "t": 2**64 - 1}), "t must be between"),
         (pack({"type": "resume", "id": 9, "game_id": "g", "token": "t"}), "missing field since_v"),
+        (pack({"type": "analyse", "id": 9}), "missing field game_id"),
+        (pack({"type": "analyse", "id": 9, "game_id": 5}), "game_id must be a string"),
     ],
 )
 def test_fields_are_checked_for_presence_type_and_range(frame: bytes, words: str) -> None:
@@ -743,3 +787,15 @@ def test_a_moves_search_report_is_checked_strictly(info: Any, words: str) -> Non
 def test_tournament_commands_are_validated_strictly(raw: dict[str, Any], why: str) -> None:
     with pytest.raises(ProtocolError, match=why):
         decode_command(msgpack.packb(raw))
+
+
+def test_a_value_of_an_analysis_is_a_float_not_an_integer() -> None:
+    """The analysis's values are floats on the wire, checked as strictly as the rest: an
+    integer where a float belongs is refused, as a boolean where an integer belongs."""
+    side = {"accuracy": 90.0, "average_loss": 1.5, "inaccuracies": 1, "mistakes": 0, "blunders": 0}
+    analysis = {"format": 1, "units": "seeds", "time_ms": 300, "plies": [], "sides": [side, side]}
+    good = {"type": "analysis", "game_id": "g", "state": "done", "analysis": analysis}
+    assert isinstance(decode_server_message(pack(good)), AnalysisEvent)
+    bad = {**analysis, "sides": [{**side, "accuracy": 90}, side]}
+    with pytest.raises(ProtocolError, match="accuracy must be a finite float"):
+        decode_server_message(pack({**good, "analysis": bad}))

@@ -22,10 +22,12 @@ from tests.support.redis_server import RedisServer
 from tests.support.server import Referee, turn
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
+from ubao.engine.protocols.wire import game_analysis
+from ubao.engine.review import review_from_json
 from ubao.protocol import BotInfo, SeatSpec
-from ubao.protocol.jobs import JOB_STREAM
+from ubao.protocol.jobs import JOB_STREAM, LOW_JOB_STREAM
 from ubao.server.bots import BotSettings
-from ubao.server.outputs import BotTurn
+from ubao.server.outputs import AnalysisJob, BotTurn
 from ubao.server.workers import WorkerPool
 
 SLOW = turn(options={}, moves=(), spec=SeatSpec.bot(40, time_ms=3000))
@@ -251,3 +253,56 @@ def test_the_worker_command_needs_a_redis_url() -> None:
     )
     assert result.returncode == 2
     assert "--redis URL" in result.stderr
+
+
+async def test_a_worker_reviews_a_finished_game_from_the_low_stream(
+    redis_server: RedisServer,
+    start_worker: Callable[[], WorkerProcess],
+) -> None:
+    """An analysis is a job of kind `review` on the low stream: a worker reviews the game and
+    answers with the review, withdrawn from the stream after; then it takes bot turns as
+    before."""
+    worker = start_worker()
+    workers = pool(redis_server.url)
+    game = make_game("kalah", {"pits": 3, "seeds": 2})
+    position, moves = game.start(), []
+    while not game.is_over(position):
+        move = game.format_move(position, game.legal_moves(position)[0])
+        moves.append(move)
+        position = game.play_text(position, move)
+    job = AnalysisJob("r", "kalah", {"pits": 3, "seeds": 2}, tuple(moves), 20, "10.0.0.1")
+    try:
+        review = await workers.review(job)
+        assert await workers.play(turn(), Referee()) is None
+    finally:
+        await workers.close()
+    analysis = game_analysis(review_from_json(review), 20)
+    assert [ply.move for ply in analysis.plies] == moves
+    await worker.wait_for("review job")
+    redis = Redis.from_url(redis_server.url)
+    try:
+        assert await redis.xlen(LOW_JOB_STREAM) == 0 and await jobs_left(redis_server.url) == 0
+    finally:
+        await redis.aclose()
+
+
+async def test_a_worker_takes_a_bot_turn_before_a_review_that_came_first(
+    redis_server: RedisServer,
+    start_worker: Callable[[], WorkerProcess],
+) -> None:
+    """Both queued before any worker runs, the review first: the worker searches the bot
+    turn, then reviews (a server under load delays analyses, never games)."""
+    workers = pool(redis_server.url)
+    job = AnalysisJob("r", "kalah", {"pits": 3, "seeds": 2}, ("1", "1"), 20, "10.0.0.1")
+    try:
+        review = asyncio.create_task(workers.review(job))
+        await asyncio.sleep(0.5)  # the review's job is on the stream first
+        play = asyncio.create_task(workers.play(turn(), Referee()))
+        await asyncio.sleep(0.5)
+        worker = start_worker()
+        assert await play is None
+        await review
+    finally:
+        await workers.close()
+    log = worker.log.read_text()
+    assert log.index("go depth") < log.index("review job"), log

@@ -181,6 +181,9 @@ class Recorder:
     async def answer_rematch(self, accept: bool) -> None:
         raise AssertionError("not asked for")
 
+    async def analyse(self) -> int | None:
+        raise AssertionError("not asked for")
+
 
 def legal_snapshot(name: str, seat: int = 0) -> Snapshot:
     """The start of `name` with `seat` to move, as the server sends it to that seat."""

@@ -19,6 +19,7 @@ from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.protocol import (
     PROTOCOL_VERSION,
+    AnalysisEvent,
     BotInfo,
     Command,
     Create,
@@ -46,7 +47,7 @@ from ubao.server.app import GameServer, ServerConfig
 from ubao.server.bots import BotSettings
 from ubao.server.core import Core
 from ubao.server.limits import Limits
-from ubao.server.outputs import BotsDone, BotTurn, Close, Save, SendMessage
+from ubao.server.outputs import AnalysisJob, BotsDone, BotTurn, Close, Save, SendMessage
 from ubao.server.stores.sqlite import Store
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
@@ -162,7 +163,7 @@ class Peer:
         return ok.seat, ok.token, got[1:]
 
     def events(self) -> list[Event]:
-        others = Ok | Error | Lobby | RematchOffer | TournamentEvent
+        others = Ok | Error | Lobby | RematchOffer | TournamentEvent | AnalysisEvent
         return [m for m in self.inbox if not isinstance(m, others)]
 
 
@@ -176,6 +177,7 @@ class Harness:
         self.peers: dict[int, Peer] = {}
         self.bot_turns: list[BotTurn] = []
         self.bots_done: list[str] = []
+        self.analysis_jobs: list[AnalysisJob] = []
 
     def connect(self, ip: str = "10.0.0.1") -> Peer:
         peer = Peer(self, self.core.connect(ip))
@@ -219,6 +221,8 @@ class Harness:
                 self.bot_turns.append(output)
             elif isinstance(output, BotsDone):
                 self.bots_done.append(output.game_id)
+            elif isinstance(output, AnalysisJob):
+                self.analysis_jobs.append(output)
         return got
 
 
@@ -235,6 +239,8 @@ class Client:
         """Events received while waiting for replies, in order."""
         self.tournament_events: list[TournamentEvent] = []
         """Tournament events received while waiting for replies, in order."""
+        self.analysis_events: list[AnalysisEvent] = []
+        """Analysis events received, in order."""
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -270,6 +276,9 @@ class Client:
             if isinstance(message, TournamentEvent):
                 self.tournament_events.append(message)
                 continue
+            if isinstance(message, AnalysisEvent):
+                self.analysis_events.append(message)
+                continue
             assert not isinstance(message, Ok | Error | Lobby | RematchOffer), message
             self.events.append(message)
 
@@ -288,8 +297,22 @@ class Client:
         if self.events:
             return self.events.pop(0)
         message = await self.recv()
+        while isinstance(message, AnalysisEvent):
+            self.analysis_events.append(message)
+            message = await self.recv()
         assert not isinstance(message, Ok | Error | Lobby | RematchOffer | TournamentEvent), message
         return message
+
+    async def analysis(self) -> AnalysisEvent:
+        """The next analysis event (those already received first); game events before it are
+        kept for `event`."""
+        while not self.analysis_events:
+            message = await self.recv()
+            if isinstance(message, AnalysisEvent):
+                return message
+            assert not isinstance(message, Ok | Error | Lobby | RematchOffer | TournamentEvent)
+            self.events.append(message)
+        return self.analysis_events.pop(0)
 
     async def event_of(self, kind: type[Any]) -> Any:
         """Skip events until one of `kind`."""

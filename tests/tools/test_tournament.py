@@ -13,11 +13,11 @@ import pytest
 from tests.support.engine import fails
 from tests.support.server import FAKE_ENGINE
 from ubao.client.export import replay_of
-from ubao.client.record import parse_record
 from ubao.engine.games import make_game
 from ubao.engine.protocols import Limits, UbaoDialect
 from ubao.engine.protocols.client import EngineClient
 from ubao.engine.protocols.transports import ScriptedTransport
+from ubao.engine.record import parse_record
 from ubao.engine.tools import tournament
 from ubao.engine.tools.cli import main
 from ubao.engine.tools.entrants import Entrant, parse_entrant

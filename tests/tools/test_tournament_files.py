@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ubao.client.export import replay_of, result_of, seat_of
-from ubao.client.record import parse_record
 from ubao.engine.games import make_game
+from ubao.engine.record import parse_record
 from ubao.engine.tools.entrants import parse_entrant
 from ubao.engine.tools.schedule import schedule
 from ubao.engine.tools.standings import GameResult

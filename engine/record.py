@@ -9,7 +9,7 @@
     [NorthDepth "3"]
     [Result "1-0"]
 
-    1. 3 2 2. 4 1 1-0
+    1. 3 2 2. 4 1? 1-0
 
 Pure: `format_record` and `parse_record` are inverses (`parse_record(format_record(r)) == r`
 for a record of printable text).
@@ -20,9 +20,11 @@ from the start position, give the game. Tags are kept in their order; values are
 `\\` and `"` escaped by a backslash, as in PGN. A record is text that people print and
 pass around, whatever a server or a file put in it: every tag value and move is made printable
 (`protocol.escape`: control characters, escape sequences and bidi overrides written as `\\x1b`,
-`\\u202e`) when written and when read. Which tags a record has is up to its writer
-(`client/export.py`: the date the game was created, the server bots' settings from their seat
-info, ...); this module only reads and writes them.
+`\\u202e`) when written and when read. A move may carry an annotation glyph as in PGN, written
+right after it: `?!`, `?`, `??` (an inaccuracy, a mistake, a blunder: what a game review marks,
+`ubao.engine.review`), and `!`, `!!`, `!?` read back too; `Record.marks` holds them. Which tags
+a record has is up to its writer (`client/export.py`: the date the game was created, the server
+bots' settings from their seat info, ...); this module only reads and writes them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _TAG = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*) "((?:[^"\\]|\\.)*)"\]')
 _NUMBER = re.compile(r"(\d+)\.")
 
+GLYPHS = ("?!", "?", "??", "!", "!!", "!?")
+"""The move annotations a record holds (PGN's): inaccuracy, mistake, blunder, good, brilliant,
+interesting."""
+
+_GLYPH = re.compile(r"(.+?)(\?\?|\?!|!!|!\?|\?|!)?")
+"""A move word: the move, then its glyph if any."""
+
 
 class RecordError(ValueError):
     """A record that cannot be read; the message says which line and what is wrong."""
@@ -53,6 +62,15 @@ class Record:
 
     tags: dict[str, str] = field(default_factory=dict)
     moves: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
+    """Each move's annotation glyph (`GLYPHS`), "" for none: parallel to `moves`, filled with ""
+    when not given, so that a record without marks is the record it always was."""
+
+    def __post_init__(self) -> None:
+        if not self.marks:
+            object.__setattr__(self, "marks", ("",) * len(self.moves))
+        elif len(self.marks) != len(self.moves):
+            raise RecordError(f"{len(self.marks)} marks for {len(self.moves)} moves")
 
     @property
     def game(self) -> str:
@@ -104,20 +122,29 @@ def format_record(record: Record, width: int = 79) -> str:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
             raise RecordError(f"tag {name!r} cannot be written: names are letters and digits")
     for move in record.moves:
-        if not move or any(c.isspace() for c in move) or move in RESULTS or _NUMBER.fullmatch(move):
+        if (
+            not move
+            or any(c.isspace() for c in move)
+            or move in RESULTS
+            or _NUMBER.fullmatch(move)
+            or move[-1] in "!?"
+        ):
             raise RecordError(
                 f"move {move!r} cannot be written: it must be one word that is "
-                "neither a move number nor a result"
+                "neither a move number nor a result and does not end in a glyph's ! or ?"
             )
+    for mark in record.marks:
+        if mark and mark not in GLYPHS:
+            raise RecordError(f"mark {mark!r} cannot be written: it must be one of {GLYPHS}")
     if record.result not in RESULTS:
         raise RecordError(f"Result {record.result!r} must be one of {', '.join(RESULTS)}")
     lines = [f'[{name} "{_escape(value)}"]' for name, value in record.tags.items()]
     lines.append("")
     words: list[str] = []
-    for ply, move in enumerate(record.moves):
+    for ply, (move, mark) in enumerate(zip(record.moves, record.marks, strict=True)):
         if ply % 2 == 0:
             words.append(f"{ply // 2 + 1}.")
-        words.append(printable(move))
+        words.append(printable(move) + mark)
     words.append(record.result)
     line = ""
     for word in words:
@@ -152,6 +179,7 @@ def parse_record(text: str) -> Record:
     if "Game" not in tags:
         raise RecordError("the record has no Game tag")
     moves: list[str] = []
+    marks: list[str] = []
     result: str | None = None
     for line_number, line in enumerate(lines[body:], body + 1):
         for word in line.split():
@@ -172,11 +200,14 @@ def parse_record(text: str) -> Record:
             elif word in RESULTS:
                 result = word
             else:
-                moves.append(printable(word))
+                move = _GLYPH.fullmatch(word)
+                assert move is not None  # any word of one character or more matches
+                moves.append(printable(move[1]))
+                marks.append(move[2] or "")
     if result is None:
         raise RecordError("the moves must end with a result: 1-0, 0-1, 1/2-1/2 or *")
     if tags.get("Result", result) != result:
         raise RecordError(f"the Result tag says {tags['Result']} but the moves end with {result}")
     if result != "*":
         tags["Result"] = result
-    return Record(tags, tuple(moves))
+    return Record(tags, tuple(moves), tuple(marks))

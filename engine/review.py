@@ -1,0 +1,572 @@
+"""Game review: every move of a finished game set beside the engine's best, as lichess's
+computer analysis does, and exact where the game is within reach of proof.
+
+For each ply the position before the move is valued, and so is the move played; what the move
+gave up (its loss, in the game's units: seeds, discs, Bao points) marks it an inaccuracy, a
+mistake or a blunder past its family's thresholds (`THRESHOLDS`), and each player's losses make
+an accuracy figure (`move_accuracy`). A position is proved (`exact`) by the solver
+(engine/solve.py), from the game's end back: a mancala board the endgame database holds, the
+last `exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), a
+finished game, and on the native mancala solver whatever it proves within its pool of
+`solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`: the
+position first, then the played move alone to the same depth, so that both values come from
+one horizon and the loss is never an artefact of comparing two. docs/review.md has the
+thresholds, the accuracy formula and the JSON shape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from math import ceil, inf, isfinite
+from typing import Any, Literal, cast, get_args
+
+from ubao.engine.endgame import Endgame, native_rules, open_endgame
+from ubao.engine.game import GameError, Outcome
+from ubao.engine.games import GAMES, make_game
+from ubao.engine.mancala.game import Mancala
+from ubao.engine.othello.game import Othello
+from ubao.engine.search import Searcher, SearchResult, forced_result
+from ubao.engine.searchable import Searchable, format_line
+from ubao.engine.solve import Solution, Solver
+
+Mark = Literal["", "inaccuracy", "mistake", "blunder"]
+MARKS: tuple[Mark, ...] = get_args(Mark)
+GLYPHS: dict[Mark, str] = {"": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+"""Each mark's annotation glyph in a record (engine/record.py), as PGN writes them."""
+
+UNITS = {"mancala": "seeds", "othello": "discs", "bao": "points"}
+"""What a value counts, by board family: the final margin of a mancala game or of Othello;
+Bao's material (seeds) with a won game worth `BAO_WIN` points."""
+
+THRESHOLDS: dict[str, tuple[float, float, float]] = {
+    "mancala": (2.0, 4.0, 8.0),
+    "othello": (4.0, 8.0, 16.0),
+    "bao": (3.0, 6.0, 12.0),
+}
+"""The loss (in `UNITS`) at which a move becomes an inaccuracy, a mistake, a blunder."""
+
+EVALUATION_SCALE = {"mancala": 1.0, "othello": 10.0, "bao": 1.0}
+"""Evaluation points per unit: the mancala evaluations and Bao's count seeds; Othello's weigh
+squares (a corner 100, mobility 5 a move), about ten to a disc."""
+
+BAO_WIN = 64.0
+"""A won Bao game, in points: all the seeds there are (the winner may hold fewer)."""
+
+EXACT_WITHIN = {"mancala": 24, "othello": 12, "bao": 0}
+"""The default `exact_within` by family: plies from the game's end (Othello: empty squares)
+within which the solver proves a position. Bao's games may repeat, which the solver cannot
+value: by default it proves none."""
+
+DEFAULT_TIME_MS = 1000
+"""The default search time per position: a 60-ply Kalah game in about a minute."""
+
+MIN_NODES = 10_000
+"""The least node budget of the played move's search (when the position's own was tiny)."""
+
+ENDGAME_SEEDS = 16
+"""The mancala endgame database a review uses where the native core builds it (as
+`ubao-engine solve` does): every board with up to this many seeds is exact."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlyReview:
+    """One move reviewed; values in the game's units, `before` and `after` from seat 0's view."""
+
+    ply: int
+    """0-based index into the game's moves."""
+    mover: int
+    move: str
+    best: str
+    line: tuple[str, ...]
+    """The best line, starting with `best`."""
+    before: float
+    """The position's value before the move (its best move's)."""
+    after: float
+    """The value of the move played."""
+    loss: float
+    """What the move gave up, the mover's view, never negative."""
+    mark: Mark
+    exact: bool
+    """Both values are proved (the solver's, or a finished game's)."""
+    depth: int
+    """The depth the search reached, or the length of the proved line when exact."""
+    nodes: int
+    time_ms: int
+    forced: bool = False
+    """The mover had a single legal move: it counts in no accuracy."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    accuracy: float
+    """0..100: the mean of `move_accuracy` over the player's moves that had a choice."""
+    counts: dict[Mark, int]
+    """Moves of each mark ("" = not marked)."""
+    average_loss: float
+    """Over the moves that had a choice, in the game's units."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewBudget:
+    """The effort per ply: search time, nodes, and where the solver proves instead."""
+
+    time_ms: int = DEFAULT_TIME_MS
+    """Search time per position searched (twice at most per ply: the position, the move)."""
+    exact_within: int | None = None
+    """Plies from the end (Othello: empties) within which positions are proved; None: the
+    family's default (`EXACT_WITHIN`)."""
+    nodes: int | None = None
+    """A node limit per search, besides the time."""
+    solve_ms: int | None = None
+    """The native mancala solver's time a ply to prove the positions beyond `exact_within`,
+    pooled over the game (the late positions' leftovers go to the early ones); None: half of
+    `time_ms`; 0: no such attempt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    game: str
+    options: dict[str, Any]
+    plies: tuple[PlyReview, ...]
+    players: tuple[PlayerSummary, PlayerSummary]
+    budget: dict[str, int]
+    """What was used: time_ms, exact_within and solve_ms (resolved; solve_ms 0 where no solver
+    stops on time), nodes (if any), endgame_seeds."""
+    units: str
+    thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
+    """The game's `thresholds`, as they marked the moves."""
+
+
+def family(game: str) -> str:
+    """The board family of a registered game (ValueError for an unknown one)."""
+    info = GAMES.get(game)
+    if info is None:
+        raise ValueError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+    return info.board
+
+
+def thresholds(game: str) -> tuple[float, float, float]:
+    """The losses at which a move of `game` is an inaccuracy, a mistake, a blunder."""
+    return THRESHOLDS[family(game)]
+
+
+def classify(loss: float, limits: tuple[float, float, float]) -> Mark:
+    """The mark of a move that lost `loss`: the worst class whose threshold it reaches."""
+    inaccuracy, mistake, blunder = limits
+    if loss >= blunder:
+        return "blunder"
+    if loss >= mistake:
+        return "mistake"
+    if loss >= inaccuracy:
+        return "inaccuracy"
+    return ""
+
+
+def move_accuracy(loss: float, limits: tuple[float, float, float]) -> float:
+    """100 for a best move, halved by every mistake threshold's worth of loss:
+    100 * 2^(-loss / mistake). A loss of one inaccuracy threshold scores 71 in mancala."""
+    return float(100.0 * 2.0 ** (-loss / limits[1]))
+
+
+def summarise(plies: Sequence[PlyReview], limits: tuple[float, float, float]) -> PlayerSummary:
+    """One player's accuracy, marks and average loss over his reviewed moves."""
+    counts: dict[Mark, int] = dict.fromkeys(MARKS, 0)
+    for ply in plies:
+        counts[ply.mark] += 1
+    chosen = [ply.loss for ply in plies if not ply.forced]
+    if not chosen:
+        return PlayerSummary(100.0, counts, 0.0)
+    accuracy = sum(move_accuracy(loss, limits) for loss in chosen) / len(chosen)
+    return PlayerSummary(accuracy, counts, sum(chosen) / len(chosen))
+
+
+@dataclass(frozen=True, slots=True)
+class _Valued:
+    """A ply's values before it becomes a `PlyReview`: moves, not yet notation."""
+
+    line: tuple[Any, ...]
+    before: float
+    after: float
+    exact: bool
+    depth: int
+    nodes: int
+
+
+class _Reviewer:
+    """The search, the solver and the proved values of one game's positions."""
+
+    def __init__(
+        self, game: Searchable[Any, Any], board: str, budget: ReviewBudget, positions: list[Any]
+    ) -> None:
+        self.game = game
+        self.board = board
+        self.budget = budget
+        self.positions = positions
+        """The game's positions: the start, then after each move."""
+        self.exact_within = (
+            EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
+        )
+        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
+        self.searcher: Searcher[Any, Any] = Searcher(game)
+        self.endgame = _endgame(game)
+        self.solver = _solver(game, self.endgame)
+        self.solutions: dict[int, Solution[Any]] = {}
+        """The positions proved, by ply."""
+        self.seconds: dict[int, float] = {}
+        """The time the solver spent on each position, proved or not."""
+
+    def prove(self) -> None:
+        """Prove what can be, from the game's end back to its start, so that each proof finds
+        the later ones in the solver's table: the positions within reach whatever it costs,
+        the others on the native mancala solver (whose probes stop on time) within a pool of
+        `solve_ms` a ply, which the cheap late positions leave to the hard early ones."""
+        if self.solver is None:
+            return
+        bounded = self.solver.native is not None and self.solve_ms > 0
+        pool = 0.0
+        """Seconds the solver may still spend: `solve_ms` for every ply so far, less its time."""
+        for ply in reversed(range(len(self.positions) - 1)):
+            position = self.positions[ply]
+            pool += self.solve_ms / 1000
+            if self.provable(position, len(self.positions) - 1 - ply):
+                seconds = None
+            elif bounded and pool > 0:
+                seconds = pool
+            else:
+                continue
+            start = time.perf_counter()
+            try:
+                self.solutions[ply] = self.solver.solve(position, seconds=seconds)
+            except TimeoutError:
+                pass
+            except ValueError:  # positions repeat in this game: the solver cannot value it
+                return
+            finally:
+                self.seconds[ply] = time.perf_counter() - start
+                pool -= self.seconds[ply]
+
+    def provable(self, position: Any, plies_left: int) -> bool:
+        """Within reach of proof: the endgame database's, or near the end of the game."""
+        if self.endgame is not None and self.game.board_key(position)[2] <= self.endgame.seeds:
+            return True
+        if isinstance(self.game, Othello):
+            occupied: int = position.black | position.white
+            return self.game.size**2 - occupied.bit_count() <= self.exact_within
+        return plies_left <= self.exact_within
+
+    def value(self, ply: int, move: Any) -> _Valued:
+        """Proved when the position and the one the move leads to are, else searched."""
+        position, child = self.positions[ply], self.positions[ply + 1]
+        solution = self.solutions.get(ply)
+        outcome = self.game.outcome(child)
+        after: float | None = None
+        if outcome is not None:
+            after = self._outcome_units(outcome)
+        elif ply + 1 in self.solutions:
+            after = self._solution_units(self.solutions[ply + 1])
+        if solution is not None and after is not None:
+            before = self._solution_units(solution)
+            return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
+        searched = self.searched(position, move)
+        if after is None or self.solver is None or self.solver.native is None:
+            return searched
+        return self.marked(position, searched, after)
+
+    def marked(self, position: Any, searched: _Valued, after: float) -> _Valued:
+        """A searched ply whose move is proved (the position it leads to is): its mark proved
+        too, by null-window probes on the position (is it worth the move plus a threshold?)
+        within `time_ms`, and the search's loss brought within the class proved; `after` is
+        then the proved value. Left as searched when the probes run out of time."""
+        sign = -1.0 if self.game.to_move(position) else 1.0
+        move_value = sign * after
+        deadline = time.perf_counter() + self.budget.time_ms / 1000
+        limits = THRESHOLDS[self.board]
+        solver = self.solver
+        assert solver is not None
+
+        def worth(threshold: float) -> bool:
+            """Whether the position is worth at least the move plus `threshold`."""
+            left = deadline - time.perf_counter()
+            return solver.at_least(position, ceil(move_value + threshold), max(left, 0.0))
+
+        try:
+            if worth(limits[1]):
+                low, high = (limits[2], inf) if worth(limits[2]) else (limits[1], limits[2])
+            else:
+                low, high = (limits[0], limits[1]) if worth(limits[0]) else (0.0, limits[0])
+        except TimeoutError:
+            return searched
+        loss = sign * (searched.before - searched.after)
+        loss = min(max(loss, low), high - 1)
+        return replace(searched, before=after + sign * loss + 0.0, after=after)
+
+    def searched(self, position: Any, move: Any) -> _Valued:
+        """The ply from the search: the position deepened within the budget, then the played
+        move alone from the same root to the same depth (the table warm from the first, and
+        at most as many nodes): the loss compares two values of one depth, never an odd
+        horizon with an even one. Should the move's search stop shallower, its value is set
+        beside the position's at that depth."""
+        scores: dict[int, float] = {}
+
+        def iteration(result: SearchResult[Any]) -> None:
+            scores[result.stats.depth] = result.score
+
+        budget = self.budget
+        best = self.searcher.search(
+            position, None, budget.time_ms, nodes=budget.nodes, on_iteration=iteration
+        )
+        if best.stats.depth == 0:  # not one iteration in the budget: one without it
+            best = self.searcher.search(position, 1, on_iteration=iteration)
+        depth, nodes = best.stats.depth, best.stats.generated
+        loss = 0.0
+        if best.move != move:
+            played = self.searcher.search(
+                position, depth, nodes=max(nodes, MIN_NODES), root_moves=[move]
+            )
+            if played.stats.depth == 0:
+                played = self.searcher.search(position, 1, root_moves=[move])
+            depth, nodes = played.stats.depth, nodes + played.stats.generated
+            at_depth = scores.get(depth, best.score)
+            loss = max(0.0, self._score_units(at_depth) - self._score_units(played.score))
+        sign = -1.0 if self.game.to_move(position) else 1.0
+        before = sign * self._score_units(best.score) + 0.0
+        return _Valued(best.pv, before, before - sign * loss + 0.0, False, depth, nodes)
+
+    def _units(self, winner: int | None, margin: int) -> float:
+        """A proved result in units, seat 0's view: the margin, or Bao's win."""
+        if self.board == "bao":
+            return 0.0 if winner is None else BAO_WIN if winner == 0 else -BAO_WIN
+        return float(margin)
+
+    def _solution_units(self, solution: Solution[Any]) -> float:
+        return self._units(solution.winner, solution.value)
+
+    def _outcome_units(self, outcome: Outcome) -> float:
+        return self._units(outcome.winner, outcome.score[0] - outcome.score[1])
+
+    def _score_units(self, score: float) -> float:
+        """A search score (the mover's view) in units: a forced result's margin (a bound the
+        search proved), else the evaluation scaled, within a won Bao game's worth."""
+        forced = forced_result(score)
+        if forced is not None:
+            return self._units(0 if score > 0 else 1, forced[1])
+        value = score / EVALUATION_SCALE[self.board]
+        return max(-BAO_WIN, min(BAO_WIN, value)) if self.board == "bao" else value
+
+
+def _solver(game: Searchable[Any, Any], endgame: Endgame | None) -> Solver[Any, Any] | None:
+    """The solver of `game`, or None where it cannot be solved (mancala's early_end)."""
+    try:
+        return Solver(game, endgame=endgame)
+    except ValueError:
+        return None
+
+
+def _endgame(game: Searchable[Any, Any]) -> Endgame | None:
+    """The mancala endgame database where the native core builds it (cached on disk)."""
+    if not isinstance(game, Mancala) or game.early_end or native_rules(game) is None:
+        return None
+    return open_endgame(game, min(ENDGAME_SEEDS, 2 * game.pits * game.seeds))
+
+
+def review_game(
+    game: str,
+    options: Mapping[str, Any],
+    moves: Sequence[str],
+    budget: ReviewBudget = ReviewBudget(),
+    *,
+    on_ply: Callable[[PlyReview], None] | None = None,
+    backend: str | None = None,
+) -> Review:
+    """Review the game `moves` played from the start of `game` with `options` (blocking: the
+    search and the solver run here). `on_ply` hears each ply when it is done; ValueError
+    names an illegal move's ply, or bad options or budget."""
+    board = family(game)
+    if budget.time_ms < 1 or (budget.nodes is not None and budget.nodes < 1):
+        raise ValueError("the budget needs time_ms of 1 or more and nodes, if given, too")
+    if budget.solve_ms is not None and budget.solve_ms < 0:
+        raise ValueError("the budget's solve_ms must be 0 or more")
+    rules = make_game(game, options, backend)
+    positions = [rules.start()]
+    played = []
+    for ply, text in enumerate(moves):
+        try:
+            move = rules.parse_move(positions[-1], text)
+        except GameError as error:
+            raise ValueError(f"ply {ply + 1} ({text!r}): {error}") from None
+        played.append(move)
+        positions.append(rules.play(positions[-1], move))
+    reviewer = _Reviewer(rules, board, budget, positions)
+    reviewer.prove()
+    limits = THRESHOLDS[board]
+    plies = []
+    for ply, move in enumerate(played):
+        start = time.perf_counter() - reviewer.seconds.get(ply, 0.0)
+        position = positions[ply]
+        valued = reviewer.value(ply, move)
+        mover = rules.to_move(position)
+        loss = max(0.0, (valued.before - valued.after) * (-1 if mover else 1))
+        line = tuple(format_line(rules, position, valued.line))
+        reviewed = PlyReview(
+            ply=ply,
+            mover=mover,
+            move=rules.format_move(position, move),
+            best=line[0] if line else "",
+            line=line,
+            before=valued.before,
+            after=valued.after,
+            loss=loss,
+            mark=classify(loss, limits),
+            exact=valued.exact,
+            depth=valued.depth,
+            nodes=valued.nodes,
+            time_ms=round((time.perf_counter() - start) * 1000),
+            forced=len(rules.legal_moves(position)) == 1,
+        )
+        plies.append(reviewed)
+        if on_ply is not None:
+            on_ply(reviewed)
+    asked = {"time_ms": budget.time_ms, "exact_within": reviewer.exact_within}
+    if budget.nodes is not None:
+        asked["nodes"] = budget.nodes
+    native = reviewer.solver is not None and reviewer.solver.native is not None
+    asked["solve_ms"] = reviewer.solve_ms if native else 0
+    asked["endgame_seeds"] = 0 if reviewer.endgame is None else reviewer.endgame.seeds
+    players = cast(
+        tuple[PlayerSummary, PlayerSummary],
+        tuple(summarise([p for p in plies if p.mover == seat], limits) for seat in (0, 1)),
+    )
+    return Review(
+        game=game,
+        options=dict(rules.options),
+        plies=tuple(plies),
+        players=players,
+        budget=asked,
+        units=UNITS[board],
+        thresholds=limits,
+    )
+
+
+def review_to_json(review: Review) -> dict[str, Any]:
+    """The review as plain data (JSON, msgpack): docs/review.md describes the shape."""
+    return {
+        "game": review.game,
+        "options": dict(review.options),
+        "units": review.units,
+        "thresholds": list(review.thresholds),
+        "budget": dict(review.budget),
+        "players": [
+            {
+                "accuracy": player.accuracy,
+                "counts": {mark or "good": player.counts.get(mark, 0) for mark in MARKS},
+                "average_loss": player.average_loss,
+            }
+            for player in review.players
+        ],
+        "plies": [
+            {
+                "ply": ply.ply,
+                "mover": ply.mover,
+                "move": ply.move,
+                "best": ply.best,
+                "line": list(ply.line),
+                "before": ply.before,
+                "after": ply.after,
+                "loss": ply.loss,
+                "mark": ply.mark,
+                "glyph": GLYPHS[ply.mark],
+                "exact": ply.exact,
+                "depth": ply.depth,
+                "nodes": ply.nodes,
+                "time_ms": ply.time_ms,
+                "forced": ply.forced,
+            }
+            for ply in review.plies
+        ],
+    }
+
+
+def review_from_json(data: Mapping[str, Any]) -> Review:
+    """`review_to_json` read back; ValueError says what is malformed."""
+    try:
+        players = data["players"]
+        if not isinstance(players, list) or len(players) != 2:
+            raise ValueError("players must be a list of two")
+        limits = [_number(x) for x in data["thresholds"]]
+        if len(limits) != 3:
+            raise ValueError("thresholds must be three numbers")
+        return Review(
+            game=_text(data["game"]),
+            options=dict(_mapping(data["options"])),
+            plies=tuple(_ply_from_json(ply) for ply in data["plies"]),
+            players=(_player_from_json(players[0]), _player_from_json(players[1])),
+            budget={_text(k): _count(v) for k, v in _mapping(data["budget"]).items()},
+            units=_text(data["units"]),
+            thresholds=(limits[0], limits[1], limits[2]),
+        )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a review: {error!r}") from None
+
+
+def _player_from_json(data: Any) -> PlayerSummary:
+    counts = _mapping(_mapping(data)["counts"])
+    return PlayerSummary(
+        accuracy=_number(data["accuracy"]),
+        counts={mark: _count(counts[mark or "good"]) for mark in MARKS},
+        average_loss=_number(data["average_loss"]),
+    )
+
+
+def _ply_from_json(data: Any) -> PlyReview:
+    data = _mapping(data)
+    mark = data["mark"]
+    if mark not in MARKS:
+        raise ValueError(f"mark {mark!r} is none of {MARKS}")
+    return PlyReview(
+        ply=_count(data["ply"]),
+        mover=_count(data["mover"]),
+        move=_text(data["move"]),
+        best=_text(data["best"]),
+        line=tuple(_text(move) for move in data["line"]),
+        before=_number(data["before"]),
+        after=_number(data["after"]),
+        loss=_number(data["loss"]),
+        mark=mark,
+        exact=_flag(data["exact"]),
+        depth=_count(data["depth"]),
+        nodes=_count(data["nodes"]),
+        time_ms=_count(data["time_ms"]),
+        forced=_flag(data.get("forced", False)),
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected an object, not {value!r}")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, not {value!r}")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, not {value!r}")
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a whole number of 0 or more, not {value!r}")
+    return value
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not isfinite(value):
+        raise ValueError(f"expected a finite number, not {value!r}")
+    return float(value)
