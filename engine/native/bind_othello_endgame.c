@@ -100,6 +100,12 @@ static PyObject *Endgame_nodes(EndgameObject *self, PyObject *unused) {
     return PyLong_FromUnsignedLongLong(self->solver.nodes);
 }
 
+static PyObject *Endgame_stop(EndgameObject *self, PyObject *unused) {
+    (void)unused;
+    oe_halt(&self->solver);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Endgame_clear(EndgameObject *self, PyObject *unused) {
     (void)unused;
     if (self->busy) {
@@ -118,6 +124,8 @@ static PyMethodDef Endgame_methods[] = {
      "The best placement the table holds for the position, or None."},
     {"nodes", (PyCFunction)Endgame_nodes, METH_NOARGS,
      "Positions searched since the solver was made (read live during a search too)."},
+    {"stop", (PyCFunction)Endgame_stop, METH_NOARGS,
+     "Ends the running search from any thread: it returns None."},
     {"clear", (PyCFunction)Endgame_clear, METH_NOARGS, "Empties the table."},
     {NULL, NULL, 0, NULL},
 };

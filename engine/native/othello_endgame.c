@@ -7,6 +7,7 @@
 
 #include "bits.h"
 #include "search.h" /* search_clock */
+#include "table.h"  /* RELAXED_LOAD, RELAXED_STORE */
 
 #define NOT_A 0xfefefefefefefefeULL /* every square but column a */
 #define NOT_H 0x7f7f7f7f7f7f7f7fULL
@@ -198,7 +199,8 @@ int oe_table_move(const OeSolver *s, uint64_t own, uint64_t opp) {
 static int oe_stop(OeSolver *s) {
     if (s->nodes < s->next_poll) return s->stopped;
     s->next_poll = s->nodes + POLL_NODES;
-    if ((s->deadline > 0 && search_clock() >= s->deadline) ||
+    if (RELAXED_LOAD(s->halt) ||
+        (s->deadline > 0 && search_clock() >= s->deadline) ||
         (s->interrupted && s->interrupted(s->context)))
         s->stopped = 1;
     return s->stopped;
@@ -347,8 +349,11 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
     return best;
 }
 
+void oe_halt(OeSolver *s) { RELAXED_STORE(s->halt, 1); }
+
 int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta) {
     s->stopped = 0;
+    RELAXED_STORE(s->halt, 0);
     s->next_poll = s->nodes;
     int empties = 64 - bits_count(own | opp);
     /* the root keeps its move in the table at any depth */

@@ -14,7 +14,7 @@
  *   place, those of regions with an odd number of empties first (parity); the last empty is
  *   played by counting its flips only.
  *
- * A search polls `interrupted` and the deadline now and then; once either stops it, `stopped`
+ * A search polls `interrupted`, the deadline and `halt` now and then; once either stops it, `stopped`
  * is set and the value returned means nothing. */
 #ifndef UBAO_OTHELLO_ENDGAME_H
 #define UBAO_OTHELLO_ENDGAME_H
@@ -43,6 +43,7 @@ typedef struct {
     Interrupted interrupted;
     void *context;
     uint64_t next_poll; /* `nodes` at the next poll */
+    int halt;           /* set from another thread (oe_halt): the search ends at its next poll */
     int stopped;
 } OeSolver;
 
@@ -55,6 +56,9 @@ void oe_clear(OeSolver *s);
  * most the result when at most alpha, at least when at least beta). alpha < beta, both within
  * -64..64. */
 int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta);
+
+/* Ends the running search from another thread (its next poll, within POLL_NODES positions). */
+void oe_halt(OeSolver *s);
 
 /* The best placement the table holds for this position, or -1. */
 int oe_table_move(const OeSolver *s, uint64_t own, uint64_t opp);

@@ -430,7 +430,8 @@ def command_solve(args: argparse.Namespace) -> None:
         solver = Solver(game, hash_mb=args.hash, endgame=endgame, threads=args.threads)
         say_threads(solver.threads_note)
         with still_solving(solver) if progress else contextlib.nullcontext():
-            solution = solver.solve(position, probe_progress if progress else None)
+            on_probe = probe_progress(not game.search_hints.board_keys) if progress else None
+            solution = solver.solve(position, on_probe)
     except ValueError as error:
         raise CommandError(str(error)) from None
     pv = format_line(game, position, solution.pv)
@@ -501,10 +502,36 @@ def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
         reporter.join()
 
 
-def probe_progress(low: int, high: int, expanded: int) -> None:
-    """One line per MTD(f) probe on stderr: the bounds on the mover's value proved so far."""
-    shown = [f"{bound:+d}" if abs(bound) < solving.UNBOUNDED else "?" for bound in (low, high)]
-    print(f"value in [{shown[0]}, {shown[1]}], {expanded} positions expanded", file=sys.stderr)
+def value_words(value: int, ranked: bool) -> str:
+    """A solver's value for its mover in words: `a win by 2`, `a draw`, `a loss by 38` (a
+    `ranked` value is `result_value`'s, winner first; otherwise the value is the margin)."""
+    winner, margin = solving.winner_and_margin(value) if ranked else (None, value)
+    if not ranked and margin:
+        winner = 0 if margin > 0 else 1
+    if winner is None:
+        return "a draw"
+    return f"a {'win' if winner == 0 else 'loss'} by {abs(margin)}"
+
+
+def probe_progress(ranked: bool) -> Callable[[int, int, int], None]:
+    """One line per MTD(f) probe on stderr: the bounds proved so far on the mover's value, in
+    words (`ranked`: values as `value_words` reads them)."""
+
+    def say(low: int, high: int, expanded: int) -> None:
+        if low == high:
+            bounds = f"exactly {value_words(low, ranked)}"
+        else:
+            bounds = " and ".join(
+                f"{side} {value_words(bound, ranked)}"
+                for side, bound in (("at least", low), ("at most", high))
+                if abs(bound) < solving.UNBOUNDED
+            )
+        print(
+            f"the side to move gets {bounds or 'anything yet'}, {expanded} positions expanded",
+            file=sys.stderr,
+        )
+
+    return say
 
 
 def split_list(text: str) -> list[str]:
