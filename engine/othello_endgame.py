@@ -8,7 +8,7 @@ Othello endgame solver.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ubao.engine.backend import NativeOthello
 from ubao.engine.othello.game import PASS, Move, Position
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 MOST = 64
 """No final margin on 8x8 is wider."""
 
-def endgame_for(game: Searchable[object, object], hash_mb: float) -> OthelloEndgame | None:
+
+def endgame_for(game: Searchable[Any, Any], hash_mb: float) -> OthelloEndgame | None:
     """The solver for `game` when its rules are the native core's 8x8 Othello, else None."""
     if not isinstance(game, NativeOthello) or game.size != 8:
         return None

@@ -290,7 +290,10 @@ class Solver(Generic[P, M]):
         if self.othello is not None:
             why = "the Othello endgame solver runs on one thread"
         elif self.native is None:
-            why = "the Python solver runs on one thread (threads need the native core's mancala solver)"
+            why = (
+                "the Python solver runs on one thread "
+                "(threads need the native core's mancala solver)"
+            )
         else:
             why = "this build of the native core runs no more"
         return f"threads: {self.threads} of {self.threads_asked} asked: {why}"
