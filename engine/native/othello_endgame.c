@@ -311,7 +311,12 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
     for (; moves; moves &= moves - 1) {
         int square = bits_lowest(moves);
         uint64_t flips = oe_flips(own, opp, square);
-        uint64_t replies = oe_placements(opp ^ flips, own | flips | (uint64_t)1 << square);
+        uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
+        if (empties > OE_SHALLOW + 1) { /* a child's table entry may refute the window at once */
+            const OeEntry *known = oe_find(s, mine, theirs);
+            if (known && -known->high >= beta) return -known->high;
+        }
+        uint64_t replies = oe_placements(mine, theirs);
         int cost = square == first ? -1000
                                    : 16 * (bits_count(replies) + bits_count(replies & CORNERS));
         list[n++] = (OeMove){flips, square, cost};

@@ -8,7 +8,8 @@
  *   placed disc;
  * - above OE_SHALLOW empties: a transposition table of proved bounds keyed on the whole board,
  *   the table's move first, then the others fastest first (the move leaving the opponent the
- *   fewest replies, corners counting twice), stability cut-offs (the opponent's discs that can
+ *   fewest replies, corners counting twice), a child's bounds in the table ending the node
+ *   before any search (enhanced transposition cut-off), stability cut-offs (the opponent's discs that can
  *   never turn bound the mover's margin), and null windows for every move but the first;
  * - from OE_SHALLOW empties down: no table and no move generation, the empty squares tried in
  *   place, those of regions with an odd number of empties first (parity); the last empty is
