@@ -99,7 +99,11 @@ def main() -> None:
     wrong = 0
     print(
         f"{'FFO':>4} {'empties':>7} {'score':>5} {'ubao cpu s':>10} {'ubao nodes':>12}"
-        + (f" {'edax cpu s':>10} {'edax nodes':>12} {'time x':>6} {'nodes x':>7}" if args.edax else "")
+        + (
+            f" {'edax cpu s':>10} {'edax nodes':>12} {'time x':>6} {'nodes x':>7}"
+            if args.edax
+            else ""
+        )
     )
     for number in (int(item) for item in args.positions.split(",")):
         text, expected = positions[number]

@@ -101,6 +101,10 @@ class SearchResult(Generic[M]):
     stats: SearchStats
     stopped: bool
     """The deadline or `stop` ended the search before the depth it was given."""
+    proved: bool = False
+    """The score is the exact value: the last iteration met no horizon (every line ended the
+    game), or the endgame solver gave it. A forced result not proved is a bound: a win or loss
+    by at least its margin."""
 
     @property
     def mate(self) -> int | None:
@@ -326,7 +330,7 @@ class Searcher(Generic[P, M]):
         if not moves:
             outcome = game.outcome(position)
             score = final_score(outcome, game.to_move(position), 0) if outcome else 0.0
-            return self._result(tree, score, (), 0, start, False)
+            return self._result(tree, score, (), 0, start, False, outcome is not None)
         if depth is None and tracer is None and nodes is None and allowed is None:
             solved = self._solve(position, soft_deadline)
             if solved is not None:
@@ -355,12 +359,20 @@ class Searcher(Generic[P, M]):
                     move = tree.root_best if tree.root_best is not None else moves[0]
                     return self._result(tree, tree.root_score, (move,), done, start, True)
                 return self._result(tree, best.score, best.pv, done, start, True)
+            # The exact mode keeps no FINAL_DEPTH entry: an iteration evaluating no leaf ends it.
+            proved = tree.exhausted or (self.exact and tree.leafless)
             best = self._result(
-                tree, score, tree.principal_variation(position, iteration), iteration, start, False
+                tree,
+                score,
+                tree.principal_variation(position, iteration),
+                iteration,
+                start,
+                False,
+                proved,
             )
             if on_iteration is not None:
                 on_iteration(best)
-            if tree.exhausted or (len(moves) == 1 and timed):
+            if proved or (len(moves) == 1 and timed):
                 break  # every line ended the game within the horizon, or the only move on a clock
             if mate is not None and best.mate is not None and 0 < best.mate <= mate:
                 break  # the win asked for is proven
@@ -418,7 +430,7 @@ class Searcher(Generic[P, M]):
         )
         score = final_score(outcome, game.to_move(position), len(line))
         pv = cast(tuple[M, ...], line)
-        return SearchResult(pv[0], float(score), pv, stats, False)
+        return SearchResult(pv[0], float(score), pv, stats, False, proved=True)
 
     def _result(
         self,
@@ -428,6 +440,7 @@ class Searcher(Generic[P, M]):
         depth: int,
         start: float,
         stopped: bool,
+        proved: bool = False,
     ) -> SearchResult[M]:
         stats = SearchStats(
             generated=tree.generated,
@@ -441,7 +454,7 @@ class Searcher(Generic[P, M]):
             threads=tree.threads,
         )
         # A float on both backends: the Python search's integer evaluations stay ints.
-        return SearchResult(pv[0] if pv else None, float(score), pv, stats, stopped)
+        return SearchResult(pv[0] if pv else None, float(score), pv, stats, stopped, proved)
 
 
 def search(

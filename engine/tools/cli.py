@@ -31,6 +31,7 @@ from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala.game import Mancala
+from ubao.engine.othello.game import Othello
 from ubao.engine.perft import MAX_PERFT_DEPTH, perft
 from ubao.engine.protocols import DIALECTS
 from ubao.engine.protocols.session import MAX_HASH_MB
@@ -353,8 +354,9 @@ def command_analyse(args: argparse.Namespace) -> None:
     def report(result: SearchResult[Any]) -> None:
         if not args.json:
             pv = " ".join(format_line(game, position, result.pv))
+            score = format_score(result.score, result.proved)
             print(
-                f"depth {result.stats.depth:>2}  score {format_score(result.score):>10}  "
+                f"depth {result.stats.depth:>2}  score {score:>10}  "
                 f"nodes {result.stats.generated:>9}  time {result.stats.seconds:7.3f}s  pv {pv}"
             )
 
@@ -376,7 +378,8 @@ def command_analyse(args: argparse.Namespace) -> None:
         "evaluation": searcher.evaluation_name,
         "move": None if result.move is None else game.format_move(position, result.move),
         "score": result.score if scored else None,
-        "score_text": format_score(result.score) if scored else None,
+        "score_text": format_score(result.score, result.proved) if scored else None,
+        "proved": result.proved,
         "mate": result.mate,
         "margin": result.margin,
         "exact": searcher.exact,
@@ -429,6 +432,7 @@ def command_solve(args: argparse.Namespace) -> None:
         )
         solver = Solver(game, hash_mb=args.hash, endgame=endgame, threads=args.threads)
         say_threads(solver.threads_note)
+        say_threads(slow_solve_note(game, solver))
         with still_solving(solver) if progress else contextlib.nullcontext():
             on_probe = probe_progress(not game.search_hints.board_keys) if progress else None
             solution = solver.solve(position, on_probe)
@@ -453,6 +457,25 @@ def command_solve(args: argparse.Namespace) -> None:
     if endgame is not None:
         lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
     emit(args, data, "\n".join(lines))
+
+
+def slow_solve_note(game: Searchable[Any, Any], solver: Solver[Any, Any]) -> str | None:
+    """One line on stderr where `solve` runs the generic Python solver on Othello, pointing to
+    what is faster: the native 8x8 endgame solver, else the native search to the end."""
+    if not isinstance(game, Othello) or solver.othello is not None:
+        return None
+    if game.size == 8:
+        return (
+            "note: the Python solver is slow on Othello (hours from 20 empties); the native "
+            "core's endgame solver takes seconds (--backend native, on a build with a C compiler)"
+        )
+    if backend_of(game) == "native":
+        return (
+            f"note: the Python solver is slow on Othello; `ubao-engine analyse othello --options "
+            f"'{{\"size\": {game.size}}}' --depth {game.size * game.size}` searches natively to "
+            "the end of the game, and says the exact result sooner"
+        )
+    return None
 
 
 def say_building(game: Mancala, seeds: int) -> Callable[[Path], None]:
