@@ -233,6 +233,27 @@ static int oe_last(OeSolver *s, uint64_t own, uint64_t opp, int square) {
     return margin;
 }
 
+/* The last two empty squares, `a` and `b`: each tried in place; `passed` when the opponent
+ * could not move before (neither can: the game is over). */
+static int oe_last_two(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int a, int b,
+                       int passed) {
+    s->nodes++;
+    int best = -BEYOND;
+    uint64_t flips = oe_flips(own, opp, a);
+    if (flips) {
+        best = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << a, b);
+        if (best >= beta) return best;
+    }
+    flips = oe_flips(own, opp, b);
+    if (flips) {
+        int value = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << b, a);
+        if (value > best) best = value;
+    }
+    if (best > -BEYOND) return best;
+    if (passed) return oe_final(own, opp);
+    return -oe_last_two(s, opp, own, -beta, -alpha, a, b, 1);
+}
+
 /* Few empties: each empty square tried in place, odd regions first; no table. */
 static int oe_shallow(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties,
                       unsigned parity) {
@@ -248,10 +269,11 @@ static int oe_shallow(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int be
             uint64_t flips = oe_flips(own, opp, square);
             if (!flips) continue;
             uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
-            int value = empties == 2
-                            ? -oe_last(s, mine, theirs, bits_lowest(empty & ~((uint64_t)1 << square)))
-                            : -oe_shallow(s, mine, theirs, -beta, -alpha, empties - 1,
-                                          parity ^ 1u << oe_quadrant(square));
+            uint64_t rest = empty & ~((uint64_t)1 << square);
+            int value = empties == 3 ? -oe_last_two(s, mine, theirs, -beta, -alpha,
+                                                    bits_lowest(rest), 63 - bits_leading(rest), 0)
+                                     : -oe_shallow(s, mine, theirs, -beta, -alpha, empties - 1,
+                                                   parity ^ 1u << oe_quadrant(square));
             if (value > best) {
                 best = value;
                 if (value >= beta) return best;
@@ -270,7 +292,9 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
 static inline int oe_child(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
                            int empties) {
     if (empties > OE_SHALLOW) return oe_deep(s, own, opp, alpha, beta, empties);
-    if (empties == 1) return oe_last(s, own, opp, bits_lowest(~(own | opp)));
+    uint64_t empty = ~(own | opp);
+    if (empties == 2) return oe_last_two(s, own, opp, alpha, beta, bits_lowest(empty), 63 - bits_leading(empty), 0);
+    if (empties == 1) return oe_last(s, own, opp, bits_lowest(empty));
     if (empties == 0) return oe_final(own, opp);
     return oe_shallow(s, own, opp, alpha, beta, empties, oe_parity(~(own | opp)));
 }

@@ -12,8 +12,8 @@
  *   before any search (enhanced transposition cut-off), stability cut-offs (the opponent's discs that can
  *   never turn bound the mover's margin), and null windows for every move but the first;
  * - from OE_SHALLOW empties down: no table and no move generation, the empty squares tried in
- *   place, those of regions with an odd number of empties first (parity); the last empty is
- *   played by counting its flips only.
+ *   place, those of regions with an odd number of empties first (parity); the last two
+ *   without a loop, the last one by counting its flips only.
  *
  * A search polls `interrupted`, the deadline and `halt` now and then; once either stops it, `stopped`
  * is set and the value returned means nothing. */
