@@ -432,8 +432,8 @@ def command_solve(args: argparse.Namespace) -> None:
         )
         solver = Solver(game, hash_mb=args.hash, endgame=endgame, threads=args.threads)
         say_threads(solver.threads_note)
-        say_threads(slow_solve_note(game, solver))
-        with still_solving(solver) if progress else contextlib.nullcontext():
+        faster = slow_solve_note(game, solver)
+        with still_solving(solver, faster) if progress else contextlib.nullcontext():
             on_probe = probe_progress(not game.search_hints.board_keys) if progress else None
             solution = solver.solve(position, on_probe)
     except ValueError as error:
@@ -460,18 +460,18 @@ def command_solve(args: argparse.Namespace) -> None:
 
 
 def slow_solve_note(game: Searchable[Any, Any], solver: Solver[Any, Any]) -> str | None:
-    """One line on stderr where `solve` runs the generic Python solver on Othello, pointing to
-    what is faster: the native 8x8 endgame solver, else the native search to the end."""
+    """Where `solve` runs the generic Python solver on Othello, what is faster (said on its
+    still-solving lines): the native 8x8 endgame solver, else the native search to the end."""
     if not isinstance(game, Othello) or solver.othello is not None:
         return None
     if game.size == 8:
         return (
-            "note: the Python solver is slow on Othello (hours from 20 empties); the native "
-            "core's endgame solver takes seconds (--backend native, on a build with a C compiler)"
+            "the Python solver is slow on Othello (hours from 20 empties): the native core's "
+            "endgame solver takes seconds (--backend native, on a build with a C compiler)"
         )
     if backend_of(game) == "native":
         return (
-            f"note: the Python solver is slow on Othello; `ubao-engine analyse othello --options "
+            f"the Python solver is slow on Othello: `ubao-engine analyse othello --options "
             f"'{{\"size\": {game.size}}}' --depth {game.size * game.size}` searches natively to "
             "the end of the game, and says the exact result sooner"
         )
@@ -498,9 +498,10 @@ PROGRESS_EVERY_S = 5.0
 
 
 @contextlib.contextmanager
-def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
+def still_solving(solver: Solver[Any, Any], faster: str | None = None) -> Iterator[None]:
     """A line on stderr every few seconds while `solver` works: a game too big to solve (the
-    8x8 Othello start, Bao) shows that it runs, how fast, and how to stop it."""
+    8x8 Othello start, Bao) shows that it runs, how fast, and how to stop it (and the `faster`
+    path, where `slow_solve_note` knows one)."""
     done = threading.Event()
     started = time.monotonic()
 
@@ -511,7 +512,7 @@ def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
             print(
                 f"still solving after {seconds:.0f} s: {expanded} positions expanded "
                 f"({expanded / seconds:,.0f}/s); a game this size may take far longer "
-                "than you will wait (Ctrl-C stops)",
+                "than you will wait (Ctrl-C stops)" + (f"; {faster}" if faster else ""),
                 file=sys.stderr,
                 flush=True,
             )
