@@ -46,6 +46,7 @@ try:
     from ubao.engine._native import Bao as BaoCore
     from ubao.engine._native import Mancala as MancalaCore
     from ubao.engine._native import Othello as OthelloCore
+    from ubao.engine._native import OthelloEndgame as OthelloEndgameCore
     from ubao.engine._native import Search as SearchCore
 
     NATIVE_BUILT = True
@@ -206,6 +207,11 @@ class NativeOthello(NativeRules, Othello):
 
     def perft(self, position: OthelloPosition, depth: int) -> int:
         return self._core.perft(position, depth)
+
+    def endgame_core(self, hash_mb: float) -> OthelloEndgameCore:
+        """The exact endgame solver of 8x8 boards (ValueError on another size), with its own
+        table of `hash_mb` MB (engine/othello_endgame.py drives it)."""
+        return OthelloEndgameCore(self._core, hash_mb)
 
 
 class NativeBao(NativeRules, Bao):

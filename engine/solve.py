@@ -18,7 +18,8 @@ answers is never searched. Where the game also sows its board keys itself
 (`search_hints.board_seeds`: mancala sowing one way) the node searches the keys, never making a
 position; otherwise it goes through the `Searchable` interface.
 On the native backend the mancala family's probes run in C (engine/native/solve.c: the same
-node, table and database), which this class drives exactly as its own. See docs/engine.md.
+node, table and database), which this class drives exactly as its own, and 8x8 Othello is
+solved whole by its own endgame solver (engine/othello_endgame.py). See docs/engine.md.
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 from ubao.engine.endgame import Endgame, native_rules
 from ubao.engine.game import M, Outcome, P
 from ubao.engine.mancala.game import Mancala, Position
+from ubao.engine.othello_endgame import endgame_for
 from ubao.engine.search import MAX_THREADS, pick_evaluation
 from ubao.engine.searchable import Searchable
 
 if TYPE_CHECKING:
     from ubao.engine._native import Solver as SolverCore
+    from ubao.engine.othello.game import Position as OthelloPosition
 
 UNBOUNDED = 1 << 40
 """Beyond any value (`WIN` plus a score difference)."""
@@ -215,9 +218,11 @@ class Solver(Generic[P, M]):
         self.game = game
         self.native = native_solver(game, hash_mb, endgame, threads)
         """The C solver that answers the probes, or None: the Python node does."""
+        self.othello = endgame_for(game, hash_mb)
+        """The native 8x8 Othello endgame solver, which then solves every position whole."""
         self.threads_asked = threads
         self.threads = 1 if self.native is None else self.native.threads
-        size = table_entries(hash_mb) if self.native is None else 0
+        size = table_entries(hash_mb) if self.native is None and self.othello is None else 0
         self.mask = size // 2 - 1
         """Buckets - 1, for the bucket index."""
         self.table: list[SolverEntry | None] = [None] * size
@@ -254,8 +259,11 @@ class Solver(Generic[P, M]):
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
         try:
-            value, probes = self._mtdf(position, on_probe)
-            pv = self._line(position, value)
+            if self.othello is not None:
+                value, pv, probes = self._othello(position, on_probe)
+            else:
+                value, probes = self._mtdf(position, on_probe)
+                pv = self._line(position, value)
         except RecursionError:
             raise ValueError(
                 f"{game.describe()}: a line of play went about {RECURSION_LIMIT:,} plies deep "
@@ -306,18 +314,40 @@ class Solver(Generic[P, M]):
         """One line saying why fewer threads solve than were asked, or None."""
         if self.threads == self.threads_asked:
             return None
-        why = (
-            "the Python solver runs on one thread (threads need the native core's mancala solver)"
-            if self.native is None
-            else "this build of the native core runs no more"
-        )
+        if self.othello is not None:
+            why = "the Othello endgame solver runs on one thread"
+        elif self.native is None:
+            why = (
+                "the Python solver runs on one thread "
+                "(threads need the native core's mancala solver)"
+            )
+        else:
+            why = "this build of the native core runs no more"
         return f"threads: {self.threads} of {self.threads_asked} asked: {why}"
 
     def expanded_now(self) -> int:
         """The positions expanded so far, during a probe too: the native core's count is read
         live, where `expanded` takes it after each probe (the first of Kalah (6,5) takes
         minutes)."""
+        if self.othello is not None:
+            return self.othello.nodes()
         return self.native.counts()[0] if self.native is not None else self.expanded
+
+    def _othello(
+        self, position: P, on_probe: Callable[[int, int, int], None] | None
+    ) -> tuple[int, tuple[M, ...], int]:
+        """The mover's value, best line and searches by the 8x8 endgame solver: one search
+        over the full window, its margin as `result_value` ranks it."""
+        assert self.othello is not None
+        board = cast("OthelloPosition", position)
+        margin = self.othello.margin(board)
+        assert margin is not None  # no time limit
+        value = margin + (WIN if margin > 0 else -WIN if margin < 0 else 0)
+        if on_probe is not None:
+            on_probe(value, value, self.othello.nodes())
+        line = self.othello.line(board, margin)
+        self.expanded = self.othello.nodes()
+        return value, cast(tuple[M, ...], line), 1
 
     def _keyed(self, position: P) -> tuple[Hashable, int, int]:
         """The table key, the points banked (player 0's view) and the points loose: the

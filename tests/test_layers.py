@@ -35,6 +35,7 @@ SEARCH = {
     "ubao.engine.search.tree",
     "ubao.engine.solve",
     "ubao.engine.endgame",
+    "ubao.engine.othello_endgame",
 }
 SERVER_CORE = {
     "ubao.server.core",

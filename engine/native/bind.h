@@ -31,7 +31,7 @@ int read_depth(PyObject *value);
  * nonzero, with the exception set, when one raised. */
 int signal_raised(void *context);
 
-extern PyTypeObject ManType, OthType, BaoType, SearchType, SolverType;
+extern PyTypeObject ManType, OthType, BaoType, SearchType, SolverType, EndgameType;
 
 typedef struct {
     PyObject_HEAD ManRules rules;

@@ -25,4 +25,15 @@ static inline int bits_lowest(uint64_t x) {
 #endif
 }
 
+/* The number of zero bits above the highest set bit; x must not be 0. */
+static inline int bits_leading(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_clzll(x);
+#else
+    int n = 0;
+    for (; !(x >> 63); x <<= 1) n++;
+    return n;
+#endif
+}
+
 #endif

@@ -2,7 +2,7 @@
  * Python engine's own position values (engine/backend.py wraps them as `Game` classes), their
  * search and the mancala solver. This file holds the module and what its types share (bind.h);
  * each type is bound in its own file: bind_mancala.c, bind_othello.c, bind_bao.c,
- * bind_search.c, bind_solve.c. */
+ * bind_search.c, bind_solve.c, bind_othello_endgame.c. */
 #include "bind.h"
 
 PyObject *position_error;
@@ -57,7 +57,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (!module) return NULL;
     if (add_type(module, "Mancala", &ManType) < 0 || add_type(module, "Othello", &OthType) < 0 ||
         add_type(module, "Search", &SearchType) < 0 || add_type(module, "Bao", &BaoType) < 0 ||
-        add_type(module, "Solver", &SolverType) < 0) {
+        add_type(module, "Solver", &SolverType) < 0 ||
+        add_type(module, "OthelloEndgame", &EndgameType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -1,5 +1,6 @@
 /* The Othello rules for one board width W (64 or 256), included once per width by othello.c,
- * on the word operations of othello_words.h. */
+ * on the word operations of othello_words.h; where the width defines B_EIGHT_PLACEMENTS and
+ * B_EIGHT_FLIPS, an 8x8 board takes them (the same squares, by fixed shifts). */
 
 void B_NAME(oth_init_, W)(Rules *r, int size) {
     Bb column_a = B_ZERO, full = B_ZERO;
@@ -48,6 +49,9 @@ void B_NAME(oth_init_, W)(Rules *r, int size) {
 /* The squares `own` may place on: from every own disc at once, a run of opponent discs is
  * extended one step per round in each direction; an empty square just past a run closes it. */
 Bb B_NAME(oth_placements_, W)(const Rules *r, Bb own, Bb opp) {
+#ifdef B_EIGHT_PLACEMENTS /* 8x8 by the endgame solver's fixed shifts */
+    if (r->size == 8) return B_EIGHT_PLACEMENTS(own, opp);
+#endif
     Bb empty = B_ANDNOT(r->full, B_OR(own, opp)), found = B_ZERO;
     for (int d = 0; d < 8; d++) {
         int step = r->step[d];
@@ -64,6 +68,9 @@ Bb B_NAME(oth_placements_, W)(const Rules *r, Bb own, Bb opp) {
 
 /* The opponent discs a disc placed on `square` turns: every run it closes with an own disc. */
 Bb B_NAME(oth_flips_, W)(const Rules *r, Bb own, Bb opp, int square) {
+#ifdef B_EIGHT_FLIPS
+    if (r->size == 8) return B_EIGHT_FLIPS(own, opp, square);
+#endif
     Bb flips = B_ZERO, placed = B_BIT(square);
     for (int d = 0; d < 8; d++) {
         Bb run = B_ZERO, next = B_AND(B_SHIFT(placed, r->step[d]), r->land[d]);

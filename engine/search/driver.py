@@ -9,10 +9,11 @@ import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from math import inf
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from ubao.engine.backend import NativeRules
 from ubao.engine.game import M, P, shown
+from ubao.engine.othello_endgame import OthelloEndgame, endgame_for
 from ubao.engine.search.control import (
     MAX_NODES,
     MAX_SEARCH_DEPTH,
@@ -28,10 +29,17 @@ from ubao.engine.searchable import Evaluation, Searchable
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search
+    from ubao.engine.othello.game import Position as OthelloPosition
 
 ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""
 DEFAULT_ALGORITHM = "negamax"
+
+ENDGAME_REACH = 24
+"""The most empty squares at which a timed 8x8 Othello search first tries to solve the
+position exactly (with half its time; the usual search gets the rest if that fails)."""
+UNTIMED_ENDGAME_REACH = 20
+"""The same for a search with neither time nor depth limit (seconds on the native solver)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +101,10 @@ class SearchResult(Generic[M]):
     stats: SearchStats
     stopped: bool
     """The deadline or `stop` ended the search before the depth it was given."""
+    proved: bool = False
+    """The score is the exact value: the last iteration met no horizon (every line ended the
+    game), or the endgame solver gave it. A forced result not proved is a bound: a win or loss
+    by at least its margin."""
 
     @property
     def mate(self) -> int | None:
@@ -183,6 +195,10 @@ class Searcher(Generic[P, M]):
         self.threads_asked = threads
         self.threads = 1
         """Threads an untraced search runs."""
+        self.endgame: OthelloEndgame | None = None
+        """The exact endgame solver of 8x8 Othello on the native core, made when first
+        needed (never in the exact mode, which searches node for node as documented)."""
+        self._endgame_known = exact
         if self.native is not None and threads > 1 and not exact:
             self.threads = self.native.set_threads(threads)
 
@@ -206,6 +222,8 @@ class Searcher(Generic[P, M]):
         self.table.clear()
         if self.native is not None:
             self.native.clear()
+        if self.endgame is not None:
+            self.endgame.core.clear()
 
     def stop(self) -> None:
         """Make the running search return now with the best move of its last iteration."""
@@ -312,7 +330,13 @@ class Searcher(Generic[P, M]):
         if not moves:
             outcome = game.outcome(position)
             score = final_score(outcome, game.to_move(position), 0) if outcome else 0.0
-            return self._result(tree, score, (), 0, start, False)
+            return self._result(tree, score, (), 0, start, False, outcome is not None)
+        if depth is None and tracer is None and nodes is None and allowed is None:
+            solved = self._solve(position, soft_deadline)
+            if solved is not None:
+                if on_iteration is not None:
+                    on_iteration(solved)
+                return solved
         # Plain minimax gains nothing from shallower iterations; it only needs them when a time
         # or node limit may end the search first (the depth is then a cap), for a real result.
         timed = soft_deadline < inf or self.control.deadline < inf
@@ -335,12 +359,20 @@ class Searcher(Generic[P, M]):
                     move = tree.root_best if tree.root_best is not None else moves[0]
                     return self._result(tree, tree.root_score, (move,), done, start, True)
                 return self._result(tree, best.score, best.pv, done, start, True)
+            # The exact mode keeps no FINAL_DEPTH entry: an iteration evaluating no leaf ends it.
+            proved = tree.exhausted or (self.exact and tree.leafless)
             best = self._result(
-                tree, score, tree.principal_variation(position, iteration), iteration, start, False
+                tree,
+                score,
+                tree.principal_variation(position, iteration),
+                iteration,
+                start,
+                False,
+                proved,
             )
             if on_iteration is not None:
                 on_iteration(best)
-            if tree.exhausted or (len(moves) == 1 and timed):
+            if proved or (len(moves) == 1 and timed):
                 break  # every line ended the game within the horizon, or the only move on a clock
             if mate is not None and best.mate is not None and 0 < best.mate <= mate:
                 break  # the win asked for is proven
@@ -348,6 +380,57 @@ class Searcher(Generic[P, M]):
                 break
         assert best is not None
         return best
+
+    def _solve(self, position: P, soft_deadline: float) -> SearchResult[M] | None:
+        """The exact result of an 8x8 Othello position within the endgame solver's reach, for
+        a search with no depth asked (a depth keeps the search node for node the Python one's),
+        or None: out of reach, or the solver ran out of the time it was given (on a clock, half
+        of what is left)."""
+        game = self.game
+        if not self._endgame_known:
+            self._endgame_known = True
+            self.endgame = endgame_for(game, min(self.hash_mb, DEFAULT_HASH_MB))
+        endgame = self.endgame
+        if endgame is None:
+            return None
+        board = cast("OthelloPosition", position)
+        empties = 64 - (board.black | board.white).bit_count()
+        start = time.perf_counter()
+        left = min(self.control.deadline, soft_deadline) - start
+        if left == inf and empties <= UNTIMED_ENDGAME_REACH:
+            seconds = inf
+        elif empties <= ENDGAME_REACH and left > 0:
+            seconds = left / 2
+        else:
+            return None
+        nodes_before = endgame.nodes()
+        previous, self.control.on_stop = self.control.on_stop, endgame.stop
+        try:
+            margin = endgame.margin(board, seconds=0.0 if seconds == inf else seconds)
+        finally:
+            self.control.on_stop = previous
+        if margin is None:
+            return None
+        line = endgame.line(board, margin)
+        end = board
+        for move in line:
+            end = endgame.game.play(end, move)
+        outcome = endgame.game.outcome(end)
+        assert outcome is not None
+        searched = endgame.nodes() - nodes_before
+        stats = SearchStats(
+            generated=searched,
+            expanded=searched,
+            evaluated=0,
+            cutoffs=0,
+            table_hits=0,
+            depth=len(line),
+            seconds=time.perf_counter() - start,
+            table_entries=0,
+        )
+        score = final_score(outcome, game.to_move(position), len(line))
+        pv = cast(tuple[M, ...], line)
+        return SearchResult(pv[0], float(score), pv, stats, False, proved=True)
 
     def _result(
         self,
@@ -357,6 +440,7 @@ class Searcher(Generic[P, M]):
         depth: int,
         start: float,
         stopped: bool,
+        proved: bool = False,
     ) -> SearchResult[M]:
         stats = SearchStats(
             generated=tree.generated,
@@ -370,7 +454,7 @@ class Searcher(Generic[P, M]):
             threads=tree.threads,
         )
         # A float on both backends: the Python search's integer evaluations stay ints.
-        return SearchResult(pv[0] if pv else None, float(score), pv, stats, stopped)
+        return SearchResult(pv[0] if pv else None, float(score), pv, stats, stopped, proved)
 
 
 def search(

@@ -41,12 +41,13 @@ def mate_distance(score: float) -> int | None:
     return None if forced is None else forced[0]
 
 
-def format_score(score: float) -> str:
-    """A score for people: `+3`, `-1.25`, `win in 7 by 4`, `loss in 4 by 2`."""
+def format_score(score: float, proved: bool = True) -> str:
+    """A score for people: `+3`, `-1.25`, `win in 7 by 4`, `loss in 4 by 2`; a forced result
+    not `proved` (a search that met a horizon elsewhere) is a bound: `win in 7 by at least 4`."""
     forced = forced_result(score)
     if forced is not None:
         plies, margin = forced
-        by = f" by {abs(margin)}" if margin else ""
+        by = f" by {'' if proved else 'at least '}{abs(margin)}" if margin else ""
         return f"win in {plies}{by}" if score > 0 else f"loss in {-plies}{by}"
     if score == int(score):
         return f"{int(score):+d}"

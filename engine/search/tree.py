@@ -49,6 +49,9 @@ class PythonTree:
         self.exhausted = False
         """The last iteration met no horizon: every line it searched ended the game, or in a
         proven entry (FINAL_DEPTH)."""
+        self.leafless = False
+        """The last iteration evaluated no leaf (it may have met table entries of its depth:
+        the exact mode's, which keeps no FINAL_DEPTH entry)."""
         self.table = searcher.table
         self.game = searcher.game
         self.algorithm = searcher.algorithm
@@ -82,7 +85,8 @@ class PythonTree:
             )
         score = self._root(position, depth)
         after = self._counts()
-        self.exhausted = after[2] == before[2] and after[5] == before[5]
+        self.leafless = after[2] == before[2]
+        self.exhausted = self.leafless and after[5] == before[5]
         return score
 
     @property
@@ -142,7 +146,7 @@ class NativeTree:
         self.root_move: Any = None
         self.root_best: Any = None
         self.root_score = 0.0
-        self.exhausted = False
+        self.exhausted = self.leafless = False
         self.threads = threads
         self._core = core
         self._control = control
@@ -163,7 +167,8 @@ class NativeTree:
         if score is None:
             raise SearchAborted
         after = core.counts()
-        self.exhausted = after[2] == before[2] and after[5] == before[5]
+        self.leafless = after[2] == before[2]
+        self.exhausted = self.leafless and after[5] == before[5]
         return score
 
     @property

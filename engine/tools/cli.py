@@ -30,6 +30,7 @@ from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, game_for_position, make_game
 from ubao.engine.mancala.game import Mancala
+from ubao.engine.othello.game import Othello
 from ubao.engine.perft import MAX_PERFT_DEPTH, perft
 from ubao.engine.protocols import DIALECTS
 from ubao.engine.protocols.session import MAX_HASH_MB
@@ -352,8 +353,9 @@ def command_analyse(args: argparse.Namespace) -> None:
     def report(result: SearchResult[Any]) -> None:
         if not args.json:
             pv = " ".join(format_line(game, position, result.pv))
+            score = format_score(result.score, result.proved)
             print(
-                f"depth {result.stats.depth:>2}  score {format_score(result.score):>10}  "
+                f"depth {result.stats.depth:>2}  score {score:>10}  "
                 f"nodes {result.stats.generated:>9}  time {result.stats.seconds:7.3f}s  pv {pv}"
             )
 
@@ -375,7 +377,8 @@ def command_analyse(args: argparse.Namespace) -> None:
         "evaluation": searcher.evaluation_name,
         "move": None if result.move is None else game.format_move(position, result.move),
         "score": result.score if scored else None,
-        "score_text": format_score(result.score) if scored else None,
+        "score_text": format_score(result.score, result.proved) if scored else None,
+        "proved": result.proved,
         "mate": result.mate,
         "margin": result.margin,
         "exact": searcher.exact,
@@ -464,8 +467,10 @@ def command_solve(args: argparse.Namespace) -> None:
         )
         solver = Solver(game, hash_mb=args.hash, endgame=endgame, threads=args.threads)
         say_threads(solver.threads_note)
-        with still_solving(solver) if progress else contextlib.nullcontext():
-            solution = solver.solve(position, probe_progress if progress else None)
+        faster = slow_solve_note(game, solver)
+        with still_solving(solver, faster) if progress else contextlib.nullcontext():
+            on_probe = probe_progress(not game.search_hints.board_keys) if progress else None
+            solution = solver.solve(position, on_probe)
     except ValueError as error:
         raise CommandError(str(error)) from None
     pv = format_line(game, position, solution.pv)
@@ -489,6 +494,25 @@ def command_solve(args: argparse.Namespace) -> None:
     emit(args, data, "\n".join(lines))
 
 
+def slow_solve_note(game: Searchable[Any, Any], solver: Solver[Any, Any]) -> str | None:
+    """Where `solve` runs the generic Python solver on Othello, what is faster (said on its
+    still-solving lines): the native 8x8 endgame solver, else the native search to the end."""
+    if not isinstance(game, Othello) or solver.othello is not None:
+        return None
+    if game.size == 8:
+        return (
+            "the Python solver is slow on Othello (hours from 20 empties): the native core's "
+            "endgame solver takes seconds (--backend native, on a build with a C compiler)"
+        )
+    if backend_of(game) == "native":
+        return (
+            f"the Python solver is slow on Othello: `ubao-engine analyse othello --options "
+            f"'{{\"size\": {game.size}}}' --depth {game.size * game.size}` searches natively to "
+            "the end of the game, and says the exact result sooner"
+        )
+    return None
+
+
 def say_building(game: Mancala, seeds: int) -> Callable[[Path], None]:
     """The line on stderr before a database is built (the 24-seed one takes minutes)."""
 
@@ -509,9 +533,10 @@ PROGRESS_EVERY_S = 5.0
 
 
 @contextlib.contextmanager
-def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
+def still_solving(solver: Solver[Any, Any], faster: str | None = None) -> Iterator[None]:
     """A line on stderr every few seconds while `solver` works: a game too big to solve (the
-    8x8 Othello start, Bao) shows that it runs, how fast, and how to stop it."""
+    8x8 Othello start, Bao) shows that it runs, how fast, and how to stop it (and the `faster`
+    path, where `slow_solve_note` knows one)."""
     done = threading.Event()
     started = time.monotonic()
 
@@ -522,7 +547,7 @@ def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
             print(
                 f"still solving after {seconds:.0f} s: {expanded} positions expanded "
                 f"({expanded / seconds:,.0f}/s); a game this size may take far longer "
-                "than you will wait (Ctrl-C stops)",
+                "than you will wait (Ctrl-C stops)" + (f"; {faster}" if faster else ""),
                 file=sys.stderr,
                 flush=True,
             )
@@ -536,10 +561,36 @@ def still_solving(solver: Solver[Any, Any]) -> Iterator[None]:
         reporter.join()
 
 
-def probe_progress(low: int, high: int, expanded: int) -> None:
-    """One line per MTD(f) probe on stderr: the bounds on the mover's value proved so far."""
-    shown = [f"{bound:+d}" if abs(bound) < solving.UNBOUNDED else "?" for bound in (low, high)]
-    print(f"value in [{shown[0]}, {shown[1]}], {expanded} positions expanded", file=sys.stderr)
+def value_words(value: int, ranked: bool) -> str:
+    """A solver's value for its mover in words: `a win by 2`, `a draw`, `a loss by 38` (a
+    `ranked` value is `result_value`'s, winner first; otherwise the value is the margin)."""
+    winner, margin = solving.winner_and_margin(value) if ranked else (None, value)
+    if not ranked and margin:
+        winner = 0 if margin > 0 else 1
+    if winner is None:
+        return "a draw"
+    return f"a {'win' if winner == 0 else 'loss'} by {abs(margin)}"
+
+
+def probe_progress(ranked: bool) -> Callable[[int, int, int], None]:
+    """One line per MTD(f) probe on stderr: the bounds proved so far on the mover's value, in
+    words (`ranked`: values as `value_words` reads them)."""
+
+    def say(low: int, high: int, expanded: int) -> None:
+        if low == high:
+            bounds = f"exactly {value_words(low, ranked)}"
+        else:
+            bounds = " and ".join(
+                f"{side} {value_words(bound, ranked)}"
+                for side, bound in (("at least", low), ("at most", high))
+                if abs(bound) < solving.UNBOUNDED
+            )
+        print(
+            f"the side to move gets {bounds or 'anything yet'}, {expanded} positions expanded",
+            file=sys.stderr,
+        )
+
+    return say
 
 
 def split_list(text: str) -> list[str]:
