@@ -222,7 +222,11 @@ export class BoardView {
     }
     if (kind !== "square") {
       const count = element("text", { class: "count", x, y: y + 8, "aria-hidden": "true" }, group);
-      const tag = element("text", { class: "label", x: x, y: y + (kind === "store" ? UNIT * 0.9 + 14 : UNIT * 0.5 + 2), "aria-hidden": "true" }, group);
+      const inside = this.family === "bao";
+      if (inside) count.setAttribute("y", y + 13);
+      const above = kind === "pit" && y < UNIT + 24;
+      const below = kind === "store" ? UNIT * 0.9 + 14 : UNIT * 0.5 + 13;
+      const tag = element("text", { class: "label", x, y: inside ? y - 10 : above ? y - UNIT * 0.5 - 3 : y + below, "aria-hidden": "true" }, group);
       tag.textContent = this.family === "bao" ? label : label.slice(1);
       if (kind === "store") tag.textContent = "store";
       group.count = count;
