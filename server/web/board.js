@@ -160,7 +160,7 @@ export class BoardView {
   }
 
   caption() {
-    const name = { mancala: "Board", bao: "Bao board", othello: "Othello board" }[this.family];
+    const name = `${this.game.charAt(0).toUpperCase()}${this.game.slice(1)} board`;
     if (this.family === "othello") return `${name}, a1 at the top left`;
     return `${name}, ${this.sides[this.viewer]} at the bottom`;
   }

@@ -45,6 +45,7 @@ export class GamePage {
     this.choice = null;
     this.animation = null;
     this.pendingMove = null;
+    this.sending = false;
     this.build(root);
     this.clockTimer = setInterval(() => this.drawClocks(), 250);
   }
@@ -522,13 +523,16 @@ export class GamePage {
       announce("You are watching this game: you hold no seat in it.");
       return;
     }
+    if (this.sending) return;
+    this.sending = true;
     this.pendingMove = move;
     this.moveInput.value = move;
     try {
       await this.app.connection.request({ type: "move", game_id: this.gameId, token: this.token, ply: this.history.length, move });
       this.pendingMove = null;
       this.moveInput.value = "";
-      if (this.board && this.board.svg.contains(document.activeElement)) return;
+      this.legal = []; // until the server's `moved` says what follows
+      this.redraw();
     } catch (error) {
       if (error.code === "disconnected") {
         announce("Not connected: the move is sent when the connection is back.");
@@ -536,6 +540,8 @@ export class GamePage {
       }
       this.pendingMove = null;
       announce(`Refused: ${error.message}`);
+    } finally {
+      this.sending = false;
     }
   }
 

@@ -26,7 +26,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 WAIT_S = 30.0
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = (
+    os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+)
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (apt install chromium)")
 
 AXE_PATHS = (
@@ -85,9 +87,16 @@ class Chromium:
         return result
 
     async def page(self, width: int = 1280, height: int = 800, dark: bool = False) -> Page:
-        """A new tab (its own window) of the given size and colour scheme."""
+        """A new window of the given size and colour scheme, in a browser context of its own:
+        another person, whose storage no other page shares."""
+        context = await self.call("Target.createBrowserContext")
         target = await self.call(
-            "Target.createTarget", url="about:blank", newWindow=True, width=width, height=height
+            "Target.createTarget",
+            url="about:blank",
+            newWindow=True,
+            width=width,
+            height=height,
+            browserContextId=context["browserContextId"],
         )
         attached = await self.call(
             "Target.attachToTarget", targetId=target["targetId"], flatten=True
@@ -111,9 +120,13 @@ class Page:
 
     def on_event(self, method: str, params: dict[str, Any]) -> None:
         if method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
-            self.errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params["args"]))
+            self.errors.append(
+                " ".join(str(a.get("value", a.get("description"))) for a in params["args"])
+            )
         elif method == "Runtime.exceptionThrown":
-            self.errors.append(str(params["exceptionDetails"].get("exception", {}).get("description")))
+            self.errors.append(
+                str(params["exceptionDetails"].get("exception", {}).get("description"))
+            )
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             self.errors.append(params["entry"]["text"])
         elif method == "Page.loadEventFired":
@@ -164,7 +177,9 @@ class Page:
     async def find_all(self, role: str, name: str) -> list[tuple[str, int]]:
         """Nodes of `role` whose accessible name matches the regular expression `name`."""
         pattern = re.compile(name)
-        return [(n, node) for r, n, node in await self.accessible() if r == role and pattern.search(n)]
+        return [
+            (n, node) for r, n, node in await self.accessible() if r == role and pattern.search(n)
+        ]
 
     async def wait_for(self, role: str, name: str, timeout: float = WAIT_S) -> tuple[str, int]:
         """The first node of `role` named like `name`, once there is one."""
@@ -196,7 +211,12 @@ class Page:
     async def press(self, role: str, name: str) -> str:
         """Click, with the mouse, the control of `role` named like `name`; its full name."""
         found, node = await self.wait_for(role, name)
-        await self.call("DOM.scrollIntoViewIfNeeded", backendNodeId=node)
+        element = await self.call("DOM.resolveNode", backendNodeId=node)
+        await self.call(
+            "Runtime.callFunctionOn",
+            objectId=element["object"]["objectId"],
+            functionDeclaration="function () { this.scrollIntoView({block: 'center'}); }",
+        )
         quads = (await self.call("DOM.getContentQuads", backendNodeId=node))["quads"]
         xs, ys = quads[0][0::2], quads[0][1::2]
         x, y = sum(xs) / 4, sum(ys) / 4
@@ -213,7 +233,15 @@ class Page:
 
     async def key(self, key: str) -> None:
         """Press and release one key on what has the focus ("Enter", "ArrowLeft", "a")."""
-        codes = {"Enter": 13, "ArrowLeft": 37, "ArrowUp": 38, "ArrowRight": 39, "ArrowDown": 40, "Tab": 9, " ": 32}
+        codes = {
+            "Enter": 13,
+            "ArrowLeft": 37,
+            "ArrowUp": 38,
+            "ArrowRight": 39,
+            "ArrowDown": 40,
+            "Tab": 9,
+            " ": 32,
+        }
         code = codes.get(key, ord(key.upper()[0]))
         text = {"Enter": "\r", " ": " "}.get(key, key if len(key) == 1 else "")
         down: dict[str, Any] = {"type": "keyDown", "key": key, "windowsVirtualKeyCode": code}
@@ -245,27 +273,8 @@ class Page:
         return list(found)
 
 
-LAYOUT_CHECK = """(() => {
-  const problems = [];
-  const width = document.documentElement.clientWidth;
-  if (document.documentElement.scrollWidth > width + 1)
-    problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
-  for (const svg of document.querySelectorAll('svg.board')) {
-    const box = svg.getBoundingClientRect();
-    if (box.right > width + 1 || box.left < -1) problems.push(`the board overflows: ${box.left}..${box.right}`);
-  }
-  const controls = [...document.querySelectorAll('button, input, select, a')]
-    .filter(node => node.offsetParent !== null && !node.closest('.moves'))
-    .map(node => [node, node.getBoundingClientRect()]);
-  for (let i = 0; i < controls.length; i++) for (let j = i + 1; j < controls.length; j++) {
-    const [a, p] = controls[i], [b, q] = controls[j];
-    if (a.contains(b) || b.contains(a) || a.closest('label') === b.closest('label') && a.closest('label')) continue;
-    const overlap = Math.min(p.right, q.right) - Math.max(p.left, q.left) > 2 &&
-      Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top) > 2;
-    if (overlap) problems.push(`${a.textContent || a.id} overlaps ${b.textContent || b.id}`);
-  }
-  return problems;
-})()"""
+LAYOUT_CHECK = (Path(__file__).parent / "layout_check.js").read_text()
+"""What a person would see wrong in a page's layout, as a script run in it."""
 
 
 @contextlib.asynccontextmanager
@@ -313,3 +322,71 @@ async def chromium() -> AsyncIterator[Chromium]:
             process.kill()
             process.wait()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+# -- what a person does on ubao's page --------------------------------------------------------
+
+GAME_OVER = r"^Game over"
+YOUR_TURN = r"Your turn"
+
+
+async def choose(page: Page, label: str, option: str) -> None:
+    """Pick `option` (its text) in the drop-down named `label`, as a person would."""
+    _, node = await page.wait_for("combobox", f"^{label}$")
+    element = await page.call("DOM.resolveNode", backendNodeId=node)
+    await page.call(
+        "Runtime.callFunctionOn",
+        objectId=element["object"]["objectId"],
+        functionDeclaration="""function (text) {
+            const option = [...this.options].find((o) => o.textContent === text);
+            if (!option) throw new Error(`no option ${text}`);
+            this.focus();
+            this.value = option.value;
+            this.dispatchEvent(new Event('change', {bubbles: true}));
+        }""",
+        arguments=[{"value": option}],
+    )
+
+
+async def create_game(page: Page, port: int, game: str, **choices: str) -> None:
+    """From the lobby, the new-game form filled in (`choices`: label -> option) and sent."""
+    await page.goto(f"http://127.0.0.1:{port}/")
+    await choose(page, "Game", game)
+    for label, option in choices.items():
+        await choose(page, label.replace("_", " "), option)
+    await page.press("button", "^Create game$")
+    await page.wait_for("group", "board")
+
+
+async def moves_shown(page: Page) -> int:
+    """How many moves the page's move list holds."""
+    return len(await page.find_all("button", r"^\d+\. "))
+
+
+async def play_one(page: Page) -> str:
+    """Press the first legal hole (answering a direction or safari question with its first
+    answer); its name. Returns once the move is in the move list."""
+    before = await moves_shown(page)
+    name = await page.press("button", "legal move$|legal move, ")
+    while await page.find_all("button", "^Sow to the|^Yes, go"):
+        await page.press("button", "^Sow to the|^Yes, go")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while await moves_shown(page) <= before and not re.search(GAME_OVER, await page.status()):
+        if loop.time() > deadline:
+            raise BrowserError(f"{name} was not played: {await page.status()}")
+        await asyncio.sleep(0.05)
+    return name
+
+
+async def play_to_end(page: Page, most: int = 400) -> str:
+    """Play legal moves whenever it is this page's turn, until the game is over; the status."""
+    for _ in range(most):
+        text = await page.wait_status(f"{GAME_OVER}|{YOUR_TURN}")
+        if re.search(GAME_OVER, text):
+            return text
+        if await page.find_all("button", "legal move"):
+            await play_one(page)
+        else:
+            await asyncio.sleep(0.05)
+    raise BrowserError("the game did not end")
