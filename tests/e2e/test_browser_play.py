@@ -41,7 +41,9 @@ async def test_a_kalah_game_against_a_server_bot_played_to_its_end() -> None:
         assert await page.find_all("button", r"^North pit 1, 2 seeds$")
         assert await page.find_all("button", r"^your store, 0 seeds$")
         text = await play_to_end(page)
-        assert re.search(r"Game over: (South wins|North wins|no winner) \(normal\) \d+ to \d+", text)
+        assert re.search(
+            r"Game over: (South wins|North wins|no winner) \(normal\) \d+ to \d+", text
+        )
         assert await page.find_all("button", "^Rematch$")
         assert page.errors == []
 

@@ -101,7 +101,7 @@ class Chromium:
         attached = await self.call(
             "Target.attachToTarget", targetId=target["targetId"], flatten=True
         )
-        page = Page(self, attached["sessionId"])
+        page = Page(self, attached["sessionId"], context["browserContextId"])
         self.pages[page.session] = page
         for domain in ("Page", "Runtime", "Log", "DOM", "Accessibility"):
             await page.call(f"{domain}.enable")
@@ -112,9 +112,10 @@ class Chromium:
 class Page:
     """One tab: navigation, the accessibility tree, input as a user gives it."""
 
-    def __init__(self, browser: Chromium, session: str) -> None:
+    def __init__(self, browser: Chromium, session: str, context: str) -> None:
         self.browser = browser
         self.session = session
+        self.context = context
         self.errors: list[str] = []
         self.loaded = asyncio.Event()
 
@@ -348,14 +349,17 @@ async def choose(page: Page, label: str, option: str) -> None:
     )
 
 
-async def create_game(page: Page, port: int, game: str, **choices: str) -> None:
-    """From the lobby, the new-game form filled in (`choices`: label -> option) and sent."""
+async def create_game(page: Page, port: int, game: str, speed: str = "off", **choices: str) -> None:
+    """From the lobby, the new-game form filled in (`choices`: label -> option) and sent; the
+    game's page then shows moves at `speed` (the tests that do not look at the animation
+    skip it)."""
     await page.goto(f"http://127.0.0.1:{port}/")
     await choose(page, "Game", game)
     for label, option in choices.items():
         await choose(page, label.replace("_", " "), option)
     await page.press("button", "^Create game$")
     await page.wait_for("group", "board")
+    await choose(page, "Animation speed", speed)
 
 
 async def moves_shown(page: Page) -> int:
