@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import GAME_OVER, chromium, choose, moves_shown, needs_chromium
+from tests.support.browser import GAME_OVER, choose, chromium, moves_shown, needs_chromium
 from tests.support.client import game_server
 from tests.support.server import Client
 from tests.support.wire import create

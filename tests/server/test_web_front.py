@@ -51,7 +51,7 @@ async def test_every_route_serves_the_page_with_a_strict_policy() -> None:
 
 async def test_static_files_have_their_types_and_validators() -> None:
     async with game_server() as server:
-        status, headers, body = await get(server.port, "/static/main.js")
+        status, headers, _ = await get(server.port, "/static/main.js")
         assert (status, headers["Content-Type"]) == (200, "text/javascript; charset=utf-8")
         assert headers["Cache-Control"] == "no-cache" and headers["ETag"]
         again = await get(server.port, "/static/main.js", {"If-None-Match": headers["ETag"]})
