@@ -221,15 +221,14 @@ export class BoardView {
       element("rect", { class: "shape", x: x - UNIT * 0.42, y: y - UNIT * 0.42, width: UNIT * 0.84, height: UNIT * 0.84, rx: UNIT * 0.42 }, group);
     }
     if (kind !== "square") {
-      const count = element("text", { class: "count", x, y: y + 8, "aria-hidden": "true" }, group);
+      // The hole's name first, then its seeds: the visible words read in the order of its
+      // accessible name ("3 4" in "pit 3, 4 seeds"), as speech input users say it.
       const inside = this.family === "bao";
-      if (inside) count.setAttribute("y", y + 13);
       const above = kind === "pit" && y < UNIT + 24;
       const below = kind === "store" ? UNIT * 0.9 + 14 : UNIT * 0.5 + 13;
       const tag = element("text", { class: "label", x, y: inside ? y - 10 : above ? y - UNIT * 0.5 - 3 : y + below, "aria-hidden": "true" }, group);
-      tag.textContent = this.family === "bao" ? label : label.slice(1);
-      if (kind === "store") tag.textContent = "store";
-      group.count = count;
+      tag.textContent = `${kind === "store" ? "store" : this.family === "bao" ? label : label.slice(1)} `;
+      group.count = element("text", { class: "count", x, y: y + (inside ? 13 : 8), "aria-hidden": "true" }, group);
     }
     group.addEventListener("click", () => this.activate(label));
     group.addEventListener("focus", () => (this.focused = label));

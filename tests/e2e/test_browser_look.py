@@ -1,0 +1,81 @@
+"""How the page looks in a real browser: the lobby and a board of each family at 1280x800 and
+375x812, light and dark, screenshot (kept in `UBAO_SCREENSHOTS` when set, for a person to look
+at) and checked: nothing scrolls sideways, the board fits, no controls overlap; and axe-core
+(npm's `axe-core`, where `AXE_CORE` or `.ci/run` put it) finds no serious violation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import (
+    Page,
+    axe_source,
+    chromium,
+    create_game,
+    needs_chromium,
+)
+from tests.support.client import game_server
+from tests.support.server import Client
+from tests.support.wire import create
+from ubao.protocol import SeatSpec, Watch
+
+pytestmark = [needs_chromium, pytest.mark.timeout(180)]
+
+VIEWS = [(1280, 800, False), (1280, 800, True), (375, 812, False), (375, 812, True)]
+BOARDS = [
+    ("Kalah", {"Bot_depth": "1"}),
+    ("Bao", {"Bot_depth": "1"}),
+    ("Othello 8×8", {"Bot_depth": "1"}),
+    ("Othello 8×8", {"Board_size": "16×16", "Bot_depth": "1"}),
+]
+
+
+async def look(page: Page, name: str, folder: Path) -> list[str]:
+    """Screenshots of the page in every view; what looks wrong in any of them."""
+    problems = []
+    for width, height, dark in VIEWS:
+        await page.size(width, height, dark)
+        await asyncio.sleep(0.1)  # a frame to lay out again
+        shot = folder / f"{name}-{width}x{height}-{'dark' if dark else 'light'}.png"
+        await page.screenshot(shot)
+        problems += [f"{shot.name}: {problem}" for problem in await page.layout_problems()]
+    await page.size(1280, 800)
+    kept = os.environ.get("UBAO_SCREENSHOTS")
+    if kept:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        for shot in folder.glob(f"{name}-*.png"):
+            shutil.copy(shot, kept)
+    return problems
+
+
+async def test_the_lobby_and_every_board_fit_and_read_well(tmp_path: Path) -> None:
+    axe = axe_source()
+    async with (
+        game_server() as server,
+        chromium() as browser,
+        Client.connected(server.port, "carol") as carol,
+    ):
+        bots = (SeatSpec.bot(1), SeatSpec.bot(1))
+        watched = await create(carol, *bots, options={"pits": 3, "seeds": 2}, pace_ms=60_000)
+        await carol.ok(Watch(id=0, game_id=watched))
+        page = await browser.page()
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await page.wait_for("link", r"^Watch: Kalah 3×2: .*, 1 watching\)$")  # carol's count
+        problems = await look(page, "lobby", tmp_path)
+        violations = await page.axe(axe) if axe else []
+        for number, (game, choices) in enumerate(BOARDS):
+            await create_game(page, server.port, game, **choices)
+            await page.wait_status("Your turn")
+            problems += await look(page, f"board{number}-{game.split()[0].lower()}", tmp_path)
+            if axe:
+                violations += await page.axe(axe)
+        assert problems == []
+        assert violations == []
+        assert page.errors == []
+    if not axe:
+        pytest.skip("looked, but without axe-core (npm install axe-core; AXE_CORE=its axe.min.js)")
