@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 from email.utils import formatdate
+from functools import lru_cache
 from http import HTTPStatus
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
@@ -37,6 +38,8 @@ CSP = (
 PAGE_ROUTES = re.compile(r"/(?:(?:game|tournament)/[A-Za-z0-9_-]{1,64}|player/[^/]{1,200})?")
 """The page's addresses: the lobby, a game, a tournament, a player; all serve the one page."""
 REPLAY_PATH = "/api/replay"
+REPLAY_CACHE = 4096
+"""The replay answers kept: a move of a game with spectators is asked once per spectator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,24 +92,32 @@ class WebFront:
         return _response(HTTPStatus.OK, asset.body, asset.content_type, headers)
 
     def _replay(self, query: str) -> Response:
-        """`?game=NAME&options=JSON&start=POSITION&moves=M1 M2 …`: the rules' answer as
-        JSON (web_boards.replay); the same question always gets the same answer."""
-        fields = {key: values[-1] for key, values in parse_qs(query).items()}
-        try:
-            options = json.loads(fields.get("options") or "{}")
-            if not isinstance(options, dict):
-                raise BoardQueryError("options must be a JSON object")
-            moves = fields.get("moves", "").split()
-            answer = replay(fields.get("game", ""), options, fields.get("start"), moves)
-        except (BoardQueryError, json.JSONDecodeError) as error:
-            return self._plain(HTTPStatus.BAD_REQUEST, f"{error}\n")
-        body = json.dumps(answer, separators=(",", ":")).encode()
+        status, body = replay_answer(query)
+        if status is not HTTPStatus.OK:
+            return self._plain(status, body.decode())
         headers = {"Cache-Control": "public, max-age=86400"}
         return _response(HTTPStatus.OK, body, "application/json", headers)
 
     @staticmethod
     def _plain(status: HTTPStatus, text: str) -> Response:
         return _response(status, text.encode(), "text/plain; charset=utf-8", {})
+
+
+@lru_cache(maxsize=REPLAY_CACHE)
+def replay_answer(query: str) -> tuple[HTTPStatus, bytes]:
+    """`?game=NAME&options=JSON&start=POSITION&moves=M1 M2 …`: the rules' answer as JSON
+    (web_boards.replay). The same question always gets the same answer, so every spectator
+    of a game asking of its latest move costs the rules one answer."""
+    fields = {key: values[-1] for key, values in parse_qs(query).items()}
+    try:
+        options = json.loads(fields.get("options") or "{}")
+        if not isinstance(options, dict):
+            raise BoardQueryError("options must be a JSON object")
+        moves = fields.get("moves", "").split()
+        answer = replay(fields.get("game", ""), options, fields.get("start"), moves)
+    except (BoardQueryError, json.JSONDecodeError) as error:
+        return HTTPStatus.BAD_REQUEST, f"{error}\n".encode()
+    return HTTPStatus.OK, json.dumps(answer, separators=(",", ":")).encode()
 
 
 def _response(

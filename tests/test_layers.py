@@ -58,6 +58,7 @@ SERVER_CORE = {
     "ubao.server.glicko2",
     "ubao.server.ratings",
     "ubao.server.kgp_gateway",
+    "ubao.server.web_boards",
 }
 ENGINE_PROTOCOLS_EDGE = {
     "ubao.engine.protocols.client",
