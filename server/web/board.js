@@ -77,7 +77,8 @@ export function moveHole(family, move, mover) {
 /** The holes as the viewer sees them, top row first (the viewer's side at the bottom). */
 export function gridOf(model, viewer) {
   if (model.family === "mancala") {
-    const row = (side) => Array.from({ length: model.pits }, (_, i) => `${SIDE_LETTERS[side]}${i + 1}`);
+    const row = (side) =>
+      Array.from({ length: model.pits }, (_, i) => `${SIDE_LETTERS[side]}${i + 1}`);
     return [row(1 - viewer).reverse(), row(viewer)];
   }
   if (model.family === "bao") {
@@ -169,7 +170,18 @@ export class BoardView {
     const rows = this.grid.length;
     const columns = this.grid[0].length;
     if (this.family === "mancala") {
-      element("rect", { class: "frame", x: 4, y: 4, width: (columns + 2) * UNIT - 8, height: 2 * UNIT + 40, rx: 30 }, this.svg);
+      element(
+        "rect",
+        {
+          class: "frame",
+          x: 4,
+          y: 4,
+          width: (columns + 2) * UNIT - 8,
+          height: 2 * UNIT + 40,
+          rx: 30,
+        },
+        this.svg,
+      );
       this.svg.setAttribute("viewBox", `0 0 ${(columns + 2) * UNIT} ${2 * UNIT + 48}`);
       this.grid.forEach((row, r) =>
         row.forEach((label, c) => this.cell(label, (c + 1.5) * UNIT, 24 + (r + 0.5) * UNIT, "pit")),
@@ -181,7 +193,18 @@ export class BoardView {
     } else if (this.family === "bao") {
       const gap = 16;
       this.svg.setAttribute("viewBox", `0 0 ${columns * UNIT + 8} ${rows * UNIT + gap + 8}`);
-      element("rect", { class: "frame", x: 2, y: 2, width: columns * UNIT + 4, height: rows * UNIT + gap + 4, rx: 14 }, this.svg);
+      element(
+        "rect",
+        {
+          class: "frame",
+          x: 2,
+          y: 2,
+          width: columns * UNIT + 4,
+          height: rows * UNIT + gap + 4,
+          rx: 14,
+        },
+        this.svg,
+      );
       this.grid.forEach((row, r) =>
         row.forEach((label, c) => {
           const y = 4 + (r + 0.5) * UNIT + (r >= 2 ? gap : 0);
@@ -194,15 +217,25 @@ export class BoardView {
       this.svg.setAttribute("viewBox", `0 0 ${size + margin + 4} ${size + margin + 4}`);
       element("rect", { class: "felt", x: margin, y: margin, width: size, height: size }, this.svg);
       for (let c = 0; c < columns; c++) {
-        const letter = element("text", { class: "coordinate", x: margin + (c + 0.5) * UNIT, y: 16, "aria-hidden": "true" }, this.svg);
+        const letter = element(
+          "text",
+          { class: "coordinate", x: margin + (c + 0.5) * UNIT, y: 16, "aria-hidden": "true" },
+          this.svg,
+        );
         letter.textContent = "abcdefghijklmnop"[c];
       }
       for (let r = 0; r < rows; r++) {
-        const number = element("text", { class: "coordinate", x: 10, y: margin + (r + 0.5) * UNIT + 5, "aria-hidden": "true" }, this.svg);
+        const number = element(
+          "text",
+          { class: "coordinate", x: 10, y: margin + (r + 0.5) * UNIT + 5, "aria-hidden": "true" },
+          this.svg,
+        );
         number.textContent = String(r + 1);
       }
       this.grid.forEach((row, r) =>
-        row.forEach((label, c) => this.cell(label, margin + (c + 0.5) * UNIT, margin + (r + 0.5) * UNIT, "square")),
+        row.forEach((label, c) =>
+          this.cell(label, margin + (c + 0.5) * UNIT, margin + (r + 0.5) * UNIT, "square"),
+        ),
       );
     }
     const first = this.grid[this.grid.length - 1][0];
@@ -210,15 +243,45 @@ export class BoardView {
   }
 
   cell(label, x, y, kind) {
-    const group = element("g", { class: `cell ${kind}`, role: "button", tabindex: -1, "data-hole": label }, this.svg);
+    const group = element(
+      "g",
+      { class: `cell ${kind}`, role: "button", tabindex: -1, "data-hole": label },
+      this.svg,
+    );
     if (kind === "square") {
-      element("rect", { class: "shape", x: x - UNIT / 2, y: y - UNIT / 2, width: UNIT, height: UNIT }, group);
+      element(
+        "rect",
+        { class: "shape", x: x - UNIT / 2, y: y - UNIT / 2, width: UNIT, height: UNIT },
+        group,
+      );
       element("circle", { class: "disc", cx: x, cy: y, r: UNIT * 0.38 }, group);
       element("circle", { class: "hint", cx: x, cy: y, r: UNIT * 0.1 }, group);
     } else if (kind === "store") {
-      element("rect", { class: "shape", x: x - UNIT * 0.4, y: y - UNIT * 0.9, width: UNIT * 0.8, height: UNIT * 1.8, rx: UNIT * 0.4 }, group);
+      element(
+        "rect",
+        {
+          class: "shape",
+          x: x - UNIT * 0.4,
+          y: y - UNIT * 0.9,
+          width: UNIT * 0.8,
+          height: UNIT * 1.8,
+          rx: UNIT * 0.4,
+        },
+        group,
+      );
     } else {
-      element("rect", { class: "shape", x: x - UNIT * 0.42, y: y - UNIT * 0.42, width: UNIT * 0.84, height: UNIT * 0.84, rx: UNIT * 0.42 }, group);
+      element(
+        "rect",
+        {
+          class: "shape",
+          x: x - UNIT * 0.42,
+          y: y - UNIT * 0.42,
+          width: UNIT * 0.84,
+          height: UNIT * 0.84,
+          rx: UNIT * 0.42,
+        },
+        group,
+      );
     }
     if (kind !== "square") {
       // The hole's name first, then its seeds: the visible words read in the order of its
@@ -226,9 +289,22 @@ export class BoardView {
       const inside = this.family === "bao";
       const above = kind === "pit" && y < UNIT + 24;
       const below = kind === "store" ? UNIT * 0.9 + 14 : UNIT * 0.5 + 13;
-      const tag = element("text", { class: "label", x, y: inside ? y - 10 : above ? y - UNIT * 0.5 - 3 : y + below, "aria-hidden": "true" }, group);
+      const tag = element(
+        "text",
+        {
+          class: "label",
+          x,
+          y: inside ? y - 10 : above ? y - UNIT * 0.5 - 3 : y + below,
+          "aria-hidden": "true",
+        },
+        group,
+      );
       tag.textContent = `${kind === "store" ? "store" : this.family === "bao" ? label : label.slice(1)} `;
-      group.count = element("text", { class: "count", x, y: y + (inside ? 13 : 8), "aria-hidden": "true" }, group);
+      group.count = element(
+        "text",
+        { class: "count", x, y: y + (inside ? 13 : 8), "aria-hidden": "true" },
+        group,
+      );
     }
     group.addEventListener("click", () => this.activate(label));
     group.addEventListener("focus", () => (this.focused = label));
@@ -254,7 +330,8 @@ export class BoardView {
       } else {
         cell.count.textContent = String(value);
         const side = sideOfLabel(this.family, label);
-        if (this.family === "bao" && label.toLowerCase() === "a5" && model.owned[side]) classes.push("nyumba");
+        if (this.family === "bao" && label.toLowerCase() === "a5" && model.owned[side])
+          classes.push("nyumba");
         if (this.family === "bao" && model.takasia === label) classes.push("takasia");
       }
       cell.setAttribute("class", classes.join(" "));

@@ -8,7 +8,11 @@ const SPEEDS = { slow: 450, normal: 180, fast: 60, off: 0 };
 
 /** The rules' answer for `moves` from `start` (null: the game's first position). */
 async function replay(game, options, start, moves) {
-  const query = new URLSearchParams({ game, options: JSON.stringify(options), moves: moves.join(" ") });
+  const query = new URLSearchParams({
+    game,
+    options: JSON.stringify(options),
+    moves: moves.join(" "),
+  });
   if (start !== null) query.set("start", start);
   const response = await fetch(`/api/replay?${query}`);
   if (!response.ok) throw new Error(await response.text());
@@ -23,7 +27,10 @@ function clockText(ms) {
 
 function infoText(info) {
   if (!info) return "";
-  const score = info.mate != null ? `mate in ${Math.abs(info.mate)}` : `score ${info.score > 0 ? "+" : ""}${info.score}`;
+  const score =
+    info.mate != null
+      ? `mate in ${Math.abs(info.mate)}`
+      : `score ${info.score > 0 ? "+" : ""}${info.score}`;
   const line = info.pv && info.pv.length ? `, line ${info.pv.join(" ")}` : "";
   const comment = info.comment ? `, “${info.comment}”` : "";
   return `depth ${info.depth}, ${score}${line}, ${info.nodes} nodes in ${info.time_ms} ms${comment}`;
@@ -57,8 +64,18 @@ export class GamePage {
     this.handLine = el("p", { class: "hand", "aria-hidden": "true" });
     this.sideLines = el("div", { class: "side-lines" });
     this.choiceBox = el("div", { class: "choice", hidden: "" });
-    this.moveInput = el("input", { id: "move-input", type: "text", autocomplete: "off", spellcheck: "false", "aria-describedby": "move-help" });
-    this.moveHelp = el("p", { id: "move-help", class: "help" }, "Type a move in the game's notation and press Enter.");
+    this.moveInput = el("input", {
+      id: "move-input",
+      type: "text",
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-describedby": "move-help",
+    });
+    this.moveHelp = el(
+      "p",
+      { id: "move-help", class: "help" },
+      "Type a move in the game's notation and press Enter.",
+    );
     const form = el("form", { class: "move-form" }, [
       el("label", { for: "move-input" }, "Move"),
       this.moveInput,
@@ -69,17 +86,27 @@ export class GamePage {
       this.play(this.moveInput.value.trim());
     });
     this.actions = el("div", { class: "actions" });
-    this.speed = el("select", { id: "speed" }, Object.keys(SPEEDS).map((name) => el("option", { value: name }, name)));
+    this.speed = el(
+      "select",
+      { id: "speed" },
+      Object.keys(SPEEDS).map((name) => el("option", { value: name }, name)),
+    );
     this.speed.value = localStorage.getItem("ubao.speed") || "normal";
-    this.speed.addEventListener("change", () => localStorage.setItem("ubao.speed", this.speed.value));
+    this.speed.addEventListener("change", () =>
+      localStorage.setItem("ubao.speed", this.speed.value),
+    );
     this.engineLine = el("p", { class: "engine" });
     this.moveList = el("ol", { class: "moves", "aria-label": "Moves played" });
-    this.stepper = el("div", { class: "stepper", role: "group", "aria-label": "Step through the moves" }, [
-      this.button("First position", () => this.show(0)),
-      this.button("Previous move", () => this.show(Math.max(0, this.shownPly() - 1))),
-      this.button("Next move", () => this.show(this.shownPly() + 1)),
-      this.button("Latest position", () => this.show(null)),
-    ]);
+    this.stepper = el(
+      "div",
+      { class: "stepper", role: "group", "aria-label": "Step through the moves" },
+      [
+        this.button("First position", () => this.show(0)),
+        this.button("Previous move", () => this.show(Math.max(0, this.shownPly() - 1))),
+        this.button("Next move", () => this.show(this.shownPly() + 1)),
+        this.button("Latest position", () => this.show(null)),
+      ],
+    );
     this.exportLink = el("a", { href: "#", class: "export" }, "Export record");
     this.exportLink.addEventListener("click", () => this.exportRecord());
     root.replaceChildren(
@@ -126,7 +153,12 @@ export class GamePage {
       if (held) {
         this.seat = held.seat;
         this.token = held.token;
-        await this.app.connection.request({ type: "resume", game_id: this.gameId, token: held.token, since_v: 0 });
+        await this.app.connection.request({
+          type: "resume",
+          game_id: this.gameId,
+          token: held.token,
+          since_v: 0,
+        });
       } else {
         await this.app.connection.request({ type: "watch", game_id: this.gameId });
       }
@@ -145,7 +177,12 @@ export class GamePage {
   async rejoin() {
     try {
       if (this.token) {
-        await this.app.connection.request({ type: "resume", game_id: this.gameId, token: this.token, since_v: this.v });
+        await this.app.connection.request({
+          type: "resume",
+          game_id: this.gameId,
+          token: this.token,
+          since_v: this.v,
+        });
       } else {
         await this.app.connection.request({ type: "watch", game_id: this.gameId, since_v: this.v });
       }
@@ -172,7 +209,9 @@ export class GamePage {
 
   event(message) {
     if (message.game_id !== undefined && message.game_id !== this.gameId) return;
-    this.queue = this.queue.then(() => this.apply(message)).catch((error) => announce(String(error.message || error)));
+    this.queue = this.queue
+      .then(() => this.apply(message))
+      .catch((error) => announce(String(error.message || error)));
   }
 
   async apply(message) {
@@ -251,7 +290,8 @@ export class GamePage {
       this.clockAt = performance.now();
     }
     if (this.takebackSeat !== null) this.takebackSeat = null;
-    if (message.info) this.engineLine.textContent = `${this.seatLabel(message.seat)}: ${infoText(message.info)}`;
+    if (message.info)
+      this.engineLine.textContent = `${this.seatLabel(message.seat)}: ${infoText(message.info)}`;
     this.drawMoveList();
     if (this.viewPly === null) await this.animate(before, step);
     this.boards.push(step.board);
@@ -266,7 +306,12 @@ export class GamePage {
     const trail = new Set();
     for (const frame of frames) {
       if (run.cancel) break;
-      this.board.update(frame.model, { legal: new Set(), last: new Set(), trail, active: frame.hole });
+      this.board.update(frame.model, {
+        legal: new Set(),
+        last: new Set(),
+        trail,
+        active: frame.hole,
+      });
       this.handLine.textContent = frame.hand ? `In hand: ${frame.hand}` : "";
       trail.add(frame.hole);
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -306,7 +351,10 @@ export class GamePage {
   rematchOffer(message) {
     this.rematchSeat = message.state === "offered" ? message.seat : null;
     if (message.state === "accepted" && message.token) {
-      tokens.put(this.app.name, message.new_game_id, { seat: message.new_seat, token: message.token });
+      tokens.put(this.app.name, message.new_game_id, {
+        seat: message.new_seat,
+        token: message.token,
+      });
       this.app.go(`/game/${message.new_game_id}`);
     } else if (message.state === "accepted") {
       announce(`The rematch is game ${message.new_game_id}.`);
@@ -324,12 +372,22 @@ export class GamePage {
     this.viewPly = ply === null || ply >= this.history.length ? null : Math.max(0, ply);
     this.redraw();
     const shown = this.shownPly();
-    announce(this.viewPly === null ? "The latest position." : `After move ${shown} of ${this.history.length}.`);
+    announce(
+      this.viewPly === null
+        ? "The latest position."
+        : `After move ${shown} of ${this.history.length}.`,
+    );
   }
 
   myTurn() {
     const live = this.boards[this.boards.length - 1];
-    return this.seat !== null && this.status === "playing" && live && live.to_move === this.seat && this.legal.length > 0;
+    return (
+      this.seat !== null &&
+      this.status === "playing" &&
+      live &&
+      live.to_move === this.seat &&
+      this.legal.length > 0
+    );
   }
 
   redraw() {
@@ -340,11 +398,23 @@ export class GamePage {
     const viewer = this.seat ?? 0;
     if (!this.board) {
       const activeHole = document.activeElement?.dataset?.hole;
-      this.board = new BoardView(this.boardBox, this.game, model, viewer, this.seat, this.sides, (hole) => this.pick(hole));
+      this.board = new BoardView(
+        this.boardBox,
+        this.game,
+        model,
+        viewer,
+        this.seat,
+        this.sides,
+        (hole) => this.pick(hole),
+      );
       if (activeHole) this.board.focus(activeHole);
     }
     const live = this.viewPly === null;
-    const legal = new Set(live && this.myTurn() ? this.legal.map((move) => moveHole(this.family, move, this.seat)).filter(Boolean) : []);
+    const legal = new Set(
+      live && this.myTurn()
+        ? this.legal.map((move) => moveHole(this.family, move, this.seat)).filter(Boolean)
+        : [],
+    );
     const last = new Set();
     if (ply > 0) {
       const mover = this.boards[ply - 1].to_move ?? 0;
@@ -356,10 +426,13 @@ export class GamePage {
     this.drawSeats(shown);
     this.drawActions();
     for (const [index, item] of [...this.moveList.children].entries()) {
-      item.querySelector("button").setAttribute("aria-current", index + 1 === ply ? "step" : "false");
+      item
+        .querySelector("button")
+        .setAttribute("aria-current", index + 1 === ply ? "step" : "false");
     }
     document.title = `${describeGame(this.game, this.options)} · ubao`;
-    document.getElementById("game-title").textContent = `${describeGame(this.game, this.options)} · game ${this.gameId}`;
+    document.getElementById("game-title").textContent =
+      `${describeGame(this.game, this.options)} · game ${this.gameId}`;
   }
 
   drawSides(model, shown) {
@@ -372,7 +445,8 @@ export class GamePage {
       return el("p", {}, `${this.sides[side]}: stock ${model.stock[side]}, ${nyumba}`);
     });
     if (model.hand) lines.push(el("p", {}, `Seeds in hand: ${model.hand}`));
-    if (shown.outcome === null && model.takasia) lines.push(el("p", {}, `Takasia: ${model.takasia}`));
+    if (shown.outcome === null && model.takasia)
+      lines.push(el("p", {}, `Takasia: ${model.takasia}`));
     this.sideLines.replaceChildren(...lines);
   }
 
@@ -402,14 +476,17 @@ export class GamePage {
     for (const node of this.seatsBox.querySelectorAll(".clock")) {
       const seat = Number(node.dataset.seat);
       let left = this.clocks.remaining_ms[seat];
-      if (this.clocks.running === seat && this.status === "playing") left -= performance.now() - this.clockAt;
+      if (this.clocks.running === seat && this.status === "playing")
+        left -= performance.now() - this.clockAt;
       node.textContent = clockText(left);
     }
   }
 
   drawActions() {
     const buttons = [];
-    const open = this.seats.map((seat, index) => (seat.kind === "open" && !seat.name ? index : null)).filter((i) => i !== null);
+    const open = this.seats
+      .map((seat, index) => (seat.kind === "open" && !seat.name ? index : null))
+      .filter((i) => i !== null);
     if (this.seat === null && this.status === "waiting" && open.length) {
       buttons.push(this.button("Take the free seat", () => this.takeSeat(null)));
     }
@@ -418,27 +495,43 @@ export class GamePage {
         buttons.push(this.button("Accept takeback", () => this.answerTakeback(true)));
         buttons.push(this.button("Decline takeback", () => this.answerTakeback(false)));
       } else {
-        buttons.push(this.button("Take back", () => this.command({ type: "takeback", ply: this.history.length })));
+        buttons.push(
+          this.button("Take back", () =>
+            this.command({ type: "takeback", ply: this.history.length }),
+          ),
+        );
       }
       buttons.push(this.button("Resign", () => this.command({ type: "resign" })));
     }
-    if (this.seat !== null && this.status === "waiting") buttons.push(this.button("Cancel game", () => this.command({ type: "cancel" }, false)));
+    if (this.seat !== null && this.status === "waiting")
+      buttons.push(this.button("Cancel game", () => this.command({ type: "cancel" }, false)));
     if (this.seat !== null && this.status === "over") {
       if (this.rematchSeat !== null && this.rematchSeat !== this.seat) {
-        buttons.push(this.button("Accept rematch", () => this.command({ type: "rematch_answer", accept: true })));
-        buttons.push(this.button("Decline rematch", () => this.command({ type: "rematch_answer", accept: false })));
+        buttons.push(
+          this.button("Accept rematch", () =>
+            this.command({ type: "rematch_answer", accept: true }),
+          ),
+        );
+        buttons.push(
+          this.button("Decline rematch", () =>
+            this.command({ type: "rematch_answer", accept: false }),
+          ),
+        );
       } else if (this.rematchSeat === null) {
         buttons.push(this.button("Rematch", () => this.command({ type: "rematch" })));
       }
     }
-    const focused = document.activeElement && this.actions.contains(document.activeElement) ? document.activeElement.textContent : null;
+    const focused =
+      document.activeElement && this.actions.contains(document.activeElement)
+        ? document.activeElement.textContent
+        : null;
     this.actions.replaceChildren(...buttons);
     if (focused) buttons.find((button) => button.textContent === focused)?.focus();
   }
 
   drawMoveList() {
     const items = this.history.map((move, index) => {
-      const mover = this.boards[index]?.to_move ?? (index % 2);
+      const mover = this.boards[index]?.to_move ?? index % 2;
       const info = this.infos[index];
       const text = `${index + 1}. ${this.sides[mover] ?? ""} ${move}`;
       const button = this.button(text, () => this.show(index + 1));
@@ -453,7 +546,8 @@ export class GamePage {
   async command(fields, withToken = true) {
     const command = { ...fields, game_id: this.gameId };
     if (withToken) command.token = this.token;
-    if (fields.type === "takeback_answer" || fields.type === "takeback") command.ply = this.history.length;
+    if (fields.type === "takeback_answer" || fields.type === "takeback")
+      command.ply = this.history.length;
     try {
       await this.app.connection.request(command);
     } catch (error) {
@@ -491,7 +585,10 @@ export class GamePage {
     const directions = [...new Set(moves.map(direction))];
     if (directions.length > 1) {
       const names = { L: "Sow to the left", R: "Sow to the right" };
-      this.ask("Which way?", directions.map((d) => [names[d] || d, moves.filter((move) => direction(move) === d)]));
+      this.ask(
+        "Which way?",
+        directions.map((d) => [names[d] || d, moves.filter((move) => direction(move) === d)]),
+      );
       return;
     }
     const safari = moves.filter((move) => move.endsWith("+"));
@@ -505,7 +602,10 @@ export class GamePage {
     const legend = el("p", { id: "choice-question" }, question);
     const buttons = options.map(([text, moves]) => this.button(text, () => this.choose(moves)));
     buttons.push(this.button("Cancel", () => this.hideChoice(true)));
-    this.choiceBox.replaceChildren(legend, el("div", { role: "group", "aria-labelledby": "choice-question" }, buttons));
+    this.choiceBox.replaceChildren(
+      legend,
+      el("div", { role: "group", "aria-labelledby": "choice-question" }, buttons),
+    );
     this.choiceBox.hidden = false;
     announce(question);
     buttons[0].focus();
@@ -528,7 +628,13 @@ export class GamePage {
     this.pendingMove = move;
     this.moveInput.value = move;
     try {
-      await this.app.connection.request({ type: "move", game_id: this.gameId, token: this.token, ply: this.history.length, move });
+      await this.app.connection.request({
+        type: "move",
+        game_id: this.gameId,
+        token: this.token,
+        ply: this.history.length,
+        move,
+      });
       this.pendingMove = null;
       this.moveInput.value = "";
       this.legal = []; // until the server's `moved` says what follows
@@ -549,27 +655,44 @@ export class GamePage {
     if (!this.boards.length) return;
     const live = this.boards[this.boards.length - 1];
     let text;
-    if (this.status === "over" && this.result) text = `Game over: ${resultText(this.result, this.sides)}.`;
+    if (this.status === "over" && this.result)
+      text = `Game over: ${resultText(this.result, this.sides)}.`;
     else if (this.status === "waiting") text = "Waiting for a player to take the free seat.";
     else if (this.myTurn()) text = `Your turn (${this.sides[this.seat]}).`;
     else if (live.to_move !== null) text = `${this.seatLabel(live.to_move)} to move.`;
     else text = "";
-    if (message.type === "moved") text = `${this.sides[message.seat]} played ${message.move}. ${text}`;
+    if (message.type === "moved")
+      text = `${this.sides[message.seat]} played ${message.move}. ${text}`;
     if (message.type === "takeback_request") {
       const who = this.sides[message.seat];
-      text = { asked: `${who} asks to take back a move.`, accepted: `Move taken back. ${text}`, declined: `${who}'s takeback declined.` }[message.state] || text;
+      text =
+        {
+          asked: `${who} asks to take back a move.`,
+          accepted: `Move taken back. ${text}`,
+          declined: `${who}'s takeback declined.`,
+        }[message.state] || text;
     }
-    if (message.type === "rematch_offer" && message.state === "offered") text = `${this.sides[message.seat]} offers a rematch.`;
-    if (message.type === "rematch_offer" && message.state === "declined") text = "Rematch declined.";
+    if (message.type === "rematch_offer" && message.state === "offered")
+      text = `${this.sides[message.seat]} offers a rematch.`;
+    if (message.type === "rematch_offer" && message.state === "declined")
+      text = "Rematch declined.";
     if (this.ratings && message.type === "over") {
-      text += " " + this.ratings.map((r) => `${r.player} ${r.before} → ${r.after}`).join(", ") + ".";
+      text +=
+        " " + this.ratings.map((r) => `${r.player} ${r.before} → ${r.after}`).join(", ") + ".";
     }
     announce(text);
   }
 
   exportRecord() {
-    const tag = (name, value) => `[${name} "${String(value).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
-    const result = !this.result ? "*" : this.result.winner === 0 ? "1-0" : this.result.winner === 1 ? "0-1" : "1/2-1/2";
+    const tag = (name, value) =>
+      `[${name} "${String(value).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
+    const result = !this.result
+      ? "*"
+      : this.result.winner === 0
+        ? "1-0"
+        : this.result.winner === 1
+          ? "0-1"
+          : "1/2-1/2";
     const lines = [
       tag("Game", this.game),
       tag("Options", JSON.stringify(this.options)),

@@ -16,13 +16,15 @@ const STATES = {
 class App {
   constructor() {
     this.main = document.getElementById("main");
-    this.name = localStorage.getItem("ubao.name") || `guest${Math.floor(1000 + Math.random() * 9000)}`;
+    this.name =
+      localStorage.getItem("ubao.name") || `guest${Math.floor(1000 + Math.random() * 9000)}`;
     localStorage.setItem("ubao.name", this.name);
     this.page = null;
     this.connect();
     document.addEventListener("click", (event) => {
       const link = event.target.closest("a[data-route]");
-      if (!link || event.defaultPrevented || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (!link || event.defaultPrevented || event.ctrlKey || event.metaKey || event.shiftKey)
+        return;
       event.preventDefault();
       this.go(link.getAttribute("href"));
     });
@@ -58,9 +60,12 @@ class App {
     if (this.page) this.page.close();
     const path = location.pathname;
     let match;
-    if ((match = /^\/game\/([A-Za-z0-9_-]+)$/.exec(path))) this.page = new GamePage(this, this.main, match[1]);
-    else if ((match = /^\/tournament\/([A-Za-z0-9_-]+)$/.exec(path))) this.page = new TournamentPage(this, this.main, match[1]);
-    else if ((match = /^\/player\/([^/]+)$/.exec(path))) this.page = new PlayerPage(this, this.main, decodeURIComponent(match[1]));
+    if ((match = /^\/game\/([A-Za-z0-9_-]+)$/.exec(path)))
+      this.page = new GamePage(this, this.main, match[1]);
+    else if ((match = /^\/tournament\/([A-Za-z0-9_-]+)$/.exec(path)))
+      this.page = new TournamentPage(this, this.main, match[1]);
+    else if ((match = /^\/player\/([^/]+)$/.exec(path)))
+      this.page = new PlayerPage(this, this.main, decodeURIComponent(match[1]));
     else this.page = new LobbyPage(this, this.main);
     document.title = "ubao";
     this.page.start();

@@ -8,7 +8,11 @@ const LOBBY_REFRESH_MS = 10000;
 const STATUS_ORDER = { waiting: 0, playing: 1, over: 2 };
 
 function select(id, values, chosen) {
-  const node = el("select", { id, name: id }, values.map(([value, text]) => el("option", { value }, text)));
+  const node = el(
+    "select",
+    { id, name: id },
+    values.map(([value, text]) => el("option", { value }, text)),
+  );
   node.value = chosen;
   return node;
 }
@@ -19,7 +23,9 @@ function field(labelText, control) {
 
 function summaryText(game) {
   const players = `${seatName(game.seats[0])} vs ${seatName(game.seats[1])}`;
-  const state = { waiting: "waiting", playing: `playing, ply ${game.ply}`, over: "over" }[game.status];
+  const state = { waiting: "waiting", playing: `playing, ply ${game.ply}`, over: "over" }[
+    game.status
+  ];
   const result = game.result ? `, ${resultText(game.result, SIDES_OF(game.game))}` : "";
   const watching = game.spectators ? `, ${game.spectators} watching` : "";
   return `${describeGame(game.game, game.options)}: ${players} (${state}${result}${watching})`;
@@ -34,7 +40,13 @@ export class LobbyPage {
   }
 
   build(root) {
-    const name = el("input", { id: "player-name", type: "text", value: this.app.name, maxlength: "64", autocomplete: "nickname" });
+    const name = el("input", {
+      id: "player-name",
+      type: "text",
+      value: this.app.name,
+      maxlength: "64",
+      autocomplete: "nickname",
+    });
     const nameForm = el("form", { class: "name-form" }, [
       el("label", { for: "player-name" }, "Your name"),
       name,
@@ -45,14 +57,52 @@ export class LobbyPage {
       this.app.rename(name.value.trim());
     });
 
-    this.game = select("new-game", GAMES.map((g) => [g, describeGame(g)]), "kalah");
-    this.pits = select("new-pits", [3, 4, 5, 6, 7, 8].map((n) => [String(n), String(n)]), "6");
-    this.seeds = select("new-seeds", [1, 2, 3, 4, 5, 6].map((n) => [String(n), String(n)]), "4");
-    this.size = select("new-size", [4, 6, 8, 10, 12, 14, 16].map((n) => [String(n), `${n}×${n}`]), "8");
-    this.opponent = select("new-opponent", [["bot", "a server bot"], ["anyone", "anyone"]], "bot");
-    this.depth = select("new-depth", [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [String(n), String(n)]), "3");
-    this.side = select("new-side", [["0", "first"], ["1", "second"]], "0");
-    this.clock = select("new-clock", Object.keys(CLOCKS).map((c) => [c, c === "none" ? "no clock" : c]), "none");
+    this.game = select(
+      "new-game",
+      GAMES.map((g) => [g, describeGame(g)]),
+      "kalah",
+    );
+    this.pits = select(
+      "new-pits",
+      [3, 4, 5, 6, 7, 8].map((n) => [String(n), String(n)]),
+      "6",
+    );
+    this.seeds = select(
+      "new-seeds",
+      [1, 2, 3, 4, 5, 6].map((n) => [String(n), String(n)]),
+      "4",
+    );
+    this.size = select(
+      "new-size",
+      [4, 6, 8, 10, 12, 14, 16].map((n) => [String(n), `${n}×${n}`]),
+      "8",
+    );
+    this.opponent = select(
+      "new-opponent",
+      [
+        ["bot", "a server bot"],
+        ["anyone", "anyone"],
+      ],
+      "bot",
+    );
+    this.depth = select(
+      "new-depth",
+      [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [String(n), String(n)]),
+      "3",
+    );
+    this.side = select(
+      "new-side",
+      [
+        ["0", "first"],
+        ["1", "second"],
+      ],
+      "0",
+    );
+    this.clock = select(
+      "new-clock",
+      Object.keys(CLOCKS).map((c) => [c, c === "none" ? "no clock" : c]),
+      "none",
+    );
     this.pitsField = field("Pits per side", this.pits);
     this.seedsField = field("Seeds per pit", this.seeds);
     this.sizeField = field("Board size", this.size);
@@ -69,7 +119,8 @@ export class LobbyPage {
       field("Clock", this.clock),
       el("button", { type: "submit" }, "Create game"),
     ]);
-    for (const control of [this.game, this.opponent]) control.addEventListener("change", () => this.fitForm());
+    for (const control of [this.game, this.opponent])
+      control.addEventListener("change", () => this.fitForm());
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.create();
@@ -83,8 +134,14 @@ export class LobbyPage {
       nameForm,
       el("div", { class: "lobby-layout" }, [
         form,
-        el("section", { "aria-labelledby": "games-title" }, [el("h2", { id: "games-title" }, "Games"), this.list]),
-        el("section", { "aria-labelledby": "tournaments-title" }, [el("h2", { id: "tournaments-title" }, "Tournaments"), this.tournaments]),
+        el("section", { "aria-labelledby": "games-title" }, [
+          el("h2", { id: "games-title" }, "Games"),
+          this.list,
+        ]),
+        el("section", { "aria-labelledby": "tournaments-title" }, [
+          el("h2", { id: "tournaments-title" }, "Tournaments"),
+          this.tournaments,
+        ]),
       ]),
     );
   }
@@ -111,7 +168,11 @@ export class LobbyPage {
 
   async refresh(subscribe) {
     try {
-      const ok = await this.app.connection.request({ type: "games", limit: 100, ...(subscribe ? { subscribe: true } : {}) });
+      const ok = await this.app.connection.request({
+        type: "games",
+        limit: 100,
+        ...(subscribe ? { subscribe: true } : {}),
+      });
       this.games = new Map(ok.games.map((game) => [game.game_id, game]));
       this.drawGames();
       const list = await this.app.connection.request({ type: "tournament_list" });
@@ -123,17 +184,22 @@ export class LobbyPage {
 
   event(message) {
     if (message.type !== "lobby") return;
-    this.games.set(message.game.game_id, { ...this.games.get(message.game.game_id), ...message.game });
+    this.games.set(message.game.game_id, {
+      ...this.games.get(message.game.game_id),
+      ...message.game,
+    });
     this.drawGames();
   }
 
   drawGames() {
     const games = [...this.games.values()].sort(
-      (a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || (b.created ?? 0) - (a.created ?? 0),
+      (a, b) =>
+        STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || (b.created ?? 0) - (a.created ?? 0),
     );
     const items = games.map((game) => {
       const text = summaryText(game);
-      const free = game.status === "waiting" && game.seats.some((seat) => seat.kind === "open" && !seat.name);
+      const free =
+        game.status === "waiting" && game.seats.some((seat) => seat.kind === "open" && !seat.name);
       const mine = tokens.get(this.app.name, game.game_id);
       const verb = mine ? "Resume" : free ? "Join" : "Watch";
       const link = el("a", { href: `/game/${game.game_id}`, "data-route": "" }, `${verb}: ${text}`);
@@ -152,7 +218,13 @@ export class LobbyPage {
 
   drawTournaments(list) {
     const items = list.map((t) =>
-      el("li", {}, [el("a", { href: `/tournament/${t.tournament_id}`, "data-route": "" }, `${t.name}: ${describeGame(t.game)} ${t.format.replace("_", " ")}, ${t.status}, ${t.entrants} entrants`)]),
+      el("li", {}, [
+        el(
+          "a",
+          { href: `/tournament/${t.tournament_id}`, "data-route": "" },
+          `${t.name}: ${describeGame(t.game)} ${t.format.replace("_", " ")}, ${t.status}, ${t.entrants} entrants`,
+        ),
+      ]),
     );
     if (!items.length) items.push(el("li", {}, "No tournaments."));
     this.tournaments.replaceChildren(...items);
@@ -171,11 +243,13 @@ export class LobbyPage {
   async create() {
     const game = this.game.value;
     const options = {};
-    if (!this.pitsField.hidden) Object.assign(options, { pits: Number(this.pits.value), seeds: Number(this.seeds.value) });
+    if (!this.pitsField.hidden)
+      Object.assign(options, { pits: Number(this.pits.value), seeds: Number(this.seeds.value) });
     if (game === "othello") options.size = Number(this.size.value);
     const mine = Number(this.side.value);
     const seats = [{ kind: "open" }, { kind: "open" }];
-    if (this.opponent.value === "bot") seats[1 - mine] = { kind: "bot", depth: Number(this.depth.value), time_ms: 1000 };
+    if (this.opponent.value === "bot")
+      seats[1 - mine] = { kind: "bot", depth: Number(this.depth.value), time_ms: 1000 };
     const command = { type: "create", game, options, seats };
     const clock = CLOCKS[this.clock.value];
     if (clock) command.clock = { initial_ms: clock[0] * 1000, increment_ms: clock[1] * 1000 };
@@ -193,14 +267,21 @@ export class TournamentPage {
     this.app = app;
     this.id = tournamentId;
     this.body = el("div", { class: "tournament" });
-    root.replaceChildren(el("h1", { id: "tournament-title" }, `Tournament ${tournamentId}`), this.body);
+    root.replaceChildren(
+      el("h1", { id: "tournament-title" }, `Tournament ${tournamentId}`),
+      this.body,
+    );
   }
 
   close() {}
 
   async start() {
     try {
-      const ok = await this.app.connection.request({ type: "tournament_show", tournament_id: this.id, subscribe: true });
+      const ok = await this.app.connection.request({
+        type: "tournament_show",
+        tournament_id: this.id,
+        subscribe: true,
+      });
       this.draw(ok.tournament);
     } catch (error) {
       announce(`Cannot show tournament ${this.id}: ${error.message}`);
@@ -212,25 +293,51 @@ export class TournamentPage {
   }
 
   event(message) {
-    if (message.type === "tournament" && message.tournament.tournament_id === this.id) this.draw(message.tournament);
+    if (message.type === "tournament" && message.tournament.tournament_id === this.id)
+      this.draw(message.tournament);
   }
 
   draw(t) {
-    document.getElementById("tournament-title").textContent = `${t.name}: ${describeGame(t.game)} ${t.format.replace("_", " ")}`;
-    const header = el("tr", {}, ["Rank", "Entrant", "Points", "Games", "Wins", "Draws", "Losses"].map((h) => el("th", { scope: "col" }, h)));
+    document.getElementById("tournament-title").textContent =
+      `${t.name}: ${describeGame(t.game)} ${t.format.replace("_", " ")}`;
+    const header = el(
+      "tr",
+      {},
+      ["Rank", "Entrant", "Points", "Games", "Wins", "Draws", "Losses"].map((h) =>
+        el("th", { scope: "col" }, h),
+      ),
+    );
     const rows = t.standings.map((line) =>
       el("tr", {}, [
         el("td", {}, String(line.rank)),
-        el("th", { scope: "row" }, [el("a", { href: `/player/${encodeURIComponent(t.entrants[line.entrant])}`, "data-route": "" }, t.entrants[line.entrant])]),
-        ...[line.points, line.games, line.wins, line.draws, line.losses].map((v) => el("td", {}, String(v))),
+        el("th", { scope: "row" }, [
+          el(
+            "a",
+            { href: `/player/${encodeURIComponent(t.entrants[line.entrant])}`, "data-route": "" },
+            t.entrants[line.entrant],
+          ),
+        ]),
+        ...[line.points, line.games, line.wins, line.draws, line.losses].map((v) =>
+          el("td", {}, String(v)),
+        ),
       ]),
     );
-    const table = el("table", {}, [el("caption", {}, `Standings: ${t.status}, round ${t.round} of ${t.rounds}`), el("thead", {}, [header]), el("tbody", {}, rows)]);
+    const table = el("table", {}, [
+      el("caption", {}, `Standings: ${t.status}, round ${t.round} of ${t.rounds}`),
+      el("thead", {}, [header]),
+      el("tbody", {}, rows),
+    ]);
     const pairings = t.pairings.map((p) => {
       const white = t.entrants[p.white];
       const black = p.black === undefined || p.black === null ? "a bye" : t.entrants[p.black];
       const text = `Round ${p.round}: ${white} vs ${black}${p.result ? ` (${p.result})` : ""}`;
-      return el("li", {}, p.game_id ? [el("a", { href: `/game/${p.game_id}`, "data-route": "" }, `Watch ${text}`)] : [text]);
+      return el(
+        "li",
+        {},
+        p.game_id
+          ? [el("a", { href: `/game/${p.game_id}`, "data-route": "" }, `Watch ${text}`)]
+          : [text],
+      );
     });
     this.body.replaceChildren(
       el("div", { class: "table-scroll" }, [table]),
@@ -266,9 +373,21 @@ export class PlayerPage {
   }
 
   draw(player) {
-    const ratings = player.ratings.map((r) => el("li", {}, `${r.pool}: ${r.rating}${r.provisional ? "?" : ""} (${r.games} games: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost)`));
+    const ratings = player.ratings.map((r) =>
+      el(
+        "li",
+        {},
+        `${r.pool}: ${r.rating}${r.provisional ? "?" : ""} (${r.games} games: ${r.wins} won, ${r.draws} drawn, ${r.losses} lost)`,
+      ),
+    );
     const recent = player.recent.map((g) =>
-      el("li", {}, [el("a", { href: `/game/${g.game_id}`, "data-route": "" }, `${g.outcome} against ${g.opponent} (${g.pool}), ${g.before} → ${g.after}`)]),
+      el("li", {}, [
+        el(
+          "a",
+          { href: `/game/${g.game_id}`, "data-route": "" },
+          `${g.outcome} against ${g.opponent} (${g.pool}), ${g.before} → ${g.after}`,
+        ),
+      ]),
     );
     if (!ratings.length) ratings.push(el("li", {}, "No rated games yet."));
     this.body.replaceChildren(
