@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import (
+    Chromium,
     Page,
     axe_source,
-    chromium,
     create_game,
     needs_chromium,
 )
@@ -24,7 +24,7 @@ from tests.support.server import Client
 from tests.support.wire import create
 from ubao.protocol import SeatSpec, Watch
 
-pytestmark = [needs_chromium, pytest.mark.timeout(180)]
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(180)]
 
 VIEWS = [(1280, 800, False), (1280, 800, True), (375, 812, False), (375, 812, True)]
 BOARDS = [
@@ -53,11 +53,12 @@ async def look(page: Page, name: str, folder: Path) -> list[str]:
     return problems
 
 
-async def test_the_lobby_and_every_board_fit_and_read_well(tmp_path: Path) -> None:
+async def test_the_lobby_and_every_board_fit_and_read_well(
+    tmp_path: Path, browser: Chromium
+) -> None:
     axe = axe_source()
     async with (
         game_server() as server,
-        chromium() as browser,
         Client.connected(server.port, "carol") as carol,
     ):
         bots = (SeatSpec.bot(1), SeatSpec.bot(1))

@@ -14,7 +14,8 @@ import pytest
 from tests.support.browser import (
     GAME_OVER,
     YOUR_TURN,
-    chromium,
+    Chromium,
+    choose,
     create_game,
     moves_shown,
     needs_chromium,
@@ -23,11 +24,11 @@ from tests.support.browser import (
 )
 from tests.support.client import game_server, kalah_create, screen, until, url_of
 
-pytestmark = [needs_chromium, pytest.mark.timeout(180)]
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(180)]
 
 
-async def test_a_kalah_game_against_a_server_bot_played_to_its_end() -> None:
-    async with game_server() as server, chromium() as browser:
+async def test_a_kalah_game_against_a_server_bot_played_to_its_end(browser: Chromium) -> None:
+    async with game_server() as server:
         page = await browser.page()
         await create_game(
             page,
@@ -48,9 +49,9 @@ async def test_a_kalah_game_against_a_server_bot_played_to_its_end() -> None:
         assert page.errors == []
 
 
-async def test_the_board_is_played_from_the_keyboard() -> None:
+async def test_the_board_is_played_from_the_keyboard(browser: Chromium) -> None:
     """A pit focused, the arrows walk the board as the player sees it, Enter plays."""
-    async with game_server() as server, chromium() as browser:
+    async with game_server() as server:
         page = await browser.page()
         await create_game(page, server.port, "Kalah", Bot_depth="1")
         await page.wait_status(YOUR_TURN)
@@ -69,8 +70,8 @@ async def test_the_board_is_played_from_the_keyboard() -> None:
         assert page.errors == []
 
 
-async def test_bao_against_a_bot_asks_the_direction_and_othello_ends() -> None:
-    async with game_server() as server, chromium() as browser:
+async def test_bao_against_a_bot_asks_the_direction_and_othello_ends(browser: Chromium) -> None:
+    async with game_server() as server:
         page = await browser.page()
         await create_game(page, server.port, "Bao", Bot_depth="1")
         await page.press("button", r"^A6, 2 seeds, nyumba|^A6, 2 seeds, legal move")
@@ -91,8 +92,8 @@ async def test_bao_against_a_bot_asks_the_direction_and_othello_ends() -> None:
         assert page.errors == []
 
 
-async def test_two_pages_play_a_whole_game_against_each_other() -> None:
-    async with game_server() as server, chromium() as browser:
+async def test_two_pages_play_a_whole_game_against_each_other(browser: Chromium) -> None:
+    async with game_server() as server:
         alice, bob = await browser.page(), await browser.page(375, 812)
         await create_game(
             alice, server.port, "Kalah", Pits_per_side="3", Seeds_per_pit="2", Opponent="anyone"
@@ -106,6 +107,7 @@ async def test_two_pages_play_a_whole_game_against_each_other() -> None:
         await bob.press("link", r"^Join: Kalah 3×2: guest\d+ \(guest\) vs \(free seat\)")
         await bob.wait_for("heading", "Kalah 3×2")
         await bob.wait_for("StaticText", "^North: bob \\(guest\\) — you")
+        await choose(bob, "Animation speed", "off")
         await alice.wait_status(YOUR_TURN)
         while True:
             for page in (alice, bob):
@@ -121,14 +123,15 @@ async def test_two_pages_play_a_whole_game_against_each_other() -> None:
         assert alice.errors == [] and bob.errors == []
 
 
-async def test_a_page_plays_a_terminal_player(tmp_path: Path) -> None:
-    async with game_server() as server, chromium() as browser:
+async def test_a_page_plays_a_terminal_player(tmp_path: Path, browser: Chromium) -> None:
+    async with game_server() as server:
         create = kalah_create(options={"pits": 3, "seeds": 2})
         async with screen(url_of(server), "tina", tmp_path / "t.json", create=create) as tina:
             await until(lambda: tina.live.game_id is not None, "tina's game")
             page = await browser.page()
             await page.goto(f"http://127.0.0.1:{server.port}/")
             await page.press("link", r"^Join: Kalah 3×2: tina \(guest\)")
+            await choose(page, "Animation speed", "off")
             while not tina.live.state.over:
                 if tina.live.state.legal and not tina.live.state.over:
                     ply = tina.live.state.ply
@@ -145,8 +148,8 @@ async def test_a_page_plays_a_terminal_player(tmp_path: Path) -> None:
         assert page.errors == []
 
 
-async def test_a_reloaded_page_gets_its_seat_back_and_keeps_a_typed_move() -> None:
-    async with game_server() as server, chromium() as browser:
+async def test_a_reloaded_page_gets_its_seat_back_and_keeps_a_typed_move(browser: Chromium) -> None:
+    async with game_server() as server:
         page = await browser.page()
         await create_game(page, server.port, "Kalah", Bot_depth="1")
         await page.wait_status(YOUR_TURN)

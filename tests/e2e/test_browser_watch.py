@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import GAME_OVER, choose, chromium, moves_shown, needs_chromium
+from tests.support.browser import GAME_OVER, Chromium, choose, moves_shown, needs_chromium
 from tests.support.client import game_server
 from tests.support.server import Client
 from tests.support.wire import create
@@ -22,13 +22,14 @@ new MutationObserver(() => heard.push(document.getElementById('status').textCont
   .observe(document.getElementById('status'), {childList: true, subtree: true});"""
 """Keeps every announcement of the page's live status region in `window.heard`."""
 
-pytestmark = [needs_chromium, pytest.mark.timeout(180)]
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(180)]
 
 
-async def test_a_bot_game_watched_from_the_lobby_to_its_end(tmp_path: Path) -> None:
+async def test_a_bot_game_watched_from_the_lobby_to_its_end(
+    tmp_path: Path, browser: Chromium
+) -> None:
     async with (
         game_server() as server,
-        chromium() as browser,
         Client.connected(server.port, "carol") as carol,
     ):
         page = await browser.page(375, 812, dark=True)
