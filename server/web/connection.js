@@ -14,6 +14,7 @@ export class Connection {
     this.waiting = new Map();
     this.socket = null;
     this.ready = null;
+    this.isOpen = false;
     this.tries = 0;
     this.onEvent = () => {};
     this.onState = () => {};
@@ -31,6 +32,7 @@ export class Connection {
         this.send({ type: "hello", proto: PROTOCOL_VERSION, name: this.name, role: "human" })
           .then((ok) => {
             this.tries = 0;
+            this.isOpen = true;
             this.account = Boolean(ok.account);
             this.onState("open");
             resolve(ok);
@@ -61,6 +63,7 @@ export class Connection {
   }
 
   closed(close, reject) {
+    this.isOpen = false;
     for (const { reject: fail } of this.waiting.values()) {
       fail({ code: "disconnected", message: "the connection dropped" });
     }

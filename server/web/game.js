@@ -53,6 +53,7 @@ export class GamePage {
     this.animation = null;
     this.pendingMove = null;
     this.sending = false;
+    this.rejoining = false;
     this.build(root);
     this.clockTimer = setInterval(() => this.drawClocks(), 250);
   }
@@ -175,6 +176,7 @@ export class GamePage {
 
   /** After a dropped connection: take the seat back (or watch again) from the last version. */
   async rejoin() {
+    this.rejoining = true;
     try {
       if (this.token) {
         await this.app.connection.request({
@@ -187,9 +189,12 @@ export class GamePage {
         await this.app.connection.request({ type: "watch", game_id: this.gameId, since_v: this.v });
       }
       announce("Connected again.");
-      if (this.pendingMove) this.play(this.pendingMove);
+      // The missed events come after the `ok`: the pending move goes once they are applied.
+      setTimeout(() => this.event({ type: "retry" }), 200);
     } catch (error) {
       announce(`Cannot open game ${this.gameId} again: ${error.message}`);
+    } finally {
+      this.rejoining = false;
     }
   }
 
@@ -239,12 +244,15 @@ export class GamePage {
       case "rematch_offer":
         this.rematchOffer(message);
         break;
+      case "retry":
+        break;
       default:
         return;
     }
     if (message.v !== undefined) this.v = Math.max(this.v, message.v);
     this.redraw();
-    this.announceState(message);
+    if (message.type !== "retry") this.announceState(message);
+    if (this.pendingMove && this.myTurn() && !this.sending) this.play(this.pendingMove);
   }
 
   async snapshot(message) {
@@ -624,9 +632,13 @@ export class GamePage {
       return;
     }
     if (this.sending) return;
-    this.sending = true;
     this.pendingMove = move;
     this.moveInput.value = move;
+    if (!this.app.connection.isOpen || this.rejoining) {
+      announce("Not connected: the move is sent when the connection is back.");
+      return;
+    }
+    this.sending = true;
     try {
       await this.app.connection.request({
         type: "move",
@@ -645,6 +657,10 @@ export class GamePage {
         return;
       }
       this.pendingMove = null;
+      if (error.code === "stale_ply") {
+        this.moveInput.value = ""; // it was played before the connection dropped
+        return;
+      }
       announce(`Refused: ${error.message}`);
     } finally {
       this.sending = false;

@@ -22,7 +22,7 @@ from tests.support.browser import (
     play_one,
     play_to_end,
 )
-from tests.support.client import game_server, kalah_create, screen, until, url_of
+from tests.support.client import Proxy, game_server, kalah_create, screen, until, url_of
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(180)]
 
@@ -148,20 +148,35 @@ async def test_a_page_plays_a_terminal_player(tmp_path: Path, browser: Chromium)
         assert page.errors == []
 
 
-async def test_a_reloaded_page_gets_its_seat_back_and_keeps_a_typed_move(browser: Chromium) -> None:
+async def test_a_page_keeps_its_seat_and_typed_move_through_a_drop_and_a_reload(
+    browser: Chromium,
+) -> None:
     async with game_server() as server:
-        page = await browser.page()
-        await create_game(page, server.port, "Kalah", Bot_depth="1")
-        await page.wait_status(YOUR_TURN)
-        await play_one(page)
-        await page.wait_status(YOUR_TURN)
-        await page.goto(await page.evaluate("location.href"))  # the reload
-        await page.wait_status(YOUR_TURN)
-        assert await moves_shown(page) >= 2
-        assert await page.find_all("button", "^Resign$")
-        await page.focus("textbox", "^Move$")
-        await page.type("9")  # no such pit: refused, and the typed move stays to be corrected
-        await page.key("Enter")
-        await page.wait_status("Refused: ")
-        assert await page.evaluate("document.getElementById('move-input').value") == "9"
+        proxy = Proxy(server.port)
+        await proxy.start()
+        try:
+            page = await browser.page()
+            await create_game(page, proxy.port, "Kalah", Bot_depth="1")
+            await page.wait_status(YOUR_TURN)
+            name, _ = await page.wait_for("button", r"^pit \d, 4 seeds, legal move$")
+            proxy.cut()  # the network drops: the page tries again and again
+            await page.wait_for("StaticText", "^Connection lost")
+            await page.focus("textbox", "^Move$")
+            await page.type(name.split(",")[0].removeprefix("pit "))
+            await page.key("Enter")
+            await page.wait_status("Not connected: the move is sent when the connection is back")
+            proxy.restore()
+            await page.wait_for("button", r"^1\. South \d$")  # sent once the seat was back
+            assert await page.evaluate("document.getElementById('move-input').value") == ""
+            await page.goto(await page.evaluate("location.href"))  # the reload
+            await page.wait_status(YOUR_TURN)  # the reloaded page resumed its seat
+            assert await moves_shown(page) >= 2
+            assert await page.find_all("button", "^Resign$")
+            await page.focus("textbox", "^Move$")
+            await page.type("9")  # no such pit: refused, and the typed move stays to be fixed
+            await page.key("Enter")
+            await page.wait_status("Refused: ")
+            assert await page.evaluate("document.getElementById('move-input').value") == "9"
+        finally:
+            await proxy.close()
         assert page.errors == []
