@@ -316,6 +316,7 @@ export class TournamentPage {
             { href: `/player/${encodeURIComponent(t.entrants[line.entrant])}`, "data-route": "" },
             t.entrants[line.entrant],
           ),
+          t.kinds[line.entrant] === "account" ? "" : ` (${t.kinds[line.entrant]})`,
         ]),
         ...[line.points, line.games, line.wins, line.draws, line.losses].map((v) =>
           el("td", {}, String(v)),

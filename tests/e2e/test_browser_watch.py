@@ -15,7 +15,7 @@ from tests.support.client import game_server
 from tests.support.server import Client
 from tests.support.wire import create
 from ubao.client.record import parse_record
-from ubao.protocol import SeatSpec, Snapshot, Watch
+from ubao.protocol import SeatSpec, Snapshot, TournamentJoin, TournamentNew, TournamentStart, Watch
 
 HEAR = """window.heard = [];
 new MutationObserver(() => heard.push(document.getElementById('status').textContent))
@@ -83,4 +83,26 @@ async def test_a_bot_game_watched_from_the_lobby_to_its_end(
         record = parse_record(files[0].read_text())
         assert record.game == "kalah" and list(record.moves) == list(snapshot.history)
         assert re.fullmatch(r"ubao-engine \(depth 1\)", record.tags["South"])
+        assert page.errors == []
+
+
+async def test_a_tournament_followed_to_its_end_and_a_players_page(browser: Chromium) -> None:
+    async with game_server() as server, Client.connected(server.port, "tess") as tess:
+        new = TournamentNew(id=0, name="depths", game="kalah", options={"pits": 3, "seeds": 2})
+        tid = (await tess.ok(new)).tournament_id
+        assert tid is not None
+        for depth in (1, 2):
+            await tess.ok(TournamentJoin(id=0, tournament_id=tid, bot=SeatSpec.bot(depth)))
+        page = await browser.page(375, 812)
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await page.press("link", r"^depths: Kalah round robin, open, 2 entrants$")
+        await page.wait_for("table", "^Standings: open")
+        await tess.ok(TournamentStart(id=0, tournament_id=tid))
+        await page.wait_for("table", "^Standings: finished, round 1 of 1$")  # followed live
+        assert await page.find_all("rowheader", r"^bot-d2 \(bot depth 2\)$")
+        await page.press("link", r"^Watch Round 1: .* vs .* \((1-0|0-1|½-½)\)$")
+        await page.wait_status(GAME_OVER)
+        await page.goto(f"http://127.0.0.1:{server.port}/player/tess")
+        await page.wait_for("heading", "^Player tess$")
+        await page.wait_for("StaticText", "^No rated games yet.$")
         assert page.errors == []
