@@ -448,7 +448,8 @@ export class GamePage {
       this.sideLines.replaceChildren();
       return;
     }
-    const lines = [0, 1].map((side) => {
+    const order = (this.seat ?? 0) === 0 ? [1, 0] : [0, 1]; // as the board: the far side first
+    const lines = order.map((side) => {
       const nyumba = model.owned[side] ? `nyumba ${side === 0 ? "A5" : "a5"} owned` : "nyumba lost";
       return el("p", {}, `${this.sides[side]}: stock ${model.stock[side]}, ${nyumba}`);
     });

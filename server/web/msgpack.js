@@ -29,7 +29,7 @@ function put(value, out) {
   if (value === null || value === undefined) out.push(0xc0);
   else if (value === false) out.push(0xc2);
   else if (value === true) out.push(0xc3);
-  else if (typeof value === "number" && Number.isInteger(value)) putInteger(value, out);
+  else if (typeof value === "number" && Number.isSafeInteger(value)) putInteger(value, out);
   else if (typeof value === "number") {
     const view = new DataView(new ArrayBuffer(8));
     view.setFloat64(0, value);
@@ -60,6 +60,9 @@ function putInteger(value, out) {
     else if (value < 0x100000000) putUint(out, 0xce, value, 4);
     else putUint(out, 0xcf, value, 8);
   } else if (value >= -32) out.push(value & 0xff);
+  else if (value >= -0x80) putUint(out, 0xd0, value & 0xff, 1);
+  else if (value >= -0x8000) putUint(out, 0xd1, value & 0xffff, 2);
+  else if (value >= -0x80000000) putUint(out, 0xd2, value >>> 0, 4);
   else putUint(out, 0xd3, BigInt.asUintN(64, BigInt(value)), 8);
 }
 
