@@ -27,18 +27,21 @@ from ubao.protocol import SeatSpec, Watch
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(180)]
 
 VIEWS = [(1280, 800, False), (1280, 800, True), (375, 812, False), (375, 812, True)]
+PHONE = [(375, 812, False)]
 BOARDS = [
-    ("Kalah", {"Bot_depth": "1"}),
-    ("Bao", {"Bot_depth": "1"}),
-    ("Othello 8×8", {"Bot_depth": "1"}),
-    ("Othello 8×8", {"Board_size": "16×16", "Bot_depth": "1"}),
+    ("Kalah", {"Bot_depth": "1"}, VIEWS),
+    ("Bao", {"Bot_depth": "1"}, VIEWS),
+    ("Othello 8×8", {"Bot_depth": "1"}, VIEWS),
+    ("Othello 8×8", {"Board_size": "16×16", "Bot_depth": "1"}, PHONE),  # the largest, narrowest
 ]
 
 
-async def look(page: Page, name: str, folder: Path) -> list[str]:
-    """Screenshots of the page in every view; what looks wrong in any of them."""
+async def look(
+    page: Page, name: str, folder: Path, views: list[tuple[int, int, bool]] = VIEWS
+) -> list[str]:
+    """Screenshots of the page in `views`; what looks wrong in any of them."""
     problems = []
-    for width, height, dark in VIEWS:
+    for width, height, dark in views:
         await page.size(width, height, dark)
         await asyncio.sleep(0.1)  # a frame to lay out again
         shot = folder / f"{name}-{width}x{height}-{'dark' if dark else 'light'}.png"
@@ -69,10 +72,11 @@ async def test_the_lobby_and_every_board_fit_and_read_well(
         await page.wait_for("link", r"^Watch: Kalah 3×2: .*, 1 watching\)$")  # carol's count
         problems = await look(page, "lobby", tmp_path)
         violations = await page.axe(axe) if axe else []
-        for number, (game, choices) in enumerate(BOARDS):
+        for number, (game, choices, views) in enumerate(BOARDS):
             await create_game(page, server.port, game, **choices)
             await page.wait_status("Your turn")
-            problems += await look(page, f"board{number}-{game.split()[0].lower()}", tmp_path)
+            name = f"board{number}-{game.split()[0].lower()}"
+            problems += await look(page, name, tmp_path, views)
             if axe:
                 violations += await page.axe(axe)
         assert problems == []
