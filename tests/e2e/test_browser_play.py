@@ -45,7 +45,10 @@ async def test_a_kalah_game_against_a_server_bot_played_to_its_end(browser: Chro
         assert re.search(
             r"Game over: (South wins|North wins|no winner) \(normal\) \d+ to \d+", text
         )
-        assert await page.find_all("button", "^Rematch$")
+        first = await page.evaluate("location.pathname")
+        await page.press("button", "^Rematch$")  # the bot accepts at once: its new game opens
+        await page.wait_for("StaticText", r"^North: guest\d+ \(guest\) — you")  # swapped
+        assert await page.evaluate("location.pathname") != first
         assert page.errors == []
 
 
@@ -53,8 +56,9 @@ async def test_the_board_is_played_from_the_keyboard(browser: Chromium) -> None:
     """A pit focused, the arrows walk the board as the player sees it, Enter plays."""
     async with game_server() as server:
         page = await browser.page()
-        await create_game(page, server.port, "Kalah", Bot_depth="1")
+        await create_game(page, server.port, "Kalah", Bot_depth="1", Clock="3+2")
         await page.wait_status(YOUR_TURN)
+        assert len(await page.find_all("StaticText", "^3:00$")) == 2  # both clocks
         await page.focus("button", r"^pit 1, 4 seeds, legal move$")
         for key, name in [
             ("ArrowRight", "pit 2, 4 seeds, legal move"),
@@ -67,6 +71,9 @@ async def test_the_board_is_played_from_the_keyboard(browser: Chromium) -> None:
         await page.key("Enter")
         await page.wait_for("button", r"^1\. South 3$")
         await page.wait_status(YOUR_TURN)  # 4 seeds from pit 3 end in the store: again
+        await page.press("button", "^Take back$")  # the bot grants it at once
+        await page.wait_status(r"^Move taken back\. Your turn")
+        assert await moves_shown(page) == 0
         assert page.errors == []
 
 
@@ -108,6 +115,12 @@ async def test_two_pages_play_a_whole_game_against_each_other(browser: Chromium)
         await bob.wait_for("heading", "Kalah 3×2")
         await bob.wait_for("StaticText", "^North: bob \\(guest\\) — you")
         await choose(bob, "Animation speed", "off")
+        heights = """['S1', 'N1'].map((label) =>
+            document.querySelector(`[data-hole="${label}"]`).getBoundingClientRect().top)"""
+        south, north = await bob.evaluate(heights)
+        assert north > south  # North sees the board turned: its own row at the bottom
+        south, north = await alice.evaluate(heights)
+        assert south > north
         await alice.wait_status(YOUR_TURN)
         while True:
             for page in (alice, bob):
