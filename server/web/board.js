@@ -4,7 +4,7 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const UNIT = 60;
-export const SIDE_LETTERS = "SN";
+const SIDE_LETTERS = "SN";
 
 export function familyOf(game) {
   if (game === "bao") return "bao";
@@ -75,7 +75,7 @@ export function moveHole(family, move, mover) {
 }
 
 /** The holes as the viewer sees them, top row first (the viewer's side at the bottom). */
-export function gridOf(model, viewer) {
+function gridOf(model, viewer) {
   if (model.family === "mancala") {
     const row = (side) =>
       Array.from({ length: model.pits }, (_, i) => `${SIDE_LETTERS[side]}${i + 1}`);
@@ -110,7 +110,7 @@ function seeds(count) {
 const DISC_NAMES = { X: "black", O: "white", ".": "empty" };
 
 /** What a hole's control is called: where it is and what it holds, in the game's notation. */
-export function holeName(model, label, seat, sides, marks) {
+function holeName(model, label, seat, sides, marks) {
   const family = model.family;
   const value = model.values.get(label);
   const parts = [];

@@ -17,7 +17,7 @@ export function announce(text) {
   if (region) region.textContent = text;
 }
 
-export function SIDES_OF(game) {
+export function sidesOf(game) {
   return game === "othello" ? ["Black", "White"] : ["South", "North"];
 }
 

@@ -2,39 +2,11 @@
 // order, each move animated step by step from the path the server's rules give.
 
 import { BoardView, familyOf, framesOf, modelOf, moveHole } from "./board.js";
-import { SIDES_OF, announce, describeGame, el, resultText, seatName, tokens } from "./common.js";
+import { MoveChoice } from "./choice.js";
+import { clockText, infoText, recordText, replay } from "./record.js";
+import { sidesOf, announce, describeGame, el, resultText, seatName, tokens } from "./common.js";
 
 const SPEEDS = { slow: 450, normal: 180, fast: 60, off: 0 };
-
-/** The rules' answer for `moves` from `start` (null: the game's first position). */
-async function replay(game, options, start, moves) {
-  const query = new URLSearchParams({
-    game,
-    options: JSON.stringify(options),
-    moves: moves.join(" "),
-  });
-  if (start !== null) query.set("start", start);
-  const response = await fetch(`/api/replay?${query}`);
-  if (!response.ok) throw new Error(await response.text());
-  return response.json();
-}
-
-function clockText(ms) {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
-}
-
-function infoText(info) {
-  if (!info) return "";
-  const score =
-    info.mate != null
-      ? `mate in ${Math.abs(info.mate)}`
-      : `score ${info.score > 0 ? "+" : ""}${info.score}`;
-  const line = info.pv && info.pv.length ? `, line ${info.pv.join(" ")}` : "";
-  const comment = info.comment ? `, “${info.comment}”` : "";
-  return `depth ${info.depth}, ${score}${line}, ${info.nodes} nodes in ${info.time_ms} ms${comment}`;
-}
 
 export class GamePage {
   constructor(app, root, gameId) {
@@ -65,6 +37,11 @@ export class GamePage {
     this.handLine = el("p", { class: "hand", "aria-hidden": "true" });
     this.sideLines = el("div", { class: "side-lines" });
     this.choiceBox = el("div", { class: "choice", hidden: "" });
+    this.choice = new MoveChoice(
+      this.choiceBox,
+      (move) => this.play(move),
+      () => this.board?.focus(),
+    );
     this.moveInput = el("input", {
       id: "move-input",
       type: "text",
@@ -259,7 +236,7 @@ export class GamePage {
     this.game = message.game;
     this.options = message.options;
     this.family = familyOf(message.game);
-    this.sides = SIDES_OF(message.game);
+    this.sides = sidesOf(message.game);
     this.status = message.status;
     this.seats = message.seats;
     this.history = [...message.history];
@@ -510,6 +487,10 @@ export class GamePage {
           ),
         );
       }
+      const holeless = this.myTurn()
+        ? this.legal.filter((move) => moveHole(this.family, move, this.seat) === null)
+        : [];
+      for (const move of holeless) buttons.push(this.button(`Play ${move}`, () => this.play(move)));
       buttons.push(this.button("Resign", () => this.command({ type: "resign" })));
     }
     if (this.seat !== null && this.status === "waiting")
@@ -580,50 +561,7 @@ export class GamePage {
       announce(`${hole} is not a legal move.`);
       return;
     }
-    this.choose(moves);
-  }
-
-  /** Narrow `moves` (all from one hole) by asking: first the direction, then the safari. */
-  choose(moves) {
-    if (moves.length === 1) {
-      this.hideChoice();
-      this.play(moves[0]);
-      return;
-    }
-    const direction = (move) => (/[LR]\+?$/i.exec(move) || [""])[0].replace("+", "").toUpperCase();
-    const directions = [...new Set(moves.map(direction))];
-    if (directions.length > 1) {
-      const names = { L: "Sow to the left", R: "Sow to the right" };
-      this.ask(
-        "Which way?",
-        directions.map((d) => [names[d] || d, moves.filter((move) => direction(move) === d)]),
-      );
-      return;
-    }
-    const safari = moves.filter((move) => move.endsWith("+"));
-    this.ask("Go on safari from the nyumba?", [
-      ["Yes, go on safari", safari],
-      ["No, stop at the nyumba", moves.filter((move) => !move.endsWith("+"))],
-    ]);
-  }
-
-  ask(question, options) {
-    const legend = el("p", { id: "choice-question" }, question);
-    const buttons = options.map(([text, moves]) => this.button(text, () => this.choose(moves)));
-    buttons.push(this.button("Cancel", () => this.hideChoice(true)));
-    this.choiceBox.replaceChildren(
-      legend,
-      el("div", { role: "group", "aria-labelledby": "choice-question" }, buttons),
-    );
-    this.choiceBox.hidden = false;
-    announce(question);
-    buttons[0].focus();
-  }
-
-  hideChoice(refocus = false) {
-    this.choiceBox.hidden = true;
-    this.choiceBox.replaceChildren();
-    if (refocus && this.board) this.board.focus();
+    this.choice.offer(moves);
   }
 
   async play(move) {
@@ -701,29 +639,14 @@ export class GamePage {
   }
 
   exportRecord() {
-    const tag = (name, value) =>
-      `[${name} "${String(value).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
-    const result = !this.result
-      ? "*"
-      : this.result.winner === 0
-        ? "1-0"
-        : this.result.winner === 1
-          ? "0-1"
-          : "1/2-1/2";
-    const lines = [
-      tag("Game", this.game),
-      tag("Options", JSON.stringify(this.options)),
-      tag(this.sides[0], seatName(this.seats[0])),
-      tag(this.sides[1], seatName(this.seats[1])),
-      tag("Result", result),
-    ];
-    const words = [];
-    this.history.forEach((move, index) => {
-      if (index % 2 === 0) words.push(`${index / 2 + 1}.`);
-      words.push(move);
-    });
-    words.push(result);
-    const text = `${lines.join("\n")}\n\n${words.join(" ")}\n`;
+    const text = recordText(
+      this.game,
+      this.options,
+      this.sides,
+      this.seats,
+      this.history,
+      this.result,
+    );
     this.exportLink.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
     this.exportLink.download = `${this.game}-${this.gameId}.txt`;
   }

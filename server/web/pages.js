@@ -1,6 +1,6 @@
 // The lobby (games, a new game, tournaments), a tournament's page and a player's page.
 
-import { announce, describeGame, el, resultText, seatName, SIDES_OF, tokens } from "./common.js";
+import { announce, describeGame, el, resultText, seatName, sidesOf, tokens } from "./common.js";
 
 const GAMES = ["kalah", "egyptian", "ethiopian", "bao", "othello"];
 const CLOCKS = { none: null, "1+0": [60, 0], "3+2": [180, 2], "5+3": [300, 3], "10+5": [600, 5] };
@@ -26,7 +26,7 @@ function summaryText(game) {
   const state = { waiting: "waiting", playing: `playing, ply ${game.ply}`, over: "over" }[
     game.status
   ];
-  const result = game.result ? `, ${resultText(game.result, SIDES_OF(game.game))}` : "";
+  const result = game.result ? `, ${resultText(game.result, sidesOf(game.game))}` : "";
   const watching = game.spectators ? `, ${game.spectators} watching` : "";
   return `${describeGame(game.game, game.options)}: ${players} (${state}${result}${watching})`;
 }

@@ -376,7 +376,7 @@ async def play_one(page: Page) -> str:
     """Press the first legal hole (answering a direction or safari question with its first
     answer); its name. Returns once the move is in the move list."""
     before = await moves_shown(page)
-    name = await page.press("button", "legal move$|legal move, ")
+    name = await page.press("button", "legal move$|legal move, |^Play pass$")
     while await page.find_all("button", "^Sow to the|^Yes, go"):
         await page.press("button", "^Sow to the|^Yes, go")
     loop = asyncio.get_running_loop()
@@ -394,7 +394,7 @@ async def play_to_end(page: Page, most: int = 400) -> str:
         text = await page.wait_status(f"{GAME_OVER}|{YOUR_TURN}")
         if re.search(GAME_OVER, text):
             return text
-        if await page.find_all("button", "legal move"):
+        if await page.find_all("button", "legal move|^Play pass$"):
             await play_one(page)
         else:
             await asyncio.sleep(0.05)
