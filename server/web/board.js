@@ -212,22 +212,27 @@ export class BoardView {
         }),
       );
     } else {
-      const margin = 22;
+      // Coordinates grow with the board, so that they stay readable where it is shrunk most.
+      const large = columns > 8;
+      const margin = large ? 36 : 22;
       const size = columns * UNIT;
+      const kind = `coordinate${large ? " large" : ""}`;
       this.svg.setAttribute("viewBox", `0 0 ${size + margin + 4} ${size + margin + 4}`);
       element("rect", { class: "felt", x: margin, y: margin, width: size, height: size }, this.svg);
       for (let c = 0; c < columns; c++) {
+        const x = margin + (c + 0.5) * UNIT;
         const letter = element(
           "text",
-          { class: "coordinate", x: margin + (c + 0.5) * UNIT, y: 16, "aria-hidden": "true" },
+          { class: kind, x, y: margin - 8, "aria-hidden": "true" },
           this.svg,
         );
         letter.textContent = "abcdefghijklmnop"[c];
       }
       for (let r = 0; r < rows; r++) {
+        const y = margin + (r + 0.5) * UNIT + (large ? 8 : 5);
         const number = element(
           "text",
-          { class: "coordinate", x: 10, y: margin + (r + 0.5) * UNIT + 5, "aria-hidden": "true" },
+          { class: kind, x: margin / 2, y, "aria-hidden": "true" },
           this.svg,
         );
         number.textContent = String(r + 1);
