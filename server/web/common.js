@@ -69,3 +69,24 @@ export const tokens = {
     localStorage.setItem("ubao.tokens", JSON.stringify(all));
   },
 };
+
+/** Account keys, kept per player name in the browser as the terminal keeps them in its keys
+ * file: the page says `hello` with the key of the name it plays under. */
+export const keys = {
+  all() {
+    try {
+      return JSON.parse(localStorage.getItem("ubao.keys") || "{}");
+    } catch {
+      return {};
+    }
+  },
+  get(name) {
+    return this.all()[tokens.key(name)] ?? null;
+  },
+  put(name, key) {
+    const all = this.all();
+    if (key) all[tokens.key(name)] = key;
+    else delete all[tokens.key(name)];
+    localStorage.setItem("ubao.keys", JSON.stringify(all));
+  },
+};

@@ -7,8 +7,9 @@ const PROTOCOL_VERSION = 1;
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
 export class Connection {
-  constructor(name) {
+  constructor(name, key) {
     this.name = name;
+    this.key = key;
     this.account = false;
     this.nextId = 1;
     this.waiting = new Map();
@@ -29,7 +30,9 @@ export class Connection {
       socket.binaryType = "arraybuffer";
       this.socket = socket;
       socket.onopen = () => {
-        this.send({ type: "hello", proto: PROTOCOL_VERSION, name: this.name, role: "human" })
+        const hello = { type: "hello", proto: PROTOCOL_VERSION, name: this.name, role: "human" };
+        if (this.key) hello.key = this.key;
+        this.send(hello)
           .then((ok) => {
             this.tries = 0;
             this.isOpen = true;

@@ -446,9 +446,21 @@ export class GamePage {
       const clock = el("span", { class: "clock", "data-seat": String(seat) });
       const you = seat === this.seat ? " — you" : "";
       const gone = this.seats[seat].name && !this.seats[seat].connected ? " (away)" : "";
+      const info = this.seats[seat];
+      const who = info.account // an account's name leads to its page (ratings, rated games)
+        ? [
+            `${this.sides[seat]}: `,
+            el(
+              "a",
+              { href: `/player/${encodeURIComponent(info.name)}`, "data-route": "" },
+              info.name,
+            ),
+            `${you}${gone} `,
+          ]
+        : [`${this.sides[seat]}: ${seatName(info)}${you}${gone} `];
       return el("p", { class: `seat${moving ? " moving" : ""}` }, [
         el("span", { class: "mover-mark", "aria-hidden": "true" }, moving ? "▶ " : ""),
-        `${this.sides[seat]}: ${seatName(this.seats[seat])}${you}${gone} `,
+        ...who,
         clock,
       ]);
     });

@@ -1,7 +1,7 @@
 // The page's entry: the name it plays under, its one connection, and its routes (the lobby,
 // a game, a tournament, a player), followed without reloading the page.
 
-import { announce } from "./common.js";
+import { announce, keys } from "./common.js";
 import { Connection } from "./connection.js";
 import { GamePage } from "./game.js";
 import { LobbyPage, PlayerPage, TournamentPage } from "./pages.js";
@@ -33,7 +33,7 @@ class App {
   }
 
   connect() {
-    this.connection = new Connection(this.name);
+    this.connection = new Connection(this.name, keys.get(this.name));
     this.connection.onEvent = (message) => this.page && this.page.event(message);
     this.connection.onState = (state) => {
       document.getElementById("connection").textContent = STATES[state] || "";
@@ -42,8 +42,11 @@ class App {
     this.connection.open().catch((error) => announce(`Cannot connect: ${error.message}`));
   }
 
-  rename(name) {
-    if (!name || name === this.name) return;
+  /** Play under `name` (with its account `key`, if given; blank keeps the stored one). */
+  rename(name, key = "") {
+    if (!name) return;
+    if (key) keys.put(name, key);
+    if (name === this.name && !key) return;
     this.name = name;
     localStorage.setItem("ubao.name", name);
     this.connection.shut();

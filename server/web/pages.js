@@ -47,14 +47,26 @@ export class LobbyPage {
       maxlength: "64",
       autocomplete: "nickname",
     });
+    const key = el("input", {
+      id: "account-key",
+      type: "password",
+      autocomplete: "current-password",
+      maxlength: "128",
+    });
+    const claim = el("button", { type: "button" }, "Claim this name");
+    claim.addEventListener("click", () => this.claim());
     const nameForm = el("form", { class: "name-form" }, [
       el("label", { for: "player-name" }, "Your name"),
       name,
+      el("label", { for: "account-key" }, "Account key"),
+      key,
       el("button", { type: "submit" }, "Use this name"),
+      claim,
+      (this.accountLine = el("p", { class: "help" })),
     ]);
     nameForm.addEventListener("submit", (event) => {
       event.preventDefault();
-      this.app.rename(name.value.trim());
+      this.app.rename(name.value.trim(), key.value);
     });
 
     this.game = select(
@@ -98,6 +110,7 @@ export class LobbyPage {
       ],
       "0",
     );
+    this.rated = el("input", { id: "new-rated", type: "checkbox" });
     this.clock = select(
       "new-clock",
       Object.keys(CLOCKS).map((c) => [c, c === "none" ? "no clock" : c]),
@@ -117,6 +130,7 @@ export class LobbyPage {
       this.depthField,
       field("You play", this.side),
       field("Clock", this.clock),
+      field("Rated (two accounts)", this.rated),
       el("button", { type: "submit" }, "Create game"),
     ]);
     for (const control of [this.game, this.opponent])
@@ -168,6 +182,9 @@ export class LobbyPage {
 
   async refresh(subscribe) {
     try {
+      await this.app.connection.ready;
+      const account = this.app.connection.account ? "an account (its key kept here)" : "a guest";
+      this.accountLine.textContent = `You play as ${this.app.name}, ${account}.`;
       const ok = await this.app.connection.request({
         type: "games",
         limit: 100,
@@ -240,6 +257,17 @@ export class LobbyPage {
     }
   }
 
+  /** Make the name this page plays under an account; its key is kept in this browser. */
+  async claim() {
+    try {
+      const ok = await this.app.connection.request({ type: "claim", name: this.app.name });
+      this.app.rename(ok.name, ok.key);
+      announce(`${ok.name} is your account now; its key is kept in this browser.`);
+    } catch (error) {
+      announce(`Refused: ${error.message}`);
+    }
+  }
+
   async create() {
     const game = this.game.value;
     const options = {};
@@ -251,6 +279,7 @@ export class LobbyPage {
     if (this.opponent.value === "bot")
       seats[1 - mine] = { kind: "bot", depth: Number(this.depth.value), time_ms: 1000 };
     const command = { type: "create", game, options, seats };
+    if (this.rated.checked) command.rated = true;
     const clock = CLOCKS[this.clock.value];
     if (clock) command.clock = { initial_ms: clock[0] * 1000, increment_ms: clock[1] * 1000 };
     try {

@@ -16,6 +16,7 @@ from tests.support.browser import (
     YOUR_TURN,
     Chromium,
     choose,
+    claim_name,
     create_game,
     moves_shown,
     needs_chromium,
@@ -99,21 +100,25 @@ async def test_bao_against_a_bot_asks_the_direction_and_othello_ends(browser: Ch
         assert page.errors == []
 
 
-async def test_two_pages_play_a_whole_game_against_each_other(browser: Chromium) -> None:
+async def test_two_pages_of_two_accounts_play_a_rated_game(browser: Chromium) -> None:
     async with game_server() as server:
         alice, bob = await browser.page(), await browser.page(375, 812)
+        await claim_name(alice, server.port, "alice")
+        await claim_name(bob, server.port, "bob")
         await create_game(
-            alice, server.port, "Kalah", Pits_per_side="3", Seeds_per_pit="2", Opponent="anyone"
+            alice,
+            server.port,
+            "Kalah",
+            ticked=("^Rated",),
+            Pits_per_side="3",
+            Seeds_per_pit="2",
+            Opponent="anyone",
         )
         await alice.wait_status("Waiting for a player")
         await bob.goto(f"http://127.0.0.1:{server.port}/")
-        await bob.focus("textbox", "^Your name$")
-        await bob.evaluate("document.activeElement.select()")
-        await bob.type("bob")
-        await bob.press("button", "^Use this name$")
-        await bob.press("link", r"^Join: Kalah 3×2: guest\d+ \(guest\) vs \(free seat\)")
+        await bob.press("link", r"^Join: Kalah 3×2: alice vs \(free seat\)")
         await bob.wait_for("heading", "Kalah 3×2")
-        await bob.wait_for("StaticText", "^North: bob \\(guest\\) — you")
+        await bob.wait_for("link", "^bob$")  # an account's name leads to its page
         await choose(bob, "Animation speed", "off")
         heights = """['S1', 'N1'].map((label) =>
             document.querySelector(`[data-hole="${label}"]`).getBoundingClientRect().top)"""
@@ -132,7 +137,11 @@ async def test_two_pages_play_a_whole_game_against_each_other(browser: Chromium)
             if all(re.search(GAME_OVER, text) for text in texts):
                 break
         assert texts[0] == texts[1]
+        assert re.search(r"alice 1500 → \d+, bob 1500 → \d+\.$", texts[0])  # rated
         assert await moves_shown(alice) == await moves_shown(bob)
+        await bob.press("link", "^alice$")
+        await bob.wait_for("heading", "^Player alice$")
+        await bob.wait_for("StaticText", r"^kalah/untimed: \d+\? \(1 games")
         assert alice.errors == [] and bob.errors == []
 
 

@@ -354,14 +354,36 @@ async def choose(page: Page, label: str, option: str) -> None:
     )
 
 
-async def create_game(page: Page, port: int, game: str, speed: str = "off", **choices: str) -> None:
-    """From the lobby, the new-game form filled in (`choices`: label -> option) and sent; the
-    game's page then shows moves at `speed` (the tests that do not look at the animation
-    skip it)."""
+async def claim_name(page: Page, port: int, name: str) -> None:
+    """In the lobby, play under `name` and claim it: an account, its key kept in the page."""
+    await page.goto(f"http://127.0.0.1:{port}/")
+    await page.focus("textbox", "^Your name$")
+    await page.evaluate("document.activeElement.select()")
+    await page.type(name)
+    await page.press("button", "^Use this name$")
+    await page.wait_for("StaticText", f"^You play as {name}, a guest")
+    await page.press("button", "^Claim this name$")
+    await page.wait_status(f"^{name} is your account now")
+    await page.wait_for("StaticText", f"^You play as {name}, an account")
+
+
+async def create_game(
+    page: Page,
+    port: int,
+    game: str,
+    speed: str = "off",
+    ticked: tuple[str, ...] = (),
+    **choices: str,
+) -> None:
+    """From the lobby, the new-game form filled in (`choices`: label -> option; the check
+    boxes named in `ticked`) and sent; the game's page then shows moves at `speed` (the tests
+    that do not look at the animation skip it)."""
     await page.goto(f"http://127.0.0.1:{port}/")
     await choose(page, "Game", game)
     for label, option in choices.items():
         await choose(page, label.replace("_", " "), option)
+    for label in ticked:
+        await page.press("checkbox", label)
     await page.press("button", "^Create game$")
     await page.wait_for("group", "board")
     await choose(page, "Animation speed", speed)
