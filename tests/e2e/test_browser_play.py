@@ -109,7 +109,7 @@ async def test_two_pages_of_two_accounts_play_a_rated_game(browser: Chromium) ->
             alice,
             server.port,
             "Kalah",
-            ticked=("^Rated",),
+            tick="^Rated",
             Pits_per_side="3",
             Seeds_per_pit="2",
             Opponent="anyone",
