@@ -3,7 +3,7 @@
 
 import { BoardView, familyOf, framesOf, modelOf, moveHole } from "./board.js";
 import { MoveChoice } from "./choice.js";
-import { clockText, infoText, recordText, replay } from "./record.js";
+import { boardsOf, clockText, infoText, recordText, replay } from "./record.js";
 import { sidesOf, announce, describeGame, el, resultText, seatName, tokens } from "./common.js";
 
 const SPEEDS = { slow: 450, normal: 180, fast: 60, off: 0 };
@@ -248,11 +248,9 @@ export class GamePage {
     this.rematchSeat = message.rematch ?? null;
     this.rated = Boolean(message.rated);
     this.v = message.v;
-    let answer = await replay(message.game, message.options, null, this.history);
-    let boards = [answer.start, ...answer.moves.map((move) => move.board)];
+    let boards = await boardsOf(message.game, message.options, this.history);
     if (boards[boards.length - 1].position !== message.position) {
-      answer = await replay(message.game, message.options, message.position, []);
-      boards = [answer.start];
+      boards = [(await replay(message.game, message.options, message.position, [])).start];
       this.history = [];
     }
     this.boards = boards;

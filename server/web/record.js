@@ -14,6 +14,21 @@ export async function replay(game, options, start, moves) {
   return response.json();
 }
 
+/** Moves asked about at once: a question is a URL, which the server reads up to 8 KiB. */
+const MOVES_A_QUESTION = 200;
+
+/** The boards of a whole game: its first position and the one after each of `moves`. */
+export async function boardsOf(game, options, moves) {
+  const first = await replay(game, options, null, moves.slice(0, MOVES_A_QUESTION));
+  const boards = [first.start, ...first.moves.map((move) => move.board)];
+  for (let done = MOVES_A_QUESTION; done < moves.length; done += MOVES_A_QUESTION) {
+    const start = boards[boards.length - 1].position;
+    const next = await replay(game, options, start, moves.slice(done, done + MOVES_A_QUESTION));
+    boards.push(...next.moves.map((move) => move.board));
+  }
+  return boards;
+}
+
 export function clockText(ms) {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
   const minutes = Math.floor(seconds / 60);

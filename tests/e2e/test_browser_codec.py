@@ -1,6 +1,7 @@
-"""The page's own msgpack codec (server/web/msgpack.js), run in a real browser, against the
-Python msgpack that the server uses: the same bytes out, the same values back, every size of
-every type the protocol sends (fix, 8-, 16- and 32-bit lengths, 64-bit integers, floats)."""
+"""The page's own parts that hold no page, run in a real browser: its msgpack codec
+(server/web/msgpack.js) against the Python msgpack that the server uses (the same bytes out,
+the same values back, every size of every type the protocol sends: fix, 8-, 16- and 32-bit
+lengths, 64-bit integers, floats), and a long game's boards asked for in parts (record.js)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.support.browser import Chromium, needs_chromium
 from tests.support.client import game_server
+from ubao.engine.games import make_game
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(120)]
 
@@ -79,4 +81,27 @@ async def test_the_pages_codec_agrees_with_the_servers(browser: Chromium) -> Non
         assert floats == [0.5, 1.5]  # 32-bit floats decode too
         refused = await page.evaluate(DECODE % "[[0xc1], [0xd4, 0, 0], [0x01, 0x02]]")
         assert refused == ["refused"] * 3  # unknown type, an extension type, trailing bytes
+        assert page.errors == []
+
+
+async def test_a_long_game_is_asked_about_in_parts(browser: Chromium) -> None:
+    """A long game is replayed 200 moves a question (a question is a URL, which the server
+    reads up to 8 KiB), each part from where the last ended: the boards are the whole game's."""
+    game = make_game("othello", {"size": 16})
+    position, moves = game.start(), []
+    while not game.is_over(position):
+        move = game.legal_moves(position)[len(moves) % len(game.legal_moves(position))]
+        moves.append(game.format_move(position, move))
+        position = game.play(position, move)
+    assert len(moves) > 200
+    async with game_server() as server:
+        page = await browser.page()
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        boards = await page.evaluate(
+            "import('/static/record.js').then(({ boardsOf }) => "
+            f"boardsOf('othello', {{size: 16}}, {json.dumps(moves)}))"
+            ".then((boards) => boards.map((board) => board.position))"
+        )
+        assert len(boards) == len(moves) + 1
+        assert boards[-1] == game.format_position(position)
         assert page.errors == []
