@@ -7,7 +7,12 @@ export default [
   {
     files: ["server/web/**/*.js", "tests/support/*.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.browser },
-    rules: { "no-unused-vars": ["error", { args: "none" }], eqeqeq: ["error", "smart"] },
+    rules: {
+      "no-unused-vars": ["error", { args: "none" }],
+      "no-shadow": "error",
+      "no-use-before-define": ["error", { functions: false, classes: false }],
+      eqeqeq: ["error", "smart"],
+    },
   },
   {
     files: ["tests/support/*.js"],

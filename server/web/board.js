@@ -92,8 +92,8 @@ function gridOf(model, viewer) {
       numbers.map((n) => baoLabel(viewer, "b", n)),
     ];
   }
-  return Array.from({ length: model.size }, (_, r) =>
-    Array.from({ length: model.size }, (_, c) => square(r * model.size + c, model.size)),
+  return Array.from({ length: model.size }, (_row, r) =>
+    Array.from({ length: model.size }, (_column, c) => square(r * model.size + c, model.size)),
   );
 }
 

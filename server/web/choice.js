@@ -1,7 +1,7 @@
 // The question a hole with several legal moves asks (Ethiopian, Bao): first which way to sow,
 // then, in Bao, whether to go on safari from the nyumba; each answer narrows the moves.
 
-import { announce, el } from "./common.js";
+import { announce, button, el } from "./common.js";
 
 export class MoveChoice {
   constructor(box, play, refocus) {
@@ -34,9 +34,9 @@ export class MoveChoice {
   }
 
   ask(question, options) {
-    const buttons = options.map(([text, moves]) => this.button(text, () => this.offer(moves)));
+    const buttons = options.map(([text, moves]) => button(text, () => this.offer(moves)));
     buttons.push(
-      this.button("Cancel", () => {
+      button("Cancel", () => {
         this.hide();
         this.refocus();
       }),
@@ -48,12 +48,6 @@ export class MoveChoice {
     this.box.hidden = false;
     announce(question);
     buttons[0].focus();
-  }
-
-  button(text, action) {
-    const node = el("button", { type: "button" }, text);
-    node.addEventListener("click", action);
-    return node;
   }
 
   hide() {

@@ -11,6 +11,13 @@ export function el(name, attributes = {}, children = []) {
   return node;
 }
 
+/** A button that does `action` when pressed (clicked, or Enter or Space on it). */
+export function button(text, action) {
+  const node = el("button", { type: "button" }, text);
+  node.addEventListener("click", action);
+  return node;
+}
+
 /** Say `text` in the live status region (screen readers read it; everybody sees it). */
 export function announce(text) {
   const region = document.getElementById("status");

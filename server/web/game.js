@@ -4,7 +4,16 @@
 import { BoardView, familyOf, framesOf, modelOf, moveHole } from "./board.js";
 import { MoveChoice } from "./choice.js";
 import { boardsOf, clockText, infoText, recordText, replay } from "./record.js";
-import { sidesOf, announce, describeGame, el, resultText, seatName, tokens } from "./common.js";
+import {
+  announce,
+  button,
+  describeGame,
+  el,
+  resultText,
+  seatName,
+  sidesOf,
+  tokens,
+} from "./common.js";
 
 const SPEEDS = { slow: 450, normal: 180, fast: 60, off: 0 };
 
@@ -79,10 +88,10 @@ export class GamePage {
       "div",
       { class: "stepper", role: "group", "aria-label": "Step through the moves" },
       [
-        this.button("First position", () => this.show(0)),
-        this.button("Previous move", () => this.show(Math.max(0, this.shownPly() - 1))),
-        this.button("Next move", () => this.show(this.shownPly() + 1)),
-        this.button("Latest position", () => this.show(null)),
+        button("First position", () => this.show(0)),
+        button("Previous move", () => this.show(Math.max(0, this.shownPly() - 1))),
+        button("Next move", () => this.show(this.shownPly() + 1)),
+        button("Latest position", () => this.show(null)),
       ],
     );
     this.exportLink = el("a", { href: "#", class: "export" }, "Export record");
@@ -110,12 +119,6 @@ export class GamePage {
         ]),
       ]),
     );
-  }
-
-  button(text, action, attributes = {}) {
-    const node = el("button", { type: "button", ...attributes }, text);
-    node.addEventListener("click", action);
-    return node;
   }
 
   close() {
@@ -414,8 +417,9 @@ export class GamePage {
         .setAttribute("aria-current", index + 1 === ply ? "step" : "false");
     }
     document.title = `${describeGame(this.game, this.options)} · ubao`;
+    const rated = this.rated ? " · rated" : "";
     document.getElementById("game-title").textContent =
-      `${describeGame(this.game, this.options)} · game ${this.gameId}`;
+      `${describeGame(this.game, this.options)}${rated} · game ${this.gameId}`;
   }
 
   drawSides(model, shown) {
@@ -484,41 +488,35 @@ export class GamePage {
       .map((seat, index) => (seat.kind === "open" && !seat.name ? index : null))
       .filter((i) => i !== null);
     if (this.seat === null && this.status === "waiting" && open.length) {
-      buttons.push(this.button("Take the free seat", () => this.takeSeat(null)));
+      buttons.push(button("Take the free seat", () => this.takeSeat(null)));
     }
     if (this.seat !== null && this.status === "playing") {
       if (this.takebackSeat !== null && this.takebackSeat !== this.seat) {
-        buttons.push(this.button("Accept takeback", () => this.answerTakeback(true)));
-        buttons.push(this.button("Decline takeback", () => this.answerTakeback(false)));
+        buttons.push(button("Accept takeback", () => this.answerTakeback(true)));
+        buttons.push(button("Decline takeback", () => this.answerTakeback(false)));
       } else {
         buttons.push(
-          this.button("Take back", () =>
-            this.command({ type: "takeback", ply: this.history.length }),
-          ),
+          button("Take back", () => this.command({ type: "takeback", ply: this.history.length })),
         );
       }
       const holeless = this.myTurn()
         ? this.legal.filter((move) => moveHole(this.family, move, this.seat) === null)
         : [];
-      for (const move of holeless) buttons.push(this.button(`Play ${move}`, () => this.play(move)));
-      buttons.push(this.button("Resign", () => this.command({ type: "resign" })));
+      for (const move of holeless) buttons.push(button(`Play ${move}`, () => this.play(move)));
+      buttons.push(button("Resign", () => this.command({ type: "resign" })));
     }
     if (this.seat !== null && this.status === "waiting")
-      buttons.push(this.button("Cancel game", () => this.command({ type: "cancel" }, false)));
+      buttons.push(button("Cancel game", () => this.command({ type: "cancel" }, false)));
     if (this.seat !== null && this.status === "over") {
       if (this.rematchSeat !== null && this.rematchSeat !== this.seat) {
         buttons.push(
-          this.button("Accept rematch", () =>
-            this.command({ type: "rematch_answer", accept: true }),
-          ),
+          button("Accept rematch", () => this.command({ type: "rematch_answer", accept: true })),
         );
         buttons.push(
-          this.button("Decline rematch", () =>
-            this.command({ type: "rematch_answer", accept: false }),
-          ),
+          button("Decline rematch", () => this.command({ type: "rematch_answer", accept: false })),
         );
       } else if (this.rematchSeat === null) {
-        buttons.push(this.button("Rematch", () => this.command({ type: "rematch" })));
+        buttons.push(button("Rematch", () => this.command({ type: "rematch" })));
       }
     }
     const focused =
@@ -526,7 +524,7 @@ export class GamePage {
         ? document.activeElement.textContent
         : null;
     this.actions.replaceChildren(...buttons);
-    if (focused) buttons.find((button) => button.textContent === focused)?.focus();
+    if (focused) buttons.find((node) => node.textContent === focused)?.focus();
   }
 
   drawMoveList() {
@@ -534,9 +532,9 @@ export class GamePage {
       const mover = this.boards[index]?.to_move ?? index % 2;
       const info = this.infos[index];
       const text = `${index + 1}. ${this.sides[mover] ?? ""} ${move}`;
-      const button = this.button(text, () => this.show(index + 1));
-      if (info) button.title = infoText(info);
-      return el("li", {}, [button]);
+      const step = button(text, () => this.show(index + 1));
+      if (info) step.title = infoText(info);
+      return el("li", {}, [step]);
     });
     this.moveList.replaceChildren(...items);
   }

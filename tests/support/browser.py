@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import ctypes
 import itertools
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator
@@ -283,6 +285,16 @@ LAYOUT_CHECK = (Path(__file__).parent / "layout_check.js").read_text()
 """What a person would see wrong in a page's layout, as a script run in it."""
 
 
+def die_with_parent() -> None:
+    """In the child: end with the test run, however it ends (a killed pytest too), by Linux's
+    parent-death signal; elsewhere nothing."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+PR_SET_PDEATHSIG = 1
+
+
 @contextlib.asynccontextmanager
 async def chromium() -> AsyncIterator[Chromium]:
     """A headless Chromium of its own profile, ended on leaving."""
@@ -306,6 +318,7 @@ async def chromium() -> AsyncIterator[Chromium]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
     )
     try:
         port_file = Path(profile) / "DevToolsActivePort"
