@@ -3,6 +3,7 @@
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30 --nodes 3
     python benchmarks/load.py --games 200 --spectators 1 --pace 2 --seconds 30 --analyses 50
+    python benchmarks/load.py --games 100 --spectators 2 --browser-spectators 3 --pace 2
 
 With `--nodes N` it starts a redis-server of its own (append-only file, fsync always, on a free
 port) and N nodes `ubao-server --redis` (docs/cluster.md), and spreads every game's clients over
@@ -22,6 +23,10 @@ opponent and to each spectator receiving it (p50, p99, max), the server's CPU ti
 and errors (error replies, connections closed on the clients). The clients run in `--workers`
 processes: on a small machine they compete with the server for the cores, and their delays are
 in the figures.
+With `--browser-spectators N`, each game also has N spectators that are what the browser page
+is to the server (docs/browser.md): a person's `hello`, the lobby followed, the game watched,
+and for every move the rules' replay answer asked over plain HTTP on the same port; `move →
+browser` is the time until such a spectator holds both the move and its answer.
 So that a latency can be told apart as the server's or the clients', the server and every
 client process run inside a `Probe` during the window, and the figures end with what stalled
 their event loops: how late a 10 ms ticker ran (p50, p99, max), the garbage collector's
@@ -60,6 +65,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import msgpack
 
@@ -75,6 +81,8 @@ class Stats:
     moves: int = 0
     to_opponent: list[float] = field(default_factory=list)
     to_spectator: list[float] = field(default_factory=list)
+    to_browser: list[float] = field(default_factory=list)
+    """A browser-like spectator's: until it holds the move and the rules' replay answer."""
     errors: list[str] = field(default_factory=list)
     sent: dict[tuple[str, int], float] = field(default_factory=dict)
     """When each move (game, ply) was sent."""
@@ -86,6 +94,11 @@ class Stats:
             return
         latency = time.monotonic() - sent
         (self.to_spectator if spectator else self.to_opponent).append(latency)
+
+    def replayed(self, game_id: str, ply: int) -> None:
+        sent = self.sent.get((game_id, ply))
+        if sent is not None and self.measuring:
+            self.to_browser.append(time.monotonic() - sent)
 
 
 TICK_S = 0.01
@@ -325,6 +338,14 @@ async def game_slot(
         await Conn.open(ports, number + i, f"f{number}-{i}", "spectator", stats)
         for i in range(args.spectators)
     ]
+    browsers = []
+    for i in range(args.browser_spectators):
+        # As the page does (docs/browser.md): hello as a person, the lobby followed, the game
+        # watched, and each move's replay answer asked over HTTP.
+        at = number + args.spectators + i
+        conn = await Conn.open(ports, at, f"b{number}-{i}", "human", stats)
+        await conn.ask({"type": "games", "limit": 100, "subscribe": True})
+        browsers.append((conn, ports[at % len(ports)]))
     last_move: list[float] = []  # when its last move was sent: one every `--pace` seconds
     # The slot's first game is resigned at a random ply of a whole game's length, so that the
     # games end, and are replaced, evenly over time: set up together and all as long, they
@@ -333,10 +354,10 @@ async def game_slot(
     resign_at: int | None = random.randint(1, plies_of(args.game))
     try:
         while True:
-            await play_one(players, fans, args, stats, ready, last_move, resign_at)
+            await play_one(players, fans, browsers, args, stats, ready, last_move, resign_at)
             resign_at = None
     finally:
-        for conn in players + fans:
+        for conn in players + fans + [conn for conn, _ in browsers]:
             await conn.close()
 
 
@@ -351,9 +372,52 @@ def plies_of(game: str) -> int:
     return plies
 
 
+async def replay_answer(port: int, query: str, stats: Stats, game_id: str, ply: int) -> None:
+    """`GET /api/replay?…` on a connection of its own, as a browser asks it; read to the end."""
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET /api/replay?{query} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        answer = await reader.read()
+        writer.close()
+    except OSError as error:
+        stats.errors.append(f"replay: {error}")
+        return
+    if not answer.startswith(b"HTTP/1.1 200"):
+        stats.errors.append(f"replay: {answer[:60]!r}")
+        return
+    stats.replayed(game_id, ply)
+
+
+def browser_fan(
+    port: int, game: str, game_id: str, stats: Stats
+) -> Callable[[dict[str, Any]], None]:
+    """A browser-like spectator's events: each move seen, then its replay answer asked."""
+    position = [""]
+
+    def on_event(message: dict[str, Any]) -> None:
+        if message.get("game_id") != game_id:
+            return
+        if message["type"] == "snapshot":
+            position[0] = message["position"]
+        elif message["type"] == "moved":
+            stats.received(game_id, message["ply"], spectator=True)
+            query = urlencode({"game": game, "start": position[0], "moves": message["move"]})
+            position[0] = message["position"]
+            task = asyncio.create_task(replay_answer(port, query, stats, game_id, message["ply"]))
+            REPLAYS.add(task)
+            task.add_done_callback(REPLAYS.discard)
+
+    return on_event
+
+
+REPLAYS: set[asyncio.Task[None]] = set()
+"""The replay answers being asked (kept from the collector until done)."""
+
+
 async def play_one(
     players: list[Conn],
     fans: list[Conn],
+    browsers: list[tuple[Conn, int]],
     args: argparse.Namespace,
     stats: Stats,
     ready: asyncio.Event,
@@ -412,6 +476,9 @@ async def play_one(
     for fan_conn in fans:
         fan_conn.on_event = fan
         await fan_conn.ask({"type": "watch", "game_id": game_id})
+    for browser, port in browsers:
+        browser.on_event = browser_fan(port, game, game_id, stats)
+        await browser.ask({"type": "watch", "game_id": game_id})
     for seat, conn in enumerate(players):
         tokens.append("")
         conn.on_event = lambda message: None
@@ -641,6 +708,7 @@ async def drive(args: argparse.Namespace) -> None:
         "moves": stats.moves,
         "to_opponent": stats.to_opponent,
         "to_spectator": stats.to_spectator,
+        "to_browser": stats.to_browser,
         "errors": stats.errors,
         "cpu": cpu,
         "probe": seen,
@@ -681,8 +749,8 @@ async def run(args: argparse.Namespace) -> int:
             listed = ",".join(map(str, ports))
             for first, end in itertools.pairwise(shares):
                 command = [__file__, "--ports", listed, "--worker", str(first), str(end - first)]
-                for name in ("spectators", "pace", "seconds", "game"):
-                    command += [f"--{name}", str(getattr(args, name))]
+                for name in ("spectators", "browser_spectators", "pace", "seconds", "game"):
+                    command += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
                 workers.append(
                     await asyncio.create_subprocess_exec(
                         sys.executable, *command, stdin=PIPE, stdout=PIPE
@@ -733,16 +801,23 @@ async def run(args: argparse.Namespace) -> int:
     moves = sum(report["moves"] for report in reports)
     to_opponent = [t for report in reports for t in report["to_opponent"]]
     to_spectator = [t for report in reports for t in report["to_spectator"]]
+    to_browser = [t for report in reports for t in report["to_browser"]]
     errors = [error for report in reports for error in report["errors"]]
     seconds = args.seconds
     cpu = sum(cpus)
     if args.nodes > 1:
         print(f"cluster: {args.nodes} nodes over one redis-server")
-    print(f"server load: {args.games} games of {args.game}, {args.spectators} spectators each,")
+    browsers = f" and {args.browser_spectators} browser-like" if args.browser_spectators else ""
+    print(
+        f"server load: {args.games} games of {args.game}, {args.spectators} spectators{browsers}"
+        " each,"
+    )
     print(f"pace {args.pace:g} s, {args.workers} client process(es), measured for {seconds:g} s")
     print(f"moves/s            {moves / seconds:9.1f}")
     print(f"move → opponent    {percentiles(to_opponent)}")
     print(f"move → spectator   {percentiles(to_spectator)}")
+    if args.browser_spectators:
+        print(f"move → browser     {percentiles(to_browser)} (the move and its replay answer)")
     per_move = f"{1000 * cpu / moves:.2f} ms per move" if moves else "no moves"
     print(f"server CPU         {100 * cpu / seconds:7.1f} % of one core ({per_move})")
     if args.nodes > 1:
@@ -770,6 +845,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="live games (default 100)")
     parser.add_argument("--spectators", type=int, default=5, help="per game (default 5)")
+    parser.add_argument(
+        "--browser-spectators",
+        type=int,
+        default=0,
+        help="per game, besides: spectators as the browser page is one (default 0)",
+    )
     parser.add_argument(
         "--pace", type=float, default=2.0, help="least seconds between a game's moves (0: flat out)"
     )

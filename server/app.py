@@ -65,6 +65,7 @@ from ubao.server.outputs import (
 from ubao.server.routing import ClusterRouting
 from ubao.server.stores.protocol import DurableStore, StoreError
 from ubao.server.stores.sqlite import Store
+from ubao.server.web import WebFront
 
 if TYPE_CHECKING:
     from ubao.server.cluster import Cluster
@@ -269,6 +270,7 @@ class GameServer:
         )
         self.config = config
         self.now = now
+        self.web = WebFront()
         self.cluster: Cluster | None = None
         self.database: DurableStore
         """Where the games are kept: the SQLite file, or Redis in a cluster."""
@@ -509,7 +511,8 @@ class GameServer:
             log.info("connection %d closed (%s%s)", conn, ws.close_code, reason)
 
     def _http(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP beside the WebSocket: a health check and the rejection counters."""
+        """Plain HTTP beside the WebSocket: a health check, the rejection counters and the
+        browser front (server/web.py)."""
         if request.path == "/healthz":
             stalled = self._store_stalled_ms()
             if stalled > STORE_STALLED_MS:
@@ -518,7 +521,7 @@ class GameServer:
             return ws.respond(HTTPStatus.OK, "ok\n")
         if request.path == "/metrics":
             return ws.respond(HTTPStatus.OK, self._metrics())
-        return None
+        return self.web.respond(request)  # the browser's page, or on to the WebSocket
 
     def _store_stalled_ms(self) -> int:
         """How long handed saves have waited with the SQLite writer keeping none (0: none

@@ -64,6 +64,7 @@ SERVER_CORE = {
     "ubao.server.door",
     "ubao.server.proxy_header",
     "ubao.server.analyses",
+    "ubao.server.web_boards",
 }
 STUDY = {"ubao.engine.record", "ubao.engine.review"}
 """The study of games: the record format and the game review, over rules, search and the wire

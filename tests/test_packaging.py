@@ -134,6 +134,8 @@ def test_a_normal_install_puts_one_namespace_in_site_packages(tmp_path: Path) ->
         "server",
     ]
     assert (target / "ubao" / "engine" / "tools" / "cli.py").is_file()
+    web = target / "ubao" / "server" / "web"  # the browser page ships as package data
+    assert {"index.html", "main.js", "style.css"} <= {p.name for p in web.iterdir()}
 
 
 @pytest.mark.parametrize(
