@@ -88,7 +88,8 @@ async def test_a_long_game_is_asked_about_in_parts(browser: Chromium) -> None:
     """A long game is replayed 200 moves a question (a question is a URL, which the server
     reads up to 8 KiB), each part from where the last ended: the boards are the whole game's."""
     game = make_game("othello", {"size": 16})
-    position, moves = game.start(), []
+    position = game.start()
+    moves: list[str] = []
     while not game.is_over(position):
         move = game.legal_moves(position)[len(moves) % len(game.legal_moves(position))]
         moves.append(game.format_move(position, move))
