@@ -4,7 +4,6 @@ the keys a screen takes."""
 
 from __future__ import annotations
 
-import shlex
 import textwrap
 from collections.abc import Sequence
 
@@ -45,12 +44,6 @@ HELP_CLOSE = "F1, ? or Esc closes"
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
 
 
-def join_command(game_id: str) -> str:
-    """The command that takes the open seat of `game_id`, as a shell reads it (`--join=`
-    holds for an id that begins with `-`)."""
-    return shlex.join(["ubao", "play", f"--join={game_id}"])
-
-
 STEP_VERBS = {
     "lift": "lifts",
     "sow": "sows",
@@ -62,11 +55,18 @@ STEP_VERBS = {
 """What each action of `Game.sowing_path` reads as on the status line."""
 
 
-def describe_step(frame: Frame) -> str:
-    """One frame of a move's animation in words: "sows S5, 3 in hand"."""
-    step = frame.step
-    text = f"{STEP_VERBS.get(step.action, step.action)} {step.hole}"
-    return text + (f", {frame.hand.seeds} in hand" if frame.hand.seeds else "")
+def describe_step(frame: Frame, mover: str) -> str:
+    """One frame of a move's animation in words: "South sows S5, 3 in hand". The sweep at a
+    mancala game's end is nobody's doing: "game over: N4 swept up, 10 left", then "game over:
+    the 10 left go to N*"."""
+    step, hand = frame.step, frame.hand
+    if hand.swept:
+        return f"game over: {step.hole} swept up, {hand.seeds} left"
+    if frame.before.swept:
+        seeds = frame.before.seeds
+        return f"game over: the {seeds} left go{'es' if seeds == 1 else ''} to {step.hole}"
+    text = f"{mover} {STEP_VERBS.get(step.action, step.action)} {step.hole}"
+    return text + (f", {hand.seeds} in hand" if hand.seeds else "")
 
 
 def format_clock(ms: int) -> str:

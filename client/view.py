@@ -41,13 +41,13 @@ from ubao.client.panels import (
     describe_step,
     format_search_report,
     help_lines,
-    join_command,
     move_list,
     players_panel,
 )
 from ubao.client.render import render_board
 from ubao.client.standings import rating_change
 from ubao.client.state import GameState, called_off, describe_result
+from ubao.client.tokens import join_command
 
 
 class GameView:
@@ -309,7 +309,7 @@ class GameView:
             text.append(("class:status.error", f"   [{self.connection}]"))
         frame = self.animation.frame
         if frame is not None and self.browsing is None:
-            text.append(("", f"   {self.side_name(frame.mover)} {describe_step(frame)}"))
+            text.append(("", f"   {describe_step(frame, self.side_name(frame.mover))}"))
         question = self._question()
         if question is not None:
             text += [("", "\n"), ("class:status.question", question)]

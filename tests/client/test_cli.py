@@ -25,7 +25,7 @@ from ubao.client.commands import (
     report_end,
     watch_creation,
 )
-from ubao.client.connection import request_once
+from ubao.client.connection import fetch_snapshot, request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table
 from ubao.client.record import format_record, parse_record
@@ -64,6 +64,8 @@ def test_clocks_are_given_in_seconds_with_an_increment() -> None:
         (["watch"], "give a GAME_ID to watch"),
         (["watch", "--new", "kalah", "--bot", "1", "--bot", "1", "--pace", "99"], "0 to 60"),
         (["bot", "--depth", "2", "--new", "kalah", "--eval", "magic"], "no evaluation 'magic'"),
+        (["bot", "--depth", "2", "--serve", "--eval", "magic"], "no game has the evaluation"),
+        (["bot", "--depth", "2", "--join", "g1", "--eval", "magic"], "no game has the evaluation"),
         (["replay", "/nonexistent/record.txt"], "cannot read /nonexistent/record.txt"),
     ],
 )
@@ -398,7 +400,9 @@ async def test_ctrl_c_ends_a_serving_bot_without_a_traceback() -> None:
         )
         assert process.stderr is not None
         first = await asyncio.wait_for(process.stderr.readline(), 60)
-        assert b"serving" in first
+        assert b"connecting to" in first
+        second = await asyncio.wait_for(process.stderr.readline(), 60)
+        assert b"serving" in second
         process.send_signal(signal.SIGINT)
         errors = (await asyncio.wait_for(process.stderr.read(), 60)).decode()
         assert await process.wait() == 130, errors
@@ -427,6 +431,22 @@ def test_a_bad_command_line_is_blamed_on_itself_not_on_the_server(
     error = capsys.readouterr().err
     assert exit.value.code == 2, error
     assert message in error and "cannot reach" not in error, error
+
+
+async def test_a_bot_refuses_to_join_a_game_without_its_evaluation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 36, 1: `--join` checks `--eval` against the game before taking its seat."""
+    async with game_server() as server:
+        create = kalah_create(SeatSpec.open(), SeatSpec.external_bot())
+        game_id = (await request_once(url_of(server), "ann", "human", create)).game_id
+        argv = ["bot", "--server", url_of(server), "--depth", "1", "--eval", "front_row"]
+        with pytest.raises(SystemExit) as exit:
+            await asyncio.to_thread(main, [*argv, "--join", game_id or ""])
+        assert exit.value.code == 2
+        assert f"game {game_id}: kalah has no evaluation 'front_row'" in capsys.readouterr().err
+        snapshot = await fetch_snapshot(url_of(server), "check", game_id or "")
+        assert snapshot.seats[1].name is None  # the bot's seat was never taken
 
 
 @pytest.mark.timeout(300)
