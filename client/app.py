@@ -55,6 +55,10 @@ from ubao.protocol import (
 )
 
 MIN_STEP, MAX_STEP = 0.02, 2.0
+IDLE_LOOK_S = 1.0
+"""With no time running, how often the screen looks whether one runs (it draws nothing)."""
+TICK_S = 0.01
+"""Past a shown time's change, when the screen is drawn: the new second is there for sure."""
 
 
 class Actions(Protocol):
@@ -137,7 +141,6 @@ class GameApp(GameView):
             key_bindings=self._game_keys(),
             style=STYLE,
             full_screen=True,
-            refresh_interval=0.5,
             input=input,
             output=output,
         )
@@ -495,6 +498,16 @@ class GameApp(GameView):
             self.invalidate()
         self._notes.clear()
 
+    async def _tick(self) -> None:
+        """Draw the screen again when a time it shows changes (`GameState.next_change`), and
+        only then: events, keys and the animation draw what they change themselves. With no
+        time running it looks again every `IDLE_LOOK_S`, drawing nothing."""
+        while True:
+            wait = self.state.next_change(self.clock())
+            await asyncio.sleep(IDLE_LOOK_S if wait is None else min(wait + TICK_S, IDLE_LOOK_S))
+            if wait is not None:
+                self.invalidate()
+
     async def run(self) -> None:
         """Run the screen until the player leaves.
 
@@ -506,6 +519,8 @@ class GameApp(GameView):
         def leave_if_asked() -> None:
             if self._quitting:
                 app.exit()
+            else:
+                app.create_background_task(self._tick())
 
         with create_app_session(input=app.input, output=app.output):
             await app.run_async(pre_run=leave_if_asked)

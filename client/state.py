@@ -229,6 +229,23 @@ class GameState:
             self._takeback(event, now)
         return Applied.APPLIED
 
+    def next_change(self, now: float) -> float | None:
+        """Seconds until a time the screen shows changes: the running clock's next second (its
+        next tenth under ten seconds), a countdown's next whole second (shown rounded); None
+        when no time runs, so that an idle screen is not drawn again."""
+        if self.over:
+            return None
+        waits = []
+        if self.clocks is not None and self.clocks.running is not None and self.paused_at is None:
+            left = self.remaining_ms(self.clocks.running, now)
+            if left is not None and left > 0:
+                step = 100 if left <= 10_000 else 1000
+                waits.append(((left - 1) % step + 1) / 1000)
+        for due in (self.first_move_due, *self.away_until.values()):
+            if due is not None and due > now:
+                waits.append((due - now - 0.5) % 1.0 or 1.0)
+        return min(waits, default=None)
+
     def first_move_left(self, now: float) -> float | None:
         """Seconds left for the untimed first move of the player to move, if one is awaited."""
         if self.first_move_due is None or self.over:
