@@ -60,6 +60,7 @@ from ubao.engine.tools import (
     tournament,
     tournament_files,
 )
+from ubao.engine.tools.argv import CommandLineParser, options_after_command
 from ubao.engine.tools.chart import bench_svg
 from ubao.engine.tools.entrants import EngineSpec, parse_entrant, parse_spec
 from ubao.engine.tools.players import PLAYERS
@@ -927,7 +928,7 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandLineParser(
         prog="ubao-engine",
         description="The ubao engine: rules of every game, perft, and the game-tree search.",
     )
@@ -1260,7 +1261,8 @@ NO_NATIVE_CORE = (
 
 def run(argv: Sequence[str] | None) -> None:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args, extra = parser.parse_known_args(options_after_command(parser, words))
     if args.command == "play" and not any(word.startswith("-") for word in extra):
         args.moves += extra  # moves may follow the options: play GAME --options JSON 3 5
     elif extra:

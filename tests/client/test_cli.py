@@ -166,6 +166,44 @@ def test_replaying_a_binary_file_says_it_is_no_record(
     assert "is not a game record" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "--new", "kalah", "--vs-bot", "abc"], "'abc' is not a whole number, 1 or more"),
+        (["play", "--new", "kalah", "--pace", "x"], "'x' is not a number"),
+        (["play", "--new", "kalah", "--vs-bot", "99"], "at most 64 plies (the protocol's limit"),
+        (["watch", "--new", "kalah", "--bot", "1", "--bot", "65"], "at most 64 plies"),
+        (["play", "--name", "", "--new", "kalah"], "'' is not a name: give 1 to 64 characters"),
+        (["games", "--name", "ann "], "'ann ' is not a name"),
+        (["--server", "h:1", "replay", "x.txt"], "unrecognized arguments: --server h:1"),
+        (["plya"], "invalid choice: 'plya'"),
+    ],
+)
+def test_a_command_line_mistake_is_one_line_in_the_users_words(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 36, 7 and 8: up to 22 lines of usage came before the error, a bad number was an
+    "invalid _positive value", and an empty name or a depth past the protocol's went to the
+    server, which refused them in protocol words."""
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    assert exit.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert message in line and "_positive" not in line and line.endswith("--help)"), line
+
+
+def test_options_before_the_command_go_with_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, 6: `ubao --server URL games` said "invalid choice: 'URL'"."""
+    url = unused_url()
+    assert with_command(["--server", url, "games", "--all"]) == ["games", "--all", "--server", url]
+    assert with_command(["--name=ann", "watch", "--", "-x"]) == ["watch", "--name=ann", "--", "-x"]
+    assert with_command(["--name", "games"]) == ["lobby", "--name", "games"]  # a name
+    with pytest.raises(SystemExit) as exit:
+        main(["--server", url, "games"])
+    assert exit.value.code == 1
+    assert "cannot reach" in capsys.readouterr().err
+
+
 def test_ubao_alone_or_with_only_the_lobbys_options_opens_the_lobby() -> None:
     parser = build_parser()
     for argv in ([], ["--name", "tess"], ["--server", "example.org:9000", "--speed", "0"]):
