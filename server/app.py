@@ -279,6 +279,7 @@ class GameServer:
             self.bots = WorkerPool(config.redis, config.bots)
         else:
             store = Store(config.db)
+            log.info("database: %s", store.path)  # the file whose games are served, said first
             self.database = store
             self.core = Core(store, config.limits, now=now, wall=wall)
             self.bots = Bots(config.bots)
