@@ -255,7 +255,7 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
             {"pits": 4},
             "playing",
             7,
-            (SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 3)", True)),
+            (SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3)),
         ),
         GameSummary(
             "xyz",
@@ -297,9 +297,8 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
         "ann",
         "(guest)",
         "vs",
-        "ubao-engine",
-        "(depth",
-        "3)",
+        "bot",
+        "d3",
         "7",
     ]
     assert rows[2].split() == [
@@ -316,6 +315,34 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
     ]
     assert rows[3].split()[3:7] == ["over:", "di", "won", "50-14"]
     assert rows[4].split()[4:] == ["ed", "(guest)", "vs", "(bot", "wanted)", "0"]
+
+
+def test_at_80_columns_the_lobby_table_says_who_played_a_bot_game_and_how_it_was_won() -> None:
+    """Issue 36, 11: bot games read `ubao-… vs ubao-…` at 80 columns, and a win on time
+    gave no reason."""
+
+    def bot(depth: int, engine: str | None = None) -> SeatInfo:
+        return SeatInfo("bot", "ubao-engine (depth 6)", True, depth=depth, engine=engine)
+
+    people = (SeatInfo("open", "ann", True, account=True), SeatInfo("open", "bob", True))
+    games = [
+        GameSummary("G1YpwalB", "kalah", {"pits": 4, "seeds": 3}, "playing", 12, (bot(2), bot(6))),
+        GameSummary(
+            "Qe_R2zrs", "othello", {"size": 8}, "over", 31, (bot(4, "edax"), bot(6)),
+            result=Result(winner=1, reason="normal", score=(20, 44)),
+        ),
+        GameSummary(
+            "x9saQT3k", "kalah", {}, "over", 20, people,
+            result=Result(winner=0, reason="timeout", score=None),
+        ),
+    ]  # fmt: skip
+    rows = lobby_table(games, 80).splitlines()
+    assert all(len(row) <= 80 for row in rows)
+    assert "bot d2 vs bot d6" in rows[1]
+    assert "over: bot d6 won 44-20  bot d4" in rows[2] and "vs bot d6" in rows[2]
+    assert "bot d4 edax vs bot d6" in lobby_table(games)
+    assert "over: ann won on time" in lobby_table(games).splitlines()[3]
+    assert "normal" not in lobby_table(games)  # a game played to its end: the score says it
 
 
 async def test_ubao_games_lists_the_servers_games(
