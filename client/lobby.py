@@ -40,8 +40,8 @@ PLAYED_OUT = ("normal", "no_moves")
 def status(summary: GameSummary) -> str:
     """`waiting`, `playing`, or for a finished game who won and the score, the winner's first
     (`over: alice won 30-18`, `over: draw 24-24`) and how a win came, unless the game was
-    played to its end (`over: bot d6 won on time`), or why it was called off (`over: aborted`, `over:
-    cancelled`, `over: expired`)."""
+    played to its end (`over: bot d6 won on time`), or why it was called off (`over:
+    aborted`, `over: cancelled`, `over: expired`)."""
     result = summary.result
     if summary.status != "over" or result is None:
         return summary.status

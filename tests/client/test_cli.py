@@ -255,7 +255,10 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
             {"pits": 4},
             "playing",
             7,
-            (SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3)),
+            (
+                SeatInfo("open", "ann", True),
+                SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3),
+            ),
         ),
         GameSummary(
             "xyz",
