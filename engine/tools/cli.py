@@ -1254,7 +1254,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 NO_NATIVE_CORE = (
     "ubao-engine: the native core is not built (no C compiler at install time); "
-    "the pure-Python engine runs, 25-80x slower"
+    "the pure-Python engine runs, tens of times slower (ubao-engine bench --speed measures it)"
 )
 """Said on stderr by every command that searches or plays on the default backend without it."""
 
