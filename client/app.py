@@ -425,6 +425,7 @@ class GameApp(GameView):
             self.buffer.reset()
         self._show(event, before, declined)
         self._turn_started()
+        self._pass_if_forced()
         if news.back_in_game(event, self.seat):
             self._send_unsent()
         self.invalidate()
@@ -434,7 +435,8 @@ class GameApp(GameView):
         takeback request was `declined` at that ply by the event before)."""
         if isinstance(event, Moved):
             self.input.resolved()
-            note = news.moved(event, self.seen(), declined == event.ply)
+            passing = self.state.view.move_hole(event.move, event.seat) is None
+            note = news.moved(event, self.seen(), declined == event.ply, passing)
             if self.start_animation():
                 self._notes[event.ply] = note  # said when the board gets to it
             else:
@@ -463,6 +465,15 @@ class GameApp(GameView):
             self.input.resolved()
             self.browse(self.browsing)
         self.carry_out([news.takeback_changed(event, self.seen(), before, answering)])
+
+    def _pass_if_forced(self) -> None:
+        """A player whose one legal move is a pass (a move on no hole: Othello) passes at once,
+        as Othello programs do: there is nothing to choose, and nothing to wait for."""
+        legal = self.state.legal
+        if not self.my_turn or len(legal) != 1 or self.seat is None:
+            return
+        if self.state.view.move_hole(legal[0], self.seat) is None:
+            self.carry_out([Say("You have no move and pass"), SendMove(legal[0])])
 
     def _turn_started(self) -> None:
         """A new ply hides the keyboard cursor until the next arrow key."""

@@ -37,10 +37,19 @@ class Seen:
         return f"{self.sides[side]}, {self.names[side] or 'open seat'}"
 
 
-def moved(event: Moved, seen: Seen, declined: bool) -> str:
-    """A move, with the takeback request it `declined` (whose own event came just before)."""
-    who = "You" if event.seat == seen.seat else seen.sides[event.seat]
-    return f"{who} played {event.move}" + (" (takeback declined)" if declined else "")
+def moved(event: Moved, seen: Seen, declined: bool, passing: bool = False) -> str:
+    """A move, with the takeback request it `declined` (whose own event came just before): a
+    pass (`passing`, a move on no hole) as a side with no move, and an extra turn (the mover
+    is to move again, Kalah's last seed in its store) as such."""
+    mine = event.seat == seen.seat
+    who = "You" if mine else seen.sides[event.seat]
+    if passing:
+        text = "You have no move and pass" if mine else f"{who} has no move and passes"
+    else:
+        text = f"{who} played {event.move}"
+        if event.to_move == event.seat and not seen.over:
+            text += ": your move again" if mine else " and moves again"
+    return text + (" (takeback declined)" if declined else "")
 
 
 def seat_changed(event: SeatEvent, seen: Seen) -> Say | None:

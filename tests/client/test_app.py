@@ -22,6 +22,7 @@ from tests.support.screen import (
     legal_snapshot,
     played,
     sized,
+    start_of,
     status_lines,
 )
 from ubao.client.app import MAX_STEP, GameApp
@@ -157,6 +158,27 @@ async def test_a_spectator_steps_back_through_the_moves_and_end_returns_to_live(
     watching.keys.send_text("\x1b[F")  # End: live again
     await until(lambda: app.browsing is None, "live")
     assert app.board()[0].values == app.state.view.values
+
+
+async def test_a_player_with_no_move_but_a_pass_passes_at_once_and_says_so() -> None:
+    """Issue 36, features: Othello's forced pass needed a keypress (`pass`, Enter)."""
+    actions = Recorder()
+    snapshot = dataclasses.replace(
+        start_of("othello", {"size": 4}, PEOPLE),
+        position="XXO-XXOOOXOOXXXX O",
+        to_move=1,
+        ply=9,
+        legal=("pass",),
+    )
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("g1"), seat=1, actions=actions, input=keys, output=DummyOutput())
+        task = asyncio.create_task(app.run())
+        await until(lambda: app.application.is_running, "the screen")
+        app.on_event(dataclasses.replace(snapshot, game_id="g1"))
+        await until(lambda: actions.moves == ["pass"], "the pass sent by itself")
+        assert app.message[1] in ("You have no move and pass", "")
+        app.quit()
+        await asyncio.wait_for(task, 30)
 
 
 async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_esc() -> None:
