@@ -234,7 +234,8 @@ async def show_live(
     `command_replay`, so that the headless commands (`bot`, `games`, `export`) never load the
     terminal library."""
     needs_terminal()
-    return report_end(await show_game(args, game_id=game_id, create=create, seat=seat, watch=watch))
+    live = await show_game(args, game_id=game_id, create=create, seat=seat, watch=watch)
+    return report_end(live, args.command)
 
 
 async def show_game(
@@ -273,11 +274,13 @@ def needs_terminal() -> None:
         )
 
 
-def report_end(live: LiveGame) -> int:
-    """After the screen closed: say what `ending` says, on standard error if it failed."""
+def report_end(live: LiveGame, command: str = "play") -> int:
+    """After the screen closed: say what `ending` says, on standard error if it failed, after
+    the command's name as every other failure of `command` is said (`ubao play: ...`)."""
     status, text = ending(live)
     if text:
-        print(f"ubao: {text}" if status else text, file=sys.stderr if status else sys.stdout)
+        said = f"ubao {command}: {text}" if status else text
+        print(said, file=sys.stderr if status else sys.stdout)
     return status
 
 

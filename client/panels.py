@@ -29,7 +29,7 @@ def player_keys(cells: str) -> tuple[str, ...]:
         "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
         " answers y or n, a server bot at once",
         "y/n: accept or decline the opponent's takeback request, even with a move half typed",
-        "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
+        "^Q: leave (the seat stays yours: ubao play --join=GAME_ID)",
         "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
         " seats swapped (y/n answer the opponent's offer), q leaves",
     )

@@ -270,7 +270,7 @@ class GameView:
             return ("class:status.turn", "Game over: " + self._result_text())
         if state.status == "waiting":
             if any(seat.wants_bot and seat.name is None for seat in state.seats):
-                return ("", "waiting for a bot client: start one with ubao bot --serve --depth N")
+                return ("", "waiting for a bot client: start one with ubao bot --depth N --serve")
             return ("", f"waiting for a player to join: {join_command(state.game_id)}")
         left = state.first_move_left(self.clock()) if self.online else None
         first = "" if left is None else f": {left:.0f} s to play the first move"

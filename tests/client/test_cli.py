@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -17,19 +18,23 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tests.support.client import game_server, kalah_create, screen, until, url_of
+from ubao.client import view
 from ubao.client.__main__ import build_parser, main, with_command
 from ubao.client.commands import (
     command_lobby,
     opponent_seats,
     parse_clock,
     report_end,
+    return_command,
     watch_creation,
 )
 from ubao.client.connection import fetch_snapshot, request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table
+from ubao.client.panels import player_keys
 from ubao.client.record import format_record, parse_record
 from ubao.client.replay import ReplayApp
+from ubao.client.tokens import join_command
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Snapshot
 
@@ -133,7 +138,7 @@ async def test_the_game_screen_gives_up_on_a_server_it_never_reached(
     async with screen(url, "alice", tmp_path / "t.json", create=kalah_create()) as alice:
         await asyncio.wait_for(alice.task, 30)  # no key pressed: it ends by itself
     assert report_end(alice.live) == 1
-    assert f"ubao: cannot reach {url}" in capsys.readouterr().err
+    assert f"ubao play: cannot reach {url}" in capsys.readouterr().err
 
 
 async def test_leaving_before_the_game_was_reached_is_a_failure(
@@ -534,3 +539,24 @@ async def test_export_to_a_file_with_a_host_and_port_server(tmp_path: Path) -> N
         args.output = str(out)
         assert await args.handler(args) == 0
     assert parse_record(out.read_text()).tags["GameId"] == game_id.game_id
+
+
+def test_the_commands_the_screens_give_are_written_one_way_and_parse() -> None:
+    """Issue 36, 17: the clients wrote the same command several ways (`--join GAME_ID` in the
+    help, `--join=ID` elsewhere; `--serve --depth N` where README writes `--depth N
+    --serve`), and a failed screen said `ubao:` where every other failure of the command says
+    `ubao play:`."""
+    leave = next(line for line in player_keys("pits") if line.startswith("^Q"))
+    hints = [
+        join_command("AbCd1234"),
+        return_command("AbCd1234", "ann", "ws://h:1/"),
+        leave.split(": ", 2)[2].removesuffix(")"),
+        "ubao bot --depth N --serve",
+    ]
+    said = Path(view.__file__).read_text(encoding="utf-8")
+    assert "start one with ubao bot --depth N --serve" in said and "--serve --depth" not in said
+    for hint in hints:
+        words = shlex.split(hint.replace("GAME_ID", "g1").replace(" N ", " 3 "))
+        assert words[:2] in (["ubao", "play"], ["ubao", "bot"]), hint
+        assert "--join" not in words, hint  # always --join=ID
+        build_parser().parse_args(with_command(words[1:]))
