@@ -393,7 +393,7 @@ def test_a_game_waiting_for_a_bot_client_says_how_to_start_one() -> None:
     with create_pipe_input() as keys:
         app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
         app.on_event(waiting)
-        assert "ubao bot --serve" in app.turn_text()[1]
+        assert "ubao bot --depth N --serve" in app.turn_text()[1]
 
 
 def test_a_replays_panel_says_who_played_and_how_it_ended_in_words() -> None:
