@@ -68,6 +68,8 @@ class Actions(Protocol):
 
     async def resign(self) -> None: ...
 
+    async def abort(self) -> None: ...
+
     async def takeback(self, ply: int) -> None: ...
 
     async def answer_takeback(self, ply: int, accept: bool) -> None: ...
@@ -194,6 +196,8 @@ class GameApp(GameView):
             return self._try("resignation", self.actions.resign())
         if what == "rematch":
             return self._try("rematch", self.actions.rematch())
+        if what == "abort":
+            return self._try("abort", self.actions.abort())
         return self._try("takeback", self.actions.takeback(self.state.ply))
 
     async def _try(self, what: str, request: Coroutine[Any, Any, None]) -> None:

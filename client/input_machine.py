@@ -60,7 +60,8 @@ class AnswerOffer:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """Resign, offer a rematch (`rematch`) or ask to take back the last move (`takeback`)."""
+    """Resign, abort (`abort`), offer a rematch (`rematch`) or ask to take back the last move
+    (`takeback`)."""
 
     what: str
 
@@ -435,6 +436,19 @@ class InputMachine:
             return [Say(SEAT_LOST, ERROR)]
         return [Say("offering a rematch ..."), Request("rematch")]
 
+    def ask_abort(self, f: Facts) -> list[Effect]:
+        """Call the game off before one's first move, as lichess's abort: nobody wins, so
+        nothing is asked first."""
+        if f.seat is None:
+            return [Say("spectators cannot abort a game", ERROR)]
+        if self.closed:
+            return [Say(SEAT_LOST, ERROR)]
+        if f.over:
+            return [Say("the game is over", ERROR)]
+        if f.has_moved:
+            return [Say("you have moved: the game can no longer be aborted (resign)", ERROR)]
+        return [Say("aborting the game ..."), Request("abort")]
+
     def ask_takeback(self, f: Facts) -> list[Effect]:
         if f.seat is None:
             return [Say("spectators cannot take moves back", ERROR)]
@@ -559,6 +573,7 @@ KEYS = tuple(dict.fromkeys([*GAME_KEYS, *HELP_KEYS]))
 
 LINE_COMMANDS: dict[str, Callable[[InputMachine, Facts], list[Effect]]] = {
     "resign": InputMachine.ask_resign,
+    "abort": InputMachine.ask_abort,
     "takeback": InputMachine.ask_takeback,
     "rematch": InputMachine.offer_rematch,
 }

@@ -25,7 +25,8 @@ def player_keys(cells: str) -> tuple[str, ...]:
         "Tab: the legal moves (or the answers to a question); Esc closes the list",
         f"arrows: walk the {cells} of the legal moves (the first arrow shows the cursor)",
         "Esc: end the move being animated; cancel a question",
-        "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
+        "^F/^B: animation faster/slower; ^R or resign: resign (asks first); abort: call the"
+        " game off before your first move (nobody wins)",
         "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
         " answers y or n, a server bot at once",
         "y/n: accept or decline the opponent's takeback request, even with a move half typed",

@@ -50,6 +50,8 @@ class ErrorCode(StrEnum):
     """`cancel` of a game that this connection did not create."""
     ALREADY_STARTED = "already_started"
     """`cancel` of a game that has started: only a waiting game can be cancelled."""
+    ALREADY_MOVED = "already_moved"
+    """`abort` from a seat that has made a move: only resigning ends the game then."""
     NOTHING_TO_TAKE_BACK = "nothing_to_take_back"
     """`takeback` from a seat that has not moved yet."""
     TAKEBACK_PENDING = "takeback_pending"

@@ -590,6 +590,18 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class Abort:
+    """Extension: call the game off before this seat has moved, as lichess's abort: it ends
+    `aborted`, with no winner and no rating change. Refused (`already_moved`) once the seat
+    has made a move; before the game starts, `resign` and `cancel` do it."""
+
+    type: ClassVar[str] = "abort"
+    id: Id
+    game_id: GameId
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
 class Takeback:
     """Extension: ask to take back this seat's last move (and whatever the opponent played
     after it), so that it is this seat's turn again at the position before that move."""
@@ -955,6 +967,7 @@ Command = (
     | Watch
     | Move
     | Resign
+    | Abort
     | Takeback
     | TakebackAnswer
     | Rematch
@@ -988,6 +1001,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     Watch,
     Move,
     Resign,
+    Abort,
     Takeback,
     TakebackAnswer,
     Rematch,

@@ -28,6 +28,7 @@ from ubao.engine.games import make_game
 from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     PROTOCOL_VERSION,
+    Abort,
     BotInfo,
     Cancel,
     Claim,
@@ -404,10 +405,11 @@ class Core:
             seat = held_seat(conn, room, command.token)
             events = room.play(seat, command.ply, command.move, self.now(), command.info)
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
-        elif isinstance(command, Resign):
+        elif isinstance(command, Resign | Abort):
             room = self._room(command.game_id)
             seat = held_seat(conn, room, command.token)
-            events = room.resign(seat, self.now())
+            end = room.resign if isinstance(command, Resign) else room.abort
+            events = end(seat, self.now())
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
             self._takeback(conn, command)

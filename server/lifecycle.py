@@ -26,21 +26,26 @@ from typing import Literal, TypeVar
 
 from ubao.protocol import ErrorCode, RematchState, Status, TakebackState
 
-Action = Literal["join", "start", "play", "takeback", "resign", "cancel", "finish", "rematch"]
+Action = Literal[
+    "join", "start", "play", "takeback", "resign", "abort", "cancel", "finish", "rematch"
+]
 """What happens to a room: a player sits down, the game starts (no seat is free), a move, a
-takeback asked or answered, a resignation, the creator's cancel, an end of any kind (the rules,
+takeback asked or answered, a resignation, an abort before a seat's first move, the creator's
+cancel, an end of any kind (the rules,
 a clock, a grace period, an expiry, a forfeit), a rematch offered or answered."""
 
 STATUS_TRANSITIONS: dict[tuple[Status, Action], Status] = {
     ("waiting", "join"): "waiting",
     ("waiting", "start"): "playing",
     ("waiting", "resign"): "over",  # aborted: the game never started
+    ("waiting", "abort"): "over",
     ("waiting", "cancel"): "over",
     ("waiting", "finish"): "over",
     ("playing", "join"): "playing",  # a seat given up during the game, taken again
     ("playing", "play"): "playing",
     ("playing", "takeback"): "playing",
     ("playing", "resign"): "over",
+    ("playing", "abort"): "over",  # before the seat's first move (Room.abort checks it)
     ("playing", "finish"): "over",
     ("over", "rematch"): "over",
 }
@@ -52,6 +57,7 @@ REFUSALS: dict[tuple[Status, Action], tuple[ErrorCode, str]] = {
     ("over", "play"): _IS_OVER,
     ("over", "takeback"): _IS_OVER,
     ("over", "resign"): _IS_OVER,
+    ("over", "abort"): _IS_OVER,
     ("over", "cancel"): _IS_OVER,
     ("waiting", "play"): _NOT_STARTED,
     ("waiting", "takeback"): _NOT_STARTED,

@@ -498,6 +498,17 @@ class Room:
             return [self._finish(Result(None, "aborted", None), now)]
         return [self._finish(Result(1 - seat, "resign", None), now)]
 
+    def abort(self, seat: int, now: int) -> list[Event]:
+        """Call the game off before `seat` has made a move, as lichess's abort: nobody wins
+        (`aborted`, unrated). Once it has moved, only resigning ends the game."""
+        self._allow("abort")
+        if seat in self.movers:
+            raise Rejected(
+                ErrorCode.ALREADY_MOVED,
+                f"seat {seat} has moved in game {self.game_id}: it can resign, not abort",
+            )
+        return [self._finish(Result(None, "aborted", None), now)]
+
     def cancel(self, now: int) -> list[Event]:
         """The creator withdraws a game that has not started."""
         self._allow("cancel")

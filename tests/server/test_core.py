@@ -24,11 +24,13 @@ from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
 from ubao.engine.mancala.game import Kalah
 from ubao.engine.searchable import Searchable
 from ubao.protocol import (
+    Abort,
     AppCloseCode,
     BotInfo,
     Clocks,
     ClockSpec,
     Create,
+    Error,
     ErrorCode,
     Hello,
     Join,
@@ -274,6 +276,23 @@ def test_resign_ends_the_game_for_the_other_seat_and_before_the_start_aborts() -
     _, token, _ = lone.join(waiting)
     over = lone.send(Resign(id=1, game_id=waiting, token=token))[1]
     assert isinstance(over, Over) and over.result.reason == "aborted" and over.result.winner is None
+
+
+def test_a_seat_that_has_not_moved_aborts_and_nobody_wins_after_its_move_it_resigns() -> None:
+    """Issue 36, features: lichess's abort, before one's first move (a resignation then was a
+    loss)."""
+    h = Harness()
+    game_id, south, s_token, north, n_token = started_game(h)
+    move(south, game_id, s_token, 0, "1")  # South has moved, North not yet
+    refused = south.send(Abort(id=5, game_id=game_id, token=s_token))[0]
+    assert isinstance(refused, Error) and refused.code == ErrorCode.ALREADY_MOVED
+    got = north.send(Abort(id=6, game_id=game_id, token=n_token))
+    assert isinstance(got[0], Ok) and got[0].id == 6
+    over = got[1]
+    assert isinstance(over, Over) and over.result == Result(None, "aborted", None)
+    assert south.inbox[-1] == over
+    late = north.send(Abort(id=7, game_id=game_id, token=n_token))[0]
+    assert isinstance(late, Error) and late.code == ErrorCode.GAME_OVER
 
 
 # -- leaving, coming back, taking over ---------------------------------------------------------

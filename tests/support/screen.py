@@ -169,6 +169,9 @@ class Recorder:
     async def resign(self) -> None:
         raise AssertionError("not asked for")
 
+    async def abort(self) -> None:
+        raise AssertionError("not asked for")
+
     async def takeback(self, ply: int) -> None:
         raise AssertionError("not asked for")
 
