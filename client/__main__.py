@@ -157,6 +157,12 @@ def _add_speed(parser: argparse.ArgumentParser) -> None:
         help="pause between holes of the sowing animation; 0 turns it off "
         "(Ctrl-F/Ctrl-B change it while playing)",
     )
+    parser.add_argument(
+        "--bell",
+        action="store_true",
+        help="ring the terminal's bell when the opponent moves while you are not looking "
+        "(the terminal has not the focus, or no key was pressed for 30 s)",
+    )
 
 
 def _positive(text: str) -> int:

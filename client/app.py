@@ -21,10 +21,13 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
+from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 
 from ubao.client import news
+from ubao.client.bell import FOCUS_IN, FOCUS_OUT, FOCUS_REPORTS_OFF, FOCUS_REPORTS_ON, Attention
 from ubao.client.board import STEP_SECONDS, sowing_frames, step_cursor
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.input_machine import (
@@ -55,6 +58,10 @@ from ubao.protocol import (
 )
 
 MIN_STEP, MAX_STEP = 0.02, 2.0
+FOCUS_IN_KEY, FOCUS_OUT_KEY = Keys.F24, Keys.F23
+"""The keys the terminal's focus reports are read as (`--bell`): keys no keyboard here needs."""
+ANSI_SEQUENCES.setdefault(FOCUS_IN, FOCUS_IN_KEY)
+ANSI_SEQUENCES.setdefault(FOCUS_OUT, FOCUS_OUT_KEY)
 IDLE_LOOK_S = 1.0
 """With no time running, how often the screen looks whether one runs (it draws nothing)."""
 TICK_S = 0.01
@@ -111,8 +118,11 @@ class GameApp(GameView):
         clock: Callable[[], float] = time.monotonic,
         input: Input | None = None,
         output: Output | None = None,
+        bell: bool = False,
     ) -> None:
         super().__init__(state, seat, clock)
+        self.attention = Attention() if bell else None
+        """With `--bell`: whether the player looks at the screen (client/bell.py)."""
         self.actions = actions
         self.step_seconds = step_seconds
         self.on_gap = on_gap
@@ -153,6 +163,14 @@ class GameApp(GameView):
         """Every key the screen may take: the input machine says, key by key, whether it takes
         it now (else it is typed) and what it does."""
         keys = KeyBindings()
+        if self.attention is not None:
+
+            @keys.add(FOCUS_IN_KEY)
+            @keys.add(FOCUS_OUT_KEY)
+            def _focus(event: KeyPressEvent) -> None:
+                assert self.attention is not None
+                self.attention.focused = event.key_sequence[0].key == FOCUS_IN_KEY
+
         for key in KEYS:
 
             def claimed(key: str = key) -> bool:
@@ -160,12 +178,14 @@ class GameApp(GameView):
 
             @keys.add(key, filter=Condition(claimed), eager=key == "escape")
             def _press(event: KeyPressEvent, key: str = key) -> None:
+                self._key_pressed()
                 self.carry_out(self.input.press(self.facts(), key) or [])
 
         return keys
 
     def _accept(self, buffer: Buffer) -> bool:
         """Enter in the input line: a command, an answer, a typed move, or the cursor's hole."""
+        self._key_pressed()
         self.enter(buffer.text)
         return False
 
@@ -245,6 +265,7 @@ class GameApp(GameView):
     def _typed(self, buffer: Buffer) -> None:
         """Something typed, or the list of moves opened for what the line holds (not the line
         emptied after Enter, nor a list that comes too late for a line already sent)."""
+        self._key_pressed()
         listed = buffer.complete_state
         if buffer.text or (
             listed is not None
@@ -438,6 +459,7 @@ class GameApp(GameView):
         """What the screen does with an event applied (the game was at ply `before`; a
         takeback request was `declined` at that ply by the event before)."""
         if isinstance(event, Moved):
+            self._ring_if_away(event)
             self.input.resolved()
             passing = self.state.view.move_hole(event.move, event.seat) is None
             note = news.moved(event, self.seen(), declined == event.ply, passing)
@@ -469,6 +491,18 @@ class GameApp(GameView):
             self.input.resolved()
             self.browse(self.browsing)
         self.carry_out([news.takeback_changed(event, self.seen(), before, answering)])
+
+    def _key_pressed(self) -> None:
+        """A key the screen took, or one typed: the player is at the screen."""
+        if self.attention is not None:
+            self.attention.last_key = self.clock()
+
+    def _ring_if_away(self, event: Moved) -> None:
+        """The bell (`--bell`), for the opponent's move while nobody looks at the screen."""
+        if self.attention is not None and self.attention.rings_for(
+            event.seat, self.seat, self.clock()
+        ):
+            self.application.output.bell()
 
     def _pass_if_forced(self) -> None:
         """A player whose one legal move is a pass (a move on no hole: Othello) passes at once,
@@ -538,4 +572,11 @@ class GameApp(GameView):
                 app.create_background_task(self._tick())
 
         with create_app_session(input=app.input, output=app.output):
-            await app.run_async(pre_run=leave_if_asked)
+            if self.attention is not None:
+                app.output.write_raw(FOCUS_REPORTS_ON)
+            try:
+                await app.run_async(pre_run=leave_if_asked)
+            finally:
+                if self.attention is not None:
+                    app.output.write_raw(FOCUS_REPORTS_OFF)
+                    app.output.flush()

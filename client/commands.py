@@ -260,6 +260,7 @@ async def show_game(
         tokens=tokens,
         step_seconds=args.speed,
         key=account_key(args),
+        bell=args.bell,
     )
     await live.run()
     return live
