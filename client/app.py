@@ -47,6 +47,7 @@ from ubao.client.render import STYLE
 from ubao.client.state import Applied, GameState
 from ubao.client.view import GameView
 from ubao.protocol import (
+    DrawOffer,
     ErrorCode,
     Event,
     Moved,
@@ -76,6 +77,10 @@ class Actions(Protocol):
     async def resign(self) -> None: ...
 
     async def abort(self) -> None: ...
+
+    async def draw(self, ply: int) -> None: ...
+
+    async def answer_draw(self, ply: int, accept: bool) -> None: ...
 
     async def takeback(self, ply: int) -> None: ...
 
@@ -202,7 +207,12 @@ class GameApp(GameView):
             elif isinstance(effect, SendMove):
                 self._spawn(self._send(self.state.ply, effect.move))
             elif isinstance(effect, AnswerOffer):
-                (self.answer_takeback if effect.takeback else self.answer_rematch)(effect.accept)
+                answer = {
+                    "takeback": self.answer_takeback,
+                    "draw": self.answer_draw,
+                    "rematch": self.answer_rematch,
+                }[effect.offer]
+                answer(effect.accept)
             elif isinstance(effect, Request):
                 self._spawn(self._request(effect.what))
             elif isinstance(effect, Browse):
@@ -218,6 +228,8 @@ class GameApp(GameView):
             return self._try("rematch", self.actions.rematch())
         if what == "abort":
             return self._try("abort", self.actions.abort())
+        if what == "draw":
+            return self._try("draw offer", self.actions.draw(self.state.ply))
         return self._try("takeback", self.actions.takeback(self.state.ply))
 
     async def _try(self, what: str, request: Coroutine[Any, Any, None]) -> None:
@@ -346,6 +358,11 @@ class GameApp(GameView):
         self._notes.clear()
         self.buffer.reset()
         self.say(f"rematch: game {state.game_id}")
+
+    def answer_draw(self, accept: bool) -> None:
+        assert self.actions is not None
+        self.say("accepting the draw ..." if accept else "declining the draw ...")
+        self._spawn(self._try("draw", self.actions.answer_draw(self.state.ply, accept)))
 
     def answer_takeback(self, accept: bool) -> None:
         assert self.actions is not None
@@ -476,6 +493,9 @@ class GameApp(GameView):
             self.carry_out([said for said in [news.seat_changed(event, self.seen())] if said])
         elif isinstance(event, TakebackRequest):
             self._takeback_changed(event, before)
+        elif isinstance(event, DrawOffer):
+            answering = awaits_answer(self.seat, self.state.draw)
+            self.carry_out([news.draw_changed(event, self.seen(), answering)])
         elif isinstance(event, Snapshot):
             self.animation.clear()
             self._notes.clear()

@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ubao.client.input_machine import ERROR, Say
-from ubao.protocol import Event, Moved, RematchOffer, SeatEvent, Snapshot, TakebackRequest
+from ubao.protocol import (
+    DrawOffer,
+    Event,
+    Moved,
+    RematchOffer,
+    SeatEvent,
+    Snapshot,
+    TakebackRequest,
+)
 
 OFFERED_MINE = "rematch offered; waiting for the answer"
 
@@ -85,6 +93,17 @@ def takeback_changed(event: TakebackRequest, seen: Seen, before: int, answering:
     if taken > 1:
         moves += f" and the {taken - 1} after it" if taken > 2 else " and the reply"
     return Say(f"takeback: {moves} taken back, as {who} asked; back at ply {event.ply}")
+
+
+def draw_changed(event: DrawOffer, seen: Seen, answering: bool) -> Say:
+    """A draw offered or declined (an accepted one ends the game: `over` says it);
+    `answering`: the offer waits for this player's answer (the question line asks it)."""
+    mine = event.seat == seen.seat
+    if event.state == "offered":
+        if mine:
+            return Say("draw offered; waiting for the answer")
+        return Say("" if answering else f"{seen.sides[event.seat]} offers a draw")
+    return Say("draw declined", ERROR if mine else "")
 
 
 def rematch_changed(offer: RematchOffer, seen: Seen) -> Say:

@@ -26,10 +26,11 @@ def player_keys(cells: str) -> tuple[str, ...]:
         f"arrows: walk the {cells} of the legal moves (the first arrow shows the cursor)",
         "Esc: end the move being animated; cancel a question",
         "^F/^B: animation faster/slower; ^R or resign: resign (asks first); abort: call the"
-        " game off before your first move (nobody wins)",
+        " game off before your first move (nobody wins); draw: offer a draw",
         "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
         " answers y or n, a server bot at once",
-        "y/n: accept or decline the opponent's takeback request, even with a move half typed",
+        "y/n: accept or decline the opponent's takeback request or draw offer, even with a move"
+        " half typed",
         "^Q: leave (the seat stays yours: ubao play --join=GAME_ID)",
         "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
         " seats swapped (y/n answer the opponent's offer), q leaves",

@@ -22,6 +22,7 @@ from ubao.protocol import (
     BotInfo,
     Clocks,
     ClockSpec,
+    DrawOffer,
     Event,
     Moved,
     Over,
@@ -114,6 +115,8 @@ class GameState:
     """Seats whose player dropped: the monotonic time until which the server holds the seat."""
     takeback: int | None = None
     """The seat whose takeback request waits for the other's answer (a move ends it)."""
+    draw: int | None = None
+    """The seat whose draw offer waits for the other's answer (a move ends it)."""
     first_move_due: float | None = None
     """With a clock, while the player to move has not made their untimed first move: the
     monotonic time the server aborts the game if it has not come (the clocks'
@@ -227,6 +230,9 @@ class GameState:
             self._seat(event, now)
         elif isinstance(event, TakebackRequest):
             self._takeback(event, now)
+            self.draw = None  # a takeback request closes a draw offer (docs/protocol.md)
+        elif isinstance(event, DrawOffer):
+            self.draw = event.seat if event.state == "offered" else None
         return Applied.APPLIED
 
     def next_change(self, now: float) -> float | None:
@@ -279,6 +285,7 @@ class GameState:
         self.last = None
         self.away_until.clear()
         self.takeback = event.takeback
+        self.draw = event.draw
         self.rematch = event.rematch
 
     def _moved(self, event: Moved, now: float) -> None:
@@ -303,7 +310,7 @@ class GameState:
         if event.info is not None:
             self.info[event.seat] = event.info
         self.last = LastMove(event.seat, event.ply, before, steps)
-        self.takeback = None
+        self.takeback = self.draw = None
         if self.status == "waiting":
             self.status = "playing"
 
@@ -315,7 +322,7 @@ class GameState:
         if result.reason == "aborted":
             self.aborted_why = self._why_aborted()
         self.status, self.result, self.legal = "over", result, ()
-        self.takeback = None
+        self.takeback = self.draw = None
         self.away_until.clear()  # nobody's seat is held for a game that is over
 
     def _why_aborted(self) -> str | None:
@@ -392,6 +399,7 @@ REASONS = {
     "ply_limit": "by adjudication at the ply limit",
     "repetition": "by adjudication after a repetition",
     "engine_failure": "after an engine failure",
+    "agreement": "by agreement",
 }
 """How each `Result.reason` reads after "wins" or "Draw"."""
 

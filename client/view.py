@@ -145,6 +145,7 @@ class GameView:
             can_rematch=self.rematch_offered,
             legal=state.legal,
             takeback=state.takeback,
+            draw=state.draw,
             rematch=state.rematch,
             reply_too=bool(movers) and movers[-1] != state.takeback,
             has_moved=seat in movers,

@@ -34,6 +34,8 @@ from ubao.protocol import (
     Claim,
     Command,
     Create,
+    Draw,
+    DrawAnswer,
     ErrorCode,
     Event,
     GameSummary,
@@ -413,6 +415,15 @@ class Core:
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
             self._takeback(conn, command)
+        elif isinstance(command, Draw | DrawAnswer):
+            room = self._room(command.game_id)
+            seat = held_seat(conn, room, command.token)
+            if isinstance(command, Draw):  # a server bot plays on: it declines at once
+                declined = room.seats[1 - seat].is_bot
+                events = room.offer_draw(seat, command.ply, self.now(), declined=declined)
+            else:
+                events = room.answer_draw(seat, command.ply, command.accept, self.now())
+            self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Rematch | RematchAnswer):
             self._rematch(conn, command)
 

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple, Union
 
 from ubao.protocol import (
     ClockSpec,
+    DrawOffer,
     Event,
     Moved,
     Over,
@@ -1001,6 +1002,6 @@ def _pair_of(text: str) -> tuple[Standing, Standing]:
 
 def _event(body: bytes) -> Event:
     event = decode_server_message(body)
-    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest):
+    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest | DrawOffer):
         raise RuntimeError(f"stored event is a {event.type}")
     return event

@@ -24,6 +24,9 @@ from ubao.protocol import (
     Clocks,
     ClockSpec,
     Create,
+    Draw,
+    DrawAnswer,
+    DrawOffer,
     Error,
     ErrorCode,
     GameSummary,
@@ -290,6 +293,8 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Move: st.builds(Move, ids, texts, texts, counts, moves, maybe(client_bot_infos)),
     Resign: st.builds(Resign, ids, texts, texts),
     Abort: st.builds(Abort, ids, texts, texts),
+    Draw: st.builds(Draw, ids, texts, texts, counts),
+    DrawAnswer: st.builds(DrawAnswer, ids, texts, texts, counts, st.booleans()),
     Takeback: st.builds(Takeback, ids, texts, texts, counts),
     TakebackAnswer: st.builds(TakebackAnswer, ids, texts, texts, counts, st.booleans()),
     Rematch: st.builds(Rematch, ids, texts, texts),
@@ -382,6 +387,9 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(seats),
         maybe(move_lists),
         maybe(clocks),
+    ),
+    DrawOffer: st.builds(
+        DrawOffer, texts, st.integers(1, 2**40), seats, st.sampled_from(["offered", "declined"])
     ),
     Lobby: st.builds(Lobby, summaries),
     RematchOffer: st.builds(

@@ -172,6 +172,12 @@ class Recorder:
     async def abort(self) -> None:
         raise AssertionError("not asked for")
 
+    async def draw(self, ply: int) -> None:
+        raise AssertionError("not asked for")
+
+    async def answer_draw(self, ply: int, accept: bool) -> None:
+        raise AssertionError("not asked for")
+
     async def takeback(self, ply: int) -> None:
         raise AssertionError("not asked for")
 
