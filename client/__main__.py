@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ from ubao.client.connection import (
 )
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.search import ALGORITHMS
+from ubao.engine.tools.argv import CommandLineParser, options_after_command
 from ubao.protocol import (
     DEFAULT_PAGE,
     MAX_PACE_MS,
@@ -49,6 +51,7 @@ from ubao.protocol import (
     ProtocolError,
     SeatSpec,
 )
+from ubao.protocol.messages import MAX_BOT_DEPTH, MAX_NAME
 
 TOP_OPTIONS = ("-h", "--help", "--version")
 """The options of `ubao` itself; any other first word that is an option is the lobby's."""
@@ -81,6 +84,7 @@ def _add_connection(
     if name:
         parser.add_argument(
             "--name",
+            type=_player_name,
             default=default_name(),
             help="your name as others see it (default: login name)",
         )
@@ -147,40 +151,82 @@ def _external_bot_options() -> dict[str, Any]:
 def _add_speed(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--speed",
-        type=float,
+        type=_number,
         default=STEP_SECONDS,
         metavar="SECONDS",
         help="pause between holes of the sowing animation; 0 turns it off "
         "(Ctrl-F/Ctrl-B change it while playing)",
     )
+    parser.add_argument(
+        "--bell",
+        action="store_true",
+        help="ring the terminal's bell when the opponent moves while you are not looking "
+        "(the terminal has not the focus, or no key was pressed for 30 s)",
+    )
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, 1 or more")
+    return value
+
+
+def _number(text: str) -> float:
+    """A finite number, else a usage error that says so (not argparse's "invalid float")."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
     return value
 
 
 def _positive_float(text: str) -> float:
-    value = float(text)
+    value = _number(text)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
     return value
+
+
+def _bot_depth(text: str) -> int:
+    """A server bot's depth (or a bot client's wished one), within what the protocol carries;
+    the server's own limit, often lower, is the server's to say ("this server's bots search at
+    most 20 plies deep")."""
+    depth = _positive(text)
+    if depth > MAX_BOT_DEPTH:
+        raise argparse.ArgumentTypeError(
+            f"{text}: at most {MAX_BOT_DEPTH} plies (the protocol's limit; a server may allow "
+            "fewer, and says so)"
+        )
+    return depth
 
 
 def _server_bot(text: str) -> SeatSpec:
     """`DEPTH` (ubao's engine) or `ENGINE:DEPTH` (one of the server's engine bots)."""
     engine, _, depth = text.rpartition(":")
-    return SeatSpec.bot(_positive(depth), engine=engine or None)
+    return SeatSpec.bot(_bot_depth(depth), engine=engine or None)
 
 
 def _external_bot(text: str) -> SeatSpec:
-    return SeatSpec.external_bot(_positive(text))
+    return SeatSpec.external_bot(_bot_depth(text))
+
+
+def _player_name(text: str) -> str:
+    """A name as the server takes it: 1 to MAX_NAME characters, no space at either end."""
+    if not text.strip() or text != text.strip() or len(text) > MAX_NAME:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a name: give 1 to {MAX_NAME} characters, no space at either end"
+        )
+    return text
 
 
 def _pace(text: str) -> float:
-    value = float(text)
+    value = _number(text)
     if not 0 <= value <= MAX_PACE_MS / 1000:
         raise argparse.ArgumentTypeError(f"{text}: give 0 to {MAX_PACE_MS // 1000} seconds")
     return value
@@ -202,7 +248,7 @@ def catalogue() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandLineParser(
         prog="ubao",
         description="Play and watch Bao, the mancala family and Othello on a ubao server.",
         epilog=catalogue(),
@@ -506,10 +552,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     raise SystemExit(status)
 
 
-def with_command(argv: Sequence[str]) -> list[str]:
-    """The command line with `lobby` before it when it names no command: `ubao` alone, or
-    with the lobby's options only (`ubao --server URL --name NAME`), opens the lobby."""
-    words = list(argv)
+def with_command(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """The command line with its command first: options written before it go after it
+    (`ubao --server URL games`), and `lobby` goes before a line that names no command: `ubao`
+    alone, or with the lobby's options only (`ubao --server URL --name NAME`), opens the
+    lobby."""
+    words = options_after_command(parser or build_parser(), argv)
     if not words or (words[0].startswith("-") and words[0] not in TOP_OPTIONS):
         return ["lobby", *words]
     return words
@@ -517,7 +565,9 @@ def with_command(argv: Sequence[str]) -> list[str]:
 
 def run(argv: Sequence[str] | None) -> int:
     """The command's exit status; what went wrong is said on standard error, as one line."""
-    args = build_parser().parse_args(with_command(sys.argv[1:] if argv is None else argv))
+    parser = build_parser()
+    words = with_command(sys.argv[1:] if argv is None else argv, parser)
+    args = parser.parse_args(words)
     logging.basicConfig(
         level=logging.INFO if args.command == "bot" else logging.WARNING,
         format="%(asctime)s %(message)s",

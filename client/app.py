@@ -21,10 +21,13 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
+from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 
 from ubao.client import analysis_text, news
+from ubao.client.bell import FOCUS_IN, FOCUS_OUT, FOCUS_REPORTS_OFF, FOCUS_REPORTS_ON, Attention
 from ubao.client.board import STEP_SECONDS, sowing_frames, step_cursor
 from ubao.client.connection import Disconnected, ServerError
 from ubao.client.input_machine import (
@@ -44,6 +47,7 @@ from ubao.client.render import STYLE
 from ubao.client.state import Applied, GameState
 from ubao.client.view import GameView
 from ubao.protocol import (
+    DrawOffer,
     ErrorCode,
     Event,
     Moved,
@@ -55,6 +59,14 @@ from ubao.protocol import (
 )
 
 MIN_STEP, MAX_STEP = 0.02, 2.0
+FOCUS_IN_KEY, FOCUS_OUT_KEY = Keys.F24, Keys.F23
+"""The keys the terminal's focus reports are read as (`--bell`): keys no keyboard here needs."""
+ANSI_SEQUENCES.setdefault(FOCUS_IN, FOCUS_IN_KEY)
+ANSI_SEQUENCES.setdefault(FOCUS_OUT, FOCUS_OUT_KEY)
+IDLE_LOOK_S = 1.0
+"""With no time running, how often the screen looks whether one runs (it draws nothing)."""
+TICK_S = 0.01
+"""Past a shown time's change, when the screen is drawn: the new second is there for sure."""
 
 
 class Actions(Protocol):
@@ -63,6 +75,12 @@ class Actions(Protocol):
     async def move(self, ply: int, move: str) -> None: ...
 
     async def resign(self) -> None: ...
+
+    async def abort(self) -> None: ...
+
+    async def draw(self, ply: int) -> None: ...
+
+    async def answer_draw(self, ply: int, accept: bool) -> None: ...
 
     async def takeback(self, ply: int) -> None: ...
 
@@ -107,8 +125,11 @@ class GameApp(GameView):
         clock: Callable[[], float] = time.monotonic,
         input: Input | None = None,
         output: Output | None = None,
+        bell: bool = False,
     ) -> None:
         super().__init__(state, seat, clock)
+        self.attention = Attention() if bell else None
+        """With `--bell`: whether the player looks at the screen (client/bell.py)."""
         self.actions = actions
         self.step_seconds = step_seconds
         self.on_gap = on_gap
@@ -139,7 +160,6 @@ class GameApp(GameView):
             key_bindings=self._game_keys(),
             style=STYLE,
             full_screen=True,
-            refresh_interval=0.5,
             input=input,
             output=output,
         )
@@ -150,6 +170,14 @@ class GameApp(GameView):
         """Every key the screen may take: the input machine says, key by key, whether it takes
         it now (else it is typed) and what it does."""
         keys = KeyBindings()
+        if self.attention is not None:
+
+            @keys.add(FOCUS_IN_KEY)
+            @keys.add(FOCUS_OUT_KEY)
+            def _focus(event: KeyPressEvent) -> None:
+                assert self.attention is not None
+                self.attention.focused = event.key_sequence[0].key == FOCUS_IN_KEY
+
         for key in KEYS:
 
             def claimed(key: str = key) -> bool:
@@ -157,12 +185,14 @@ class GameApp(GameView):
 
             @keys.add(key, filter=Condition(claimed), eager=key == "escape")
             def _press(event: KeyPressEvent, key: str = key) -> None:
+                self._key_pressed()
                 self.carry_out(self.input.press(self.facts(), key) or [])
 
         return keys
 
     def _accept(self, buffer: Buffer) -> bool:
         """Enter in the input line: a command, an answer, a typed move, or the cursor's hole."""
+        self._key_pressed()
         self.enter(buffer.text)
         return False
 
@@ -179,7 +209,12 @@ class GameApp(GameView):
             elif isinstance(effect, SendMove):
                 self._spawn(self._send(self.state.ply, effect.move))
             elif isinstance(effect, AnswerOffer):
-                (self.answer_takeback if effect.takeback else self.answer_rematch)(effect.accept)
+                answer = {
+                    "takeback": self.answer_takeback,
+                    "draw": self.answer_draw,
+                    "rematch": self.answer_rematch,
+                }[effect.offer]
+                answer(effect.accept)
             elif isinstance(effect, Request):
                 self._spawn(self._request(effect.what))
             elif isinstance(effect, Browse):
@@ -195,6 +230,10 @@ class GameApp(GameView):
             return self._try("rematch", self.actions.rematch())
         if what == "analyse":
             return self._try("analysis", self._analyse())
+        if what == "abort":
+            return self._try("abort", self.actions.abort())
+        if what == "draw":
+            return self._try("draw offer", self.actions.draw(self.state.ply))
         return self._try("takeback", self.actions.takeback(self.state.ply))
 
     async def _analyse(self) -> None:
@@ -266,6 +305,7 @@ class GameApp(GameView):
     def _typed(self, buffer: Buffer) -> None:
         """Something typed, or the list of moves opened for what the line holds (not the line
         emptied after Enter, nor a list that comes too late for a line already sent)."""
+        self._key_pressed()
         listed = buffer.complete_state
         if buffer.text or (
             listed is not None
@@ -346,6 +386,11 @@ class GameApp(GameView):
         self._notes.clear()
         self.buffer.reset()
         self.say(f"rematch: game {state.game_id}")
+
+    def answer_draw(self, accept: bool) -> None:
+        assert self.actions is not None
+        self.say("accepting the draw ..." if accept else "declining the draw ...")
+        self._spawn(self._try("draw", self.actions.answer_draw(self.state.ply, accept)))
 
     def answer_takeback(self, accept: bool) -> None:
         assert self.actions is not None
@@ -450,6 +495,7 @@ class GameApp(GameView):
             self.buffer.reset()
         self._show(event, before, declined)
         self._turn_started()
+        self._pass_if_forced()
         if news.back_in_game(event, self.seat):
             self._send_unsent()
         self.invalidate()
@@ -458,8 +504,10 @@ class GameApp(GameView):
         """What the screen does with an event applied (the game was at ply `before`; a
         takeback request was `declined` at that ply by the event before)."""
         if isinstance(event, Moved):
+            self._ring_if_away(event)
             self.input.resolved()
-            note = news.moved(event, self.seen(), declined == event.ply)
+            passing = self.state.view.move_hole(event.move, event.seat) is None
+            note = news.moved(event, self.seen(), declined == event.ply, passing)
             if self.start_animation():
                 self._notes[event.ply] = note  # said when the board gets to it
             else:
@@ -473,6 +521,9 @@ class GameApp(GameView):
             self.carry_out([said for said in [news.seat_changed(event, self.seen())] if said])
         elif isinstance(event, TakebackRequest):
             self._takeback_changed(event, before)
+        elif isinstance(event, DrawOffer):
+            answering = awaits_answer(self.seat, self.state.draw)
+            self.carry_out([news.draw_changed(event, self.seen(), answering)])
         elif isinstance(event, Snapshot):
             self.animation.clear()
             self._notes.clear()
@@ -488,6 +539,27 @@ class GameApp(GameView):
             self.input.resolved()
             self.browse(self.browsing)
         self.carry_out([news.takeback_changed(event, self.seen(), before, answering)])
+
+    def _key_pressed(self) -> None:
+        """A key the screen took, or one typed: the player is at the screen."""
+        if self.attention is not None:
+            self.attention.last_key = self.clock()
+
+    def _ring_if_away(self, event: Moved) -> None:
+        """The bell (`--bell`), for the opponent's move while nobody looks at the screen."""
+        if self.attention is not None and self.attention.rings_for(
+            event.seat, self.seat, self.clock()
+        ):
+            self.application.output.bell()
+
+    def _pass_if_forced(self) -> None:
+        """A player whose one legal move is a pass (a move on no hole: Othello) passes at once,
+        as Othello programs do: there is nothing to choose, and nothing to wait for."""
+        legal = self.state.legal
+        if not self.my_turn or len(legal) != 1 or self.seat is None:
+            return
+        if self.state.view.move_hole(legal[0], self.seat) is None:
+            self.carry_out([Say("You have no move and pass"), SendMove(legal[0])])
 
     def _turn_started(self) -> None:
         """A new ply hides the keyboard cursor until the next arrow key."""
@@ -523,6 +595,16 @@ class GameApp(GameView):
             self.invalidate()
         self._notes.clear()
 
+    async def _tick(self) -> None:
+        """Draw the screen again when a time it shows changes (`GameState.next_change`), and
+        only then: events, keys and the animation draw what they change themselves. With no
+        time running it looks again every `IDLE_LOOK_S`, drawing nothing."""
+        while True:
+            wait = self.state.next_change(self.clock())
+            await asyncio.sleep(IDLE_LOOK_S if wait is None else min(wait + TICK_S, IDLE_LOOK_S))
+            if wait is not None:
+                self.invalidate()
+
     async def run(self) -> None:
         """Run the screen until the player leaves.
 
@@ -534,6 +616,15 @@ class GameApp(GameView):
         def leave_if_asked() -> None:
             if self._quitting:
                 app.exit()
+            else:
+                app.create_background_task(self._tick())
 
         with create_app_session(input=app.input, output=app.output):
-            await app.run_async(pre_run=leave_if_asked)
+            if self.attention is not None:
+                app.output.write_raw(FOCUS_REPORTS_ON)
+            try:
+                await app.run_async(pre_run=leave_if_asked)
+            finally:
+                if self.attention is not None:
+                    app.output.write_raw(FOCUS_REPORTS_OFF)
+                    app.output.flush()

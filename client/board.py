@@ -58,6 +58,8 @@ class Hand:
 
     seeds: int = 0
     capturing: bool = False
+    swept: bool = False
+    """The seeds were left on the board at the game's end and go to a store (nobody's capture)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +120,9 @@ class BoardView(ABC):
         if step.action == "lift":
             taken = count if lifted is None else min(lifted, count)
             values[step.hole], hand = count - taken, Hand(taken)
-        elif step.action == "capture":
-            values[step.hole], hand = 0, Hand(hand.seeds + count, capturing=True)
+        elif step.action in ("capture", "sweep"):
+            swept = step.action == "sweep"
+            values[step.hole], hand = 0, Hand(hand.seeds + count, capturing=True, swept=swept)
         elif step.action == "store" and hand.capturing:
             values[step.hole], hand = count + hand.seeds, Hand()
         else:  # "sow", "store", "place": one seed from the hand (or the stock) into the hole
@@ -444,6 +447,8 @@ class Frame:
     """The side whose move this is."""
     ply: int
     """The move's ply in the game (0-based): what the screen says it shows meanwhile."""
+    before: Hand = Hand()
+    """The hand before this step: a store step after a sweep banks what was swept."""
 
 
 def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int, ply: int = 0) -> list[Frame]:
@@ -452,8 +457,9 @@ def sowing_frames(view: BoardView, steps: Sequence[Step], mover: int, ply: int =
     hand = Hand()
     for index, step in enumerate(steps):
         lifted = _sown_after(steps, index) if step.action == "lift" else None
+        before = hand
         view, hand = view.apply_step(step, mover, hand, lifted)
-        frames.append(Frame(view, step, hand, mover, ply))
+        frames.append(Frame(view, step, hand, mover, ply, before))
     return frames
 
 
@@ -522,7 +528,7 @@ def _sown_after(steps: Sequence[Step], lift: int) -> int:
     """The seeds a lift takes: one for each hole sown before the next lift or capture."""
     sown = 0
     for step in steps[lift + 1 :]:
-        if step.action in ("lift", "capture"):
+        if step.action in ("lift", "capture", "sweep"):
             break
         sown += step.action in ("sow", "store")
     return sown

@@ -37,7 +37,8 @@ from ubao.client.connection import (
 from ubao.client.seating import SeatSession
 from ubao.client.state import Applied, GameState, describe_result
 from ubao.client.tokens import TokenStore
-from ubao.engine.games import GAMES
+from ubao.engine.game import GameError
+from ubao.engine.games import GAMES, make_game
 from ubao.engine.protocols import EnginePosition, Info, Limits, time_budget
 from ubao.engine.protocols.client import EngineClient, EngineFailure
 from ubao.engine.protocols.transports import SessionTransport
@@ -85,6 +86,16 @@ class EngineSettings:
         if self.time_ms is not None:
             text += f", {self.time_ms} ms"
         return text
+
+    def plays(self, game: str, options: dict[str, Any] | None = None) -> bool:
+        """Whether these settings can play `game`: it has the evaluation `eval` names (any
+        evaluation does when none is named). A bot takes no seat of a game it cannot play."""
+        if self.eval is None:
+            return True
+        try:
+            return self.eval in make_game(game, options or {}).evaluations
+        except GameError:
+            return False
 
     def options(self) -> dict[str, str]:
         """The engine's options for these settings."""

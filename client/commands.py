@@ -5,6 +5,7 @@ that cannot be acted on raises `UsageError`, whose message says why."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import getpass
 import json
@@ -34,12 +35,12 @@ from ubao.client.keys import AccountKey, KeyStore, read_key_file
 from ubao.client.lobby import lobby_table
 from ubao.client.serving import serve
 from ubao.client.standings import leaderboard_table, player_text
-from ubao.client.tokens import TokenStore
+from ubao.client.tokens import SeatToken, TokenStore, join_command
 from ubao.client.tournament_bot import play_tournament
 from ubao.client.tournament_text import tournament_text
 from ubao.client.tournaments import tournament
 from ubao.engine.game import GameError
-from ubao.engine.games import make_game
+from ubao.engine.games import GAMES, make_game
 from ubao.engine.record import RecordError, format_record, parse_record
 from ubao.engine.search import pick_evaluation
 from ubao.protocol import (
@@ -54,6 +55,7 @@ from ubao.protocol import (
     Player,
     Ratings,
     SeatSpec,
+    Snapshot,
     to_wire,
 )
 
@@ -128,8 +130,45 @@ def opponent_seats(args: argparse.Namespace) -> tuple[SeatSpec, SeatSpec]:
 
 async def command_play(args: argparse.Namespace) -> int:
     if args.join:
+        needs_terminal()
+        if not await takeover_agreed(args):
+            print(
+                f"your seat stays where it is; to join as the other player: "
+                f"{join_command(args.join)}"
+            )
+            return 0
         return await show_live(args, game_id=args.join, seat=args.seat)
     return await show_live(args, create=creation(args, opponent_seats(args)), seat=args.seat or 0)
+
+
+def takeover_question(snapshot: Snapshot, held: SeatToken) -> str | None:
+    """What to ask before `play --join` resumes a seat this name holds in a game waiting for
+    its opponent, while a connection still plays it (the same user's other terminal, which
+    would lose it): None when there is nothing to ask."""
+    seat = snapshot.seats[held.seat]
+    if snapshot.status != "waiting" or not seat.connected:
+        return None
+    return (
+        f"you ({seat.name}) hold seat {held.seat} of game {snapshot.game_id}, which waits for an "
+        "opponent, in another terminal; take the seat over here (that terminal loses it)? [y/N] "
+    )
+
+
+async def takeover_agreed(args: argparse.Namespace) -> bool:
+    """`play --join` of a game where this name holds a seat still played elsewhere: whether
+    the user, asked, agrees to take it over (else nothing is asked and the seat is resumed)."""
+    held = TokenStore().get(args.server, args.join, args.name)
+    if held is None or args.seat not in (None, held.seat):
+        return True
+    snapshot = await fetch_snapshot(args.server, args.name, args.join, account_key(args))
+    question = takeover_question(snapshot, held)
+    if question is None:
+        return True
+    try:
+        answer = await asyncio.to_thread(input, question)
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
 
 
 async def command_lobby(args: argparse.Namespace) -> int:
@@ -198,7 +237,8 @@ async def show_live(
     `command_replay`, so that the headless commands (`bot`, `games`, `export`) never load the
     terminal library."""
     needs_terminal()
-    return report_end(await show_game(args, game_id=game_id, create=create, seat=seat, watch=watch))
+    live = await show_game(args, game_id=game_id, create=create, seat=seat, watch=watch)
+    return report_end(live, args.command)
 
 
 async def show_game(
@@ -223,6 +263,7 @@ async def show_game(
         tokens=tokens,
         step_seconds=args.speed,
         key=account_key(args),
+        bell=args.bell,
     )
     await live.run()
     return live
@@ -237,11 +278,13 @@ def needs_terminal() -> None:
         )
 
 
-def report_end(live: LiveGame) -> int:
-    """After the screen closed: say what `ending` says, on standard error if it failed."""
+def report_end(live: LiveGame, command: str = "play") -> int:
+    """After the screen closed: say what `ending` says, on standard error if it failed, after
+    the command's name as every other failure of `command` is said (`ubao play: ...`)."""
     status, text = ending(live)
     if text:
-        print(f"ubao: {text}" if status else text, file=sys.stderr if status else sys.stdout)
+        said = f"ubao {command}: {text}" if status else text
+        print(said, file=sys.stderr if status else sys.stdout)
     return status
 
 
@@ -408,8 +451,31 @@ async def command_tournament(args: argparse.Namespace) -> int:
     return await tournament(args, account_key(args), options)
 
 
+def playable_games(settings: EngineSettings) -> list[str]:
+    """The games `settings` can play (those with the evaluation `--eval` names); none is a
+    usage error, said before the bot connects."""
+    games = [name for name in GAMES if settings.plays(name)]
+    if not games:
+        known = "; ".join(f"{name}: {', '.join(make_game(name).evaluations)}" for name in GAMES)
+        raise UsageError(f"no game has the evaluation {settings.eval!r} (--eval); known: {known}")
+    return games
+
+
+async def check_playable(args: argparse.Namespace, settings: EngineSettings, game: str) -> None:
+    """`--eval` holds for the game the bot is to join, asked of the server before any seat is
+    taken (only when an evaluation is named: any game has its default one)."""
+    if settings.eval is None:
+        return
+    snapshot = await fetch_snapshot(args.server, args.name, game, account_key(args))
+    try:
+        pick_evaluation(make_game(snapshot.game, snapshot.options), settings.eval)
+    except (ValueError, GameError) as error:
+        raise UsageError(f"game {game}: {error}") from None
+
+
 async def command_bot(args: argparse.Namespace) -> int:
     settings = EngineSettings(args.depth, args.time_ms, args.eval, args.algorithm, args.threads)
+    games = [] if args.new else playable_games(settings)  # --new: its game's own check
     budget = Budget(args.message_burst, args.message_rate)
     pace = args.pace or 0.0
     key = account_key(args)
@@ -430,9 +496,11 @@ async def command_bot(args: argparse.Namespace) -> int:
             budget=budget,
             pace=pace,
             key=key,
+            games=games,
         )
         return 0
     if args.join:
+        await check_playable(args, settings, args.join)
         bot = BotGame(
             args.server,
             args.name,

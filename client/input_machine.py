@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from ubao.client.entry import Ask, Entry, OneMove, Reject, hole_entry, read_entry
 from ubao.engine.game import Game
@@ -50,17 +50,22 @@ class SendMove:
     move: str
 
 
+Offer = Literal["takeback", "draw", "rematch"]
+"""What the opponent offered, and waits for this player's answer."""
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerOffer:
-    """Accept or decline the opponent's takeback request (`takeback`) or rematch offer."""
+    """Accept or decline the opponent's takeback request, draw offer or rematch offer."""
 
-    takeback: bool
+    offer: Offer
     accept: bool
 
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """Resign, offer a rematch (`rematch`) or ask to take back the last move (`takeback`)."""
+    """Resign, abort (`abort`), offer a draw (`draw`) or a rematch (`rematch`), or ask to
+    take back the last move (`takeback`)."""
 
     what: str
 
@@ -141,9 +146,18 @@ class Dialog(Enum):
     CONFIRM_RESIGN = "confirm resign"
     ANSWER_REMATCH = "answer rematch"
     ANSWER_TAKEBACK = "answer takeback"
+    ANSWER_DRAW = "answer draw"
     QUESTION = "question"
     BROWSING = "browsing"
     NONE = "none"
+
+
+ANSWERED: dict[Dialog, Offer] = {
+    Dialog.ANSWER_REMATCH: "rematch",
+    Dialog.ANSWER_TAKEBACK: "takeback",
+    Dialog.ANSWER_DRAW: "draw",
+}
+"""The dialogs `y` and `n` answer, and the offer each answers."""
 
 
 class Play(Enum):
@@ -182,6 +196,8 @@ class Facts:
     legal: Sequence[str]
     takeback: int | None
     """The seat whose takeback request waits for its answer."""
+    draw: int | None
+    """The seat whose draw offer waits for its answer."""
     rematch: int | None
     """The seat whose rematch offer waits for its answer."""
     reply_too: bool
@@ -270,6 +286,8 @@ class InputMachine:
             return Dialog.ANSWER_REMATCH
         if awaits_answer(f.seat, f.takeback):
             return Dialog.ANSWER_TAKEBACK
+        if awaits_answer(f.seat, f.draw):
+            return Dialog.ANSWER_DRAW
         if self.question is not None:
             return Dialog.QUESTION
         return Dialog.NONE if f.browsing is None else Dialog.BROWSING
@@ -300,6 +318,8 @@ class InputMachine:
             # Asked on their own turn, it takes back this player's reply too: say so.
             reply = " and your reply" if f.reply_too else ""
             return f"{f.opponent} asks to take back their move{reply}: y = accept, n = decline"
+        if dialog is Dialog.ANSWER_DRAW:
+            return f"{f.opponent} offers a draw: y = accept, n = decline"
         if dialog is Dialog.QUESTION:
             assert self.question is not None
             return self.question.question
@@ -359,7 +379,7 @@ class InputMachine:
         if self.confirming_resign:
             return self.confirm_resign(key == "y")
         if self._answers(f, key):
-            return [AnswerOffer(self.dialog(f) is Dialog.ANSWER_TAKEBACK, key == "y")]
+            return [AnswerOffer(ANSWERED[self.dialog(f)], key == "y")]
         return None
 
     def arrow(self, f: Facts, key: str) -> list[Effect] | None:
@@ -389,7 +409,7 @@ class InputMachine:
     def _answers(self, f: Facts, letter: str) -> bool:
         """`y` or `n` answers the opponent's takeback request or rematch offer, whatever is
         typed, unless it goes on with a move or a command being typed (`resign`)."""
-        if self.dialog(f) not in (Dialog.ANSWER_REMATCH, Dialog.ANSWER_TAKEBACK):
+        if self.dialog(f) not in ANSWERED:
             return False
         if self.closed:
             return False  # typed, to be told that nothing goes any more
@@ -435,6 +455,33 @@ class InputMachine:
             return [Say(SEAT_LOST, ERROR)]
         return [Say("offering a rematch ..."), Request("rematch")]
 
+    def offer_draw(self, f: Facts) -> list[Effect]:
+        """Offer a draw (or accept the opponent's offer), as on lichess."""
+        if f.seat is None:
+            return [Say("spectators cannot offer a draw", ERROR)]
+        if self.closed:
+            return [Say(SEAT_LOST, ERROR)]
+        if f.over or f.waiting:
+            return [Say("a draw is offered while the game is played", ERROR)]
+        if f.draw == f.seat:
+            return [Say("your draw offer waits for its answer", ERROR)]
+        if f.draw is not None:
+            return [AnswerOffer("draw", True)]
+        return [Say("offering a draw ..."), Request("draw")]
+
+    def ask_abort(self, f: Facts) -> list[Effect]:
+        """Call the game off before one's first move, as lichess's abort: nobody wins, so
+        nothing is asked first."""
+        if f.seat is None:
+            return [Say("spectators cannot abort a game", ERROR)]
+        if self.closed:
+            return [Say(SEAT_LOST, ERROR)]
+        if f.over:
+            return [Say("the game is over", ERROR)]
+        if f.has_moved:
+            return [Say("you have moved: the game can no longer be aborted (resign)", ERROR)]
+        return [Say("aborting the game ..."), Request("abort")]
+
     def ask_takeback(self, f: Facts) -> list[Effect]:
         if f.seat is None:
             return [Say("spectators cannot take moves back", ERROR)]
@@ -462,8 +509,8 @@ class InputMachine:
         if said in LINE_COMMANDS:
             return LINE_COMMANDS[said](self, f)
         dialog = self.dialog(f)
-        if dialog in (Dialog.ANSWER_REMATCH, Dialog.ANSWER_TAKEBACK) and said in YES + NO:
-            return [AnswerOffer(dialog is Dialog.ANSWER_TAKEBACK, said in YES)]
+        if dialog in ANSWERED and said in YES + NO:
+            return [AnswerOffer(ANSWERED[dialog], said in YES)]
         play = self.play(f)
         if play is Play.WATCHING:
             return [Say("watching: moves cannot be entered", ERROR)]
@@ -562,6 +609,8 @@ KEYS = tuple(dict.fromkeys([*GAME_KEYS, *HELP_KEYS]))
 
 LINE_COMMANDS: dict[str, Callable[[InputMachine, Facts], list[Effect]]] = {
     "resign": InputMachine.ask_resign,
+    "abort": InputMachine.ask_abort,
+    "draw": InputMachine.offer_draw,
     "takeback": InputMachine.ask_takeback,
     "rematch": InputMachine.offer_rematch,
 }

@@ -348,7 +348,12 @@ def game_layout(parts: ScreenParts, buffer: Buffer) -> tuple[Layout, Window]:
             Window(FormattedTextControl(parts.status), height=parts.status_height),
             VSplit(
                 [
-                    Window(BufferControl(buffer, input_processors=[BeforeInput(parts.prompt)])),
+                    # Scrolled only as far as the cursor needs: back at the start once a
+                    # line wider than the terminal is gone, the prompt is in sight again.
+                    Window(
+                        BufferControl(buffer, input_processors=[BeforeInput(parts.prompt)]),
+                        get_horizontal_scroll=lambda window: 0,
+                    ),
                     Window(
                         FormattedTextControl(parts.input_clocks),
                         width=lambda: Dimension.exact(text_width(parts.input_clocks())),

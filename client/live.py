@@ -40,6 +40,7 @@ class LiveGame(SeatSession):
         input: Input | None = None,
         output: Output | None = None,
         key: str | None = None,
+        bell: bool = False,
     ) -> None:
         super().__init__(
             url,
@@ -60,6 +61,7 @@ class LiveGame(SeatSession):
             on_gap=self._resync,
             input=input,
             output=output,
+            bell=bell,
         )
         self._resyncing = False
 

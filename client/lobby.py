@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ubao.client.state import called_off, shown_name
+from ubao.client.state import REASONS, called_off, shown_name
 from ubao.client.terminal_text import columns, cut
 from ubao.engine.record import printable
 from ubao.protocol import GameSummary, SeatInfo
@@ -33,10 +33,15 @@ def away(seat: SeatInfo, summary: GameSummary) -> bool:
     return summary.status != "over" and seat.name is not None and not seat.connected
 
 
+PLAYED_OUT = ("normal", "no_moves")
+"""The reasons a score alone says: the game was played to its end."""
+
+
 def status(summary: GameSummary) -> str:
     """`waiting`, `playing`, or for a finished game who won and the score, the winner's first
-    (`over: alice won 30-18`, `over: draw 24-24`), or why it was called off (`over: aborted`,
-    `over: cancelled`, `over: expired`)."""
+    (`over: alice won 30-18`, `over: draw 24-24`) and how a win came, unless the game was
+    played to its end (`over: bot d6 won on time`), or why it was called off (`over:
+    aborted`, `over: cancelled`, `over: expired`)."""
     result = summary.result
     if summary.status != "over" or result is None:
         return summary.status
@@ -44,17 +49,23 @@ def status(summary: GameSummary) -> str:
         return f"over: {result.reason}"
     first = result.winner or 0
     score = f" {result.score[first]}-{result.score[1 - first]}" if result.score else ""
+    how = "" if result.reason in PLAYED_OUT else f" {REASONS.get(result.reason, result.reason)}"
     if result.winner is None:
         return f"over: draw{score}"
-    winner = summary.seats[result.winner].name or "open seat"
-    return f"over: {winner} won{score}"
+    seat = summary.seats[result.winner]
+    winner = seat_cell(seat, summary) if seat.kind == "bot" else seat.name or "open seat"
+    return f"over: {winner} won{score}{how}"
 
 
 def seat_cell(seat: SeatInfo, summary: GameSummary) -> str:
-    """Who sits in a seat: the name, `BOT` before a bot client's (as lichess titles bot
-    accounts; its name says its depth), `(guest)` after a guest's, `(away)` after a dropped
-    player's; a free seat is
-    `(open)`, or `(bot wanted)` when it asks for a bot client."""
+    """Who sits in a seat: a server bot by its depth (and engine: `bot d6`, `bot d4 edax`,
+    short enough that both players of a bot game stay in sight), anyone else by name, `BOT`
+    before a bot client's (as lichess titles bot accounts; its name says its depth), `(guest)`
+    after a guest's, `(away)` after a dropped player's; a free seat is `(open)`, or `(bot
+    wanted)` when it asks for a bot client."""
+    if seat.kind == "bot":
+        depth = f" d{seat.depth}" if seat.depth is not None else ""
+        return "bot" + depth + (f" {seat.engine}" if seat.engine else "")
     if seat.name is None:
         return "(bot wanted)" if seat.wants_bot else "(open)"
     title = "BOT " if seat.client == "bot" else ""

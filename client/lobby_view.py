@@ -3,9 +3,8 @@ the terminal's width, the selected game in full, the new-game form, the leaderbo
 server's tournaments and one tournament's standings, and the keys' hint.
 
 The table says what a glance needs (the game, who plays, how it stands, its ply, how many
-watch it); the line under it gives the selected game's id, options, clock and pace. Server
-bots are named by what they are (`bot d6`, `bot d4 edax`); everybody else as `ubao games`
-names them (`seat_cell`).
+watch it); the line under it gives the selected game's id, options, clock and pace. Players are
+named as `ubao games` names them (`seat_cell`: server bots by what they are, `bot d6`).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from ubao.client.terminal_text import columns, cut
 from ubao.client.tournament_text import tournament_text, tournaments_table
 from ubao.engine.games import GAMES
 from ubao.engine.record import printable
-from ubao.protocol import GameSummary, SeatInfo, escape
+from ubao.protocol import GameSummary, escape
 
 MARK = "> "
 """Before the selected row (also in reverse video), so that it shows without colours."""
@@ -31,15 +30,6 @@ FIXED = (("PLY", 4), ("WATCHING", 8))
 GAP = "  "
 NAME_SHOWN = 24
 """The most of the user's own name that the title shows."""
-
-
-def seat_label(seat: SeatInfo, summary: GameSummary) -> str:
-    """Who sits in a seat, short: a server bot by its depth (and engine), anyone else as
-    `ubao games` says."""
-    if seat.kind == "bot":
-        depth = f" d{seat.depth}" if seat.depth is not None else ""
-        return "bot" + depth + (f" {seat.engine}" if seat.engine else "")
-    return seat_cell(seat, summary)
 
 
 def short_status(summary: GameSummary) -> str:
@@ -73,7 +63,7 @@ def widths(games: list[GameSummary], width: int) -> tuple[int, int, int]:
 
 
 def seats_text(summary: GameSummary) -> str:
-    return VS.join(printable(seat_label(seat, summary)) for seat in summary.seats)
+    return VS.join(printable(seat_cell(seat, summary)) for seat in summary.seats)
 
 
 def pad(text: str, width: int) -> str:

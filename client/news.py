@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ubao.client.input_machine import ERROR, Say
-from ubao.protocol import Event, Moved, RematchOffer, SeatEvent, Snapshot, TakebackRequest
+from ubao.protocol import (
+    DrawOffer,
+    Event,
+    Moved,
+    RematchOffer,
+    SeatEvent,
+    Snapshot,
+    TakebackRequest,
+)
 
 OFFERED_MINE = "rematch offered; waiting for the answer"
 
@@ -37,10 +45,19 @@ class Seen:
         return f"{self.sides[side]}, {self.names[side] or 'open seat'}"
 
 
-def moved(event: Moved, seen: Seen, declined: bool) -> str:
-    """A move, with the takeback request it `declined` (whose own event came just before)."""
-    who = "You" if event.seat == seen.seat else seen.sides[event.seat]
-    return f"{who} played {event.move}" + (" (takeback declined)" if declined else "")
+def moved(event: Moved, seen: Seen, declined: bool, passing: bool = False) -> str:
+    """A move, with the takeback request it `declined` (whose own event came just before): a
+    pass (`passing`, a move on no hole) as a side with no move, and an extra turn (the mover
+    is to move again, Kalah's last seed in its store) as such."""
+    mine = event.seat == seen.seat
+    who = "You" if mine else seen.sides[event.seat]
+    if passing:
+        text = "You have no move and pass" if mine else f"{who} has no move and passes"
+    else:
+        text = f"{who} played {event.move}"
+        if event.to_move == event.seat and not seen.over:
+            text += ": your move again" if mine else " and moves again"
+    return text + (" (takeback declined)" if declined else "")
 
 
 def seat_changed(event: SeatEvent, seen: Seen) -> Say | None:
@@ -76,6 +93,17 @@ def takeback_changed(event: TakebackRequest, seen: Seen, before: int, answering:
     if taken > 1:
         moves += f" and the {taken - 1} after it" if taken > 2 else " and the reply"
     return Say(f"takeback: {moves} taken back, as {who} asked; back at ply {event.ply}")
+
+
+def draw_changed(event: DrawOffer, seen: Seen, answering: bool) -> Say:
+    """A draw offered or declined (an accepted one ends the game: `over` says it);
+    `answering`: the offer waits for this player's answer (the question line asks it)."""
+    mine = event.seat == seen.seat
+    if event.state == "offered":
+        if mine:
+            return Say("draw offered; waiting for the answer")
+        return Say("" if answering else f"{seen.sides[event.seat]} offers a draw")
+    return Say("draw declined", ERROR if mine else "")
 
 
 def rematch_changed(offer: RematchOffer, seen: Seen) -> Say:

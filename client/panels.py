@@ -4,7 +4,6 @@ the keys a screen takes."""
 
 from __future__ import annotations
 
-import shlex
 import textwrap
 from collections.abc import Sequence
 
@@ -26,11 +25,13 @@ def player_keys(cells: str) -> tuple[str, ...]:
         "Tab: the legal moves (or the answers to a question); Esc closes the list",
         f"arrows: walk the {cells} of the legal moves (the first arrow shows the cursor)",
         "Esc: end the move being animated; cancel a question",
-        "^F/^B: animation faster/slower; ^R or resign: resign (asks first)",
+        "^F/^B: animation faster/slower; ^R or resign: resign (asks first); abort: call the"
+        " game off before your first move (nobody wins); draw: offer a draw",
         "^T or takeback: ask to take back your last move (and the reply to it): the opponent"
         " answers y or n, a server bot at once",
-        "y/n: accept or decline the opponent's takeback request, even with a move half typed",
-        "^Q: leave (the seat stays yours: ubao play --join GAME_ID)",
+        "y/n: accept or decline the opponent's takeback request or draw offer, even with a move"
+        " half typed",
+        "^Q: leave (the seat stays yours: ubao play --join=GAME_ID)",
         "after the end: left/right look back at the moves, r (or rematch) offers a rematch with"
         " seats swapped (y/n answer the opponent's offer), q leaves",
         "after the end: a asks the server for its analysis (marks beside the moves, the"
@@ -49,12 +50,6 @@ HELP_CLOSE = "F1, ? or Esc closes"
 HELP_SCROLL = "Up/Down, PgUp/PgDn: scroll"
 
 
-def join_command(game_id: str) -> str:
-    """The command that takes the open seat of `game_id`, as a shell reads it (`--join=`
-    holds for an id that begins with `-`)."""
-    return shlex.join(["ubao", "play", f"--join={game_id}"])
-
-
 STEP_VERBS = {
     "lift": "lifts",
     "sow": "sows",
@@ -66,11 +61,18 @@ STEP_VERBS = {
 """What each action of `Game.sowing_path` reads as on the status line."""
 
 
-def describe_step(frame: Frame) -> str:
-    """One frame of a move's animation in words: "sows S5, 3 in hand"."""
-    step = frame.step
-    text = f"{STEP_VERBS.get(step.action, step.action)} {step.hole}"
-    return text + (f", {frame.hand.seeds} in hand" if frame.hand.seeds else "")
+def describe_step(frame: Frame, mover: str) -> str:
+    """One frame of a move's animation in words: "South sows S5, 3 in hand". The sweep at a
+    mancala game's end is nobody's doing: "game over: N4 swept up, 10 left", then "game over:
+    the 10 left go to N*"."""
+    step, hand = frame.step, frame.hand
+    if hand.swept:
+        return f"game over: {step.hole} swept up, {hand.seeds} left"
+    if frame.before.swept:
+        seeds = frame.before.seeds
+        return f"game over: the {seeds} left go{'es' if seeds == 1 else ''} to {step.hole}"
+    text = f"{mover} {STEP_VERBS.get(step.action, step.action)} {step.hole}"
+    return text + (f", {hand.seeds} in hand" if hand.seeds else "")
 
 
 def format_clock(ms: int) -> str:

@@ -29,11 +29,14 @@ from ubao.client.connection import (
 from ubao.client.state import GameState
 from ubao.client.tokens import SeatToken, TokenStore
 from ubao.protocol import (
+    Abort,
     Analyse,
     AnalysisEvent,
     BotInfo,
     Cancel,
     Create,
+    Draw,
+    DrawAnswer,
     ErrorCode,
     Event,
     Move,
@@ -254,6 +257,23 @@ class SeatSession:
                 if error.code not in (ErrorCode.NOT_YOUR_GAME, ErrorCode.ALREADY_STARTED):
                     raise  # the opponent sat down meanwhile: resigning is what is left
         await self.session.request(Resign(id=0, game_id=self.game_id, token=self.held.token))
+
+    async def abort(self) -> None:
+        """Call the game off before this seat's first move (`abort`: nobody wins)."""
+        assert self.held is not None and self.game_id is not None
+        await self.session.request(Abort(id=0, game_id=self.game_id, token=self.held.token))
+
+    async def draw(self, ply: int) -> None:
+        """Offer a draw (or accept the opponent's offer), the game being at `ply`."""
+        assert self.held is not None and self.game_id is not None
+        await self.session.request(Draw(id=0, game_id=self.game_id, token=self.held.token, ply=ply))
+
+    async def answer_draw(self, ply: int, accept: bool) -> None:
+        assert self.held is not None and self.game_id is not None
+        token = self.held.token
+        await self.session.request(
+            DrawAnswer(id=0, game_id=self.game_id, token=token, ply=ply, accept=accept)
+        )
 
     async def takeback(self, ply: int) -> None:
         """Ask to take back this seat's last move, the game being at `ply`."""

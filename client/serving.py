@@ -85,7 +85,8 @@ class SeatToTake:
 class SeatPicker:
     """Which seats a serving bot takes, in order, up to `max_games` games at a time: first the
     games it holds a seat in (`resuming`, from `held_seats`), then the open games that ask for
-    a bot client, as the lobby was last heard of."""
+    a bot client, as the lobby was last heard of, of the games its settings can play (the
+    evaluation it was given: `EngineSettings.plays`)."""
 
     def __init__(
         self,
@@ -117,7 +118,8 @@ class SeatPicker:
         taken = {*joined, *(join.game_id for join in joins)}
         for summary in list(self.waiting.values()):
             seat = bot_seat(summary)
-            if seat is None or summary.game_id in taken:
+            playable = self.settings.plays(summary.game, summary.options)
+            if seat is None or not playable or summary.game_id in taken:
                 del self.waiting[summary.game_id]
                 continue
             if busy + len(joins) >= self.max_games:
@@ -126,6 +128,20 @@ class SeatPicker:
             chosen = settings_for(summary, seat, self.settings)
             joins.append(SeatToTake(summary.game_id, seat, chosen, summary))
         return joins
+
+
+def serving_line(
+    url: str, name: str, settings: EngineSettings, max_games: int, games: Collection[str]
+) -> str:
+    """What a serving bot says once the server has answered: what it waits for, and which games
+    it takes when its evaluation (`--eval`) limits them."""
+    plural = "s" if max_games > 1 else ""
+    which = f" of {', '.join(games)}" if settings.eval is not None and games else ""
+    return (
+        f"serving {url} as {name} ({settings.describe()}, up to {max_games} game{plural} at a "
+        f"time): waiting for seats{which} that ask for a bot client "
+        "(ubao play --new GAME --vs-external-bot)"
+    )
 
 
 async def serve(
@@ -140,6 +156,7 @@ async def serve(
     budget: Budget = DEFAULT_BUDGET,
     pace: float = 0.0,
     key: str | None = None,
+    games: Collection[str] = (),
 ) -> None:
     """Wait in the lobby forever, playing up to `max_games` games at a time.
 
@@ -164,9 +181,16 @@ async def serve(
         seats.heard((summary,))
         changed.set()
 
+    serving = serving_line(url, name, settings, max_games, games)
+    heard_once = False
+
     async def list_open() -> None:
+        nonlocal heard_once
         page = ListGames(id=0, filter="open", limit=MAX_PAGE, subscribe=True)
         seats.heard((await lobby.request(page)).games or (), listed=True)
+        if not heard_once:  # said once the server answers, not before
+            heard_once = True
+            log.info("%s", serving)
         changed.set()
 
     lobby = ServerSession(
@@ -176,6 +200,7 @@ async def serve(
         on_event=lambda event: None,
         on_ready=list_open,
         on_lobby=on_lobby,
+        on_state=lambda text: log.info("lobby: %s", text) if "reconnecting" in text else None,
         backoff=backoff,
         budget=budget,
         key=key,
@@ -188,15 +213,7 @@ async def serve(
     def busy() -> int:
         return sum(1 for bot, _ in playing.values() if bot.playing)
 
-    log.info(
-        "serving %s as %s (%s, up to %d game%s at a time): waiting for seats that ask for a "
-        "bot client (ubao play --new GAME --vs-external-bot)",
-        url,
-        name,
-        settings.describe(),
-        max_games,
-        "s" if max_games > 1 else "",
-    )
+    log.info("connecting to %s as %s", url, name)
 
     def start(join: SeatToTake) -> None:
         bot = BotGame(

@@ -22,6 +22,7 @@ from ubao.protocol import (
     BotInfo,
     Clocks,
     ClockSpec,
+    DrawOffer,
     Event,
     GameAnalysis,
     Moved,
@@ -115,6 +116,8 @@ class GameState:
     """Seats whose player dropped: the monotonic time until which the server holds the seat."""
     takeback: int | None = None
     """The seat whose takeback request waits for the other's answer (a move ends it)."""
+    draw: int | None = None
+    """The seat whose draw offer waits for the other's answer (a move ends it)."""
     first_move_due: float | None = None
     """With a clock, while the player to move has not made their untimed first move: the
     monotonic time the server aborts the game if it has not come (the clocks'
@@ -231,7 +234,27 @@ class GameState:
             self._seat(event, now)
         elif isinstance(event, TakebackRequest):
             self._takeback(event, now)
+            self.draw = None  # a takeback request closes a draw offer (docs/protocol.md)
+        elif isinstance(event, DrawOffer):
+            self.draw = event.seat if event.state == "offered" else None
         return Applied.APPLIED
+
+    def next_change(self, now: float) -> float | None:
+        """Seconds until a time the screen shows changes: the running clock's next second (its
+        next tenth under ten seconds), a countdown's next whole second (shown rounded); None
+        when no time runs, so that an idle screen is not drawn again."""
+        if self.over:
+            return None
+        waits = []
+        if self.clocks is not None and self.clocks.running is not None and self.paused_at is None:
+            left = self.remaining_ms(self.clocks.running, now)
+            if left is not None and left > 0:
+                step = 100 if left <= 10_000 else 1000
+                waits.append(((left - 1) % step + 1) / 1000)
+        for due in (self.first_move_due, *self.away_until.values()):
+            if due is not None and due > now:
+                waits.append((due - now - 0.5) % 1.0 or 1.0)
+        return min(waits, default=None)
 
     def first_move_left(self, now: float) -> float | None:
         """Seconds left for the untimed first move of the player to move, if one is awaited."""
@@ -266,6 +289,7 @@ class GameState:
         self.last = None
         self.away_until.clear()
         self.takeback = event.takeback
+        self.draw = event.draw
         self.rematch = event.rematch
         self.analysis = event.analysis
 
@@ -291,7 +315,7 @@ class GameState:
         if event.info is not None:
             self.info[event.seat] = event.info
         self.last = LastMove(event.seat, event.ply, before, steps)
-        self.takeback = None
+        self.takeback = self.draw = None
         if self.status == "waiting":
             self.status = "playing"
 
@@ -303,7 +327,7 @@ class GameState:
         if result.reason == "aborted":
             self.aborted_why = self._why_aborted()
         self.status, self.result, self.legal = "over", result, ()
-        self.takeback = None
+        self.takeback = self.draw = None
         self.away_until.clear()  # nobody's seat is held for a game that is over
 
     def _why_aborted(self) -> str | None:
@@ -380,6 +404,7 @@ REASONS = {
     "ply_limit": "by adjudication at the ply limit",
     "repetition": "by adjudication after a repetition",
     "engine_failure": "after an engine failure",
+    "agreement": "by agreement",
 }
 """How each `Result.reason` reads after "wins" or "Draw"."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +29,13 @@ except ImportError:  # Windows: msvcrt's byte-range lock instead
     import msvcrt
 
 DEFAULT_PORTS = {"ws": 80, "wss": 443, "http": 80, "https": 443}
+
+
+def join_command(game_id: str) -> str:
+    """The command that takes the open seat of `game_id`, as a shell reads it (`--join=`
+    holds for an id that begins with `-`), under another name than the creator's: the same
+    user's name would come back to the creator's own seat."""
+    return shlex.join(["ubao", "play", f"--join={game_id}", "--name=NAME"])
 
 
 def default_path() -> Path:

@@ -42,13 +42,13 @@ from ubao.client.panels import (
     describe_step,
     format_search_report,
     help_lines,
-    join_command,
     move_list,
     players_panel,
 )
 from ubao.client.render import render_board
 from ubao.client.standings import rating_change
 from ubao.client.state import GameState, called_off, describe_result
+from ubao.client.tokens import join_command
 from ubao.protocol import GameAnalysis
 
 
@@ -147,6 +147,7 @@ class GameView:
             can_rematch=self.rematch_offered,
             legal=state.legal,
             takeback=state.takeback,
+            draw=state.draw,
             rematch=state.rematch,
             reply_too=bool(movers) and movers[-1] != state.takeback,
             has_moved=seat in movers,
@@ -272,7 +273,7 @@ class GameView:
             return ("class:status.turn", "Game over: " + self._result_text())
         if state.status == "waiting":
             if any(seat.wants_bot and seat.name is None for seat in state.seats):
-                return ("", "waiting for a bot client: start one with ubao bot --serve --depth N")
+                return ("", "waiting for a bot client: start one with ubao bot --depth N --serve")
             return ("", f"waiting for a player to join: {join_command(state.game_id)}")
         left = state.first_move_left(self.clock()) if self.online else None
         first = "" if left is None else f": {left:.0f} s to play the first move"
@@ -311,7 +312,7 @@ class GameView:
             text.append(("class:status.error", f"   [{self.connection}]"))
         frame = self.animation.frame
         if frame is not None and self.browsing is None:
-            text.append(("", f"   {self.side_name(frame.mover)} {describe_step(frame)}"))
+            text.append(("", f"   {describe_step(frame, self.side_name(frame.mover))}"))
         question = self._question()
         if question is not None:
             text += [("", "\n"), ("class:status.question", question)]

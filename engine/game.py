@@ -108,7 +108,9 @@ class Step:
     hole: str
     """The hole's label in the game's notation (e.g. "S3", "N*" for North's store, "B5", "d3")."""
     action: str
-    """What happened there: "sow", "lift", "capture", "store", "place", "flip"."""
+    """What happened there: "sow", "lift", "capture", "store", "place", "flip"; "sweep": at
+    the end of a mancala game, the seeds left in a pit taken up for a store (the "store" step
+    after the sweep says which), whoever moved last."""
 
 
 class Game(ABC, Generic[P, M]):

@@ -646,6 +646,42 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class Abort:
+    """Extension: call the game off before this seat has moved, as lichess's abort: it ends
+    `aborted`, with no winner and no rating change. Refused (`already_moved`) once the seat
+    has made a move; before the game starts, `resign` and `cancel` do it."""
+
+    type: ClassVar[str] = "abort"
+    id: Id
+    game_id: GameId
+    token: Token
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Extension: offer a draw (or accept the opponent's pending offer), as on lichess."""
+
+    type: ClassVar[str] = "draw"
+    id: Id
+    game_id: GameId
+    token: Token
+    ply: Count
+    """The game's ply as the offerer sees it: an offer about a position gone by is refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class DrawAnswer:
+    """Extension: accept or decline the opponent's pending draw offer."""
+
+    type: ClassVar[str] = "draw_answer"
+    id: Id
+    game_id: GameId
+    token: Token
+    ply: Count
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Takeback:
     """Extension: ask to take back this seat's last move (and whatever the opponent played
     after it), so that it is this seat's turn again at the position before that move."""
@@ -883,6 +919,8 @@ class Snapshot:
     """Extension: when the game was created, in milliseconds since the epoch (UTC)."""
     takeback: Seat | None = None
     """Extension: the seat whose takeback request waits for an answer, if any."""
+    draw: Seat | None = None
+    """Extension: the seat whose draw offer waits for an answer, if any."""
     pace_ms: Pace | None = None
     """Extension: the game's pace (`create`'s `pace_ms`), if it has one: a bot client that
     keeps it moves no faster than the server's bots."""
@@ -974,6 +1012,23 @@ class TakebackRequest:
     clocks: Clocks | None = None
 
 
+DrawState = Literal["offered", "declined"]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffer:
+    """Extension: a draw was `offered`, or `declined` (by an answer, or by the opponent's
+    move). An offer stands from `offered` until its answer, a move, a takeback request or the
+    end of the game; accepted, the game ends at once (`over`, no winner, reason `agreement`)."""
+
+    type: ClassVar[str] = "draw_offer"
+    game_id: GameId
+    v: Version
+    seat: Seat
+    """The seat that offered."""
+    state: DrawState
+
+
 RematchState = Literal["offered", "declined", "withdrawn", "accepted"]
 
 
@@ -1040,6 +1095,9 @@ Command = (
     | Watch
     | Move
     | Resign
+    | Abort
+    | Draw
+    | DrawAnswer
     | Takeback
     | TakebackAnswer
     | Rematch
@@ -1056,7 +1114,7 @@ Command = (
 )
 """What a client sends."""
 Reply = Ok | Error
-Event = Snapshot | Moved | Over | SeatEvent | TakebackRequest
+Event = Snapshot | Moved | Over | SeatEvent | TakebackRequest | DrawOffer
 """Events of one game, each with its version `v`."""
 ServerMessage = Reply | Event | Lobby | RematchOffer | TournamentEvent | AnalysisEvent
 """What a server sends."""
@@ -1074,6 +1132,9 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     Watch,
     Move,
     Resign,
+    Abort,
+    Draw,
+    DrawAnswer,
     Takeback,
     TakebackAnswer,
     Rematch,
@@ -1096,6 +1157,7 @@ SERVER_MESSAGE_TYPES: tuple[type[ServerMessage], ...] = (
     Over,
     SeatEvent,
     TakebackRequest,
+    DrawOffer,
     Lobby,
     RematchOffer,
     TournamentEvent,

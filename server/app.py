@@ -290,6 +290,7 @@ class GameServer:
             self.bots, review = workers, workers.review
         else:
             store = Store(config.db)
+            log.info("database: %s", store.path)  # the file whose games are served, said first
             self.database = store
             self.core = Core(store, config.limits, now=now, wall=wall)
             self.bots, review = Bots(config.bots), review_in_process

@@ -28,6 +28,7 @@ from ubao.engine.games import make_game
 from ubao.engine.searchable import Searchable
 from ubao.protocol import (
     PROTOCOL_VERSION,
+    Abort,
     Analyse,
     AnalysisEvent,
     BotInfo,
@@ -35,6 +36,8 @@ from ubao.protocol import (
     Claim,
     Command,
     Create,
+    Draw,
+    DrawAnswer,
     ErrorCode,
     Event,
     GameAnalysis,
@@ -478,13 +481,23 @@ class Core:
             seat = held_seat(conn, room, command.token)
             events = room.play(seat, command.ply, command.move, self.now(), command.info)
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
-        elif isinstance(command, Resign):
+        elif isinstance(command, Resign | Abort):
             room = self._room(command.game_id)
             seat = held_seat(conn, room, command.token)
-            events = room.resign(seat, self.now())
+            end = room.resign if isinstance(command, Resign) else room.abort
+            events = end(seat, self.now())
             self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Takeback | TakebackAnswer):
             self._takeback(conn, command)
+        elif isinstance(command, Draw | DrawAnswer):
+            room = self._room(command.game_id)
+            seat = held_seat(conn, room, command.token)
+            if isinstance(command, Draw):  # a server bot plays on: it declines at once
+                declined = room.seats[1 - seat].is_bot
+                events = room.offer_draw(seat, command.ply, self.now(), declined=declined)
+            else:
+                events = room.answer_draw(seat, command.ply, command.accept, self.now())
+            self._commit(room, events, reply=(conn, Ok(id=command.id)))
         elif isinstance(command, Rematch | RematchAnswer):
             self._rematch(conn, command)
 

@@ -26,21 +26,27 @@ from typing import Literal, TypeVar
 
 from ubao.protocol import ErrorCode, RematchState, Status, TakebackState
 
-Action = Literal["join", "start", "play", "takeback", "resign", "cancel", "finish", "rematch"]
+Action = Literal[
+    "join", "start", "play", "takeback", "draw", "resign", "abort", "cancel", "finish", "rematch"
+]
 """What happens to a room: a player sits down, the game starts (no seat is free), a move, a
-takeback asked or answered, a resignation, the creator's cancel, an end of any kind (the rules,
-a clock, a grace period, an expiry, a forfeit), a rematch offered or answered."""
+takeback asked or answered, a draw offered or declined, a resignation, an abort before a
+seat's first move, the creator's cancel, an end of any kind (the rules, a clock, a grace
+period, an expiry, a forfeit, a draw agreed), a rematch offered or answered."""
 
 STATUS_TRANSITIONS: dict[tuple[Status, Action], Status] = {
     ("waiting", "join"): "waiting",
     ("waiting", "start"): "playing",
     ("waiting", "resign"): "over",  # aborted: the game never started
+    ("waiting", "abort"): "over",
     ("waiting", "cancel"): "over",
     ("waiting", "finish"): "over",
     ("playing", "join"): "playing",  # a seat given up during the game, taken again
     ("playing", "play"): "playing",
     ("playing", "takeback"): "playing",
+    ("playing", "draw"): "playing",  # accepted, it ends the game: "finish"
     ("playing", "resign"): "over",
+    ("playing", "abort"): "over",  # before the seat's first move (Room.abort checks it)
     ("playing", "finish"): "over",
     ("over", "rematch"): "over",
 }
@@ -51,10 +57,13 @@ REFUSALS: dict[tuple[Status, Action], tuple[ErrorCode, str]] = {
     ("over", "join"): _IS_OVER,
     ("over", "play"): _IS_OVER,
     ("over", "takeback"): _IS_OVER,
+    ("over", "draw"): _IS_OVER,
     ("over", "resign"): _IS_OVER,
+    ("over", "abort"): _IS_OVER,
     ("over", "cancel"): _IS_OVER,
     ("waiting", "play"): _NOT_STARTED,
     ("waiting", "takeback"): _NOT_STARTED,
+    ("waiting", "draw"): _NOT_STARTED,
     ("playing", "cancel"): (
         ErrorCode.ALREADY_STARTED,
         "game {game_id} has started; only a waiting game can be cancelled",

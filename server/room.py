@@ -20,6 +20,8 @@ from ubao.protocol import (
     BotInfo,
     Clocks,
     ClockSpec,
+    DrawOffer,
+    DrawState,
     ErrorCode,
     Event,
     GameAnalysis,
@@ -275,6 +277,7 @@ class Room:
             clock=self.clock_spec,
             created=self.created,
             takeback=self.pending_takeback(),
+            draw=self.pending_draw(),
             pace_ms=self.pace_ms or None,
             rematch=self.rematch_offer,
             rated=self.rated,
@@ -316,6 +319,17 @@ class Room:
         for event in reversed(self.events):
             if not isinstance(event, SeatEvent):
                 if isinstance(event, TakebackRequest) and event.state == "asked":
+                    return event.seat
+                return None
+        return None
+
+    def pending_draw(self) -> int | None:
+        """The seat whose draw offer waits for an answer: as a takeback request, the last
+        event other than presence is its `offered` (an answer, a move, a takeback request or
+        the end closes it), read from the log."""
+        for event in reversed(self.events):
+            if not isinstance(event, SeatEvent):
+                if isinstance(event, DrawOffer) and event.state == "offered":
                     return event.seat
                 return None
         return None
@@ -447,6 +461,10 @@ class Room:
         declined = self._takeback_answer(seat, asker, "move")
         if asker is not None and declined is not None:
             events.append(self._takeback_event(asker, declined, now))
+        # The same for a draw offer: the opponent's move declines it, aloud.
+        offerer = self.pending_draw()
+        if offerer is not None and offerer != seat:
+            events.append(self._draw_event(offerer, "declined"))
         notation = self.game.format_move(before, move)
         self.position, self._legal = after, None
         self.history.append(notation)
@@ -509,11 +527,55 @@ class Room:
             return [self._take_back(asker, now)]
         return [self._takeback_event(asker, state, now)]
 
+    def offer_draw(self, seat: int, ply: int, now: int, *, declined: bool) -> list[Event]:
+        """`seat` offers a draw, or accepts the opponent's pending offer (the game ends
+        drawn, reason `agreement`); `declined` (the opponent is a server bot, which plays
+        on) declines it at once."""
+        self._check_playing(ply, "draw")
+        self._check_ply(ply)
+        offerer = self.pending_draw()
+        if offerer == seat:
+            raise Rejected(ErrorCode.DRAW_PENDING, "your draw offer waits for its answer")
+        if offerer is not None:
+            return [self._finish(Result(None, "agreement", None), now)]
+        events = [self._draw_event(seat, "offered")]
+        if declined:
+            events.append(self._draw_event(seat, "declined"))
+        return events
+
+    def answer_draw(self, seat: int, ply: int, accept: bool, now: int) -> list[Event]:
+        """The opponent of the offerer accepts (the game ends drawn) or declines."""
+        self._check_playing(ply, "draw")
+        self._check_ply(ply)
+        offerer = self.pending_draw()
+        if offerer is None or offerer == seat:
+            message = f"no draw offer of the opponent's waits in game {self.game_id}"
+            raise Rejected(ErrorCode.NO_DRAW_OFFER, message)
+        if accept:
+            return [self._finish(Result(None, "agreement", None), now)]
+        return [self._draw_event(offerer, "declined")]
+
+    def _draw_event(self, offerer: int, state: DrawState) -> Event:
+        return self._append(
+            DrawOffer(game_id=self.game_id, v=self.v + 1, seat=offerer, state=state)
+        )
+
     def resign(self, seat: int, now: int) -> list[Event]:
         self._allow("resign")
         if self.status == "waiting":
             return [self._finish(Result(None, "aborted", None), now)]
         return [self._finish(Result(1 - seat, "resign", None), now)]
+
+    def abort(self, seat: int, now: int) -> list[Event]:
+        """Call the game off before `seat` has made a move, as lichess's abort: nobody wins
+        (`aborted`, unrated). Once it has moved, only resigning ends the game."""
+        self._allow("abort")
+        if seat in self.movers:
+            raise Rejected(
+                ErrorCode.ALREADY_MOVED,
+                f"seat {seat} has moved in game {self.game_id}: it can resign, not abort",
+            )
+        return [self._finish(Result(None, "aborted", None), now)]
 
     def cancel(self, now: int) -> list[Event]:
         """The creator withdraws a game that has not started."""

@@ -87,6 +87,7 @@ CLIENT_MODEL = {
     "ubao.client.lobby",
     "ubao.client.lobby_machine",
     "ubao.client.news",
+    "ubao.client.bell",
     "ubao.client.terminal_text",
     "ubao.client.standings",
     "ubao.client.tournament_text",

@@ -478,7 +478,9 @@ class Mancala(Searchable[Position, Move]):
         return int.from_bytes(bytes(rows)), position[m] - position[2 * m + 1], sum(rows)
 
     def _sweep(self, board: list[int], last_mover: int, path: list[Step] | None) -> None:
-        """Move the seeds left in the pits to the stores, as option `remaining` says."""
+        """Move the seeds left in the pits to the stores, as option `remaining` says; `path`
+        gets each row's pits swept ("sweep", not the mover's capture), then the store they go
+        to ("store")."""
         m = self.pits
         left = [sum(board[first : first + m]) for first in self._first_pit]
         if self.remaining == "owner":
@@ -489,9 +491,12 @@ class Mancala(Searchable[Position, Move]):
         for player, first in enumerate(self._first_pit):
             for i in range(first, first + m):
                 if board[i] and path is not None:
-                    path.append(Step(self._label(i), "capture"))
+                    path.append(Step(self._label(i), "sweep"))
                 board[i] = 0
-            board[self._stores[takers[player]]] += left[player]
+            store = self._stores[takers[player]]
+            board[store] += left[player]
+            if left[player] and path is not None:
+                path.append(Step(self._label(store), "store"))
 
     def outcome(self, position: Position) -> Outcome | None:
         if not self.is_over(position):

@@ -68,6 +68,7 @@ from ubao.engine.tools import (
     tournament,
     tournament_files,
 )
+from ubao.engine.tools.argv import CommandLineParser, options_after_command
 from ubao.engine.tools.chart import bench_svg
 from ubao.engine.tools.entrants import EngineSpec, parse_entrant, parse_spec
 from ubao.engine.tools.players import PLAYERS
@@ -1013,7 +1014,7 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandLineParser(
         prog="ubao-engine",
         description="The ubao engine: rules of every game, perft, and the game-tree search.",
     )
@@ -1382,14 +1383,15 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 NO_NATIVE_CORE = (
     "ubao-engine: the native core is not built (no C compiler at install time); "
-    "the pure-Python engine runs, 25-80x slower"
+    "the pure-Python engine runs, tens of times slower (ubao-engine bench --speed measures it)"
 )
 """Said on stderr by every command that searches or plays on the default backend without it."""
 
 
 def run(argv: Sequence[str] | None) -> None:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args, extra = parser.parse_known_args(options_after_command(parser, words))
     if args.command == "play" and not any(word.startswith("-") for word in extra):
         args.moves += extra  # moves may follow the options: play GAME --options JSON 3 5
     elif extra:

@@ -48,6 +48,7 @@ import redis
 from ubao.protocol import (
     AnalysisEvent,
     ClockSpec,
+    DrawOffer,
     Event,
     GameAnalysis,
     GameSummary,
@@ -753,6 +754,6 @@ def texts(values: Any) -> list[str]:
 
 def _event(body: bytes) -> Event:
     event = decode_server_message(body)
-    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest):
+    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest | DrawOffer):
         raise RuntimeError(f"stored event is a {event.type}")
     return event

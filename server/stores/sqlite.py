@@ -48,6 +48,7 @@ from typing import Any, NamedTuple, Union
 from ubao.protocol import (
     AnalysisEvent,
     ClockSpec,
+    DrawOffer,
     Event,
     GameAnalysis,
     Moved,
@@ -471,8 +472,15 @@ def _rows(
 def _private(path: Path) -> None:
     """Make the database file the user's alone (0600), in a folder of their own (0700) if it
     has to be created: it holds who played whom and the seat tokens' hashes. SQLite gives its
-    -wal and -shm files the database file's mode."""
+    -wal and -shm files the database file's mode. Only the file's own folder is made, unless
+    the file is the default one (`default_db_path`): a mistyped `--db` in a folder that is not
+    there is refused (FileNotFoundError) rather than a new folder tree and an empty server."""
     missing = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
+    if len(missing) > 1 and path != default_db_path().resolve():
+        raise FileNotFoundError(
+            f"no folder {missing[1]} (only the database's own folder is made: make the others "
+            "first, if that is where it goes)"
+        )
     for folder in reversed(missing):  # each one 0700, not only the last (mkdir's parents=True)
         folder.mkdir(mode=0o700, exist_ok=True)
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -1083,6 +1091,6 @@ def _pair_of(text: str) -> tuple[Standing, Standing]:
 
 def _event(body: bytes) -> Event:
     event = decode_server_message(body)
-    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest):
+    if not isinstance(event, Moved | Over | SeatEvent | TakebackRequest | DrawOffer):
         raise RuntimeError(f"stored event is a {event.type}")
     return event

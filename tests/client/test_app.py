@@ -22,12 +22,15 @@ from tests.support.screen import (
     legal_snapshot,
     played,
     sized,
+    start_of,
     status_lines,
 )
 from ubao.client.app import MAX_STEP, GameApp
+from ubao.client.commands import takeover_question
 from ubao.client.layout import END_WIDTH, PANEL_MIN_WIDTH
 from ubao.client.panels import describe_seat, format_clock, format_search_report
 from ubao.client.state import GameState
+from ubao.client.tokens import SeatToken
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import (
     BotInfo,
@@ -155,6 +158,27 @@ async def test_a_spectator_steps_back_through_the_moves_and_end_returns_to_live(
     watching.keys.send_text("\x1b[F")  # End: live again
     await until(lambda: app.browsing is None, "live")
     assert app.board()[0].values == app.state.view.values
+
+
+async def test_a_player_with_no_move_but_a_pass_passes_at_once_and_says_so() -> None:
+    """Issue 36, features: Othello's forced pass needed a keypress (`pass`, Enter)."""
+    actions = Recorder()
+    snapshot = dataclasses.replace(
+        start_of("othello", {"size": 4}, PEOPLE),
+        position="XXO-XXOOOXOOXXXX O",
+        to_move=1,
+        ply=9,
+        legal=("pass",),
+    )
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("g1"), seat=1, actions=actions, input=keys, output=DummyOutput())
+        task = asyncio.create_task(app.run())
+        await until(lambda: app.application.is_running, "the screen")
+        app.on_event(dataclasses.replace(snapshot, game_id="g1"))
+        await until(lambda: actions.moves == ["pass"], "the pass sent by itself")
+        assert app.message[1] in ("You have no move and pass", "")
+        app.quit()
+        await asyncio.wait_for(task, 30)
 
 
 async def test_the_list_of_moves_sits_on_the_help_line_and_closes_on_enter_and_esc() -> None:
@@ -388,7 +412,23 @@ def test_connecting_shows_only_quit_and_waiting_shows_the_command_to_join() -> N
     app.on_event(waiting)
     keys = fragment_list_to_text(app._help_text())
     assert "Tab" not in keys and "arrows" not in keys and "^Q: leave" in keys
-    assert "ubao play --join=AbCd1234" in app.turn_text()[1]
+    assert "ubao play --join=AbCd1234 --name=NAME" in app.turn_text()[1]
+
+
+def test_joining_a_waiting_game_whose_seat_plays_elsewhere_asks_first() -> None:
+    """Issue 36, 2: the same user's second terminal took the creator's seat over unasked."""
+    waiting = dataclasses.replace(
+        legal_snapshot("kalah"),
+        status="waiting",
+        seats=(SeatInfo("open", "ann", True), SeatInfo("open", None, False)),
+    )
+    question = takeover_question(waiting, SeatToken(0, "t"))
+    assert question is not None and "you (ann) hold seat 0" in question
+    assert question.endswith("(that terminal loses it)? [y/N] ")
+    away = dataclasses.replace(waiting, seats=(SeatInfo("open", "ann", False), waiting.seats[1]))
+    assert takeover_question(away, SeatToken(0, "t")) is None  # coming back: nothing to ask
+    playing = dataclasses.replace(waiting, status="playing")
+    assert takeover_question(playing, SeatToken(0, "t")) is None
 
 
 @pytest.mark.timeout(300)

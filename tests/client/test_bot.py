@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import logging
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -232,6 +233,37 @@ def test_a_serving_bot_takes_only_free_seats_that_ask_for_a_bot() -> None:
     assert bot_seat(summary("waiting", taken, wanted)) == 1
     assert bot_seat(summary("waiting", wanted, wanted)) == 0
     assert bot_seat(summary("playing", taken, person)) is None
+
+
+def test_a_serving_bot_takes_no_seat_of_a_game_without_its_evaluation() -> None:
+    """Issue 36, 1: a serving bot given an evaluation of one game only (Bao's `front_row`)
+    took every game's seat and abandoned it at its first move; it takes only the games it
+    can play."""
+    settings = EngineSettings(depth=2, eval="front_row")
+    wanted = SeatInfo("open", None, False, wants_bot=True)
+    kalah = summary("waiting", SeatInfo("open", "ann", True), wanted)
+    bao = dataclasses.replace(kalah, game_id="b", game="bao")
+    seats = SeatPicker(settings, 2, {})
+    seats.heard([kalah, bao], listed=True)
+    assert seats.take(busy=0, joined=()) == [SeatToTake("b", 1, settings, bao)]
+    assert not settings.plays("kalah") and settings.plays("bao") and EngineSettings(1).plays("x")
+
+
+async def test_a_serving_bot_says_it_serves_only_once_the_server_answered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 36, 10: `serving URL` was logged before any connection, even to no server."""
+    caplog.set_level(logging.INFO, logger="ubao.bot")
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"ws://127.0.0.1:{unused.getsockname()[1]}/"
+        serving = asyncio.create_task(serve(url, "robo", EngineSettings(depth=1), backoff=FAST))
+        await until(lambda: "reconnecting" in caplog.text, "a retry")
+        serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)
+    said = [record.getMessage() for record in caplog.records]
+    assert f"connecting to {url} as robo" in said
+    assert not [line for line in said if line.startswith("serving")], said
 
 
 def test_a_serving_bot_searches_as_deep_as_a_seat_wishes_but_no_deeper_than_its_own_depth() -> None:

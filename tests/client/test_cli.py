@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -17,18 +18,22 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from tests.support.client import game_server, kalah_create, screen, until, url_of
+from ubao.client import view
 from ubao.client.__main__ import build_parser, main, with_command
 from ubao.client.commands import (
     command_lobby,
     opponent_seats,
     parse_clock,
     report_end,
+    return_command,
     watch_creation,
 )
-from ubao.client.connection import request_once
+from ubao.client.connection import fetch_snapshot, request_once
 from ubao.client.export import UNKNOWN_DATE, record_of, replay_of
 from ubao.client.lobby import lobby_table
+from ubao.client.panels import player_keys
 from ubao.client.replay import ReplayApp
+from ubao.client.tokens import join_command
 from ubao.engine.games import GAMES, make_game
 from ubao.engine.record import format_record, parse_record
 from ubao.protocol import ClockSpec, GameSummary, Result, SeatInfo, SeatSpec, Snapshot
@@ -64,6 +69,8 @@ def test_clocks_are_given_in_seconds_with_an_increment() -> None:
         (["watch"], "give a GAME_ID to watch"),
         (["watch", "--new", "kalah", "--bot", "1", "--bot", "1", "--pace", "99"], "0 to 60"),
         (["bot", "--depth", "2", "--new", "kalah", "--eval", "magic"], "no evaluation 'magic'"),
+        (["bot", "--depth", "2", "--serve", "--eval", "magic"], "no game has the evaluation"),
+        (["bot", "--depth", "2", "--join", "g1", "--eval", "magic"], "no game has the evaluation"),
         (["replay", "/nonexistent/record.txt"], "cannot read /nonexistent/record.txt"),
     ],
 )
@@ -131,7 +138,7 @@ async def test_the_game_screen_gives_up_on_a_server_it_never_reached(
     async with screen(url, "alice", tmp_path / "t.json", create=kalah_create()) as alice:
         await asyncio.wait_for(alice.task, 30)  # no key pressed: it ends by itself
     assert report_end(alice.live) == 1
-    assert f"ubao: cannot reach {url}" in capsys.readouterr().err
+    assert f"ubao play: cannot reach {url}" in capsys.readouterr().err
 
 
 async def test_leaving_before_the_game_was_reached_is_a_failure(
@@ -162,6 +169,44 @@ def test_replaying_a_binary_file_says_it_is_no_record(
         main(["replay", str(binary)])
     assert exit.value.code == 2
     assert "is not a game record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "--new", "kalah", "--vs-bot", "abc"], "'abc' is not a whole number, 1 or more"),
+        (["play", "--new", "kalah", "--pace", "x"], "'x' is not a number"),
+        (["play", "--new", "kalah", "--vs-bot", "99"], "at most 64 plies (the protocol's limit"),
+        (["watch", "--new", "kalah", "--bot", "1", "--bot", "65"], "at most 64 plies"),
+        (["play", "--name", "", "--new", "kalah"], "'' is not a name: give 1 to 64 characters"),
+        (["games", "--name", "ann "], "'ann ' is not a name"),
+        (["--server", "h:1", "replay", "x.txt"], "unrecognized arguments: --server h:1"),
+        (["plya"], "invalid choice: 'plya'"),
+    ],
+)
+def test_a_command_line_mistake_is_one_line_in_the_users_words(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 36, 7 and 8: up to 22 lines of usage came before the error, a bad number was an
+    "invalid _positive value", and an empty name or a depth past the protocol's went to the
+    server, which refused them in protocol words."""
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    assert exit.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert message in line and "_positive" not in line and line.endswith("--help)"), line
+
+
+def test_options_before_the_command_go_with_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36, 6: `ubao --server URL games` said "invalid choice: 'URL'"."""
+    url = unused_url()
+    assert with_command(["--server", url, "games", "--all"]) == ["games", "--all", "--server", url]
+    assert with_command(["--name=ann", "watch", "--", "-x"]) == ["watch", "--name=ann", "--", "-x"]
+    assert with_command(["--name", "games"]) == ["lobby", "--name", "games"]  # a name
+    with pytest.raises(SystemExit) as exit:
+        main(["--server", url, "games"])
+    assert exit.value.code == 1
+    assert "cannot reach" in capsys.readouterr().err
 
 
 def test_ubao_alone_or_with_only_the_lobbys_options_opens_the_lobby() -> None:
@@ -215,7 +260,10 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
             {"pits": 4},
             "playing",
             7,
-            (SeatInfo("open", "ann", True), SeatInfo("bot", "ubao-engine (depth 3)", True)),
+            (
+                SeatInfo("open", "ann", True),
+                SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3),
+            ),
         ),
         GameSummary(
             "xyz",
@@ -257,9 +305,8 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
         "ann",
         "(guest)",
         "vs",
-        "ubao-engine",
-        "(depth",
-        "3)",
+        "bot",
+        "d3",
         "7",
     ]
     assert rows[2].split() == [
@@ -276,6 +323,34 @@ def test_the_lobby_table_lists_game_options_status_seats_and_ply() -> None:
     ]
     assert rows[3].split()[3:7] == ["over:", "di", "won", "50-14"]
     assert rows[4].split()[4:] == ["ed", "(guest)", "vs", "(bot", "wanted)", "0"]
+
+
+def test_at_80_columns_the_lobby_table_says_who_played_a_bot_game_and_how_it_was_won() -> None:
+    """Issue 36, 11: bot games read `ubao-… vs ubao-…` at 80 columns, and a win on time
+    gave no reason."""
+
+    def bot(depth: int, engine: str | None = None) -> SeatInfo:
+        return SeatInfo("bot", "ubao-engine (depth 6)", True, depth=depth, engine=engine)
+
+    people = (SeatInfo("open", "ann", True, account=True), SeatInfo("open", "bob", True))
+    games = [
+        GameSummary("G1YpwalB", "kalah", {"pits": 4, "seeds": 3}, "playing", 12, (bot(2), bot(6))),
+        GameSummary(
+            "Qe_R2zrs", "othello", {"size": 8}, "over", 31, (bot(4, "edax"), bot(6)),
+            result=Result(winner=1, reason="normal", score=(20, 44)),
+        ),
+        GameSummary(
+            "x9saQT3k", "kalah", {}, "over", 20, people,
+            result=Result(winner=0, reason="timeout", score=None),
+        ),
+    ]  # fmt: skip
+    rows = lobby_table(games, 80).splitlines()
+    assert all(len(row) <= 80 for row in rows)
+    assert "bot d2 vs bot d6" in rows[1]
+    assert "over: bot d6 won 44-20  bot d4" in rows[2] and "vs bot d6" in rows[2]
+    assert "bot d4 edax vs bot d6" in lobby_table(games)
+    assert "over: ann won on time" in lobby_table(games).splitlines()[3]
+    assert "normal" not in lobby_table(games)  # a game played to its end: the score says it
 
 
 async def test_ubao_games_lists_the_servers_games(
@@ -398,7 +473,9 @@ async def test_ctrl_c_ends_a_serving_bot_without_a_traceback() -> None:
         )
         assert process.stderr is not None
         first = await asyncio.wait_for(process.stderr.readline(), 60)
-        assert b"serving" in first
+        assert b"connecting to" in first
+        second = await asyncio.wait_for(process.stderr.readline(), 60)
+        assert b"serving" in second
         process.send_signal(signal.SIGINT)
         errors = (await asyncio.wait_for(process.stderr.read(), 60)).decode()
         assert await process.wait() == 130, errors
@@ -429,6 +506,22 @@ def test_a_bad_command_line_is_blamed_on_itself_not_on_the_server(
     assert message in error and "cannot reach" not in error, error
 
 
+async def test_a_bot_refuses_to_join_a_game_without_its_evaluation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 36, 1: `--join` checks `--eval` against the game before taking its seat."""
+    async with game_server() as server:
+        create = kalah_create(SeatSpec.open(), SeatSpec.external_bot())
+        game_id = (await request_once(url_of(server), "ann", "human", create)).game_id
+        argv = ["bot", "--server", url_of(server), "--depth", "1", "--eval", "front_row"]
+        with pytest.raises(SystemExit) as exit:
+            await asyncio.to_thread(main, [*argv, "--join", game_id or ""])
+        assert exit.value.code == 2
+        assert f"game {game_id}: kalah has no evaluation 'front_row'" in capsys.readouterr().err
+        snapshot = await fetch_snapshot(url_of(server), "check", game_id or "")
+        assert snapshot.seats[1].name is None  # the bot's seat was never taken
+
+
 @pytest.mark.timeout(300)
 def test_a_server_given_as_host_and_port_is_a_websocket_url() -> None:
     args = build_parser().parse_args(["games", "--server", "127.0.0.1:9700,ws://b:1/"])
@@ -446,3 +539,24 @@ async def test_export_to_a_file_with_a_host_and_port_server(tmp_path: Path) -> N
         args.output = str(out)
         assert await args.handler(args) == 0
     assert parse_record(out.read_text()).tags["GameId"] == game_id.game_id
+
+
+def test_the_commands_the_screens_give_are_written_one_way_and_parse() -> None:
+    """Issue 36, 17: the clients wrote the same command several ways (`--join GAME_ID` in the
+    help, `--join=ID` elsewhere; `--serve --depth N` where README writes `--depth N
+    --serve`), and a failed screen said `ubao:` where every other failure of the command says
+    `ubao play:`."""
+    leave = next(line for line in player_keys("pits") if line.startswith("^Q"))
+    hints = [
+        join_command("AbCd1234"),
+        return_command("AbCd1234", "ann", "ws://h:1/"),
+        leave.split(": ", 2)[2].removesuffix(")"),
+        "ubao bot --depth N --serve",
+    ]
+    said = Path(view.__file__).read_text(encoding="utf-8")
+    assert "start one with ubao bot --depth N --serve" in said and "--serve --depth" not in said
+    for hint in hints:
+        words = shlex.split(hint.replace("GAME_ID", "g1").replace(" N ", " 3 "))
+        assert words[:2] in (["ubao", "play"], ["ubao", "bot"]), hint
+        assert "--join" not in words, hint  # always --join=ID
+        build_parser().parse_args(with_command(words[1:]))

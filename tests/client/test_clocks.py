@@ -3,6 +3,7 @@ the status line), the untimed first move's countdown and the seat countdown besi
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 from pathlib import Path
@@ -140,7 +141,7 @@ async def test_the_waiting_status_line_keeps_each_clock_whole() -> None:
     shown = "\n".join(lines)
     assert "--join=AbCd1234" in shown, shown
     assert not any(line.rstrip().endswith((" B", " W")) for line in lines), shown
-    assert any(line.startswith("B 5:00   W 5:00") for line in lines), shown
+    assert any("B 5:00   W 5:00" in line for line in lines), shown
 
 
 ESC = "\x1b"
@@ -169,3 +170,33 @@ async def test_the_seat_countdown_fits_beside_a_clock_and_goes_with_the_game(
     shown.keys.send_text(ESC)
     screen = shown.text()
     assert "to return" not in screen and "held" not in screen, screen
+
+
+def test_a_screen_is_drawn_again_only_when_a_time_it_shows_changes() -> None:
+    """Issue 36, 4: idle screens redrew twice a second. The next change is the running clock's
+    next second (tenth under ten seconds) or a countdown's; none when no time runs."""
+    state = GameState("AbCd1234")
+    snapshot = dataclasses.replace(start_of("kalah", {}, PEOPLE), clock=ClockSpec(300_000, 0))
+    state.apply(dataclasses.replace(snapshot, clocks=Clocks((300_000, 300_000), None, 0)), 100.0)
+    assert state.next_change(100.0) is None  # nothing runs: an idle screen is not drawn
+    running = Clocks((65_250, 300_000), running=0, increment_ms=0)
+    state.apply(dataclasses.replace(snapshot, v=2, clocks=running), 100.0)
+    assert state.next_change(100.0) == pytest.approx(0.25)  # 1:05 turns 1:04 in 250 ms
+    assert state.next_change(100.25) == pytest.approx(1.0)
+    assert state.next_change(156.0) == pytest.approx(0.05)  # 9.25 s left: tenths
+    state.pause_clocks(100.5)
+    assert state.next_change(101.0) is None  # the connection is down: the clocks stand still
+    state.apply(Over(game_id="AbCd1234", v=3, result=Result(0, "resign", None)), 101.0)
+    assert state.next_change(101.0) is None
+
+
+@pytest.mark.parametrize("player", [("kalah", 80, 24)], indirect=True)
+async def test_an_idle_game_screen_is_not_drawn_again(player: Shown) -> None:
+    """Issue 36, 4: with no clock running, a screen left alone draws nothing more."""
+    application = player.app.application
+    await asyncio.sleep(0.3)  # the snapshot's own drawing
+    drawn = application.render_counter
+    await asyncio.sleep(1.6)
+    assert application.render_counter == drawn
+    player.keys.send_text("1")
+    await until(lambda: application.render_counter > drawn, "a key's drawing")

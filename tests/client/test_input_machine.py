@@ -16,6 +16,7 @@ from ubao.client.input_machine import (
     Facts,
     Hint,
     InputMachine,
+    Request,
     Say,
     Screen,
     SendMove,
@@ -39,6 +40,7 @@ def facts(**changes: Any) -> Facts:
         can_rematch=False,
         legal=LEGAL,
         takeback=None,
+        draw=None,
         rematch=None,
         reply_too=False,
         has_moved=False,
@@ -96,7 +98,7 @@ def test_resign_asked_over_nothing_goes_back_to_nothing_on_a_no() -> None:
 def test_y_answers_a_takeback_request_with_a_move_half_typed() -> None:
     machine = InputMachine()
     asked = facts(takeback=1, typed="2")
-    assert machine.press(asked, "y") == [AnswerOffer(takeback=True, accept=True)]
+    assert machine.press(asked, "y") == [AnswerOffer(offer="takeback", accept=True)]
     assert machine.press(facts(typed="2"), "y") is None  # nothing asked: the letter is typed
     assert "asks to take back" in (machine.question_text(asked) or "")
 
@@ -141,3 +143,16 @@ def test_the_key_hint_names_the_keys_of_the_mode_and_what_enter_does_with_the_li
     assert machine.entry_hint(facts(typed=LEGAL[0], legal=[])) is None  # not our turn
     assert machine.entry_hint(facts(listing=True)) == "Tab picks: "
     assert machine.entry_hint(facts(listing=True, picked=True)) == "Enter plays, Tab: next: "
+
+
+def test_draw_offers_are_made_and_answered_as_takebacks_are() -> None:
+    """Issue 36, features: `draw` offers one (or accepts the opponent's); `y` or `n` answers
+    the opponent's, whatever is typed."""
+    machine = InputMachine()
+    assert machine.enter(facts(), "draw") == [Say("offering a draw ..."), Request("draw")]
+    assert machine.enter(facts(draw=0), "draw")[0].style == ERROR  # type: ignore[union-attr]
+    offered = facts(draw=1)
+    assert machine.question_text(offered) == "North offers a draw: y = accept, n = decline"
+    assert machine.press(offered, "n") == [AnswerOffer(offer="draw", accept=False)]
+    assert machine.enter(offered, "draw") == [AnswerOffer(offer="draw", accept=True)]
+    assert machine.enter(facts(seat=None), "draw")[0].style == ERROR  # type: ignore[union-attr]

@@ -26,7 +26,21 @@ def test_a_move_names_its_player_and_the_takeback_it_declined() -> None:
     move = Moved(game_id="g", v=3, ply=2, seat=1, move="4", position="", to_move=0)
     assert moved(move, SOUTH, declined=False) == "North played 4"
     assert moved(move, SOUTH, declined=True) == "North played 4 (takeback declined)"
-    assert moved(dataclasses.replace(move, seat=0), SOUTH, declined=False) == "You played 4"
+    mine = dataclasses.replace(move, seat=0, to_move=1)
+    assert moved(mine, SOUTH, declined=False) == "You played 4"
+
+
+def test_an_extra_turn_and_a_pass_are_said_as_such() -> None:
+    """Issue 36, features: Kalah's extra turn is announced, and a side with no move passes."""
+    again = Moved(game_id="g", v=3, ply=2, seat=1, move="3", position="", to_move=1)
+    assert moved(again, SOUTH, declined=False) == "North played 3 and moves again"
+    mine = dataclasses.replace(again, seat=0, to_move=0)
+    assert moved(mine, SOUTH, declined=False) == "You played 3: your move again"
+    passed = dataclasses.replace(again, move="pass", to_move=0)
+    assert moved(passed, SOUTH, False, passing=True) == "North has no move and passes"
+    assert moved(dataclasses.replace(passed, seat=0), SOUTH, False, True) == (
+        "You have no move and pass"
+    )
 
 
 def test_a_seat_event_says_who_came_went_or_freed_the_seat() -> None:

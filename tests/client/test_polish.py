@@ -145,6 +145,21 @@ async def test_a_refusal_goes_once_the_player_types_or_lists_the_moves(player: S
     await until(lambda: app.message == ("", ""), "typing to clear it")
 
 
+@pytest.mark.parametrize("player", [("kalah", 60, 20), ("kalah", 80, 24)], indirect=True)
+async def test_the_prompt_comes_back_after_a_line_wider_than_the_terminal(player: Shown) -> None:
+    """Issue 36, 5: after a paste wider than the terminal, `move>` never came back."""
+    app = player.app
+    player.keys.send_text("x" * (player.columns + 20))
+    await until(lambda: len(app.buffer.text) == player.columns + 20, "the paste")
+    assert any(line.endswith("x" * 20) for line in player.lines())  # scrolled to the cursor
+    player.keys.send_text("\r")
+    await until(lambda: app.message[0] == "class:status.error", "the refusal")
+    assert "move>" in [line.strip() for line in player.lines()]
+    player.keys.send_text("3")
+    await until(lambda: app.buffer.text == "3", "a move typed")
+    assert "move> 3" in [line.strip() for line in player.lines()]
+
+
 # -- a dropped connection ----------------------------------------------------------------------
 
 
@@ -378,7 +393,7 @@ def test_a_game_waiting_for_a_bot_client_says_how_to_start_one() -> None:
     with create_pipe_input() as keys:
         app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
         app.on_event(waiting)
-        assert "ubao bot --serve" in app.turn_text()[1]
+        assert "ubao bot --depth N --serve" in app.turn_text()[1]
 
 
 def test_a_replays_panel_says_who_played_and_how_it_ended_in_words() -> None:

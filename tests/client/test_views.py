@@ -21,6 +21,7 @@ from ubao.client.board import (
     view_from_json,
     view_of,
 )
+from ubao.client.panels import describe_step
 from ubao.client.render import render_board
 from ubao.engine.games import make_game
 
@@ -113,6 +114,41 @@ def test_kalah_capture_frames_bank_the_captured_seeds() -> None:
     assert [step.action for step in steps] == ["lift", "sow", "capture", "capture", "store"]
     frames = sowing_frames(view_of(game, position), steps, 0)
     assert frames[-1].view.values == view_of(game, game.play(position, 1)).values
+
+
+@pytest.mark.parametrize(
+    ("variant", "position", "move"),
+    [
+        ("kalah", "S 1,0,1/1,1,0 6,2", "3"),
+        ("egyptian", "S 1,0,1/1,1,0 6,2", "3"),
+        ("ethiopian", "S 1,2,0/1,2,0 6,0", "2R"),  # a single seed is never sown there
+    ],
+)
+@pytest.mark.parametrize("remaining", ["owner", "mover"])
+def test_the_end_sweep_is_drawn_into_each_store_and_said_as_nobodys_capture(
+    variant: str, position: str, move: str, remaining: str
+) -> None:
+    """Issue 36, 3: the seeds left at the end were shown as the mover capturing them, and the
+    step that banks them (North's store) was never drawn. Every frame of the sweep now says
+    it is the sweep, and the frames end on the position the rules give."""
+    game = make_game(variant, {"pits": 3, "seeds": 2, "remaining": remaining, "early_end": True})
+    start = game.parse_position(f"{variant}(3,2) {position}")
+    played = game.parse_move(start, move)
+    steps = game.sowing_path(start, played)
+    frames = sowing_frames(view_of(game, start), steps, 0)
+    assert frames[-1].view.values == view_of(game, game.play(start, played)).values
+    first = next(i for i, step in enumerate(steps) if step.action == "sweep")
+    said = [describe_step(frame, "South") for frame in frames[first:]]
+    taker = "S*" if remaining == "mover" else "N*"
+    north = frames[-1].before.seeds
+    assert said[-3:] == [
+        "game over: N1 swept up, 1 left",
+        f"game over: N2 swept up, {north} left",
+        f"game over: the {north} left go to {taker}",
+    ]
+    assert said[0] == "game over: S1 swept up, 1 left" and "South" not in "".join(said)
+    assert said[-4].startswith("game over: the ") and said[-4].endswith(" to S*")
+    assert describe_step(frames[0], "South").startswith("South lifts S")
 
 
 # -- Bao ----------------------------------------------------------------------------------------

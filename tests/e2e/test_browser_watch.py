@@ -14,7 +14,7 @@ from tests.support.browser import GAME_OVER, Chromium, choose, moves_shown, need
 from tests.support.client import game_server
 from tests.support.server import Client
 from tests.support.wire import create
-from ubao.client.record import parse_record
+from ubao.engine.record import parse_record
 from ubao.protocol import SeatSpec, Snapshot, TournamentJoin, TournamentNew, TournamentStart, Watch
 
 HEAR = """window.heard = [];

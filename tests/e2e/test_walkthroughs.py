@@ -165,7 +165,8 @@ def test_walkthrough_2_a_bot_client_serves_a_game_that_wants_a_bot(server: str, 
     finally:
         serving.terminate()
         _, log = serving.communicate(timeout=30)
-    assert f"serving {server} as " in log.splitlines()[0], log
+    assert f"connecting to {server} as " in log.splitlines()[0], log
+    assert f"serving {server} as " in log.splitlines()[1], log
     assert re.search(r"ply \d+: ", log), "the serving bot logs each move with its info"
     (game_id,) = game_ids(home, server)
     lobby = ubao(home, "games", "--server", server)

@@ -120,6 +120,20 @@ def test_many_laps_give_every_hole_but_the_opponent_store_the_same_share() -> No
 # -- §3 Outcomes of the last seed -------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("remaining", "taker"), [("owner", "N*"), ("mover", "S*")])
+def test_the_sweep_path_takes_each_rows_pits_up_then_banks_them_in_their_store(
+    remaining: str, taker: str
+) -> None:
+    """The seeds left at the end go to a store: each row's pits are swept ("sweep", nobody's
+    capture), then the store they go to is a step too (it was missing)."""
+    game = kalah(pits=3, seeds=2, remaining=remaining, early_end=True)
+    path = game.sowing_path(at(game, "kalah(3,2) S 1,0,1/1,1,0 6,2"), 3)
+    assert path[2:] == [
+        Step("S1", "sweep"), Step("S*", "store"),
+        Step("N1", "sweep"), Step("N2", "sweep"), Step(taker, "store"),
+    ]  # fmt: skip
+
+
 def test_extra_turn_when_the_last_seed_falls_in_own_store() -> None:
     game = kalah()
     position = game.play_text(game.start(), "3")
@@ -375,7 +389,7 @@ def test_random_games_conserve_seeds_round_trip_notation_and_terminate(
         move = rng.choice(moves)
         path = game.sowing_path(position, move)
         assert path[0].action == "lift"
-        sown = itertools.takewhile(lambda step: step.action != "capture", path[1:])
+        sown = itertools.takewhile(lambda step: step.action not in ("capture", "sweep"), path[1:])
         assert len(list(sown)) == position[position[-1] * (game.pits + 1) + abs(move) - 1]
         position = game.play(position, move)
     outcome = game.outcome(position)

@@ -17,6 +17,7 @@ from ubao.protocol import (
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
     SPEED_NAMES,
+    Abort,
     Analyse,
     AnalysisEvent,
     BotInfo,
@@ -25,6 +26,9 @@ from ubao.protocol import (
     Clocks,
     ClockSpec,
     Create,
+    Draw,
+    DrawAnswer,
+    DrawOffer,
     Error,
     ErrorCode,
     GameAnalysis,
@@ -321,6 +325,9 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
     Watch: st.builds(Watch, ids, texts, maybe(counts)),
     Move: st.builds(Move, ids, texts, texts, counts, moves, maybe(client_bot_infos)),
     Resign: st.builds(Resign, ids, texts, texts),
+    Abort: st.builds(Abort, ids, texts, texts),
+    Draw: st.builds(Draw, ids, texts, texts, counts),
+    DrawAnswer: st.builds(DrawAnswer, ids, texts, texts, counts, st.booleans()),
     Takeback: st.builds(Takeback, ids, texts, texts, counts),
     TakebackAnswer: st.builds(TakebackAnswer, ids, texts, texts, counts, st.booleans()),
     Rematch: st.builds(Rematch, ids, texts, texts),
@@ -422,6 +429,9 @@ MESSAGES: dict[type[Any], st.SearchStrategy[Any]] = {
         maybe(seats),
         maybe(move_lists),
         maybe(clocks),
+    ),
+    DrawOffer: st.builds(
+        DrawOffer, texts, st.integers(1, 2**40), seats, st.sampled_from(["offered", "declined"])
     ),
     Lobby: st.builds(Lobby, summaries),
     RematchOffer: st.builds(

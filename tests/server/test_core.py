@@ -24,11 +24,16 @@ from ubao.engine.games import GAMES, MANCALA_SIDES, GameInfo
 from ubao.engine.mancala.game import Kalah
 from ubao.engine.searchable import Searchable
 from ubao.protocol import (
+    Abort,
     AppCloseCode,
     BotInfo,
     Clocks,
     ClockSpec,
     Create,
+    Draw,
+    DrawAnswer,
+    DrawOffer,
+    Error,
     ErrorCode,
     Hello,
     Join,
@@ -274,6 +279,58 @@ def test_resign_ends_the_game_for_the_other_seat_and_before_the_start_aborts() -
     _, token, _ = lone.join(waiting)
     over = lone.send(Resign(id=1, game_id=waiting, token=token))[1]
     assert isinstance(over, Over) and over.result.reason == "aborted" and over.result.winner is None
+
+
+def test_a_seat_that_has_not_moved_aborts_and_nobody_wins_after_its_move_it_resigns() -> None:
+    """Issue 36, features: lichess's abort, before one's first move (a resignation then was a
+    loss)."""
+    h = Harness()
+    game_id, south, s_token, north, n_token = started_game(h)
+    move(south, game_id, s_token, 0, "1")  # South has moved, North not yet
+    refused = south.send(Abort(id=5, game_id=game_id, token=s_token))[0]
+    assert isinstance(refused, Error) and refused.code == ErrorCode.ALREADY_MOVED
+    got = north.send(Abort(id=6, game_id=game_id, token=n_token))
+    assert isinstance(got[0], Ok) and got[0].id == 6
+    over = got[1]
+    assert isinstance(over, Over) and over.result == Result(None, "aborted", None)
+    assert south.inbox[-1] == over
+    late = north.send(Abort(id=7, game_id=game_id, token=n_token))[0]
+    assert isinstance(late, Error) and late.code == ErrorCode.GAME_OVER
+
+
+def test_a_draw_is_offered_declined_by_a_move_and_agreed_by_an_answer() -> None:
+    """Issue 36, features: draw offers, answered as takebacks are (lichess)."""
+    h = Harness()
+    game_id, south, s_token, north, n_token = started_game(h)
+    got = south.send(Draw(id=1, game_id=game_id, token=s_token, ply=0))
+    offered = got[1]
+    assert isinstance(got[0], Ok) and isinstance(offered, DrawOffer)
+    assert (offered.seat, offered.state) == (0, "offered")
+    again = south.send(Draw(id=2, game_id=game_id, token=s_token, ply=0))[0]
+    assert isinstance(again, Error) and again.code == ErrorCode.DRAW_PENDING
+    room = h.core.rooms[game_id]
+    assert room.snapshot(0, False).draw == 0  # a snapshot says it waits
+    move(south, game_id, s_token, 0, "1")  # the offerer's own move: it lapses
+    south.send(Draw(id=3, game_id=game_id, token=s_token, ply=1))
+    declined = move(north, game_id, n_token, 1, "1")  # the opponent's move declines it
+    assert DrawOffer(game_id, declined[1].v, 0, "declined") in declined
+    none = north.send(DrawAnswer(id=4, game_id=game_id, token=n_token, ply=2, accept=True))[0]
+    assert isinstance(none, Error) and none.code == ErrorCode.NO_DRAW_OFFER
+    ply = room.ply
+    north.send(Draw(id=5, game_id=game_id, token=n_token, ply=ply))
+    got = south.send(DrawAnswer(id=6, game_id=game_id, token=s_token, ply=ply, accept=True))
+    over = got[1]
+    assert isinstance(over, Over) and over.result == Result(None, "agreement", None)
+
+
+def test_a_draw_offer_waits_across_a_restart() -> None:
+    """The offer is read from the event log: the store keeps its event, a restart reads it."""
+    store = Store(":memory:")
+    h = Harness(store=store)
+    game_id, south, s_token, _, _ = started_game(h)
+    south.ok(Draw(id=1, game_id=game_id, token=s_token, ply=0))
+    later = Core(store, Limits(), now=h.clock, wall=lambda: 42)
+    assert later.restore() == 1 and later.rooms[game_id].pending_draw() == 0
 
 
 # -- leaving, coming back, taking over ---------------------------------------------------------

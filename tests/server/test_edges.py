@@ -236,6 +236,7 @@ def mode(path: Path) -> int:
 
 async def test_the_store_is_the_users_alone(tmp_path: Path) -> None:
     folder = tmp_path / "data" / "ubao"
+    folder.parent.mkdir()  # a given --db makes its own folder only
     db = folder / "ubao.sqlite3"
     async with running_server(db=db) as server, Client.connected(server.port) as client:
         await create(client)

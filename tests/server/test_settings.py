@@ -178,16 +178,49 @@ def test_a_database_that_cannot_be_used_exits_with_2_in_one_line(tmp_path: Path)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
-def test_every_folder_made_for_the_database_is_the_users_alone(tmp_path: Path) -> None:
-    """Not only the last: `mkdir(parents=True)` gives the others the umask's mode."""
-    path = tmp_path / "a" / "b" / "games.sqlite3"
+def test_every_folder_made_for_the_database_is_the_users_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only the last: `mkdir(parents=True)` gives the others the umask's mode. Only the
+    default database's folders are all made (issue 36, 9)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "a" / "b"))
     old = os.umask(0)
     try:
-        Store(path).close()
+        Store(default_db_path()).close()
     finally:
         os.umask(old)
-    for folder in (tmp_path / "a", tmp_path / "a" / "b"):
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "ubao"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_a_mistyped_db_makes_no_folder_tree_and_the_log_names_the_database(
+    tmp_path: Path,
+) -> None:
+    """Issue 36, 9: `--db /tmp/typo/x/games.db` made the whole tree and served an empty
+    database, and the log never said which file it used."""
+    typo = tmp_path / "typo" / "x" / "games.sqlite3"
+    result = subprocess.run(
+        [sys.executable, "-m", "ubao.server", "--port", "0", "--db", str(typo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert f"no folder {tmp_path / 'typo'}" in result.stderr
+    assert not (tmp_path / "typo").exists()
+    own = tmp_path / "own" / "games.sqlite3"  # its own folder is made
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ubao.server", "--port", "0", "--db", str(own)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stderr is not None
+    try:
+        first = server.stderr.readline()
+    finally:
+        server.terminate()
+        server.communicate(timeout=60)
+    assert first.endswith(f"INFO ubao.server: database: {own}\n"), first
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -169,6 +169,15 @@ class Recorder:
     async def resign(self) -> None:
         raise AssertionError("not asked for")
 
+    async def abort(self) -> None:
+        raise AssertionError("not asked for")
+
+    async def draw(self, ply: int) -> None:
+        raise AssertionError("not asked for")
+
+    async def answer_draw(self, ply: int, accept: bool) -> None:
+        raise AssertionError("not asked for")
+
     async def takeback(self, ply: int) -> None:
         raise AssertionError("not asked for")
 

@@ -74,3 +74,22 @@ def test_a_reader_gone_away_mid_search_ends_the_session_without_a_traceback() ->
     engine.stdout.close()  # as `| head -1` does
     _, err = engine.communicate(timeout=60)
     assert b"Traceback" not in err, err.decode()
+
+
+def test_options_before_the_command_are_taken_or_refused_by_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 36, 6 and 7: `ubao-engine --backend python moves kalah` said "invalid choice",
+    after the whole usage; an option before the command now works as after it, and an option
+    the command lacks is named, on one line."""
+    main(["--backend", "python", "moves", "kalah", "--options", '{"pits": 3, "seeds": 1}'])
+    assert capsys.readouterr().out.split() == ["1", "2", "3"]
+    main(["--backend=python", "play", "kalah", "3"])
+    assert "kalah(6,4)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit:
+        main(["--depth", "3", "moves", "kalah"])
+    assert exit.value.code == 2
+    error = capsys.readouterr().err
+    assert error.splitlines() == [
+        "ubao-engine: error: unrecognized arguments: --depth 3 (usage: ubao-engine --help)"
+    ]
