@@ -180,7 +180,7 @@ def test_replaying_a_binary_file_says_it_is_no_record(
         (["watch", "--new", "kalah", "--bot", "1", "--bot", "65"], "at most 64 plies"),
         (["play", "--name", "", "--new", "kalah"], "'' is not a name: give 1 to 64 characters"),
         (["games", "--name", "ann "], "'ann ' is not a name"),
-        (["--server", "h:1", "replay", "x.txt"], "unrecognized arguments: --server h:1"),
+        (["--vs-bot", "3", "replay", "x.txt"], "unrecognized arguments: --vs-bot 3"),
         (["plya"], "invalid choice: 'plya'"),
     ],
 )
