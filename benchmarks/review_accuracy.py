@@ -38,7 +38,7 @@ from ubao.engine.search import Searcher
 from ubao.engine.solve import Solver
 
 
-def play_game(game: Mancala, rng: random.Random) -> list[str]:
+def play_game(game: Mancala, rng: random.Random, random_share: float = 0.2) -> list[str]:
     """One game of uneven play, in notation."""
     searcher: Searcher[Any, Any] = Searcher(game)
     position = game.start()
@@ -46,7 +46,7 @@ def play_game(game: Mancala, rng: random.Random) -> list[str]:
     opening = rng.randint(2, 8)
     while not game.is_over(position):
         legal = game.legal_moves(position)
-        if len(moves) < opening or rng.random() < 0.2:
+        if len(moves) < opening or rng.random() < random_share:
             move = rng.choice(legal)
         else:
             move = searcher.search(position, rng.randint(1, 6)).move
@@ -83,6 +83,9 @@ def main() -> None:
     parser.add_argument("--exact-within", type=int, default=None)
     parser.add_argument("--solve-ms", type=int, default=None)
     parser.add_argument("--cache", type=Path, help="exact losses kept here between runs")
+    parser.add_argument(
+        "--random-share", type=float, default=0.2, help="the share of random moves (0.2)"
+    )
     args = parser.parse_args()
     options = {"pits": args.pits, "seeds": args.seeds}
     game = make_game("kalah", options)
@@ -105,7 +108,7 @@ def main() -> None:
     review_seconds = 0.0
     wrong: list[str] = []
     for number in range(1, args.games + 1):
-        moves = play_game(game, rng)
+        moves = play_game(game, rng, args.random_share)
         start = time.perf_counter()
         review = review_game("kalah", options, moves, budget)
         seconds = time.perf_counter() - start
@@ -134,6 +137,12 @@ def main() -> None:
                 if loss >= threshold:
                     lost[mark][0] += 1
                     lost[mark][1] += at_least
+                    if not at_least:
+                        how = "exact" if ply.exact else f"depth {ply.depth}"
+                        wrong.append(
+                            f"game {number} ply {ply.ply + 1}: marked {ply.mark or 'good'} "
+                            f"(loss {ply.loss:g}, {how}), exact loss {loss:g} >= {threshold:g}"
+                        )
         print(
             f"game {number}: {len(moves)} plies, reviewed in {seconds:.1f} s "
             f"({sum(p.exact for p in review.plies)} exact), solved in "
