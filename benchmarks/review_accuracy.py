@@ -10,11 +10,13 @@ the native core builds it) for the exact loss of each move. It prints, against p
   the mistake (blunder) threshold exactly; issue 34 asks for all of them;
 - recall: of the moves that lose at least the mistake (blunder) threshold exactly, how many the
   review marks at least so; issue 34 asks for 95 % at the default budget;
-- the time the review took per game (the solver's time beside it is not the review's).
+- the time the review took per game (the solver's time beside it is not the review's);
+  `--time-only` times the reviews alone (issue 34: a 60-ply Kalah game in under a minute).
 
     python benchmarks/review_accuracy.py --games 6
     python benchmarks/review_accuracy.py --games 20 --pits 4 --seeds 3 --time-ms 100
     python benchmarks/review_accuracy.py --solve-ms 0 --cache /tmp/kalah64_losses.json
+    python benchmarks/review_accuracy.py --time-only --random-share 0.05 --games 3
 
 `--cache FILE` keeps the exact losses of the games solved (JSON, by options and moves), so
 that another budget is measured on the same games without solving them again.
@@ -86,6 +88,9 @@ def main() -> None:
     parser.add_argument(
         "--random-share", type=float, default=0.2, help="the share of random moves (0.2)"
     )
+    parser.add_argument(
+        "--time-only", action="store_true", help="time the reviews, solve nothing (no figures)"
+    )
     args = parser.parse_args()
     options = {"pits": args.pits, "seeds": args.seeds}
     game = make_game("kalah", options)
@@ -113,6 +118,13 @@ def main() -> None:
         review = review_game("kalah", options, moves, budget)
         seconds = time.perf_counter() - start
         review_seconds += seconds
+        if args.time_only:
+            print(
+                f"game {number}: {len(moves)} plies, reviewed in {seconds:.1f} s "
+                f"({sum(p.exact for p in review.plies)} exact)",
+                flush=True,
+            )
+            continue
         solve_start = time.perf_counter()
         key = f"{args.pits},{args.seeds}: {' '.join(moves)}"
         if key not in cache:

@@ -54,9 +54,11 @@ squares (a corner 100, mobility 5 a move), about ten to a disc."""
 BAO_WIN = 64.0
 """A won Bao game, in points: all the seeds there are (the winner may hold fewer)."""
 
-EXACT_WITHIN = {"mancala": 24, "othello": 12, "bao": 0}
+EXACT_WITHIN = {"mancala": 12, "othello": 12, "bao": 0}
 """The default `exact_within` by family: plies from the game's end (Othello: empty squares)
-within which the solver proves a position. Bao's games may repeat, which the solver cannot
+within which the solver proves a position whatever it costs. In mancala the native solver's
+pool (`solve_ms`) proves far more; a short mancala game is within 24 plies of its end from
+its start, which no budget would bound. Bao's games may repeat, which the solver cannot
 value: by default it proves none."""
 
 DEFAULT_TIME_MS = 1000
