@@ -119,6 +119,7 @@ def main() -> None:
         seconds = time.perf_counter() - start
         review_seconds += seconds
         if args.time_only:
+            plies += len(moves)
             print(
                 f"game {number}: {len(moves)} plies, reviewed in {seconds:.1f} s "
                 f"({sum(p.exact for p in review.plies)} exact)",
@@ -162,6 +163,12 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
+    if args.time_only:
+        print(
+            f"review time: {review_seconds / args.games:.1f} s a game, "
+            f"{plies / args.games:.0f} plies"
+        )
+        return
     print(
         f"kalah({args.pits},{args.seeds}), {args.games} games, {plies} plies "
         f"({exact_plies} proved by the review), {args.time_ms} ms a position, "
