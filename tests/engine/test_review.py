@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from typing import Any
 
@@ -175,7 +174,6 @@ def test_bao_is_reviewed_in_points_by_the_search() -> None:
     review = review_game("bao", {}, moves, ReviewBudget(time_ms=20))
     assert review.units == "points" and not any(ply.exact for ply in review.plies)
     assert all(abs(ply.before) <= 64 and ply.depth >= 1 for ply in review.plies)
-    assert dataclasses.replace(review, plies=()).plies == ()
 
 
 @pytest.mark.parametrize(
