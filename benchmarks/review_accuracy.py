@@ -10,11 +10,13 @@ the native core builds it) for the exact loss of each move. It prints, against p
   the mistake (blunder) threshold exactly; issue 34 asks for all of them;
 - recall: of the moves that lose at least the mistake (blunder) threshold exactly, how many the
   review marks at least so; issue 34 asks for 95 % at the default budget;
-- the time the review took per game (the solver's time beside it is not the review's).
+- the time the review took per game (the solver's time beside it is not the review's);
+  `--time-only` times the reviews alone (issue 34: a 60-ply Kalah game in under a minute).
 
     python benchmarks/review_accuracy.py --games 6
     python benchmarks/review_accuracy.py --games 20 --pits 4 --seeds 3 --time-ms 100
     python benchmarks/review_accuracy.py --solve-ms 0 --cache /tmp/kalah64_losses.json
+    python benchmarks/review_accuracy.py --time-only --random-share 0.05 --games 3
 
 `--cache FILE` keeps the exact losses of the games solved (JSON, by options and moves), so
 that another budget is measured on the same games without solving them again.
@@ -38,7 +40,7 @@ from ubao.engine.search import Searcher
 from ubao.engine.solve import Solver
 
 
-def play_game(game: Mancala, rng: random.Random) -> list[str]:
+def play_game(game: Mancala, rng: random.Random, random_share: float = 0.2) -> list[str]:
     """One game of uneven play, in notation."""
     searcher: Searcher[Any, Any] = Searcher(game)
     position = game.start()
@@ -46,7 +48,7 @@ def play_game(game: Mancala, rng: random.Random) -> list[str]:
     opening = rng.randint(2, 8)
     while not game.is_over(position):
         legal = game.legal_moves(position)
-        if len(moves) < opening or rng.random() < 0.2:
+        if len(moves) < opening or rng.random() < random_share:
             move = rng.choice(legal)
         else:
             move = searcher.search(position, rng.randint(1, 6)).move
@@ -83,6 +85,12 @@ def main() -> None:
     parser.add_argument("--exact-within", type=int, default=None)
     parser.add_argument("--solve-ms", type=int, default=None)
     parser.add_argument("--cache", type=Path, help="exact losses kept here between runs")
+    parser.add_argument(
+        "--random-share", type=float, default=0.2, help="the share of random moves (0.2)"
+    )
+    parser.add_argument(
+        "--time-only", action="store_true", help="time the reviews, solve nothing (no figures)"
+    )
     args = parser.parse_args()
     options = {"pits": args.pits, "seeds": args.seeds}
     game = make_game("kalah", options)
@@ -105,11 +113,19 @@ def main() -> None:
     review_seconds = 0.0
     wrong: list[str] = []
     for number in range(1, args.games + 1):
-        moves = play_game(game, rng)
+        moves = play_game(game, rng, args.random_share)
         start = time.perf_counter()
         review = review_game("kalah", options, moves, budget)
         seconds = time.perf_counter() - start
         review_seconds += seconds
+        if args.time_only:
+            plies += len(moves)
+            print(
+                f"game {number}: {len(moves)} plies, reviewed in {seconds:.1f} s "
+                f"({sum(p.exact for p in review.plies)} exact)",
+                flush=True,
+            )
+            continue
         solve_start = time.perf_counter()
         key = f"{args.pits},{args.seeds}: {' '.join(moves)}"
         if key not in cache:
@@ -134,6 +150,12 @@ def main() -> None:
                 if loss >= threshold:
                     lost[mark][0] += 1
                     lost[mark][1] += at_least
+                    if not at_least:
+                        how = "exact" if ply.exact else f"depth {ply.depth}"
+                        wrong.append(
+                            f"game {number} ply {ply.ply + 1}: marked {ply.mark or 'good'} "
+                            f"(loss {ply.loss:g}, {how}), exact loss {loss:g} >= {threshold:g}"
+                        )
         print(
             f"game {number}: {len(moves)} plies, reviewed in {seconds:.1f} s "
             f"({sum(p.exact for p in review.plies)} exact), solved in "
@@ -141,6 +163,12 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
+    if args.time_only:
+        print(
+            f"review time: {review_seconds / args.games:.1f} s a game, "
+            f"{plies / args.games:.0f} plies"
+        )
+        return
     print(
         f"kalah({args.pits},{args.seeds}), {args.games} games, {plies} plies "
         f"({exact_plies} proved by the review), {args.time_ms} ms a position, "

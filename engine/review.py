@@ -54,9 +54,11 @@ squares (a corner 100, mobility 5 a move), about ten to a disc."""
 BAO_WIN = 64.0
 """A won Bao game, in points: all the seeds there are (the winner may hold fewer)."""
 
-EXACT_WITHIN = {"mancala": 24, "othello": 12, "bao": 0}
+EXACT_WITHIN = {"mancala": 12, "othello": 12, "bao": 0}
 """The default `exact_within` by family: plies from the game's end (Othello: empty squares)
-within which the solver proves a position. Bao's games may repeat, which the solver cannot
+within which the solver proves a position whatever it costs. In mancala the native solver's
+pool (`solve_ms`) proves far more; a short mancala game is within 24 plies of its end from
+its start, which no budget would bound. Bao's games may repeat, which the solver cannot
 value: by default it proves none."""
 
 DEFAULT_TIME_MS = 1000
@@ -214,6 +216,8 @@ class _Reviewer:
         self.solver = _solver(game, self.endgame)
         self.solutions: dict[int, Solution[Any]] = {}
         """The positions proved, by ply."""
+        self.bounds: dict[int, tuple[int, int]] = {}
+        """What an unfinished solve proved of a position: bounds on its mover's value."""
         self.seconds: dict[int, float] = {}
         """The time the solver spent on each position, proved or not."""
 
@@ -238,7 +242,7 @@ class _Reviewer:
                 continue
             start = time.perf_counter()
             try:
-                self.solutions[ply] = self.solver.solve(position, seconds=seconds)
+                self.solutions[ply] = self.solver.solve(position, self._heard(ply), seconds=seconds)
             except TimeoutError:
                 pass
             except ValueError:  # positions repeat in this game: the solver cannot value it
@@ -270,15 +274,54 @@ class _Reviewer:
             before = self._solution_units(solution)
             return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
         searched = self.searched(position, move)
-        if after is None or self.solver is None or self.solver.native is None:
-            return searched
-        return self.marked(position, searched, after)
+        if after is not None and self.solver is not None and self.solver.native is not None:
+            marked = self.marked(position, searched, after)
+            if marked is not None:
+                return marked
+        return self.bounded(ply, searched)
 
-    def marked(self, position: Any, searched: _Valued, after: float) -> _Valued:
+    def bounded(self, ply: int, searched: _Valued) -> _Valued:
+        """A searched ply's loss kept within what the solver proved of the two positions
+        (bounds an unfinished solve left, in mancala, where values are margins)."""
+        mover = self.game.to_move(self.positions[ply])
+        here, there = self._seat_bounds(ply, mover), self._seat_bounds(ply + 1, mover)
+        if self.board != "mancala" or here is None or there is None:
+            return searched
+        sign = -1.0 if mover else 1.0
+        loss = sign * (searched.before - searched.after)
+        kept = min(max(loss, here[0] - there[1], 0.0), here[1] - there[0])
+        return replace(searched, after=searched.before - sign * kept + 0.0)
+
+    def _seat_bounds(self, ply: int, seat: int) -> tuple[int, int] | None:
+        """What is proved of the value of the game's position `ply`, from `seat`'s view."""
+        position = self.positions[ply]
+        outcome = self.game.outcome(position)
+        if outcome is not None:
+            value = (outcome.score[0] - outcome.score[1]) * (-1 if seat else 1)
+            return value, value
+        mover = self.game.to_move(position)
+        if ply in self.solutions:
+            value = self.solutions[ply].value * (-1 if mover else 1)
+            low, high = value, value
+        elif ply in self.bounds:
+            low, high = self.bounds[ply]
+        else:
+            return None
+        return (low, high) if seat == mover else (-high, -low)
+
+    def _heard(self, ply: int) -> Callable[[int, int, int], None]:
+        """Keeps what each probe of the solve of position `ply` proved."""
+
+        def heard(low: int, high: int, expanded: int) -> None:
+            self.bounds[ply] = (low, high)
+
+        return heard
+
+    def marked(self, position: Any, searched: _Valued, after: float) -> _Valued | None:
         """A searched ply whose move is proved (the position it leads to is): its mark proved
         too, by null-window probes on the position (is it worth the move plus a threshold?)
         within `time_ms`, and the search's loss brought within the class proved; `after` is
-        then the proved value. Left as searched when the probes run out of time."""
+        then the proved value. None when the probes run out of time."""
         sign = -1.0 if self.game.to_move(position) else 1.0
         move_value = sign * after
         deadline = time.perf_counter() + self.budget.time_ms / 1000
@@ -297,7 +340,7 @@ class _Reviewer:
             else:
                 low, high = (limits[0], limits[1]) if worth(limits[0]) else (0.0, limits[0])
         except TimeoutError:
-            return searched
+            return None
         loss = sign * (searched.before - searched.after)
         loss = min(max(loss, low), high - 1)
         return replace(searched, before=after + sign * loss + 0.0, after=after)

@@ -1098,7 +1098,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=at_least(0),
         metavar="N",
         help="prove the positions N plies or fewer from the end (Othello: N empties) "
-        "(default: mancala 24, Othello 12, Bao 0)",
+        "(default: mancala 12, Othello 12, Bao 0)",
     )
     review.add_argument("--nodes", type=at_least(1), metavar="N", help="node limit per search")
     review.add_argument(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from typing import Any
 
@@ -107,7 +106,7 @@ def test_the_values_are_seat_zeros_and_the_loss_the_movers() -> None:
         if ply.loss == 0 and ply.exact:
             assert ply.before == ply.after
     assert review.units == "seeds"
-    assert review.budget["time_ms"] == 1000 and review.budget["exact_within"] == 24
+    assert review.budget["time_ms"] == 1000 and review.budget["exact_within"] == 12
 
 
 def test_each_player_has_counts_and_an_accuracy() -> None:
@@ -175,7 +174,6 @@ def test_bao_is_reviewed_in_points_by_the_search() -> None:
     review = review_game("bao", {}, moves, ReviewBudget(time_ms=20))
     assert review.units == "points" and not any(ply.exact for ply in review.plies)
     assert all(abs(ply.before) <= 64 and ply.depth >= 1 for ply in review.plies)
-    assert dataclasses.replace(review, plies=()).plies == ()
 
 
 @pytest.mark.parametrize(
@@ -188,6 +186,6 @@ def test_other_mancala_rules_are_reviewed_and_proved_where_the_solver_can(
     """Egyptian is solved as Kalah is; a game that ends early by its stores cannot be (the
     solver keys positions by their pits), so the search values all of it."""
     moves = uneven_game(make_game(name, options), 6)
-    review = review_game(name, options, moves, ReviewBudget(time_ms=20))
+    review = review_game(name, options, moves, ReviewBudget(time_ms=20, exact_within=99))
     assert all(ply.exact == exact for ply in review.plies)
     assert [ply.move for ply in review.plies] == moves

@@ -28,10 +28,11 @@ def record_file(tmp_path: Path) -> Path:
 def test_the_summary_gives_each_players_accuracy_and_every_move_its_mark(
     record_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, _ = run(capsys, "review", str(record_file), "--time-ms", "50")
+    argv = ["review", str(record_file), "--time-ms", "50", "--exact-within", "99"]
+    status, out, _ = run(capsys, *argv)
     assert status == 0
     lines = out.splitlines()
-    assert lines[0].startswith("kalah review: 50 ms a position, exact within 24 plies")
+    assert lines[0].startswith("kalah review: 50 ms a position, exact within 99 plies")
     assert any(line.startswith("South (alice): accuracy ") for line in lines)
     assert any(line.startswith("North (bob): accuracy ") for line in lines)
     assert "  1. South  1??" in out  # the first move throws 16 seeds away
