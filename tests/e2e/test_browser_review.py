@@ -1,0 +1,134 @@
+"""A finished game's computer analysis in a real browser (headless Chromium), and a game's draw
+offer and abort: a Kalah game played to its end against a server bot, its analysis asked for on
+the page, then read as a screen reader reads it (each move's class in its name, the graph's
+text, each side's figures, the mistake keys) and checked against the server's own analysis;
+the record exported with the marks; and a draw offered to a bot, which declines at once, then
+the game aborted before the first move. Everything is found by its accessible name."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import (
+    Chromium,
+    Page,
+    create_game,
+    needs_chromium,
+    play_to_end,
+)
+from tests.support.client import game_server
+from tests.support.server import Client
+from ubao.engine.record import parse_record
+from ubao.engine.review import GLYPHS
+from ubao.protocol import Analyse, GameAnalysis
+
+pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(120)]
+
+SERIOUS = ("mistake", "blunder")
+
+
+async def test_a_finished_game_is_analysed_on_its_page(tmp_path: Path, browser: Chromium) -> None:
+    async with game_server(analysis_time_ms=20) as server:
+        page = await browser.page()
+        await create_game(
+            page, server.port, "Kalah", Pits_per_side="3", Seeds_per_pit="3", Bot_depth="1"
+        )
+        await play_to_end(page)
+        game_id = str(await page.evaluate("location.pathname")).rsplit("/", 1)[1]
+        await page.press("button", "^Request computer analysis$")
+        await page.wait_status("^The computer analysis is here: accuracy South \\d+%, North \\d+%")
+        async with Client.connected(server.port, "checker") as checker:
+            reply = await checker.ok(Analyse(id=0, game_id=game_id))  # stored: at once
+        analysis = reply.analysis
+        assert isinstance(analysis, GameAnalysis)
+
+        for ply in analysis.plies:  # each move's class is in its name, its glyph in its text
+            suffix = f", {ply.mark}" if ply.mark else ""
+            name = f"^{ply.ply + 1}\\. (South|North) {re.escape(ply.move)}{suffix}$"
+            assert await page.find_all("button", name), name
+        marks = [ply.mark for ply in analysis.plies]
+        assert any(marks), "the game has no marked move: the test shows nothing"
+        assert await page.find_all("image", "^Evaluation graph from South's side: ")
+        graph_marks = await page.evaluate("document.querySelectorAll('.eval-mark').length")
+        assert graph_marks == sum(1 for mark in marks if mark)
+        for seat, side in enumerate(analysis.sides):
+            label = ("South", "North")[seat]
+            accuracy = f"accuracy {round(side.accuracy)}%"
+            assert await page.find_all("StaticText", f"^{label}: {accuracy}, ")
+
+        await page.press("button", "^First position$")
+        serious = [index + 1 for index, mark in enumerate(marks) if mark in SERIOUS]
+        if serious:  # `m` and the button go to the position after the next one
+            await page.key("m")
+            await page.wait_status(f"^After move {serious[0]} of {len(marks)}\\. After ")
+            await page.press("button", "^Previous mistake$")
+            await page.wait_status("^No earlier mistake or blunder")
+        else:
+            await page.press("button", "^Next mistake$")
+            await page.wait_status("^No later mistake or blunder")
+        best = analysis.plies[0].best
+        await page.press("button", "^First position$")
+        await page.wait_for("StaticText", f"^Start: [+-]\\d+\\.\\d seeds; best {best}\\.$")
+
+        await shoot(page, tmp_path)
+        await page.goto(await page.evaluate("location.href"))  # the snapshot carries it
+        await page.wait_for("image", "^Evaluation graph")
+        exported = await export(browser, page, tmp_path / "downloads")
+        record = parse_record(exported)
+        assert list(record.marks) == [GLYPHS[mark] for mark in marks]
+        assert page.errors == []
+
+
+async def test_a_draw_offered_to_a_bot_is_declined_and_a_game_aborted(browser: Chromium) -> None:
+    async with game_server() as server:
+        page = await browser.page()
+        await create_game(page, server.port, "Kalah", Bot_depth="1")
+        await page.wait_status("^Your turn")
+        await page.press("button", "^Offer draw$")  # a server bot plays on: declined at once
+        await page.wait_status("^South's draw offer declined\\. Your turn")
+        await page.wait_for("button", "^Offer draw$")  # and it may be offered again
+        await page.press("button", "^Abort$")  # before the first move
+        await page.wait_status("^Game over: no winner \\(aborted\\)")
+        assert not await page.find_all("button", "^Abort$|^Offer draw$")
+        assert page.errors == []
+
+
+async def shoot(page: Page, folder: Path) -> None:
+    """The analysed game at a phone's width and a desktop's, kept in `UBAO_SCREENSHOTS` when
+    set (for a person to look at); nothing may scroll sideways or overlap."""
+    problems = []
+    for width, height in ((375, 812), (1280, 800)):
+        await page.size(width, height)
+        await asyncio.sleep(0.1)  # a frame to lay out again
+        shot = folder / f"analysis-{width}x{height}.png"
+        await page.screenshot(shot)
+        problems += await page.layout_problems()
+        kept = os.environ.get("UBAO_SCREENSHOTS")
+        if kept:
+            Path(kept).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, kept)
+    assert problems == []
+
+
+async def export(browser: Chromium, page: Page, downloads: Path) -> str:
+    """The record the page's Export record link saves."""
+    downloads.mkdir()
+    await browser.call(
+        "Browser.setDownloadBehavior",
+        behavior="allow",
+        downloadPath=str(downloads),
+        browserContextId=page.context,
+    )
+    await page.press("link", "^Export record$")
+    for _ in range(100):
+        files = list(downloads.glob("*.txt"))
+        if files:
+            return files[0].read_text()
+        await asyncio.sleep(0.05)
+    raise AssertionError("nothing was exported")
