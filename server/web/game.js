@@ -385,7 +385,9 @@ export class GamePage {
     const where =
       this.viewPly === null
         ? "The latest position."
-        : `After move ${shown} of ${this.history.length}.`;
+        : shown === 0
+          ? "The first position."
+          : `After move ${shown} of ${this.history.length}.`;
     const verdict = this.analysis ? ` ${stepLines(this.analysis, shown)[0]}` : "";
     announce(where + verdict);
   }
