@@ -2,7 +2,7 @@
 offer and abort: a Kalah game played to its end against a server bot, its analysis asked for on
 the page, then read as a screen reader reads it (each move's class in its name, the graph's
 text, each side's figures, the mistake keys) and checked against the server's own analysis;
-the record exported with the marks; and a draw offered to a bot, which declines at once, then
+the record exported with the marks; the page screenshot, its layout and axe-core checked; and a draw offered to a bot, which declines at once, then
 the game aborted before the first move. Everything is found by its accessible name."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 from tests.support.browser import (
     Chromium,
     Page,
+    axe_source,
     create_game,
     needs_chromium,
     play_to_end,
@@ -101,7 +102,8 @@ async def test_a_draw_offered_to_a_bot_is_declined_and_a_game_aborted(browser: C
 
 async def shoot(page: Page, folder: Path) -> None:
     """The analysed game at a phone's width and a desktop's, kept in `UBAO_SCREENSHOTS` when
-    set (for a person to look at); nothing may scroll sideways or overlap."""
+    set (for a person to look at); nothing may scroll sideways or overlap, and axe-core (when
+    there) finds no serious violation."""
     problems = []
     for width, height in ((375, 812), (1280, 800)):
         await page.size(width, height)
@@ -114,6 +116,9 @@ async def shoot(page: Page, folder: Path) -> None:
         if kept:
             Path(kept).mkdir(parents=True, exist_ok=True)
             shutil.copy(shot, kept)
+    axe = axe_source()
+    if axe:
+        problems += await page.axe(axe)
     assert problems == []
 
 
