@@ -1,9 +1,10 @@
 """A finished game's computer analysis in a real browser (headless Chromium), and a game's draw
-offer and abort: a Kalah game played to its end against a server bot, its analysis asked for on
-the page, then read as a screen reader reads it (each move's class in its name, the graph's
+offers and abort: a Kalah game played to its end against a server bot, its analysis asked for
+on the page, then read as a screen reader reads it (each move's class in its name, the graph's
 text, each side's figures, the mistake keys) and checked against the server's own analysis;
-the record exported with the marks; the page screenshot, its layout and axe-core checked; and a draw offered to a bot, which declines at once, then
-the game aborted before the first move. Everything is found by its accessible name."""
+the page screenshot, its layout and axe-core checked; the record exported with the marks; a
+draw offered to a bot, which declines at once, then the game aborted before the first move;
+and a player's offers declined and accepted. Everything is found by its accessible name."""
 
 from __future__ import annotations
 
@@ -25,9 +26,10 @@ from tests.support.browser import (
 )
 from tests.support.client import game_server
 from tests.support.server import Client
+from tests.support.wire import create, join
 from ubao.engine.record import parse_record
 from ubao.engine.review import GLYPHS
-from ubao.protocol import Analyse, GameAnalysis
+from ubao.protocol import Analyse, Draw, DrawAnswer, DrawOffer, GameAnalysis
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(120)]
 
@@ -98,6 +100,38 @@ async def test_a_draw_offered_to_a_bot_is_declined_and_a_game_aborted(browser: C
         await page.wait_status("^Game over: no winner \\(aborted\\)")
         assert not await page.find_all("button", "^Abort$|^Offer draw$")
         assert page.errors == []
+
+
+async def test_a_players_draw_offer_is_answered_on_the_page(browser: Chromium) -> None:
+    """A person's offer waits for an answer: declined, then offered again and accepted."""
+    async with game_server() as server, Client.connected(server.port, "carol") as carol:
+        game_id = await create(carol)
+        token = await join(carol, game_id, 0)
+        page = await browser.page()
+        await page.goto(f"http://127.0.0.1:{server.port}/game/{game_id}")
+        await page.press("button", "^Take the free seat$")
+        await page.wait_status("^South \\(carol \\(guest\\)\\) to move")
+        await carol.ok(Draw(id=0, game_id=game_id, token=token, ply=0))
+        await page.wait_status("^South offers a draw\\.$")
+        assert not await page.find_all("button", "^Offer draw$")
+        await page.press("button", "^Decline draw$")
+        await page.wait_status("^South's draw offer declined\\.")
+        await page.press("button", "^Offer draw$")  # the page's own offer: carol declines it
+        await until_offered(carol)
+        await carol.ok(DrawAnswer(id=0, game_id=game_id, token=token, ply=0, accept=False))
+        await page.wait_status("^North's draw offer declined\\.")
+        await carol.ok(Draw(id=0, game_id=game_id, token=token, ply=0))
+        await page.press("button", "^Accept draw$")
+        await page.wait_status("^Game over: no winner \\(agreement\\)")
+        assert page.errors == []
+
+
+async def until_offered(client: Client) -> None:
+    """Wait for the opponent's draw offer to reach `client`."""
+    while True:
+        event = await client.event()
+        if isinstance(event, DrawOffer) and event.state == "offered":
+            return
 
 
 async def shoot(page: Page, folder: Path) -> None:
