@@ -135,15 +135,15 @@ async def until_offered(client: Client) -> None:
 
 
 async def shoot(page: Page, folder: Path) -> None:
-    """The analysed game at a phone's width and a desktop's, kept in `UBAO_SCREENSHOTS` when
+    """The analysed game at a phone's width (light and dark) and a desktop's, kept in `UBAO_SCREENSHOTS` when
     set (for a person to look at); nothing may scroll sideways or overlap, and axe-core (when
     there) finds no serious violation."""
     problems = []
-    for width, height in ((375, 812), (1280, 800)):
-        await page.size(width, height)
+    for width, height, dark in ((375, 812, False), (375, 812, True), (1280, 800, False)):
+        await page.size(width, height, dark)
         await page.evaluate("document.querySelector('.analysis').scrollIntoView()")
         await asyncio.sleep(0.1)  # a frame to lay out again
-        shot = folder / f"analysis-{width}x{height}.png"
+        shot = folder / f"analysis-{width}x{height}-{'dark' if dark else 'light'}.png"
         await page.screenshot(shot)
         problems += await page.layout_problems()
         kept = os.environ.get("UBAO_SCREENSHOTS")
