@@ -9,6 +9,7 @@ and a player's offers declined and accepted. Everything is found by its accessib
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -27,9 +28,21 @@ from tests.support.browser import (
 from tests.support.client import game_server
 from tests.support.server import Client
 from tests.support.wire import create, join
+from ubao.client import analysis_text
 from ubao.engine.record import parse_record
 from ubao.engine.review import GLYPHS
-from ubao.protocol import Analyse, Draw, DrawAnswer, DrawOffer, GameAnalysis
+from ubao.protocol import (
+    ANALYSIS_FORMAT,
+    Analyse,
+    AnalysisMark,
+    Draw,
+    DrawAnswer,
+    DrawOffer,
+    GameAnalysis,
+    PlyAnalysis,
+    SideAnalysis,
+    to_wire,
+)
 
 pytestmark = [needs_chromium, pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(120)]
 
@@ -88,6 +101,46 @@ async def test_a_finished_game_is_analysed_on_its_page(tmp_path: Path, browser: 
         assert page.errors == []
 
 
+async def test_the_pages_analysis_figures_are_the_terminals(browser: Chromium) -> None:
+    """analysis.js against client/analysis_text.py: the same glyphs, the same graph heights,
+    the same mistake jumps from every step both ways, the same value texts."""
+    marks: list[AnalysisMark] = ["", "mistake", "inaccuracy", "", "blunder", "", "", "mistake", ""]
+    plies = tuple(
+        PlyAnalysis(i, i % 2, "1", "2", ("2",), i - 4.5, 2.0 * i - 9, 0.5, mark, 1, 1, 1, i > 6)
+        for i, mark in enumerate(marks)
+    )
+    side = SideAnalysis(90.0, 0.5, 1, 1, 1)
+    analysis = GameAnalysis(ANALYSIS_FORMAT, "discs", 20, plies, (side, side))
+    values = [-30.0, -2.5, 0.0, 4.0, 64.0]
+    async with game_server() as server:
+        page = await browser.page()
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        script = """import('/static/analysis.js').then((a) => {
+            const analysis = %s, steps = [...Array(analysis.plies.length + 1).keys()];
+            return {
+                glyphs: a.marksOf(analysis),
+                jumps: steps.map((shown) =>
+                    [1, -1].map((step) => a.nextSerious(analysis, shown, step))),
+                shares: %s.map((value) => a.share(value, analysis.units)),
+                texts: analysis.plies.map((ply) =>
+                    a.valueText(ply.after, analysis.units, ply.exact)),
+            };
+        })"""
+        page_says = await page.evaluate(script % (json.dumps(to_wire(analysis)), values))
+    glyphs = analysis_text.marks_of(analysis)
+    assert page_says["glyphs"] == list(glyphs)
+    assert page_says["jumps"] == [
+        [analysis_text.next_serious(glyphs, shown, step) for step in (1, -1)]
+        for shown in range(len(marks) + 1)
+    ]
+    for value, share in zip(values, page_says["shares"], strict=True):
+        assert share == pytest.approx(analysis_text.share(value, "discs"))
+    assert page_says["texts"] == [
+        analysis_text.value_text(ply.after, "discs", ply.exact) for ply in plies
+    ]
+    assert page.errors == []
+
+
 async def test_a_draw_offered_to_a_bot_is_declined_and_a_game_aborted(browser: Chromium) -> None:
     async with game_server() as server:
         page = await browser.page()
@@ -135,9 +188,9 @@ async def until_offered(client: Client) -> None:
 
 
 async def shoot(page: Page, folder: Path) -> None:
-    """The analysed game at a phone's width (light and dark) and a desktop's, kept in `UBAO_SCREENSHOTS` when
-    set (for a person to look at); nothing may scroll sideways or overlap, and axe-core (when
-    there) finds no serious violation."""
+    """The analysed game at a phone's width (light and dark) and a desktop's, kept in
+    `UBAO_SCREENSHOTS` when set (for a person to look at); nothing may scroll sideways or
+    overlap, and axe-core (when there) finds no serious violation."""
     problems = []
     for width, height, dark in ((375, 812, False), (375, 812, True), (1280, 800, False)):
         await page.size(width, height, dark)
