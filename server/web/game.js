@@ -1,6 +1,7 @@
 // The game page: a game played in a held seat, or watched, or replayed; its events applied in
 // order, each move animated step by step from the path the server's rules give.
 
+import { AnalysisPanel, known, marksOf, stepLines } from "./analysis.js";
 import { BoardView, familyOf, framesOf, modelOf, moveHole } from "./board.js";
 import { MoveChoice } from "./choice.js";
 import { boardsOf, clockText, infoText, recordText, replay } from "./record.js";
@@ -35,8 +36,13 @@ export class GamePage {
     this.pendingMove = null;
     this.sending = false;
     this.rejoining = false;
+    this.analysis = null;
+    this.analysisWait = ""; // what the page waits for: the analysis queued, or being asked
+    this.drawSeat = null;
     this.build(root);
     this.clockTimer = setInterval(() => this.drawClocks(), 250);
+    this.keys = (event) => this.key(event);
+    document.addEventListener("keydown", this.keys);
   }
 
   build(root) {
@@ -94,6 +100,11 @@ export class GamePage {
         button("Latest position", () => this.show(null)),
       ],
     );
+    this.analysisBox = el("section", { class: "analysis", hidden: "" });
+    this.analysisPanel = new AnalysisPanel(this.analysisBox, {
+      request: () => this.requestAnalysis(),
+      show: (ply) => this.show(ply),
+    });
     this.exportLink = el("a", { href: "#", class: "export" }, "Export record");
     this.exportLink.addEventListener("click", () => this.exportRecord());
     root.replaceChildren(
@@ -114,6 +125,7 @@ export class GamePage {
           this.speed,
           this.engineLine,
           this.stepper,
+          this.analysisBox,
           this.moveList,
           this.exportLink,
         ]),
@@ -123,6 +135,7 @@ export class GamePage {
 
   close() {
     clearInterval(this.clockTimer);
+    document.removeEventListener("keydown", this.keys);
     if (this.animation) this.animation.cancel = true;
   }
 
@@ -213,6 +226,7 @@ export class GamePage {
           this.status = "over";
           this.legal = [];
           this.ratings = message.ratings;
+          this.drawSeat = null;
         }
         break;
       case "seat":
@@ -223,6 +237,12 @@ export class GamePage {
         break;
       case "rematch_offer":
         this.rematchOffer(message);
+        break;
+      case "draw_offer":
+        this.drawSeat = message.state === "offered" ? message.seat : null;
+        break;
+      case "analysis":
+        this.analysisEvent(message);
         break;
       case "retry":
         break;
@@ -249,6 +269,8 @@ export class GamePage {
     this.result = message.result || null;
     this.takebackSeat = message.takeback ?? null;
     this.rematchSeat = message.rematch ?? null;
+    this.drawSeat = message.draw ?? null;
+    this.analysis = known(message.analysis) ? message.analysis : null;
     this.rated = Boolean(message.rated);
     this.v = message.v;
     let boards = await boardsOf(message.game, message.options, this.history);
@@ -276,6 +298,7 @@ export class GamePage {
       this.clockAt = performance.now();
     }
     if (this.takebackSeat !== null) this.takebackSeat = null;
+    this.drawSeat = null; // a move ends a draw offer
     if (message.info)
       this.engineLine.textContent = `${this.seatLabel(message.seat)}: ${infoText(message.info)}`;
     this.drawMoveList();
@@ -321,6 +344,7 @@ export class GamePage {
 
   async takeback(message) {
     this.takebackSeat = message.state === "asked" ? message.seat : null;
+    this.drawSeat = null; // a takeback request ends a draw offer
     if (message.clocks) {
       this.clocks = message.clocks;
       this.clockAt = performance.now();
@@ -358,11 +382,14 @@ export class GamePage {
     this.viewPly = ply === null || ply >= this.history.length ? null : Math.max(0, ply);
     this.redraw();
     const shown = this.shownPly();
-    announce(
+    const where =
       this.viewPly === null
         ? "The latest position."
-        : `After move ${shown} of ${this.history.length}.`,
-    );
+        : shown === 0
+          ? "The first position."
+          : `After move ${shown} of ${this.history.length}.`;
+    const verdict = this.analysis ? ` ${stepLines(this.analysis, shown)[0]}` : "";
+    announce(where + verdict);
   }
 
   myTurn() {
@@ -411,6 +438,13 @@ export class GamePage {
     this.drawSides(model, shown);
     this.drawSeats(shown);
     this.drawActions();
+    this.analysisPanel.update(
+      this.analysis,
+      ply,
+      this.sides,
+      this.status === "over",
+      this.analysisWait,
+    );
     for (const [index, item] of [...this.moveList.children].entries()) {
       item
         .querySelector("button")
@@ -503,6 +537,17 @@ export class GamePage {
         ? this.legal.filter((move) => moveHole(this.family, move, this.seat) === null)
         : [];
       for (const move of holeless) buttons.push(button(`Play ${move}`, () => this.play(move)));
+      if (this.drawSeat !== null && this.drawSeat !== this.seat) {
+        buttons.push(
+          button("Accept draw", () => this.command({ type: "draw_answer", accept: true })),
+        );
+        buttons.push(
+          button("Decline draw", () => this.command({ type: "draw_answer", accept: false })),
+        );
+      } else if (this.drawSeat === null) {
+        buttons.push(button("Offer draw", () => this.command({ type: "draw" })));
+      }
+      if (!this.hasMoved()) buttons.push(button("Abort", () => this.command({ type: "abort" })));
       buttons.push(button("Resign", () => this.command({ type: "resign" })));
     }
     if (this.seat !== null && this.status === "waiting")
@@ -527,12 +572,22 @@ export class GamePage {
     if (focused) buttons.find((node) => node.textContent === focused)?.focus();
   }
 
+  /** Whether this page's seat has made a move in the game yet (before it, it may abort). */
+  hasMoved() {
+    return this.history.some(
+      (_, index) => (this.boards[index]?.to_move ?? index % 2) === this.seat,
+    );
+  }
+
   drawMoveList() {
+    const marks = marksOf(this.analysis);
     const items = this.history.map((move, index) => {
       const mover = this.boards[index]?.to_move ?? index % 2;
       const info = this.infos[index];
       const text = `${index + 1}. ${this.sides[mover] ?? ""} ${move}`;
-      const step = button(text, () => this.show(index + 1));
+      const step = button(`${text}${marks[index] ?? ""}`, () => this.show(index + 1));
+      const mark = this.analysis?.plies[index]?.mark;
+      if (mark) step.setAttribute("aria-label", `${text}, ${mark}`);
       if (info) step.title = infoText(info);
       return el("li", {}, [step]);
     });
@@ -544,7 +599,7 @@ export class GamePage {
   async command(fields, withToken = true) {
     const command = { ...fields, game_id: this.gameId };
     if (withToken) command.token = this.token;
-    if (fields.type === "takeback_answer" || fields.type === "takeback")
+    if (["takeback", "takeback_answer", "draw", "draw_answer"].includes(fields.type))
       command.ply = this.history.length;
     try {
       await this.app.connection.request(command);
@@ -635,6 +690,14 @@ export class GamePage {
           declined: `${who}'s takeback declined.`,
         }[message.state] || text;
     }
+    if (message.type === "draw_offer") {
+      const who = message.seat === this.seat ? "You offer" : `${this.sides[message.seat]} offers`;
+      text =
+        message.state === "offered"
+          ? `${who} a draw.`
+          : `${this.sides[message.seat]}'s draw offer declined. ${text}`;
+    }
+    if (message.type === "analysis") text = this.analysisNews(message);
     if (message.type === "rematch_offer" && message.state === "offered")
       text = `${this.sides[message.seat]} offers a rematch.`;
     if (message.type === "rematch_offer" && message.state === "declined")
@@ -646,6 +709,57 @@ export class GamePage {
     announce(text);
   }
 
+  // -- the analysis -----------------------------------------------------------------------
+
+  async requestAnalysis() {
+    this.analysisWait = "Asking for the analysis…";
+    this.redraw();
+    try {
+      const ok = await this.app.connection.request({ type: "analyse", game_id: this.gameId });
+      if (ok.analysis) {
+        this.event({
+          type: "analysis",
+          game_id: this.gameId,
+          state: "done",
+          analysis: ok.analysis,
+        });
+        return;
+      }
+      const ahead = ok.queued ? ` (${ok.queued} ahead)` : "";
+      this.analysisWait = `The analysis is queued${ahead}: it comes when the engine has made it.`;
+      announce(this.analysisWait);
+    } catch (error) {
+      this.analysisWait = "";
+      announce(`Refused: ${error.message}`);
+    }
+    this.redraw();
+  }
+
+  analysisEvent(message) {
+    this.analysisWait = "";
+    if (message.state !== "done" || !known(message.analysis)) return;
+    this.analysis = message.analysis;
+    this.drawMoveList();
+  }
+
+  analysisNews(message) {
+    if (message.state !== "done") return `The analysis failed: ${message.message ?? ""}`;
+    if (!this.analysis) return "The analysis is in a format this page does not know.";
+    const figures = this.analysis.sides.map(
+      (side, seat) => `${this.sides[seat]} ${Math.round(side.accuracy)}%`,
+    );
+    return `The computer analysis is here: accuracy ${figures.join(", ")}.`;
+  }
+
+  /** Page keys: `m` shows the position after the next mistake or blunder, `M` the previous. */
+  key(event) {
+    const typing = event.target.closest?.("input, select, textarea");
+    if (typing || event.ctrlKey || event.metaKey || event.altKey || !this.analysis) return;
+    if (event.key !== "m" && event.key !== "M") return;
+    event.preventDefault();
+    this.analysisPanel.jump(event.key === "m" ? 1 : -1);
+  }
+
   exportRecord() {
     const text = recordText(
       this.game,
@@ -654,6 +768,7 @@ export class GamePage {
       this.seats,
       this.history,
       this.result,
+      marksOf(this.analysis),
     );
     this.exportLink.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
     this.exportLink.download = `${this.game}-${this.gameId}.txt`;

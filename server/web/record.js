@@ -46,8 +46,9 @@ export function infoText(info) {
   return `depth ${info.depth}, ${score}${line}, ${info.nodes} nodes in ${info.time_ms} ms${comment}`;
 }
 
-/** The game as a record: tag pairs, then the numbered moves and the result. */
-export function recordText(game, options, sides, seats, history, result) {
+/** The game as a record: tag pairs, then the numbered moves (each with its analysis glyph, from
+ * `marks`, if any) and the result. */
+export function recordText(game, options, sides, seats, history, result, marks = []) {
   const tag = (name, value) =>
     `[${name} "${String(value).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"]`;
   const outcome = !result ? "*" : (["1-0", "0-1"][result.winner] ?? "1/2-1/2");
@@ -61,7 +62,7 @@ export function recordText(game, options, sides, seats, history, result) {
   const words = [];
   history.forEach((move, index) => {
     if (index % 2 === 0) words.push(`${index / 2 + 1}.`);
-    words.push(move);
+    words.push(move + (marks[index] ?? ""));
   });
   words.push(outcome);
   return `${lines.join("\n")}\n\n${words.join(" ")}\n`;
