@@ -69,8 +69,9 @@ from ubao.protocol.messages import MAX_NAME
 Fetch = Callable[[Callable[[int], None]], Awaitable[GameAnalysis]]
 """Asks the server for the game's analysis and waits for it; told how many are ahead of it."""
 
-KEYS = "F1: help  left/right: move  m/M: mistakes  a: analyse  e: study  q: quit"
-STUDY_KEYS = "F1: help  1-3: play a line  t: try a move  u: undo  e: engine  Esc: back"
+KEYS = "F1: help  left/right: moves  a: analyse  e: study  q: quit"
+STUDY_KEYS = "F1: help  1-3: line  t: try a move  u: undo  Esc: back"
+"""The keys that matter most, in one line of 60 columns (F1's help has them all)."""
 HELP_KEYS = (
     "right: the next move, shown hole by hole (right or Esc again ends the animation);"
     " left: the move before; Home/End: the start/the end",
@@ -203,11 +204,11 @@ class ReplayApp:
         return game_help(self.replay.game, self.record.game, view, moves, HELP_KEYS, True, width)
 
     def _help_width(self) -> int:
-        return min(HELP_WIDTH, get_app().output.get_size().columns)
+        return min(HELP_WIDTH, self.application.output.get_size().columns)
 
     def _help_rows(self) -> int:
         """The help's rows inside its frame: all its lines, or as many as the screen holds."""
-        rows = get_app().output.get_size().rows - 2
+        rows = self.application.output.get_size().rows - 2
         return max(min(len(self._help_lines()) + 1, rows), 1)
 
     def _help_screen(self) -> StyleAndTextTuples:

@@ -13,7 +13,7 @@ from prompt_toolkit.input import create_pipe_input
 from tests.support.client import until
 from tests.support.screen import PLIES, SIZES, SizedOutput, draw, played, whole
 from ubao.client.export import replay_of
-from ubao.client.replay import ReplayApp
+from ubao.client.replay import KEYS, STUDY_KEYS, ReplayApp
 from ubao.engine.games import GAMES
 from ubao.engine.record import Record
 
@@ -97,3 +97,7 @@ async def test_the_animation_runs_to_the_position_after_the_move() -> None:
         lines = draw(app.application, 60, 20)
         board = fragment_list_to_text(app._board_text()).splitlines()
         assert whole(board, lines), "\n".join(lines)
+
+
+def test_the_key_line_fits_a_60_column_terminal() -> None:
+    assert len(KEYS) <= 60 and len(STUDY_KEYS) <= 60
