@@ -172,19 +172,21 @@ def test_the_takeover_question_is_asked_only_of_a_waiting_seat_held_elsewhere() 
     assert takeover_question("g", "playing", (BOB, CAROL), 0) is None
 
 
-@pytest.mark.parametrize(("key", "effects"), [("y", [Play("g")]), ("n", None), ("escape", None)])
+KEPT = Say("your seat stays where it is")
+
+
+@pytest.mark.parametrize(("key", "effect"), [("y", Play("g")), ("n", KEPT), ("escape", KEPT)])
 def test_enter_on_our_waiting_game_held_elsewhere_asks_before_taking_the_seat(
-    key: str, effects: list[Play] | None
+    key: str, effect: Play | Say
 ) -> None:
     """Issue 36: Enter in the lobby took the seat back from the other terminal unasked, as
     `ubao play --join` no longer does; y alone takes it over, anything else leaves it."""
     model = loaded(game("g", "waiting", 1, BOB, OPEN), held={"g": 0})
     assert model.press("enter") == [Say("")]
-    assert model.mode is Mode.CONFIRMING
+    assert model.mode.value == "confirming"
     assert model.question == str(takeover_question("g", "waiting", (BOB, OPEN), 0)).strip()
     assert "y: take the seat over" in hint(model, 80)
-    answer = model.press(key)
-    assert answer == (effects or [Say("your seat stays where it is")])
+    assert model.press(key) == [effect]
     assert model.mode is Mode.BROWSING and model.question == ""
 
 

@@ -78,9 +78,11 @@ async def test_a_step_forward_is_animated_and_a_key_ends_it(name: str) -> None:
         assert fragment_list_to_text(app._board_core()) == final
         assert moving != final  # a frame of the move on its way
         app.go(0)
-        for step in (lambda: app.go(PLIES), lambda: app.go(PLIES - 1), lambda: app.jump(1)):
-            step()
-            assert app.animation.frame is None  # jumps and steps back are not animated
+        for ply in (PLIES, PLIES - 1, 0):
+            app.go(ply)  # End, left, Home: shown at once
+            assert app.animation.frame is None
+        app.jump(1)  # no marks: nothing to jump to, and nothing animated
+        assert app.animation.frame is None
         await asyncio.sleep(0)
 
 
