@@ -73,8 +73,8 @@ KEYS = "F1: help  left/right: moves  a: analyse  e: study  q: quit"
 STUDY_KEYS = "F1: help  1-3: line  t: try a move  u: undo  Esc: back"
 """The keys that matter most, in one line of 60 columns (F1's help has them all)."""
 HELP_KEYS = (
-    "right: the next move, shown hole by hole (right or Esc again ends the animation);"
-    " left: the move before; Home/End: the start/the end",
+    "right: the next move, shown hole by hole (Esc ends the animation, right goes on to the"
+    " next move at once); left: the move before; Home/End: the start/the end",
     "m/M: the position after the next/previous mistake or blunder",
     "a: ask the server for its analysis of the game (the record's GameId): marks beside the"
     " moves, the evaluation and the engine's line at the move shown, a graph of the game",
@@ -157,11 +157,8 @@ class ReplayApp:
         self.application.invalidate()
 
     def forward(self) -> None:
-        """One move on, shown hole by hole; pressed while a move is shown, it ends the
-        animation instead (the position after it is the one shown then)."""
-        if self.animation.frame is not None:
-            self.skip()
-            return
+        """One move on, shown hole by hole; pressed while a move is shown, that animation
+        ends at once and the next move's begins (a key held walks the game)."""
         before = self.ply
         self.go(before + 1)
         frames = self._frames(before) if self.ply > before else []

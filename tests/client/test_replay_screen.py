@@ -73,10 +73,15 @@ async def test_a_step_forward_is_animated_and_a_key_ends_it(name: str) -> None:
         frame = app.animation.frame
         assert app.ply == 1 and frame is not None and frame.ply == 0
         moving = fragment_list_to_text(app._board_core())
-        app.forward()  # pressed again: the animation ends, the move is not stepped past
+        assert moving != final  # a frame of the move on its way
+        app.skip()  # Esc: the animation ends at the position after the move
         assert app.ply == 1 and app.animation.frame is None
         assert fragment_list_to_text(app._board_core()) == final
-        assert moving != final  # a frame of the move on its way
+        app.go(0)
+        app.forward()
+        app.forward()  # pressed again meanwhile: that move ends at once, the next one begins
+        frame = app.animation.frame
+        assert app.ply == 2 and frame is not None and frame.ply == 1
         app.go(0)
         for ply in (PLIES, PLIES - 1, 0):
             app.go(ply)  # End, left, Home: shown at once
