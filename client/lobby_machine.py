@@ -289,7 +289,9 @@ class LobbyModel:
     standings: TournamentView | None = None
     """It as it stands; None until the server answered."""
     question: str = ""
-    """While confirming: whether to take over the selected game's seat, in words."""
+    """While confirming: whether to take over our seat in `asked`, in words."""
+    asked: str | None = None
+    """While confirming: the game whose seat the question is about (the list may change)."""
 
     # -- the list ------------------------------------------------------------------------------
 
@@ -370,17 +372,16 @@ class LobbyModel:
             question = takeover_question(summary.game_id, summary.status, summary.seats, held)
             if question is not None:
                 self.transition(Trigger.ASK_TAKEOVER)
-                self.question = question.strip()
+                self.question, self.asked = question.strip(), summary.game_id
                 return [Say("")]
         return [action]
 
     def answer_takeover(self, key: str) -> list[Effect]:
         """y takes the seat over (the other terminal loses it); anything else leaves it."""
         self.transition(Trigger.ANSWER_TAKEOVER)
-        self.question = ""
-        summary = self.current()
-        if key == "y" and summary is not None:
-            return [Play(summary.game_id)]
+        asked, self.question, self.asked = self.asked, "", None
+        if key == "y" and asked is not None:
+            return [Play(asked)]
         return [Say("your seat stays where it is")]
 
     def watch(self, key: str) -> list[Effect]:

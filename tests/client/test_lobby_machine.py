@@ -186,6 +186,7 @@ def test_enter_on_our_waiting_game_held_elsewhere_asks_before_taking_the_seat(
     assert model.mode.value == "confirming"
     assert model.question == str(takeover_question("g", "waiting", (BOB, OPEN), 0)).strip()
     assert "y: take the seat over" in hint(model, 80)
+    model.replace([game("h", "waiting", 2)])  # the list changed meanwhile: still about g
     assert model.press(key) == [effect]
     assert model.mode is Mode.BROWSING and model.question == ""
 
