@@ -567,7 +567,7 @@ class ReplayApp:
         def _back_to_game(event: KeyPressEvent) -> None:
             self.go(self.ply)
 
-        @keys.add("escape", filter=~browsing)
+        @keys.add("escape", filter=Condition(lambda: self.typing))
         def _cancel_typing(event: KeyPressEvent) -> None:
             self.typing = False
             event.app.layout.focus_last()
