@@ -285,10 +285,7 @@ class GameApp(GameView):
         elif verb == "mistake":
             self.jump_to_mistake(int(key))
         elif verb == "scroll":
-            page = max(self._help_rows() - 2, 1)
-            whole = len(self._help_lines())
-            lines = {"up": -1, "down": 1, "pageup": -page, "home": -whole, "end": whole}
-            self.scroll_help(lines.get(key, page))  # pagedown and space: a page down
+            self.scroll_help(key)
 
     # -- actions -------------------------------------------------------------------------------
 

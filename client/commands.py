@@ -33,9 +33,10 @@ from ubao.client.connection import (
 from ubao.client.export import record_of, replay_of
 from ubao.client.keys import AccountKey, KeyStore, read_key_file
 from ubao.client.lobby import lobby_table
+from ubao.client.lobby_machine import takeover_question
 from ubao.client.serving import serve
 from ubao.client.standings import leaderboard_table, player_text
-from ubao.client.tokens import SeatToken, TokenStore, join_command
+from ubao.client.tokens import TokenStore, join_command
 from ubao.client.tournament_bot import play_tournament
 from ubao.client.tournament_text import tournament_text
 from ubao.client.tournaments import tournament
@@ -55,7 +56,6 @@ from ubao.protocol import (
     Player,
     Ratings,
     SeatSpec,
-    Snapshot,
     to_wire,
 )
 
@@ -141,19 +141,6 @@ async def command_play(args: argparse.Namespace) -> int:
     return await show_live(args, create=creation(args, opponent_seats(args)), seat=args.seat or 0)
 
 
-def takeover_question(snapshot: Snapshot, held: SeatToken) -> str | None:
-    """What to ask before `play --join` resumes a seat this name holds in a game waiting for
-    its opponent, while a connection still plays it (the same user's other terminal, which
-    would lose it): None when there is nothing to ask."""
-    seat = snapshot.seats[held.seat]
-    if snapshot.status != "waiting" or not seat.connected:
-        return None
-    return (
-        f"you ({seat.name}) hold seat {held.seat} of game {snapshot.game_id}, which waits for an "
-        "opponent, in another terminal; take the seat over here (that terminal loses it)? [y/N] "
-    )
-
-
 async def takeover_agreed(args: argparse.Namespace) -> bool:
     """`play --join` of a game where this name holds a seat still played elsewhere: whether
     the user, asked, agrees to take it over (else nothing is asked and the seat is resumed)."""
@@ -161,7 +148,7 @@ async def takeover_agreed(args: argparse.Namespace) -> bool:
     if held is None or args.seat not in (None, held.seat):
         return True
     snapshot = await fetch_snapshot(args.server, args.name, args.join, account_key(args))
-    question = takeover_question(snapshot, held)
+    question = takeover_question(snapshot.game_id, snapshot.status, snapshot.seats, held.seat)
     if question is None:
         return True
     try:

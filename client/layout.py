@@ -364,23 +364,28 @@ def game_layout(parts: ScreenParts, buffer: Buffer) -> tuple[Layout, Window]:
             Window(FormattedTextControl(parts.keys), height=1),
         ]
     )
-    help_window = Window(
-        FormattedTextControl(parts.help, focusable=True, show_cursor=False),
-        height=lambda: Dimension.exact(parts.help_rows()),
-        width=lambda: Dimension.exact(parts.help_width() - 2),
+    help_window, help_float = help_overlay(
+        parts.help, parts.help_rows, parts.help_width, parts.help_title, parts.helping
     )
     layout = Layout(
-        FloatContainer(
-            fitting(root, parts.too_small),
-            floats=[
-                Float(
-                    ConditionalContainer(
-                        FrameWidget(help_window, title=parts.help_title),
-                        filter=Condition(parts.helping),
-                    )
-                ),
-            ],
-        ),
+        FloatContainer(fitting(root, parts.too_small), floats=[help_float]),
         focused_element=buffer,
     )
     return layout, help_window
+
+
+def help_overlay(
+    text: TextGetter,
+    rows: Callable[[], int],
+    width: Callable[[], int],
+    title: Callable[[], str],
+    showing: Callable[[], bool],
+) -> tuple[Window, Float]:
+    """The help in a frame over the screen while `showing`: its window (to take the focus)
+    and the float that holds it; `rows` inside the frame, `width` with the frame."""
+    window = Window(
+        FormattedTextControl(text, focusable=True, show_cursor=False),
+        height=lambda: Dimension.exact(rows()),
+        width=lambda: Dimension.exact(width() - 2),
+    )
+    return window, Float(ConditionalContainer(FrameWidget(window, title=title), Condition(showing)))

@@ -13,7 +13,7 @@ one tournament's standings (followed live), or leaves.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import get_args
@@ -24,6 +24,7 @@ from ubao.protocol import (
     GameSummary,
     LobbyFilter,
     PoolRating,
+    SeatInfo,
     SeatSpec,
     Status,
     TournamentSummary,
@@ -140,6 +141,8 @@ class Mode(Enum):
     """The server's tournaments, in place of the games: arrows choose, Enter follows one."""
     STANDINGS = "standings"
     """One tournament's standings and crosstable, updated as its games end."""
+    CONFIRMING = "confirming"
+    """Asked whether to take over our seat that another terminal holds (y or n)."""
 
 
 class Trigger(Enum):
@@ -151,6 +154,8 @@ class Trigger(Enum):
     CLOSE_TOURNAMENTS = "the tournaments closed"
     OPEN_STANDINGS = "a tournament's standings opened"
     CLOSE_STANDINGS = "the standings closed"
+    ASK_TAKEOVER = "Enter on our waiting game whose seat another terminal holds"
+    ANSWER_TAKEOVER = "the takeover agreed to or refused"
 
 
 MODE_TRANSITIONS: dict[tuple[Mode, Trigger], Mode] = {
@@ -162,6 +167,8 @@ MODE_TRANSITIONS: dict[tuple[Mode, Trigger], Mode] = {
     (Mode.TOURNAMENTS, Trigger.CLOSE_TOURNAMENTS): Mode.BROWSING,
     (Mode.TOURNAMENTS, Trigger.OPEN_STANDINGS): Mode.STANDINGS,
     (Mode.STANDINGS, Trigger.CLOSE_STANDINGS): Mode.TOURNAMENTS,
+    (Mode.BROWSING, Trigger.ASK_TAKEOVER): Mode.CONFIRMING,
+    (Mode.CONFIRMING, Trigger.ANSWER_TAKEOVER): Mode.BROWSING,
 }
 
 
@@ -233,6 +240,21 @@ def choose(summary: GameSummary, held: bool) -> Play | Watch:
     return Watch(summary.game_id)
 
 
+def takeover_question(
+    game_id: str, status: Status, seats: Sequence[SeatInfo], held: int
+) -> str | None:
+    """What to ask before resuming `held`, a seat this name holds in a game waiting for its
+    opponent, while a connection still plays it (the same user's other terminal, which would
+    lose it): None when there is nothing to ask. `ubao play --join` and the lobby ask it."""
+    seat = seats[held]
+    if status != "waiting" or not seat.connected:
+        return None
+    return (
+        f"you ({seat.name}) hold seat {held} of game {game_id}, which waits for an "
+        "opponent, in another terminal; take the seat over here (that terminal loses it)? [y/N] "
+    )
+
+
 def lobby_key(summary: GameSummary) -> tuple[int, int, str]:
     return LOBBY_RANK[summary.status], -(summary.created or 0), summary.game_id
 
@@ -244,8 +266,8 @@ def lobby_key(summary: GameSummary) -> tuple[int, int, str]:
 class LobbyModel:
     """The lobby's games, the selection and the mode; `press` says what a key does."""
 
-    held: frozenset[str] = frozenset()
-    """The games with a seat of ours to return to (a token stored for it)."""
+    held: Mapping[str, int] = field(default_factory=dict)
+    """The games with a seat of ours to return to (a token stored for it), and that seat."""
     games: dict[str, GameSummary] = field(default_factory=dict)
     selected: str | None = None
     """The selected game's id (None: the list is empty)."""
@@ -266,6 +288,10 @@ class LobbyModel:
     """The tournament whose standings are shown (or asked for)."""
     standings: TournamentView | None = None
     """It as it stands; None until the server answered."""
+    question: str = ""
+    """While confirming: whether to take over our seat in `asked`, in words."""
+    asked: str | None = None
+    """While confirming: the game whose seat the question is about (the list may change)."""
 
     # -- the list ------------------------------------------------------------------------------
 
@@ -339,7 +365,24 @@ class LobbyModel:
         action = self.action()
         if action is None:
             return [Say("no game here: n creates one", ERROR)]
+        summary = self.current()
+        assert summary is not None
+        held = self.held.get(summary.game_id)
+        if held is not None:
+            question = takeover_question(summary.game_id, summary.status, summary.seats, held)
+            if question is not None:
+                self.transition(Trigger.ASK_TAKEOVER)
+                self.question, self.asked = question.strip(), summary.game_id
+                return [Say("")]
         return [action]
+
+    def answer_takeover(self, key: str) -> list[Effect]:
+        """y takes the seat over (the other terminal loses it); anything else leaves it."""
+        self.transition(Trigger.ANSWER_TAKEOVER)
+        asked, self.question, self.asked = self.asked, "", None
+        if key == "y" and asked is not None:
+            return [Play(asked)]
+        return [Say("your seat stays where it is")]
 
     def watch(self, key: str) -> list[Effect]:
         summary = self.current()
@@ -528,12 +571,19 @@ STANDINGS_KEYS: dict[str, Meaning] = {
 }
 """What each key of a tournament's standings means."""
 
+CONFIRM_KEYS: dict[str, Meaning] = {
+    **dict.fromkeys(("y", "n", "enter", "escape", "q"), LobbyModel.answer_takeover),
+    **dict.fromkeys(("c-q", "c-c"), _always(Leave())),
+}
+"""What each key means while the lobby asks whether to take a seat over: y alone agrees."""
+
 MODE_KEYS = {
     Mode.BROWSING: BROWSE_KEYS,
     Mode.CREATING: FORM_KEYS,
     Mode.LEADERBOARD: LEADERBOARD_KEYS,
     Mode.TOURNAMENTS: TOURNAMENTS_KEYS,
     Mode.STANDINGS: STANDINGS_KEYS,
+    Mode.CONFIRMING: CONFIRM_KEYS,
 }
 
 KEYS = tuple(dict.fromkeys(key for keys in MODE_KEYS.values() for key in keys))
@@ -553,6 +603,7 @@ HINTS: dict[Mode, tuple[str, ...]] = {
     Mode.LEADERBOARD: ("left/right: another game", "Esc: back", "^Q: quit"),
     Mode.TOURNAMENTS: ("Enter: standings", "r: refresh", "Esc: back", "^Q: quit"),
     Mode.STANDINGS: ("w: watch its game", "j: join", "Esc: back", "^Q: quit"),
+    Mode.CONFIRMING: ("y: take the seat over", "n: leave it there", "^Q: quit"),
 }
 """The one-line hint of each mode, key by key; `{action}` is what Enter does with the selected
 game."""

@@ -34,7 +34,7 @@ from ubao.client.connection import (
     ServerSession,
     SessionClosed,
 )
-from ubao.client.layout import fitting
+from ubao.client.layout import fitting, wrap
 from ubao.client.lobby_machine import (
     ERROR,
     KEYS,
@@ -194,6 +194,8 @@ class LobbyScreen:
             return tournaments(self.model, width, height)
         if self.model.mode is Mode.STANDINGS:
             return standings(self.model, width, height)
+        if self.model.mode is Mode.CONFIRMING:
+            return [("class:status.turn", wrap(self.model.question, width))]
         return table(self.model, width, height)
 
     # -- keys and effects ----------------------------------------------------------------------
@@ -241,7 +243,8 @@ class LobbyScreen:
 
     async def _load(self, subscribe: bool | None = None) -> None:
         ok = await self.session.request(ListGames(id=0, limit=MAX_PAGE, subscribe=subscribe))
-        self.model.held = frozenset(self.tokens.games(self.url, self.name))
+        held = self.tokens.games(self.url, self.name)
+        self.model.held = {game_id: token.seat for game_id, token in held.items()}
         self.model.replace(ok.games or ())
         self.application.invalidate()
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ubao.client.board import Frame
+from ubao.client.board import BoardView, Frame
 from ubao.client.lag import format_lag
 from ubao.client.layout import PANEL_MIN_WIDTH, wrap
 from ubao.client.state import GameState, shown_name
+from ubao.engine.game import Game
 from ubao.engine.games import GAMES
 from ubao.protocol import BotInfo, ClockSpec, SeatInfo
 
@@ -225,20 +227,31 @@ def move_list(
 
 
 def help_lines(state: GameState, seat: int | None, width: int) -> list[tuple[str, str]]:
-    """The help, line by line with its style, `width` columns at most: the game in short, how
-    its moves are written, what its board's marks mean, and every key (a spectator's, or the
-    player's of `seat`)."""
-    view = state.view
-    game = state.game
-    assert game is not None, "no snapshot yet"
+    """The game screen's help: every key of a spectator's, or of the player's of `seat`."""
+    assert state.game is not None, "no snapshot yet"
+    keys = SPECTATOR_KEYS if seat is None else player_keys(state.view.cells)
+    return game_help(
+        state.game, state.game_name, state.view, state.history, keys, seat is None, width
+    )
+
+
+def game_help(
+    game: Game[Any, Any],
+    game_name: str,
+    view: BoardView,
+    history: Sequence[str],
+    keys: Sequence[str],
+    spectator: bool,
+    width: int,
+) -> list[tuple[str, str]]:
+    """A help, line by line with its style, `width` columns at most: the game in short, how
+    its moves are written, what its board's marks mean, and the screen's `keys`."""
     start = game.start()
     sample = [game.format_move(start, move) for move in game.legal_moves(start)]
-    keys = SPECTATOR_KEYS if seat is None else player_keys(view.cells)
-    watching = seat is None
     paragraphs = [
-        GAMES[state.game_name].summary,
-        view.help_notation(sample + state.history, spectator=watching),
-        view.help_marks(spectator=watching),
+        GAMES[game_name].summary,
+        view.help_notation([*sample, *history], spectator=spectator),
+        view.help_marks(spectator=spectator),
     ]
     lines: list[tuple[str, str]] = []
     for paragraph in paragraphs:
@@ -246,3 +259,26 @@ def help_lines(state: GameState, seat: int | None, width: int) -> list[tuple[str
         lines.append(("", ""))
     lines += [("", line) for key in keys for line in wrap(key, width).split("\n")]
     return lines
+
+
+def help_page(
+    lines: Sequence[tuple[str, str]], top: int, rows: int
+) -> tuple[int, StyleAndTextTuples]:
+    """The help's `rows` inside its frame from line `top` (kept within its length): the lines
+    that fit, and a last line that says how to scroll (when it must) and how to close it."""
+    shown = rows - 1
+    top = min(max(top, 0), max(len(lines) - shown, 0))
+    window = lines[top : top + shown]
+    footer = HELP_CLOSE
+    if len(lines) > shown:
+        footer = f"{HELP_SCROLL} ({top + 1}-{top + len(window)} of {len(lines)})  Esc: close"
+    text: StyleAndTextTuples = [(style, line + "\n") for style, line in window]
+    return top, [*text, ("class:help", footer)]
+
+
+def help_scrolled(key: str, top: int, count: int, rows: int) -> int:
+    """The help's first line after `key` (up, down, pageup, pagedown, space, home, end), of
+    `count` lines shown `rows` at a time (its footer among them)."""
+    page = max(rows - 2, 1)
+    step = {"up": -1, "down": 1, "pageup": -page, "home": -count, "end": count}.get(key, page)
+    return min(max(top + step, 0), max(count - (rows - 1), 0))

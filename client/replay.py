@@ -1,9 +1,10 @@
 """`ubao replay FILE`: step through a game record in the board view, with its analysis.
 
-Keys: right/left one move forward/back, home/end the start/the end, m/M the next/previous
-mistake, a the server's analysis of the game, e the engine on the position shown, t a move of
-one's own tried there (1-3 play an engine line's move, u takes one back, Esc back to the game),
-q to leave (docs/client.md, "Game records").
+Keys: right/left one move forward (animated hole by hole, as the game screen does) or back,
+home/end the start/the end, m/M the next/previous mistake, a the server's analysis of the game,
+e the engine on the position shown, t a move of one's own tried there (1-3 play an engine
+line's move, u takes one back, Esc back to the game), F1 or ? the help (the game screen's, with
+these keys), q to leave (docs/client.md, "Game records").
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
     BufferControl,
     ConditionalContainer,
+    FloatContainer,
     FormattedTextControl,
     HSplit,
     Layout,
@@ -33,18 +35,27 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 
 from ubao.client import analysis_text
-from ubao.client.board import Marks, view_of
+from ubao.client.board import STEP_SECONDS, Animation, Frame, Marks, sowing_frames, view_of
 from ubao.client.export import Replay, result_of, seat_of
 from ubao.client.layout import (
+    HELP_WIDTH,
     PANEL_MIN_WIDTH,
     board_and_panel,
     fitting,
+    help_overlay,
     rule,
     text_height,
     too_small,
     wrap,
 )
-from ubao.client.panels import describe_seat, format_control, move_list
+from ubao.client.panels import (
+    describe_seat,
+    format_control,
+    game_help,
+    help_page,
+    help_scrolled,
+    move_list,
+)
 from ubao.client.render import STYLE, render_board
 from ubao.client.state import describe_result
 from ubao.client.study import MULTIPV, Variation, engine_lines
@@ -58,8 +69,23 @@ from ubao.protocol.messages import MAX_NAME
 Fetch = Callable[[Callable[[int], None]], Awaitable[GameAnalysis]]
 """Asks the server for the game's analysis and waits for it; told how many are ahead of it."""
 
-KEYS = "left/right: move  home/end  m/M: mistakes  a: analyse  e: study  q: quit"
-STUDY_KEYS = "1-3: play a line  t: try a move  u: undo  e: engine on/off  Esc: back  q: quit"
+KEYS = "F1: help  left/right: moves  a: analyse  e: study  q: quit"
+STUDY_KEYS = "F1: help  1-3: line  t: try a move  u: undo  Esc: back"
+"""The keys that matter most, in one line of 60 columns (F1's help has them all)."""
+HELP_KEYS = (
+    "right: the next move, shown hole by hole (Esc ends the animation, right goes on to the"
+    " next move at once); left: the move before; Home/End: the start/the end",
+    "m/M: the position after the next/previous mistake or blunder",
+    "a: ask the server for its analysis of the game (the record's GameId): marks beside the"
+    " moves, the evaluation and the engine's line at the move shown, a graph of the game",
+    "e: the engine on the position shown (its three best lines), or off",
+    "t: type a move of your own, played from the position shown; 1-3: play the first move of"
+    " the engine's line of that number; u or Backspace: take the last one back; Esc: back to"
+    " the game, which the moves tried never change",
+    "F1 or ?: this help; q or ^Q: leave",
+)
+"""Every key of the replay, as its help lists them."""
+HELP_SCROLL_KEYS = ("up", "down", "pageup", "pagedown", "space", "home", "end")
 INFO_ROWS = 4
 """The most rows the analysis or the study takes under the board."""
 
@@ -77,6 +103,7 @@ class ReplayApp:
         fetch: Fetch | None = None,
         input: Input | None = None,
         output: Output | None = None,
+        step_seconds: float = STEP_SECONDS,
     ) -> None:
         self.record = record
         self.replay = replay
@@ -95,6 +122,12 @@ class ReplayApp:
         """The engine searches the position shown (its lines are shown)."""
         self.entry = Buffer(multiline=False, accept_handler=self._typed)
         self.typing = False
+        self.showing_help = False
+        self.help_top = 0
+        """The first line of the help shown: it scrolls when the terminal is too short."""
+        self.animation = Animation()
+        """The move stepped to, shown hole by hole (the game screen's pace, `step_seconds`)."""
+        self.step_seconds = step_seconds
         self._tasks: set[asyncio.Task[Any]] = set()
         if analysis is not None:
             self.show_analysis(analysis)
@@ -116,9 +149,72 @@ class ReplayApp:
         return len(self.record.moves)
 
     def go(self, ply: int) -> None:
+        """Show the position after `ply` moves at once (an animation under way ends)."""
         self.ply = min(max(ply, 0), self.last_ply)
         self.variation = None
+        self.animation.clear()
         self._restudy()
+        self.application.invalidate()
+
+    def forward(self) -> None:
+        """One move on, shown hole by hole; pressed while a move is shown, that animation
+        ends at once and the next move's begins (a key held walks the game)."""
+        before = self.ply
+        self.go(before + 1)
+        frames = self._frames(before) if self.ply > before else []
+        if frames and self.step_seconds > 0:
+            self.animation.push(frames)
+            self._spawn(self._animate())
+
+    def skip(self) -> None:
+        """End the move being shown hole by hole: the position after it."""
+        self.animation.clear()
+        self.application.invalidate()
+
+    def _frames(self, ply: int) -> list[Frame]:
+        """The animation of the move played at `ply` (none if the rules cannot show it)."""
+        game = self.replay.game
+        position = self.replay.positions[ply]
+        try:
+            steps = game.sowing_path(position, game.parse_move(position, self.record.moves[ply]))
+        except GameError:
+            return []
+        return sowing_frames(self.replay.view(ply), steps, self.replay.movers[ply], ply)
+
+    async def _animate(self) -> None:
+        """Show the frames one by one, each a step; a key may end them meanwhile."""
+        while self.animation.frame is not None:
+            await asyncio.sleep(self.animation.delay(self.step_seconds))
+            self.animation.advance()
+            self.application.invalidate()
+
+    # -- the help ------------------------------------------------------------------------------
+
+    def toggle_help(self) -> None:
+        self.showing_help = not self.showing_help
+        self.help_top = 0
+        self.application.invalidate()
+
+    def _help_lines(self) -> list[tuple[str, str]]:
+        view, moves = self.replay.view(0), self.record.moves
+        width = self._help_width() - 4
+        return game_help(self.replay.game, self.record.game, view, moves, HELP_KEYS, True, width)
+
+    def _help_width(self) -> int:
+        return min(HELP_WIDTH, self.application.output.get_size().columns)
+
+    def _help_rows(self) -> int:
+        """The help's rows inside its frame: all its lines, or as many as the screen holds."""
+        rows = self.application.output.get_size().rows - 2
+        return max(min(len(self._help_lines()) + 1, rows), 1)
+
+    def _help_screen(self) -> StyleAndTextTuples:
+        self.help_top, text = help_page(self._help_lines(), self.help_top, self._help_rows())
+        return text
+
+    def scroll_help(self, key: str) -> None:
+        count = len(self._help_lines())
+        self.help_top = help_scrolled(key, self.help_top, count, self._help_rows())
         self.application.invalidate()
 
     # -- the analysis --------------------------------------------------------------------------
@@ -334,6 +430,11 @@ class ReplayApp:
             view = view_of(self.replay.game, self.variation.position)
             names = [self.record.tags.get(tag) for tag in self._sides()]
             return render_board(view, 0, Marks(), names)
+        frame = self.animation.frame
+        if frame is not None:
+            names = [self.record.tags.get(tag) for tag in self._sides()]
+            marks = Marks(trail=self.animation.trail, active=frame.step.hole)
+            return render_board(frame.view, 0, marks, names)
         view = self.replay.view(self.ply)
         ended = result_of(self.record) is not None
         if self.ply == self.last_ply and ended:
@@ -391,12 +492,31 @@ class ReplayApp:
 
     def _build(self, input: Input | None, output: Output | None) -> Application[None]:
         keys = KeyBindings()
-        browsing = Condition(lambda: not self.typing)
-        studying = Condition(lambda: not self.typing and (self.studying or bool(self.variation)))
+        helping = Condition(lambda: self.showing_help)
+        browsing = Condition(lambda: not self.typing) & ~helping
+        studying = browsing & Condition(lambda: self.studying or bool(self.variation))
+        animating = browsing & Condition(lambda: self.animation.frame is not None)
+
+        @keys.add("f1", filter=~Condition(lambda: self.typing))
+        @keys.add("?", filter=browsing)
+        @keys.add("escape", filter=helping, eager=True)
+        @keys.add("q", filter=helping)
+        def _help(event: KeyPressEvent) -> None:
+            self.toggle_help()
+
+        for key in HELP_SCROLL_KEYS:
+
+            @keys.add(key, filter=helping)
+            def _scroll(event: KeyPressEvent, key: str = key) -> None:
+                self.scroll_help(key)
 
         @keys.add("right", filter=browsing)
         def _forward(event: KeyPressEvent) -> None:
-            self.go(self.ply + 1)
+            self.forward()
+
+        @keys.add("escape", filter=animating, eager=True)
+        def _skip(event: KeyPressEvent) -> None:
+            self.skip()
 
         @keys.add("left", filter=browsing)
         def _back(event: KeyPressEvent) -> None:
@@ -443,11 +563,11 @@ class ReplayApp:
         def _undo(event: KeyPressEvent) -> None:
             self.undo()
 
-        @keys.add("escape", filter=browsing)
+        @keys.add("escape", filter=browsing & ~animating)
         def _back_to_game(event: KeyPressEvent) -> None:
             self.go(self.ply)
 
-        @keys.add("escape", filter=~browsing)
+        @keys.add("escape", filter=Condition(lambda: self.typing))
         def _cancel_typing(event: KeyPressEvent) -> None:
             self.typing = False
             event.app.layout.focus_last()
@@ -498,8 +618,15 @@ class ReplayApp:
                 ),
             ]
         )
+        _, help_float = help_overlay(
+            self._help_screen,
+            self._help_rows,
+            self._help_width,
+            lambda: f"Help: replay of {self.record.game}",
+            lambda: self.showing_help,
+        )
         return Application(
-            layout=Layout(fitting(root, self._too_small)),
+            layout=Layout(FloatContainer(fitting(root, self._too_small), floats=[help_float])),
             key_bindings=keys,
             style=STYLE,
             full_screen=True,

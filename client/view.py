@@ -36,12 +36,12 @@ from ubao.client.layout import (
 )
 from ubao.client.news import Seen
 from ubao.client.panels import (
-    HELP_CLOSE,
-    HELP_SCROLL,
     clock_text,
     describe_step,
     format_search_report,
     help_lines,
+    help_page,
+    help_scrolled,
     move_list,
     players_panel,
 )
@@ -488,21 +488,11 @@ class GameView:
         return max(min(len(self._help_lines()) + 1, rows), 1)
 
     def _help_screen(self) -> StyleAndTextTuples:
-        """The lines of the help that fit, from `help_top`, and a last line that says how to
-        scroll (when it must) and how to close it."""
-        lines = self._help_lines()
-        shown = self._help_rows() - 1
-        self.help_top = min(max(self.help_top, 0), max(len(lines) - shown, 0))
-        window = lines[self.help_top : self.help_top + shown]
-        footer = HELP_CLOSE
-        if len(lines) > shown:
-            last = self.help_top + len(window)
-            footer = f"{HELP_SCROLL} ({self.help_top + 1}-{last} of {len(lines)})  Esc: close"
-        text: StyleAndTextTuples = [(style, line + "\n") for style, line in window]
-        return [*text, ("class:help", footer)]
+        self.help_top, text = help_page(self._help_lines(), self.help_top, self._help_rows())
+        return text
 
-    def scroll_help(self, lines: int) -> None:
-        """Scroll the help down by `lines` (up if negative), within its length."""
-        bottom = max(len(self._help_lines()) - (self._help_rows() - 1), 0)
-        self.help_top = min(max(self.help_top + lines, 0), bottom)
+    def scroll_help(self, key: str) -> None:
+        """Scroll the help as `key` says (up, down, pageup, pagedown, space, home, end)."""
+        count = len(self._help_lines())
+        self.help_top = help_scrolled(key, self.help_top, count, self._help_rows())
         self.invalidate()

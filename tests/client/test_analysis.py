@@ -85,7 +85,7 @@ def test_the_analysis_fits_under_the_whole_board(name: str, columns: int, rows: 
         board = fragment_list_to_text(app._board_text()).splitlines()
     shown = "\n".join(lines)
     assert whole(board, lines), shown
-    assert lines[-1].startswith("left/right"), shown
+    assert lines[-1].startswith("F1: help"), shown
     ply = analysis.plies[1]
     assert f"2. {ply.move}" in shown and analysis.units in shown, shown  # the verdict, the value
     if columns == 80:

@@ -26,11 +26,9 @@ from tests.support.screen import (
     status_lines,
 )
 from ubao.client.app import MAX_STEP, GameApp
-from ubao.client.commands import takeover_question
 from ubao.client.layout import END_WIDTH, PANEL_MIN_WIDTH
 from ubao.client.panels import describe_seat, format_clock, format_search_report
 from ubao.client.state import GameState
-from ubao.client.tokens import SeatToken
 from ubao.engine.games import GAMES, make_game
 from ubao.protocol import (
     BotInfo,
@@ -413,22 +411,6 @@ def test_connecting_shows_only_quit_and_waiting_shows_the_command_to_join() -> N
     keys = fragment_list_to_text(app._help_text())
     assert "Tab" not in keys and "arrows" not in keys and "^Q: leave" in keys
     assert "ubao play --join=AbCd1234 --name=NAME" in app.turn_text()[1]
-
-
-def test_joining_a_waiting_game_whose_seat_plays_elsewhere_asks_first() -> None:
-    """Issue 36, 2: the same user's second terminal took the creator's seat over unasked."""
-    waiting = dataclasses.replace(
-        legal_snapshot("kalah"),
-        status="waiting",
-        seats=(SeatInfo("open", "ann", True), SeatInfo("open", None, False)),
-    )
-    question = takeover_question(waiting, SeatToken(0, "t"))
-    assert question is not None and "you (ann) hold seat 0" in question
-    assert question.endswith("(that terminal loses it)? [y/N] ")
-    away = dataclasses.replace(waiting, seats=(SeatInfo("open", "ann", False), waiting.seats[1]))
-    assert takeover_question(away, SeatToken(0, "t")) is None  # coming back: nothing to ask
-    playing = dataclasses.replace(waiting, status="playing")
-    assert takeover_question(playing, SeatToken(0, "t")) is None
 
 
 @pytest.mark.timeout(300)

@@ -74,7 +74,7 @@ async def test_a_replay_shows_the_whole_board_on_a_small_terminal(
         board = fragment_list_to_text(app._board_text()).splitlines()
     shown = "\n".join(lines)
     assert whole(board, lines), shown
-    assert lines[-1].startswith("left/right"), shown
+    assert lines[-1].startswith("F1: help"), shown
 
 
 def test_folding_drops_an_empty_feedback_line_then_the_title_never_the_board() -> None:
@@ -329,5 +329,5 @@ async def test_a_replay_says_how_the_game_ended_on_a_small_terminal(
         app.go(1)
         earlier = "\n".join(draw(app.application, columns, rows))
     assert "Game aborted" in shown and "too small" not in shown, shown
-    assert shown.splitlines()[-1].startswith("left/right"), shown
+    assert shown.splitlines()[-1].startswith("F1: help"), shown
     assert earlier.count("Game aborted") <= 1, earlier  # the panel may say it, if it has room

@@ -4,6 +4,7 @@ effects."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import pytest
 
@@ -25,7 +26,9 @@ from ubao.client.lobby_machine import (
     Watch,
     choose,
     described,
+    takeover_question,
 )
+from ubao.client.lobby_view import hint
 from ubao.engine.games import GAMES
 from ubao.protocol import (
     GameSummary,
@@ -42,6 +45,8 @@ from ubao.protocol import (
 
 OPEN = SeatInfo("open", None, False)
 BOB = SeatInfo("open", "bob", True)
+AWAY = SeatInfo("open", "bob", False)
+"""Bob's seat while no terminal holds it."""
 CAROL = SeatInfo("open", "carol", True)
 BOT = SeatInfo("bot", "ubao-engine (depth 3)", True, depth=3)
 
@@ -68,8 +73,8 @@ LOBBY = [
 ]
 
 
-def loaded(*games: GameSummary, held: frozenset[str] = frozenset()) -> LobbyModel:
-    model = LobbyModel(held=held)
+def loaded(*games: GameSummary, held: Mapping[str, int] | None = None) -> LobbyModel:
+    model = LobbyModel(held=held or {})
     model.replace(games or LOBBY)
     return model
 
@@ -143,7 +148,7 @@ def test_a_lobby_event_adds_a_game_or_changes_one_in_place() -> None:
             False,
             Watch("g"),
         ),
-        (game("g", "waiting", 1, BOB, OPEN), True, Play("g")),  # our own waiting game
+        (game("g", "waiting", 1, AWAY, OPEN), True, Play("g")),  # our own waiting game
         (game("g", "playing", 1, BOB, CAROL), False, Watch("g")),
         (game("g", "playing", 1, BOB, CAROL), True, Play("g")),  # back to our seat
         (game("g", "over", 1, BOB, CAROL), False, Watch("g")),  # move by move
@@ -153,9 +158,37 @@ def test_enter_joins_an_open_seat_returns_to_ours_and_watches_the_rest(
     summary: GameSummary, held: bool, effect: Play | Watch
 ) -> None:
     assert choose(summary, held) == effect
-    model = loaded(summary, held=frozenset({"g"}) if held else frozenset())
+    model = loaded(summary, held={"g": 0} if held else {})
     assert model.press("enter") == [effect]
     assert model.action() == effect
+
+
+def test_the_takeover_question_is_asked_only_of_a_waiting_seat_held_elsewhere() -> None:
+    """Issue 36, 2: the same user's second terminal took the creator's seat over unasked."""
+    question = takeover_question("g", "waiting", (BOB, OPEN), 0)
+    assert question is not None and "you (bob) hold seat 0 of game g" in question
+    assert question.endswith("(that terminal loses it)? [y/N] ")
+    assert takeover_question("g", "waiting", (AWAY, OPEN), 0) is None  # coming back
+    assert takeover_question("g", "playing", (BOB, CAROL), 0) is None
+
+
+KEPT = Say("your seat stays where it is")
+
+
+@pytest.mark.parametrize(("key", "effect"), [("y", Play("g")), ("n", KEPT), ("escape", KEPT)])
+def test_enter_on_our_waiting_game_held_elsewhere_asks_before_taking_the_seat(
+    key: str, effect: Play | Say
+) -> None:
+    """Issue 36: Enter in the lobby took the seat back from the other terminal unasked, as
+    `ubao play --join` no longer does; y alone takes it over, anything else leaves it."""
+    model = loaded(game("g", "waiting", 1, BOB, OPEN), held={"g": 0})
+    assert model.press("enter") == [Say("")]
+    assert model.mode.value == "confirming"
+    assert model.question == str(takeover_question("g", "waiting", (BOB, OPEN), 0)).strip()
+    assert "y: take the seat over" in hint(model, 80)
+    model.replace([game("h", "waiting", 2)])  # the list changed meanwhile: still about g
+    assert model.press(key) == [effect]
+    assert model.mode is Mode.BROWSING and model.question == ""
 
 
 def test_w_watches_even_an_open_game() -> None:

@@ -357,3 +357,18 @@ async def test_j_enters_an_open_tournament_under_an_account_and_says_why_not_to_
                 keys.send_text("q")  # back to the games
                 keys.send_text("q")
                 assert await asyncio.wait_for(task, WAIT_S) is None
+
+
+@pytest.mark.parametrize(("columns", "rows"), SIZES)
+def test_the_takeover_question_shows_whole_with_its_answers(columns: int, rows: int) -> None:
+    seats = (SeatInfo("open", "tess", True), SeatInfo("open", None, False))
+    game = summary(7, status="waiting", ply=0, result=None, seats=seats)
+    lobby = drawn_lobby(columns, rows, [game])
+    lobby.model.held = {game.game_id: 0}
+    lobby.carry_out(lobby.model.press("enter") or [])
+    text = " ".join(" ".join(draw(lobby.application, columns, rows)).split())
+    assert f"you (tess) hold seat 0 of game {game.game_id}" in text, text
+    assert "take the seat over here (that terminal loses it)? [y/N]" in text, text
+    assert "y: take the seat over" in text, text
+    lobby.carry_out(lobby.model.press("n") or [])
+    assert "your seat stays where it is" in " ".join(draw(lobby.application, columns, rows))

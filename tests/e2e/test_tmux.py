@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.client import game_server, url_of
-from tests.support.tmux import screen_shows, terminal, tmux
+from tests.support.tmux import keys, screen_shows, terminal, tmux
+from ubao.engine.record import Record, format_record
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -50,3 +51,20 @@ async def test_bao_at_80x24_shows_the_whole_board_before_the_panel(tmp_path: Pat
                 assert len(row.split("|")[0].split()) >= 9 and row.split()[0] == prefix, pane
             assert rows[numbers + 5].split()[:8] == list("12345678"), pane
             assert "stock 22  nyumba A5 functional" in pane, pane
+
+
+async def test_replay_at_60x20_opens_its_help_and_animates_a_step(tmp_path: Path) -> None:
+    """Issue 36, 15: the replay had no help and no animation."""
+    socket = f"ubao-test-replay-{os.getpid()}"
+    record = Record({"Game": "kalah", "Options": "{}", "South": "ann", "North": "bo"}, ("3", "2"))
+    path = tmp_path / "game.txt"
+    path.write_text(format_record(record))
+    async with terminal(socket, tmp_path, ["replay", str(path)], 60, 20):
+        await screen_shows(socket, "move 0 of 2", "F1: help")
+        await keys(socket, "F1")
+        await screen_shows(socket, "Help: replay of kalah")
+        await keys(socket, "Escape")
+        await keys(socket, "Right")
+        await screen_shows(socket, "move 1 of 2")
+        await keys(socket, "q")
+        await screen_shows(socket, "ubao exited with status 0")
