@@ -267,7 +267,9 @@ class ReplayApp:
         self.application.invalidate()
 
     def try_move(self, text: str) -> None:
-        """Play `text` in the variation from the position shown."""
+        """Play `text` in the variation from the position shown (a move being shown hole by
+        hole ends: the board shows the variation now)."""
+        self.animation.clear()
         if self.variation is None:
             game = self.replay.game
             self.variation = Variation(game, self.ply, self.replay.positions[self.ply])
