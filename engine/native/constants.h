@@ -27,8 +27,8 @@ enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
 enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
 #define MAN_EVALUATION_NAMES {"store_diff", "store_seeds", "mobility"}
 /* ubao.engine.othello.game.Othello.evaluations, in its order */
-enum { OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
-#define OTH_EVALUATION_NAMES {"standard", "positional", "mobility", "discs"}
+enum { OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_TRAINED, OTH_EVALUATIONS };
+#define OTH_EVALUATION_NAMES {"standard", "positional", "mobility", "discs", "trained"}
 /* ubao.engine.bao.game.Bao.evaluations, in its order */
 enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define BAO_EVALUATION_NAMES {"balanced", "material", "front_row"}
@@ -43,6 +43,18 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define OTH_C_SQUARE (-20) /* ubao.engine.othello.evaluations.C_SQUARE */
 #define OTH_X_SQUARE (-50) /* ubao.engine.othello.evaluations.X_SQUARE */
 #define OTH_MOBILITY_WEIGHT 5 /* ubao.engine.othello.evaluations.MOBILITY_WEIGHT */
+
+/* -- the trained evaluation's weights, per stage and feature (trained_weights.py) -- */
+#define OTH_FEATURES 9
+#define OTH_STAGES 6 /* ubao.engine.othello.trained.STAGES */
+#define OTH_TRAINED_SCALE 256 /* ubao.engine.othello.trained.SCALE */
+#define OTH_TRAINED_WEIGHTS \
+    {{4780, -3606, -2401, -93, 70, 366, -789, 0, -280}, \
+     {5000, -4493, -1311, 224, 2, -559, 441, 1252, 329}, \
+     {4267, -3456, 433, 189, -7, -569, 319, 578, 160}, \
+     {2954, -1401, 334, 129, -131, -624, 331, 306, 26}, \
+     {2124, -1667, -496, 572, -297, -459, 179, 132, 53}, \
+     {1490, -1134, -658, 822, -519, -283, 53, 235, 49}}
 
 /* -- the rules' bounds -- */
 #define UBAO_MAX_COUNT 1000000 /* ubao.engine.game.MAX_COUNT */

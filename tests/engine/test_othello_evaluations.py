@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from ubao.engine.othello import trained
 from ubao.engine.othello.game import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]
@@ -57,8 +58,14 @@ def played_positions(draw: st.DrawFn) -> tuple[Othello, Position]:
     return game, position
 
 
-def test_standard_is_the_default_and_four_evaluations_are_offered() -> None:
-    assert list(Othello().evaluations) == ["standard", "positional", "mobility", "discs"]
+def test_standard_is_the_default_and_five_evaluations_are_offered() -> None:
+    assert list(Othello().evaluations) == [
+        "standard",
+        "positional",
+        "mobility",
+        "discs",
+        "trained",
+    ]
 
 
 @pytest.mark.parametrize("size", range(4, 17, 2))
@@ -157,6 +164,35 @@ def test_every_evaluation_counts_discs_exactly_in_the_last_row_of_empties() -> N
         assert evaluate(near_end) == 39 - 17, name
     earlier = game.parse_position("O" + "-" * 9 + "X" * 38 + "O" * 16 + " X")
     assert game.positional(earlier) != game.discs(earlier)
+
+
+def test_trained_counts_each_feature_black_minus_white() -> None:
+    game = Othello()
+    # Black: corner a1 and the edge b1-d1 joined to it; an X-square g7 beside the empty h8.
+    # White: e1, just past the run, on an edge square but anchored to no corner of its own.
+    position = game.parse_position(
+        board_with(game, {"a1": "X", "b1": "X", "c1": "X", "d1": "X", "e1": "O", "g7": "X"})
+        + " X"
+    )
+    found = dict(zip(trained.FEATURES, game.trained_features(position), strict=True))
+    assert found["corners"] == 1
+    assert found["x_squares"] == 1
+    assert found["c_squares"] == 0, "b1's corner is taken"
+    assert found["anchored"] == 3
+    assert found["edges"] == 2 - 1, "c1 and d1 against e1; b1 is a C-square"
+    assert found["discs"] == 5 - 1
+
+
+def test_trained_weights_have_a_row_per_stage_and_rate_a_corner_above_an_x_square() -> None:
+    assert len(trained.WEIGHTS) == trained.STAGES
+    game = Othello()
+    for row in trained.WEIGHTS:
+        assert len(row) == len(trained.FEATURES)
+        weight = dict(zip(trained.FEATURES, row, strict=True))
+        assert weight["corners"] > 0 > weight["x_squares"]
+    corner = game.parse_position(board_with(game, {"a1": "X", "d4": "O", "e5": "O"}) + " O")
+    x_square = game.parse_position(board_with(game, {"b2": "X", "d4": "O", "e5": "O"}) + " O")
+    assert game.trained(corner) > game.trained(x_square)
 
 
 def label(row: int, column: int) -> str:
