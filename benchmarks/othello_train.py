@@ -6,12 +6,12 @@ Two steps, each rerunnable; nothing comes from another program or a game databas
     .venv/bin/python benchmarks/othello_train.py fit DATA
 
 `generate` plays 8x8 self-play games on the native core: 0 to 10 random opening plies (drawn
-from `--seed`), then a depth-6 search with the `standard` evaluation for both sides until 16
-squares are empty; from there the game goes on by random moves and the native endgame solver
-gives the exact final margin of every position. Every earlier position of the game is labelled
-with the exact margin of the game's position at 16 empties (the result of that self-play line under perfect
-play at the end). One line per position: black's discs, white's, the player to move, and the
-label (Black's final margin), as integers.
+from `--seed`), then a search of `--depth` plies (6) with the evaluation `--eval` (`standard`)
+for both sides until 16 squares are empty; from there the game goes on by random moves and the
+native endgame solver gives the exact final margin of every position. Every earlier position
+of the game is labelled with the exact margin of the game's position at 16 empties (the result
+of that self-play line under perfect play at the end). One line per position: Black's discs,
+White's, the player to move, and the label (Black's final margin), as integers.
 
 `fit` counts the features of every position (`trained.features`), fits one weight per feature
 and game stage by least squares (a small ridge keeps rare features sane), and writes the weights,
@@ -34,17 +34,16 @@ from ubao.engine.search.driver import Searcher
 
 SOLVED_EMPTIES = 16
 """From here on every position of a game is solved exactly."""
-PLAY_DEPTH = 6
 RIDGE = 1.0
 WEIGHTS_FILE = Path(trained.__file__).with_name("trained_weights.py")
 
 
-def generate(games: int, seed: int, out: Path) -> None:
+def generate(games: int, seed: int, out: Path, evaluation: str, depth: int) -> None:
     """Self-play games, one labelled position a line in `out`."""
     rng = random.Random(seed)
     game = NativeOthello({})
     solver = OthelloEndgame(game, 64)
-    searcher = Searcher(game, evaluation="standard", hash_mb=16)
+    searcher = Searcher(game, evaluation=evaluation, hash_mb=16)
     with out.open("w") as sink:
         for number in range(games):
             position = game.start()
@@ -57,7 +56,7 @@ def generate(games: int, seed: int, out: Path) -> None:
                 position = game.play(position, rng.choice(moves))
             while _empties(position) > SOLVED_EMPTIES and game.legal_moves(position):
                 line.append(position)
-                position = game.play(position, searcher.search(position, PLAY_DEPTH).move)
+                position = game.play(position, searcher.search(position, depth).move)
             end_label = _black_margin(solver, position)
             rows = [(p, end_label) for p in line]
             while True:
@@ -83,15 +82,15 @@ def _black_margin(solver: OthelloEndgame, position: Position) -> int:
     return -margin if position.player else margin
 
 
-def fit(data: Path) -> None:
+def fit(data: list[Path]) -> None:
     """Least squares per stage; writes WEIGHTS_FILE."""
     game = Othello({})
     n = len(trained.FEATURES)
     normal = [[[0.0] * n for _ in range(n)] for _ in range(trained.STAGES)]
     target = [[0.0] * n for _ in range(trained.STAGES)]
     counts = [0] * trained.STAGES
-    with data.open() as source:
-        for text in source:
+    for path in data:
+        for text in path.read_text().splitlines():
             black, white, _, label = map(int, text.split())
             if game.size**2 - (black | white).bit_count() <= game.size:
                 continue  # the evaluations count discs exactly here
@@ -144,11 +143,13 @@ def main(argv: list[str]) -> int:
     making.add_argument("--games", type=int, default=1500)
     making.add_argument("--seed", type=int, default=37)
     making.add_argument("--out", type=Path, required=True)
+    making.add_argument("--eval", default="standard", help="the players' evaluation")
+    making.add_argument("--depth", type=int, default=6, help="the players' search depth")
     fitting = commands.add_parser("fit", help="least squares; writes the weights module")
-    fitting.add_argument("data", type=Path)
+    fitting.add_argument("data", type=Path, nargs="+")
     args = parser.parse_args(argv)
     if args.command == "generate":
-        generate(args.games, args.seed, args.out)
+        generate(args.games, args.seed, args.out, args.eval, args.depth)
     else:
         fit(args.data)
     return 0

@@ -45,16 +45,16 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define OTH_MOBILITY_WEIGHT 5 /* ubao.engine.othello.evaluations.MOBILITY_WEIGHT */
 
 /* -- the trained evaluation's weights, per stage and feature (trained_weights.py) -- */
-#define OTH_FEATURES 9
+#define OTH_FEATURES 13
 #define OTH_STAGES 6 /* ubao.engine.othello.trained.STAGES */
 #define OTH_TRAINED_SCALE 256 /* ubao.engine.othello.trained.SCALE */
 #define OTH_TRAINED_WEIGHTS \
-    {{4780, -3606, -2401, -93, 70, 366, -789, 0, -280}, \
-     {5000, -4493, -1311, 224, 2, -559, 441, 1252, 329}, \
-     {4267, -3456, 433, 189, -7, -569, 319, 578, 160}, \
-     {2954, -1401, 334, 129, -131, -624, 331, 306, 26}, \
-     {2124, -1667, -496, 572, -297, -459, 179, 132, 53}, \
-     {1490, -1134, -658, 822, -519, -283, 53, 235, 49}}
+    {{3000, -1191, -1862, -186, 333, -7850, -218, -3218, 4508, -90, 118, 359, 0}, \
+     {6394, 929, 785, 333, 205, -806, -912, -3296, -278, 221, -6, -554, 1598}, \
+     {5133, 581, 636, 173, -242, 1754, -945, -2331, -1484, 169, 15, -464, 116}, \
+     {2744, 660, 197, 78, -76, 1625, 390, -1626, -1308, 124, -83, -603, -49}, \
+     {1861, 406, 118, 75, -2, 106, 605, -2108, -564, 557, -265, -445, 121}, \
+     {1328, 227, 8, 29, 58, -218, 320, -1407, -393, 820, -506, -290, 299}}
 
 /* -- the rules' bounds -- */
 #define UBAO_MAX_COUNT 1000000 /* ubao.engine.game.MAX_COUNT */

@@ -31,8 +31,7 @@ typedef struct {
     int weight[OTH_GROUPS];
     Bb64 group[OTH_GROUPS];
     Bb64 corner[4], c_squares[4], x_square[4];
-    Bb64 corners, edges; /* the trained evaluation's: all corners; the other edge squares */
-    int walk[8][OTH_MAX_SIZE]; /* per corner and edge: the corner, then the edge away from it */
+    int walk[8][OTH_MAX_SIZE]; /* trained: per corner and edge, the corner, then the edge */
 } Oth64;
 
 typedef struct {
@@ -43,8 +42,7 @@ typedef struct {
     int weight[OTH_GROUPS];
     Bb256 group[OTH_GROUPS];
     Bb256 corner[4], c_squares[4], x_square[4];
-    Bb256 corners, edges; /* the trained evaluation's: all corners; the other edge squares */
-    int walk[8][OTH_MAX_SIZE]; /* per corner and edge: the corner, then the edge away from it */
+    int walk[8][OTH_MAX_SIZE]; /* trained: per corner and edge, the corner, then the edge */
 } Oth256;
 
 #define OTH_DECLARE(W)                                                         \

@@ -49,18 +49,6 @@ void B_NAME(oth_init_, W)(Rules *r, int size) {
                 walk[k] = e ? (row + k * dr) * size + column : row * size + column + k * dc;
         }
     }
-    Bb ring = B_ZERO;
-    r->corners = B_ZERO;
-    for (int square = 0; square < size * size; square++) {
-        int row = square / size, column = square % size;
-        if (row == 0 || row == size - 1 || column == 0 || column == size - 1)
-            ring = B_OR(ring, B_BIT(square));
-    }
-    for (int c = 0; c < 4; c++) {
-        r->corners = B_OR(r->corners, r->corner[c]);
-        ring = B_ANDNOT(ring, B_OR(r->corner[c], r->c_squares[c]));
-    }
-    r->edges = ring;
 }
 
 /* The squares `own` may place on: from every own disc at once, a run of opponent discs is

@@ -79,17 +79,15 @@ static double B_NAME(oth_trained_, W)(const Rules *r, const Pos *p, Bb black_mov
             anchored = B_OR(anchored, bit);
         }
     }
-    const int features[OTH_FEATURES] = {
-        B_NAME(oth_difference_, W)(black, white, r->corners),
-        x_squares,
-        c_squares,
-        B_COUNT(black_moves) - B_COUNT(white_moves),
-        B_COUNT(B_AND(empty, near_white)) - B_COUNT(B_AND(empty, near_black)),
-        B_NAME(oth_difference_, W)(black, white, near_empty),
-        B_NAME(oth_difference_, W)(black, white, r->edges),
-        B_NAME(oth_difference_, W)(black, white, anchored),
-        B_COUNT(black) - B_COUNT(white),
-    };
+    int features[OTH_FEATURES], f = 0;
+    for (int g = 0; g < OTH_GROUPS; g++)
+        features[f++] = B_NAME(oth_difference_, W)(black, white, r->group[g]);
+    features[f++] = x_squares;
+    features[f++] = c_squares;
+    features[f++] = B_COUNT(black_moves) - B_COUNT(white_moves);
+    features[f++] = B_COUNT(B_AND(empty, near_white)) - B_COUNT(B_AND(empty, near_black));
+    features[f++] = B_NAME(oth_difference_, W)(black, white, near_empty);
+    features[f++] = B_NAME(oth_difference_, W)(black, white, anchored);
     int stage = B_COUNT(occupied) * OTH_STAGES / r->squares;
     if (stage > OTH_STAGES - 1) stage = OTH_STAGES - 1;
     long long total = 0;

@@ -130,7 +130,9 @@ class Othello(Searchable[Position, Move]):
         )
         """The squares grouped by weight, the best group first: the order of `search_moves`."""
         self._endgame_empties = s
-        self._trained_tables = trained.tables(s, self._corner_reliefs, self._directions)
+        self._trained_tables = trained.tables(
+            s, self._weights, self._corner_reliefs, self._directions
+        )
         """From here on the evaluations count discs exactly (see `_exact`)."""
 
     def describe(self) -> str:

@@ -12,23 +12,24 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from ubao.engine.othello import evaluations
 from ubao.engine.othello.trained_weights import WEIGHTS
 
+GROUPS: Final = ("corner", "a_square", "edge", "inner", "second_ring", "c_square", "x_square")
+"""The squares by role, as the square weights group them (evaluations.py), the best first."""
 FEATURES: Final = (
-    "corners",
-    "x_squares",
-    "c_squares",
+    *GROUPS,
+    "x_beside_empty",
+    "c_beside_empty",
     "mobility",
     "potential_mobility",
     "frontier",
-    "edges",
     "anchored",
-    "discs",
 )
-"""corners held; X- and C-squares held beside an empty corner; legal placements; empty squares
-beside an opponent disc; own discs beside an empty square; the other edge squares held; edge
-discs joined to an own corner by own discs (never flipped again); discs. None depends on the
-side to move or on the colour, so every value is negated by swapping the colours."""
+"""Discs on each group of squares; X- and C-squares held beside an empty corner; legal
+placements; empty squares beside an opponent disc; own discs beside an empty square; edge discs
+joined to an own corner by own discs (never flipped again). None depends on the side to move or
+on the colour, so every value is negated by swapping the colours."""
 STAGES: Final = 6
 """Game stages, by the share of the board occupied."""
 SCALE: Final = 256
@@ -38,11 +39,10 @@ SCALE: Final = 256
 class Tables(NamedTuple):
     """A board size's masks for the features."""
 
-    corners: int
+    groups: tuple[int, ...]
+    """The mask of each of GROUPS (empty where a small board has no such square)."""
     reliefs: tuple[tuple[int, int, int], ...]
     """Per corner: its bit, its C-squares, its X-square."""
-    edges: int
-    """The edge squares but corners and C-squares."""
     walks: tuple[tuple[int, tuple[int, ...]], ...]
     """Per corner and edge from it: the corner's bit and the edge's other squares' bits, in
     order away from the corner."""
@@ -53,20 +53,15 @@ class Tables(NamedTuple):
 
 def tables(
     size: int,
+    weights: tuple[tuple[int, int], ...],
     reliefs: tuple[tuple[int, int, int], ...],
     directions: tuple[tuple[int, int], ...],
 ) -> Tables:
-    """The masks of `size`, from the square weights' corner reliefs and the game's directions."""
+    """The masks of `size`, from the square weights' groups and corner reliefs and the game's
+    directions."""
     s = size
-    corners = c_squares = 0
-    for corner, c_pair, _ in reliefs:
-        corners |= corner
-        c_squares |= c_pair
-    ring = 0
-    for square in range(s * s):
-        row, column = divmod(square, s)
-        if row in (0, s - 1) or column in (0, s - 1):
-            ring |= 1 << square
+    by_weight = dict(weights)
+    groups = tuple(by_weight.get(getattr(evaluations, name.upper()), 0) for name in GROUPS)
     walks = []
     for row, column in ((0, 0), (0, s - 1), (s - 1, 0), (s - 1, s - 1)):
         dr = 1 if row == 0 else -1
@@ -76,7 +71,7 @@ def tables(
                 1 << ((row + k * step_row) * s + column + k * step_column) for k in range(1, s)
             )
             walks.append((1 << (row * s + column), bits))
-    return Tables(corners, reliefs, ring & ~corners & ~c_squares, tuple(walks), directions, s * s)
+    return Tables(groups, reliefs, tuple(walks), directions, s * s)
 
 
 def stage_of(occupied: int, squares: int) -> int:
@@ -108,15 +103,13 @@ def features(
                 break
             anchored |= bit
     return (
-        _lead(black, white, t.corners),
+        *(_lead(black, white, mask) for mask in t.groups),
         x_squares,
         c_squares,
         black_moves.bit_count() - white_moves.bit_count(),
         (empty & near_white).bit_count() - (empty & near_black).bit_count(),
         _lead(black, white, near_empty),
-        _lead(black, white, t.edges),
         _lead(black, white, anchored),
-        black.bit_count() - white.bit_count(),
     )
 
 

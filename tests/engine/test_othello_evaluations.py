@@ -175,12 +175,13 @@ def test_trained_counts_each_feature_black_minus_white() -> None:
         + " X"
     )
     found = dict(zip(trained.FEATURES, game.trained_features(position), strict=True))
-    assert found["corners"] == 1
-    assert found["x_squares"] == 1
-    assert found["c_squares"] == 0, "b1's corner is taken"
+    assert (found["corner"], found["c_square"], found["a_square"]) == (1, 1, 1)
+    assert found["edge"] == 1 - 1, "d1 against e1"
+    assert found["x_square"] == 1
+    assert found["x_beside_empty"] == 1
+    assert found["c_beside_empty"] == 0, "b1's corner is taken"
     assert found["anchored"] == 3
-    assert found["edges"] == 2 - 1, "c1 and d1 against e1; b1 is a C-square"
-    assert found["discs"] == 5 - 1
+    assert found["frontier"] == 5 - 1, "every disc touches an empty square"
 
 
 def test_trained_weights_have_a_row_per_stage_and_rate_a_corner_above_an_x_square() -> None:
@@ -189,7 +190,7 @@ def test_trained_weights_have_a_row_per_stage_and_rate_a_corner_above_an_x_squar
     for row in trained.WEIGHTS:
         assert len(row) == len(trained.FEATURES)
         weight = dict(zip(trained.FEATURES, row, strict=True))
-        assert weight["corners"] > 0 > weight["x_squares"]
+        assert weight["corner"] > 0 > weight["x_beside_empty"]
     corner = game.parse_position(board_with(game, {"a1": "X", "d4": "O", "e5": "O"}) + " O")
     x_square = game.parse_position(board_with(game, {"b2": "X", "d4": "O", "e5": "O"}) + " O")
     assert game.trained(corner) > game.trained(x_square)
