@@ -21,6 +21,7 @@ from ubao.engine.mancala import game as mancala
 from ubao.engine.othello import evaluations as othello_evaluations
 from ubao.engine.othello import game as othello
 from ubao.engine.othello import trained as othello_trained
+from ubao.engine.othello import trained_weights
 from ubao.engine.search import control, driver, scores, table
 
 CONSTANTS_HEADER = Path(__file__).resolve().parents[1] / "native" / "constants.h"
@@ -113,7 +114,7 @@ def render() -> str:
         "#define OTH_TRAINED_WEIGHTS \\",
         "    {"
         + ", \\\n     ".join(
-            "{" + ", ".join(map(str, row)) + "}" for row in othello_trained.WEIGHTS
+            "{" + ", ".join(map(str, row)) + "}" for row in trained_weights.WEIGHTS
         )
         + "}",
         "",

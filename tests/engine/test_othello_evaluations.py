@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ubao.engine.othello import trained
+from ubao.engine.othello import trained, trained_weights
 from ubao.engine.othello.game import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]
@@ -171,8 +171,7 @@ def test_trained_counts_each_feature_black_minus_white() -> None:
     # Black: corner a1 and the edge b1-d1 joined to it; an X-square g7 beside the empty h8.
     # White: e1, just past the run, on an edge square but anchored to no corner of its own.
     position = game.parse_position(
-        board_with(game, {"a1": "X", "b1": "X", "c1": "X", "d1": "X", "e1": "O", "g7": "X"})
-        + " X"
+        board_with(game, {"a1": "X", "b1": "X", "c1": "X", "d1": "X", "e1": "O", "g7": "X"}) + " X"
     )
     found = dict(zip(trained.FEATURES, game.trained_features(position), strict=True))
     assert (found["corner"], found["c_square"], found["a_square"]) == (1, 1, 1)
@@ -185,9 +184,9 @@ def test_trained_counts_each_feature_black_minus_white() -> None:
 
 
 def test_trained_weights_have_a_row_per_stage_and_rate_a_corner_above_an_x_square() -> None:
-    assert len(trained.WEIGHTS) == trained.STAGES
+    assert len(trained_weights.WEIGHTS) == trained.STAGES
     game = Othello()
-    for row in trained.WEIGHTS:
+    for row in trained_weights.WEIGHTS:
         assert len(row) == len(trained.FEATURES)
         weight = dict(zip(trained.FEATURES, row, strict=True))
         assert weight["corner"] > 0 > weight["x_beside_empty"]
