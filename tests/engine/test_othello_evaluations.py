@@ -58,14 +58,11 @@ def played_positions(draw: st.DrawFn) -> tuple[Othello, Position]:
     return game, position
 
 
-def test_standard_is_the_default_and_five_evaluations_are_offered() -> None:
-    assert list(Othello().evaluations) == [
-        "standard",
-        "positional",
-        "mobility",
-        "discs",
-        "trained",
-    ]
+def test_trained_is_the_default_on_8x8_and_standard_on_the_sizes_it_was_not_fitted_on() -> None:
+    hand_set = ["standard", "positional", "mobility", "discs"]
+    assert list(Othello().evaluations) == ["trained", *hand_set]
+    for size in (4, 6, 10, 16):
+        assert list(Othello({"size": size}).evaluations) == [*hand_set, "trained"]
 
 
 @pytest.mark.parametrize("size", range(4, 17, 2))
