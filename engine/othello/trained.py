@@ -10,6 +10,7 @@ docs/othello.md explains the features and the training.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Final, NamedTuple
 
 from ubao.engine.othello import evaluations
@@ -118,6 +119,11 @@ def value(t: Tables, black: int, white: int, black_moves: int, white_moves: int)
     weights = WEIGHTS[stage_of((black | white).bit_count(), t.squares)]
     counted = features(t, black, white, black_moves, white_moves)
     return sum(w * f for w, f in zip(weights, counted, strict=True)) / SCALE
+
+
+def digest(weights: tuple[tuple[int, ...], ...]) -> str:
+    """The SHA-256 of the weights' text: what the training wrote, to tell a hand edit."""
+    return hashlib.sha256(repr(weights).encode()).hexdigest()
 
 
 def _lead(black: int, white: int, mask: int) -> int:

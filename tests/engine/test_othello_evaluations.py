@@ -180,8 +180,9 @@ def test_trained_counts_each_feature_black_minus_white() -> None:
     assert found["frontier"] == 5 - 1, "every disc touches an empty square"
 
 
-def test_trained_weights_have_a_row_per_stage_and_rate_a_corner_above_an_x_square() -> None:
+def test_trained_weights_are_as_fitted_and_rate_a_corner_above_an_x_square() -> None:
     assert len(trained_weights.WEIGHTS) == trained.STAGES
+    assert trained.digest(trained_weights.WEIGHTS) == trained_weights.DIGEST, "edited by hand"
     game = Othello()
     for row in trained_weights.WEIGHTS:
         assert len(row) == len(trained.FEATURES)
