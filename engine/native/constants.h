@@ -27,8 +27,8 @@ enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
 enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
 #define MAN_EVALUATION_NAMES {"store_diff", "store_seeds", "mobility"}
 /* ubao.engine.othello.game.Othello.evaluations, in its order */
-enum { OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
-#define OTH_EVALUATION_NAMES {"standard", "positional", "mobility", "discs"}
+enum { OTH_TRAINED, OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
+#define OTH_EVALUATION_NAMES {"trained", "standard", "positional", "mobility", "discs"}
 /* ubao.engine.bao.game.Bao.evaluations, in its order */
 enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define BAO_EVALUATION_NAMES {"balanced", "material", "front_row"}
@@ -43,6 +43,18 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define OTH_C_SQUARE (-20) /* ubao.engine.othello.evaluations.C_SQUARE */
 #define OTH_X_SQUARE (-50) /* ubao.engine.othello.evaluations.X_SQUARE */
 #define OTH_MOBILITY_WEIGHT 5 /* ubao.engine.othello.evaluations.MOBILITY_WEIGHT */
+
+/* -- the trained evaluation's weights, per stage and feature (trained_weights.py) -- */
+#define OTH_FEATURES 13
+#define OTH_STAGES 6 /* ubao.engine.othello.trained.STAGES */
+#define OTH_TRAINED_SCALE 256 /* ubao.engine.othello.trained.SCALE */
+#define OTH_TRAINED_WEIGHTS \
+    {{3242, 630, -756, 331, 454, -5973, -24, -3266, 3851, -23, 23, -413, 0}, \
+     {6023, 26, 740, 61, 34, -668, -1349, -2936, -495, 210, -48, -322, 1452}, \
+     {4650, 67, 821, 79, -191, 1750, -1014, -1860, -2205, 111, 20, -335, 174}, \
+     {2243, 379, 368, 15, -247, 873, 467, -2683, -1680, 332, -113, -291, 67}, \
+     {1824, 336, 155, 28, -36, 195, 355, -1838, -908, 615, -266, -338, 105}, \
+     {1134, 163, 38, 18, 44, -120, 312, -1304, -524, 772, -461, -275, 288}}
 
 /* -- the rules' bounds -- */
 #define UBAO_MAX_COUNT 1000000 /* ubao.engine.game.MAX_COUNT */

@@ -31,6 +31,7 @@ typedef struct {
     int weight[OTH_GROUPS];
     Bb64 group[OTH_GROUPS];
     Bb64 corner[4], c_squares[4], x_square[4];
+    int walk[8][OTH_MAX_SIZE]; /* trained: per corner and edge, the corner, then the edge */
 } Oth64;
 
 typedef struct {
@@ -41,6 +42,7 @@ typedef struct {
     int weight[OTH_GROUPS];
     Bb256 group[OTH_GROUPS];
     Bb256 corner[4], c_squares[4], x_square[4];
+    int walk[8][OTH_MAX_SIZE]; /* trained: per corner and edge, the corner, then the edge */
 } Oth256;
 
 #define OTH_DECLARE(W)                                                         \

@@ -43,6 +43,11 @@ void B_NAME(oth_init_, W)(Rules *r, int size) {
         r->c_squares[c] =
             B_OR(B_BIT(row * size + column + dc), B_BIT((row + dr) * size + column));
         r->x_square[c] = B_BIT((row + dr) * size + column + dc);
+        for (int e = 0; e < 2; e++) { /* along the row, then along the column */
+            int *walk = r->walk[2 * c + e];
+            for (int k = 0; k < size; k++)
+                walk[k] = e ? (row + k * dr) * size + column : row * size + column + k * dc;
+        }
     }
 }
 

@@ -50,9 +50,54 @@ static int B_NAME(oth_difference_, W)(Bb black, Bb white, Bb mask) {
     return B_COUNT(B_AND(black, mask)) - B_COUNT(B_AND(white, mask));
 }
 
+/* engine/othello/trained.py `value`: the stage's integer weights times the features (Black's
+ * count minus White's, in the order of its FEATURES), over the scale: the same double. */
+static double B_NAME(oth_trained_, W)(const Rules *r, const Pos *p, Bb black_moves,
+                                      Bb white_moves) {
+    static const int weights[OTH_STAGES][OTH_FEATURES] = OTH_TRAINED_WEIGHTS;
+    Bb black = p->black, white = p->white, occupied = B_OR(black, white);
+    Bb empty = B_ANDNOT(r->full, occupied);
+    int x_squares = 0, c_squares = 0;
+    for (int c = 0; c < 4; c++) {
+        if (B_ANY(B_AND(occupied, r->corner[c]))) continue;
+        x_squares += B_NAME(oth_difference_, W)(black, white, r->x_square[c]);
+        c_squares += B_NAME(oth_difference_, W)(black, white, r->c_squares[c]);
+    }
+    Bb near_black = B_ZERO, near_white = B_ZERO, near_empty = B_ZERO;
+    for (int d = 0; d < 8; d++) {
+        near_black = B_OR(near_black, B_AND(B_SHIFT(black, r->step[d]), r->land[d]));
+        near_white = B_OR(near_white, B_AND(B_SHIFT(white, r->step[d]), r->land[d]));
+        near_empty = B_OR(near_empty, B_AND(B_SHIFT(empty, r->step[d]), r->land[d]));
+    }
+    Bb anchored = B_ZERO;
+    for (int w = 0; w < 8; w++) {
+        Bb corner = B_BIT(r->walk[w][0]);
+        Bb own = B_ANY(B_AND(black, corner)) ? black : B_ANY(B_AND(white, corner)) ? white : B_ZERO;
+        for (int k = 1; k < r->size; k++) {
+            Bb bit = B_BIT(r->walk[w][k]);
+            if (!B_ANY(B_AND(own, bit))) break;
+            anchored = B_OR(anchored, bit);
+        }
+    }
+    int features[OTH_FEATURES], f = 0;
+    for (int g = 0; g < OTH_GROUPS; g++)
+        features[f++] = B_NAME(oth_difference_, W)(black, white, r->group[g]);
+    features[f++] = x_squares;
+    features[f++] = c_squares;
+    features[f++] = B_COUNT(black_moves) - B_COUNT(white_moves);
+    features[f++] = B_COUNT(B_AND(empty, near_white)) - B_COUNT(B_AND(empty, near_black));
+    features[f++] = B_NAME(oth_difference_, W)(black, white, near_empty);
+    features[f++] = B_NAME(oth_difference_, W)(black, white, anchored);
+    int stage = B_COUNT(occupied) * OTH_STAGES / r->squares;
+    if (stage > OTH_STAGES - 1) stage = OTH_STAGES - 1;
+    long long total = 0;
+    for (int i = 0; i < OTH_FEATURES; i++) total += (long long)weights[stage][i] * features[i];
+    return (double)total / OTH_TRAINED_SCALE;
+}
+
 /* The evaluation `e` fused with the end test: the disc count in the last `size` empties (and
  * always for `discs`), else square weights (`positional`), five points per placement more than
- * the opponent (`mobility`), or both (`standard`). Integers, as in Python. */
+ * the opponent (`mobility`), or both (`standard`), integers as in Python; or `trained`. */
 static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, double *value) {
     Bb black = p->black, white = p->white, occupied = B_OR(black, white);
     int discs = B_COUNT(black) - B_COUNT(white);
@@ -62,6 +107,10 @@ static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, d
     if (!B_ANY(black_moves) && !B_ANY(white_moves)) return 0;
     if (e == OTH_DISCS || r->squares - B_COUNT(occupied) <= r->size) {
         *value = discs;
+        return 1;
+    }
+    if (e == OTH_TRAINED) {
+        *value = B_NAME(oth_trained_, W)(r, p, black_moves, white_moves);
         return 1;
     }
     int score = 0;

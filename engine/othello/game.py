@@ -26,6 +26,7 @@ from ubao.engine.game import (
     notation_text,
     shown,
 )
+from ubao.engine.othello import trained
 from ubao.engine.othello.evaluations import (
     C_SQUARE,
     EDGE,
@@ -47,6 +48,8 @@ PASS: Final[Move] = -1
 MIN_SIZE: Final = 4
 MAX_SIZE: Final = 16
 DEFAULT_SIZE: Final = 8
+TRAINED_SIZE: Final = 8
+"""The size `trained` was fitted on, where it is the default evaluation."""
 COLUMNS: Final = "abcdefghijklmnop"
 DISC_LETTERS: Final = "XO"
 """A disc or side to move in position text: X Black (player 0), O White (player 1)."""
@@ -93,12 +96,19 @@ class Othello(Searchable[Position, Move]):
             )
         self.size = size
         self.options = {"size": size}
-        self.evaluations: dict[str, Evaluation] = {
+        hand_set: dict[str, Evaluation] = {
             "standard": self.standard,
             "positional": self.positional,
             "mobility": self.mobility,
             "discs": self.discs,
         }
+        # measured: docs/benchmarks.md, the trained evaluation (fitted on this size only)
+        trained_first = size == TRAINED_SIZE
+        self.evaluations: dict[str, Evaluation] = (
+            {"trained": self.trained, **hand_set}
+            if trained_first
+            else {**hand_set, "trained": self.trained}
+        )
         s = size
         self._squares = s * s
         self._full = (1 << self._squares) - 1
@@ -129,6 +139,9 @@ class Othello(Searchable[Position, Move]):
         """The squares grouped by weight, the best group first: the order of `search_moves`."""
         self._endgame_empties = s
         """From here on the evaluations count discs exactly (see `_exact`)."""
+        self._trained_tables = trained.tables(
+            s, self._weights, self._corner_reliefs, self._directions
+        )
 
     def describe(self) -> str:
         return f"othello({self.size})"
@@ -242,6 +255,8 @@ class Othello(Searchable[Position, Move]):
             with_squares = True
         elif evaluation == self.mobility:
             with_squares = False
+        elif evaluation == self.trained:
+            return self._trained_leaf()
         else:
             return super().leaf_evaluation(evaluation)
         placements = self._placements
@@ -260,6 +275,27 @@ class Othello(Searchable[Position, Move]):
                 return None
             lead = MOBILITY_WEIGHT * (black_moves.bit_count() - white_moves.bit_count())
             return square_score(position) + lead if with_squares else lead
+
+        return leaf
+
+    def _trained_leaf(self) -> Callable[[Position], float | None]:
+        """`trained` fused with the end test, as `standard` is."""
+        placements = self._placements
+        is_over = self.is_over
+        squares = self._squares
+        endgame = self._endgame_empties
+        tables = self._trained_tables
+        value = trained.value
+
+        def leaf(position: Position) -> float | None:
+            black, white, _ = position
+            if squares - (black | white).bit_count() <= endgame:
+                return None if is_over(position) else black.bit_count() - white.bit_count()
+            black_moves = placements(black, white)
+            white_moves = placements(white, black)
+            if not (black_moves or white_moves):
+                return None
+            return value(tables, black, white, black_moves, white_moves)
 
         return leaf
 
@@ -517,6 +553,32 @@ class Othello(Searchable[Position, Move]):
         if exact is not None:
             return exact
         return self._square_score(position) + MOBILITY_WEIGHT * self._mobility_lead(position)
+
+    def trained(self, position: Position) -> float:
+        """Black's expected final margin by features weighted per game stage, fitted on
+        ubao's self-play games labelled by its exact endgame solver (engine/othello/trained.py)."""
+        exact = self._exact(position)
+        if exact is not None:
+            return exact
+        black, white, _ = position
+        return trained.value(
+            self._trained_tables,
+            black,
+            white,
+            self._placements(black, white),
+            self._placements(white, black),
+        )
+
+    def trained_features(self, position: Position) -> tuple[int, ...]:
+        """The features `trained` weighs (trained.FEATURES), for its training."""
+        black, white, _ = position
+        return trained.features(
+            self._trained_tables,
+            black,
+            white,
+            self._placements(black, white),
+            self._placements(white, black),
+        )
 
     def _exact(self, position: Position) -> int | None:
         """The disc difference once few squares are empty, else None.

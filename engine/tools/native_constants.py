@@ -20,6 +20,8 @@ from ubao.engine.games import make_game
 from ubao.engine.mancala import game as mancala
 from ubao.engine.othello import evaluations as othello_evaluations
 from ubao.engine.othello import game as othello
+from ubao.engine.othello import trained as othello_trained
+from ubao.engine.othello import trained_weights
 from ubao.engine.search import control, driver, scores, table
 
 CONSTANTS_HEADER = Path(__file__).resolve().parents[1] / "native" / "constants.h"
@@ -104,6 +106,17 @@ def render() -> str:
         f"#define OTH_GROUPS {len(WEIGHTS)}",
         *(_define(f"OTH_{name}", othello_evaluations, name) for name in WEIGHTS),
         _define("OTH_MOBILITY_WEIGHT", othello_evaluations, "MOBILITY_WEIGHT"),
+        "",
+        "/* -- the trained evaluation's weights, per stage and feature (trained_weights.py) -- */",
+        f"#define OTH_FEATURES {len(othello_trained.FEATURES)}",
+        _define("OTH_STAGES", othello_trained, "STAGES"),
+        _define("OTH_TRAINED_SCALE", othello_trained, "SCALE"),
+        "#define OTH_TRAINED_WEIGHTS \\",
+        "    {"
+        + ", \\\n     ".join(
+            "{" + ", ".join(map(str, row)) + "}" for row in trained_weights.WEIGHTS
+        )
+        + "}",
         "",
         "/* -- the rules' bounds -- */",
         _define("UBAO_MAX_COUNT", game, "MAX_COUNT"),

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from ubao.engine.othello import trained, trained_weights
 from ubao.engine.othello.game import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]
@@ -57,8 +58,11 @@ def played_positions(draw: st.DrawFn) -> tuple[Othello, Position]:
     return game, position
 
 
-def test_standard_is_the_default_and_four_evaluations_are_offered() -> None:
-    assert list(Othello().evaluations) == ["standard", "positional", "mobility", "discs"]
+def test_trained_is_the_default_on_8x8_and_standard_on_the_sizes_it_was_not_fitted_on() -> None:
+    hand_set = ["standard", "positional", "mobility", "discs"]
+    assert list(Othello().evaluations) == ["trained", *hand_set]
+    for size in (4, 6, 10, 16):
+        assert list(Othello({"size": size}).evaluations) == [*hand_set, "trained"]
 
 
 @pytest.mark.parametrize("size", range(4, 17, 2))
@@ -157,6 +161,36 @@ def test_every_evaluation_counts_discs_exactly_in_the_last_row_of_empties() -> N
         assert evaluate(near_end) == 39 - 17, name
     earlier = game.parse_position("O" + "-" * 9 + "X" * 38 + "O" * 16 + " X")
     assert game.positional(earlier) != game.discs(earlier)
+
+
+def test_trained_counts_each_feature_black_minus_white() -> None:
+    game = Othello()
+    # Black: corner a1 and the edge b1-d1 joined to it; an X-square g7 beside the empty h8.
+    # White: e1, just past the run, on an edge square but anchored to no corner of its own.
+    position = game.parse_position(
+        board_with(game, {"a1": "X", "b1": "X", "c1": "X", "d1": "X", "e1": "O", "g7": "X"}) + " X"
+    )
+    found = dict(zip(trained.FEATURES, game.trained_features(position), strict=True))
+    assert (found["corner"], found["c_square"], found["a_square"]) == (1, 1, 1)
+    assert found["edge"] == 1 - 1, "d1 against e1"
+    assert found["x_square"] == 1
+    assert found["x_beside_empty"] == 1
+    assert found["c_beside_empty"] == 0, "b1's corner is taken"
+    assert found["anchored"] == 3
+    assert found["frontier"] == 5 - 1, "every disc touches an empty square"
+
+
+def test_trained_weights_are_as_fitted_and_rate_a_corner_above_an_x_square() -> None:
+    assert len(trained_weights.WEIGHTS) == trained.STAGES
+    assert trained.digest(trained_weights.WEIGHTS) == trained_weights.DIGEST, "edited by hand"
+    game = Othello()
+    for row in trained_weights.WEIGHTS:
+        assert len(row) == len(trained.FEATURES)
+        weight = dict(zip(trained.FEATURES, row, strict=True))
+        assert weight["corner"] > 0 > weight["x_beside_empty"]
+    corner = game.parse_position(board_with(game, {"a1": "X", "d4": "O", "e5": "O"}) + " O")
+    x_square = game.parse_position(board_with(game, {"b2": "X", "d4": "O", "e5": "O"}) + " O")
+    assert game.trained(corner) > game.trained(x_square)
 
 
 def label(row: int, column: int) -> str:
