@@ -310,9 +310,8 @@ async def sigterm(args: argparse.Namespace, folder: Path) -> None:
             silent.close()
             partial.close()
         print(f"SIGTERM {attempt:>2}: exited {code} after {times[-1]:.2f} s")
-    print(
-        f"{args.tries} SIGTERMs: longest {max(times):.2f} s, median {sorted(times)[len(times) // 2]:.2f} s"
-    )
+    median = sorted(times)[len(times) // 2]
+    print(f"{args.tries} SIGTERMs: longest {max(times):.2f} s, median {median:.2f} s")
 
 
 def main() -> None:
