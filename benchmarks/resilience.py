@@ -36,7 +36,7 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the test suite's helpers, tests/support
@@ -262,7 +262,7 @@ async def kills(args: argparse.Namespace, folder: Path) -> None:
             async def table(index: int) -> None:
                 """Games at one table, one after another, until the server is killed."""
                 nonlocal games
-                with contextlib.suppress(ConnectionClosed, OSError):
+                with contextlib.suppress(ConnectionClosed, InvalidHandshake, OSError):  # killed
                     while True:
                         if pairs[index] == EMPTY:
                             pairs[index] = await new_pair(port, games := games + 1)
