@@ -126,9 +126,9 @@ class ReviewBudget:
     pooled over the game (the late positions' leftovers go to the early ones); None: half of
     `time_ms`; 0: no such attempt."""
     confirm_ms: int | None = None
-    """The native mancala solver's time a ply to confirm a mistake or a blunder the search
-    found where nothing was proved (null-window probes of the position and of the move); a
-    mark not confirmed in time is lowered to the class that was. None: `time_ms`; 0: none."""
+    """The native mancala solver's time a ply to check a mistake or a blunder the search
+    found where nothing was proved (null-window probes of the position and of the move): a
+    class disproved is lowered, a mistake proved a blunder raised. None: `time_ms`; 0: none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,31 +351,36 @@ class _Reviewer:
         return replace(searched, before=after + sign * loss + 0.0, after=after)
 
     def confirmed(self, ply: int, searched: _Valued) -> _Valued:
-        """A searched ply the search calls a mistake or worse, its class confirmed by the
-        native mancala solver within `confirm_ms` (the worst class first, then the next), and
-        its loss lowered to the class confirmed: below the mistake threshold when none was.
-        A search can misjudge an early position by several seeds; a proof cannot."""
+        """A searched ply the search calls a mistake or worse, checked by the native mancala
+        solver within `confirm_ms` (a blunder first, then a mistake): a class the probes
+        disprove is lowered to the one below, a mistake they prove a blunder raised, and a
+        class they cannot settle in time left as the search found it. A search can misjudge
+        an early position by several seeds; a proof cannot."""
         solver = self.solver
         native = self.board == "mancala" and solver is not None and solver.native is not None
-        if not native or self.confirm_ms <= 0:
-            return searched
         sign = -1.0 if self.game.to_move(self.positions[ply]) else 1.0
         loss = sign * (searched.before - searched.after)
-        limits = THRESHOLDS[self.board]
-        if loss < limits[1]:
+        mistake, blunder = THRESHOLDS[self.board][1:]
+        if not native or self.confirm_ms <= 0 or loss < mistake:
             return searched
         deadline = time.perf_counter() + self.confirm_ms / 1000
-        kept = limits[1] - 1
-        for threshold, above in ((limits[2], inf), (limits[1], limits[2])):
-            if loss >= threshold and self.loses(ply, searched, threshold, deadline):
-                kept = min(loss, above - 1)
-                break
+        kept = loss
+        if loss >= blunder:
+            if self.loses(ply, searched, blunder, deadline) is not False:
+                return searched
+            kept = blunder - 1
+        verdict = self.loses(ply, searched, mistake, deadline)
+        if verdict is False:
+            kept = mistake - 1
+        elif verdict and loss < blunder and self.loses(ply, searched, blunder, deadline):
+            kept = blunder
         return replace(searched, after=searched.before - sign * kept + 0.0)
 
-    def loses(self, ply: int, searched: _Valued, threshold: float, deadline: float) -> bool:
-        """Whether the move played at `ply` provably loses `threshold` or more: null-window
-        probes until the position is proved worth some `a` (its mover's view) and the move at
-        most `a - threshold`, or the opposite is proved, or `deadline` passes (False)."""
+    def loses(self, ply: int, searched: _Valued, threshold: float, deadline: float) -> bool | None:
+        """Whether the move played at `ply` loses `threshold` or more, by null-window probes
+        until the position is proved worth some `a` (its mover's view) and the move at most
+        `a - threshold` (True), or the opposite is proved (False); None once `deadline`
+        passes."""
         solver = self.solver
         assert solver is not None
         position, child = self.positions[ply], self.positions[ply + 1]
@@ -414,7 +419,7 @@ class _Reviewer:
                 else:
                     child_low = target - threshold + 1
         except TimeoutError:
-            return False
+            return None
 
     def searched(self, position: Any, move: Any) -> _Valued:
         """The ply from the search: the position deepened within the budget, then the played

@@ -99,9 +99,9 @@ def test_searched_marks_hold_against_perfect_play(backend: str) -> None:
 
 
 @needs_native
-def test_an_unproved_mistake_is_marked_only_once_the_solver_confirms_it() -> None:
+def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
     """A starved search (300 nodes, nothing proved ahead) calls moves mistakes that lose
-    less; the solver's confirmation lowers those marks, and keeps every one it can prove."""
+    less; the solver's probes (time enough on this small board) lower those marks."""
     game = make_game("kalah", SMALL, "native")
     moves = uneven_game(game, 2)
     losses = exact_losses(game, moves)
