@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--time-ms", type=int, default=DEFAULT_TIME_MS)
     parser.add_argument("--exact-within", type=int, default=None)
     parser.add_argument("--solve-ms", type=int, default=None)
+    parser.add_argument("--confirm-ms", type=int, default=None)
     parser.add_argument("--cache", type=Path, help="exact losses kept here between runs")
     parser.add_argument(
         "--random-share", type=float, default=0.2, help="the share of random moves (0.2)"
@@ -100,7 +101,9 @@ def main() -> None:
     )
     solver: Solver[Any, Any] = Solver(game, endgame=endgame)
     _, mistake, blunder = thresholds("kalah")
-    budget = ReviewBudget(args.time_ms, args.exact_within, solve_ms=args.solve_ms)
+    budget = ReviewBudget(
+        args.time_ms, args.exact_within, solve_ms=args.solve_ms, confirm_ms=args.confirm_ms
+    )
     rng = random.Random(args.seed)
     cache: dict[str, list[float]] = (
         json.loads(args.cache.read_text()) if args.cache is not None and args.cache.exists() else {}
@@ -172,7 +175,9 @@ def main() -> None:
     print(
         f"kalah({args.pits},{args.seeds}), {args.games} games, {plies} plies "
         f"({exact_plies} proved by the review), {args.time_ms} ms a position, "
-        f"exact within {review.budget['exact_within']} plies, solver {review.budget['solve_ms']} ms"
+        f"exact within {review.budget['exact_within']} plies, "
+        f"solver {review.budget['solve_ms']} ms, "
+        f"confirmation {review.budget['confirm_ms']} ms"
     )
     for mark in ("mistake", "blunder"):
         count, right = marked[mark]

@@ -125,6 +125,10 @@ class ReviewBudget:
     """The native mancala solver's time a ply to prove the positions beyond `exact_within`,
     pooled over the game (the late positions' leftovers go to the early ones); None: half of
     `time_ms`; 0: no such attempt."""
+    confirm_ms: int | None = None
+    """The native mancala solver's time a ply to check a mistake or a blunder the search
+    found where nothing was proved (null-window probes of the position and of the move): a
+    class disproved is lowered, a mistake proved a blunder raised. None: `time_ms`; 0: none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +138,8 @@ class Review:
     plies: tuple[PlyReview, ...]
     players: tuple[PlayerSummary, PlayerSummary]
     budget: dict[str, int]
-    """What was used: time_ms, exact_within and solve_ms (resolved; solve_ms 0 where no solver
-    stops on time), nodes (if any), endgame_seeds."""
+    """What was used: time_ms, exact_within, solve_ms and confirm_ms (resolved; solve_ms and
+    confirm_ms 0 where no solver stops on time), nodes (if any), endgame_seeds."""
     units: str
     thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
     """The game's `thresholds`, as they marked the moves."""
@@ -211,6 +215,7 @@ class _Reviewer:
             EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
         )
         self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
+        self.confirm_ms = budget.time_ms if budget.confirm_ms is None else budget.confirm_ms
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
         self.solver = _solver(game, self.endgame)
@@ -278,7 +283,7 @@ class _Reviewer:
             marked = self.marked(position, searched, after)
             if marked is not None:
                 return marked
-        return self.bounded(ply, searched)
+        return self.confirmed(ply, self.bounded(ply, searched))
 
     def bounded(self, ply: int, searched: _Valued) -> _Valued:
         """A searched ply's loss kept within what the solver proved of the two positions
@@ -344,6 +349,77 @@ class _Reviewer:
         loss = sign * (searched.before - searched.after)
         loss = min(max(loss, low), high - 1)
         return replace(searched, before=after + sign * loss + 0.0, after=after)
+
+    def confirmed(self, ply: int, searched: _Valued) -> _Valued:
+        """A searched ply the search calls a mistake or worse, checked by the native mancala
+        solver within `confirm_ms` (a blunder first, then a mistake): a class the probes
+        disprove is lowered to the one below, a mistake they prove a blunder raised, and a
+        class they cannot settle in time left as the search found it. A search can misjudge
+        an early position by several seeds; a proof cannot."""
+        solver = self.solver
+        native = self.board == "mancala" and solver is not None and solver.native is not None
+        sign = -1.0 if self.game.to_move(self.positions[ply]) else 1.0
+        loss = sign * (searched.before - searched.after)
+        mistake, blunder = THRESHOLDS[self.board][1:]
+        if not native or self.confirm_ms <= 0 or loss < mistake:
+            return searched
+        deadline = time.perf_counter() + self.confirm_ms / 1000
+        kept = loss
+        if loss >= blunder:
+            if self.loses(ply, searched, blunder, deadline) is not False:
+                return searched
+            kept = blunder - 1
+        verdict = self.loses(ply, searched, mistake, deadline)
+        if verdict is False:
+            kept = mistake - 1
+        elif verdict and loss < blunder and self.loses(ply, searched, blunder, deadline):
+            kept = blunder
+        return replace(searched, after=searched.before - sign * kept + 0.0)
+
+    def loses(self, ply: int, searched: _Valued, threshold: float, deadline: float) -> bool | None:
+        """Whether the move played at `ply` loses `threshold` or more, by null-window probes
+        until the position is proved worth some `a` (its mover's view) and the move at most
+        `a - threshold` (True), or the opposite is proved (False); None once `deadline`
+        passes."""
+        solver = self.solver
+        assert solver is not None
+        position, child = self.positions[ply], self.positions[ply + 1]
+        mover = self.game.to_move(position)
+        sign = -1.0 if mover else 1.0
+        here = self._seat_bounds(ply, mover) or (-inf, inf)
+        there = self._seat_bounds(ply + 1, mover) or (-inf, inf)
+        (low, high), (child_low, child_high) = here, there
+        estimate = ceil(
+            sign * searched.after + (sign * (searched.before - searched.after) + threshold) / 2
+        )
+        same = self.game.outcome(child) is not None or self.game.to_move(child) == mover
+
+        def at_least(where: Any, value: float) -> bool:
+            return solver.at_least(where, int(value), max(deadline - time.perf_counter(), 0.0))
+
+        try:
+            while True:
+                if low - child_high >= threshold:
+                    return True
+                if high - child_low < threshold:
+                    return False
+                target = min(high, max(child_low + threshold, low, estimate))
+                if low < target:
+                    if at_least(position, target):
+                        low = target
+                    else:
+                        high = target - 1
+                elif same:  # the move's value at most target - threshold: not a seed more
+                    if at_least(child, target - threshold + 1):
+                        child_low = target - threshold + 1
+                    else:
+                        child_high = target - threshold
+                elif at_least(child, threshold - target):  # the opponent's view
+                    child_high = target - threshold
+                else:
+                    child_low = target - threshold + 1
+        except TimeoutError:
+            return None
 
     def searched(self, position: Any, move: Any) -> _Valued:
         """The ply from the search: the position deepened within the budget, then the played
@@ -429,8 +505,8 @@ def review_game(
     board = family(game)
     if budget.time_ms < 1 or (budget.nodes is not None and budget.nodes < 1):
         raise ValueError("the budget needs time_ms of 1 or more and nodes, if given, too")
-    if budget.solve_ms is not None and budget.solve_ms < 0:
-        raise ValueError("the budget's solve_ms must be 0 or more")
+    if any(ms is not None and ms < 0 for ms in (budget.solve_ms, budget.confirm_ms)):
+        raise ValueError("the budget's solve_ms and confirm_ms must be 0 or more")
     rules = make_game(game, options, backend)
     positions = [rules.start()]
     played = []
@@ -476,6 +552,7 @@ def review_game(
         asked["nodes"] = budget.nodes
     native = reviewer.solver is not None and reviewer.solver.native is not None
     asked["solve_ms"] = reviewer.solve_ms if native else 0
+    asked["confirm_ms"] = reviewer.confirm_ms if native else 0
     asked["endgame_seeds"] = 0 if reviewer.endgame is None else reviewer.endgame.seeds
     players = cast(
         tuple[PlayerSummary, PlayerSummary],

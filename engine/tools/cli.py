@@ -426,7 +426,9 @@ def read_record(source: str) -> Record:
 
 def command_review(args: argparse.Namespace) -> None:
     record = read_record(args.record)
-    budget = ReviewBudget(args.time_ms, args.exact_within, args.nodes, args.solve_ms)
+    budget = ReviewBudget(
+        args.time_ms, args.exact_within, args.nodes, args.solve_ms, args.confirm_ms
+    )
 
     def heard(ply: PlyReview) -> None:
         print(f"reviewed ply {ply.ply + 1} of {len(record.moves)}", file=sys.stderr, flush=True)
@@ -1107,6 +1109,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="the native mancala solver's time a ply, pooled over the game, to prove the "
         "other positions (default: half of --time-ms; 0: none)",
+    )
+    review.add_argument(
+        "--confirm-ms",
+        type=at_least(0),
+        metavar="MS",
+        help="the native mancala solver's time a ply to confirm an unproved mistake or "
+        "blunder, lowered when not confirmed (default: --time-ms; 0: none)",
     )
     review.add_argument("--json", action="store_true", help="machine-readable output")
     review.add_argument(

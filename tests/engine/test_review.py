@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.engine import BACKENDS
+from tests.support.engine import BACKENDS, needs_native
 from ubao.engine.games import make_game
 from ubao.engine.review import (
     GLYPHS,
+    MARKS,
     PlayerSummary,
     PlyReview,
     ReviewBudget,
@@ -95,6 +96,29 @@ def test_searched_marks_hold_against_perfect_play(backend: str) -> None:
                 losing += 1
                 caught += ply.mark in ("mistake", "blunder")
     assert losing and caught >= 0.95 * losing
+
+
+@needs_native
+def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
+    """A starved search (300 nodes, nothing proved ahead) calls moves mistakes that lose
+    less; the solver's probes (time enough on this small board) lower those marks."""
+    game = make_game("kalah", SMALL, "native")
+    moves = uneven_game(game, 2)
+    losses = exact_losses(game, moves)
+    limits = thresholds("kalah")
+
+    def wrong(confirm_ms: int | None) -> list[PlyReview]:
+        budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0, confirm_ms=confirm_ms)
+        review = review_game("kalah", SMALL, moves, budget, backend="native")
+        assert review.budget["confirm_ms"] == (60_000 if confirm_ms is None else confirm_ms)
+        return [
+            ply
+            for ply, loss in zip(review.plies, losses, strict=True)
+            if ply.mark in ("mistake", "blunder") and loss < limits[MARKS.index(ply.mark) - 1]
+        ]
+
+    assert wrong(0), "the search alone errs here"
+    assert wrong(None) == []
 
 
 def test_the_values_are_seat_zeros_and_the_loss_the_movers() -> None:

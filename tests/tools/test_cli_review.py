@@ -63,6 +63,7 @@ def test_json_reads_back_as_the_review_and_stdin_is_a_record_too(
         "exact_within": 3,
         "nodes": 5000,
         "solve_ms": 0,
+        "confirm_ms": 0,
         "endgame_seeds": 0,
     }
     assert [ply.move for ply in review.plies] == list(RECORD.moves)
