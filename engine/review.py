@@ -61,6 +61,10 @@ pool (`solve_ms`) proves far more; a short mancala game is within 24 plies of it
 its start, which no budget would bound. Bao's games may repeat, which the solver cannot
 value: by default it proves none."""
 
+NATIVE_OTHELLO_EXACT_WITHIN = 20
+"""Othello's default on the native core's 8x8 endgame solver, which proves a position of 20
+empty squares in a second or two (the Python solver takes minutes at 12)."""
+
 DEFAULT_TIME_MS = 1000
 """The default search time per position: a 60-ply Kalah game in about a minute."""
 
@@ -211,14 +215,15 @@ class _Reviewer:
         self.budget = budget
         self.positions = positions
         """The game's positions: the start, then after each move."""
-        self.exact_within = (
-            EXACT_WITHIN[board] if budget.exact_within is None else budget.exact_within
-        )
-        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
-        self.confirm_ms = budget.time_ms if budget.confirm_ms is None else budget.confirm_ms
         self.searcher: Searcher[Any, Any] = Searcher(game)
         self.endgame = _endgame(game)
         self.solver = _solver(game, self.endgame)
+        default = EXACT_WITHIN[board]
+        if self.solver is not None and self.solver.othello is not None:
+            default = NATIVE_OTHELLO_EXACT_WITHIN
+        self.exact_within = default if budget.exact_within is None else budget.exact_within
+        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
+        self.confirm_ms = budget.time_ms if budget.confirm_ms is None else budget.confirm_ms
         self.solutions: dict[int, Solution[Any]] = {}
         """The positions proved, by ply."""
         self.bounds: dict[int, tuple[int, int]] = {}

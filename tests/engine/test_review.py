@@ -187,6 +187,26 @@ def test_othello_near_its_end_is_exact_in_discs() -> None:
     assert proved and review.units == "discs"
 
 
+@needs_native
+def test_othello_on_the_native_core_is_exact_within_twenty_empties_by_default() -> None:
+    """The native 8x8 endgame solver proves every position of 20 empty squares or fewer at the
+    default budget, each valued as the solver values it alone."""
+    game = make_game("othello", {}, "native")
+    moves = uneven_game(game, 3, random_share=0.5)
+    review = review_game("othello", {}, moves, ReviewBudget(time_ms=20), backend="native")
+    solver: Solver[Any, Any] = Solver(game)
+    position = game.start()
+    proved = 0
+    for ply in review.plies:
+        empties = 64 - (position.black | position.white).bit_count()
+        assert ply.exact == (empties <= 20), (ply.ply, empties)
+        if ply.exact and empties in (20, 14, 8):
+            proved += 1
+            assert ply.before == solver.solve(position).value
+        position = game.play(position, game.parse_move(position, ply.move))
+    assert proved == 3 and review.budget["exact_within"] == 20
+
+
 def test_bao_is_reviewed_in_points_by_the_search() -> None:
     game = make_game("bao")
     position = game.start()
