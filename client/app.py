@@ -246,12 +246,15 @@ class GameApp(GameView):
             self.say(f"analysis queued ({ahead} ahead)" if ahead else "the server is analysing")
 
     def jump_to_mistake(self, step: int) -> None:
-        """Browse to the position after the next (1) or previous (-1) mistake or blunder."""
+        """Browse to the position after the next (1) or previous (-1) mistake or blunder; from
+        the end screen's last move, the next is the game's first."""
         analysis = self.state.analysis
         if analysis is None:
             self.say("no analysis yet: a asks the server for it")
             return
         shown = self.shown_ply
+        if step > 0 and self.browsing is None:
+            shown = 0
         target = analysis_text.next_serious(analysis_text.marks_of(analysis), shown, step)
         if target is None:
             self.say("no mistake " + ("after" if step > 0 else "before") + " this move")

@@ -607,7 +607,8 @@ async def command_account(args: argparse.Namespace) -> int:
     key_file = Path(args.key_file) if args.key_file else None
     if args.action == "create":
         made = await account.create(args.server, args.account, args.bot, keys, key_file)
-        print(f"claimed {made.name} on {args.server}; its key is kept in {keys.path}")
+        where = f"{keys.path} and in {key_file}" if key_file else str(keys.path)
+        print(f"claimed {made.name} on {args.server}; its key is kept in {where}")
     elif args.action == "rotate":
         kept = keys.get(args.server, args.account)
         if key_file is not None and key_file.exists():

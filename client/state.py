@@ -47,6 +47,11 @@ def shown_name(seat: SeatInfo) -> str | None:
     return seat.name + GUEST
 
 
+FIRST_MOVE_SLACK_S = 1.0
+"""How early, by our estimate of the server's count, an abort may still be its first-move
+timeout: our estimate of when the count runs out is off by a round trip at most."""
+
+
 class Applied(Enum):
     """What `GameState.apply` did with an event."""
 
@@ -325,15 +330,16 @@ class GameState:
             frozen = (self.remaining_ms(0, now) or 0, self.remaining_ms(1, now) or 0)
             self.clocks, self.clocks_at = Clocks(frozen, None, self.clocks.increment_ms), now
         if result.reason == "aborted":
-            self.aborted_why = self._why_aborted()
+            self.aborted_why = self._why_aborted(now)
         self.status, self.result, self.legal = "over", result, ()
         self.takeback = self.draw = None
         self.away_until.clear()  # nobody's seat is held for a game that is over
 
-    def _why_aborted(self) -> str | None:
+    def _why_aborted(self, now: float) -> str | None:
         """Why a game that had started was aborted, from how it stood (docs/protocol.md,
         Result reasons): a player who had not moved left, or, with a clock, the player to
-        move did not make their first move within the server's grace."""
+        move did not make their first move within the server's grace (its count run out: a
+        player's own `abort` comes before, and says nothing more)."""
         if self.status != "playing" or self.game is None:
             return None  # resigned before the start: nothing more to say
         sides = self.view.side_labels
@@ -342,7 +348,8 @@ class GameState:
         ]
         if gone:
             return f"{sides[gone[0]]} left before their first move"
-        if self.clock is not None and self.to_move not in self.movers:
+        due = self.first_move_due
+        if due is not None and now >= due - FIRST_MOVE_SLACK_S and self.to_move not in self.movers:
             return f"{sides[self.to_move]} did not play the first move in time"
         return None
 

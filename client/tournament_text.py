@@ -40,10 +40,15 @@ def tournament_text(view: TournamentView, games: int = 8) -> str:
     header = ["#", "entrant", "kind", "points", "games", "W/D/L", first, second, "perf"]
     parts = [head, "", _table(header, rows, 3)]
     if view.format != "arena" and view.entrants:
-        numbers = [str(i + 1) for i in range(len(view.entrants))]
+        order = by_rank(view)
+        numbers = [str(i + 1) for i in range(len(order))]
         cross = [
-            [str(i + 1), name, *(cell or ("x" if i == j else ".") for j, cell in enumerate(row))]
-            for i, (name, row) in enumerate(zip(view.entrants, view.crosstable, strict=True))
+            [
+                str(rank),
+                view.entrants[i],
+                *(view.crosstable[i][j] or ("x" if i == j else ".") for j in order),
+            ]
+            for rank, i in enumerate(order, 1)
         ]
         parts += ["", _table(["", "crosstable", *numbers], cross, 2)]
     latest = [p for p in view.pairings if p.game_id is not None][-games:]
@@ -75,3 +80,10 @@ def tournaments_table(lines: Sequence[TournamentSummary]) -> str:
         for t in lines
     ]
     return _table(header, rows, 5)
+
+
+def by_rank(view: TournamentView) -> list[int]:
+    """The entrants in the standings' order (any not in them after), so that the crosstable
+    numbers each entrant as the standings do."""
+    ranked = [line.entrant for line in view.standings]
+    return ranked + [i for i in range(len(view.entrants)) if i not in ranked]

@@ -90,7 +90,12 @@ def standing(name: str, entrant: int, results: Sequence[GameResult]) -> Standing
 def standings(names: Sequence[str], results: Sequence[GameResult]) -> list[Standing]:
     """Every entrant's standing, the most points first (the order of entry breaks ties)."""
     table = [standing(name, entrant, results) for entrant, name in enumerate(names)]
-    return sorted(table, key=lambda line: -line.points)
+    return [table[entrant] for entrant in ranked(table)]
+
+
+def ranked(table: Sequence[Standing]) -> list[int]:
+    """The entrants of `table` (in order of entry) by rank: the most points first, stable."""
+    return sorted(range(len(table)), key=lambda entrant: -table[entrant].points)
 
 
 def rating_text(elo: float | None, error: float | None) -> str:
@@ -101,12 +106,16 @@ def rating_text(elo: float | None, error: float | None) -> str:
 
 
 def crosstable(names: Sequence[str], results: Sequence[GameResult]) -> str:
-    """The standings, then each entrant's points against each other one (`3.5/4`)."""
+    """The standings, then each entrant's points against each other one (`3.5/4`), both
+    tables numbering the entrants by rank."""
+    entered = [standing(name, entrant, results) for entrant, name in enumerate(names)]
+    order = ranked(entered)
+    table = [entered[entrant] for entrant in order]
     lines = [
         f"{'Rank':>4}  {'Engine':<{_width(names)}}  {'Games':>5}  {'Points':>6}  {'Score':>6}"
         f"  {'W':>4} {'D':>4} {'L':>4}  Elo (95 %)"
     ]
-    for rank, entry in enumerate(standings(names, results), 1):
+    for rank, entry in enumerate(table, 1):
         score = f"{100 * entry.points / entry.games:.1f}%" if entry.games else "-"
         lines.append(
             f"{rank:>4}  {entry.name:<{_width(names)}}  {entry.games:>5}  {entry.points:>6g}  "
@@ -114,15 +123,13 @@ def crosstable(names: Sequence[str], results: Sequence[GameResult]) -> str:
             f"{rating_text(entry.elo, entry.elo_error)}"
         )
     lines.append("")
-    cells = [
-        [_cell(row, column, results) for column in range(len(names))] for row in range(len(names))
-    ]
+    cells = [[_cell(row, column, results) for column in order] for row in order]
     width = max(7, *(len(cell) for row in cells for cell in row))
     header = "".join(f"  {index + 1:>{width}}" for index in range(len(names)))
     lines.append(f"{'':>4}  {'':<{_width(names)}}{header}")
-    for row, name in enumerate(names):
-        points = "".join(f"  {cell:>{width}}" for cell in cells[row])
-        lines.append(f"{row + 1:>4}  {name:<{_width(names)}}{points}")
+    for rank, (entrant, row_cells) in enumerate(zip(order, cells, strict=True), 1):
+        points = "".join(f"  {cell:>{width}}" for cell in row_cells)
+        lines.append(f"{rank:>4}  {names[entrant]:<{_width(names)}}{points}")
     return "\n".join(lines)
 
 

@@ -69,12 +69,12 @@ export class GamePage {
       { id: "move-help", class: "help" },
       "Type a move in the game's notation and press Enter.",
     );
-    const form = el("form", { class: "move-form" }, [
+    this.moveForm = el("form", { class: "move-form" }, [
       el("label", { for: "move-input" }, "Move"),
       this.moveInput,
       el("button", { type: "submit" }, "Play"),
     ]);
-    form.addEventListener("submit", (event) => {
+    this.moveForm.addEventListener("submit", (event) => {
       event.preventDefault();
       this.play(this.moveInput.value.trim());
     });
@@ -116,7 +116,7 @@ export class GamePage {
           this.handLine,
           this.sideLines,
           this.choiceBox,
-          form,
+          this.moveForm,
           this.moveHelp,
           this.actions,
         ]),
@@ -517,6 +517,9 @@ export class GamePage {
   }
 
   drawActions() {
+    const typing = this.seat !== null && this.status !== "over"; // spectators have no moves
+    this.moveForm.hidden = !typing;
+    this.moveHelp.hidden = !typing;
     const buttons = [];
     const open = this.seats
       .map((seat, index) => (seat.kind === "open" && !seat.name ? index : null))

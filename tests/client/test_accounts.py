@@ -63,6 +63,7 @@ async def test_create_keeps_the_key_per_server_and_name_in_a_private_file(tmp_pa
         )
         assert created[0] == 0, created
         keys = tmp_path / "ubao" / "keys.json"
+        assert f"kept in {keys} and in {key_file}" in created[1]  # says where both copies are
         assert private(keys) and private(key_file)
         store = KeyStore(keys)
         alice = store.get(one, "ALICE")  # found by the name's canonical form

@@ -196,3 +196,23 @@ async def test_the_end_screen_shows_the_analysis_beside_the_moves(
     assert panel.startswith("Analysis") and f"3. {analysis.plies[2].move}" in panel, panel
     for move, mark in zip(moves, marks_of(analysis), strict=True):
         assert f" {move}{mark}\n" in listed, listed
+
+
+def test_on_the_end_screen_the_mistake_key_starts_from_the_first_move() -> None:
+    # The end screen shows the last move: the first `m` goes to the game's first mistake.
+    events = finished("kalah", 6)
+    moves = tuple(event.move for event in events if isinstance(event, Moved))
+    analysis = analysed(Record({"Game": "kalah", "Options": "{}"}, moves))
+    plies = [dataclasses.replace(ply, mark="") for ply in analysis.plies]
+    plies[1] = dataclasses.replace(plies[1], mark="mistake")
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.set_connection("connected", True)
+        for event in events:
+            app.on_event(event)
+        app.animation.skip()
+        app.state.analysis = dataclasses.replace(analysis, plies=tuple(plies))
+        app.jump_to_mistake(1)
+        assert app.shown_ply == 2
+        app.jump_to_mistake(1)  # none after it: said, and the board stays
+        assert app.shown_ply == 2

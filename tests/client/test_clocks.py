@@ -50,7 +50,16 @@ async def test_at_60x16_the_clocks_ride_on_the_status_line_when_the_panel_folds(
         assert "0:58" in shown and "0:47" in shown, shown
 
 
-def test_the_untimed_first_move_counts_down_for_everyone_and_the_abort_says_why() -> None:
+@pytest.mark.parametrize(
+    ("over_after", "ended"),
+    [
+        (60.5, "Game aborted: South did not play the first move in time"),
+        (20.0, "Game aborted"),  # a player's `abort`, the count still running: no timeout
+    ],
+)
+def test_the_untimed_first_move_counts_down_for_everyone_and_the_abort_says_why(
+    over_after: float, ended: str
+) -> None:
     now = [100.0]
     people = (SeatInfo("open", "alice", True), SeatInfo("open", "bob", False))
     waiting = dataclasses.replace(
@@ -84,10 +93,11 @@ def test_the_untimed_first_move_counts_down_for_everyone_and_the_abort_says_why(
     for seat in (1, None):
         said = screens[seat].turn_text()[1]
         assert said == "South, alice, to move: 42 s to play the first move", said
+    now[0] += over_after - 18
     over = Over(game_id="AbCd1234", v=3, result=Result(None, "aborted", None))
     for app in screens.values():
         app.on_event(over)
-        assert app._result_text() == "Game aborted: South did not play the first move in time"
+        assert app._result_text() == ended
 
 
 async def test_a_clock_game_whose_first_move_never_comes_ends_saying_why(tmp_path: Path) -> None:

@@ -89,3 +89,21 @@ def test_the_text_shows_the_tiebreak_of_the_format_first() -> None:
     assert header[6:8] == ["Buchholz", "SB"]
     assert "cup (t1): Swiss of kalah, running, round 1 of 3" in text
     assert "round 1: ann - bob  1-0  g1" in text
+
+
+def test_the_crosstable_numbers_the_entrants_by_rank_as_the_standings_do() -> None:
+    bob = StandingLine(1, 1, "1", 1, 1, 0, 0, 0, "0", "0", 1900)
+    ann = StandingLine(2, 0, "0", 1, 0, 0, 1, 0, "0", "1", 1100)
+    view = TournamentView(
+        "t1", "cup", "kalah", "round_robin", "finished", "standard", False, 1, 1, ("ann", "bob"),
+        ("account", "account"), (bob, ann), (PairingLine(1, 0, 1, "g1", "0-1"),),
+        (("", "0"), ("1", "")),
+    )  # fmt: skip
+    lines = tournament_text(view).splitlines()
+    assert [line.split()[:2] for line in lines[2:5]] == [
+        ["#", "entrant"],
+        ["1", "bob"],
+        ["2", "ann"],
+    ]
+    cross = lines[lines.index(next(line for line in lines if "crosstable" in line)) :][1:3]
+    assert [line.split() for line in cross] == [["1", "bob", "x", "1"], ["2", "ann", "0", "x"]]

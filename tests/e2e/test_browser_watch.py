@@ -42,6 +42,7 @@ async def test_a_bot_game_watched_from_the_lobby_to_its_end(
         await choose(page, "Animation speed", "fast")
         await page.wait_for("button", r"^South pit 1, \d+ seeds?")  # nobody's row: both named
         await page.wait_for("StaticText", r"\(ubao-engine \(depth \d\)\): depth \d, score")
+        assert await page.find_all("textbox", "^Move$") == []  # a spectator has no move to type
         text = await page.wait_status(GAME_OVER, timeout=60)
         async with Client.connected(server.port, "dave", role="spectator") as dave:
             await dave.ok(Watch(id=0, game_id=game_id))

@@ -51,11 +51,13 @@ def test_the_crosstable_gives_each_engines_points_against_each_other() -> None:
     text = crosstable(["a", "b", "c"], RESULTS)
     lines = text.splitlines()
     assert lines[1].split()[:6] == ["1", "b", "4", "2.5", "62.5%", "2"]
+    # Both tables number the entrants by rank, so that column 1 is the leader in each.
+    assert [line.split()[:2] for line in lines[-3:]] == [["1", "b"], ["2", "c"], ["3", "a"]]
     rows = {line.split()[1]: line.split()[2:] for line in lines[-3:]}
     assert rows == {
-        "a": ["-", "1.5/2", "0/2"],
-        "b": ["0.5/2", "-", "2/2"],
-        "c": ["2/2", "0/2", "-"],
+        "b": ["-", "2/2", "0.5/2"],
+        "c": ["0/2", "-", "2/2"],
+        "a": ["1.5/2", "0/2", "-"],
     }
     assert "unbounded" not in lines[1]
     only = crosstable(["a", "b"], [game(1, (0, 1), 0)])
