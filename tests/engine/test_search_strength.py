@@ -203,7 +203,7 @@ def test_othello_orders_by_the_opponents_replies_fewest_first_ties_by_the_square
 
         assert game.search_moves(position) == sorted(squares, key=replies)
     position = game.start()
-    for text in "f5 d6 c3 d3 c4 f4".split():
+    for text in ["f5", "d6", "c3", "d3", "c4", "f4"]:
         position = game.play_text(position, text)
     # the square order tries e3 first (8 replies); c5 and e6 leave 5, in the square order
     shown = [game.format_move(position, move) for move in game.search_moves(position)]
