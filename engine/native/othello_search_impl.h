@@ -1,5 +1,5 @@
 /* The search of search_impl.h over the Othello rules for one board width W (64 or 256):
- * engine/othello/game.py's `search_moves`, `child` and evaluations, included once per width by
+ * engine/othello/game.py's `search_moves`, `horizon_moves`, `child` and evaluations, included once per width by
  * othello_search.c, on the word operations of othello_words.h and B_HASH (Python's hash of the
  * board as an int). */
 
@@ -13,7 +13,8 @@ static int64_t B_NAME(oth_hash_, W)(const Rules *r, const Pos *p) {
     return search_hash_end(acc, 3);
 }
 
-static int B_NAME(oth_order_, W)(const Rules *r, const Pos *p, int *moves) {
+/* `horizon_moves`: the placements by the square weights, the best group first. */
+static int B_NAME(oth_horizon_order_, W)(const Rules *r, const Pos *p, int *moves) {
     Bb own = p->player ? p->white : p->black, opp = p->player ? p->black : p->white;
     Bb placements = B_NAME(oth_placements_, W)(r, own, opp);
     int n = 0;
@@ -29,6 +30,28 @@ static int B_NAME(oth_order_, W)(const Rules *r, const Pos *p, int *moves) {
             found = B_XOR(found, B_BIT(square));
             moves[n++] = square;
         }
+    }
+    return n;
+}
+
+/* `search_moves`: the square order sorted by the opponent's placements after each move, fewest
+ * first, ties in the square order (a stable insertion sort, as Python's `sorted`). */
+static int B_NAME(oth_order_, W)(const Rules *r, const Pos *p, int *moves) {
+    int n = B_NAME(oth_horizon_order_, W)(r, p, moves);
+    if (n < 2) return n;
+    Bb own = p->player ? p->white : p->black, opp = p->player ? p->black : p->white;
+    int replies[OTH_MAX_SIZE * OTH_MAX_SIZE];
+    for (int i = 0; i < n; i++) {
+        int square = moves[i];
+        Bb flips = B_NAME(oth_flips_, W)(r, own, opp, square);
+        Bb mine = B_OR(B_OR(own, B_BIT(square)), flips), theirs = B_XOR(opp, flips);
+        int count = B_COUNT(B_NAME(oth_placements_, W)(r, theirs, mine)), j = i;
+        for (; j > 0 && replies[j - 1] > count; j--) {
+            replies[j] = replies[j - 1];
+            moves[j] = moves[j - 1];
+        }
+        replies[j] = count;
+        moves[j] = square;
     }
     return n;
 }
@@ -138,7 +161,7 @@ static double B_NAME(oth_ended_, W)(const Rules *r, const Pos *p, int me, int pl
 }
 
 static int B_NAME(oth_find_, W)(const Rules *r, const Pos *p, int move) {
-    int moves[OTH_MAX_SIZE * OTH_MAX_SIZE], n = B_NAME(oth_order_, W)(r, p, moves);
+    int moves[OTH_MAX_SIZE * OTH_MAX_SIZE], n = B_NAME(oth_horizon_order_, W)(r, p, moves);
     for (int i = 0; i < n; i++)
         if ((moves[i] == PASS_HANDLE ? -1 : moves[i]) == move) return moves[i];
     return -1;
@@ -152,6 +175,7 @@ static int B_NAME(oth_find_, W)(const Rules *r, const Pos *p, int move) {
 #define S_TO_MOVE player
 #define S_HASH B_NAME(oth_hash_, W)
 #define S_ORDER B_NAME(oth_order_, W)
+#define S_HORIZON_ORDER(r, p, moves, over) B_NAME(oth_horizon_order_, W)(r, p, moves)
 #define S_VALUE(r, p, k) ((k) == PASS_HANDLE ? -1 : (k))
 #define S_CHILD B_NAME(oth_child_, W)
 #define S_LEAF B_NAME(oth_leaf_, W)
@@ -166,6 +190,7 @@ static int B_NAME(oth_find_, W)(const Rules *r, const Pos *p, int move) {
 #undef S_TO_MOVE
 #undef S_HASH
 #undef S_ORDER
+#undef S_HORIZON_ORDER
 #undef S_VALUE
 #undef S_CHILD
 #undef S_LEAF

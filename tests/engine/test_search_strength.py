@@ -10,6 +10,7 @@ import pytest
 from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
 from ubao.engine.game import Outcome, Step
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.othello.game import PASS
 from ubao.engine.search import (
     ALGORITHMS,
     ENTRY_BYTES,
@@ -184,6 +185,30 @@ def test_kalah_orders_extra_turns_then_captures_then_the_rest_from_the_store() -
     # Pits 5 and 3 end in the store; pit 1 (1 seed) lands in the empty pit 2, facing 5 seeds.
     position = game.parse_position("kalah(6,4) S 1,0,4,4,2,4/4,4,4,5,4,4 0,0")
     assert game.search_moves(position) == [5, 3, 1, 6, 4]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_othello_orders_by_the_opponents_replies_fewest_first_ties_by_the_squares(
+    backend: str,
+) -> None:
+    """Above the horizon the fewest replies first (Edax's and Zebra's order); one ply above it
+    the square weights alone, which cost no move made."""
+    game = make_game("othello", {}, backend)
+    for position in sample_positions(game, 60, seed=37):
+        squares = game.horizon_moves(position)
+
+        def replies(move: int, position: Any = position) -> int:
+            """The opponent's placements: a pass counts none."""
+            return sum(reply != PASS for reply in game.legal_moves(game.play(position, move)))
+
+        assert game.search_moves(position) == sorted(squares, key=replies)
+    position = game.start()
+    for text in ["f5", "d6", "c3", "d3", "c4", "f4"]:
+        position = game.play_text(position, text)
+    # the square order tries e3 first (8 replies); c5 and e6 leave 5, in the square order
+    shown = [game.format_move(position, move) for move in game.search_moves(position)]
+    assert game.format_move(position, game.horizon_moves(position)[0]) == "e3"
+    assert shown[:4] == ["c5", "e6", "f6", "e3"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
