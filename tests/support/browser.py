@@ -48,6 +48,29 @@ def axe_source() -> str | None:
     return None
 
 
+PRESS_POINT = """async function () {
+    const box = () => {
+        const r = this.getClientRects()[0] || this.getBoundingClientRect();
+        return [r.left + r.width / 2, r.top + r.height / 2, r.width, r.height];
+    };
+    const pause = () => new Promise((done) => setTimeout(done, 50));
+    const deadline = Date.now() + WAIT_MS;
+    let before = null;
+    while (Date.now() < deadline) {
+        this.scrollIntoView({block: 'center'});
+        const now = box();
+        const hit = document.elementFromPoint(now[0], now[1]);
+        const still = before && now.every((v, i) => v === before[i]);
+        if (still && hit && (hit === this || this.contains(hit))) return now.slice(0, 2);
+        before = now;
+        await pause();
+    }
+    throw new Error('it kept moving or something covered it');
+}""".replace("WAIT_MS", str(int(WAIT_S * 1000)))
+"""Where to click an element: the middle of its first box (a link's first line), once it has
+stayed put for 50 ms and is what a click there reaches (run in the page, on the element)."""
+
+
 class BrowserError(AssertionError):
     pass
 
@@ -199,7 +222,11 @@ class Page:
                 return found[0]
             if loop.time() > deadline:
                 names = sorted({n for r, n, _ in await self.accessible() if r == role})
-                raise BrowserError(f"no {role} named like {name!r}; there are {names[:40]}")
+                where = await self.evaluate("location.href")
+                raise BrowserError(
+                    f"no {role} named like {name!r}; there are {names[:40]} "
+                    f"(at {where}, the status says {await self.status()!r})"
+                )
             await asyncio.sleep(0.1)
 
     async def status(self) -> str:
@@ -217,17 +244,22 @@ class Page:
         return text
 
     async def press(self, role: str, name: str) -> str:
-        """Click, with the mouse, the control of `role` named like `name`; its full name."""
+        """Click, with the mouse, the control of `role` named like `name`; its full name.
+        As a person waits for a page to settle before clicking, the click waits until the
+        control has stopped moving and nothing covers its middle: a lobby list filled in
+        above a button must not turn a click on it into a click on nothing."""
         found, node = await self.wait_for(role, name)
         element = await self.call("DOM.resolveNode", backendNodeId=node)
-        await self.call(
+        answer = await self.call(
             "Runtime.callFunctionOn",
             objectId=element["object"]["objectId"],
-            functionDeclaration="function () { this.scrollIntoView({block: 'center'}); }",
+            functionDeclaration=PRESS_POINT,
+            awaitPromise=True,
+            returnByValue=True,
         )
-        quads = (await self.call("DOM.getContentQuads", backendNodeId=node))["quads"]
-        xs, ys = quads[0][0::2], quads[0][1::2]
-        x, y = sum(xs) / 4, sum(ys) / 4
+        if "exceptionDetails" in answer:
+            raise BrowserError(f"cannot press {role} {found!r}: {answer['exceptionDetails']}")
+        x, y = answer["result"]["value"]
         for kind in ("mousePressed", "mouseReleased"):
             await self.call(
                 "Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1
