@@ -170,7 +170,7 @@ async def test_a_players_draw_offer_is_answered_on_the_page(browser: Chromium) -
         await page.press("button", "^Decline draw$")
         await page.wait_status("^South's draw offer declined\\.")
         await page.press("button", "^Offer draw$")  # the page's own offer: carol declines it
-        await until_offered(carol)
+        await until_offered(carol, by=1)
         await carol.ok(DrawAnswer(id=0, game_id=game_id, token=token, ply=0, accept=False))
         await page.wait_status("^North's draw offer declined\\.")
         await carol.ok(Draw(id=0, game_id=game_id, token=token, ply=0))
@@ -179,11 +179,12 @@ async def test_a_players_draw_offer_is_answered_on_the_page(browser: Chromium) -
         assert page.errors == []
 
 
-async def until_offered(client: Client) -> None:
-    """Wait for the opponent's draw offer to reach `client`."""
+async def until_offered(client: Client, by: int) -> None:
+    """Wait for seat `by`'s draw offer to reach `client` (its own earlier offer's event, still
+    unread, is not it)."""
     while True:
         event = await client.event()
-        if isinstance(event, DrawOffer) and event.state == "offered":
+        if isinstance(event, DrawOffer) and event.state == "offered" and event.seat == by:
             return
 
 
