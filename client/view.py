@@ -443,6 +443,12 @@ class GameView:
                 f"{self.side_name(seat)}, {names[seat] or change.player}: {rating_change(change)}"
                 for seat, change in enumerate(self.state.ratings)
             ]
+        analysis = self.state.analysis
+        if analysis is not None and known(analysis):  # the box covers the panel: its figures
+            lines += side_lines(analysis, self.state.view.side_labels)
+            keys = "left/right: moves   m: mistakes   " + (
+                "\nr: rematch   q: leave" if self.rematch_offered else "q: leave"
+            )
         text = "\n".join(wrap(line, END_WIDTH - 4) for line in lines)
         return [("class:end", text + "\n"), ("", keys)]
 

@@ -198,6 +198,24 @@ async def test_the_end_screen_shows_the_analysis_beside_the_moves(
         assert f" {move}{mark}\n" in listed, listed
 
 
+async def test_the_game_over_box_gives_the_analysis_it_covers() -> None:
+    events = finished("kalah", 6)
+    moves = tuple(event.move for event in events if isinstance(event, Moved))
+    analysis = analysed(Record({"Game": "kalah", "Options": "{}"}, moves))
+    with create_pipe_input() as keys:
+        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+        app.set_connection("connected", True)
+        for event in events:
+            app.on_event(event)
+        app.animation.skip()
+        app.state.analysis = analysis
+        shown = "\n".join(draw(app.application, 80, 24))
+    assert app.ending()
+    south = analysis.sides[0]
+    assert f"│South {south.accuracy:.0f}% {south.inaccuracies}?! {south.mistakes}?" in shown, shown
+    assert "m: mistakes" in shown, shown
+
+
 def test_on_the_end_screen_the_mistake_key_starts_from_the_first_move() -> None:
     # The end screen shows the last move: the first `m` goes to the game's first mistake.
     events = finished("kalah", 6)
