@@ -767,12 +767,20 @@ async def measure(args: argparse.Namespace, queued: int) -> dict[str, Any]:
         """The server processes (not Redis), which run in a `Probe`."""
         ports = []
         workers = []
+        engine_workers: list[Any] = []
+        """`ubao-engine worker`s of a cluster: its bots' and analyses' engines."""
         try:
             flags = args.server_flag
             if args.nodes > 1:
                 redis, url = await start_redis(folder)
                 processes.append(redis)
                 flags = [*flags, "--redis", url]
+                for number in range(args.engine_workers):
+                    log = (folder / f"engine-worker{number}.log").open("wb")
+                    command = ["-m", "ubao.engine", "worker", "--redis", url]
+                    engine_workers.append(
+                        await asyncio.create_subprocess_exec(sys.executable, *command, stderr=log)
+                    )
             for node in range(args.nodes):
                 name = f"node{node}" if args.nodes > 1 else "server"
                 profile = (
@@ -837,7 +845,7 @@ async def measure(args: argparse.Namespace, queued: int) -> dict[str, Any]:
                 if worker.returncode is None:
                     worker.kill()
                 await worker.wait()
-            for process in reversed(processes):  # the nodes, then Redis
+            for process in [*engine_workers, *reversed(processes)]:  # the nodes, then Redis
                 with contextlib.suppress(ProcessLookupError):
                     process.send_signal(signal.SIGTERM)
                 await process.wait()
@@ -988,6 +996,12 @@ def main() -> None:
         type=int,
         default=0,
         help="of the games, the ones between a player and a server bot (default 0)",
+    )
+    parser.add_argument(
+        "--engine-workers",
+        type=int,
+        default=2,
+        help="with --nodes: `ubao-engine worker`s for the bots and analyses (default 2)",
     )
     parser.add_argument(
         "--bot-depth", type=int, default=6, help="the server bots' search depth (default 6)"

@@ -237,6 +237,50 @@ async def test_an_analysis_starts_only_while_no_bot_turn_waits_for_an_engine() -
     assert game_id == "g" and [ply.move for ply in analysis.plies] == ["1"]
 
 
+async def test_analyses_run_at_most_engines_at_once_the_least_served_address_next() -> None:
+    """Bounded concurrency: at most `engines` run (one by default), and of the jobs waiting the
+    next is the oldest of the address with the fewest running."""
+    release: dict[str, asyncio.Event] = {}
+    running: list[str] = []
+    done: list[str] = []
+
+    async def review(job: AnalysisJob) -> dict[str, Any]:
+        running.append(job.game_id)
+        release[job.game_id] = asyncio.Event()
+        await release[job.game_id].wait()
+        running.remove(job.game_id)
+        return review_to_json(review_game(job.game, job.options, job.moves))
+
+    def job(game_id: str, address: str) -> AnalysisJob:
+        return AnalysisJob(game_id, "kalah", {"pits": 1, "seeds": 1}, ("1",), 20, address)
+
+    async def settled() -> None:
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    one = AnalysisRuns(review, lambda: False, lambda g, a: done.append(g), print)
+    for game_id in ("a", "b"):
+        one.add(job(game_id, "10.0.0.1"))
+    await settled()
+    assert running == ["a"]  # one at a time by default
+    release["a"].set()
+    await settled()
+    assert running == ["b"] and done == ["a"]
+    release["b"].set()
+    await settled()
+    await one.close()
+
+    two = AnalysisRuns(review, lambda: False, lambda g, a: done.append(g), print, engines=2)
+    for game_id, address in (("c", "10.0.0.1"), ("d", "10.0.0.1"), ("e", "10.0.0.2")):
+        two.add(job(game_id, address))
+    await settled()
+    assert running == ["c", "e"]  # not d: its address has one running, e's none
+    release["c"].set()
+    await settled()
+    assert running == ["e", "d"]
+    await two.close()
+
+
 async def test_a_cluster_analyses_on_its_workers_and_keeps_it_in_redis(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
