@@ -6,8 +6,11 @@ The process is `python -m ubao.engine.tools.review_job` (the job on stdin as JSO
 stdout), with this interpreter. Once started it is put in Linux's idle scheduling class
 (`SCHED_IDLE`, which runs only on a core nothing else wants and yields it at once), else at
 nice 19, and its disk reads and writes in the idle I/O class where Linux has it (the endgame
-database it may build competes with no game's writes). It is killed when it outlives its
-budget or its caller gives up (cancelled)."""
+database it may build competes with no game's writes). It runs in a session of its own, whose
+scheduling group (Linux's autogroup, one per session) is at nice 19: in the server's group its
+CPU time would count against the server's share of a machine that other sessions load, and
+the server's moves would wait for it (the load benchmark measured that, docs/benchmarks.md).
+It is killed when it outlives its budget or its caller gives up (cancelled)."""
 
 from __future__ import annotations
 
@@ -29,11 +32,14 @@ IOPRIO_IDLE = 3 << 13
 
 
 def lowest_priority(pid: int) -> None:
-    """Put process `pid` in the idle CPU scheduling class (else nice 19) and the idle I/O class.
+    """Put process `pid` in the idle CPU scheduling class (else nice 19) and the idle I/O class,
+    and its session's autogroup at nice 19 (it leads one of its own: `start_new_session`).
     Done from the parent once the process is started, not in it before it runs
     (`preexec_fn`), which is not safe in a process with threads."""
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, pid, 19)
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/autogroup", "w") as group:
+        group.write("19")
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     number = IOPRIO_SET.get(os.uname().machine) if sys.platform == "linux" else None
@@ -54,6 +60,7 @@ async def review_in_process(job: Mapping[str, Any]) -> dict[str, Any]:
     priority: its review's JSON, or RuntimeError saying why not."""
     process = await asyncio.create_subprocess_exec(
         *REVIEW_COMMAND,
+        start_new_session=True,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

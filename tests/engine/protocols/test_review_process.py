@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,11 +22,13 @@ LINUX = pytest.mark.skipif(sys.platform != "linux", reason="Linux's scheduling c
 
 @LINUX
 def test_a_review_process_runs_at_the_lowest_cpu_and_io_priority() -> None:
-    process = subprocess.Popen(["sleep", "30"])
+    process = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
         lowest_priority(process.pid)
         assert os.sched_getscheduler(process.pid) == os.SCHED_IDLE
         assert os.getpriority(os.PRIO_PROCESS, process.pid) == 19
+        group = Path(f"/proc/{process.pid}/autogroup")  # where the kernel has autogroups
+        assert not group.exists() or group.read_text().split()[-2:] == ["nice", "19"]
         io_class = subprocess.run(
             ["ionice", "-p", str(process.pid)], capture_output=True, text=True, check=False
         )
