@@ -2,7 +2,8 @@
 
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30 --nodes 3
-    python benchmarks/load.py --games 200 --spectators 1 --pace 2 --seconds 30 --analyses 50
+    python benchmarks/load.py --games 200 --spectators 1 --pace 2 --seconds 30 --bot-games 20 \
+        --analyses 50
     python benchmarks/load.py --games 100 --spectators 2 --browser-spectators 3 --pace 2
 
 With `--nodes N` it starts a redis-server of its own (append-only file, fsync always, on a free
@@ -32,11 +33,17 @@ client process run inside a `Probe` during the window, and the figures end with 
 their event loops: how late a 10 ms ticker ran (p50, p99, max), the garbage collector's
 collections and pauses, and how often the kernel took the loop's thread off a core.
 
-With `--analyses N` it also plays N games to their end before the window and asks the server
-for their analyses (`analyse`, docs/server.md "Analyses"), so that the window runs with N
-analyses queued: their engine works beside the games, at low priority, and the figures say
-how many were made in the window. Run it with and without, as a pair: the games' latency should
-not move.
+With `--bot-games N` the first N games are between a player and a server bot (`--bot-depth`,
+default 6; with `--nodes`, answered by `--engine-workers` `ubao-engine worker`s, default 2):
+`move → bot's move` is the time from the player's move being sent to the bot's reply arriving,
+its search included.
+With `--analyses N` it measures twice, each time with a server of its own: first as above, then
+after playing N games to their end and asking the server for their analyses (`analyse`,
+docs/server.md "Analyses") from `--analysis-addresses` clients of their own loopback addresses
+(127.0.0.2, …; default 25, two each: the server's default share), so that the second window
+runs with N analyses queued, their engine working beside the games at low priority. It prints
+both runs, how many analyses were made in the window, and the second's latencies over the
+first's, percentile by percentile: a server that keeps its move latency keeps them near 1.
 """
 
 from __future__ import annotations
