@@ -44,9 +44,14 @@ def job_of(job: AnalysisJob) -> dict[str, Any]:
     }
 
 
-async def review_locally(job: AnalysisJob) -> dict[str, Any]:
-    """Review the game in a process of this machine's at the lowest priority."""
-    return await review_in_process(job_of(job))
+def review_locally(group_nice: int) -> Review:
+    """Review games in processes of this machine's at the lowest priority, their scheduling
+    group at `group_nice`."""
+
+    async def review(job: AnalysisJob) -> dict[str, Any]:
+        return await review_in_process(job_of(job), group_nice)
+
+    return review
 
 
 class AnalysisRuns:

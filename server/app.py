@@ -293,7 +293,8 @@ class GameServer:
             log.info("database: %s", store.path)  # the file whose games are served, said first
             self.database = store
             self.core = Core(store, config.limits, now=now, wall=wall)
-            self.bots, review = Bots(config.bots), review_locally
+            self.bots = Bots(config.bots)
+            review = review_locally(config.bots.analysis_nice)
         self.bots.max_time_ms = config.limits.max_bot_time_ms  # a seat without time_ms: this
         self.analyses = AnalysisRuns(
             review,

@@ -31,15 +31,15 @@ IOPRIO_IDLE = 3 << 13
 """`IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)`: disk time only when no other process wants it."""
 
 
-def lowest_priority(pid: int) -> None:
+def lowest_priority(pid: int, group_nice: int = 19) -> None:
     """Put process `pid` in the idle CPU scheduling class (else nice 19) and the idle I/O class,
-    and its session's autogroup at nice 19 (it leads one of its own: `start_new_session`).
+    and its session's autogroup at `group_nice` (it leads one of its own: `start_new_session`).
     Done from the parent once the process is started, not in it before it runs
     (`preexec_fn`), which is not safe in a process with threads."""
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, pid, 19)
     with contextlib.suppress(OSError), open(f"/proc/{pid}/autogroup", "w") as group:
-        group.write("19")
+        group.write(str(group_nice))
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     number = IOPRIO_SET.get(os.uname().machine) if sys.platform == "linux" else None
@@ -55,9 +55,11 @@ def review_budget_s(moves: int, time_ms: int) -> float:
     return 60 + 3 * moves * time_ms / 1000
 
 
-async def review_in_process(job: Mapping[str, Any]) -> dict[str, Any]:
+async def review_in_process(job: Mapping[str, Any], group_nice: int = 19) -> dict[str, Any]:
     """Review the job's game (engine/tools/review_job.py) in a process of its own at the lowest
-    priority: its review's JSON, or RuntimeError saying why not."""
+    priority, its scheduling group at `group_nice` (19: the lowest; lower gives the review a
+    share of a machine that other sessions saturate, at the cost of the games' latency): its
+    review's JSON, or RuntimeError saying why not."""
     process = await asyncio.create_subprocess_exec(
         *REVIEW_COMMAND,
         start_new_session=True,
@@ -65,7 +67,7 @@ async def review_in_process(job: Mapping[str, Any]) -> dict[str, Any]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    lowest_priority(process.pid)
+    lowest_priority(process.pid, group_nice)
     budget_s = review_budget_s(len(job["moves"]), int(job["time_ms"]))
     try:
         async with asyncio.timeout(budget_s):

@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.support.redis_server import RedisServer
 from tests.support.server import (
+    SHARED_NICE,
     SMALL_KALAH,
     Client,
     Harness,
@@ -48,6 +49,7 @@ from ubao.server.limits import Limits
 from ubao.server.outputs import AnalysisJob
 
 MARKS = {"", "inaccuracy", "mistake", "blunder"}
+SHARED_ANALYSES = ("--analysis-time", "0.05", "--analysis-nice", str(SHARED_NICE))
 
 
 def made(moves: tuple[str, ...]) -> GameAnalysis:
@@ -222,7 +224,7 @@ async def test_anyone_asks_and_the_analysis_is_made_once_over_the_wire() -> None
 
 async def test_the_analysis_is_stored_with_the_game_across_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "ubao.sqlite3"
-    async with server_process(db, "--analysis-time", "0.05") as (process, port):
+    async with server_process(db, *SHARED_ANALYSES) as (process, port):
         game_id, moves = await finished(port)
         async with Client.connected(port, "asker", "spectator") as asker:
             await asker.ok(Analyse(id=0, game_id=game_id))
@@ -314,7 +316,7 @@ async def test_a_cluster_analyses_on_its_workers_and_keeps_it_in_redis(
     with (tmp_path / "worker.log").open("wb") as log:
         worker = await asyncio.create_subprocess_exec(*command, "--hash", "1", stderr=log)
         try:
-            async with nodes(redis_server, 2, "--analysis-time", "0.05") as (a, b):
+            async with nodes(redis_server, 2, *SHARED_ANALYSES) as (a, b):
                 game_id, moves = await finished(a.port)
                 async with Client.connected(b.port, "fan", "spectator") as fan:
                     await fan.ok(Analyse(id=0, game_id=game_id))

@@ -50,9 +50,9 @@ async def test_the_review_comes_back_and_a_bad_job_says_why() -> None:
 async def test_a_review_given_up_ends_its_process(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[int] = []
 
-    def heard(pid: int) -> None:
+    def heard(pid: int, group_nice: int) -> None:
         started.append(pid)
-        lowest_priority(pid)
+        lowest_priority(pid, group_nice)
 
     monkeypatch.setattr(review_process, "lowest_priority", heard)
     moves = ["1", "1", "2", "1"]  # Kalah (6,4), searched for a minute a move
