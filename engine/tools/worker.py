@@ -214,10 +214,12 @@ class Worker:
     review at a time, in a process of its own at the lowest priority, so that a bot turn never
     waits behind a review."""
 
-    def __init__(self, redis: Redis, thinker: Thinker, name: str) -> None:
+    def __init__(self, redis: Redis, thinker: Thinker, name: str, review_nice: int = 19) -> None:
         self.redis = redis
         self.thinker = thinker
         self.name = name
+        self.review_nice = review_nice
+        """The nice of the scheduling group of this worker's reviews (review_process.py)."""
         self._touch = redis.register_script(TOUCH)
         self.stopping = asyncio.Event()
         """Set to stop: a flag the loop checks at least every second, not a cancellation,
@@ -352,7 +354,7 @@ class Worker:
                 return
             log.info("review job %s (game %s)", job.id, job.game_id)
             await self._reply(job, {"event": "taken"})
-            reviewing = asyncio.create_task(review_in_process(job.review))
+            reviewing = asyncio.create_task(review_in_process(job.review, self.review_nice))
             while not (await self._wait(reviewing)):
                 if self.stopping.is_set() or not await self._touched(job):
                     log.info("review job %s: left for another worker, or withdrawn", job.id)
@@ -422,12 +424,12 @@ def worker_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-async def serve(redis_url: str, hash_mb: int, backend: str | None) -> None:
-    """Run a worker until SIGTERM or Ctrl-C."""
+async def serve(redis_url: str, hash_mb: int, backend: str | None, review_nice: int = 19) -> None:
+    """Run a worker until SIGTERM or Ctrl-C; its reviews' scheduling group at `review_nice`."""
     from redis.asyncio import Redis
 
     redis = Redis.from_url(redis_url, decode_responses=True, socket_connect_timeout=10)
-    worker = Worker(redis, await Thinker.start(hash_mb, backend), worker_name())
+    worker = Worker(redis, await Thinker.start(hash_mb, backend), worker_name(), review_nice)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, worker.stopping.set)

@@ -313,6 +313,7 @@ async def test_a_cluster_analyses_on_its_workers_and_keeps_it_in_redis(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
     command = [sys.executable, "-m", "ubao.engine", "worker", "--redis", redis_server.url]
+    command += ["--review-nice", str(SHARED_NICE)]
     with (tmp_path / "worker.log").open("wb") as log:
         worker = await asyncio.create_subprocess_exec(*command, "--hash", "1", stderr=log)
         try:

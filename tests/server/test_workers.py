@@ -19,7 +19,7 @@ import pytest
 from redis.asyncio import Redis
 
 from tests.support.redis_server import RedisServer
-from tests.support.server import Referee, turn
+from tests.support.server import SHARED_NICE, Referee, turn
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.protocols.wire import game_analysis
@@ -39,9 +39,10 @@ class WorkerProcess:
 
     def __init__(self, url: str, log: Path) -> None:
         self.log = log
+        command = [sys.executable, "-m", "ubao.engine", "worker", "--redis", url, "--hash", "1"]
         with log.open("w") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "ubao.engine", "worker", "--redis", url, "--hash", "1"],
+                [*command, "--review-nice", str(SHARED_NICE)],
                 stdout=subprocess.DEVNULL,
                 stderr=out,
             )
