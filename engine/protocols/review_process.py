@@ -7,10 +7,11 @@ stdout), with this interpreter. Once started it is put in Linux's idle schedulin
 (`SCHED_IDLE`, which runs only on a core nothing else wants and yields it at once), else at
 nice 19, and its disk reads and writes in the idle I/O class where Linux has it (the endgame
 database it may build competes with no game's writes). It runs in a session of its own, whose
-scheduling group (Linux's autogroup, one per session) is at nice 19: in the server's group its
-CPU time would count against the server's share of a machine that other sessions load, and
-the server's moves would wait for it (the load benchmark measured that, docs/benchmarks.md).
-It is killed when it outlives its budget or its caller gives up (cancelled)."""
+scheduling group (Linux's autogroup, one per session) is at nice 19 unless told otherwise: in
+the server's group its CPU time would count against the server's share of a machine that other
+sessions load, and the server's moves would wait for it (the load benchmark measured that,
+docs/benchmarks.md). It is killed when it outlives its budget or its caller gives up
+(cancelled); its own session also keeps a terminal's Ctrl-C, meant for the server, from it."""
 
 from __future__ import annotations
 
