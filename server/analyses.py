@@ -80,7 +80,8 @@ class Analyses:
 def proof_reach(room: Room) -> int | None:
     """The review's `exact_within` for the game: the review's default (`ubao-engine review`'s),
     where it bounds the solver's work: Othello's empty squares; a mancala game that ended by
-    the rules after more than twice its plies, whose last plies hold few seeds. Elsewhere none
+    the rules after more than twice the plies the default proves (12), whose last plies hold
+    few seeds. Elsewhere none
     (0): plies from the end of a game resigned early, or of a short one, would be solved from
     its middle or its start (minutes for Kalah (6,4)). The mancala endgame database and the
     review's pooled solver time still prove what they can there."""
