@@ -2,7 +2,8 @@
 
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30
     python benchmarks/load.py --games 100 --spectators 5 --pace 2 --seconds 30 --nodes 3
-    python benchmarks/load.py --games 200 --spectators 1 --pace 2 --seconds 30 --analyses 50
+    python benchmarks/load.py --games 200 --spectators 1 --pace 2 --seconds 30 --bot-games 20 \
+        --analyses 50
     python benchmarks/load.py --games 100 --spectators 2 --browser-spectators 3 --pace 2
 
 With `--nodes N` it starts a redis-server of its own (append-only file, fsync always, on a free
@@ -32,11 +33,17 @@ client process run inside a `Probe` during the window, and the figures end with 
 their event loops: how late a 10 ms ticker ran (p50, p99, max), the garbage collector's
 collections and pauses, and how often the kernel took the loop's thread off a core.
 
-With `--analyses N` it also plays N games to their end before the window and asks the server
-for their analyses (`analyse`, docs/server.md "Analyses"), so that the window runs with N
-analyses queued: their engine works beside the games, at low priority, and the figures say
-how many were made in the window. Run it with and without, as a pair: the games' latency should
-not move.
+With `--bot-games N` the first N games are between a player and a server bot (`--bot-depth`,
+default 6; with `--nodes`, answered by `--engine-workers` `ubao-engine worker`s, default 2):
+`move → bot's move` is the time from the player's move being sent to the bot's reply arriving,
+its search included.
+With `--analyses N` it measures twice, each time with a server of its own: first as above, then
+after playing N games to their end and asking the server for their analyses (`analyse`,
+docs/server.md "Analyses") from `--analysis-addresses` clients of their own loopback addresses
+(127.0.0.2, …; default 25, two each: the server's default share), so that the second window
+runs with N analyses queued, their engine working beside the games at low priority. It prints
+both runs, how many analyses were made in the window, and the second's latencies over the
+first's, percentile by percentile: a server that keeps its move latency keeps them near 1.
 """
 
 from __future__ import annotations
@@ -83,6 +90,8 @@ class Stats:
     to_spectator: list[float] = field(default_factory=list)
     to_browser: list[float] = field(default_factory=list)
     """A browser-like spectator's: until it holds the move and the rules' replay answer."""
+    to_bot: list[float] = field(default_factory=list)
+    """A human-like player's move until the server bot's reply (its search included)."""
     errors: list[str] = field(default_factory=list)
     sent: dict[tuple[str, int], float] = field(default_factory=dict)
     """When each move (game, ply) was sent."""
@@ -94,6 +103,12 @@ class Stats:
             return
         latency = time.monotonic() - sent
         (self.to_spectator if spectator else self.to_opponent).append(latency)
+
+    def answered(self, game_id: str, ply: int) -> None:
+        """The bot's move at `ply` came: the round trip of the player's move before it."""
+        sent = self.sent.get((game_id, ply - 1))
+        if sent is not None and self.measuring:
+            self.to_bot.append(time.monotonic() - sent)
 
     def replayed(self, game_id: str, ply: int) -> None:
         sent = self.sent.get((game_id, ply))
@@ -210,12 +225,18 @@ class Conn(asyncio.Protocol):
         self.closing = False
 
     @classmethod
-    async def open(cls, ports: list[int], at: int, name: str, role: str, stats: Stats) -> Conn:
-        """A connection to node `at` (modulo their number)."""
+    async def open(
+        cls, ports: list[int], at: int, name: str, role: str, stats: Stats, source: str = ""
+    ) -> Conn:
+        """A connection to node `at` (modulo their number), from address `source` if given (a
+        loopback address: 127.0.0.2 is another client to the server than 127.0.0.1)."""
         port = ports[at % len(ports)]
         loop = asyncio.get_running_loop()
+        local = (source, 0) if source else None
         async with asyncio.timeout(60):
-            _, conn = await loop.create_connection(lambda: cls(stats), "127.0.0.1", port)
+            _, conn = await loop.create_connection(
+                lambda: cls(stats), "127.0.0.1", port, local_addr=local
+            )
             await conn.opened
         await conn.ask({"type": "hello", "proto": 1, "name": name, "role": role})
         return conn
@@ -328,11 +349,13 @@ class Conn(asyncio.Protocol):
 async def game_slot(
     ports: list[int], number: int, args: argparse.Namespace, stats: Stats, ready: asyncio.Event
 ) -> None:
-    """One game after another between the same two players, watched by the same spectators:
-    with several nodes, the players on two of them and the spectators on every one."""
+    """One game after another between the same two players (the first `--bot-games` slots: a
+    player and a server bot), watched by the same spectators: with several nodes, the players
+    on two of them and the spectators on every one."""
+    sides = (0,) if number < args.bot_games else (0, 1)
     players = [
         await Conn.open(ports, number + side, f"p{number}{'sn'[side]}", "human", stats)
-        for side in (0, 1)
+        for side in sides
     ]
     fans = [
         await Conn.open(ports, number + i, f"f{number}-{i}", "spectator", stats)
@@ -425,10 +448,12 @@ async def play_one(
     resign_at: int | None,
 ) -> None:
     """One game, resigned at ply `resign_at` if given; `last_move` holds when the slot's last
-    move (or resignation) was sent."""
+    move (or resignation) was sent. With one player, seat 1 is a server bot."""
     pace, game = args.pace, args.game
     over = asyncio.get_running_loop().create_future()
-    seats = [{"kind": "open"}, {"kind": "open"}]
+    seats: list[dict[str, Any]] = [{"kind": "open"}, {"kind": "open"}]
+    if len(players) == 1:
+        seats[1] = {"kind": "bot", "depth": args.bot_depth}
     created = await players[0].ask({"type": "create", "game": game, "options": {}, "seats": seats})
     game_id = created["game_id"]
     tokens: list[str] = []
@@ -443,7 +468,10 @@ async def play_one(
             if kind == "over" and not over.done():
                 over.set_result(None)
             if kind == "moved" and message["seat"] != seat:
-                stats.received(game_id, message["ply"], spectator=False)
+                if len(players) == 1:
+                    stats.answered(game_id, message["ply"])
+                else:
+                    stats.received(game_id, message["ply"], spectator=False)
             legal = message.get("legal")
             if kind not in ("moved", "snapshot") or not legal or message["game_id"] != game_id:
                 return
@@ -493,8 +521,8 @@ async def play_one(
     for seat, conn in enumerate(players):
         conn.on_event = player(seat)
     # The snapshot sent at the join came before the handler: ask again where the game is.
-    await players[0].ask({"type": "watch", "game_id": game_id})
-    await players[1].ask({"type": "watch", "game_id": game_id})
+    for conn in players:
+        await conn.ask({"type": "watch", "game_id": game_id})
     ready.set()
     await over
     for key in [key for key in stats.sent if key[0] == game_id]:
@@ -513,18 +541,20 @@ def memory_mb(pid: int, key: str) -> float:
     return 0.0
 
 
+QUANTILES = (0.5, 0.95, 0.99)
+
+
+def at(values: list[float], q: float) -> float:
+    """The `q` quantile of `values` (nearest rank), in ms."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
 def percentiles(values: list[float]) -> str:
     if not values:
         return "no samples"
-    ordered = sorted(values)
-
-    def at(q: float) -> float:
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
-
-    return (
-        f"p50 {at(0.5):7.1f} ms   p99 {at(0.99):7.1f} ms   max {ordered[-1] * 1000:7.1f} ms"
-        f"   ({len(ordered)} samples)"
-    )
+    quantiles = "   ".join(f"p{round(q * 100)} {at(values, q):7.1f} ms" for q in QUANTILES)
+    return f"{quantiles}   max {max(values) * 1000:7.1f} ms   ({len(values)} samples)"
 
 
 def stalls(probes: list[dict[str, Any]], seconds: float) -> str:
@@ -580,8 +610,15 @@ async def start_redis(folder: Path) -> tuple[Any, str]:
 
 
 async def start_server(
-    folder: Path, games: int, flags: list[str], profile: str | None, name: str = "server"
+    folder: Path,
+    games: int,
+    flags: list[str],
+    profile: str | None,
+    name: str = "server",
+    analyses_each: int = MANY,
 ) -> tuple[Any, int]:
+    """A server in a `Probe`, whose per-client limits this benchmark's one address cannot
+    reach, but `analyses_each` analyses per address."""
     log = (folder / f"{name}.log").open("wb")
     # As environment variables, which a server without one of these settings ignores.
     limits = {"UBAO_MAX_GAMES": 2 * games, "UBAO_CONNECTIONS_PER_IP": MANY}
@@ -589,7 +626,7 @@ async def start_server(
         for scope in ("CONNECTION", "ADDRESS"):
             limits[f"UBAO_{share}_PER_{scope}"] = MANY
     limits |= {"UBAO_MESSAGE_BURST": MANY, "UBAO_MESSAGE_RATE": MANY}
-    limits |= {"UBAO_MAX_ANALYSES": MANY, "UBAO_ANALYSES_PER_ADDRESS": MANY}
+    limits |= {"UBAO_MAX_ANALYSES": MANY, "UBAO_ANALYSES_PER_ADDRESS": max(1, analyses_each)}
     # In a `Probe` of this file (`serve_measured`): SIGUSR1 and SIGUSR2 open and close its window.
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -647,24 +684,32 @@ async def played_to_the_end(players: list[Conn]) -> str:
     return str(game_id)
 
 
-async def queue_analyses(port: int, count: int, stats: Stats) -> tuple[Conn, list[int]]:
-    """Play `count` games to their end and ask for the analysis of each: the asker's
-    connection, and a list of the analyses made while `stats.measuring`."""
+async def queue_analyses(
+    port: int, count: int, addresses: int, stats: Stats
+) -> tuple[list[Conn], list[int]]:
+    """Play `count` games to their end and ask for the analysis of each, in turn from
+    `addresses` clients of their own addresses (127.0.0.2, …; one: 127.0.0.1): the askers'
+    connections, and a list of the analyses made while `stats.measuring`."""
     players = [await Conn.open([port], 0, f"a{side}", "human", stats) for side in (0, 1)]
-    asker = await Conn.open([port], 0, "asker", "spectator", stats)
+    sources = [""] if addresses == 1 else [f"127.0.0.{2 + i}" for i in range(addresses)]
+    askers = [
+        await Conn.open([port], 0, f"asker{i}", "spectator", stats, source)
+        for i, source in enumerate(sources)
+    ]
     made: list[int] = []
 
     def heard(message: dict[str, Any]) -> None:
         if message["type"] == "analysis" and stats.measuring:
             made.append(1)
 
-    asker.on_event = heard
-    for _ in range(count):
+    for asker in askers:
+        asker.on_event = heard
+    for number in range(count):
         game_id = await played_to_the_end(players)
-        await asker.ask({"type": "analyse", "game_id": game_id})
+        await askers[number % addresses].ask({"type": "analyse", "game_id": game_id})
     for conn in players:
         await conn.close()
-    return asker, made
+    return askers, made
 
 
 async def drive(args: argparse.Namespace) -> None:
@@ -709,6 +754,7 @@ async def drive(args: argparse.Namespace) -> None:
         "to_opponent": stats.to_opponent,
         "to_spectator": stats.to_spectator,
         "to_browser": stats.to_browser,
+        "to_bot": stats.to_bot,
         "errors": stats.errors,
         "cpu": cpu,
         "probe": seen,
@@ -716,10 +762,11 @@ async def drive(args: argparse.Namespace) -> None:
     print(json.dumps(report), flush=True)
 
 
-async def run(args: argparse.Namespace) -> int:
-    """Start the server and the workers, measure, print the figures; the number of errors."""
+async def measure(args: argparse.Namespace, queued: int) -> dict[str, Any]:
+    """Start the server and the workers, with `queued` analyses asked for before the window,
+    and measure: the figures as data (`report` prints them)."""
     analysis_stats = Stats()
-    analyses: tuple[Conn, list[int]] | None = None
+    analyses: tuple[list[Conn], list[int]] | None = None
     with tempfile.TemporaryDirectory(prefix="ubao-load-") as tmp:
         folder = Path(tmp)
         processes = []
@@ -727,12 +774,20 @@ async def run(args: argparse.Namespace) -> int:
         """The server processes (not Redis), which run in a `Probe`."""
         ports = []
         workers = []
+        engine_workers: list[Any] = []
+        """`ubao-engine worker`s of a cluster: its bots' and analyses' engines."""
         try:
             flags = args.server_flag
             if args.nodes > 1:
                 redis, url = await start_redis(folder)
                 processes.append(redis)
                 flags = [*flags, "--redis", url]
+                for number in range(args.engine_workers):
+                    log = (folder / f"engine-worker{number}.log").open("wb")
+                    command = ["-m", "ubao.engine", "worker", "--redis", url]
+                    engine_workers.append(
+                        await asyncio.create_subprocess_exec(sys.executable, *command, stderr=log)
+                    )
             for node in range(args.nodes):
                 name = f"node{node}" if args.nodes > 1 else "server"
                 profile = (
@@ -740,7 +795,7 @@ async def run(args: argparse.Namespace) -> int:
                 )
                 process, port = await start_server(
                     folder, args.games, [*flags, "--node-id", name] if args.nodes > 1 else flags,
-                    profile, name,
+                    profile, name, -(-queued // args.analysis_addresses),
                 )  # fmt: skip
                 processes.append(process)
                 nodes.append(process)
@@ -749,7 +804,8 @@ async def run(args: argparse.Namespace) -> int:
             listed = ",".join(map(str, ports))
             for first, end in itertools.pairwise(shares):
                 command = [__file__, "--ports", listed, "--worker", str(first), str(end - first)]
-                for name in ("spectators", "browser_spectators", "pace", "seconds", "game"):
+                names = ("spectators", "browser_spectators", "pace", "seconds", "game")
+                for name in (*names, "bot_games", "bot_depth"):
                     command += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
                 workers.append(
                     await asyncio.create_subprocess_exec(
@@ -761,8 +817,10 @@ async def run(args: argparse.Namespace) -> int:
                 line = await worker.stdout.readline()
                 if line.strip() != b"ready":
                     raise SystemExit("a worker failed")
-            if args.analyses:
-                analyses = await queue_analyses(ports[0], args.analyses, analysis_stats)
+            if queued:
+                analyses = await queue_analyses(
+                    ports[0], queued, args.analysis_addresses, analysis_stats
+                )
             start = time.monotonic() + 1.0 + args.pace  # every game has made a move
             for worker in workers:
                 assert worker.stdin is not None
@@ -775,8 +833,8 @@ async def run(args: argparse.Namespace) -> int:
             await asyncio.sleep(args.seconds)
             cpus = [cpu_seconds(p.pid) - cpu for p, cpu in zip(processes, cpus, strict=True)]
             analysis_stats.measuring = False
-            if analyses is not None:
-                await analyses[0].close()
+            for asker in analyses[0] if analyses is not None else []:
+                await asker.close()
             for process in nodes:
                 process.send_signal(signal.SIGUSR2)
             rss = sum(memory_mb(process.pid, "VmRSS") for process in processes)
@@ -794,16 +852,32 @@ async def run(args: argparse.Namespace) -> int:
                 if worker.returncode is None:
                     worker.kill()
                 await worker.wait()
-            for process in reversed(processes):  # the nodes, then Redis
+            for process in [*engine_workers, *reversed(processes)]:  # the nodes, then Redis
                 with contextlib.suppress(ProcessLookupError):
                     process.send_signal(signal.SIGTERM)
                 await process.wait()
-    moves = sum(report["moves"] for report in reports)
-    to_opponent = [t for report in reports for t in report["to_opponent"]]
-    to_spectator = [t for report in reports for t in report["to_spectator"]]
-    to_browser = [t for report in reports for t in report["to_browser"]]
-    errors = [error for report in reports for error in report["errors"]]
-    seconds = args.seconds
+    return {
+        "queued": queued,
+        "moves": sum(report["moves"] for report in reports),
+        **{
+            kind: [t for report in reports for t in report[kind]]
+            for kind in ("to_opponent", "to_bot", "to_spectator", "to_browser")
+        },
+        "errors": [error for report in reports for error in report["errors"]]
+        + analysis_stats.errors,
+        "cpus": cpus,
+        "clients": sum(report["cpu"] for report in reports),
+        "probes": probes,
+        "client_probes": [report["probe"] for report in reports],
+        "rss": rss,
+        "peak": peak,
+        "made": None if analyses is None else len(analyses[1]),
+    }
+
+
+def report(args: argparse.Namespace, figures: dict[str, Any]) -> None:
+    """Print one run's figures."""
+    moves, cpus, seconds = figures["moves"], figures["cpus"], args.seconds
     cpu = sum(cpus)
     if args.nodes > 1:
         print(f"cluster: {args.nodes} nodes over one redis-server")
@@ -812,30 +886,63 @@ async def run(args: argparse.Namespace) -> int:
         f"server load: {args.games} games of {args.game}, {args.spectators} spectators{browsers}"
         " each,"
     )
+    if args.bot_games:
+        print(f"{args.bot_games} of the games against a server bot (depth {args.bot_depth}),")
     print(f"pace {args.pace:g} s, {args.workers} client process(es), measured for {seconds:g} s")
     print(f"moves/s            {moves / seconds:9.1f}")
-    print(f"move → opponent    {percentiles(to_opponent)}")
-    print(f"move → spectator   {percentiles(to_spectator)}")
+    print(f"move → opponent    {percentiles(figures['to_opponent'])}")
+    if args.bot_games:
+        print(f"move → bot's move  {percentiles(figures['to_bot'])} (its search included)")
+    print(f"move → spectator   {percentiles(figures['to_spectator'])}")
     if args.browser_spectators:
-        print(f"move → browser     {percentiles(to_browser)} (the move and its replay answer)")
+        answer = "(the move and its replay answer)"
+        print(f"move → browser     {percentiles(figures['to_browser'])} {answer}")
     per_move = f"{1000 * cpu / moves:.2f} ms per move" if moves else "no moves"
     print(f"server CPU         {100 * cpu / seconds:7.1f} % of one core ({per_move})")
     if args.nodes > 1:
         per_node = ", ".join(f"{100 * c / seconds:.0f} %" for c in cpus[1:])
         print(f"  per node         {per_node}; Redis {100 * cpus[0] / seconds:.0f} %")
-    clients = sum(report["cpu"] for report in reports)
-    print(f"client CPU         {100 * clients / seconds:7.1f} % of one core")
-    print(f"server loop        {stalls(probes, seconds)}")
-    print(f"client loops       {stalls([report['probe'] for report in reports], seconds)}")
-    print(f"server RSS         {rss:7.1f} MB (peak {peak:.1f} MB)")
-    if analyses is not None:
-        made = len(analyses[1])
-        print(f"analyses           {args.analyses} queued, {made} made in the window")
-    errors += analysis_stats.errors
+    print(f"client CPU         {100 * figures['clients'] / seconds:7.1f} % of one core")
+    print(f"server loop        {stalls(figures['probes'], seconds)}")
+    print(f"client loops       {stalls(figures['client_probes'], seconds)}")
+    print(f"server RSS         {figures['rss']:7.1f} MB (peak {figures['peak']:.1f} MB)")
+    if figures["made"] is not None:
+        queued, made = figures["queued"], figures["made"]
+        print(f"analyses           {queued} queued, {made} made in the window")
+    errors = figures["errors"]
     print(f"errors             {len(errors)}")
     for error in sorted(set(errors))[:5]:
         print(f"  {error}")
-    return len(errors)
+
+
+def compare(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """The second run's latencies over the first's, percentile by percentile."""
+    print(f"with {after['queued']} analyses queued / without:")
+    for kind, label in (("to_opponent", "move → opponent"), ("to_bot", "move → bot's move")):
+        if before[kind] and after[kind]:
+            ratios = "   ".join(
+                f"p{round(q * 100)} {at(after[kind], q) / at(before[kind], q):5.2f}×"
+                for q in QUANTILES
+            )
+            print(f"{label:<19}{ratios}")
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Measure, print the figures; with `--analyses`, first a run without them, then one with
+    them and the ratios. The number of errors."""
+    if not args.analyses:
+        figures = await measure(args, 0)
+        report(args, figures)
+        return len(figures["errors"])
+    print("without analyses")
+    before = await measure(args, 0)
+    report(args, before)
+    print(f"\nwith {args.analyses} analyses queued from {args.analysis_addresses} address(es)")
+    after = await measure(args, args.analyses)
+    report(args, after)
+    print()
+    compare(before, after)
+    return len(before["errors"]) + len(after["errors"])
 
 
 def main() -> None:
@@ -881,7 +988,30 @@ def main() -> None:
         "--analyses",
         type=int,
         default=0,
-        help="finished games whose analyses are queued during the window (default 0)",
+        help="finished games whose analyses are queued during the window; the figures of a run "
+        "without them first, then with them, and the ratios (default 0: one run, none)",
+    )
+    parser.add_argument(
+        "--analysis-addresses",
+        type=int,
+        default=25,
+        help="the addresses asking for them, each within its share of the queue (default 25: "
+        "2 each, the server's default share, for 50)",
+    )
+    parser.add_argument(
+        "--bot-games",
+        type=int,
+        default=0,
+        help="of the games, the ones between a player and a server bot (default 0)",
+    )
+    parser.add_argument(
+        "--engine-workers",
+        type=int,
+        default=2,
+        help="with --nodes: `ubao-engine worker`s for the bots and analyses (default 2)",
+    )
+    parser.add_argument(
+        "--bot-depth", type=int, default=6, help="the server bots' search depth (default 6)"
     )
     parser.add_argument(
         "--ports", type=lambda text: [int(p) for p in text.split(",")], help=argparse.SUPPRESS

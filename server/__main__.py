@@ -515,6 +515,13 @@ SERVER_SETTINGS = (
         least=1,
     ),
     Setting(
+        "--analysis-nice",
+        "server.bots.analysis_nice",
+        "the nice of the analyses' scheduling group (Linux's autogroup): 19 keeps them off "
+        "any core another session wants",
+        most=19,
+    ),
+    Setting(
         "--engine-hash",
         "server.bots.hash_mb",
         "each engine's transposition table",

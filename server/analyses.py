@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ubao.engine.games import GAMES
+from ubao.engine.review import EXACT_WITHIN, family
 from ubao.protocol import ErrorCode
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
@@ -78,9 +78,16 @@ class Analyses:
 
 
 def proof_reach(room: Room) -> int | None:
-    """The review's `exact_within` for the game: Othello's default (a few empty squares: the
-    solver's work is bounded by them); none (0) elsewhere, where it counts plies from the
-    record's end, which bound nothing: a game resigned early, or a short one, would be solved
-    from its middle or its start (minutes for Kalah (6,4)). The mancala endgame database
-    still proves the boards with few seeds."""
-    return None if GAMES[room.game_name].board == "othello" else 0
+    """The review's `exact_within` for the game: the review's default (`ubao-engine review`'s),
+    where it bounds the solver's work: Othello's empty squares; a mancala game that ended by
+    the rules after more than twice the plies the default proves (12), whose last plies hold
+    few seeds. Elsewhere none
+    (0): plies from the end of a game resigned early, or of a short one, would be solved from
+    its middle or its start (minutes for Kalah (6,4)). The mancala endgame database and the
+    review's pooled solver time still prove what they can there."""
+    board = family(room.game_name)
+    if board == "othello":
+        return None
+    reach = EXACT_WITHIN[board]
+    by_rules = room.result is not None and room.result.score is not None
+    return None if reach and by_rules and len(room.history) > 2 * reach else 0

@@ -3,10 +3,9 @@ server/analyses.py): games always go first.
 
 A job starts only while no bot turn waits for an engine, and at most `engines` run at once; of
 the jobs waiting, the next is the oldest of the address that has the fewest running, so one
-address's analyses cannot hold the others' back. On one node a job is a process of its own
-(`python -m ubao.engine.tools.review_job`) at the lowest CPU priority (Linux's `SCHED_IDLE`,
-else nice 19): a bot's engine or the server itself that wants a core gets it, and the
-analysis takes what is left.
+address's analyses cannot hold the others' back. On one node a job is a process of its own at the
+lowest CPU priority (engine/protocols/review_process.py): a bot's engine or the server itself
+that wants a core gets it, and the analysis takes what is left.
 In a cluster it is a job for the engine workers (`WorkerPool.review`). Either way the review
 comes back as `review_to_json` wrote it, is turned into the wire's `GameAnalysis` and handed
 to the core (`Core.analysed`), or the failure is (`Core.analysis_failed`)."""
@@ -15,13 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import os
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ubao.engine.protocols.review_process import review_in_process
 from ubao.engine.protocols.wire import game_analysis
 from ubao.engine.review import review_from_json
 from ubao.protocol import GameAnalysis
@@ -29,24 +26,11 @@ from ubao.server.outputs import AnalysisJob
 
 log = logging.getLogger("ubao.server.analyses")
 
-REVIEW_COMMAND = (sys.executable, "-m", "ubao.engine.tools.review_job")
-"""The review of one game, run with this server's own interpreter."""
 IDLE_POLL_S = 0.25
 """While bot turns wait for engines, how often a waiting analysis looks again."""
 
 Review = Callable[[AnalysisJob], Awaitable[dict[str, Any]]]
 """Runs one job: the review's JSON, or an exception saying why not."""
-
-
-def lowest_priority(pid: int) -> None:
-    """Put the review's process in Linux's idle scheduling class (`SCHED_IDLE`, which runs
-    only on a core nothing else wants, and yields it at once), else at nice 19. Done from the
-    server once the process is started, not in it before it runs (`preexec_fn`), which is not
-    safe in a process with threads (the store's writer)."""
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, pid, 19)
-    with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
 
 
 def job_of(job: AnalysisJob) -> dict[str, Any]:
@@ -60,30 +44,14 @@ def job_of(job: AnalysisJob) -> dict[str, Any]:
     }
 
 
-async def review_in_process(job: AnalysisJob) -> dict[str, Any]:
-    """Review the game in a process of its own at the lowest priority; killed if it outlives
-    its budget (a generous bound: three times the time of its moves, and a minute)."""
-    process = await asyncio.create_subprocess_exec(
-        *REVIEW_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    lowest_priority(process.pid)
-    budget_s = 60 + 3 * len(job.moves) * job.time_ms / 1000
-    try:
-        async with asyncio.timeout(budget_s):
-            out, err = await process.communicate(json.dumps(job_of(job)).encode())
-    except BaseException:  # out of time, or the server stops
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-        raise
-    if process.returncode != 0:
-        why = err.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(why[-1] if why else f"the review exited with {process.returncode}")
-    data: dict[str, Any] = json.loads(out)
-    return data
+def review_locally(group_nice: int) -> Review:
+    """Review games in processes of this machine's at the lowest priority, their scheduling
+    group at `group_nice`."""
+
+    async def review(job: AnalysisJob) -> dict[str, Any]:
+        return await review_in_process(job_of(job), group_nice)
+
+    return review
 
 
 class AnalysisRuns:

@@ -40,7 +40,7 @@ from ubao.engine.protocols.client import EngineFailure
 from ubao.protocol import BotInfo, GameAnalysis, encode
 from ubao.protocol.timing import monotonic_ms
 from ubao.server.accounts import hash_key, key_matches, new_key
-from ubao.server.analysis_runs import AnalysisRuns, Review, review_in_process
+from ubao.server.analysis_runs import AnalysisRuns, Review, review_locally
 from ubao.server.bots import Bots, BotSeats, BotSettings
 from ubao.server.clock import Now, wall_ms
 from ubao.server.core import Core
@@ -293,7 +293,8 @@ class GameServer:
             log.info("database: %s", store.path)  # the file whose games are served, said first
             self.database = store
             self.core = Core(store, config.limits, now=now, wall=wall)
-            self.bots, review = Bots(config.bots), review_in_process
+            self.bots = Bots(config.bots)
+            review = review_locally(config.bots.analysis_nice)
         self.bots.max_time_ms = config.limits.max_bot_time_ms  # a seat without time_ms: this
         self.analyses = AnalysisRuns(
             review,

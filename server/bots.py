@@ -109,6 +109,8 @@ class BotSettings:
     analysis_engines: int = 1
     """Analyses of finished games run at once at most, at low priority (server/analysis_runs.py):
     beside the engines, not among them."""
+    analysis_nice: int = 19
+    """The nice of the analyses' own scheduling group (engine/protocols/review_process.py)."""
     engine_bots: tuple[EngineBot, ...] = ()
     """The operator's engine bots (`--engine-bot`), started as bot seats ask for them, in the
     same pool (`engines` counts them too)."""

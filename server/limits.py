@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ubao.engine.review import DEFAULT_TIME_MS
 from ubao.server.room import Bounds
 
 
@@ -68,8 +69,9 @@ class Limits:
     """Analyses of finished games (`analyse`) waiting or running at once (`server_busy`)."""
     analyses_per_address: int = 2
     """Of them, those one address asked for (`quota_exceeded`)."""
-    analysis_time_ms: int = 300
-    """The engine's time for each move of a game's analysis."""
+    analysis_time_ms: int = DEFAULT_TIME_MS
+    """The engine's time for each move of a game's analysis: `ubao-engine review`'s default, so
+    that both mark a game alike."""
     engine_bots: tuple[str, ...] = ()
     """The names of the operator's engine bots (`--engine-bot`), which a bot seat may ask for
     instead of ubao's own engine."""

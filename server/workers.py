@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ubao.engine.protocols.client import EngineFailure
 from ubao.engine.protocols.results import Info
+from ubao.engine.protocols.review_process import review_budget_s
 from ubao.engine.protocols.ubao import parse_bestmove, parse_info, search_lines
 from ubao.engine.protocols.wire import bot_info
 from ubao.protocol.jobs import JOB_STREAM, LOW_JOB_STREAM, WORKER_GROUP
@@ -154,7 +155,7 @@ class WorkerPool(BotSeats):
                     reply = await replies.get()
                 event = reply.get("event")
                 if event == "taken":
-                    budget_s = 60 + 3 * len(job.moves) * job.time_ms / 1000 + HANDOFF_S
+                    budget_s = review_budget_s(len(job.moves), job.time_ms) + HANDOFF_S
                 elif event == "reviewed":
                     data: dict[str, Any] = json.loads(reply["review"])
                     return data

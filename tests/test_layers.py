@@ -73,6 +73,7 @@ ENGINE_PROTOCOLS_EDGE = {
     "ubao.engine.protocols.client",
     "ubao.engine.protocols.session",
     "ubao.engine.protocols.transports",
+    "ubao.engine.protocols.review_process",
 }
 """The engine-protocol library's I/O edge: the asyncio client, its transports and the stdio
 engine's session (its search thread); the rest of the library is pure."""

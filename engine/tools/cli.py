@@ -811,7 +811,7 @@ def command_worker(args: argparse.Namespace) -> None:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
-        asyncio.run(worker.serve(args.redis, args.hash, args.backend))
+        asyncio.run(worker.serve(args.redis, args.hash, args.backend, args.review_nice))
     except worker.Stuck as exc:
         print(
             f"ubao-engine worker: {exc}; exiting so that a supervisor restarts it", file=sys.stderr
@@ -1312,6 +1312,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=BACKENDS,
         help="the rules in C (native) or Python; default: $UBAO_BACKEND, else auto",
+    )
+    worker_parser.add_argument(
+        "--review-nice",
+        type=int,
+        choices=range(20),
+        default=19,
+        metavar="N",
+        help="the nice (0 to 19) of the reviews' own scheduling group (default 19: only cores "
+        "no other session wants; docs/cluster.md)",
     )
     worker_parser.add_argument(
         "--log-level",

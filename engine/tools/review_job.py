@@ -1,9 +1,9 @@
 """A game's review as a job of the server's: the game, its options, its moves, the time per
 move and where to prove values (`exact_within`, optional) in, the review out (`review_to_json`),
-both JSON. `ubao-server` runs it in a process of its own at low priority (`python -m
-ubao.engine.tools.review_job`, the job on stdin, the review on stdout); a cluster's engine
-worker runs `run_review_job` in a thread (engine/tools/worker.py). docs/server.md
-("Analyses") says how the server schedules it."""
+both JSON. `ubao-server` and a cluster's engine worker run it in a process of its own at the lowest
+priority (`python -m ubao.engine.tools.review_job`, the job on stdin, the review on stdout:
+engine/protocols/review_process.py). docs/server.md ("Analyses") says how the server
+schedules it."""
 
 from __future__ import annotations
 

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ubao.engine.protocols.client import EngineClient, EngineFailure
+from ubao.engine.protocols.review_process import review_in_process
 from ubao.engine.protocols.session import read_search
 from ubao.engine.protocols.transports import SessionTransport
 from ubao.engine.protocols.ubao import EngineProtocolError, UbaoDialect, format_info
-from ubao.engine.tools.review_job import run_review_job
 from ubao.protocol.jobs import JOB_STREAM, LOW_JOB_STREAM, WORKER_GROUP
 
 if TYPE_CHECKING:
@@ -210,34 +210,47 @@ class Thinker:
 
 
 class Worker:
-    """Takes jobs from the stream, one at a time, until told to stop."""
+    """Takes bot turns from the stream, one at a time, until told to stop; and beside them one
+    review at a time, in a process of its own at the lowest priority, so that a bot turn never
+    waits behind a review."""
 
-    def __init__(self, redis: Redis, thinker: Thinker, name: str) -> None:
+    def __init__(self, redis: Redis, thinker: Thinker, name: str, review_nice: int = 19) -> None:
         self.redis = redis
         self.thinker = thinker
         self.name = name
+        self.review_nice = review_nice
+        """The nice of the scheduling group of this worker's reviews (review_process.py)."""
         self._touch = redis.register_script(TOUCH)
         self.stopping = asyncio.Event()
         """Set to stop: a flag the loop checks at least every second, not a cancellation,
         which redis-py may swallow in the middle of a blocking command."""
+        self.reviewing: asyncio.Task[None] | None = None
+        """The review running beside the bot turns, if any."""
 
     async def run(self) -> None:
         """Work until `stopping`; Stuck ends it (the search of this process cannot stop)."""
         from redis.exceptions import RedisError
 
         joined = False
-        while not self.stopping.is_set():
-            try:
-                if not joined:
-                    await self._join()
-                    joined = True
-                taken = await self._take()
-                if taken is not None:
-                    await self._work(*taken)
-            except RedisError as exc:  # Redis is down or restarting: wait for it
-                log.warning("redis: %s; trying again in %g s", exc, RETRY_S)
-                await asyncio.sleep(RETRY_S)
-                joined = False
+        try:
+            while not self.stopping.is_set():
+                try:
+                    if not joined:
+                        await self._join()
+                        joined = True
+                    taken = await self._take()
+                    if taken is not None:
+                        await self._work(*taken)
+                except RedisError as exc:  # Redis is down or restarting: wait for it
+                    log.warning("redis: %s; trying again in %g s", exc, RETRY_S)
+                    await asyncio.sleep(RETRY_S)
+                    joined = False
+        finally:
+            reviewing = self.reviewing
+            if reviewing is not None:  # told to stop, it hands its job on within TOUCH_S
+                if not self.stopping.is_set():
+                    reviewing.cancel()
+                await asyncio.gather(reviewing, return_exceptions=True)
 
     async def leave(self) -> None:
         """Leave the group if no job is pending here (one released is taken over instead)."""
@@ -259,8 +272,12 @@ class Worker:
 
     async def _take(self) -> tuple[str, str, dict[str, str]] | None:
         """A dead worker's job first, else a new one (waiting up to POLL_MS for it); a job of
-        `LOW_JOB_STREAM` only when `JOB_STREAM` has none: (stream, entry, fields)."""
-        for stream, block in ((JOB_STREAM, POLL_MS), (LOW_JOB_STREAM, None)):
+        `LOW_JOB_STREAM` only when `JOB_STREAM` has none and no review runs here: (stream,
+        entry, fields)."""
+        streams: list[tuple[str, int | None]] = [(JOB_STREAM, POLL_MS)]
+        if self.reviewing is None:
+            streams.append((LOW_JOB_STREAM, None))
+        for stream, block in streams:
             claimed: Any = await self.redis.xautoclaim(
                 stream, WORKER_GROUP, self.name, RECLAIM_AFTER_MS, "0-0", count=1
             )
@@ -277,7 +294,7 @@ class Worker:
 
     async def _work(self, stream: str, entry: str, fields: dict[str, str]) -> None:
         if stream == LOW_JOB_STREAM:
-            await self._review(entry, fields)
+            self.reviewing = asyncio.create_task(self._review(entry, fields))
             return
         try:
             job = Job.parse(entry, fields)
@@ -321,33 +338,46 @@ class Worker:
         await self._finish(job.stream, job.entry)
 
     async def _review(self, entry: str, fields: dict[str, str]) -> None:
-        """Review a finished game in a thread (the native core's search gives the GIL up),
-        touching the claim meanwhile; a job withdrawn or left for another worker is not
-        answered (its review cannot be stopped: the worker waits for it before the next job)."""
+        """Review a finished game in a process of its own at the lowest priority while this
+        worker goes on taking bot turns, touching the claim meanwhile; a job withdrawn or left
+        for another worker ends its process unanswered. Redis failing leaves the job to
+        another worker (its claim goes untouched)."""
+        from redis.exceptions import RedisError
+
+        reviewing: asyncio.Task[dict[str, Any]] | None = None
         try:
-            job = ReviewJob.parse(entry, fields)
-        except JobError as exc:
-            log.error("%s; dropped", exc)
-            await self._finish(LOW_JOB_STREAM, entry)
-            return
-        log.info("review job %s (game %s)", job.id, job.game_id)
-        await self._reply(job, {"event": "taken"})
-        reviewing = asyncio.create_task(asyncio.to_thread(run_review_job, job.review))
-        while not (await self._wait(reviewing)):
-            if self.stopping.is_set() or not await self._touched(job):
-                log.info("review job %s: left for another worker, or withdrawn", job.id)
-                if self.stopping.is_set():
-                    await self._release(job)
-                await asyncio.gather(reviewing, return_exceptions=True)
+            try:
+                job = ReviewJob.parse(entry, fields)
+            except JobError as exc:
+                log.error("%s; dropped", exc)
+                await self._finish(LOW_JOB_STREAM, entry)
                 return
-        reply: dict[str, Any]
-        try:
-            reply = {"event": "reviewed", "review": json.dumps(reviewing.result())}
-        except Exception as exc:  # an illegal move, or a bug of the review: the node hears why
-            log.warning("review job %s: %s", job.id, exc)
-            reply = {"event": "failed", "why": str(exc) or type(exc).__name__}
-        await self._reply(job, reply)
-        await self._finish(job.stream, job.entry)
+            log.info("review job %s (game %s)", job.id, job.game_id)
+            await self._reply(job, {"event": "taken"})
+            reviewing = asyncio.create_task(review_in_process(job.review, self.review_nice))
+            while not (await self._wait(reviewing)):
+                if self.stopping.is_set() or not await self._touched(job):
+                    log.info("review job %s: left for another worker, or withdrawn", job.id)
+                    if self.stopping.is_set():
+                        await self._release(job)
+                    return
+            reply: dict[str, Any]
+            try:
+                reply = {"event": "reviewed", "review": json.dumps(reviewing.result())}
+            except Exception as exc:  # an illegal move, or a bug of the review: the node hears
+                log.warning("review job %s: %s", job.id, exc)
+                reply = {"event": "failed", "why": str(exc) or type(exc).__name__}
+            await self._reply(job, reply)
+            await self._finish(job.stream, job.entry)
+        except RedisError as exc:
+            log.warning(
+                "review job of stream entry %s: redis: %s; left to another worker", entry, exc
+            )
+        finally:
+            self.reviewing = None
+            if reviewing is not None:  # its process killed if it still runs
+                reviewing.cancel()
+                await asyncio.gather(reviewing, return_exceptions=True)
 
     async def _touched(self, job: Job | ReviewJob) -> bool:
         """Touch the claim on the job: False if it was withdrawn or taken over."""
@@ -394,12 +424,12 @@ def worker_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-async def serve(redis_url: str, hash_mb: int, backend: str | None) -> None:
-    """Run a worker until SIGTERM or Ctrl-C."""
+async def serve(redis_url: str, hash_mb: int, backend: str | None, review_nice: int = 19) -> None:
+    """Run a worker until SIGTERM or Ctrl-C; its reviews' scheduling group at `review_nice`."""
     from redis.asyncio import Redis
 
     redis = Redis.from_url(redis_url, decode_responses=True, socket_connect_timeout=10)
-    worker = Worker(redis, await Thinker.start(hash_mb, backend), worker_name())
+    worker = Worker(redis, await Thinker.start(hash_mb, backend), worker_name(), review_nice)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, worker.stopping.set)

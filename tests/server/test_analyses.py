@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.support.redis_server import RedisServer
 from tests.support.server import (
+    SHARED_NICE,
     SMALL_KALAH,
     Client,
     Harness,
@@ -20,6 +21,10 @@ from tests.support.server import (
     over_at_once,
     running_server,
     small_limits,
+    started_game,
+)
+from tests.support.server import (
+    move as play_move,
 )
 from tests.support.wire import autoplay, create, join, nodes, server_process
 from ubao.engine.games import make_game
@@ -44,6 +49,7 @@ from ubao.server.limits import Limits
 from ubao.server.outputs import AnalysisJob
 
 MARKS = {"", "inaccuracy", "mistake", "blunder"}
+SHARED_ANALYSES = ("--analysis-time", "0.05", "--analysis-nice", str(SHARED_NICE))
 
 
 def made(moves: tuple[str, ...]) -> GameAnalysis:
@@ -116,6 +122,28 @@ def test_othello_is_proved_by_its_empty_squares() -> None:
     analyse(bob, game_id)
     (job,) = h.analysis_jobs
     assert job.exact_within is None  # the review's default: a dozen empty squares
+
+
+def test_a_long_mancala_game_ended_by_the_rules_is_proved_as_the_cli_review_proves() -> None:
+    """`ubao-engine review`'s default proof from the end (12 plies) where it bounds the
+    solver's work: a game that ended by the rules after more than 24 plies; none for a
+    resigned game, whose last plies may hold every seed."""
+    h = Harness()
+    options = {"pits": 6, "seeds": 5}
+    game_id, south, south_token, north, north_token = started_game(h, options=options)
+    rules = make_game("kalah", options)
+    position, plies = rules.start(), 0
+    while not rules.is_over(position):
+        text = rules.format_move(position, rules.legal_moves(position)[-1])
+        peer, token = ((south, south_token), (north, north_token))[rules.to_move(position)]
+        play_move(peer, game_id, token, plies, text)
+        position, plies = rules.play_text(position, text), plies + 1
+    assert plies > 24
+    analyse(south, game_id)
+    resigned, alice, token, _, _ = started_game(h, options=options)
+    alice.ok(Resign(id=alice.next_id(), game_id=resigned, token=token))
+    analyse(alice, resigned)
+    assert [job.exact_within for job in h.analysis_jobs] == [None, 0]
 
 
 def test_only_a_finished_game_is_analysed() -> None:
@@ -196,7 +224,7 @@ async def test_anyone_asks_and_the_analysis_is_made_once_over_the_wire() -> None
 
 async def test_the_analysis_is_stored_with_the_game_across_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "ubao.sqlite3"
-    async with server_process(db, "--analysis-time", "0.05") as (process, port):
+    async with server_process(db, *SHARED_ANALYSES) as (process, port):
         game_id, moves = await finished(port)
         async with Client.connected(port, "asker", "spectator") as asker:
             await asker.ok(Analyse(id=0, game_id=game_id))
@@ -237,14 +265,59 @@ async def test_an_analysis_starts_only_while_no_bot_turn_waits_for_an_engine() -
     assert game_id == "g" and [ply.move for ply in analysis.plies] == ["1"]
 
 
+async def test_analyses_run_at_most_engines_at_once_the_least_served_address_next() -> None:
+    """Bounded concurrency: at most `engines` run (one by default), and of the jobs waiting the
+    next is the oldest of the address with the fewest running."""
+    release: dict[str, asyncio.Event] = {}
+    running: list[str] = []
+    done: list[str] = []
+
+    async def review(job: AnalysisJob) -> dict[str, Any]:
+        running.append(job.game_id)
+        release[job.game_id] = asyncio.Event()
+        await release[job.game_id].wait()
+        running.remove(job.game_id)
+        return review_to_json(review_game(job.game, job.options, job.moves))
+
+    def job(game_id: str, address: str) -> AnalysisJob:
+        return AnalysisJob(game_id, "kalah", {"pits": 1, "seeds": 1}, ("1",), 20, address)
+
+    async def settled() -> None:
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    one = AnalysisRuns(review, lambda: False, lambda g, a: done.append(g), print)
+    for game_id in ("a", "b"):
+        one.add(job(game_id, "10.0.0.1"))
+    await settled()
+    assert running == ["a"]  # one at a time by default
+    release["a"].set()
+    await settled()
+    assert running == ["b"] and done == ["a"]
+    release["b"].set()
+    await settled()
+    await one.close()
+
+    two = AnalysisRuns(review, lambda: False, lambda g, a: done.append(g), print, engines=2)
+    for game_id, address in (("c", "10.0.0.1"), ("d", "10.0.0.1"), ("e", "10.0.0.2")):
+        two.add(job(game_id, address))
+    await settled()
+    assert running == ["c", "e"]  # not d: its address has one running, e's none
+    release["c"].set()
+    await settled()
+    assert running == ["e", "d"]
+    await two.close()
+
+
 async def test_a_cluster_analyses_on_its_workers_and_keeps_it_in_redis(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
     command = [sys.executable, "-m", "ubao.engine", "worker", "--redis", redis_server.url]
+    command += ["--review-nice", str(SHARED_NICE)]
     with (tmp_path / "worker.log").open("wb") as log:
         worker = await asyncio.create_subprocess_exec(*command, "--hash", "1", stderr=log)
         try:
-            async with nodes(redis_server, 2, "--analysis-time", "0.05") as (a, b):
+            async with nodes(redis_server, 2, *SHARED_ANALYSES) as (a, b):
                 game_id, moves = await finished(a.port)
                 async with Client.connected(b.port, "fan", "spectator") as fan:
                     await fan.ok(Analyse(id=0, game_id=game_id))

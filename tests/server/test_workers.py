@@ -19,7 +19,7 @@ import pytest
 from redis.asyncio import Redis
 
 from tests.support.redis_server import RedisServer
-from tests.support.server import Referee, turn
+from tests.support.server import SHARED_NICE, Referee, turn
 from ubao.engine.game import GameError
 from ubao.engine.games import make_game
 from ubao.engine.protocols.wire import game_analysis
@@ -39,9 +39,10 @@ class WorkerProcess:
 
     def __init__(self, url: str, log: Path) -> None:
         self.log = log
+        command = [sys.executable, "-m", "ubao.engine", "worker", "--redis", url, "--hash", "1"]
         with log.open("w") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "ubao.engine", "worker", "--redis", url, "--hash", "1"],
+                [*command, "--review-nice", str(SHARED_NICE)],
                 stdout=subprocess.DEVNULL,
                 stderr=out,
             )
@@ -306,3 +307,37 @@ async def test_a_worker_takes_a_bot_turn_before_a_review_that_came_first(
         await workers.close()
     log = worker.log.read_text()
     assert log.index("go depth") < log.index("review job"), log
+
+
+async def test_a_worker_answers_bot_turns_while_it_reviews_a_long_game(
+    redis_server: RedisServer,
+    start_worker: Callable[[], WorkerProcess],
+) -> None:
+    """A review runs beside the bot turns, in a process of its own: a bot turn that comes while
+    the worker's only review has minutes to go is answered at once (before, the worker took
+    no job until the review ended), and the review withdrawn ends its process."""
+    worker = start_worker()
+    workers = pool(redis_server.url, start_timeout_s=5.0)
+    game = make_game("kalah")
+    position, moves = game.start(), []
+    while not game.is_over(position):
+        move = game.format_move(position, game.legal_moves(position)[0])
+        moves.append(move)
+        position = game.play_text(position, move)
+    job = AnalysisJob("r", "kalah", {}, tuple(moves), 60_000, "10.0.0.1")  # a minute a move
+    review = asyncio.create_task(workers.review(job))
+    try:
+        await worker.wait_for("review job")
+        referee = Referee()
+        assert await workers.play(turn(), referee) is None
+        assert len(referee.offered) == 1  # the first attempt's answer
+    finally:
+        review.cancel()
+        await asyncio.gather(review, return_exceptions=True)
+        await workers.close()
+    await worker.wait_for("withdrawn")
+    children = Path(f"/proc/{worker.process.pid}/task/{worker.process.pid}/children")
+    deadline = time.monotonic() + 10
+    while children.exists() and children.read_text().strip():
+        assert time.monotonic() < deadline, "the review's process outlived its job"
+        await asyncio.sleep(0.05)

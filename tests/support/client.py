@@ -14,6 +14,7 @@ from typing import Any
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from tests.support.server import SHARED_NICE
 from ubao.client.connection import Backoff
 from ubao.client.live import LiveGame
 from ubao.client.seating import SeatSession
@@ -21,6 +22,7 @@ from ubao.client.tokens import TokenStore
 from ubao.engine.games import make_game
 from ubao.protocol import Create, Event, Ping, RematchOffer, SeatSpec, Snapshot
 from ubao.server.app import GameServer, ServerConfig
+from ubao.server.bots import BotSettings
 from ubao.server.limits import Limits
 
 FAST = Backoff(first=0.05, limit=0.2, jitter=0.0)
@@ -45,8 +47,14 @@ async def until(condition: Callable[[], object], what: str = "condition") -> Non
 
 @contextlib.asynccontextmanager
 async def game_server(**limits: Any) -> AsyncIterator[GameServer]:
-    """A real server on a free loopback port with an in-memory database and real engines."""
-    config = ServerConfig(port=0, db=":memory:", limits=dataclasses.replace(Limits(), **limits))
+    """A real server on a free loopback port with an in-memory database and real engines, its
+    analyses sharing the machine like any session's (`SHARED_NICE`)."""
+    config = ServerConfig(
+        port=0,
+        db=":memory:",
+        limits=dataclasses.replace(Limits(), **limits),
+        bots=BotSettings(analysis_nice=SHARED_NICE),
+    )
     async with GameServer(config) as server:
         yield server
 

@@ -322,11 +322,17 @@ class Client:
                 return event
 
 
+SHARED_NICE = 0
+"""The analyses' scheduling group in test servers: a share of the machine like any session's,
+so that an analysis a test waits for is made on a machine that other work saturates (at 19,
+the server's default, it waits for an idle core: engine/protocols/review_process.py)."""
+
+
 @contextlib.asynccontextmanager
 async def running_server(
     *, db: str | Path = ":memory:", now: Any = None, **config: Any
 ) -> AsyncIterator[GameServer]:
-    config.setdefault("bots", BotSettings(command=fake_engine()))
+    config.setdefault("bots", BotSettings(command=fake_engine(), analysis_nice=SHARED_NICE))
     server_config = ServerConfig(host="127.0.0.1", port=0, db=db, **config)
     server = GameServer(server_config, now=now) if now else GameServer(server_config)
     await server.start()
