@@ -396,10 +396,12 @@ static PyObject *Search_set_probcut(SearchObject *self, PyObject *const *args,
         return NULL;
     }
     Py_ssize_t nstages = PySequence_Fast_GET_SIZE(checks);
-    int ok = n >= 1 && n <= SEARCH_PROBCUT_PROGRESS && nstages >= 1 &&
-             nstages <= SEARCH_PROBCUT_STAGES;
+    const OthObject *oth = (const OthObject *)self->rules;
+    int squares = oth->wide ? oth->broad.squares : oth->narrow.squares;
+    int ok = n == squares + 1 && nstages >= 1 && nstages <= SEARCH_PROBCUT_STAGES;
     if (!ok)
-        PyErr_SetString(PyExc_ValueError, "too many or no ProbCut stages or progress values");
+        PyErr_SetString(PyExc_ValueError, "ProbCut needs a stage for every count of squares "
+                                          "occupied, and 1 to 32 rows of checks");
     for (Py_ssize_t i = 0; ok && i < n; i++) {
         long stage = PyLong_AsLong(PySequence_Fast_GET_ITEM(stages, i));
         if (stage == -1 && PyErr_Occurred()) ok = 0;

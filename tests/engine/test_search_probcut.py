@@ -12,6 +12,8 @@ import pytest
 
 from tests.support.engine import needs_native
 from tests.support.native import pair
+from ubao.engine.backend import NativeRules
+from ubao.engine.games import make_game
 from ubao.engine.othello import probcut
 from ubao.engine.othello.game import Othello, Position
 from ubao.engine.othello.probcut_fits import FITS
@@ -63,12 +65,12 @@ def test_probcut_prunes_and_switched_off_searches_full_width() -> None:
     line = game_line(game, 7)
     cut = full = 0
     for position in line[16:40:8]:
-        selective = Searcher(game).search(position, 7)
-        whole = Searcher(game, selective=False).search(position, 7)
+        selective = Searcher(game).search(position, 6)
+        whole = Searcher(game, selective=False).search(position, 6)
         cut += selective.stats.generated
         full += whole.stats.generated
         # switched off, the search is the plain one: the exact mode's value at the same depth
-        assert whole.score == Searcher(game, exact=True).search(position, 7).score
+        assert whole.score == Searcher(game, exact=True).search(position, 6).score
     assert cut < full * 0.8
 
 
@@ -109,3 +111,20 @@ def test_tight_checks_cut_alike_on_both_backends(
         python, core = Searcher(reference), Searcher(native)
         assert python.native is None and core.native is not None
         assert work(core.search(position, depth)) == work(python.search(position, depth))
+
+
+@needs_native
+def test_the_native_search_takes_checks_for_its_board_only() -> None:
+    checks = Othello({}).probcut("trained")
+    assert checks is not None
+    six = make_game("othello", {"size": 6}, backend="native")
+    assert isinstance(six, NativeRules)
+    core = six.search_core("negamax", "trained", 1, False)
+    with pytest.raises(ValueError, match="a stage for every count of squares occupied"):
+        core.set_probcut(checks.stages, checks.checks)
+    kalah = make_game("kalah", {}, backend="native")
+    assert isinstance(kalah, NativeRules)
+    with pytest.raises(ValueError, match="only an Othello search"):
+        kalah.search_core("negamax", "store_diff", 1, False).set_probcut(
+            checks.stages, checks.checks
+        )
