@@ -23,6 +23,26 @@ BoardChild = tuple[M, int, bool, int, int]
 Evaluation = Callable[[Any], float]
 """A static evaluation: a score of a non-terminal position from player 0's point of view."""
 
+ProbCutCheck = tuple[int, float, float, float]
+"""(shallow depth, slope, high, low) for nodes of one depth and stage: a null-window node cuts
+high when its search to the shallow depth reaches (beta + high) / slope, low when it stays at
+or below (alpha + low) / slope (docs/engine.md, Multi-ProbCut)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProbCut:
+    """Multi-ProbCut's checks for one evaluation of a game: at a null-window node below the
+    root, a shallow search predicts the deep one (deep = slope * shallow + offset, within a few
+    standard errors), and a prediction far outside the window ends the node. Fitted per game
+    stage and depth (`Searchable.probcut`); only the strength mode's negamax uses them."""
+
+    progress: Callable[[Any], int]
+    """How far a position's game has gone (Othello: squares occupied), from 0."""
+    stages: tuple[int, ...]
+    """The row of `checks` of each progress value (its game stage, say; at most 32 rows)."""
+    checks: tuple[tuple[ProbCutCheck | None, ...], ...]
+    """By row, then by a node's depth (from 0, fewer than 32): its check, or None."""
+
 
 @dataclass(frozen=True, slots=True)
 class SearchHints:
@@ -97,6 +117,11 @@ class Searchable(Game[P, M]):
             return None if is_over(position) else evaluation(position)
 
         return leaf
+
+    def probcut(self, evaluation: str) -> ProbCut | None:
+        """Multi-ProbCut's checks for the evaluation named, or None: the game has none fitted
+        for it, and the search stays full-width."""
+        return None
 
     def moves_to_go(self, position: P) -> int | None:
         """About how many moves the side to move has still to play, where the board tells

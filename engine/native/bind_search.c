@@ -23,6 +23,7 @@ typedef struct {
     int threads;     /* the main thread and threads - 1 helpers */
     SearchHelper *helpers[SEARCH_MAX_THREADS - 1];
     int root_moves[SEARCH_MAX_ROOT_MOVES]; /* the search's root moves, when restricted */
+    ProbCut probcut; /* multi-ProbCut's checks, when set (search.probcut then points here) */
 } SearchObject;
 
 /* A position of the searched game, read while the GIL is held. */
@@ -354,6 +355,88 @@ static PyObject *Search_stop(SearchObject *self, PyObject *Py_UNUSED(ignored)) {
     Py_RETURN_NONE;
 }
 
+/* One check (a tuple (shallow, slope, high, low), or None: no check) into *c; 0, or -1 with
+ * an exception set. */
+static int search_probcut_check(PyObject *item, ProbCutCheck *c, int depth) {
+    c->shallow = 0;
+    if (item == Py_None) return 0;
+    if (!PyArg_ParseTuple(item, "iddd", &c->shallow, &c->slope, &c->high, &c->low)) return -1;
+    if (c->shallow < 1 || c->shallow >= depth || !(c->slope > 0)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "a ProbCut check needs a shallow depth from 1 to below its node's and "
+                        "a positive slope");
+        return -1;
+    }
+    return 0;
+}
+
+/* Multi-ProbCut's checks for the next searches (`ProbCut.stages` and `.checks`), or None for
+ * none: the strength mode's negamax of a game that measures progress (Othello). */
+static PyObject *Search_set_probcut(SearchObject *self, PyObject *const *args,
+                                    Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "set_probcut(stages, checks)");
+        return NULL;
+    }
+    if (!search_idle(self)) return NULL;
+    self->search.probcut = NULL;
+    if (args[0] == Py_None) Py_RETURN_NONE;
+    if (!PyObject_TypeCheck(self->rules, &OthType)) {
+        PyErr_SetString(PyExc_ValueError, "only an Othello search takes ProbCut checks");
+        return NULL;
+    }
+    ProbCut *pc = &self->probcut;
+    memset(pc, 0, sizeof *pc);
+    PyObject *stages = PySequence_Fast(args[0], "the stages must be a sequence");
+    if (!stages) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(stages);
+    PyObject *checks = PySequence_Fast(args[1], "the checks must be a sequence");
+    if (!checks) {
+        Py_DECREF(stages);
+        return NULL;
+    }
+    Py_ssize_t nstages = PySequence_Fast_GET_SIZE(checks);
+    const OthObject *oth = (const OthObject *)self->rules;
+    int squares = oth->wide ? oth->broad.squares : oth->narrow.squares;
+    int ok = n == squares + 1 && nstages >= 1 && nstages <= SEARCH_PROBCUT_STAGES;
+    if (!ok)
+        PyErr_SetString(PyExc_ValueError, "ProbCut needs a stage for every count of squares "
+                                          "occupied, and 1 to 32 rows of checks");
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        long stage = PyLong_AsLong(PySequence_Fast_GET_ITEM(stages, i));
+        if (stage == -1 && PyErr_Occurred()) ok = 0;
+        else if (stage < 0 || stage >= nstages) {
+            PyErr_SetString(PyExc_ValueError, "a ProbCut stage out of range");
+            ok = 0;
+        } else
+            pc->stage[i] = (unsigned char)stage;
+    }
+    for (Py_ssize_t i = 0; ok && i < nstages; i++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(checks, i),
+                                        "a stage's checks must be a sequence");
+        if (!row) {
+            ok = 0;
+            break;
+        }
+        Py_ssize_t depths = PySequence_Fast_GET_SIZE(row);
+        if (i == 0) pc->depths = (int)depths;
+        if (depths != pc->depths || depths > SEARCH_PROBCUT_DEPTHS) {
+            PyErr_SetString(PyExc_ValueError, "every stage needs as many ProbCut depths, "
+                                              "fewer than 32");
+            ok = 0;
+        }
+        for (Py_ssize_t d = 0; ok && d < depths; d++)
+            ok = search_probcut_check(PySequence_Fast_GET_ITEM(row, d), &pc->check[i][d],
+                                      (int)d) == 0;
+        Py_DECREF(row);
+    }
+    Py_DECREF(stages);
+    Py_DECREF(checks);
+    if (!ok) return NULL;
+    self->search.probcut = pc;
+    Py_RETURN_NONE;
+}
+
 /* Threads for the next searches (at least 1); returns how many will run: fewer where threads
  * are not built, beyond SEARCH_MAX_THREADS, or out of memory. The exact mode, alphabeta and
  * minimax run one. */
@@ -406,6 +489,8 @@ static PyMethodDef Search_methods[] = {
     {"clear", (PyCFunction)Search_clear, METH_NOARGS, "Empty the table."},
     {"stop", (PyCFunction)Search_stop, METH_NOARGS,
      "Make the running search (from any thread) return at its next node."},
+    {"set_probcut", (PyCFunction)(void (*)(void))Search_set_probcut, METH_FASTCALL,
+     "Multi-ProbCut's checks for the next searches: (stages, checks), or (None, None)."},
     {"set_threads", (PyCFunction)Search_set_threads, METH_O,
      "Threads for the next searches (lazy SMP); returns how many will run."},
     {NULL, NULL, 0, NULL},

@@ -181,6 +181,7 @@ static int B_NAME(oth_find_, W)(const Rules *r, const Pos *p, int move) {
 #define S_LEAF B_NAME(oth_leaf_, W)
 #define S_ENDED B_NAME(oth_ended_, W)
 #define S_FIND B_NAME(oth_find_, W)
+#define S_PROGRESS(r, p) B_COUNT(B_OR((p)->black, (p)->white))
 #include "search_impl.h"
 #undef S_NAME
 #undef S_RULES
@@ -196,5 +197,6 @@ static int B_NAME(oth_find_, W)(const Rules *r, const Pos *p, int move) {
 #undef S_LEAF
 #undef S_ENDED
 #undef S_FIND
+#undef S_PROGRESS
 #undef Pos
 #undef PASS_HANDLE

@@ -70,6 +70,7 @@ static void helper_ready(SearchState *s, const SearchState *main, int index) {
     s->table_depth = main->table_depth;
     s->evaluation = main->evaluation;
     s->algorithm = main->algorithm;
+    s->probcut = main->probcut;
     s->deadline = main->deadline;
     s->root_move = main->root_move;
     s->root_moves = main->root_moves;

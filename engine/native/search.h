@@ -32,6 +32,22 @@
  * move) and this many plies below it (every move after the table's or the game's first). */
 #define SEARCH_REVERSED_PLIES 4
 
+/* Multi-ProbCut's checks (engine/searchable.py `ProbCut`): by row (a stage), then by a node's depth,
+ * the shallow depth (0: no check), the slope and the high and low offsets; the stage of each
+ * progress value (a game's S_PROGRESS: Othello's squares occupied). */
+#define SEARCH_PROBCUT_STAGES 32
+#define SEARCH_PROBCUT_DEPTHS 32
+#define SEARCH_PROBCUT_PROGRESS 257
+typedef struct {
+    int shallow;
+    double slope, high, low;
+} ProbCutCheck;
+typedef struct {
+    unsigned char stage[SEARCH_PROBCUT_PROGRESS];
+    int depths; /* checks for depths below this */
+    ProbCutCheck check[SEARCH_PROBCUT_STAGES][SEARCH_PROBCUT_DEPTHS];
+} ProbCut;
+
 /* What one search (one thread of it) keeps besides the game's rules. */
 typedef struct {
     Table *table; /* shared by every thread of a search */
@@ -39,6 +55,7 @@ typedef struct {
     int table_depth; /* the least depth left at which a node below the root uses the table */
     int evaluation; /* one of the game's enum in constants.h */
     int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
+    const ProbCut *probcut; /* negamax's checks, for a game with S_PROGRESS (NULL: none) */
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
     uint64_t open_hits; /* hits of entries whose search met the horizon (not FINAL_DEPTH) */
     int64_t filled; /* the table's empty slots this thread filled (counted while it is shared) */

@@ -15,6 +15,8 @@
  *   S_ORDER_OVER(r, p, moves, ply, over)  S_ORDER_PLY given what S_CHILD returned (-1: nothing)
  * and optionally, for a game with a cheaper order one ply above the horizon (below the root):
  *   S_HORIZON_ORDER(r, p, moves, over)   `horizon_moves`, given what S_CHILD returned
+ * and optionally, for a game with multi-ProbCut's checks (s->probcut):
+ *   S_PROGRESS(r, p)       how far the game of p has gone (`ProbCut.progress`)
  * and optionally, for a game whose order already makes every child (Bao), which then keeps
  * what it made per ply and makes the tree's children from it (S_CHILD still makes the line's):
  *   S_ORDER_PLY(r, p, moves, ply)    S_ORDER for the node `ply` plies from the root
@@ -173,6 +175,30 @@ static inline void S_NAME(reverse)(int *moves, int n) {
     }
 }
 
+#ifdef S_PROGRESS
+static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
+                              int over, int depth, double alpha, double beta, int ply);
+
+/* Multi-ProbCut at a null-window node (`probcut_cut`): 1 when the shallow search predicts a
+ * value of at least beta, -1 when at most alpha, 0 when neither (or it met no horizon). */
+static int S_NAME(probcut)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
+                           int over, const ProbCutCheck *c, double alpha, double beta,
+                           int ply) {
+    uint64_t met = s->evaluated + s->open_hits;
+    double bound = (beta + c->high) / c->slope;
+    double value =
+        S_NAME(negamax)(s, r, p, key, over, c->shallow, -search_next_up(-bound), bound, ply);
+    if (s->aborted) return 0;
+    if (value >= bound && s->evaluated + s->open_hits != met) return 1;
+    met = s->evaluated + s->open_hits;
+    bound = (alpha + c->low) / c->slope;
+    value = S_NAME(negamax)(s, r, p, key, over, c->shallow, bound, search_next_up(bound), ply);
+    if (s->aborted) return 0;
+    if (value <= bound && s->evaluated + s->open_hits != met) return -1;
+    return 0;
+}
+#endif
+
 /* The value for the side to move, `me`; children of the same side are not negated. After an
  * abort (s->aborted) the value means nothing. `key` is S_HASH of `p` when the node uses the
  * table (hashed once, by the parent), `over` what S_CHILD returned of it (-1: nothing). As in
@@ -214,6 +240,21 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     if (ply == 0 && s->root_move != TT_NO_MOVE) first = s->root_move;
     if (S_NAME(out_of_time)(s)) return 0.0;
     if (!n) return S_ENDED(r, p, me, ply);
+#ifdef S_PROGRESS
+    const ProbCut *pc = s->probcut;
+    if (pc && ply && depth < pc->depths && beta <= search_next_up(alpha) &&
+        fabs(alpha) < SEARCH_MATE_BOUND) {
+        const ProbCutCheck *c = &pc->check[pc->stage[S_PROGRESS(r, p)]][depth];
+        if (c->shallow) {
+            int cut = S_NAME(probcut)(s, r, p, key, over, c, alpha, beta, ply);
+            if (s->aborted) return 0.0;
+            if (cut) {
+                s->pv_len[ply] = 0;
+                return cut > 0 ? beta : alpha;
+            }
+        }
+    }
+#endif
     s->expanded++;
     int ranked = ply == 0 && s->exact;
     if (ranked) /* each root move's place in the game's order */

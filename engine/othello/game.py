@@ -26,7 +26,7 @@ from ubao.engine.game import (
     notation_text,
     shown,
 )
-from ubao.engine.othello import trained
+from ubao.engine.othello import probcut, trained
 from ubao.engine.othello.evaluations import (
     C_SQUARE,
     EDGE,
@@ -35,7 +35,7 @@ from ubao.engine.othello.evaluations import (
     X_SQUARE,
     positional_tables,
 )
-from ubao.engine.searchable import Evaluation, Searchable, SearchHints
+from ubao.engine.searchable import Evaluation, ProbCut, Searchable, SearchHints
 
 Move = int
 Ray = tuple[int, int]
@@ -240,6 +240,11 @@ class Othello(Searchable[Position, Move]):
             return placements(opp ^ flips, own | 1 << square | flips).bit_count()
 
         return sorted(moves, key=replies)
+
+    def probcut(self, evaluation: str) -> ProbCut | None:
+        """Multi-ProbCut's checks fitted for `evaluation` on 8x8 (engine/othello/probcut.py);
+        None on the other sizes, where nothing was fitted."""
+        return probcut.checks(evaluation) if self.size == probcut.SIZE else None
 
     def horizon_moves(self, position: Position) -> list[Move]:
         """The placements by the square weights, best first: corners, edges, the inner

@@ -51,6 +51,7 @@ OPTIONS = (
     "Eval",
     "Hash",
     "Exact",
+    "ProbCut",
     "Threads",
     "Backend",
     "Ponder",
@@ -168,6 +169,8 @@ class EngineSession:
         self.hash_mb = DEFAULT_HASH_MB
         self.exact = False
         self.threads = 1
+        self.selective = True
+        """Multi-ProbCut where the game has it (`setoption name ProbCut value false`: none)."""
         self.overhead_ms = MOVE_OVERHEAD_MS
         self.multipv = 1
         """How many best root lines a search reports (`setoption name MultiPV`, as in UCI)."""
@@ -177,8 +180,9 @@ class EngineSession:
         self.position: Any = None
         self.searcher: Searcher[Any, Any] | None = None
         """The engine of the current game, kept between searches for its tables."""
-        self._settings: tuple[str, str | None, int, bool, int] | None = None
-        """The (algorithm, evaluation, hash MB, exact, threads) the searcher was made with."""
+        self._settings: tuple[str, str | None, int, bool, int, bool] | None = None
+        """The (algorithm, evaluation, hash MB, exact, threads, ProbCut) the searcher was made
+        with."""
         self._thread: threading.Thread | None = None
         self._control: SearchControl | None = None
         self._infinite = False
@@ -258,6 +262,7 @@ class EngineSession:
         self.say("option name Eval type string default <empty>")
         self.say(f"option name Hash type spin default {DEFAULT_HASH_MB} min 0 max {MAX_HASH_MB}")
         self.say("option name Exact type check default false")
+        self.say("option name ProbCut type check default true")
         self.say(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
         backends = " ".join(f"var {name}" for name in BACKENDS)
         self.say(f"option name Backend type combo default {self.default_backend} {backends}")
@@ -313,6 +318,8 @@ class EngineSession:
             self.hash_mb = int(value)
         elif option == "Exact":
             self.exact = check_value(option, value)
+        elif option == "ProbCut":
+            self.selective = check_value(option, value)
         elif option == "Ponder":
             check_value(option, value)  # a GUI's leave to `go ponder`, which always works
         elif option == "Threads":
@@ -382,7 +389,14 @@ class EngineSession:
                 root_moves = [game.parse_move(position, text) for text in go.searchmoves]
             except GameError as error:
                 raise EngineProtocolError(f"go: searchmoves: {error}") from None
-        settings = (self.algorithm, self.evaluation, self.hash_mb, self.exact, self.threads)
+        settings = (
+            self.algorithm,
+            self.evaluation,
+            self.hash_mb,
+            self.exact,
+            self.threads,
+            self.selective,
+        )
         if self.searcher is None or self._settings != settings:
             try:
                 self.searcher = Searcher(game, *settings)

@@ -25,7 +25,7 @@ from ubao.engine.search.scores import final_score, forced_result, mate_distance
 from ubao.engine.search.table import DEFAULT_HASH_MB, TranspositionTable
 from ubao.engine.search.trace import Tracer
 from ubao.engine.search.tree import NativeTree, PythonTree
-from ubao.engine.searchable import Evaluation, Searchable
+from ubao.engine.searchable import Evaluation, ProbCut, Searchable
 
 if TYPE_CHECKING:
     from ubao.engine._native import Search
@@ -163,7 +163,11 @@ class Searcher(Generic[P, M]):
     searches, so that a bot's next search starts from what its last one learnt.
 
     `threads` above 1 runs the native negamax of the strength mode on that many threads sharing
-    its table (lazy SMP); everything else searches on one (`threads_note` says why)."""
+    its table (lazy SMP); everything else searches on one (`threads_note` says why).
+
+    `selective` lets the strength mode's negamax prune by multi-ProbCut where the game has
+    checks fitted for the evaluation (`Searchable.probcut`; 8x8 Othello); the exact mode and
+    the other algorithms always search full width."""
 
     def __init__(
         self,
@@ -173,6 +177,7 @@ class Searcher(Generic[P, M]):
         hash_mb: float = DEFAULT_HASH_MB,
         exact: bool = False,
         threads: int = 1,
+        selective: bool = True,
     ) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
@@ -185,6 +190,10 @@ class Searcher(Generic[P, M]):
         """The exact mode: table scores only of the very depth, ties at the root to the game's
         first move, so that every algorithm returns the same value at the same depth."""
         self.hash_mb = hash_mb
+        self.probcut: ProbCut | None = None
+        """Multi-ProbCut's checks (None: a full-width search)."""
+        if selective and not exact and algorithm == "negamax":
+            self.probcut = game.probcut(self.evaluation_name)
         self.table = TranspositionTable(hash_mb)
         self.control = SearchControl()
         self.native: Search | None = None
@@ -192,6 +201,8 @@ class Searcher(Generic[P, M]):
         has one; it then runs every untraced search."""
         if isinstance(game, NativeRules):
             self.native = game.search_core(algorithm, self.evaluation_name, hash_mb, exact)
+            if self.probcut is not None:
+                self.native.set_probcut(self.probcut.stages, self.probcut.checks)
         self.threads_asked = threads
         self.threads = 1
         """Threads an untraced search runs."""

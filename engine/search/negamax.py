@@ -36,6 +36,11 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
     settled = kit.settled
     save = kit.save
     horizon = kit.horizon
+    probcut = kit.probcut
+    progress = probcut.progress if probcut is not None else None
+    stages = probcut.stages if probcut is not None else ()
+    checks = probcut.checks if probcut is not None else ()
+    check_depths = len(checks[0]) if checks else 0
     clock = time.perf_counter
     generated = expanded = evaluated = cutoffs = hits = open_hits = 0
 
@@ -78,6 +83,19 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
             return ended(pos, me, ply)
         if not ply and allowed is not None:
             moves = [move for move in moves if move in allowed]
+        if (
+            progress is not None
+            and ply
+            and depth < check_depths
+            and beta <= nextafter(alpha, inf)
+            and -MATE_BOUND < alpha < MATE_BOUND
+        ):
+            check = checks[stages[progress(pos)]][depth]
+            if check is not None:
+                cut = probcut_cut(pos, me, check, alpha, beta, ply)
+                if cut is not None:
+                    pv_lines[ply] = ()
+                    return cut
         expanded += 1
         rank = ranks(moves) if ply == 0 and exact else None
         if depth > 1 and len(moves) > 1:
@@ -141,6 +159,31 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
         if stored and (ply or allowed is None):
             save(k, depth, flag, best, best_move, ply, evaluated + open_hits == met)
         return best
+
+    def probcut_cut(
+        pos: Any,
+        me: int,
+        check: tuple[int, float, float, float],
+        alpha: float,
+        beta: float,
+        ply: int,
+    ) -> float | None:
+        """Multi-ProbCut at a null-window node: `beta` when the shallow search predicts a value
+        of at least beta, `alpha` when it predicts at most alpha, else None (search it). A
+        shallow search that met no horizon predicts nothing (its value is exact, not a
+        sample of the regression)."""
+        shallow, slope, high, low = check
+        met = evaluated + open_hits
+        bound = (beta + high) / slope
+        value = negamax(pos, me, shallow, nextafter(bound, -inf), bound, ply)
+        if value >= bound and evaluated + open_hits != met:
+            return beta
+        met = evaluated + open_hits
+        bound = (alpha + low) / slope
+        value = negamax(pos, me, shallow, bound, nextafter(bound, inf), ply)
+        if value <= bound and evaluated + open_hits != met:
+            return alpha
+        return None
 
     scores: list[float] = []
     """The root's score after each iteration, for the aspiration window of the next."""

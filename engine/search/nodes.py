@@ -28,7 +28,7 @@ from ubao.engine.search.control import FINAL_DEPTH, MAX_SEARCH_DEPTH, SearchCont
 from ubao.engine.search.scores import MATE_BOUND, final_score
 from ubao.engine.search.table import EXACT, LOWER, TranspositionTable
 from ubao.engine.search.trace import TraceOut
-from ubao.engine.searchable import Searchable
+from ubao.engine.searchable import ProbCut, Searchable
 
 Counts = Callable[[], tuple[int, int, int, int, int, int]]
 """A search's counters: generated, expanded, evaluated, cutoffs, table hits, and the hits of
@@ -79,6 +79,8 @@ class NodeKit:
     settled: Callable[[tuple[int, int, float, Any], int, float, float, int], float | None]
     save: Callable[[int, int, int, float, Any, int, bool], None]
     horizon: Horizon
+    probcut: ProbCut | None
+    """Multi-ProbCut's checks, which negamax applies (None: a full-width search)."""
 
 
 def node_kit(
@@ -92,6 +94,7 @@ def node_kit(
     trace_ply: int,
     nodes: int | None,
     allowed: frozenset[Any] | None,
+    probcut: ProbCut | None = None,
 ) -> NodeKit:
     """The setup of one tree walk, with the steps every algorithm shares built over it."""
     make = game.child
@@ -194,6 +197,7 @@ def node_kit(
         settled=settled,
         save=save,
         horizon=horizon,
+        probcut=probcut,
     )
 
 

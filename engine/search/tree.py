@@ -68,6 +68,7 @@ class PythonTree:
             tracer.max_ply if tracer is not None else -1,
             nodes,
             allowed,
+            searcher.probcut,
         )
         self._counts, self._root = ALGORITHM_NODES[searcher.algorithm](self._kit)
         self._tracer = tracer

@@ -182,6 +182,17 @@ def add_search_mode_arguments(parser: argparse.ArgumentParser) -> None:
     add_threads_argument(parser)
 
 
+def add_probcut_argument(parser: argparse.ArgumentParser) -> None:
+    """`--no-probcut`: a full-width strength search (docs/engine.md, Multi-ProbCut)."""
+    parser.add_argument(
+        "--no-probcut",
+        dest="probcut",
+        action="store_false",
+        help="search full width: no multi-ProbCut (which only the strength mode's negamax of "
+        "8x8 Othello applies)",
+    )
+
+
 def add_threads_argument(
     parser: argparse.ArgumentParser,
     which: str = "the native negamax in the strength mode",
@@ -338,7 +349,9 @@ def command_analyse(args: argparse.Namespace) -> None:
     check_threads(args.threads)
     game, position = game_and_position(args)
     try:
-        searcher = Searcher(game, args.algorithm, args.eval, args.hash, args.exact, args.threads)
+        searcher = Searcher(
+            game, args.algorithm, args.eval, args.hash, args.exact, args.threads, args.probcut
+        )
     except ValueError as error:
         raise CommandError(str(error)) from None
     if args.trace and searcher.threads > 1:
@@ -383,6 +396,7 @@ def command_analyse(args: argparse.Namespace) -> None:
         "mate": result.mate,
         "margin": result.margin,
         "exact": searcher.exact,
+        "probcut": searcher.probcut is not None,
         "pv": pv,
         "stopped": result.stopped,
         "stats": stats.to_dict(),
@@ -399,7 +413,8 @@ def command_analyse(args: argparse.Namespace) -> None:
         f"best move: {data['move'] or 'none, the game is over'}",
         f"score: {whose if scored else 'none, no iteration completed in time'} "
         f"({searcher.algorithm}, {searcher.evaluation_name}, "
-        f"{'exact' if searcher.exact else 'strength'} mode, {stats.threads} "
+        f"{'exact' if searcher.exact else 'strength'} mode"
+        f"{', ProbCut' if searcher.probcut is not None else ''}, {stats.threads} "
         f"thread{'s' if stats.threads > 1 else ''})",
         f"pv: {' '.join(pv)}",
         f"depth {stats.depth}{' (stopped by the time limit)' if result.stopped else ''}, "
@@ -848,7 +863,9 @@ def command_match(args: argparse.Namespace) -> None:
 
 def check_builtin(game: Searchable[Any, Any], spec: EngineSpec) -> None:
     """Unknown evaluations and thread counts fail now; fewer threads say why."""
-    searcher = Searcher(game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads)
+    searcher = Searcher(
+        game, spec.algorithm, spec.evaluation, 0, spec.exact, spec.threads, spec.selective
+    )
     say_threads(searcher.threads_note)
 
 
@@ -1066,6 +1083,7 @@ def build_parser() -> argparse.ArgumentParser:
         "see the native search's C memory)",
     )
     add_search_mode_arguments(analyse)
+    add_probcut_argument(analyse)
     analyse.set_defaults(handler=command_analyse)
 
     solve = commands.add_parser(

@@ -32,6 +32,8 @@ class EngineSpec:
     hash_mb: int = DEFAULT_HASH_MB
     exact: bool = False
     threads: int = 1
+    selective: bool = True
+    """Multi-ProbCut where the game has it (`probcut=off`: full width)."""
 
     def describe(self) -> str:
         parts = [self.algorithm, self.evaluation or "default"]
@@ -43,10 +45,12 @@ class EngineSpec:
             parts.append("exact")
         if self.threads > 1:
             parts.append(f"t{self.threads}")
+        if not self.selective:
+            parts.append("noprobcut")
         return ":".join(parts)
 
 
-SPEC_SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact")
+SPEC_SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact", "probcut")
 """Every setting of a built-in engine's spec."""
 LIMITS = ("depth", "time", "tc")
 """The settings that limit each move, of either kind of engine."""
@@ -94,6 +98,10 @@ def spec_of(items: Sequence[str], threads: int = 1) -> EngineSpec:
             values["algorithm"] = value
         elif name == "eval":
             values["evaluation"] = value
+        elif name == "probcut":
+            if value not in ("on", "off"):
+                raise ValueError(f"probcut must be on or off, not {value!r}")
+            values["selective"] = value == "on"
         elif name == "hash" and value.startswith("-"):
             raise ValueError(f"hash must be at least 0 (no table) and at most {MAX_HASH_MB} (MB)")
         elif name in ("depth", "threads", "hash"):
@@ -264,7 +272,7 @@ def external(command: str, limits: EngineSpec, protocol: str = "ubao") -> Entran
     return Entrant(command, spec, argv, protocol)
 
 
-BUILTIN_ONLY = ("algorithm", "eval", "hash", "threads", "exact")
+BUILTIN_ONLY = ("algorithm", "eval", "hash", "threads", "exact", "probcut")
 """The settings only the built-in search takes."""
 
 

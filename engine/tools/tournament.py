@@ -168,6 +168,7 @@ def builtin_options(entrant: Entrant) -> dict[str, str]:
         "Eval": spec.evaluation or "<empty>",
         "Hash": str(spec.hash_mb),
         "Exact": "true" if spec.exact else "false",
+        "ProbCut": "true" if spec.selective else "false",
         "Threads": str(spec.threads),
     }
 

@@ -66,6 +66,15 @@ def test_analyse_json_has_every_statistic() -> None:
     assert stats["depth"] == 4 and stats["peak_memory"] > 0
 
 
+def test_analyse_says_whether_probcut_prunes_and_no_probcut_switches_it_off() -> None:
+    """On 8x8 Othello the strength search prunes by multi-ProbCut unless told not to."""
+    selective = json.loads(run("analyse", "othello", "--depth", "5", "--json")[0])
+    full = json.loads(run("analyse", "othello", "--depth", "5", "--no-probcut", "--json")[0])
+    assert selective["probcut"] and not full["probcut"]
+    assert "strength mode, ProbCut," in run("analyse", "othello", "--depth", "3")[0]
+    assert not json.loads(run("analyse", "kalah", "--depth", "3", "--json")[0])["probcut"]
+
+
 def test_analyse_trace_prints_the_tree_and_keeps_json_on_stdout_clean() -> None:
     out, err = run(
         "analyse", "kalah", "--options", '{"pits":2,"seeds":2}', "--depth", "3", "--trace",

@@ -63,3 +63,13 @@ def test_match_specs_read_as_before() -> None:
         evaluation="mobility", depth=6, hash_mb=4, exact=True
     )
     assert parse_spec("python -m ubao.engine stdio") is None
+
+
+def test_probcut_off_is_a_setting_of_the_built_in_search() -> None:
+    spec = parse_spec("time=100,probcut=off")
+    assert spec is not None and not spec.selective and spec.describe().endswith(":noprobcut")
+    assert parse_spec("time=100,probcut=on") == EngineSpec(time_ms=100)
+    with pytest.raises(ValueError, match="probcut must be on or off"):
+        parse_spec("time=100,probcut=no")
+    with pytest.raises(ValueError, match="probcut is a setting of the built-in search"):
+        parse_entrant(["cmd=./edax", "probcut=off", "depth=4"])

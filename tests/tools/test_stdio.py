@@ -32,6 +32,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
         "Eval",
         "Hash",
         "Exact",
+        "ProbCut",
         "Threads",
         "Backend",
         "Ponder",
@@ -145,6 +146,16 @@ def test_a_search_that_fails_says_so_and_still_answers_a_legal_move(
     assert lines == ["error the search failed: RuntimeError('out of luck')", "bestmove 1"]
     assert not recorder.session.searching  # and the next command is served as usual
     assert recorder.send("isready") == ["readyok"]
+
+
+def test_the_probcut_option_makes_the_search_full_width() -> None:
+    recorder = Recorder()
+    lines = recorder.send("position othello {} startpos", "go depth 3")
+    assert recorder.session.searcher is not None
+    assert recorder.session.searcher.probcut is not None  # 8x8's default evaluation has fits
+    lines = recorder.send("setoption name ProbCut value false", "go depth 3")
+    assert not [line for line in lines if line.startswith("error")]
+    assert recorder.session.searcher.probcut is None
 
 
 def test_go_before_any_position_is_an_error() -> None:
