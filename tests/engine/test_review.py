@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -98,6 +99,16 @@ def test_searched_marks_hold_against_perfect_play(backend: str) -> None:
     assert losing and caught >= 0.95 * losing
 
 
+def wrong_marks(review: Any, losses: list[float]) -> list[PlyReview]:
+    """The plies marked a mistake or a blunder that lose less than that class's threshold."""
+    limits = thresholds("kalah")
+    return [
+        ply
+        for ply, loss in zip(review.plies, losses, strict=True)
+        if ply.mark in ("mistake", "blunder") and loss < limits[MARKS.index(ply.mark) - 1]
+    ]
+
+
 @needs_native
 def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
     """A starved search (300 nodes, nothing proved ahead) calls moves mistakes that lose
@@ -105,20 +116,47 @@ def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
     game = make_game("kalah", SMALL, "native")
     moves = uneven_game(game, 2)
     losses = exact_losses(game, moves)
-    limits = thresholds("kalah")
 
-    def wrong(confirm_ms: int | None) -> list[PlyReview]:
+    def review(confirm_ms: int | None) -> Any:
         budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0, confirm_ms=confirm_ms)
         review = review_game("kalah", SMALL, moves, budget, backend="native")
-        assert review.budget["confirm_ms"] == (60_000 if confirm_ms is None else confirm_ms)
-        return [
-            ply
-            for ply, loss in zip(review.plies, losses, strict=True)
-            if ply.mark in ("mistake", "blunder") and loss < limits[MARKS.index(ply.mark) - 1]
-        ]
+        assert review.budget["confirm_ms"] == (15_000 if confirm_ms is None else confirm_ms)
+        return review
 
-    assert wrong(0), "the search alone errs here"
-    assert wrong(None) == []
+    assert wrong_marks(review(0), losses), "the search alone errs here"
+    checked = review(None)
+    assert wrong_marks(checked, losses) == []
+    missed = [
+        ply
+        for ply, loss in zip(checked.plies, losses, strict=True)
+        if classify(loss, thresholds("kalah")) in ("mistake", "blunder")
+        and ply.mark != classify(loss, thresholds("kalah"))
+    ]
+    assert missed == [], "with time enough every mistake and blunder is settled"
+
+
+@needs_native
+def test_a_mark_the_check_cannot_settle_is_lowered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Probes that never end in time (a pool spent) settle nothing: the search's mistakes
+    and blunders are not shown as such, only the classes the proofs made sure of."""
+    game = make_game("kalah", SMALL, "native")
+    moves = uneven_game(game, 2)
+    budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0)
+    searched = review_game("kalah", SMALL, moves, replace(budget, confirm_ms=0))
+    claimed = [
+        ply.ply for ply in searched.plies if ply.mark in ("mistake", "blunder") and not ply.exact
+    ]
+    assert claimed, "the search marks mistakes here"
+
+    def out_of_time(*args: Any, **kwargs: Any) -> bool:
+        raise TimeoutError("the solver's time ran out")
+
+    monkeypatch.setattr(Solver, "at_least", out_of_time)
+    checked = review_game("kalah", SMALL, moves, budget)
+    assert [ply.mark for ply in checked.plies if ply.ply in claimed] == ["inaccuracy"] * len(
+        claimed
+    )
+    assert [ply.loss for ply in checked.plies if ply.ply in claimed] == [3.0] * len(claimed)
 
 
 def test_the_values_are_seat_zeros_and_the_loss_the_movers() -> None:
