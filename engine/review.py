@@ -7,15 +7,19 @@ mistake or a blunder past its family's thresholds (`THRESHOLDS`), and each playe
 an accuracy figure (`move_accuracy`). A position is proved (`exact`) by the solver
 (engine/solve.py), from the game's end back: a mancala board the endgame database holds, the
 last `exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), a
-finished game, and on the native mancala solver whatever it proves within its pool of
-`solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`: the
-position first, then the played move alone to the same depth, so that both values come from
-one horizon and the loss is never an artefact of comparing two. docs/review.md has the
-thresholds, the accuracy formula and the JSON shape.
+finished game, the first plies of Kalah (6,4) from a table solved once
+(engine/mancala/kalah_openings.py), and on the native mancala solver whatever it proves within
+its pool of `solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`:
+the position first, then the played move alone to the same depth, so that both values come
+from one horizon and the loss is never an artefact of comparing two; then, on the native
+mancala solver, a pool of `confirm_ms` a ply settles its mistakes and blunders by proof, and a
+class it cannot prove is not shown. docs/review.md has the thresholds, the accuracy formula
+and the JSON shape.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +29,7 @@ from typing import Any, Literal, cast, get_args
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.mancala import kalah_openings
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.othello.game import Othello
 from ubao.engine.search import Searcher, SearchResult, forced_result
@@ -76,9 +81,13 @@ ENDGAME_SEEDS = 16
 `ubao-engine solve` does): every board with up to this many seeds is exact."""
 
 
-SETTLE_ROUNDS = (0.5, 2.0, 8.0, inf)
-"""The solver's time in seconds for one question of the check (does this ply lose that
-threshold?), round by round: every open question gets the first before any gets the second."""
+SETTLE_ROUNDS = (3.0, 12.0, inf)
+"""The solver's time for one question of the check (does this ply lose that threshold?), in
+`time_ms` units, round by round: every open question gets the first before any the second."""
+
+POOL_PLIES = 60
+"""The check's pool is `confirm_ms` for this many plies at least: a short game's first
+positions are as hard to prove as a long one's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +144,10 @@ class ReviewBudget:
     pooled over the game (the late positions' leftovers go to the early ones); None: half of
     `time_ms`; 0: no such attempt."""
     confirm_ms: int | None = None
-    """The native mancala solver's time a ply to check a mistake or a blunder the search
-    found where nothing was proved (null-window probes of the position and of the move): a
-    class disproved is lowered, a mistake proved a blunder raised. None: `time_ms`; 0: none."""
+    """The native mancala solver's time a ply, pooled over the game with what the proofs left
+    of `solve_ms`'s, to settle the searched plies' mistakes and blunders by null-window probes
+    (`_Reviewer.settle`): a class not proved is lowered. None: a quarter of `time_ms`; 0: no
+    check, the search's marks stand."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +162,12 @@ class Review:
     units: str
     thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
     """The game's `thresholds`, as they marked the moves."""
+
+
+def openings_digest(values: Mapping[str, int]) -> str:
+    """The SHA-256 of an opening table's values (engine/mancala/kalah_openings.py), in key
+    order: what benchmarks/kalah_openings.py solved, to tell a hand edit."""
+    return hashlib.sha256(repr(sorted(values.items())).encode()).hexdigest()
 
 
 def family(game: str) -> str:
@@ -227,14 +243,32 @@ class _Reviewer:
         if self.solver is not None and self.solver.othello is not None:
             default = NATIVE_OTHELLO_EXACT_WITHIN
         self.exact_within = default if budget.exact_within is None else budget.exact_within
-        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
-        self.confirm_ms = budget.time_ms // 4 if budget.confirm_ms is None else budget.confirm_ms
+        self.solve_ms = budget.time_ms * 3 // 10 if budget.solve_ms is None else budget.solve_ms
+        self.confirm_ms = (
+            budget.time_ms * 2 // 5 if budget.confirm_ms is None else budget.confirm_ms
+        )
         self.solutions: dict[int, Solution[Any]] = {}
         """The positions proved, by ply."""
         self.bounds: dict[int, tuple[int, int]] = {}
         """What an unfinished solve proved of a position: bounds on its mover's value."""
         self.seconds: dict[int, float] = {}
         """The time the solver spent on each position, proved or not."""
+        self.left = 0.0
+        """Seconds of the proofs' pool they left: the check (`settle`) gets them too."""
+        self.opened = set[int]()
+        """The plies whose positions the opening table values (`open_book`)."""
+
+    def open_book(self, name: str, notation: Sequence[str]) -> None:
+        """Takes the exact values of the game's first positions from the opening table
+        (engine/mancala/kalah_openings.py, Kalah (6,4) with its default rules), which no
+        review's budget would prove; `notation` is the game's moves as `format_move` writes."""
+        if name != "kalah" or dict(self.game.options) != kalah_openings.OPTIONS:
+            return
+        for ply in range(min(kalah_openings.DEPTH, len(self.positions) - 1) + 1):
+            value = kalah_openings.VALUES.get(" ".join(notation[:ply]))
+            if value is not None:
+                self.bounds[ply] = (value, value)
+                self.opened.add(ply)
 
     def prove(self) -> None:
         """Prove what can be, from the game's end back to its start, so that each proof finds
@@ -249,6 +283,8 @@ class _Reviewer:
         for ply in reversed(range(len(self.positions) - 1)):
             position = self.positions[ply]
             pool += self.solve_ms / 1000
+            if ply in self.opened:
+                continue
             if self.provable(position, len(self.positions) - 1 - ply):
                 seconds = None
             elif bounded and pool > 0:
@@ -265,6 +301,7 @@ class _Reviewer:
             finally:
                 self.seconds[ply] = time.perf_counter() - start
                 pool -= self.seconds[ply]
+        self.left = max(pool, 0.0) if bounded else 0.0
 
     def provable(self, position: Any, plies_left: int) -> bool:
         """Within reach of proof: the endgame database's, or near the end of the game."""
@@ -298,23 +335,26 @@ class _Reviewer:
 
     def settle(self, valued: list[_Valued]) -> list[_Valued]:
         """The searched plies' mistakes and blunders checked by the native mancala solver
-        within one pool for the game (`confirm_ms` a ply), then each searched loss kept within
-        what is proved of it: a mark the pool cannot prove is lowered to the class proved.
+        within one pool for the game (`confirm_ms` a ply of `POOL_PLIES` at least, and what
+        the proofs left), then each searched loss kept within what is proved of it: a mark the
+        pool cannot prove is lowered to the class proved.
 
         Null-window probes (`loses`) settle whether a ply loses a threshold; each proved bound
         is kept for its position, so that it serves both plies it belongs to. The work goes in
-        rounds of growing time per question (`SETTLE_ROUNDS`), so that the easy questions of
-        every ply are answered before a hard one takes the rest, the marks the search claims
-        first, and the latest plies first in each (an earlier position's proof finds theirs
-        in the solver's table)."""
+        rounds of growing time per question (`SETTLE_ROUNDS`), so that no hard question takes
+        the pool before the others had their turn: the classes the search claims first, the
+        blunders' (a blunder proved is a mistake proved), those farthest from its loss first
+        (the probes far from a value are the cheap ones), then the later plies."""
         if not self.checks or self.confirm_ms <= 0:
             return [self.kept(ply, one, lower=False) for ply, one in enumerate(valued)]
-        pool_end = time.perf_counter() + self.confirm_ms * len(valued) / 1000
+        plies = max(len(valued), POOL_PLIES)
+        pool_end = time.perf_counter() + self.left + self.confirm_ms * plies / 1000
         limits = THRESHOLDS[self.board][1:]
         questions = [
-            (self._loss(ply, one) < threshold, -ply, -threshold, ply, threshold)
+            (loss < threshold, -threshold, -abs(loss - threshold), -ply, ply, threshold)
             for ply, one in enumerate(valued)
             if not one.exact
+            for loss in (self._loss(ply, one),)
             for threshold in limits
         ]
         questions.sort()
@@ -324,7 +364,7 @@ class _Reviewer:
                 if now >= pool_end:
                     break
                 if self._open(ply, threshold):
-                    deadline = min(pool_end, now + cap)
+                    deadline = min(pool_end, now + cap * self.budget.time_ms / 1000)
                     self.loses(ply, valued[ply], threshold, deadline)
                     self.seconds[ply] = self.seconds.get(ply, 0.0) + time.perf_counter() - now
         return [self.kept(ply, one, lower=True) for ply, one in enumerate(valued)]
@@ -531,14 +571,17 @@ def review_game(
     rules = make_game(game, options, backend)
     positions = [rules.start()]
     played = []
+    notation: list[str] = []
     for ply, text in enumerate(moves):
         try:
             move = rules.parse_move(positions[-1], text)
         except GameError as error:
             raise ValueError(f"ply {ply + 1} ({text!r}): {error}") from None
         played.append(move)
+        notation.append(rules.format_move(positions[-1], move))
         positions.append(rules.play(positions[-1], move))
     reviewer = _Reviewer(rules, board, budget, positions)
+    reviewer.open_book(game, notation)
     reviewer.prove()
     limits = THRESHOLDS[board]
     searched = []
@@ -555,7 +598,7 @@ def review_game(
         reviewed = PlyReview(
             ply=ply,
             mover=mover,
-            move=rules.format_move(position, played[ply]),
+            move=notation[ply],
             best=line[0] if line else "",
             line=line,
             before=valued.before,

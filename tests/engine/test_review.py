@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.engine import BACKENDS, needs_native
 from ubao.engine.games import make_game
+from ubao.engine.mancala import kalah_openings
 from ubao.engine.review import (
     GLYPHS,
     MARKS,
@@ -18,6 +19,7 @@ from ubao.engine.review import (
     ReviewBudget,
     classify,
     move_accuracy,
+    openings_digest,
     review_from_json,
     review_game,
     review_to_json,
@@ -120,7 +122,7 @@ def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
     def review(confirm_ms: int | None) -> Any:
         budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0, confirm_ms=confirm_ms)
         review = review_game("kalah", SMALL, moves, budget, backend="native")
-        assert review.budget["confirm_ms"] == (15_000 if confirm_ms is None else confirm_ms)
+        assert review.budget["confirm_ms"] == (24_000 if confirm_ms is None else confirm_ms)
         return review
 
     assert wrong_marks(review(0), losses), "the search alone errs here"
@@ -271,3 +273,41 @@ def test_other_mancala_rules_are_reviewed_and_proved_where_the_solver_can(
     review = review_game(name, options, moves, ReviewBudget(time_ms=20, exact_within=99))
     assert all(ply.exact == exact for ply in review.plies)
     assert [ply.move for ply in review.plies] == moves
+
+
+def test_the_opening_table_is_as_solved_and_whole() -> None:
+    """engine/mancala/kalah_openings.py is what benchmarks/kalah_openings.py wrote: its digest
+    matches its values, and it holds every line of play up to its depth."""
+    assert openings_digest(kalah_openings.VALUES) == kalah_openings.DIGEST
+    game = make_game("kalah", kalah_openings.OPTIONS)
+    lines = [((), game.start())]
+    for depth in range(kalah_openings.DEPTH):
+        lines += [
+            ((*moves, game.format_move(position, move)), game.play(position, move))
+            for moves, position in lines
+            if len(moves) == depth and not game.is_over(position)
+            for move in game.legal_moves(position)
+        ]
+    assert sorted(kalah_openings.VALUES) == sorted(" ".join(moves) for moves, _ in lines)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_first_plies_of_kalah_take_the_opening_tables_values(backend: str) -> None:
+    """Positions no budget proves are exact from the table: before and after of every ply
+    within its depth are its values (seat 0's view), with nothing solved or checked."""
+    game = make_game("kalah", kalah_openings.OPTIONS, backend)
+    positions, moves = [game.start()], []
+    for _ in range(kalah_openings.DEPTH):
+        move = game.legal_moves(positions[-1])[-1]
+        moves.append(game.format_move(positions[-1], move))
+        positions.append(game.play(positions[-1], move))
+
+    def seat_zeros(ply: int) -> int:
+        value = kalah_openings.VALUES[" ".join(moves[:ply])]
+        return -value if game.to_move(positions[ply]) else value
+
+    budget = ReviewBudget(time_ms=50, exact_within=0, solve_ms=0, confirm_ms=0)
+    review = review_game("kalah", {}, moves, budget, backend=backend)
+    assert [(ply.exact, ply.before, ply.after) for ply in review.plies] == [
+        (True, seat_zeros(ply), seat_zeros(ply + 1)) for ply in range(len(moves))
+    ]
