@@ -391,8 +391,8 @@ class _Reviewer:
     def kept(self, ply: int, valued: _Valued, *, lower: bool) -> _Valued:
         """A searched ply's loss kept within what is proved of it and, when `lower`, below
         every threshold of a mistake or a blunder not proved; its values the proved ones
-        where the position or the move is proved."""
-        if valued.exact:
+        where the position or the move is proved (in mancala, where bounds are margins)."""
+        if valued.exact or self.board != "mancala":
             return valued
         low, high = self._loss_bounds(ply)
         loss = min(max(self._loss(ply, valued), low), high)

@@ -5,15 +5,23 @@ in notation: the final margin of the side to move under perfect play. DIGEST is
 
 from typing import Any
 
-OPTIONS: dict[str, Any] = {'pits': 6, 'seeds': 4, 'capture_sower': True, 'empty_capture': True, 'end_check': 'either', 'remaining': 'owner', 'early_end': False}
+OPTIONS: dict[str, Any] = {
+    "pits": 6,
+    "seeds": 4,
+    "capture_sower": True,
+    "empty_capture": True,
+    "end_check": "either",
+    "remaining": "owner",
+    "early_end": False,
+}
 DEPTH = 1
 VALUES: dict[str, int] = {
-    '': 10,
-    '1': 14,
-    '2': 8,
-    '3': 10,
-    '4': 2,
-    '5': 6,
-    '6': -4,
+    "": 10,
+    "1": 14,
+    "2": 8,
+    "3": 10,
+    "4": 2,
+    "5": 6,
+    "6": -4,
 }
 DIGEST = "2f4905bed7c9219cabcc5f5f1584264e4386612b98b5fdd117ddc3559e2541cb"
