@@ -144,7 +144,7 @@ def test_a_mark_the_check_cannot_settle_is_lowered(monkeypatch: pytest.MonkeyPat
     game = make_game("kalah", SMALL, "native")
     moves = uneven_game(game, 2)
     budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0)
-    searched = review_game("kalah", SMALL, moves, replace(budget, confirm_ms=0))
+    searched = review_game("kalah", SMALL, moves, replace(budget, confirm_ms=0), backend="native")
     claimed = [
         ply.ply for ply in searched.plies if ply.mark in ("mistake", "blunder") and not ply.exact
     ]
@@ -154,7 +154,7 @@ def test_a_mark_the_check_cannot_settle_is_lowered(monkeypatch: pytest.MonkeyPat
         raise TimeoutError("the solver's time ran out")
 
     monkeypatch.setattr(Solver, "at_least", out_of_time)
-    checked = review_game("kalah", SMALL, moves, budget)
+    checked = review_game("kalah", SMALL, moves, budget, backend="native")
     assert [ply.mark for ply in checked.plies if ply.ply in claimed] == ["inaccuracy"] * len(
         claimed
     )
@@ -280,7 +280,7 @@ def test_the_opening_table_is_as_solved_and_whole() -> None:
     matches its values, and it holds every line of play up to its depth."""
     assert openings_digest(kalah_openings.VALUES) == kalah_openings.DIGEST
     game = make_game("kalah", kalah_openings.OPTIONS)
-    lines = [((), game.start())]
+    lines: list[tuple[tuple[str, ...], Any]] = [((), game.start())]
     for depth in range(kalah_openings.DEPTH):
         lines += [
             ((*moves, game.format_move(position, move)), game.play(position, move))
