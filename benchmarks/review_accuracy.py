@@ -10,7 +10,8 @@ the native core builds it) for the exact loss of each move. It prints, against p
   the mistake (blunder) threshold exactly; issue 34 asks for all of them;
 - recall: of the moves that lose at least the mistake (blunder) threshold exactly, how many the
   review marks at least so; issue 34 asks for 95 % at the default budget;
-- the time the review took per game (the solver's time beside it is not the review's);
+- the time the review took per game (the solver's time beside it is not the review's), and the
+  share of a core it had (the budgets are wall-clock time: a busy machine proves less);
   `--time-only` times the reviews alone (issue 34: a 60-ply Kalah game in under a minute).
 
     python benchmarks/review_accuracy.py --games 6
@@ -113,14 +114,16 @@ def main() -> None:
     lost = {"mistake": [0, 0], "blunder": [0, 0]}
     """threshold -> [moves losing at least it exactly, of which marked at least so]"""
     plies = exact_plies = 0
-    review_seconds = 0.0
+    review_seconds = review_cpu = 0.0
+    """The reviews' time, and the processor's time they had (less on a busy machine)."""
     wrong: list[str] = []
     for number in range(1, args.games + 1):
         moves = play_game(game, rng, args.random_share)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         review = review_game("kalah", options, moves, budget)
         seconds = time.perf_counter() - start
         review_seconds += seconds
+        review_cpu += time.process_time() - cpu_start
         if args.time_only:
             plies += len(moves)
             print(
@@ -166,9 +169,10 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
+    share = f"{100 * review_cpu / review_seconds:.0f} % of a core"
     if args.time_only:
         print(
-            f"review time: {review_seconds / args.games:.1f} s a game, "
+            f"review time: {review_seconds / args.games:.1f} s a game ({share}), "
             f"{plies / args.games:.0f} plies"
         )
         return
@@ -189,7 +193,8 @@ def main() -> None:
             + (f" = {100 * caught / losing:.1f} %" if losing else "")
         )
     print(
-        f"review time: {review_seconds / args.games:.1f} s a game, {plies / args.games:.0f} plies"
+        f"review time: {review_seconds / args.games:.1f} s a game ({share}), "
+        f"{plies / args.games:.0f} plies"
     )
     for line in wrong:
         print("  " + line)

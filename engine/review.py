@@ -7,15 +7,19 @@ mistake or a blunder past its family's thresholds (`THRESHOLDS`), and each playe
 an accuracy figure (`move_accuracy`). A position is proved (`exact`) by the solver
 (engine/solve.py), from the game's end back: a mancala board the endgame database holds, the
 last `exact_within` plies of the game (Othello: `exact_within` empty squares or fewer), a
-finished game, and on the native mancala solver whatever it proves within its pool of
-`solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`: the
-position first, then the played move alone to the same depth, so that both values come from
-one horizon and the loss is never an artefact of comparing two. docs/review.md has the
-thresholds, the accuracy formula and the JSON shape.
+finished game, the first plies of Kalah (6,4) from a table solved once
+(engine/mancala/kalah_openings.py), and on the native mancala solver whatever it proves within
+its pool of `solve_ms` a ply. Elsewhere the search (engine/search) values it within `time_ms`:
+the position first, then the played move alone to the same depth, so that both values come
+from one horizon and the loss is never an artefact of comparing two; then, on the native
+mancala solver, a pool of `confirm_ms` a ply settles its mistakes and blunders by proof, and a
+class it cannot prove is not shown. docs/review.md has the thresholds, the accuracy formula
+and the JSON shape.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,11 +29,12 @@ from typing import Any, Literal, cast, get_args
 from ubao.engine.endgame import Endgame, native_rules, open_endgame
 from ubao.engine.game import GameError, Outcome
 from ubao.engine.games import GAMES, make_game
+from ubao.engine.mancala import kalah_openings
 from ubao.engine.mancala.game import Mancala
 from ubao.engine.othello.game import Othello
 from ubao.engine.search import Searcher, SearchResult, forced_result
 from ubao.engine.searchable import Searchable, format_line
-from ubao.engine.solve import Solution, Solver
+from ubao.engine.solve import UNBOUNDED, Solution, Solver
 
 Mark = Literal["", "inaccuracy", "mistake", "blunder"]
 MARKS: tuple[Mark, ...] = get_args(Mark)
@@ -74,6 +79,15 @@ MIN_NODES = 10_000
 ENDGAME_SEEDS = 16
 """The mancala endgame database a review uses where the native core builds it (as
 `ubao-engine solve` does): every board with up to this many seeds is exact."""
+
+
+SETTLE_ROUNDS = (3.0, 12.0, inf)
+"""The solver's time for one question of the check (does this ply lose that threshold?), in
+`time_ms` units, round by round: every open question gets the first before any the second."""
+
+POOL_PLIES = 60
+"""The check's pool is `confirm_ms` for this many plies at least: a short game's first
+positions are as hard to prove as a long one's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +144,10 @@ class ReviewBudget:
     pooled over the game (the late positions' leftovers go to the early ones); None: half of
     `time_ms`; 0: no such attempt."""
     confirm_ms: int | None = None
-    """The native mancala solver's time a ply to check a mistake or a blunder the search
-    found where nothing was proved (null-window probes of the position and of the move): a
-    class disproved is lowered, a mistake proved a blunder raised. None: `time_ms`; 0: none."""
+    """The native mancala solver's time a ply, pooled over the game with what the proofs left
+    of `solve_ms`'s, to settle the searched plies' mistakes and blunders by null-window probes
+    (`_Reviewer.settle`): a class not proved is lowered. None: a quarter of `time_ms`; 0: no
+    check, the search's marks stand."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +162,12 @@ class Review:
     units: str
     thresholds: tuple[float, float, float] = field(default=(0.0, 0.0, 0.0))
     """The game's `thresholds`, as they marked the moves."""
+
+
+def openings_digest(values: Mapping[str, int]) -> str:
+    """The SHA-256 of an opening table's values (engine/mancala/kalah_openings.py), in key
+    order: what benchmarks/kalah_openings.py solved, to tell a hand edit."""
+    return hashlib.sha256(repr(sorted(values.items())).encode()).hexdigest()
 
 
 def family(game: str) -> str:
@@ -222,14 +243,32 @@ class _Reviewer:
         if self.solver is not None and self.solver.othello is not None:
             default = NATIVE_OTHELLO_EXACT_WITHIN
         self.exact_within = default if budget.exact_within is None else budget.exact_within
-        self.solve_ms = budget.time_ms // 2 if budget.solve_ms is None else budget.solve_ms
-        self.confirm_ms = budget.time_ms if budget.confirm_ms is None else budget.confirm_ms
+        self.solve_ms = budget.time_ms * 3 // 10 if budget.solve_ms is None else budget.solve_ms
+        self.confirm_ms = (
+            budget.time_ms * 2 // 5 if budget.confirm_ms is None else budget.confirm_ms
+        )
         self.solutions: dict[int, Solution[Any]] = {}
         """The positions proved, by ply."""
         self.bounds: dict[int, tuple[int, int]] = {}
         """What an unfinished solve proved of a position: bounds on its mover's value."""
         self.seconds: dict[int, float] = {}
         """The time the solver spent on each position, proved or not."""
+        self.left = 0.0
+        """Seconds of the proofs' pool they left: the check (`settle`) gets them too."""
+        self.opened = set[int]()
+        """The plies whose positions the opening table values (`open_book`)."""
+
+    def open_book(self, name: str, notation: Sequence[str]) -> None:
+        """Takes the exact values of the game's first positions from the opening table
+        (engine/mancala/kalah_openings.py, Kalah (6,4) with its default rules), which no
+        review's budget would prove; `notation` is the game's moves as `format_move` writes."""
+        if name != "kalah" or dict(self.game.options) != kalah_openings.OPTIONS:
+            return
+        for ply in range(min(kalah_openings.DEPTH, len(self.positions) - 1) + 1):
+            value = kalah_openings.VALUES.get(" ".join(notation[:ply]))
+            if value is not None:
+                self.bounds[ply] = (value, value)
+                self.opened.add(ply)
 
     def prove(self) -> None:
         """Prove what can be, from the game's end back to its start, so that each proof finds
@@ -244,6 +283,8 @@ class _Reviewer:
         for ply in reversed(range(len(self.positions) - 1)):
             position = self.positions[ply]
             pool += self.solve_ms / 1000
+            if ply in self.opened:
+                continue
             if self.provable(position, len(self.positions) - 1 - ply):
                 seconds = None
             elif bounded and pool > 0:
@@ -260,6 +301,7 @@ class _Reviewer:
             finally:
                 self.seconds[ply] = time.perf_counter() - start
                 pool -= self.seconds[ply]
+        self.left = max(pool, 0.0) if bounded else 0.0
 
     def provable(self, position: Any, plies_left: int) -> bool:
         """Within reach of proof: the endgame database's, or near the end of the game."""
@@ -283,24 +325,95 @@ class _Reviewer:
         if solution is not None and after is not None:
             before = self._solution_units(solution)
             return _Valued(solution.pv, before, after, True, len(solution.pv), solution.expanded)
-        searched = self.searched(position, move)
-        if after is not None and self.solver is not None and self.solver.native is not None:
-            marked = self.marked(position, searched, after)
-            if marked is not None:
-                return marked
-        return self.confirmed(ply, self.bounded(ply, searched))
+        return self.searched(position, move)
 
-    def bounded(self, ply: int, searched: _Valued) -> _Valued:
-        """A searched ply's loss kept within what the solver proved of the two positions
-        (bounds an unfinished solve left, in mancala, where values are margins)."""
+    @property
+    def checks(self) -> bool:
+        """Whether the searched marks are checked: the native mancala solver, a pool."""
+        solver = self.solver
+        return self.board == "mancala" and solver is not None and solver.native is not None
+
+    def settle(self, valued: list[_Valued]) -> list[_Valued]:
+        """The searched plies' mistakes and blunders checked by the native mancala solver
+        within one pool for the game (`confirm_ms` a ply of `POOL_PLIES` at least, and what
+        the proofs left), then each searched loss kept within what is proved of it: a mark the
+        pool cannot prove is lowered to the class proved.
+
+        Null-window probes (`loses`) settle whether a ply loses a threshold; each proved bound
+        is kept for its position, so that it serves both plies it belongs to. The work goes in
+        rounds of growing time per question (`SETTLE_ROUNDS`), so that no hard question takes
+        the pool before the others had their turn: the classes the search claims first, the
+        blunders' (a blunder proved is a mistake proved), those farthest from its loss first
+        (the probes far from a value are the cheap ones), then the later plies."""
+        if not self.checks or self.confirm_ms <= 0:
+            return [self.kept(ply, one, lower=False) for ply, one in enumerate(valued)]
+        plies = max(len(valued), POOL_PLIES)
+        pool_end = time.perf_counter() + self.left + self.confirm_ms * plies / 1000
+        limits = THRESHOLDS[self.board][1:]
+        questions = [
+            (loss < threshold, -threshold, -abs(loss - threshold), -ply, ply, threshold)
+            for ply, one in enumerate(valued)
+            if not one.exact
+            for loss in (self._loss(ply, one),)
+            for threshold in limits
+        ]
+        questions.sort()
+        for cap in SETTLE_ROUNDS:
+            for *_, ply, threshold in questions:
+                now = time.perf_counter()
+                if now >= pool_end:
+                    break
+                if self._open(ply, threshold):
+                    deadline = min(pool_end, now + cap * self.budget.time_ms / 1000)
+                    self.loses(ply, valued[ply], threshold, deadline)
+                    self.seconds[ply] = self.seconds.get(ply, 0.0) + time.perf_counter() - now
+        return [self.kept(ply, one, lower=True) for ply, one in enumerate(valued)]
+
+    def _loss(self, ply: int, valued: _Valued) -> float:
+        """A valued ply's loss, its mover's view."""
+        sign = -1.0 if self.game.to_move(self.positions[ply]) else 1.0
+        return sign * (valued.before - valued.after)
+
+    def _loss_bounds(self, ply: int) -> tuple[float, float]:
+        """What is proved of the loss of the move at `ply` (in mancala, where values are
+        margins): at least 0, at most unbounded where nothing is."""
         mover = self.game.to_move(self.positions[ply])
         here, there = self._seat_bounds(ply, mover), self._seat_bounds(ply + 1, mover)
         if self.board != "mancala" or here is None or there is None:
-            return searched
+            return 0.0, inf
+        return max(0.0, here[0] - there[1]), max(0.0, here[1] - there[0])
+
+    def _open(self, ply: int, threshold: float) -> bool:
+        """Whether it is not yet proved whether the move at `ply` loses `threshold`."""
+        low, high = self._loss_bounds(ply)
+        return low < threshold <= high
+
+    def kept(self, ply: int, valued: _Valued, *, lower: bool) -> _Valued:
+        """A searched ply's loss kept within what is proved of it and, when `lower`, below
+        every threshold of a mistake or a blunder not proved; its values the proved ones
+        where the position or the move is proved (in mancala, where bounds are margins)."""
+        if valued.exact or self.board != "mancala":
+            return valued
+        low, high = self._loss_bounds(ply)
+        loss = min(max(self._loss(ply, valued), low), high)
+        if lower:
+            for threshold in reversed(THRESHOLDS[self.board][1:]):
+                if low < threshold <= loss:
+                    loss = threshold - 1
+        mover = self.game.to_move(self.positions[ply])
         sign = -1.0 if mover else 1.0
-        loss = sign * (searched.before - searched.after)
-        kept = min(max(loss, here[0] - there[1], 0.0), here[1] - there[0])
-        return replace(searched, after=searched.before - sign * kept + 0.0)
+        here, there = self._seat_bounds(ply, mover), self._seat_bounds(ply + 1, mover)
+        proved_here = here is not None and here[0] == here[1]
+        proved_there = there is not None and there[0] == there[1]
+        if here is not None and proved_here:
+            before = sign * here[0] + 0.0
+            after = before - sign * loss + 0.0
+        elif there is not None and proved_there:
+            after = sign * there[0] + 0.0
+            before = after + sign * loss + 0.0
+        else:
+            before, after = valued.before, valued.before - sign * loss + 0.0
+        return replace(valued, before=before, after=after, exact=proved_here and proved_there)
 
     def _seat_bounds(self, ply: int, seat: int) -> tuple[int, int] | None:
         """What is proved of the value of the game's position `ply`, from `seat`'s view."""
@@ -327,102 +440,45 @@ class _Reviewer:
 
         return heard
 
-    def marked(self, position: Any, searched: _Valued, after: float) -> _Valued | None:
-        """A searched ply whose move is proved (the position it leads to is): its mark proved
-        too, by null-window probes on the position (is it worth the move plus a threshold?)
-        within `time_ms`, and the search's loss brought within the class proved; `after` is
-        then the proved value. None when the probes run out of time."""
-        sign = -1.0 if self.game.to_move(position) else 1.0
-        move_value = sign * after
-        deadline = time.perf_counter() + self.budget.time_ms / 1000
-        limits = THRESHOLDS[self.board]
+    def _at_least(self, ply: int, seat: int, value: int, deadline: float) -> bool:
+        """Whether position `ply` is worth at least `value` to `seat`: one null-window probe
+        (TimeoutError at `deadline`), its answer kept in `bounds`."""
         solver = self.solver
         assert solver is not None
-
-        def worth(threshold: float) -> bool:
-            """Whether the position is worth at least the move plus `threshold`."""
-            left = deadline - time.perf_counter()
-            return solver.at_least(position, ceil(move_value + threshold), max(left, 0.0))
-
-        try:
-            if worth(limits[1]):
-                low, high = (limits[2], inf) if worth(limits[2]) else (limits[1], limits[2])
-            else:
-                low, high = (limits[0], limits[1]) if worth(limits[0]) else (0.0, limits[0])
-        except TimeoutError:
-            return None
-        loss = sign * (searched.before - searched.after)
-        loss = min(max(loss, low), high - 1)
-        return replace(searched, before=after + sign * loss + 0.0, after=after)
-
-    def confirmed(self, ply: int, searched: _Valued) -> _Valued:
-        """A searched ply the search calls a mistake or worse, checked by the native mancala
-        solver within `confirm_ms` (a blunder first, then a mistake): a class the probes
-        disprove is lowered to the one below, a mistake they prove a blunder raised, and a
-        class they cannot settle in time left as the search found it. A search can misjudge
-        an early position by several seeds; a proof cannot."""
-        solver = self.solver
-        native = self.board == "mancala" and solver is not None and solver.native is not None
-        sign = -1.0 if self.game.to_move(self.positions[ply]) else 1.0
-        loss = sign * (searched.before - searched.after)
-        mistake, blunder = THRESHOLDS[self.board][1:]
-        if not native or self.confirm_ms <= 0 or loss < mistake:
-            return searched
-        deadline = time.perf_counter() + self.confirm_ms / 1000
-        kept = loss
-        if loss >= blunder:
-            if self.loses(ply, searched, blunder, deadline) is not False:
-                return searched
-            kept = blunder - 1
-        verdict = self.loses(ply, searched, mistake, deadline)
-        if verdict is False:
-            kept = mistake - 1
-        elif verdict and loss < blunder and self.loses(ply, searched, blunder, deadline):
-            kept = blunder
-        return replace(searched, after=searched.before - sign * kept + 0.0)
+        movers: bool = seat == self.game.to_move(self.positions[ply])
+        asked = value if movers else 1 - value  # the mover's: at most -value, or not
+        left = max(deadline - time.perf_counter(), 0.0)
+        holds = solver.at_least(self.positions[ply], asked, left)
+        low, high = self.bounds.get(ply, (-UNBOUNDED, UNBOUNDED))
+        self.bounds[ply] = (max(low, asked), high) if holds else (low, min(high, asked - 1))
+        return holds == movers
 
     def loses(self, ply: int, searched: _Valued, threshold: float, deadline: float) -> bool | None:
         """Whether the move played at `ply` loses `threshold` or more, by null-window probes
         until the position is proved worth some `a` (its mover's view) and the move at most
         `a - threshold` (True), or the opposite is proved (False); None once `deadline`
-        passes."""
-        solver = self.solver
-        assert solver is not None
-        position, child = self.positions[ply], self.positions[ply + 1]
+        passes. `a` starts halfway between the searched values' margin and the threshold."""
+        position = self.positions[ply]
         mover = self.game.to_move(position)
         sign = -1.0 if mover else 1.0
-        here = self._seat_bounds(ply, mover) or (-inf, inf)
-        there = self._seat_bounds(ply + 1, mover) or (-inf, inf)
-        (low, high), (child_low, child_high) = here, there
-        estimate = ceil(
-            sign * searched.after + (sign * (searched.before - searched.after) + threshold) / 2
-        )
-        same = self.game.outcome(child) is not None or self.game.to_move(child) == mover
-
-        def at_least(where: Any, value: float) -> bool:
-            return solver.at_least(where, int(value), max(deadline - time.perf_counter(), 0.0))
-
+        estimate = ceil(sign * searched.after + (self._loss(ply, searched) + threshold) / 2)
+        need = int(threshold)
         try:
             while True:
-                if low - child_high >= threshold:
+                low, high = self._seat_bounds(ply, mover) or (-UNBOUNDED, UNBOUNDED)
+                child_low, child_high = self._seat_bounds(ply + 1, mover) or (
+                    -UNBOUNDED,
+                    UNBOUNDED,
+                )
+                if low - child_high >= need:
                     return True
-                if high - child_low < threshold:
+                if high - child_low < need:
                     return False
-                target = min(high, max(child_low + threshold, low, estimate))
+                target = min(high, max(child_low + need, low, estimate))
                 if low < target:
-                    if at_least(position, target):
-                        low = target
-                    else:
-                        high = target - 1
-                elif same:  # the move's value at most target - threshold: not a seed more
-                    if at_least(child, target - threshold + 1):
-                        child_low = target - threshold + 1
-                    else:
-                        child_high = target - threshold
-                elif at_least(child, threshold - target):  # the opponent's view
-                    child_high = target - threshold
-                else:
-                    child_low = target - threshold + 1
+                    self._at_least(ply, mover, target, deadline)
+                else:  # the move's value at most target - threshold: not a seed more
+                    self._at_least(ply + 1, mover, target - need + 1, deadline)
         except TimeoutError:
             return None
 
@@ -515,28 +571,34 @@ def review_game(
     rules = make_game(game, options, backend)
     positions = [rules.start()]
     played = []
+    notation: list[str] = []
     for ply, text in enumerate(moves):
         try:
             move = rules.parse_move(positions[-1], text)
         except GameError as error:
             raise ValueError(f"ply {ply + 1} ({text!r}): {error}") from None
         played.append(move)
+        notation.append(rules.format_move(positions[-1], move))
         positions.append(rules.play(positions[-1], move))
     reviewer = _Reviewer(rules, board, budget, positions)
+    reviewer.open_book(game, notation)
     reviewer.prove()
     limits = THRESHOLDS[board]
-    plies = []
+    searched = []
     for ply, move in enumerate(played):
-        start = time.perf_counter() - reviewer.seconds.get(ply, 0.0)
+        start = time.perf_counter()
+        searched.append(reviewer.value(ply, move))
+        reviewer.seconds[ply] = reviewer.seconds.get(ply, 0.0) + time.perf_counter() - start
+    plies = []
+    for ply, valued in enumerate(reviewer.settle(searched)):
         position = positions[ply]
-        valued = reviewer.value(ply, move)
         mover = rules.to_move(position)
         loss = max(0.0, (valued.before - valued.after) * (-1 if mover else 1))
         line = tuple(format_line(rules, position, valued.line))
         reviewed = PlyReview(
             ply=ply,
             mover=mover,
-            move=rules.format_move(position, move),
+            move=notation[ply],
             best=line[0] if line else "",
             line=line,
             before=valued.before,
@@ -546,7 +608,7 @@ def review_game(
             exact=valued.exact,
             depth=valued.depth,
             nodes=valued.nodes,
-            time_ms=round((time.perf_counter() - start) * 1000),
+            time_ms=round(reviewer.seconds[ply] * 1000),
             forced=len(rules.legal_moves(position)) == 1,
         )
         plies.append(reviewed)

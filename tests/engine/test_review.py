@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from tests.support.engine import BACKENDS, needs_native
 from ubao.engine.games import make_game
+from ubao.engine.mancala import kalah_openings
 from ubao.engine.review import (
     GLYPHS,
     MARKS,
@@ -17,6 +19,7 @@ from ubao.engine.review import (
     ReviewBudget,
     classify,
     move_accuracy,
+    openings_digest,
     review_from_json,
     review_game,
     review_to_json,
@@ -98,6 +101,16 @@ def test_searched_marks_hold_against_perfect_play(backend: str) -> None:
     assert losing and caught >= 0.95 * losing
 
 
+def wrong_marks(review: Any, losses: list[float]) -> list[PlyReview]:
+    """The plies marked a mistake or a blunder that lose less than that class's threshold."""
+    limits = thresholds("kalah")
+    return [
+        ply
+        for ply, loss in zip(review.plies, losses, strict=True)
+        if ply.mark in ("mistake", "blunder") and loss < limits[MARKS.index(ply.mark) - 1]
+    ]
+
+
 @needs_native
 def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
     """A starved search (300 nodes, nothing proved ahead) calls moves mistakes that lose
@@ -105,20 +118,47 @@ def test_an_unproved_mistake_the_solver_disproves_is_lowered() -> None:
     game = make_game("kalah", SMALL, "native")
     moves = uneven_game(game, 2)
     losses = exact_losses(game, moves)
-    limits = thresholds("kalah")
 
-    def wrong(confirm_ms: int | None) -> list[PlyReview]:
+    def review(confirm_ms: int | None) -> Any:
         budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0, confirm_ms=confirm_ms)
         review = review_game("kalah", SMALL, moves, budget, backend="native")
-        assert review.budget["confirm_ms"] == (60_000 if confirm_ms is None else confirm_ms)
-        return [
-            ply
-            for ply, loss in zip(review.plies, losses, strict=True)
-            if ply.mark in ("mistake", "blunder") and loss < limits[MARKS.index(ply.mark) - 1]
-        ]
+        assert review.budget["confirm_ms"] == (24_000 if confirm_ms is None else confirm_ms)
+        return review
 
-    assert wrong(0), "the search alone errs here"
-    assert wrong(None) == []
+    assert wrong_marks(review(0), losses), "the search alone errs here"
+    checked = review(None)
+    assert wrong_marks(checked, losses) == []
+    missed = [
+        ply
+        for ply, loss in zip(checked.plies, losses, strict=True)
+        if classify(loss, thresholds("kalah")) in ("mistake", "blunder")
+        and ply.mark != classify(loss, thresholds("kalah"))
+    ]
+    assert missed == [], "with time enough every mistake and blunder is settled"
+
+
+@needs_native
+def test_a_mark_the_check_cannot_settle_is_lowered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Probes that never end in time (a pool spent) settle nothing: the search's mistakes
+    and blunders are not shown as such, only the classes the proofs made sure of."""
+    game = make_game("kalah", SMALL, "native")
+    moves = uneven_game(game, 2)
+    budget = ReviewBudget(60_000, 0, nodes=300, solve_ms=0)
+    searched = review_game("kalah", SMALL, moves, replace(budget, confirm_ms=0), backend="native")
+    claimed = [
+        ply.ply for ply in searched.plies if ply.mark in ("mistake", "blunder") and not ply.exact
+    ]
+    assert claimed, "the search marks mistakes here"
+
+    def out_of_time(*args: Any, **kwargs: Any) -> bool:
+        raise TimeoutError("the solver's time ran out")
+
+    monkeypatch.setattr(Solver, "at_least", out_of_time)
+    checked = review_game("kalah", SMALL, moves, budget, backend="native")
+    assert [ply.mark for ply in checked.plies if ply.ply in claimed] == ["inaccuracy"] * len(
+        claimed
+    )
+    assert [ply.loss for ply in checked.plies if ply.ply in claimed] == [3.0] * len(claimed)
 
 
 def test_the_values_are_seat_zeros_and_the_loss_the_movers() -> None:
@@ -233,3 +273,41 @@ def test_other_mancala_rules_are_reviewed_and_proved_where_the_solver_can(
     review = review_game(name, options, moves, ReviewBudget(time_ms=20, exact_within=99))
     assert all(ply.exact == exact for ply in review.plies)
     assert [ply.move for ply in review.plies] == moves
+
+
+def test_the_opening_table_is_as_solved_and_whole() -> None:
+    """engine/mancala/kalah_openings.py is what benchmarks/kalah_openings.py wrote: its digest
+    matches its values, and it holds every line of play up to its depth."""
+    assert openings_digest(kalah_openings.VALUES) == kalah_openings.DIGEST
+    game = make_game("kalah", kalah_openings.OPTIONS)
+    lines: list[tuple[tuple[str, ...], Any]] = [((), game.start())]
+    for depth in range(kalah_openings.DEPTH):
+        lines += [
+            ((*moves, game.format_move(position, move)), game.play(position, move))
+            for moves, position in lines
+            if len(moves) == depth and not game.is_over(position)
+            for move in game.legal_moves(position)
+        ]
+    assert sorted(kalah_openings.VALUES) == sorted(" ".join(moves) for moves, _ in lines)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_first_plies_of_kalah_take_the_opening_tables_values(backend: str) -> None:
+    """Positions no budget proves are exact from the table: before and after of every ply
+    within its depth are its values (seat 0's view), with nothing solved or checked."""
+    game = make_game("kalah", kalah_openings.OPTIONS, backend)
+    positions, moves = [game.start()], []
+    for _ in range(kalah_openings.DEPTH):
+        move = game.legal_moves(positions[-1])[-1]
+        moves.append(game.format_move(positions[-1], move))
+        positions.append(game.play(positions[-1], move))
+
+    def seat_zeros(ply: int) -> int:
+        value = kalah_openings.VALUES[" ".join(moves[:ply])]
+        return -value if game.to_move(positions[ply]) else value
+
+    budget = ReviewBudget(time_ms=50, exact_within=0, solve_ms=0, confirm_ms=0)
+    review = review_game("kalah", {}, moves, budget, backend=backend)
+    assert [(ply.exact, ply.before, ply.after) for ply in review.plies] == [
+        (True, seat_zeros(ply), seat_zeros(ply + 1)) for ply in range(len(moves))
+    ]
