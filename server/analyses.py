@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ubao.engine.review import EXACT_WITHIN, family
 from ubao.protocol import ErrorCode
 from ubao.server.lifecycle import Rejected
 from ubao.server.limits import Limits
@@ -60,7 +59,6 @@ class Analyses:
             tuple(room.history),
             self.limits.analysis_time_ms,
             address,
-            proof_reach(room),
         )
         return len(ahead), job
 
@@ -75,19 +73,3 @@ class Analyses:
             waiting = self.waiting.get(game_id)
             if waiting is not None:
                 waiting.askers.discard(conn)
-
-
-def proof_reach(room: Room) -> int | None:
-    """The review's `exact_within` for the game: the review's default (`ubao-engine review`'s),
-    where it bounds the solver's work: Othello's empty squares; a mancala game that ended by
-    the rules after more than twice the plies the default proves (12), whose last plies hold
-    few seeds. Elsewhere none
-    (0): plies from the end of a game resigned early, or of a short one, would be solved from
-    its middle or its start (minutes for Kalah (6,4)). The mancala endgame database and the
-    review's pooled solver time still prove what they can there."""
-    board = family(room.game_name)
-    if board == "othello":
-        return None
-    reach = EXACT_WITHIN[board]
-    by_rules = room.result is not None and room.result.score is not None
-    return None if reach and by_rules and len(room.history) > 2 * reach else 0

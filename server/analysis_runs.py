@@ -40,7 +40,6 @@ def job_of(job: AnalysisJob) -> dict[str, Any]:
         "options": job.options,
         "moves": list(job.moves),
         "time_ms": job.time_ms,
-        "exact_within": job.exact_within,
     }
 
 

@@ -122,8 +122,6 @@ class AnalysisJob:
     """The engine's budget per move."""
     share: str
     """The address that asked for it: the analyses of one address run in turn."""
-    exact_within: int | None = None
-    """Where the review proves values (`ReviewBudget.exact_within`): None for its default."""
 
 
 Output = (

@@ -21,10 +21,6 @@ from tests.support.server import (
     over_at_once,
     running_server,
     small_limits,
-    started_game,
-)
-from tests.support.server import (
-    move as play_move,
 )
 from tests.support.wire import autoplay, create, join, nodes, server_process
 from ubao.engine.games import make_game
@@ -39,7 +35,6 @@ from ubao.protocol import (
     Moved,
     Over,
     PlyAnalysis,
-    Resign,
     SideAnalysis,
     Snapshot,
     Watch,
@@ -79,7 +74,6 @@ def test_a_game_is_queued_once_and_its_analysis_reaches_askers_and_followers() -
     assert dave.ok(Analyse(id=dave.next_id(), game_id=game_id)).queued == 0
     (job,) = h.analysis_jobs  # the second request joined the first
     assert (job.game_id, job.moves, job.time_ms, job.share) == (game_id, ("1",), 20, "10.0.0.1")
-    assert job.exact_within == 0  # Kalah: the endgame database proves, not plies from the end
 
     h.core.analysed(game_id, made(job.moves))
     got = h.pump()
@@ -110,40 +104,6 @@ def test_each_address_holds_a_share_of_the_queue_and_the_server_a_bound() -> Non
     (event,) = [m for m in h.pump()[alice.conn] if isinstance(m, AnalysisEvent)]
     assert event.state == "failed" and "the engine died" in (event.message or "")
     assert alice.ok(Analyse(id=alice.next_id(), game_id=third)).queued == 1  # her share is back
-
-
-def test_othello_is_proved_by_its_empty_squares() -> None:
-    h = Harness()
-    alice, bob = h.player("alice"), h.player("bob")
-    game_id = alice.create(game="othello", options={})
-    _, token, _ = alice.join(game_id, 0)
-    bob.join(game_id, 1)
-    alice.ok(Resign(id=alice.next_id(), game_id=game_id, token=token))
-    analyse(bob, game_id)
-    (job,) = h.analysis_jobs
-    assert job.exact_within is None  # the review's default: a dozen empty squares
-
-
-def test_a_long_mancala_game_ended_by_the_rules_is_proved_as_the_cli_review_proves() -> None:
-    """`ubao-engine review`'s default proof from the end (12 plies) where it bounds the
-    solver's work: a game that ended by the rules after more than 24 plies; none for a
-    resigned game, whose last plies may hold every seed."""
-    h = Harness()
-    options = {"pits": 6, "seeds": 5}
-    game_id, south, south_token, north, north_token = started_game(h, options=options)
-    rules = make_game("kalah", options)
-    position, plies = rules.start(), 0
-    while not rules.is_over(position):
-        text = rules.format_move(position, rules.legal_moves(position)[-1])
-        peer, token = ((south, south_token), (north, north_token))[rules.to_move(position)]
-        play_move(peer, game_id, token, plies, text)
-        position, plies = rules.play_text(position, text), plies + 1
-    assert plies > 24
-    analyse(south, game_id)
-    resigned, alice, token, _, _ = started_game(h, options=options)
-    alice.ok(Resign(id=alice.next_id(), game_id=resigned, token=token))
-    analyse(alice, resigned)
-    assert [job.exact_within for job in h.analysis_jobs] == [None, 0]
 
 
 def test_only_a_finished_game_is_analysed() -> None:
