@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -26,7 +27,7 @@ from ubao.engine.game import (
     notation_text,
     shown,
 )
-from ubao.engine.othello import trained
+from ubao.engine.othello import patterns, trained
 from ubao.engine.othello.evaluations import (
     C_SQUARE,
     EDGE,
@@ -105,7 +106,7 @@ class Othello(Searchable[Position, Move]):
         # measured: docs/benchmarks.md, the trained evaluation (fitted on this size only)
         trained_first = size == TRAINED_SIZE
         self.evaluations: dict[str, Evaluation] = (
-            {"trained": self.trained, **hand_set}
+            {"trained": self.trained, "patterns": self.patterns, **hand_set}
             if trained_first
             else {**hand_set, "trained": self.trained}
         )
@@ -274,7 +275,9 @@ class Othello(Searchable[Position, Move]):
         elif evaluation == self.mobility:
             with_squares = False
         elif evaluation == self.trained:
-            return self._trained_leaf()
+            return self._fitted_leaf(partial(trained.value, self._trained_tables))
+        elif evaluation == self.patterns:
+            return self._fitted_leaf(patterns.value)
         else:
             return super().leaf_evaluation(evaluation)
         placements = self._placements
@@ -296,14 +299,15 @@ class Othello(Searchable[Position, Move]):
 
         return leaf
 
-    def _trained_leaf(self) -> Callable[[Position], float | None]:
-        """`trained` fused with the end test, as `standard` is."""
+    def _fitted_leaf(
+        self, value: Callable[[int, int, int, int], float]
+    ) -> Callable[[Position], float | None]:
+        """`trained` or `patterns` (`value` of the boards and their placements) fused with the
+        end test, as `standard` is."""
         placements = self._placements
         is_over = self.is_over
         squares = self._squares
         endgame = self._endgame_empties
-        tables = self._trained_tables
-        value = trained.value
 
         def leaf(position: Position) -> float | None:
             black, white, _ = position
@@ -313,7 +317,7 @@ class Othello(Searchable[Position, Move]):
             white_moves = placements(white, black)
             if not (black_moves or white_moves):
                 return None
-            return value(tables, black, white, black_moves, white_moves)
+            return value(black, white, black_moves, white_moves)
 
         return leaf
 
@@ -585,6 +589,18 @@ class Othello(Searchable[Position, Move]):
             white,
             self._placements(black, white),
             self._placements(white, black),
+        )
+
+    def patterns(self, position: Position) -> float:
+        """Black's expected final margin by pattern tables per game stage, fitted on ubao's
+        self-play games labelled by its exact endgame solver (engine/othello/patterns.py);
+        8x8 only."""
+        exact = self._exact(position)
+        if exact is not None:
+            return exact
+        black, white, _ = position
+        return patterns.value(
+            black, white, self._placements(black, white), self._placements(white, black)
         )
 
     def trained_features(self, position: Position) -> tuple[int, ...]:
