@@ -1,4 +1,4 @@
-"""Fits Othello's `patterns` evaluation (engine/othello/patterns.py) to labelled self-play positions.
+"""Fits Othello's `patterns` evaluation (engine/othello/patterns.py) to self-play positions.
 
     .venv/bin/pip install numpy   # for the fit only: the engine never imports it
     .venv/bin/python benchmarks/othello_train.py generate --games 3000 --seed 37 --out DATA
@@ -6,15 +6,15 @@
 
 The positions are those of benchmarks/othello_train.py `generate` (ubao's own games, every
 position from 16 empties on labelled by the native exact solver, the earlier ones by the exact
-result of their game's 16-empty position); nothing comes from another program. Each position
-counts twice, as played and with the colours swapped (the label negated), so every table learns
-both colours. Every stage is fitted at once by ridge-regularised least squares, solved by
-conjugate gradients on the normal equations: some 1.1 million unknowns over a million rows of
-47 non-zeros, which numpy's vector operations do in a minute or two where a Python loop would
-take hours. A tenth of the positions (blocks of lines, so mostly whole games) is held out to
-report the error. Writes engine/othello/pattern_weights.bin and its digest in
-engine/othello/pattern_weights.py; then run `python -m ubao.engine.tools.native_constants` (the
-instances' squares, should KINDS change) and rebuild the core.
+result of their game's 16-empty position); nothing comes from another program. Entries that a
+symmetry or a swap of the colours relates share one parameter (`ties`). Every stage is fitted
+at once by ridge-regularised least squares, solved by conjugate gradients on the normal
+equations: some 300,000 unknowns over half a million rows of 47 non-zeros, which numpy's
+vector operations do in minutes where a Python loop would take hours. A tenth of the
+positions (blocks of lines, so mostly whole games) is held out to report the error. Writes
+engine/othello/pattern_weights.bin and its digest in engine/othello/pattern_weights.py; then
+run `python -m ubao.engine.tools.native_constants` (the instances' squares, should KINDS
+change) and rebuild the core.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from ubao.engine.othello.game import Othello
 PACKAGE = Path(patterns.__file__).parent
 HELD_OUT_BLOCK = 2000
 """Lines per block when holding out every tenth block."""
+RIDGE = 30.0
+ROUNDS = 150
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -54,21 +56,53 @@ def _count(bits: NDArray[np.uint64]) -> Ints:
     return np.bitwise_count(bits).astype(np.int64)
 
 
-def features(black: NDArray[np.uint64], white: NDArray[np.uint64]) -> tuple[Ints, Floats]:
-    """Per position, each instance's column in the whole weight vector, and the mobility lead."""
-    stage_base = (
-        np.array([patterns.stage_of(int(d)) for d in range(65)])[_count(black | white)]
-        * patterns.STAGE_SIZE
-    )
-    columns = np.empty((len(black), len(patterns.INSTANCES) + 1), dtype=np.int64)
+def ties() -> tuple[Ints, Floats, int]:
+    """Per entry of a stage (each kind's table, then the mobility weight): the free parameter
+    it takes, and the sign it takes it with; and the parameters per stage. Entries that a
+    symmetry of their kind's squares or a swap of the colours turns into each other share one
+    parameter (negated across the swap; zero where the swap gives the same entry back), so the
+    shipped tables change no value under a symmetry of the board and negate it when the colours
+    swap, exactly, and the fit has a quarter of the unknowns to fill."""
+    parameter = np.empty(patterns.STAGE_SIZE, dtype=np.int64)
+    sign = np.empty(patterns.STAGE_SIZE)
+    offset = used = 0
+    for _, squares in patterns.KINDS:
+        n = len(squares)
+        orders = [
+            [squares.index(image) for image in (move(r, c) for r, c in squares)]
+            for move in patterns.SYMMETRIES
+            if {move(r, c) for r, c in squares} == set(squares)
+        ]
+        entries = np.arange(3**n)
+        digits = entries[:, None] // 3 ** np.arange(n - 1, -1, -1) % 3
+        swapped = np.where(digits == 0, 0, 3 - digits)
+        weight = 3 ** np.arange(n - 1, -1, -1)
+        plain = np.min([digits[:, order] @ weight for order in orders], axis=0)
+        negated = np.min([swapped[:, order] @ weight for order in orders], axis=0)
+        representative = np.minimum(plain, negated)
+        kind_sign = np.where(plain == negated, 0.0, np.where(plain < negated, 1.0, -1.0))
+        _, compact = np.unique(representative, return_inverse=True)
+        parameter[offset : offset + 3**n] = used + compact
+        sign[offset : offset + 3**n] = kind_sign
+        offset += 3**n
+        used += int(compact.max()) + 1
+    parameter[patterns.MOBILITY] = used
+    sign[patterns.MOBILITY] = 1.0
+    return parameter, sign, used + 1
+
+
+def features(black: NDArray[np.uint64], white: NDArray[np.uint64]) -> tuple[Ints, Ints, Floats]:
+    """Per position, its stage, each instance's entry in the stage and the mobility lead."""
+    stage = np.array([patterns.stage_of(d) for d in range(65)])[_count(black | white)]
+    entries = np.empty((len(black), len(patterns.INSTANCES)), dtype=np.int64)
+    one = np.uint64(1)
     for k, (offset, squares) in enumerate(patterns.INSTANCES):
         index = np.zeros(len(black), dtype=np.int64)
         for square in squares:
-            one = np.uint64(1)
-            digit = (black >> np.uint64(square)) & one | ((white >> np.uint64(square)) & one) << one
+            at = np.uint64(square)
+            digit = (black >> at) & one | ((white >> at) & one) << one
             index = 3 * index + digit.astype(np.int64)
-        columns[:, k] = stage_base + offset + index
-    columns[:, -1] = stage_base + patterns.MOBILITY
+        entries[:, k] = offset + index
     game = Othello({})
     mobility = np.array(
         [
@@ -77,31 +111,40 @@ def features(black: NDArray[np.uint64], white: NDArray[np.uint64]) -> tuple[Ints
         ],
         dtype=np.float64,
     )
-    return columns, mobility
+    return stage, entries, mobility
 
 
-def fit(columns: Ints, mobility: Floats, label: Floats, ridge: float, rounds: int) -> Floats:
-    """The weights (in discs) minimising squared error plus `ridge` times their squares."""
-    size = patterns.STAGES * patterns.STAGE_SIZE
-    values = np.ones(columns.shape, dtype=np.float64)
-    values[:, -1] = mobility
+def design(
+    stage: Ints, entries: Ints, mobility: Floats, tied: tuple[Ints, Floats, int]
+) -> tuple[Ints, Floats]:
+    """The rows of the least squares problem: each row's parameter columns and their values."""
+    parameter, sign, per_stage = tied
+    base = stage[:, None] * per_stage
+    columns = np.concatenate(
+        [base + parameter[entries], base + parameter[patterns.MOBILITY]], axis=1
+    )
+    values = np.concatenate([sign[entries], mobility[:, None]], axis=1)
+    return columns, values
+
+
+def fit(
+    columns: Ints, values: Floats, label: Floats, size: int, ridge: float, rounds: int
+) -> Floats:
+    """The parameters (in discs) minimising squared error plus `ridge` times their squares, by
+    conjugate gradients on the normal equations."""
     flat = columns.ravel()
 
-    def forward(w: Floats) -> Floats:
-        result: Floats = (w[columns] * values).sum(axis=1)
-        return result
+    def normal(w: Floats) -> Floats:
+        return backward((w[columns] * values).sum(axis=1)) + ridge * w
 
     def backward(r: Floats) -> Floats:
         return np.bincount(flat, weights=(values * r[:, None]).ravel(), minlength=size)
 
-    def normal(w: Floats) -> Floats:
-        return backward(forward(w)) + ridge * w
-
     w = np.zeros(size)
-    residual = backward(label) - normal(w)
+    residual = backward(label)
     direction = residual.copy()
     norm = residual @ residual
-    for step in range(rounds):
+    for _ in range(rounds):
         product = normal(direction)
         alpha = norm / (direction @ product)
         w += alpha * direction
@@ -109,17 +152,12 @@ def fit(columns: Ints, mobility: Floats, label: Floats, ridge: float, rounds: in
         new_norm = residual @ residual
         direction = residual + new_norm / norm * direction
         norm = new_norm
-        if step % 25 == 24:
-            print(f"  round {step + 1}: residual {np.sqrt(norm):.1f}", file=sys.stderr)
     return w
 
 
-def report(name: str, w: Floats, columns: Ints, mobility: Floats, label: Floats) -> None:
-    """Root mean square error per stage."""
-    values = np.ones(columns.shape)
-    values[:, -1] = mobility
+def report(name: str, w: Floats, columns: Ints, values: Floats, label: Floats, stage: Ints) -> None:
+    """Root mean square error, over all and per stage."""
     error = (w[columns] * values).sum(axis=1) - label
-    stage = columns[:, -1] // patterns.STAGE_SIZE
     shown = " ".join(
         f"{s}:{np.sqrt(np.mean(error[stage == s] ** 2)):.2f}"
         for s in range(patterns.STAGES)
@@ -128,40 +166,42 @@ def report(name: str, w: Floats, columns: Ints, mobility: Floats, label: Floats)
     print(f"{name}: rms {np.sqrt(np.mean(error**2)):.2f} discs; by stage {shown}")
 
 
+def table(w: Floats, tied: tuple[Ints, Floats, int]) -> array[int]:
+    """The shipped table: every stage's entries from the parameters, in 1/SCALE of a disc."""
+    parameter, sign, per_stage = tied
+    stages = [sign * w[s * per_stage + parameter] for s in range(patterns.STAGES)]
+    scaled = np.clip(np.rint(np.concatenate(stages) * patterns.SCALE), -32767, 32767)
+    return array("h", scaled.astype(np.int64).tolist())
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", type=Path, nargs="+", help="othello_train.py generate output")
-    parser.add_argument("--ridge", type=float, default=3.0, help="the penalty per weight")
-    parser.add_argument("--rounds", type=int, default=300, help="conjugate gradient steps")
+    parser.add_argument("--ridge", type=float, default=RIDGE, help="the penalty per parameter")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="conjugate gradient steps")
     args = parser.parse_args(argv)
     black, white, label = load(args.data)
     held = (np.arange(len(black)) // HELD_OUT_BLOCK) % 10 == 9
-    black, white = np.concatenate([black, white]), np.concatenate([white, black])
-    label = np.concatenate([label, -label])
-    held = np.concatenate([held, held])
-    columns, mobility = features(black, white)
-    sample = np.random.default_rng(0).choice(len(black), 200)
-    for i in sample:  # the vector indices are the evaluation's own
-        expected = patterns.indices(int(black[i]), int(white[i]))
-        stage = int(columns[i, -1]) - patterns.MOBILITY
-        assert [int(c) - stage for c in columns[i, :-1]] == expected
+    stage, entries, mobility = features(black, white)
+    for i in np.random.default_rng(0).choice(len(black), 200):  # the evaluation's own entries
+        assert entries[i].tolist() == patterns.indices(int(black[i]), int(white[i]))
+    tied = ties()
+    columns, values = design(stage, entries, mobility, tied)
     train = ~held
-    print(f"{int(train.sum())} rows to fit, {int(held.sum())} held out", file=sys.stderr)
-    w = fit(columns[train], mobility[train], label[train], args.ridge, args.rounds)
-    report("fitted", w, columns[train], mobility[train], label[train])
-    report("held out", w, columns[held], mobility[held], label[held])
-    scaled = np.clip(np.rint(w * patterns.SCALE), -32767, 32767).astype(np.int64)
-    data = patterns.encode(array("h", scaled.tolist()))
+    print(f"{int(train.sum())} positions to fit, {int(held.sum())} held out", file=sys.stderr)
+    size = patterns.STAGES * tied[2]
+    w = fit(columns[train], values[train], label[train], size, args.ridge, args.rounds)
+    report("fitted", w, columns[train], values[train], label[train], stage[train])
+    report("held out", w, columns[held], values[held], label[held], stage[held])
+    data = patterns.encode(table(w, tied))
     (PACKAGE / patterns.WEIGHTS_FILE).write_bytes(data)
     (PACKAGE / "pattern_weights.py").write_text(
         '"""Generated by benchmarks/othello_patterns_train.py: do not edit. The SHA-256 of\n'
         'pattern_weights.bin as fitted, which engine/othello/patterns.py checks on loading."""\n'
         f'\nDIGEST = "{patterns.digest(data)}"\n'
     )
-    mobility_weights = ", ".join(
-        f"{w[s * patterns.STAGE_SIZE + patterns.MOBILITY]:.2f}" for s in range(patterns.STAGES)
-    )
-    print(f"wrote {len(data)} bytes; mobility weight by stage: {mobility_weights}")
+    shown = ", ".join(f"{w[(s + 1) * tied[2] - 1]:.2f}" for s in range(patterns.STAGES))
+    print(f"wrote {len(data)} bytes, {size} parameters; mobility weight by stage: {shown}")
     return 0
 
 

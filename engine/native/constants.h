@@ -56,7 +56,7 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
      {1824, 336, 155, 28, -36, 195, 355, -1838, -908, 615, -266, -338, 105}, \
      {1134, 163, 38, 18, 44, -120, 312, -1304, -524, 772, -461, -275, 288}}
 
-/* -- the patterns evaluation's instances (patterns.py; the weights load at run time) -- */
+/* -- the patterns evaluation's instances (patterns.py; weights load at run time) -- */
 #define OTH_PATTERN_SIZE 8 /* ubao.engine.othello.patterns.SIZE */
 #define OTH_PATTERN_STAGES 10 /* ubao.engine.othello.patterns.STAGES */
 #define OTH_PATTERN_SCALE 256 /* ubao.engine.othello.patterns.SCALE */

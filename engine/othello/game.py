@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from functools import partial
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ubao.engine.game import (

@@ -22,6 +22,7 @@ import hashlib
 import sys
 import zlib
 from array import array
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Final
@@ -55,21 +56,26 @@ KINDS: Final[tuple[tuple[str, tuple[tuple[int, int], ...]], ...]] = (
 """Each kind's name and its squares (row, column) in one of its places."""
 
 
+_LAST = SIZE - 1
+SYMMETRIES: Final[tuple[Callable[[int, int], tuple[int, int]], ...]] = (
+    lambda r, c: (r, c),
+    lambda r, c: (r, _LAST - c),
+    lambda r, c: (_LAST - r, c),
+    lambda r, c: (_LAST - r, _LAST - c),
+    lambda r, c: (c, r),
+    lambda r, c: (c, _LAST - r),
+    lambda r, c: (_LAST - c, r),
+    lambda r, c: (_LAST - c, _LAST - r),
+)
+"""The board's eight symmetries on (row, column)."""
+
+
 def _images(squares: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
-    """The kind's instances: its squares' indices under each symmetry, one per set of squares."""
-    last = SIZE - 1
-    maps = (
-        lambda r, c: (r, c),
-        lambda r, c: (r, last - c),
-        lambda r, c: (last - r, c),
-        lambda r, c: (last - r, last - c),
-        lambda r, c: (c, r),
-        lambda r, c: (c, last - r),
-        lambda r, c: (last - c, r),
-        lambda r, c: (last - c, last - r),
-    )
+    """The kind's instances: its squares' indices under each symmetry, one per set of squares
+    (a kind that a symmetry maps onto itself, as an edge by its mirror, gets a table that the
+    training makes symmetric, so that no symmetry of the board changes the value)."""
     found: dict[frozenset[int], tuple[int, ...]] = {}
-    for move in maps:
+    for move in SYMMETRIES:
         image = tuple(row * SIZE + column for row, column in (move(r, c) for r, c in squares))
         found.setdefault(frozenset(image), image)
     return list(found.values())
@@ -78,7 +84,7 @@ def _images(squares: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
 def _layout() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], int]:
     """Every instance as (its kind's table offset in a stage, its squares), and a stage's size
     (the tables, then the mobility weight)."""
-    instances = []
+    instances: list[tuple[int, tuple[int, ...]]] = []
     offset = 0
     for _, squares in KINDS:
         instances.extend((offset, image) for image in _images(squares))

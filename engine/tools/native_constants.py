@@ -19,8 +19,8 @@ from ubao.engine.bao import rules as bao_rules
 from ubao.engine.games import make_game
 from ubao.engine.mancala import game as mancala
 from ubao.engine.othello import evaluations as othello_evaluations
-from ubao.engine.othello import patterns as othello_patterns
 from ubao.engine.othello import game as othello
+from ubao.engine.othello import patterns as othello_patterns
 from ubao.engine.othello import trained as othello_trained
 from ubao.engine.othello import trained_weights
 from ubao.engine.search import control, driver, scores, table
@@ -124,7 +124,7 @@ def render() -> str:
         )
         + "}",
         "",
-        "/* -- the patterns evaluation's instances (patterns.py; the weights load at run time) -- */",
+        "/* -- the patterns evaluation's instances (patterns.py; weights load at run time) -- */",
         *(_define(f"OTH_PATTERN_{name}", othello_patterns, name) for name in PATTERNS),
         f"#define OTH_PATTERN_INSTANCES {len(othello_patterns.INSTANCES)}",
         f"#define OTH_PATTERN_MOST_SQUARES {most}",
