@@ -152,5 +152,5 @@ class Solver:
     @staticmethod
     def build_endgame(rules: Mancala, seeds: int, values: Buffer, /) -> None: ...
 
-def load_othello_patterns(weights: bytes, /) -> None:
+def load_othello_patterns(weights: Buffer, /) -> None:
     """Keeps the `patterns` evaluation's weights (native int16s); the first stay."""

@@ -188,7 +188,7 @@ class NativeOthello(NativeRules, Othello):
         super().__init__(options)
         self._core = OthelloCore(size=self.size, position_type=OthelloPosition)
         if "patterns" in self.evaluations:
-            load_othello_patterns(patterns.weights_bytes())
+            load_othello_patterns(patterns.weights())
 
     def legal_moves(self, position: OthelloPosition) -> list[OthelloMove]:
         return self._core.legal_moves(position)

@@ -124,11 +124,6 @@ def weights() -> array[int]:
     return table
 
 
-def weights_bytes() -> bytes:
-    """The weights as native int16s, for the native core."""
-    return weights().tobytes()
-
-
 def encode(table: array[int]) -> bytes:
     """The file's bytes for `table` (the training's output)."""
     ordered = array("h", table)
