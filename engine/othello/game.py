@@ -103,7 +103,8 @@ class Othello(Searchable[Position, Move]):
             "mobility": self.mobility,
             "discs": self.discs,
         }
-        # measured: docs/benchmarks.md, the trained evaluation (fitted on this size only)
+        # measured: docs/benchmarks.md, the trained evaluation (fitted on this size only) and
+        # the pattern evaluation (8x8 only; not measurably ahead of trained, so second)
         trained_first = size == TRAINED_SIZE
         self.evaluations: dict[str, Evaluation] = (
             {"trained": self.trained, "patterns": self.patterns, **hand_set}
