@@ -27,8 +27,8 @@ enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
 enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
 #define MAN_EVALUATION_NAMES {"store_diff", "store_seeds", "mobility"}
 /* ubao.engine.othello.game.Othello.evaluations, in its order */
-enum { OTH_TRAINED, OTH_PATTERNS, OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
-#define OTH_EVALUATION_NAMES {"trained", "patterns", "standard", "positional", "mobility", "discs"}
+enum { OTH_PATTERNS, OTH_TRAINED, OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
+#define OTH_EVALUATION_NAMES {"patterns", "trained", "standard", "positional", "mobility", "discs"}
 /* ubao.engine.bao.game.Bao.evaluations, in its order */
 enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define BAO_EVALUATION_NAMES {"balanced", "material", "front_row"}

@@ -49,8 +49,9 @@ PASS: Final[Move] = -1
 MIN_SIZE: Final = 4
 MAX_SIZE: Final = 16
 DEFAULT_SIZE: Final = 8
-TRAINED_SIZE: Final = 8
-"""The size `trained` was fitted on, where it is the default evaluation."""
+FITTED_SIZE: Final = 8
+"""The size `trained` and `patterns` were fitted on, where `patterns` is the default evaluation
+and `trained` the second."""
 COLUMNS: Final = "abcdefghijklmnop"
 DISC_LETTERS: Final = "XO"
 """A disc or side to move in position text: X Black (player 0), O White (player 1)."""
@@ -103,12 +104,12 @@ class Othello(Searchable[Position, Move]):
             "mobility": self.mobility,
             "discs": self.discs,
         }
-        # measured: docs/benchmarks.md, the trained evaluation (fitted on this size only) and
-        # the pattern evaluation (8x8 only; not measurably ahead of trained, so second)
-        trained_first = size == TRAINED_SIZE
+        # measured: docs/benchmarks.md, the trained evaluation and the pattern evaluation
+        # (fitted on this size only; patterns ahead of trained, trained ahead of standard)
+        fitted_first = size == FITTED_SIZE
         self.evaluations: dict[str, Evaluation] = (
-            {"trained": self.trained, "patterns": self.patterns, **hand_set}
-            if trained_first
+            {"patterns": self.patterns, "trained": self.trained, **hand_set}
+            if fitted_first
             else {**hand_set, "trained": self.trained}
         )
         s = size

@@ -58,9 +58,9 @@ def played_positions(draw: st.DrawFn) -> tuple[Othello, Position]:
     return game, position
 
 
-def test_trained_is_the_default_on_8x8_and_standard_on_the_sizes_it_was_not_fitted_on() -> None:
+def test_patterns_is_the_default_on_8x8_and_standard_on_the_sizes_not_fitted_on() -> None:
     hand_set = ["standard", "positional", "mobility", "discs"]
-    assert list(Othello().evaluations) == ["trained", "patterns", *hand_set]
+    assert list(Othello().evaluations) == ["patterns", "trained", *hand_set]
     for size in (4, 6, 10, 16):
         assert list(Othello({"size": size}).evaluations) == [*hand_set, "trained"]
 
