@@ -157,3 +157,6 @@ class Solver:
     def counts(self) -> tuple[int, int]: ...
     @staticmethod
     def build_endgame(rules: Mancala, seeds: int, values: Buffer, /) -> None: ...
+
+def load_othello_patterns(weights: Buffer, /) -> None:
+    """Keeps the `patterns` evaluation's weights (native int16s); the first stay."""

@@ -34,6 +34,7 @@ from ubao.engine.game import Game, OptionsError, Outcome
 from ubao.engine.mancala.game import Egyptian, Ethiopian, Kalah, Mancala
 from ubao.engine.mancala.game import Move as MancalaMove
 from ubao.engine.mancala.game import Position as MancalaPosition
+from ubao.engine.othello import patterns
 from ubao.engine.othello.game import Move as OthelloMove
 from ubao.engine.othello.game import Othello
 from ubao.engine.othello.game import Position as OthelloPosition
@@ -48,6 +49,7 @@ try:
     from ubao.engine._native import Othello as OthelloCore
     from ubao.engine._native import OthelloEndgame as OthelloEndgameCore
     from ubao.engine._native import Search as SearchCore
+    from ubao.engine._native import load_othello_patterns
 
     NATIVE_BUILT = True
 except ImportError:  # installed without a C compiler: the Python rules run
@@ -185,6 +187,8 @@ class NativeOthello(NativeRules, Othello):
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._core = OthelloCore(size=self.size, position_type=OthelloPosition)
+        if "patterns" in self.evaluations:
+            load_othello_patterns(patterns.weights())
 
     def legal_moves(self, position: OthelloPosition) -> list[OthelloMove]:
         return self._core.legal_moves(position)

@@ -32,6 +32,7 @@ int read_depth(PyObject *value);
 int signal_raised(void *context);
 
 extern PyTypeObject ManType, OthType, BaoType, SearchType, SolverType, EndgameType;
+extern PyMethodDef oth_pattern_functions[]; /* bind_othello_patterns.c */
 
 typedef struct {
     PyObject_HEAD ManRules rules;

@@ -6,6 +6,7 @@
 
 #include "bao_search.h"
 #include "mancala_search.h"
+#include "othello_patterns.h"
 #include "othello_search.h"
 
 /* One thread's state besides the main one, with its own Bao rules (moves kept per thread). */
@@ -79,6 +80,13 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     int evaluation = search_evaluation(rules, evaluation_name);
     if (evaluation < 0) return NULL;
+    if (PyObject_TypeCheck(rules, &OthType) && evaluation == OTH_PATTERNS &&
+        (((OthObject *)rules)->wide || ((OthObject *)rules)->narrow.size != OTH_PATTERN_SIZE ||
+         !oth_patterns_loaded())) {
+        PyErr_SetString(PyExc_ValueError,
+                        "the patterns evaluation needs an 8x8 board and its loaded weights");
+        return NULL;
+    }
     int algorithm = search_algorithm(algorithm_name);
     if (algorithm < 0) return NULL;
     if (table_depth < 2) { /* one ply above the horizon the children are leaves */

@@ -27,8 +27,8 @@ enum { SEARCH_MINIMAX, SEARCH_ALPHABETA, SEARCH_NEGAMAX, SEARCH_ALGORITHMS };
 enum { MAN_STORE_DIFF, MAN_STORE_SEEDS, MAN_MOBILITY, MAN_EVALUATIONS };
 #define MAN_EVALUATION_NAMES {"store_diff", "store_seeds", "mobility"}
 /* ubao.engine.othello.game.Othello.evaluations, in its order */
-enum { OTH_TRAINED, OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
-#define OTH_EVALUATION_NAMES {"trained", "standard", "positional", "mobility", "discs"}
+enum { OTH_PATTERNS, OTH_TRAINED, OTH_STANDARD, OTH_POSITIONAL, OTH_MOBILITY, OTH_DISCS, OTH_EVALUATIONS };
+#define OTH_EVALUATION_NAMES {"patterns", "trained", "standard", "positional", "mobility", "discs"}
 /* ubao.engine.bao.game.Bao.evaluations, in its order */
 enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 #define BAO_EVALUATION_NAMES {"balanced", "material", "front_row"}
@@ -55,6 +55,66 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
      {2243, 379, 368, 15, -247, 873, 467, -2683, -1680, 332, -113, -291, 67}, \
      {1824, 336, 155, 28, -36, 195, 355, -1838, -908, 615, -266, -338, 105}, \
      {1134, 163, 38, 18, 44, -120, 312, -1304, -524, 772, -461, -275, 288}}
+
+/* -- the patterns evaluation's instances (patterns.py; weights load at run time) -- */
+#define OTH_PATTERN_SIZE 8 /* ubao.engine.othello.patterns.SIZE */
+#define OTH_PATTERN_STAGES 10 /* ubao.engine.othello.patterns.STAGES */
+#define OTH_PATTERN_SCALE 256 /* ubao.engine.othello.patterns.SCALE */
+#define OTH_PATTERN_FIRST_DISCS 4 /* ubao.engine.othello.patterns.FIRST_DISCS */
+#define OTH_PATTERN_LAST_DISCS 55 /* ubao.engine.othello.patterns.LAST_DISCS */
+#define OTH_PATTERN_STAGE_SIZE 114778 /* ubao.engine.othello.patterns.STAGE_SIZE */
+#define OTH_PATTERN_MOBILITY 114777 /* ubao.engine.othello.patterns.MOBILITY */
+#define OTH_PATTERN_INSTANCES 46
+#define OTH_PATTERN_MOST_SQUARES 10
+#define OTH_PATTERN_OFFSETS {0, 0, 0, 0, 59049, 59049, 59049, 59049, 78732, 78732, 78732, 78732, 78732, 78732, 78732, 78732, 85293, 85293, 85293, 85293, 91854, 91854, 91854, 91854, 98415, 98415, 98415, 98415, 104976, 104976, 111537, 111537, 111537, 111537, 113724, 113724, 113724, 113724, 114453, 114453, 114453, 114453, 114696, 114696, 114696, 114696}
+#define OTH_PATTERN_LENGTHS {10, 10, 10, 10, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5, 5, 4, 4, 4, 4}
+#define OTH_PATTERN_SQUARES \
+    {{0, 1, 2, 3, 4, 5, 6, 7, 9, 14}, \
+     {56, 57, 58, 59, 60, 61, 62, 63, 49, 54}, \
+     {0, 8, 16, 24, 32, 40, 48, 56, 9, 49}, \
+     {7, 15, 23, 31, 39, 47, 55, 63, 14, 54}, \
+     {0, 1, 2, 8, 9, 10, 16, 17, 18}, \
+     {7, 6, 5, 15, 14, 13, 23, 22, 21}, \
+     {56, 57, 58, 48, 49, 50, 40, 41, 42}, \
+     {63, 62, 61, 55, 54, 53, 47, 46, 45}, \
+     {0, 1, 2, 3, 8, 9, 10, 11}, \
+     {7, 6, 5, 4, 15, 14, 13, 12}, \
+     {56, 57, 58, 59, 48, 49, 50, 51}, \
+     {63, 62, 61, 60, 55, 54, 53, 52}, \
+     {0, 8, 16, 24, 1, 9, 17, 25}, \
+     {7, 15, 23, 31, 6, 14, 22, 30}, \
+     {56, 48, 40, 32, 57, 49, 41, 33}, \
+     {63, 55, 47, 39, 62, 54, 46, 38}, \
+     {8, 9, 10, 11, 12, 13, 14, 15}, \
+     {48, 49, 50, 51, 52, 53, 54, 55}, \
+     {1, 9, 17, 25, 33, 41, 49, 57}, \
+     {6, 14, 22, 30, 38, 46, 54, 62}, \
+     {16, 17, 18, 19, 20, 21, 22, 23}, \
+     {40, 41, 42, 43, 44, 45, 46, 47}, \
+     {2, 10, 18, 26, 34, 42, 50, 58}, \
+     {5, 13, 21, 29, 37, 45, 53, 61}, \
+     {24, 25, 26, 27, 28, 29, 30, 31}, \
+     {32, 33, 34, 35, 36, 37, 38, 39}, \
+     {3, 11, 19, 27, 35, 43, 51, 59}, \
+     {4, 12, 20, 28, 36, 44, 52, 60}, \
+     {0, 9, 18, 27, 36, 45, 54, 63}, \
+     {7, 14, 21, 28, 35, 42, 49, 56}, \
+     {1, 10, 19, 28, 37, 46, 55}, \
+     {6, 13, 20, 27, 34, 41, 48}, \
+     {57, 50, 43, 36, 29, 22, 15}, \
+     {62, 53, 44, 35, 26, 17, 8}, \
+     {2, 11, 20, 29, 38, 47}, \
+     {5, 12, 19, 26, 33, 40}, \
+     {58, 51, 44, 37, 30, 23}, \
+     {61, 52, 43, 34, 25, 16}, \
+     {3, 12, 21, 30, 39}, \
+     {4, 11, 18, 25, 32}, \
+     {59, 52, 45, 38, 31}, \
+     {60, 51, 42, 33, 24}, \
+     {4, 13, 22, 31}, \
+     {3, 10, 17, 24}, \
+     {60, 53, 46, 39}, \
+     {59, 50, 41, 32}}
 
 /* -- the rules' bounds -- */
 #define UBAO_MAX_COUNT 1000000 /* ubao.engine.game.MAX_COUNT */

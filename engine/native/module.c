@@ -2,7 +2,7 @@
  * Python engine's own position values (engine/backend.py wraps them as `Game` classes), their
  * search and the mancala solver. This file holds the module and what its types share (bind.h);
  * each type is bound in its own file: bind_mancala.c, bind_othello.c, bind_bao.c,
- * bind_search.c, bind_solve.c, bind_othello_endgame.c. */
+ * bind_search.c, bind_solve.c, bind_othello_endgame.c, bind_othello_patterns.c. */
 #include "bind.h"
 
 PyObject *position_error;
@@ -34,6 +34,7 @@ static struct PyModuleDef native_module = {
     .m_doc = PyDoc_STR("The native core: the rules of the mancala family, Othello and Bao, "
                        "perft, and their negamax search."),
     .m_size = -1,
+    .m_methods = oth_pattern_functions,
 };
 
 /* Readies `type` and adds it to `module` as `name`; -1 with an exception set on failure. */

@@ -4,10 +4,11 @@
 
 #include <math.h>
 
+#include "othello_patterns.h"
 #include "othello_words.h"
 
 /* Whether constants.h has the evaluations oth_leaf scores: a new one fails the build here. */
-typedef char oth_evaluations_known[OTH_EVALUATIONS == 5 ? 1 : -1];
+typedef char oth_evaluations_known[OTH_EVALUATIONS == 6 ? 1 : -1];
 
 /* Python's hash of a board as an int (the key the Python search uses). */
 static inline uint64_t bb_hash64(Bb64 x) { return search_int_hash(x); }

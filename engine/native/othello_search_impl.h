@@ -120,7 +120,8 @@ static double B_NAME(oth_trained_, W)(const Rules *r, const Pos *p, Bb black_mov
 
 /* The evaluation `e` fused with the end test: the disc count in the last `size` empties (and
  * always for `discs`), else square weights (`positional`), five points per placement more than
- * the opponent (`mobility`), or both (`standard`), integers as in Python; or `trained`. */
+ * the opponent (`mobility`), or both (`standard`), integers as in Python; or `trained`, or
+ * `patterns` (othello_patterns.c). */
 static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, double *value) {
     Bb black = p->black, white = p->white, occupied = B_OR(black, white);
     int discs = B_COUNT(black) - B_COUNT(white);
@@ -136,6 +137,12 @@ static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, d
         *value = B_NAME(oth_trained_, W)(r, p, black_moves, white_moves);
         return 1;
     }
+#if W == 64 /* `patterns` is drawn on 8x8 only: bind_search.c refuses it on another size */
+    if (e == OTH_PATTERNS) {
+        *value = oth_patterns_value(black, white, B_COUNT(black_moves) - B_COUNT(white_moves));
+        return 1;
+    }
+#endif
     int score = 0;
     if (e != OTH_MOBILITY) {
         for (int g = 0; g < OTH_GROUPS; g++)

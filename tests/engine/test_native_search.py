@@ -150,8 +150,15 @@ def test_every_mancala_algorithm_and_evaluation_searches_as_python(
     )
 
 
-@pytest.mark.parametrize(("algorithm", "evaluation"), algorithms_and_evaluations("othello"))
-@pytest.mark.parametrize("size", [6, 8, 10])
+@pytest.mark.parametrize(
+    ("size", "algorithm", "evaluation"),
+    [
+        (size, algorithm, evaluation)
+        for size in (6, 8, 10)
+        for algorithm, evaluation in algorithms_and_evaluations("othello")
+        if evaluation in make_game("othello", {"size": size}, backend="python").evaluations
+    ],
+)
 def test_every_othello_algorithm_and_evaluation_searches_as_python(
     size: int, algorithm: str, evaluation: str
 ) -> None:
@@ -299,6 +306,10 @@ def test_the_native_search_runs_where_the_core_has_it() -> None:
     assert isinstance(kalah, NativeRules)
     with pytest.raises(ValueError, match="no evaluation 'discs'"):
         kalah.search_core("negamax", "discs", 1, False)
+    wide = make_game("othello", {"size": 10}, backend="native")
+    assert isinstance(wide, NativeRules)
+    with pytest.raises(ValueError, match="patterns evaluation needs an 8x8 board"):
+        wide.search_core("negamax", "patterns", 1, False)
     with pytest.raises(ValueError, match="no algorithm 'mcts'"):
         kalah.search_core("mcts", "store_diff", 1, False)
     alone = Searcher(kalah, "alphabeta", threads=2)

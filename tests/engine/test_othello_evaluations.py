@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ubao.engine.othello import trained, trained_weights
+from ubao.engine.othello import pattern_weights, patterns, trained, trained_weights
 from ubao.engine.othello.game import PASS, Othello, Position
 
 Transform = Callable[[list[str]], list[str]]
@@ -58,9 +58,9 @@ def played_positions(draw: st.DrawFn) -> tuple[Othello, Position]:
     return game, position
 
 
-def test_trained_is_the_default_on_8x8_and_standard_on_the_sizes_it_was_not_fitted_on() -> None:
+def test_patterns_is_the_default_on_8x8_and_standard_on_the_sizes_not_fitted_on() -> None:
     hand_set = ["standard", "positional", "mobility", "discs"]
-    assert list(Othello().evaluations) == ["trained", *hand_set]
+    assert list(Othello().evaluations) == ["patterns", "trained", *hand_set]
     for size in (4, 6, 10, 16):
         assert list(Othello({"size": size}).evaluations) == [*hand_set, "trained"]
 
@@ -191,6 +191,35 @@ def test_trained_weights_are_as_fitted_and_rate_a_corner_above_an_x_square() -> 
     corner = game.parse_position(board_with(game, {"a1": "X", "d4": "O", "e5": "O"}) + " O")
     x_square = game.parse_position(board_with(game, {"b2": "X", "d4": "O", "e5": "O"}) + " O")
     assert game.trained(corner) > game.trained(x_square)
+
+
+def test_patterns_weights_are_as_fitted_and_rate_a_corner_above_an_x_square() -> None:
+    assert patterns.weights() and patterns.stage_of(4) == 0
+    assert patterns.stage_of(patterns.LAST_DISCS) == patterns.STAGES - 1
+    game = Othello()
+    corner = game.parse_position(board_with(game, {"a1": "X", "d4": "O", "e5": "O"}) + " O")
+    x_square = game.parse_position(board_with(game, {"b2": "X", "d4": "O", "e5": "O"}) + " O")
+    assert game.patterns(corner) > game.patterns(x_square)
+
+
+def test_a_patterns_weights_file_not_as_fitted_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    patterns.weights.cache_clear()
+    monkeypatch.setattr(pattern_weights, "DIGEST", "0" * 64)
+    try:
+        with pytest.raises(ValueError, match="not the file the training wrote"):
+            patterns.weights()
+    finally:
+        patterns.weights.cache_clear()
+
+
+def test_each_pattern_instance_reads_its_squares_first_square_most_significant() -> None:
+    game = Othello()
+    position = game.parse_position(board_with(game, {"a1": "X", "b1": "O"}) + " X")
+    (offset, squares), *_ = patterns.INSTANCES
+    assert squares[:2] == (0, 1), "the first edge starts at a1, b1"
+    digits = len(squares)
+    found = patterns.indices(position.black, position.white)[0]
+    assert found == offset + 1 * 3 ** (digits - 1) + 2 * 3 ** (digits - 2)
 
 
 def label(row: int, column: int) -> str:

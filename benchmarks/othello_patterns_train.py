@@ -1,0 +1,209 @@
+"""Fits Othello's `patterns` evaluation (engine/othello/patterns.py) to self-play positions.
+
+    .venv/bin/pip install numpy   # for the fit only: the engine never imports it
+    .venv/bin/python benchmarks/othello_train.py generate --games 3000 --seed 37 --out DATA
+    .venv/bin/python benchmarks/othello_patterns_train.py DATA [DATA ...]
+
+The positions are those of benchmarks/othello_train.py `generate` (ubao's own games, every
+position from 16 empties on labelled by the native exact solver, the earlier ones by the exact
+result of their game's 16-empty position); nothing comes from another program. Entries that a
+symmetry or a swap of the colours relates share one parameter (`ties`). Every stage is fitted
+at once by ridge-regularised least squares, solved by conjugate gradients on the normal
+equations: some 300,000 unknowns over half a million rows of 47 non-zeros, which numpy's
+vector operations do in minutes where a Python loop would take hours. A tenth of the
+positions (blocks of lines, so mostly whole games) is held out to report the error. Writes
+engine/othello/pattern_weights.bin and its digest in engine/othello/pattern_weights.py; then
+run `python -m ubao.engine.tools.native_constants` (the instances' squares, should KINDS
+change) and rebuild the core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from array import array
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ubao.engine.othello import patterns
+from ubao.engine.othello.game import Othello
+
+PACKAGE = Path(patterns.__file__).parent
+HELD_OUT_BLOCK = 2000
+"""Lines per block when holding out every tenth block."""
+RIDGE = 30.0
+ROUNDS = 150
+
+Ints = NDArray[np.int64]
+Floats = NDArray[np.float64]
+
+
+def load(paths: list[Path]) -> tuple[NDArray[np.uint64], NDArray[np.uint64], Floats]:
+    """Black's discs, White's and Black's final margin of every evaluated position."""
+    rows = [np.loadtxt(path, dtype=np.uint64, usecols=(0, 1)) for path in paths]
+    labels = [np.loadtxt(path, dtype=np.int64, usecols=3) for path in paths]
+    boards = np.concatenate(rows)
+    label = np.concatenate(labels).astype(np.float64)
+    black, white = boards[:, 0], boards[:, 1]
+    discs = _count(black | white)
+    kept = discs <= patterns.LAST_DISCS
+    return black[kept], white[kept], label[kept]
+
+
+def _count(bits: NDArray[np.uint64]) -> Ints:
+    return np.bitwise_count(bits).astype(np.int64)
+
+
+def ties() -> tuple[Ints, Floats, int]:
+    """Per entry of a stage (each kind's table, then the mobility weight): the free parameter
+    it takes, and the sign it takes it with; and the parameters per stage. Entries that a
+    symmetry of their kind's squares or a swap of the colours turns into each other share one
+    parameter (negated across the swap; zero where the swap gives the same entry back), so the
+    shipped tables change no value under a symmetry of the board and negate it when the colours
+    swap, exactly, and the fit has a quarter of the unknowns to fill."""
+    parameter = np.empty(patterns.STAGE_SIZE, dtype=np.int64)
+    sign = np.empty(patterns.STAGE_SIZE)
+    offset = used = 0
+    for _, squares in patterns.KINDS:
+        n = len(squares)
+        orders = [
+            [squares.index(image) for image in (move(r, c) for r, c in squares)]
+            for move in patterns.SYMMETRIES
+            if {move(r, c) for r, c in squares} == set(squares)
+        ]
+        entries = np.arange(3**n)
+        digits = entries[:, None] // 3 ** np.arange(n - 1, -1, -1) % 3
+        swapped = np.where(digits == 0, 0, 3 - digits)
+        weight = 3 ** np.arange(n - 1, -1, -1)
+        plain = np.min([digits[:, order] @ weight for order in orders], axis=0)
+        negated = np.min([swapped[:, order] @ weight for order in orders], axis=0)
+        representative = np.minimum(plain, negated)
+        kind_sign = np.where(plain == negated, 0.0, np.where(plain < negated, 1.0, -1.0))
+        _, compact = np.unique(representative, return_inverse=True)
+        parameter[offset : offset + 3**n] = used + compact
+        sign[offset : offset + 3**n] = kind_sign
+        offset += 3**n
+        used += int(compact.max()) + 1
+    parameter[patterns.MOBILITY] = used
+    sign[patterns.MOBILITY] = 1.0
+    return parameter, sign, used + 1
+
+
+def features(black: NDArray[np.uint64], white: NDArray[np.uint64]) -> tuple[Ints, Ints, Floats]:
+    """Per position, its stage, each instance's entry in the stage and the mobility lead."""
+    stage = np.array([patterns.stage_of(d) for d in range(65)])[_count(black | white)]
+    entries = np.empty((len(black), len(patterns.INSTANCES)), dtype=np.int64)
+    one = np.uint64(1)
+    for k, (offset, squares) in enumerate(patterns.INSTANCES):
+        index = np.zeros(len(black), dtype=np.int64)
+        for square in squares:
+            at = np.uint64(square)
+            digit = (black >> at) & one | ((white >> at) & one) << one
+            index = 3 * index + digit.astype(np.int64)
+        entries[:, k] = offset + index
+    game = Othello({})
+    mobility = np.array(
+        [
+            game._placements(b, w).bit_count() - game._placements(w, b).bit_count()
+            for b, w in zip(black.tolist(), white.tolist(), strict=True)
+        ],
+        dtype=np.float64,
+    )
+    return stage, entries, mobility
+
+
+def design(
+    stage: Ints, entries: Ints, mobility: Floats, tied: tuple[Ints, Floats, int]
+) -> tuple[Ints, Floats]:
+    """The rows of the least squares problem: each row's parameter columns and their values."""
+    parameter, sign, per_stage = tied
+    base = stage[:, None] * per_stage
+    columns = np.concatenate(
+        [base + parameter[entries], base + parameter[patterns.MOBILITY]], axis=1
+    )
+    values = np.concatenate([sign[entries], mobility[:, None]], axis=1)
+    return columns, values
+
+
+def fit(
+    columns: Ints, values: Floats, label: Floats, size: int, ridge: float, rounds: int
+) -> Floats:
+    """The parameters (in discs) minimising squared error plus `ridge` times their squares, by
+    conjugate gradients on the normal equations."""
+    flat = columns.ravel()
+
+    def normal(w: Floats) -> Floats:
+        return backward((w[columns] * values).sum(axis=1)) + ridge * w
+
+    def backward(r: Floats) -> Floats:
+        return np.bincount(flat, weights=(values * r[:, None]).ravel(), minlength=size)
+
+    w = np.zeros(size)
+    residual = backward(label)
+    direction = residual.copy()
+    norm = residual @ residual
+    for _ in range(rounds):
+        product = normal(direction)
+        alpha = norm / (direction @ product)
+        w += alpha * direction
+        residual -= alpha * product
+        new_norm = residual @ residual
+        direction = residual + new_norm / norm * direction
+        norm = new_norm
+    return w
+
+
+def report(name: str, w: Floats, columns: Ints, values: Floats, label: Floats, stage: Ints) -> None:
+    """Root mean square error, over all and per stage."""
+    error = (w[columns] * values).sum(axis=1) - label
+    shown = " ".join(
+        f"{s}:{np.sqrt(np.mean(error[stage == s] ** 2)):.2f}"
+        for s in range(patterns.STAGES)
+        if np.any(stage == s)
+    )
+    print(f"{name}: rms {np.sqrt(np.mean(error**2)):.2f} discs; by stage {shown}")
+
+
+def table(w: Floats, tied: tuple[Ints, Floats, int]) -> array[int]:
+    """The shipped table: every stage's entries from the parameters, in 1/SCALE of a disc."""
+    parameter, sign, per_stage = tied
+    stages = [sign * w[s * per_stage + parameter] for s in range(patterns.STAGES)]
+    scaled = np.clip(np.rint(np.concatenate(stages) * patterns.SCALE), -32767, 32767)
+    return array("h", scaled.astype(np.int64).tolist())
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", type=Path, nargs="+", help="othello_train.py generate output")
+    parser.add_argument("--ridge", type=float, default=RIDGE, help="the penalty per parameter")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="conjugate gradient steps")
+    args = parser.parse_args(argv)
+    black, white, label = load(args.data)
+    held = (np.arange(len(black)) // HELD_OUT_BLOCK) % 10 == 9
+    stage, entries, mobility = features(black, white)
+    for i in np.random.default_rng(0).choice(len(black), 200):  # the evaluation's own entries
+        assert entries[i].tolist() == patterns.indices(int(black[i]), int(white[i]))
+    tied = ties()
+    columns, values = design(stage, entries, mobility, tied)
+    train = ~held
+    print(f"{int(train.sum())} positions to fit, {int(held.sum())} held out", file=sys.stderr)
+    size = patterns.STAGES * tied[2]
+    w = fit(columns[train], values[train], label[train], size, args.ridge, args.rounds)
+    report("fitted", w, columns[train], values[train], label[train], stage[train])
+    report("held out", w, columns[held], values[held], label[held], stage[held])
+    data = patterns.encode(table(w, tied))
+    (PACKAGE / patterns.WEIGHTS_FILE).write_bytes(data)
+    (PACKAGE / "pattern_weights.py").write_text(
+        '"""Generated by benchmarks/othello_patterns_train.py: do not edit. The SHA-256 of\n'
+        'pattern_weights.bin as fitted, which engine/othello/patterns.py checks on loading."""\n'
+        f'\nDIGEST = "{patterns.digest(data)}"\n'
+    )
+    shown = ", ".join(f"{w[(s + 1) * tied[2] - 1]:.2f}" for s in range(patterns.STAGES))
+    print(f"wrote {len(data)} bytes, {size} parameters; mobility weight by stage: {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,151 @@
+"""The `patterns` evaluation of 8x8 Othello: tables of what each small group of squares is worth,
+by game stage, the kind Logistello and Edax use, fitted by benchmarks/othello_patterns_train.py
+on ubao's own self-play games labelled by its exact endgame solver.
+
+A pattern kind is a list of squares (an edge with its two X-squares, a corner's 3x3 block, a
+line, a diagonal); its instances are its images under the board's eight symmetries, and they
+share one table per stage, indexed by the contents of their squares in base 3 (empty 0, Black 1,
+White 2; the first square the most significant digit). The value is Black's expected final
+margin in discs: the stage's table entries of every instance, plus a weight per legal placement
+more than White, all integers in 1/SCALE of a disc, over SCALE: the same float in Python and in
+the native core (engine/native/othello_patterns.c), which reads the same instances from
+constants.h and the same weights, handed over once by engine/backend.py.
+
+The weights live in pattern_weights.bin (zlib-compressed little-endian int16, stage after stage,
+each stage the kinds' tables in KINDS order and then the mobility weight), checked against the
+SHA-256 that the training wrote into pattern_weights.py. docs/othello.md explains the fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import zlib
+from array import array
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
+from typing import Final
+
+from ubao.engine.othello import pattern_weights
+
+SIZE: Final = 8
+"""The board size the patterns are drawn on."""
+STAGES: Final = 10
+"""Game stages, by the discs on the board from the start (4) to the last evaluated (55)."""
+SCALE: Final = 256
+"""Weights per disc of final margin."""
+FIRST_DISCS: Final = 4
+LAST_DISCS: Final = SIZE * SIZE - SIZE - 1
+"""The most discs an evaluated position has: with `SIZE` empties or fewer the search counts."""
+WEIGHTS_FILE: Final = "pattern_weights.bin"
+
+_EDGE = tuple((0, column) for column in range(SIZE))
+KINDS: Final[tuple[tuple[str, tuple[tuple[int, int], ...]], ...]] = (
+    ("edge_2x", (*_EDGE, (1, 1), (1, SIZE - 2))),
+    ("corner_3x3", tuple((row, column) for row in range(3) for column in range(3))),
+    ("corner_2x4", tuple((row, column) for row in range(2) for column in range(4))),
+    ("line_2", tuple((1, column) for column in range(SIZE))),
+    ("line_3", tuple((2, column) for column in range(SIZE))),
+    ("line_4", tuple((3, column) for column in range(SIZE))),
+    *(
+        (f"diagonal_{SIZE - gap}", tuple((k, k + gap) for k in range(SIZE - gap)))
+        for gap in range(5)
+    ),
+)
+"""Each kind's name and its squares (row, column) in one of its places."""
+
+
+_LAST = SIZE - 1
+SYMMETRIES: Final[tuple[Callable[[int, int], tuple[int, int]], ...]] = (
+    lambda r, c: (r, c),
+    lambda r, c: (r, _LAST - c),
+    lambda r, c: (_LAST - r, c),
+    lambda r, c: (_LAST - r, _LAST - c),
+    lambda r, c: (c, r),
+    lambda r, c: (c, _LAST - r),
+    lambda r, c: (_LAST - c, r),
+    lambda r, c: (_LAST - c, _LAST - r),
+)
+"""The board's eight symmetries on (row, column)."""
+
+
+def _images(squares: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
+    """The kind's instances: its squares' indices under each symmetry, one per set of squares
+    (a kind that a symmetry maps onto itself, as an edge by its mirror, gets a table that the
+    training makes symmetric, so that no symmetry of the board changes the value)."""
+    found: dict[frozenset[int], tuple[int, ...]] = {}
+    for move in SYMMETRIES:
+        image = tuple(row * SIZE + column for row, column in (move(r, c) for r, c in squares))
+        found.setdefault(frozenset(image), image)
+    return list(found.values())
+
+
+def _layout() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], int]:
+    """Every instance as (its kind's table offset in a stage, its squares), and a stage's size
+    (the tables, then the mobility weight)."""
+    instances: list[tuple[int, tuple[int, ...]]] = []
+    offset = 0
+    for _, squares in KINDS:
+        instances.extend((offset, image) for image in _images(squares))
+        offset += 3 ** len(squares)
+    return tuple(instances), offset + 1
+
+
+INSTANCES, STAGE_SIZE = _layout()
+MOBILITY: Final = STAGE_SIZE - 1
+"""The index in a stage of the weight per legal placement more than the opponent."""
+_MASKS: Final = tuple((offset, tuple(1 << s for s in squares)) for offset, squares in INSTANCES)
+
+
+def stage_of(discs: int) -> int:
+    """The stage of a board with `discs` discs."""
+    spread = (discs - FIRST_DISCS) * STAGES // (LAST_DISCS - FIRST_DISCS + 1)
+    return max(0, min(STAGES - 1, spread))
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of the weights file as the training wrote it."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@cache
+def weights() -> array[int]:
+    """The weights, read once and checked against the digest the training recorded."""
+    data = resources.files(__package__).joinpath(WEIGHTS_FILE).read_bytes()
+    if digest(data) != pattern_weights.DIGEST:
+        raise ValueError(f"{WEIGHTS_FILE} is not the file the training wrote (SHA-256 differs)")
+    table = array("h")
+    table.frombytes(zlib.decompress(data))
+    if sys.byteorder != "little":
+        table.byteswap()
+    if len(table) != STAGES * STAGE_SIZE:
+        raise ValueError(f"{WEIGHTS_FILE} has {len(table)} weights, not {STAGES * STAGE_SIZE}")
+    return table
+
+
+def encode(table: array[int]) -> bytes:
+    """The file's bytes for `table` (the training's output)."""
+    ordered = array("h", table)
+    if sys.byteorder != "little":
+        ordered.byteswap()
+    return zlib.compress(ordered.tobytes(), 9)
+
+
+def indices(black: int, white: int) -> list[int]:
+    """Each instance's entry in its stage (its kind's offset plus its contents in base 3)."""
+    found = []
+    for offset, masks in _MASKS:
+        index = 0
+        for mask in masks:
+            index = 3 * index + (1 if black & mask else 2 if white & mask else 0)
+        found.append(offset + index)
+    return found
+
+
+def value(black: int, white: int, black_moves: int, white_moves: int) -> float:
+    """Black's expected final margin in discs."""
+    table = weights()
+    base = stage_of((black | white).bit_count()) * STAGE_SIZE
+    total = table[base + MOBILITY] * (black_moves.bit_count() - white_moves.bit_count())
+    return (total + sum(table[base + index] for index in indices(black, white))) / SCALE
