@@ -62,10 +62,9 @@ BAO_WIN = 64.0
 EXACT_WITHIN = {"mancala": 12, "othello": 12, "bao": 0}
 """The default `exact_within` by family: plies from the game's end (Othello: empty squares)
 within which the solver proves a position whatever it costs. In mancala only a game that ended
-by the rules after more than twice as many plies is proved so (a resigned or short game's last
-plies are positions from its middle or its start); the native solver's pool (`solve_ms`)
-proves far more. Bao's games may repeat, which the solver cannot value: by default it proves
-none."""
+by the rules is proved so (a resigned game's last plies are positions from its middle or its
+start); the native solver's pool (`solve_ms`) proves far more. Bao's games may repeat, which
+the solver cannot value: by default it proves none."""
 
 NATIVE_OTHELLO_EXACT_WITHIN = 20
 """Othello's default on the native core's 8x8 endgame solver, which proves a position of 20
@@ -243,7 +242,7 @@ class _Reviewer:
         default = EXACT_WITHIN[board]
         if self.solver is not None and self.solver.othello is not None:
             default = NATIVE_OTHELLO_EXACT_WITHIN
-        elif board == "mancala" and not self._ends_by_the_rules_after(2 * default):
+        elif board == "mancala" and not self._ends_by_the_rules():
             default = 0
         self.exact_within = default if budget.exact_within is None else budget.exact_within
         self.solve_ms = budget.time_ms * 3 // 10 if budget.solve_ms is None else budget.solve_ms
@@ -273,11 +272,11 @@ class _Reviewer:
                 self.bounds[ply] = (value, value)
                 self.opened.add(ply)
 
-    def _ends_by_the_rules_after(self, plies: int) -> bool:
-        """The game ended by the rules after more than `plies` moves: only then do its last
-        plies hold few seeds. A resigned game's last plies, or a short game's, are positions
-        from its middle or its start, which the solver would take minutes to prove."""
-        return len(self.positions) - 1 > plies and self.game.outcome(self.positions[-1]) is not None
+    def _ends_by_the_rules(self) -> bool:
+        """The game ended by the rules: only then do its last plies hold few seeds. A resigned
+        game's last plies are positions from its middle, or its start, which the solver would
+        take minutes to prove."""
+        return self.game.outcome(self.positions[-1]) is not None
 
     def prove(self) -> None:
         """Prove what can be, from the game's end back to its start, so that each proof finds

@@ -275,12 +275,11 @@ def test_other_mancala_rules_are_reviewed_and_proved_where_the_solver_can(
     assert [ply.move for ply in review.plies] == moves
 
 
-def test_mancala_proves_plies_from_the_end_only_of_a_long_game_ended_by_the_rules() -> None:
-    """A resigned game's last plies, or a short game's, are positions from its middle or its
-    start: the default proves none from the end there (the solver would take minutes)."""
+def test_mancala_proves_plies_from_the_end_only_of_a_game_ended_by_the_rules() -> None:
+    """A resigned game's last plies are positions from its middle or its start: the default
+    proves none from the end there (the solver would take minutes)."""
     options = {"pits": 5, "seeds": 3}
     moves = uneven_game(make_game("kalah", options), 5)
-    assert len(moves) > 24
     budget = ReviewBudget(time_ms=20, solve_ms=0, confirm_ms=0)
     assert review_game("kalah", options, moves, budget).budget["exact_within"] == 12
     resigned = review_game("kalah", options, moves[:-1], budget)
