@@ -41,8 +41,8 @@ from ubao.engine.protocols.nboard import (
     Pong,
     Quit,
     SetGame,
-    parse_command,
     format_reply,
+    parse_command,
 )
 
 ZEBRA_RESERVE_SECONDS = 10

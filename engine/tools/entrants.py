@@ -32,6 +32,8 @@ class EngineSpec:
     hash_mb: int = DEFAULT_HASH_MB
     exact: bool = False
     threads: int = 1
+    book: bool = True
+    """Play 8x8 Othello's opening book while it has the position (`book=off`: search)."""
 
     def describe(self) -> str:
         parts = [self.algorithm, self.evaluation or "default"]
@@ -43,10 +45,12 @@ class EngineSpec:
             parts.append("exact")
         if self.threads > 1:
             parts.append(f"t{self.threads}")
+        if not self.book:
+            parts.append("nobook")
         return ":".join(parts)
 
 
-SPEC_SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact")
+SPEC_SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact", "book")
 """Every setting of a built-in engine's spec."""
 LIMITS = ("depth", "time", "tc")
 """The settings that limit each move, of either kind of engine."""
@@ -94,6 +98,10 @@ def spec_of(items: Sequence[str], threads: int = 1) -> EngineSpec:
             values["algorithm"] = value
         elif name == "eval":
             values["evaluation"] = value
+        elif name == "book":
+            if value not in ("on", "off"):
+                raise ValueError(f"book must be on or off, not {value!r}")
+            values["book"] = value == "on"
         elif name == "hash" and value.startswith("-"):
             raise ValueError(f"hash must be at least 0 (no table) and at most {MAX_HASH_MB} (MB)")
         elif name in ("depth", "threads", "hash"):

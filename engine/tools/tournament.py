@@ -169,6 +169,7 @@ def builtin_options(entrant: Entrant) -> dict[str, str]:
         "Hash": str(spec.hash_mb),
         "Exact": "true" if spec.exact else "false",
         "Threads": str(spec.threads),
+        "Book": "true" if spec.book else "false",
     }
 
 
