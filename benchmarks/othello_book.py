@@ -1,6 +1,6 @@
 """Builds the 8x8 Othello opening book (engine/othello_book.txt) from ubao's own self-play.
 
-    .venv/bin/python benchmarks/othello_book.py --games 400 --plies 14 --depth 10 --explore 3 \
+    .venv/bin/python benchmarks/othello_book.py --games 200 --plies 12 --depth 10 --explore 3 \
         --seed 37
 
 Each game starts from the initial position; at each of its first `--plies` plies the position
@@ -22,6 +22,7 @@ import hashlib
 import random
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ubao.engine import othello_book
@@ -47,7 +48,15 @@ def searched_moves(
     return values
 
 
-def build(games: int, plies: int, depth: int, explore: float, seed: int) -> OpeningBook:
+def build(
+    games: int,
+    plies: int,
+    depth: int,
+    explore: float,
+    seed: int,
+    checkpoint: Callable[[OpeningBook, int], None],
+) -> OpeningBook:
+    """The book of `games` self-play games; `checkpoint` gets it every 25 games."""
     chooser = random.Random(seed)
     game = NativeOthello({"size": 8})
     searcher: Searcher[Position, int] = Searcher(game, hash_mb=64)
@@ -69,11 +78,12 @@ def build(games: int, plies: int, depth: int, explore: float, seed: int) -> Open
             choice = book.choose(text, chooser, explore)
             assert choice is not None
             position = game.play(position, game.parse_move(position, choice.move))
-        if (number + 1) % 25 == 0:
+        if (number + 1) % 25 == 0 or number + 1 == games:
             print(
                 f"{number + 1} games, {len(book)} positions, {time.monotonic() - started:.0f} s",
                 flush=True,
             )
+            checkpoint(book, number + 1)
     return book
 
 
@@ -90,23 +100,28 @@ def write(book: OpeningBook, comments: list[str]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=400, help="self-play games")
-    parser.add_argument("--plies", type=int, default=14, help="book plies of each game")
+    parser.add_argument("--games", type=int, default=200, help="self-play games")
+    parser.add_argument("--plies", type=int, default=12, help="book plies of each game")
     parser.add_argument("--depth", type=int, default=10, help="plies searched for each move")
     parser.add_argument(
         "--explore", type=float, default=3.0, help="discs below the best a game may play"
     )
     parser.add_argument("--seed", type=int, default=37, help="the choice of moves")
     args = parser.parse_args()
-    book = build(args.games, args.plies, args.depth, args.explore, args.seed)
-    comments = [
-        "ubao's 8x8 Othello opening book: benchmarks/othello_book.py "
-        f"--games {args.games} --plies {args.plies} --depth {args.depth} "
-        f"--explore {args.explore:g} --seed {args.seed}",
-        f"{len(book)} positions; each move's value in discs for the side to move",
-    ]
-    digest = write(book, comments)
-    print(f"{len(book)} positions, {BOOK.stat().st_size:,} bytes, SHA-256 {digest}")
+
+    def checkpoint(book: OpeningBook, games: int) -> None:
+        """The book so far, written as if `--games` had been `games` (a run cut short leaves
+        the book of the games it played, rebuilt exactly by that command)."""
+        comments = [
+            "ubao's 8x8 Othello opening book: benchmarks/othello_book.py "
+            f"--games {games} --plies {args.plies} --depth {args.depth} "
+            f"--explore {args.explore:g} --seed {args.seed}",
+            f"{len(book)} positions; each move's value in discs for the side to move",
+        ]
+        digest = write(book, comments)
+        print(f"{len(book)} positions, {BOOK.stat().st_size:,} bytes, SHA-256 {digest}")
+
+    build(args.games, args.plies, args.depth, args.explore, args.seed, checkpoint)
 
 
 if __name__ == "__main__":

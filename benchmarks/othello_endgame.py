@@ -38,9 +38,9 @@ from ubao.engine.othello_endgame import OthelloEndgame
 
 EDAX_ROW = re.compile(r"^\s*\d+\|\s*(\d+)\s+([+-]\d+)\s+[\d:.]+\s+(\d+)")
 """A line of Edax's `-solve` table: depth (empties), score, time, nodes."""
-ZEBRA_ROW = re.compile(r"^-->\s+\d+\s+([+-]\d+)\s+(\d+)\s")
-"""Zebra's line for a finished exact search: `-->  20  +38   18927771  a2 b1 ...` (its lines of
-a search still going say `+38 @ 99%`)."""
+ZEBRA_ROW = re.compile(r"^-->\s+\d+\s+([+-]\d+)\s+(\d+)(k?)\s")
+"""Zebra's line for a finished exact search: `-->  20  +38   18927771  a2 b1 ...`, nodes from
+100 M on in thousands (`468692k`); its lines of a search still going say `+38 @ 99%`."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,8 @@ def zebra_run(zebra: Path, line: str) -> Run:
     rows = [match for row in output.splitlines() if (match := ZEBRA_ROW.match(row))]
     if not rows:
         raise SystemExit(f"no result in Zebra's output:\n{output}")
-    return Run(int(rows[-1][1]), cpu, wall, int(rows[-1][2]))
+    score, nodes, thousands = rows[-1].groups()
+    return Run(int(score), cpu, wall, int(nodes) * (1000 if thousands else 1))
 
 
 def beside(name: str, mine: Run, theirs: Run, expected: int) -> tuple[str, str]:

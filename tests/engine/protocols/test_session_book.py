@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.stdio import Recorder, bestmove
+from ubao.engine.protocols.session import EngineSession
 from ubao.engine.tools.entrants import Entrant, parse_spec
 from ubao.engine.tools.tournament import builtin_options
 
@@ -20,9 +21,18 @@ def test_a_search_that_plays_answers_from_the_book_with_its_value() -> None:
     assert bestmove(lines) in {"d3", "c4", "f5", "e6"}
 
 
-def test_the_books_choice_varies_from_game_to_game() -> None:
+def test_the_books_choice_varies_from_game_to_game_and_repeats_with_a_seed() -> None:
     answers = {bestmove(Recorder().send(START, "go depth 3")) for _ in range(24)}
     assert len(answers) >= 2
+
+    def seeded(seed: int) -> list[str]:
+        lines: list[str] = []
+        session = EngineSession(lines.append, book_seed=seed)
+        for command in (START, "go depth 3", f"{START} moves d3", "go depth 3"):
+            session.handle(command)
+        return [line for line in lines if line.startswith("bestmove ")]
+
+    assert seeded(7) == seeded(7)
 
 
 @pytest.mark.parametrize(
