@@ -59,15 +59,16 @@ def zebra_clock(seconds: float, empties: int) -> int:
     return ZEBRA_RESERVE_SECONDS + math.ceil(seconds * (moves_left + 1) / ZEBRA_SEARCH_SHARE)
 
 
-def zebra_position(game: GgfGame) -> tuple[str, int]:
+def zebra_position(game: GgfGame) -> tuple[str, int, list[str]]:
     """The position after the record's moves as Zebra's position file (the board as `X`, `O`,
-    `-` from a1, then the side to move's name), and its empty squares."""
+    `-` from a1, then the side to move's name), its empty squares and its legal moves."""
     othello = make_game("othello", {"size": game.size})
     board = othello.parse_position(game.start)
     for move in game.moves:
         board = othello.play(board, othello.parse_move(board, move.move))
     cells, side = othello.format_position(board).split()
-    return f"{cells}\n{'Black' if side == 'X' else 'White'}\n", cells.count("-")
+    legal = [othello.format_move(board, move) for move in othello.legal_moves(board)]
+    return f"{cells}\n{'Black' if side == 'X' else 'White'}\n", cells.count("-"), legal
 
 
 def best_move(output: str) -> tuple[str, float | None]:
@@ -82,7 +83,9 @@ def best_move(output: str) -> tuple[str, float | None]:
 
 
 def run_zebra(zebra: Path, game: GgfGame, seconds: float, hash_bits: int) -> GgfMove:
-    text, empties = zebra_position(game)
+    text, empties, legal = zebra_position(game)
+    if len(legal) == 1:
+        return GgfMove(legal[0], None, 0.0)  # Zebra plays a forced move unsearched, unsaid
     clock = str(zebra_clock(seconds, empties))
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as file:
         file.write(text)
