@@ -36,6 +36,7 @@ SEARCH = {
     "ubao.engine.solve",
     "ubao.engine.endgame",
     "ubao.engine.othello_endgame",
+    "ubao.engine.othello_book",
 }
 SERVER_CORE = {
     "ubao.server.core",

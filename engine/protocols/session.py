@@ -9,6 +9,7 @@ in a thread, so `stop` and `isready` are answered while it thinks; `ubao-engine 
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 from ubao.engine.backend import BACKENDS, backend_of, chosen, resolve_backend
 from ubao.engine.game import GameError
 from ubao.engine.games import GAMES, game_for_position, make_game
+from ubao.engine.othello_book import BookError, BookMove, shipped_book
 from ubao.engine.protocols.dialect import EnginePosition
 from ubao.engine.protocols.display import display
 from ubao.engine.protocols.limits import Limits
@@ -57,6 +59,7 @@ OPTIONS = (
     "Ponder",
     "Move Overhead",
     "MultiPV",
+    "Book",
 )
 """Every option of `setoption`, as `uci` lists them (their names match in any case, as UCI's)."""
 MAX_HASH_MB = 4096
@@ -157,7 +160,12 @@ def read_search(
 class EngineSession:
     """The engine side of the protocol: one command line in, reply lines out."""
 
-    def __init__(self, write: Callable[[str], None], backend: str | None = None) -> None:
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        backend: str | None = None,
+        book_seed: int | None = None,
+    ) -> None:
         self._write = write
         self.backend = backend
         """The rules' backend (engine/backend.py); None: `UBAO_BACKEND`, else auto."""
@@ -174,6 +182,10 @@ class EngineSession:
         self.overhead_ms = MOVE_OVERHEAD_MS
         self.multipv = 1
         """How many best root lines a search reports (`setoption name MultiPV`, as in UCI)."""
+        self.book = True
+        """Play 8x8 Othello's opening book while the position is in it (`setoption name Book`)."""
+        self._book_chooser = random.Random(book_seed)
+        """Draws among the book's near-best moves; unseeded, games from the start vary."""
         self.debug = False
         """`debug on`: a line on each search's limits before it and on its work after it."""
         self.game: Searchable[Any, Any] | None = None
@@ -272,6 +284,7 @@ class EngineSession:
             f"max {MAX_MOVE_OVERHEAD_MS}"
         )
         self.say(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
+        self.say("option name Book type check default true")
         self.say("uciok")
 
     def _isready(self, words: list[str]) -> None:
@@ -320,6 +333,8 @@ class EngineSession:
             self.exact = check_value(option, value)
         elif option == "ProbCut":
             self.selective = check_value(option, value)
+        elif option == "Book":
+            self.book = check_value(option, value)
         elif option == "Ponder":
             check_value(option, value)  # a GUI's leave to `go ponder`, which always works
         elif option == "Threads":
@@ -410,6 +425,13 @@ class EngineSession:
         if not legal and not (go.infinite or go.ponder):
             self.say("bestmove none")  # nothing to search, and the answer is due at once
             return
+        booked = self._book_move(game, position, go)
+        if booked is not None:
+            self.say(f"info string book move {booked.move}, {booked.value:+.2f} discs")
+            info = Info(depth=0, score=round(booked.value), nodes=0, time_ms=0, pv=(booked.move,))
+            self.say(format_info(info))
+            self.say(f"bestmove {booked.move}")
+            return
         self._stopped.clear()
         self._released.clear()
         self._answered.clear()
@@ -424,6 +446,21 @@ class EngineSession:
             daemon=True,
         )
         self._thread.start()
+
+    def _book_move(self, game: Searchable[Any, Any], position: Any, go: Limits) -> BookMove | None:
+        """The opening book's move, for a search that plays (not an analysis: no `infinite`,
+        `ponder`, `mate`, `searchmoves`, MultiPV or Exact) in 8x8 Othello; None to search."""
+        analysis = go.infinite or go.ponder or go.mate is not None or bool(go.searchmoves)
+        if not self.book or analysis or self.exact or self.multipv > 1:
+            return None
+        if game.name != "othello" or game.options.get("size") != 8:
+            return None
+        try:
+            return shipped_book().choose(game.format_position(position), self._book_chooser)
+        except BookError as error:
+            self.book = False
+            self.say(f"info string no opening book: {error}")
+            return None
 
     def _unbounded(self, go: Limits) -> bool:
         """Whether a search with these limits only ends on `stop`."""

@@ -1242,8 +1242,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine1",
         required=True,
         metavar="SPEC",
-        help="settings: depth=N and/or time=MS, algorithm=A, eval=E, hash=MB, threads=N, exact "
-        "(comma-separated)",
+        help="settings: depth=N and/or time=MS, algorithm=A, eval=E, hash=MB, threads=N, exact, "
+        "book=off (comma-separated)",
     )
     match_parser.add_argument(
         "--engine2",

@@ -34,6 +34,8 @@ class EngineSpec:
     threads: int = 1
     selective: bool = True
     """Multi-ProbCut where the game has it (`probcut=off`: full width)."""
+    book: bool = True
+    """Play 8x8 Othello's opening book while it has the position (`book=off`: search)."""
 
     def describe(self) -> str:
         parts = [self.algorithm, self.evaluation or "default"]
@@ -47,10 +49,22 @@ class EngineSpec:
             parts.append(f"t{self.threads}")
         if not self.selective:
             parts.append("noprobcut")
+        if not self.book:
+            parts.append("nobook")
         return ":".join(parts)
 
 
-SPEC_SETTINGS = ("algorithm", "eval", "depth", "time", "hash", "threads", "exact", "probcut")
+SPEC_SETTINGS = (
+    "algorithm",
+    "eval",
+    "depth",
+    "time",
+    "hash",
+    "threads",
+    "exact",
+    "probcut",
+    "book",
+)
 """Every setting of a built-in engine's spec."""
 LIMITS = ("depth", "time", "tc")
 """The settings that limit each move, of either kind of engine."""
@@ -102,6 +116,10 @@ def spec_of(items: Sequence[str], threads: int = 1) -> EngineSpec:
             if value not in ("on", "off"):
                 raise ValueError(f"probcut must be on or off, not {value!r}")
             values["selective"] = value == "on"
+        elif name == "book":
+            if value not in ("on", "off"):
+                raise ValueError(f"book must be on or off, not {value!r}")
+            values["book"] = value == "on"
         elif name == "hash" and value.startswith("-"):
             raise ValueError(f"hash must be at least 0 (no table) and at most {MAX_HASH_MB} (MB)")
         elif name in ("depth", "threads", "hash"):

@@ -219,10 +219,12 @@ class NBoardEngine:
         squares = game.size * game.size
         self._on_info = None
         self._session.handle(f"setoption name MultiPV value {min(moves, MAX_MULTIPV)}")
+        self._session.handle("setoption name Book value false")  # hints are searched
         try:
             self._search(game_position(game), Limits(depth=self.depth))
         finally:
             self._session.handle("setoption name MultiPV value 1")
+            self._session.handle("setoption name Book value true")
         deepest: dict[int, Info] = {}
         for line in self._heard_lines:
             info = parse_info(line)
@@ -238,14 +240,18 @@ class NBoardEngine:
         side to move there."""
         self._on_info = None
         squares = game.size * game.size
-        for number in range(len(game.moves), -1, -1):
-            if self._cancelled.is_set():
-                return
-            position = game_position(replace(game, moves=game.moves[:number]))
-            result = self._search(position, Limits(depth=self.depth))
-            evaluation = nboard_evaluation(None if result is None else result.info, squares)
-            if evaluation is not None:
-                self.say(Analysis(number, evaluation))
+        self._session.handle("setoption name Book value false")  # an analysis is searched
+        try:
+            for number in range(len(game.moves), -1, -1):
+                if self._cancelled.is_set():
+                    return
+                position = game_position(replace(game, moves=game.moves[:number]))
+                result = self._search(position, Limits(depth=self.depth))
+                evaluation = nboard_evaluation(None if result is None else result.info, squares)
+                if evaluation is not None:
+                    self.say(Analysis(number, evaluation))
+        finally:
+            self._session.handle("setoption name Book value true")
 
     def _search(self, position: EnginePosition, limits: Limits) -> PlayResult | None:
         """One search by the in-process engine; None if it refused (said as a status)."""

@@ -170,6 +170,7 @@ def builtin_options(entrant: Entrant) -> dict[str, str]:
         "Exact": "true" if spec.exact else "false",
         "ProbCut": "true" if spec.selective else "false",
         "Threads": str(spec.threads),
+        "Book": "true" if spec.book else "false",
     }
 
 

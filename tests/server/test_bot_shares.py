@@ -57,14 +57,19 @@ async def test_a_deep_depth_only_bot_moves_at_the_servers_longest_time() -> None
 # -- the engines are shared fairly -------------------------------------------------------------
 
 
+OUT_OF_BOOK = ("e6", "f6", "g6", "g7", "g8", "h8", "f5", "f8", "f7", "e7", "e8", "d8")
+"""Twelve plies, past the opening book's (engine/othello_book.py), which answers at once."""
+
+
 def othello_turn(game_id: str, spec: SeatSpec) -> BotTurn:
+    """Black to move in 8x8 Othello where the engine must search."""
     return BotTurn(
         game_id=game_id,
         seat=0,
-        ply=0,
+        ply=len(OUT_OF_BOOK),
         game="othello",
         options={"size": 8},
-        moves=(),
+        moves=OUT_OF_BOOK,
         spec=spec,
         clocks=None,
     )

@@ -87,6 +87,27 @@ def test_moves_hints_and_an_analysis_of_the_game() -> None:
     assert numbers == list(range(9, -1, -1))  # from the last position back to the start
 
 
+def test_go_plays_the_opening_book_where_hint_and_analyze_search() -> None:
+    start = "(;GM[Othello]PC[NBoard]TY[8]BO[8 " + "-" * 27 + "O*------*O" + "-" * 27 + " *];)"
+    session = Session()
+    session.send("nboard 2", "set depth 2", f"set game {start}", "go")
+    session.engine.wait()
+    best = [reply for line in session.lines if isinstance(reply := parse_reply(line), BestMove)]
+    assert [reply.move.seconds for reply in best] == [0.0]  # from the book, no search
+    session.lines.clear()
+    session.send("hint 1")
+    session.engine.wait()
+    hints = [reply for line in session.lines if isinstance(reply := parse_reply(line), HintLine)]
+    assert [hint.depth for hint in hints] == ["2"]
+    session.lines.clear()
+    session.send("analyze")
+    session.engine.wait()
+    assert any(line.startswith("analysis 0 ") for line in session.lines)
+    heard = session.engine._heard_lines  # the engine's lines of its last search: the start
+    assert any(line.startswith("info depth 2 ") for line in heard), heard
+    assert session.engine._session.book  # back on for the next go
+
+
 def test_ping_stops_the_job_and_is_answered_after_its_last_line() -> None:
     session = Session()
     session.send("nboard 2", "set depth 30", f"set game {EXAMPLE_GAME}", "hint 10")

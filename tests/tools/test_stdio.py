@@ -38,6 +38,7 @@ def test_uci_identifies_the_engine_and_its_options() -> None:
         "Ponder",
         "Move Overhead",
         "MultiPV",
+        "Book",
     ]
 
 

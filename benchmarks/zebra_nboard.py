@@ -1,0 +1,143 @@
+"""Gunnar Andersson's Zebra behind the NBoard protocol, so that `ubao-engine match` can play it.
+
+Zebra's console program speaks no engine protocol: it plays a game at its own prompt. This
+adapter answers NBoard's `go` by running Zebra once on the position (`-g` a position file,
+`-evalone`: one move and exit, `-b 0`: no opening book, `-r 0`: no randomness) with a clock
+that makes Zebra's own time manager aim at `--seconds` a move, and replies with the first move
+of the principal variation Zebra prints. Its trained pattern weights (`coeffs2.bin`) must be in
+Zebra's folder, where it is run. Each move's wall time is appended to `--log`, so that the
+time Zebra really took can be set beside ubao's:
+
+    ubao-engine match othello --engine1 time=1000 \
+        --engine2 ".venv/bin/python benchmarks/zebra_nboard.py --zebra ZEBRA/zebra --seconds 1" \
+        --protocol2 nboard --games 40 --random-plies 6 --seed 37
+
+Zebra's clock is whole seconds, of which it keeps 10 in reserve; a move is given
+`(clock - 10) / (moves left + 1) * 0.7` seconds (timer.c), and may run over by up to 1.6/0.7 of
+that when an iteration is under way. The clock sent solves that for `--seconds`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ubao.engine.games import make_game
+from ubao.engine.protocols.ggf import GgfGame, GgfMove
+from ubao.engine.protocols.nboard import (
+    BestMove,
+    EngineReply,
+    Go,
+    Hello,
+    MyName,
+    Ping,
+    PlayMove,
+    Pong,
+    Quit,
+    SetGame,
+    format_reply,
+    parse_command,
+)
+
+ZEBRA_RESERVE_SECONDS = 10
+ZEBRA_SEARCH_SHARE = 0.7
+STATUS_LINE = re.compile(r"^-->\s+\S+\s+([+-]?[\d.]+)")
+"""Zebra's status line after each iteration: `-->  20  +38 ...`; its second field the score."""
+PV_LINE = re.compile(r"^PV:\s+([a-h][1-8])")
+
+
+def zebra_clock(seconds: float, empties: int) -> int:
+    """The whole seconds of clock for which Zebra's time manager gives this move `seconds`."""
+    discs = 64 - empties
+    moves_left = max((65 - discs) // 2 - 5, 2)
+    return ZEBRA_RESERVE_SECONDS + math.ceil(seconds * (moves_left + 1) / ZEBRA_SEARCH_SHARE)
+
+
+def zebra_position(game: GgfGame) -> tuple[str, int, list[str]]:
+    """The position after the record's moves as Zebra's position file (the board as `X`, `O`,
+    `-` from a1, then the side to move's name), its empty squares and its legal moves."""
+    othello = make_game("othello", {"size": game.size})
+    board = othello.parse_position(game.start)
+    for move in game.moves:
+        board = othello.play(board, othello.parse_move(board, move.move))
+    cells, side = othello.format_position(board).split()
+    legal = [othello.format_move(board, move) for move in othello.legal_moves(board)]
+    return f"{cells}\n{'Black' if side == 'X' else 'White'}\n", cells.count("-"), legal
+
+
+def best_move(output: str) -> tuple[str, float | None]:
+    """The move Zebra chose (the head of its last principal variation) and its score."""
+    moves = [match.group(1) for line in output.splitlines() if (match := PV_LINE.match(line))]
+    scores = [
+        float(match.group(1)) for line in output.splitlines() if (match := STATUS_LINE.match(line))
+    ]
+    if not moves:
+        raise SystemExit(f"no move in Zebra's output:\n{output}")
+    return moves[-1], scores[-1] if scores else None
+
+
+def run_zebra(zebra: Path, game: GgfGame, seconds: float, hash_bits: int) -> GgfMove:
+    text, empties, legal = zebra_position(game)
+    if len(legal) == 1:
+        return GgfMove(legal[0], None, 0.0)  # Zebra plays a forced move unsearched, unsaid
+    clock = str(zebra_clock(seconds, empties))
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as file:
+        file.write(text)
+    started = time.perf_counter()
+    output = subprocess.run(
+        [str(zebra.resolve()), "-quiet", "-evalone", "-b", "0", "-r", "0",
+         "-h", str(hash_bits), "-l", "60", "60", "60", "60", "60", "60",
+         "-time", clock, "0", clock, "0", "-g", file.name],
+        cwd=zebra.resolve().parent, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    Path(file.name).unlink()
+    move, score = best_move(output)
+    return GgfMove(move, score, time.perf_counter() - started)
+
+
+def serve(zebra: Path, seconds: float, hash_bits: int, log: Path | None) -> None:
+    """NBoard on stdin and stdout until `quit`."""
+    game: GgfGame | None = None
+
+    def say(reply: EngineReply) -> None:
+        print(format_reply(reply), flush=True)
+
+    for line in sys.stdin:
+        command = parse_command(line)
+        match command:
+            case Hello():
+                say(MyName("Zebra"))
+            case SetGame(record):
+                game = record
+            case PlayMove(move) if game is not None:
+                game = GgfGame(game.size, game.start, (*game.moves, move))
+            case Go() if game is not None:
+                move = run_zebra(zebra, game, seconds, hash_bits)
+                if log is not None:
+                    with log.open("a") as sink:
+                        sink.write(f"{move.seconds:.3f}\n")
+                say(BestMove(move))
+            case Ping(number):
+                say(Pong(number))
+            case Quit():
+                return
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--zebra", type=Path, required=True, help="Zebra's console binary")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time a move to aim at")
+    parser.add_argument("--hash-bits", type=int, default=20, help="Zebra's table: 2^N entries")
+    parser.add_argument("--log", type=Path, help="append each move's wall seconds here")
+    args = parser.parse_args()
+    serve(args.zebra, args.seconds, args.hash_bits, args.log)
+
+
+if __name__ == "__main__":
+    main()
