@@ -57,7 +57,8 @@ def test_book_off_in_an_engines_settings_turns_the_option_off() -> None:
     with pytest.raises(ValueError, match="book must be on or off"):
         parse_spec("depth=3,book=no")
     options = {"Algorithm": "negamax", "Eval": "<empty>", "Hash": "16", "Exact": "false"}
-    assert builtin_options_of("depth=3") == {**options, "Threads": "1", "Book": "true"}
+    expected = {**options, "Threads": "1", "ProbCut": "true", "Book": "true"}
+    assert builtin_options_of("depth=3") == expected
     assert builtin_options_of("depth=3,book=off")["Book"] == "false"
 
 
