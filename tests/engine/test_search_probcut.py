@@ -34,9 +34,12 @@ def work(result: SearchResult[Any]) -> tuple[Any, ...]:
     return (result.move, result.score, result.pv, stats.generated, stats.evaluated, stats.cutoffs)
 
 
-def test_the_shipped_fits_give_checks_to_the_default_evaluation_only_on_8x8() -> None:
+@pytest.mark.parametrize("evaluation", ["patterns", "trained"])
+def test_the_shipped_fits_give_checks_to_the_fitted_evaluations_only_on_8x8(
+    evaluation: str,
+) -> None:
     game = Othello({})
-    checks = game.probcut("trained")
+    checks = game.probcut(evaluation)
     assert checks is not None and len(checks.stages) == 65 and len(checks.checks) <= 32
     for occupied, row in enumerate(checks.stages):
         for depth, check in enumerate(checks.checks[row]):
@@ -47,7 +50,7 @@ def test_the_shipped_fits_give_checks_to_the_default_evaluation_only_on_8x8() ->
             assert shallow == probcut.shallow_depth(depth) and 0 < shallow < depth
             assert slope > 0 and high > low  # the cut lies beyond the window on both sides
     assert checks.checks[checks.stages[30]][8] is not None  # the middle game is cut
-    assert Othello({"size": 6}).probcut("trained") is None
+    assert Othello({"size": 6}).probcut(evaluation) is None
     assert game.probcut("discs") is None  # nothing fitted for it
 
 
