@@ -57,8 +57,10 @@ async def test_a_deep_depth_only_bot_moves_at_the_servers_longest_time() -> None
 # -- the engines are shared fairly -------------------------------------------------------------
 
 
-OUT_OF_BOOK = ("e6", "f6", "g6", "g7", "g8", "h8", "f5", "f8", "f7", "e7", "e8", "d8")
-"""Twelve plies, past the opening book's (engine/othello_book.py), which answers at once."""
+OUT_OF_BOOK = ("c4", "c5", "b6", "d3", "c2", "a7", "d6", "e7", "d7", "e3", "b5", "d2")
+"""Twelve plies of a seeded random game: a balanced middle game the opening book
+(engine/othello_book.py), which answers at once, has not got, and where a search of 20 plies
+takes far more than a second (a lopsided one, where a side runs out of moves, can take less)."""
 
 
 def othello_turn(game_id: str, spec: SeatSpec) -> BotTurn:
