@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.formatted_text import fragment_list_to_text
-from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from tests.support.client import game_server, kalah_create, screen, until, url_of
 from tests.support.screen import SIZES, SizedOutput, draw, finished, played, whole
@@ -198,16 +198,23 @@ async def test_the_end_screen_shows_the_analysis_beside_the_moves(
         assert f" {move}{mark}\n" in listed, listed
 
 
-async def test_the_game_over_box_gives_the_analysis_it_covers() -> None:
+def game_over(keys: PipeInput) -> tuple[GameApp, GameAnalysis]:
+    """The end screen of a six-move Kalah game, on 80x24, and the game's analysis (not yet
+    given to the screen)."""
     events = finished("kalah", 6)
     moves = tuple(event.move for event in events if isinstance(event, Moved))
     analysis = analysed(Record({"Game": "kalah", "Options": "{}"}, moves))
+    app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
+    app.set_connection("connected", True)
+    for event in events:
+        app.on_event(event)
+    app.animation.skip()
+    return app, analysis
+
+
+async def test_the_game_over_box_gives_the_analysis_it_covers() -> None:
     with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
-        app.set_connection("connected", True)
-        for event in events:
-            app.on_event(event)
-        app.animation.skip()
+        app, analysis = game_over(keys)
         app.state.analysis = analysis
         shown = "\n".join(draw(app.application, 80, 24))
     assert app.ending()
@@ -218,17 +225,10 @@ async def test_the_game_over_box_gives_the_analysis_it_covers() -> None:
 
 def test_on_the_end_screen_the_mistake_key_starts_from_the_first_move() -> None:
     # The end screen shows the last move: the first `m` goes to the game's first mistake.
-    events = finished("kalah", 6)
-    moves = tuple(event.move for event in events if isinstance(event, Moved))
-    analysis = analysed(Record({"Game": "kalah", "Options": "{}"}, moves))
-    plies = [dataclasses.replace(ply, mark="") for ply in analysis.plies]
-    plies[1] = dataclasses.replace(plies[1], mark="mistake")
     with create_pipe_input() as keys:
-        app = GameApp(GameState("AbCd1234"), seat=0, input=keys, output=SizedOutput(80, 24))
-        app.set_connection("connected", True)
-        for event in events:
-            app.on_event(event)
-        app.animation.skip()
+        app, analysis = game_over(keys)
+        plies = [dataclasses.replace(ply, mark="") for ply in analysis.plies]
+        plies[1] = dataclasses.replace(plies[1], mark="mistake")
         app.state.analysis = dataclasses.replace(analysis, plies=tuple(plies))
         app.jump_to_mistake(1)
         assert app.shown_ply == 2
