@@ -41,6 +41,8 @@ from ubao.server.bots import Answer, BotSeats, BotSettings, Engine, SeatSearch
 from ubao.server.outputs import AnalysisJob, BotTurn
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from redis.asyncio import Redis
 
 log = logging.getLogger("ubao.server.workers")
@@ -95,34 +97,18 @@ class WorkerPool(BotSeats):
         from redis.exceptions import RedisError
 
         setup, go = search_lines(search.position, search.limits, search.options)
-        job = f"{self.node}-{next(self._numbers)}"
-        replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._waiting[job] = replies
-        if self._reader is None:
-            self._reader = asyncio.create_task(self._read_replies())
-        entry: bytes | str | None = None
+        fields = {
+            "game": turn.game_id,
+            "setup": "\n".join(setup),
+            "go": go,
+            "budget_ms": str(round(budget_s * 1000)),
+            "grace_ms": str(round(self.settings.stop_grace_s * 1000)),
+        }
         try:
-            await self._join()
-            entry = await self.redis.xadd(
-                JOB_STREAM,
-                {
-                    "job": job,
-                    "reply": self.replies,
-                    "game": turn.game_id,
-                    "setup": "\n".join(setup),
-                    "go": go,
-                    "budget_ms": str(round(budget_s * 1000)),
-                    "grace_ms": str(round(self.settings.stop_grace_s * 1000)),
-                },
-            )
-            return await self._answer(job, replies, budget_s)
+            async with self._posted(JOB_STREAM, fields) as replies:
+                return await self._answer(replies, budget_s)
         except RedisError as exc:
             raise EngineFailure(f"redis: {exc}") from None
-        finally:
-            del self._waiting[job]
-            if entry is not None:
-                with contextlib.suppress(RedisError):
-                    await self.redis.xdel(JOB_STREAM, entry)
 
     async def review(self, job: AnalysisJob) -> dict[str, Any]:
         """A finished game's analysis as a job of kind `review` on `LOW_JOB_STREAM`, which
@@ -131,52 +117,56 @@ class WorkerPool(BotSeats):
         as long as the review may take; withdrawn whatever happens."""
         from redis.exceptions import RedisError
 
-        number = f"{self.node}-{next(self._numbers)}"
+        fields = {"kind": "review", "game": job.game_id, "review": json.dumps(job_of(job))}
+        try:
+            async with self._posted(LOW_JOB_STREAM, fields) as replies:
+                budget_s = REVIEW_START_S
+                while True:
+                    async with asyncio.timeout(budget_s):
+                        reply = await replies.get()
+                    event = reply.get("event")
+                    if event == "taken":
+                        budget_s = review_budget_s(len(job.moves), job.time_ms) + HANDOFF_S
+                    elif event == "reviewed":
+                        data: dict[str, Any] = json.loads(reply["review"])
+                        return data
+                    elif event == "failed":
+                        worker, why = reply.get("worker", "?"), reply.get("why")
+                        raise RuntimeError(f"worker {worker}: {why}")
+        except TimeoutError:
+            raise RuntimeError("no engine worker reviewed the game in time") from None
+        except RedisError as exc:
+            raise RuntimeError(f"redis: {exc}") from None
+
+    @contextlib.asynccontextmanager
+    async def _posted(
+        self, stream: str, fields: dict[str, str]
+    ) -> AsyncIterator[asyncio.Queue[dict[str, Any]]]:
+        """A job posted on `stream` (`fields`, its number and our reply stream): the queue of
+        its replies while the caller waits, and the job withdrawn however the wait ends."""
+        from redis.exceptions import RedisError
+
+        job = f"{self.node}-{next(self._numbers)}"
         replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._waiting[number] = replies
+        self._waiting[job] = replies
         if self._reader is None:
             self._reader = asyncio.create_task(self._read_replies())
         entry: bytes | str | None = None
         try:
             await self._join()
-            entry = await self.redis.xadd(
-                LOW_JOB_STREAM,
-                {
-                    "kind": "review",
-                    "job": number,
-                    "reply": self.replies,
-                    "game": job.game_id,
-                    "review": json.dumps(job_of(job)),
-                },
-            )
-            budget_s = REVIEW_START_S
-            while True:
-                async with asyncio.timeout(budget_s):
-                    reply = await replies.get()
-                event = reply.get("event")
-                if event == "taken":
-                    budget_s = review_budget_s(len(job.moves), job.time_ms) + HANDOFF_S
-                elif event == "reviewed":
-                    data: dict[str, Any] = json.loads(reply["review"])
-                    return data
-                elif event == "failed":
-                    raise RuntimeError(f"worker {reply.get('worker', '?')}: {reply.get('why')}")
-        except TimeoutError:
-            raise RuntimeError("no engine worker reviewed the game in time") from None
-        except RedisError as exc:
-            raise RuntimeError(f"redis: {exc}") from None
+            message: dict[Any, Any] = {**fields, "job": job, "reply": self.replies}
+            entry = await self.redis.xadd(stream, message)
+            yield replies
         finally:
-            del self._waiting[number]
+            del self._waiting[job]
             if entry is not None:
                 with contextlib.suppress(RedisError):
-                    await self.redis.xdel(LOW_JOB_STREAM, entry)
+                    await self.redis.xdel(stream, entry)
 
     async def _rejected(self, answer: Answer) -> None:
         """Nothing to retire: the next attempt is a new job, for whichever worker takes it."""
 
-    async def _answer(
-        self, job: str, replies: asyncio.Queue[dict[str, Any]], budget_s: float
-    ) -> Answer:
+    async def _answer(self, replies: asyncio.Queue[dict[str, Any]], budget_s: float) -> Answer:
         settings = self.settings
         loop = asyncio.get_running_loop()
         deadline = loop.time() + settings.start_timeout_s
