@@ -62,9 +62,10 @@ BAO_WIN = 64.0
 EXACT_WITHIN = {"mancala": 12, "othello": 12, "bao": 0}
 """The default `exact_within` by family: plies from the game's end (Othello: empty squares)
 within which the solver proves a position whatever it costs. In mancala only a game that ended
-by the rules is proved so (a resigned game's last plies are positions from its middle or its
-start); the native solver's pool (`solve_ms`) proves far more. Bao's games may repeat, which
-the solver cannot value: by default it proves none."""
+by the rules is proved so, and not its first plies as many (a resigned game's last plies, or a
+quick game's first, are positions from its middle or its start); the native solver's pool
+(`solve_ms`) proves far more. Bao's games may repeat, which the solver cannot value: by default
+it proves none."""
 
 NATIVE_OTHELLO_EXACT_WITHIN = 20
 """Othello's default on the native core's 8x8 endgame solver, which proves a position of 20
@@ -245,6 +246,11 @@ class _Reviewer:
         elif board == "mancala" and not self._ends_by_the_rules():
             default = 0
         self.exact_within = default if budget.exact_within is None else budget.exact_within
+        default_plies = board == "mancala" and budget.exact_within is None
+        self.opening = self.exact_within if default_plies else 0
+        """The first plies the default's proof by plies leaves to the pool: a game over by the
+        rules within `exact_within` plies of its start has its opening within reach of its end,
+        and an opening of Kalah (6,4) takes minutes to prove."""
         self.solve_ms = budget.time_ms * 3 // 10 if budget.solve_ms is None else budget.solve_ms
         self.confirm_ms = (
             budget.time_ms * 2 // 5 if budget.confirm_ms is None else budget.confirm_ms
@@ -293,7 +299,7 @@ class _Reviewer:
             pool += self.solve_ms / 1000
             if ply in self.opened:
                 continue
-            if self.provable(position, len(self.positions) - 1 - ply):
+            if self.provable(position, ply):
                 seconds = None
             elif bounded and pool > 0:
                 seconds = pool
@@ -311,14 +317,15 @@ class _Reviewer:
                 pool -= self.seconds[ply]
         self.left = max(pool, 0.0) if bounded else 0.0
 
-    def provable(self, position: Any, plies_left: int) -> bool:
+    def provable(self, position: Any, ply: int) -> bool:
         """Within reach of proof: the endgame database's, or near the end of the game."""
         if self.endgame is not None and self.game.board_key(position)[2] <= self.endgame.seeds:
             return True
         if isinstance(self.game, Othello):
             occupied: int = position.black | position.white
             return self.game.size**2 - occupied.bit_count() <= self.exact_within
-        return plies_left <= self.exact_within
+        plies_left = len(self.positions) - 1 - ply
+        return plies_left <= self.exact_within and ply >= self.opening
 
     def value(self, ply: int, move: Any) -> _Valued:
         """Proved when the position and the one the move leads to are, else searched."""

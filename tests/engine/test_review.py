@@ -287,6 +287,16 @@ def test_mancala_proves_plies_from_the_end_only_of_a_game_ended_by_the_rules() -
     assert review_game("kalah", options, moves[:5], budget).budget["exact_within"] == 0
     pinned = replace(budget, exact_within=3)
     assert review_game("kalah", options, moves[:5], pinned).budget["exact_within"] == 3
+    # Over by the rules after 10 plies of first moves: its start is within 12 plies of its end,
+    # and proving Kalah (6,4)'s opening would take minutes; the default leaves it to the pool.
+    game = make_game("kalah", {})
+    position, quick = game.start(), []
+    while not game.is_over(position):
+        quick.append(game.format_move(position, game.legal_moves(position)[0]))
+        position = game.play_text(position, quick[-1])
+    assert len(quick) <= 12
+    review = review_game("kalah", {}, quick, budget)
+    assert not review.plies[2].exact  # (ply 0 is the opening table's)
 
 
 def test_the_opening_table_is_as_solved_and_whole() -> None:
