@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "bits.h"
+#include "othello_board8.h"
 #include "search.h" /* search_clock */
 #include "table.h"  /* RELAXED_LOAD, RELAXED_STORE */
 
 #define NOT_A 0xfefefefefefefefeULL /* every square but column a */
 #define NOT_H 0x7f7f7f7f7f7f7f7fULL
-#define INNER 0x7e7e7e7e7e7e7e7eULL /* columns b to g: where a run along a row may pass */
 #define COLUMN_A 0x0101010101010101ULL
 #define COLUMNS_AH 0x8181818181818181ULL
 #define ROWS_18 0xff000000000000ffULL
@@ -19,79 +19,6 @@
 #define CORNERS 0x8100000000000081ULL
 #define BEYOND 65 /* beyond any margin */
 #define POLL_NODES 65536 /* positions between two looks at the clock and the signals */
-
-/* -- board operations ------------------------------------------------------------------------ */
-
-/* The run of `run` discs from `from` in one direction (shift left by d: towards h8), at most six
- * long, as a board; the same to the right (towards a1). */
-#define RUN_LEFT(from, run, d)                                                                 \
-    do {                                                                                       \
-        run = (from) << (d) & mask;                                                            \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-    } while (0)
-#define RUN_RIGHT(from, run, d)                                                                \
-    do {                                                                                       \
-        run = (from) >> (d) & mask;                                                            \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-    } while (0)
-
-/* Every direction at once: a run of opponent discs next to an own disc, one step on is a
- * placement if empty. Runs along rows and diagonals pass through columns b to g only, so that
- * no shift wraps round a row's end. */
-uint64_t oe_placements(uint64_t own, uint64_t opp) {
-    uint64_t empty = ~(own | opp), found = 0, run, mask;
-    mask = opp;
-    RUN_LEFT(own, run, 8);
-    found |= run << 8;
-    RUN_RIGHT(own, run, 8);
-    found |= run >> 8;
-    mask = opp & INNER;
-    RUN_LEFT(own, run, 1);
-    found |= run << 1;
-    RUN_RIGHT(own, run, 1);
-    found |= run >> 1;
-    RUN_LEFT(own, run, 9);
-    found |= run << 9;
-    RUN_RIGHT(own, run, 9);
-    found |= run >> 9;
-    RUN_LEFT(own, run, 7);
-    found |= run << 7;
-    RUN_RIGHT(own, run, 7);
-    found |= run >> 7;
-    return found & empty;
-}
-
-/* The opponent discs a disc on `square` turns: each run from it closed by an own disc. */
-uint64_t oe_flips(uint64_t own, uint64_t opp, int square) {
-    uint64_t placed = (uint64_t)1 << square, flips = 0, run, mask;
-    mask = opp;
-    RUN_LEFT(placed, run, 8);
-    if (run << 8 & own) flips |= run;
-    RUN_RIGHT(placed, run, 8);
-    if (run >> 8 & own) flips |= run;
-    mask = opp & INNER;
-    RUN_LEFT(placed, run, 1);
-    if (run << 1 & own) flips |= run;
-    RUN_RIGHT(placed, run, 1);
-    if (run >> 1 & own) flips |= run;
-    RUN_LEFT(placed, run, 9);
-    if (run << 9 & own) flips |= run;
-    RUN_RIGHT(placed, run, 9);
-    if (run >> 9 & own) flips |= run;
-    RUN_LEFT(placed, run, 7);
-    if (run << 7 & own) flips |= run;
-    RUN_RIGHT(placed, run, 7);
-    if (run >> 7 & own) flips |= run;
-    return flips;
-}
 
 /* The 15 diagonals of each slant, as boards: where a full one makes its discs safe from it. */
 static uint64_t diagonals[2][15];
@@ -226,9 +153,9 @@ static inline int oe_final(uint64_t own, uint64_t opp) {
 static int oe_last(OeSolver *s, uint64_t own, uint64_t opp, int square) {
     s->nodes++;
     int margin = 2 * bits_count(own) - 63; /* the margin with the square left empty */
-    int turned = bits_count(oe_flips(own, opp, square));
+    int turned = bits_count(ob_flips(own, opp, square));
     if (turned) return margin + 2 * turned + 1;
-    turned = bits_count(oe_flips(opp, own, square));
+    turned = bits_count(ob_flips(opp, own, square));
     if (turned) return margin - 2 * turned - 1;
     return margin;
 }
@@ -239,12 +166,12 @@ static int oe_last_two(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int b
                        int passed) {
     s->nodes++;
     int best = -BEYOND;
-    uint64_t flips = oe_flips(own, opp, a);
+    uint64_t flips = ob_flips(own, opp, a);
     if (flips) {
         best = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << a, b);
         if (best >= beta) return best;
     }
-    flips = oe_flips(own, opp, b);
+    flips = ob_flips(own, opp, b);
     if (flips) {
         int value = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << b, a);
         if (value > best) best = value;
@@ -266,7 +193,7 @@ static int oe_shallow(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int be
     for (int g = 0; g < 2; g++) {
         for (uint64_t left = groups[g]; left; left &= left - 1) {
             int square = bits_lowest(left);
-            uint64_t flips = oe_flips(own, opp, square);
+            uint64_t flips = ob_flips(own, opp, square);
             if (!flips) continue;
             uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
             uint64_t rest = empty & ~((uint64_t)1 << square);
@@ -282,7 +209,7 @@ static int oe_shallow(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int be
         }
     }
     if (best > -BEYOND) return best;
-    if (!oe_placements(opp, own)) return oe_final(own, opp);
+    if (!ob_placements(opp, own)) return oe_final(own, opp);
     return -oe_shallow(s, opp, own, -beta, -alpha, empties, parity); /* the mover passes */
 }
 
@@ -308,9 +235,9 @@ typedef struct {
 static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
     s->nodes++;
     if (oe_stop(s)) return 0;
-    uint64_t moves = oe_placements(own, opp);
+    uint64_t moves = ob_placements(own, opp);
     if (!moves) {
-        if (!oe_placements(opp, own)) return oe_final(own, opp);
+        if (!ob_placements(opp, own)) return oe_final(own, opp);
         return -oe_deep(s, opp, own, -beta, -alpha, empties);
     }
     /* the opponent's stable discs bound the mover's margin from above */
@@ -334,13 +261,13 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
     int n = 0;
     for (; moves; moves &= moves - 1) {
         int square = bits_lowest(moves);
-        uint64_t flips = oe_flips(own, opp, square);
+        uint64_t flips = ob_flips(own, opp, square);
         uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
         if (empties > OE_SHALLOW + 1) { /* a child's table entry may refute the window at once */
             const OeEntry *known = oe_find(s, mine, theirs);
             if (known && -known->high >= beta) return -known->high;
         }
-        uint64_t replies = oe_placements(mine, theirs);
+        uint64_t replies = ob_placements(mine, theirs);
         int cost = square == first ? -1000
                                    : 16 * (bits_count(replies) + bits_count(replies & CORNERS));
         list[n++] = (OeMove){flips, square, cost};

@@ -3,9 +3,7 @@
  * principal-variation search over every line to the end, in plain C (no Python here).
  *
  * What makes it fast (docs/engine.md, The Othello endgame solver):
- * - the boards are two words, the mover's discs and the opponent's: placements by parallel
- *   shifts of the mover's discs along the eight directions, flips by the same shifts from the
- *   placed disc;
+ * - the boards are two words, the mover's discs and the opponent's (othello_board8.h);
  * - above OE_SHALLOW empties: a transposition table of proved bounds keyed on the whole board,
  *   the table's move first, then the others fastest first (the move leaving the opponent the
  *   fewest replies, corners counting twice), a child's bounds in the table ending the node
@@ -63,8 +61,5 @@ void oe_halt(OeSolver *s);
 
 /* The best placement the table holds for this position, or -1. */
 int oe_table_move(const OeSolver *s, uint64_t own, uint64_t opp);
-
-uint64_t oe_placements(uint64_t own, uint64_t opp);
-uint64_t oe_flips(uint64_t own, uint64_t opp, int square);
 
 #endif
