@@ -43,11 +43,36 @@ export function seatName(seat) {
   return `${seat.name}${seat.client === "bot" ? " (bot)" : ""}${guest}`;
 }
 
+/** How each result reason reads after "wins" or "Draw", as the terminal says it. */
+const REASONS = {
+  normal: "at the end of play",
+  no_moves: "as the other side cannot move",
+  resign: "by resignation",
+  timeout: "on time",
+  abandoned: "by abandonment",
+  ply_limit: "by adjudication at the ply limit",
+  repetition: "by adjudication after a repetition",
+  engine_failure: "after an engine failure",
+  agreement: "by agreement",
+  no_show: "as the other entrant did not come",
+};
+
+/** Games called off rather than decided: neither a win nor a draw. */
+const CALLED_OFF = {
+  aborted: "Game aborted",
+  cancelled: "Game cancelled by its creator",
+  expired: "Game expired: nobody came to play it",
+};
+
 export function resultText(result, sides) {
-  const score = result.score ? ` ${result.score[0]} to ${result.score[1]}` : "";
-  const why = result.reason.replace(/_/g, " ");
-  if (result.winner === null || result.winner === undefined) return `no winner (${why})${score}`;
-  return `${sides[result.winner]} wins (${why})${score}`;
+  if ((result.winner === null || result.winner === undefined) && result.reason in CALLED_OFF) {
+    return CALLED_OFF[result.reason];
+  }
+  const why = REASONS[result.reason] ?? `(${result.reason.replace(/_/g, " ")})`;
+  const first = result.winner ?? 0;
+  const score = result.score ? `, ${result.score[first]}-${result.score[1 - first]}` : "";
+  if (result.winner === null || result.winner === undefined) return `Draw ${why}${score}`;
+  return `${sides[result.winner]} wins ${why}${score}`;
 }
 
 /** Seat tokens, kept per player name in the browser as the terminal keeps them per name. */

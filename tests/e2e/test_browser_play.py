@@ -44,7 +44,7 @@ async def test_a_kalah_game_against_a_server_bot_played_to_its_end(browser: Chro
         assert await page.find_all("button", r"^your store, 0 seeds$")
         text = await play_to_end(page)
         assert re.search(
-            r"Game over: (South wins|North wins|no winner) \(normal\) \d+ to \d+", text
+            r"Game over: ((South|North) wins|Draw) at the end of play, \d+-\d+", text
         )
         first = await page.evaluate("location.pathname")
         await page.press("button", "^Rematch$")  # the bot accepts at once: its new game opens
@@ -90,13 +90,13 @@ async def test_bao_against_a_bot_asks_the_direction_and_othello_ends(browser: Ch
         await page.wait_status(YOUR_TURN)
         await play_one(page)
         await page.press("button", "^Resign$")
-        await page.wait_status(r"Game over: North wins \(resign\)")
+        await page.wait_status(r"Game over: North wins by resignation")
 
         await create_game(page, server.port, "Othello 8×8", Board_size="4×4", Bot_depth="1")
         await page.wait_for("button", r"^b1, empty, legal move$")
         assert await page.find_all("button", r"^b2, white$")
         text = await play_to_end(page)
-        assert re.search(r"Game over: .*\d+ to \d+", text)
+        assert re.search(r"Game over: .*\d+-\d+", text)
         assert page.errors == []
 
 

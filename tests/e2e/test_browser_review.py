@@ -150,7 +150,7 @@ async def test_a_draw_offered_to_a_bot_is_declined_and_a_game_aborted(browser: C
         await page.wait_status("^South's draw offer declined\\. Your turn")
         await page.wait_for("button", "^Offer draw$")  # and it may be offered again
         await page.press("button", "^Abort$")  # before the first move
-        await page.wait_status("^Game over: no winner \\(aborted\\)")
+        await page.wait_status("^Game over: Game aborted")
         assert not await page.find_all("button", "^Abort$|^Offer draw$")
         assert page.errors == []
 
@@ -175,7 +175,7 @@ async def test_a_players_draw_offer_is_answered_on_the_page(browser: Chromium) -
         await page.wait_status("^North's draw offer declined\\.")
         await carol.ok(Draw(id=0, game_id=game_id, token=token, ply=0))
         await page.press("button", "^Accept draw$")
-        await page.wait_status("^Game over: no winner \\(agreement\\)")
+        await page.wait_status("^Game over: Draw by agreement")
         assert page.errors == []
 
 
