@@ -43,9 +43,7 @@ async def test_a_kalah_game_against_a_server_bot_played_to_its_end(browser: Chro
         assert await page.find_all("button", r"^North pit 1, 2 seeds$")
         assert await page.find_all("button", r"^your store, 0 seeds$")
         text = await play_to_end(page)
-        assert re.search(
-            r"Game over: ((South|North) wins|Draw) at the end of play, \d+-\d+", text
-        )
+        assert re.search(r"Game over: ((South|North) wins|Draw) at the end of play, \d+-\d+", text)
         first = await page.evaluate("location.pathname")
         await page.press("button", "^Rematch$")  # the bot accepts at once: its new game opens
         await page.wait_for("StaticText", r"^North: guest\d+ \(guest\) — you")  # swapped

@@ -49,7 +49,9 @@ async def test_a_bot_game_watched_from_the_lobby_to_its_end(
             snapshot = await dave.event()
         assert isinstance(snapshot, Snapshot) and snapshot.result is not None
         assert snapshot.result.score is not None
-        assert f"{snapshot.result.score[0]} to {snapshot.result.score[1]}" in text
+        winner = snapshot.result.winner or 0  # the winner's score first, as the terminal says it
+        score = snapshot.result.score
+        assert f"{score[winner]}-{score[1 - winner]}" in text
         played = len(snapshot.history)
         assert await moves_shown(page) == played
         heard = await page.evaluate("window.heard")
