@@ -47,7 +47,7 @@ from ubao.server.core import Core
 from ubao.server.door import Door, Networks, connections_for
 from ubao.server.edge import Edge, descriptor_limit
 from ubao.server.kgp_edge import WS_PATH, KgpGateway
-from ubao.server.kgp_gateway import KgpSettings
+from ubao.server.kgp_settings import KgpSettings
 from ubao.server.limits import Limits
 from ubao.server.outputs import (
     AnalysisJob,

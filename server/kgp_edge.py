@@ -21,17 +21,17 @@ from websockets.exceptions import ConnectionClosed
 from ubao.engine.protocols.kgp import MAX_LINE
 from ubao.protocol import ProtocolError, decode_server_message, encode
 from ubao.protocol.timing import monotonic_ms
-from ubao.server.kgp_gateway import (
+from ubao.server.kgp_effects import (
     CloseAgent,
     HeldSeat,
     Invite,
-    KgpSession,
-    KgpSettings,
     SeatHeld,
     SendCommand,
     SendLine,
     Wait,
 )
+from ubao.server.kgp_gateway import KgpSession
+from ubao.server.kgp_settings import KgpSettings
 
 if TYPE_CHECKING:
     from ubao.server.app import GameServer

@@ -33,7 +33,7 @@ from ubao.protocol import (
     TakebackAnswer,
     Watch,
 )
-from ubao.server.kgp_gateway import KgpSettings
+from ubao.server.kgp_settings import KgpSettings
 
 
 @contextlib.asynccontextmanager

@@ -14,7 +14,7 @@ from tests.support.server import TIMEOUT, Client, running_server
 from ubao.engine.protocols.kgp import MAX_LINE
 from ubao.protocol import ClockSpec, Create, Join, ListGames, Move, Moved, SeatSpec, Watch
 from ubao.server.app import GameServer
-from ubao.server.kgp_gateway import KgpSettings
+from ubao.server.kgp_settings import KgpSettings
 from ubao.server.limits import Limits
 from ubao.server.room import Room
 

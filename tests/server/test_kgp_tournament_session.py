@@ -16,14 +16,9 @@ from ubao.protocol import (
     TournamentShow,
     TournamentView,
 )
-from ubao.server.kgp_gateway import (
-    CloseAgent,
-    Effect,
-    KgpSession,
-    KgpSettings,
-    SendCommand,
-    SendLine,
-)
+from ubao.server.kgp_effects import CloseAgent, Effect, SendCommand, SendLine
+from ubao.server.kgp_gateway import KgpSession
+from ubao.server.kgp_settings import KgpSettings
 
 KEY = "k" * 43
 

@@ -22,7 +22,7 @@ from ubao.protocol import (
     Watch,
 )
 from ubao.server.bots import BotSettings
-from ubao.server.kgp_gateway import KgpSettings
+from ubao.server.kgp_settings import KgpSettings
 
 
 async def view_of(client: Client, tid: str) -> TournamentView:

@@ -64,7 +64,16 @@ async def test_static_files_have_their_types_and_validators() -> None:
 async def test_the_page_loads_nothing_from_elsewhere() -> None:
     async with game_server() as server:
         sources = []
-        for name in ("index.html", "main.js", "game.js", "pages.js", "board.js", "style.css"):
+        for name in (
+            "index.html",
+            "main.js",
+            "game.js",
+            "game_view.js",
+            "game_news.js",
+            "pages.js",
+            "board.js",
+            "style.css",
+        ):
             _, _, body = await get(server.port, f"/static/{name}")
             sources.append(body.decode())
         text = "\n".join(sources)

@@ -21,7 +21,7 @@ from ubao.engine.tools.kgp_agent import (
     run_agent,
 )
 from ubao.server.app import GameServer
-from ubao.server.kgp_gateway import KgpSettings
+from ubao.server.kgp_settings import KgpSettings
 
 
 def said(actions: Sequence[object]) -> list[str]:
