@@ -1,76 +1,49 @@
-/* The 8x8 board operations of othello_board8.h, by parallel shifts. Bit `row * 8 + column` is a
- * square: a1 is bit 0, h1 bit 7, a8 bit 56. */
+/* The 8x8 board operations of othello_board8.h: the rays the portable flips walk, and the choice
+ * of path. Bit `row * 8 + column` is a square: a1 is bit 0, h1 bit 7, a8 bit 56. */
 #include "othello_board8.h"
 
-#define INNER 0x7e7e7e7e7e7e7e7eULL /* columns b to g: where a run along a row may pass */
+#include <stdlib.h> /* getenv */
+#include <string.h>
 
-/* The run of `run` discs from `from` in one direction (shift left by d: towards h8), at most six
- * long, as a board; the same to the right (towards a1). */
-#define RUN_LEFT(from, run, d)                                                                 \
-    do {                                                                                       \
-        run = (from) << (d) & mask;                                                            \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-        run |= run << (d) & mask;                                                              \
-    } while (0)
-#define RUN_RIGHT(from, run, d)                                                                \
-    do {                                                                                       \
-        run = (from) >> (d) & mask;                                                            \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-        run |= run >> (d) & mask;                                                              \
-    } while (0)
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((aligned(64)))
+#endif
+uint64_t ob_rays[64][8];
+int ob_simd;
 
-/* Every direction at once: a run of opponent discs next to an own disc, one step on is a
- * placement if empty. Runs along rows and diagonals pass through columns b to g only, so that
- * no shift wraps round a row's end. */
-uint64_t ob_placements(uint64_t own, uint64_t opp) {
-    uint64_t empty = ~(own | opp), found = 0, run, mask;
-    mask = opp;
-    RUN_LEFT(own, run, 8);
-    found |= run << 8;
-    RUN_RIGHT(own, run, 8);
-    found |= run >> 8;
-    mask = opp & INNER;
-    RUN_LEFT(own, run, 1);
-    found |= run << 1;
-    RUN_RIGHT(own, run, 1);
-    found |= run >> 1;
-    RUN_LEFT(own, run, 9);
-    found |= run << 9;
-    RUN_RIGHT(own, run, 9);
-    found |= run >> 9;
-    RUN_LEFT(own, run, 7);
-    found |= run << 7;
-    RUN_RIGHT(own, run, 7);
-    found |= run >> 7;
-    return found & empty;
+/* The rays: per square and direction, the squares stepped to until the edge. */
+static void ob_init_rays(void) {
+    static const int row_step[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+    static const int column_step[8] = {1, -1, 0, 1, -1, 1, 0, -1};
+    for (int square = 0; square < 64; square++) {
+        for (int d = 0; d < 8; d++) {
+            uint64_t ray = 0;
+            int row = square / 8 + row_step[d], column = square % 8 + column_step[d];
+            for (; row >= 0 && row < 8 && column >= 0 && column < 8;
+                 row += row_step[d], column += column_step[d])
+                ray |= (uint64_t)1 << (row * 8 + column);
+            ob_rays[square][d] = ray;
+        }
+    }
 }
 
-/* The opponent discs a disc on `square` turns: each run from it closed by an own disc. */
-uint64_t ob_flips(uint64_t own, uint64_t opp, int square) {
-    uint64_t placed = (uint64_t)1 << square, flips = 0, run, mask;
-    mask = opp;
-    RUN_LEFT(placed, run, 8);
-    if (run << 8 & own) flips |= run;
-    RUN_RIGHT(placed, run, 8);
-    if (run >> 8 & own) flips |= run;
-    mask = opp & INNER;
-    RUN_LEFT(placed, run, 1);
-    if (run << 1 & own) flips |= run;
-    RUN_RIGHT(placed, run, 1);
-    if (run >> 1 & own) flips |= run;
-    RUN_LEFT(placed, run, 9);
-    if (run << 9 & own) flips |= run;
-    RUN_RIGHT(placed, run, 9);
-    if (run >> 9 & own) flips |= run;
-    RUN_LEFT(placed, run, 7);
-    if (run << 7 & own) flips |= run;
-    RUN_RIGHT(placed, run, 7);
-    if (run >> 7 & own) flips |= run;
-    return flips;
+int ob_simd_available(void) {
+#if OB_AVX2
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+#else
+    return 0;
+#endif
+}
+
+int ob_select(int simd) {
+    ob_init_rays();
+    ob_simd = simd && ob_simd_available();
+    return ob_simd;
+}
+
+/* The environment's choice at module load: UBAO_OTHELLO_SIMD=0 keeps the portable path. */
+int ob_select_from_environment(void) {
+    const char *asked = getenv("UBAO_OTHELLO_SIMD");
+    return ob_select(!(asked && strcmp(asked, "0") == 0));
 }
