@@ -160,3 +160,15 @@ class Solver:
 
 def load_othello_patterns(weights: Buffer, /) -> None:
     """Keeps the `patterns` evaluation's weights (native int16s); the first stay."""
+
+def othello_board8_path() -> str:
+    """The path of the 8x8 board operations that runs: 'avx2' or 'portable'."""
+
+def set_othello_board8_path(name: str, /) -> str:
+    """Runs the 8x8 board operations by the path named; returns its name."""
+
+def othello_board8_placements(own: int, opp: int, /) -> int:
+    """The squares where the mover (own) may place a disc."""
+
+def othello_board8_flips(own: int, opp: int, square: int, /) -> int:
+    """The opponent discs a disc of the mover's on an empty square turns."""
