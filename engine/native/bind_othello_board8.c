@@ -5,7 +5,7 @@
 #include "othello_board8.h"
 
 static PyObject *ob_path_name(void) {
-    return PyUnicode_FromString(ob_simd ? "avx2" : "portable");
+    return PyUnicode_FromString(ob_simd_running() ? "avx2" : "portable");
 }
 
 static PyObject *othello_board8_path(PyObject *module, PyObject *unused) {
