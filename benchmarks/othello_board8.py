@@ -1,15 +1,15 @@
-"""The 8x8 board operations' two paths (AVX2 and portable, engine/native/othello_board8.h) in one
-build, side by side: perft, the midgame search and the endgame solver.
+"""The 8x8 board operations' paths (portable, AVX2, AVX-512: engine/native/othello_board8.h) in
+one build, side by side: perft, the midgame search and the endgame solver.
 
     .venv/bin/python benchmarks/othello_board8.py [--perft-depth 11] [--search-depth 12] \
         [--obf EDAX/problem/fforum-40-59.obf --first 40 --positions 40] [--repeats 3]
 
-Each measure runs by each path in turn, `--repeats` times, alternating, so that both share the
-machine's load; it prints each path's best CPU seconds and the ratio portable / AVX2 (above 1
-where the AVX2 path is faster), and exits with status 1 if the paths disagree (a count, a node
-count, a score). Perft is from the start; the search is `analyse --depth N` (the default
-evaluation, a fresh table) on the six positions of docs/othello.md "Move order", their nodes
-and CPU seconds summed; the endgame solver is benchmarks/othello_endgame.py's, on the FFO
+Each measure runs by each path this CPU has in turn, `--repeats` times, alternating, so that
+all share the machine's load; it prints each path's best CPU seconds and its speed-up over the
+portable path (portable's time over its), and exits with status 1 if the paths disagree (a
+count, a node count, a score). Perft is from the start; the search is `analyse --depth N`
+(the default evaluation, a fresh table) on the six positions of docs/othello.md "Move order",
+their CPU seconds summed; the endgame solver is benchmarks/othello_endgame.py's, on the FFO
 positions asked (Edax's repository has them as problem/fforum-40-59.obf).
 """
 
@@ -37,8 +37,6 @@ MIDGAME = (
 )
 """The midgame positions of docs/othello.md "Move order"."""
 
-PATHS = ("portable", "avx2")
-
 
 def timed(work: Callable[[], tuple[int, ...]]) -> tuple[float, tuple[int, ...]]:
     """CPU seconds of `work` and what it found."""
@@ -48,22 +46,22 @@ def timed(work: Callable[[], tuple[int, ...]]) -> tuple[float, tuple[int, ...]]:
 
 
 def compare(name: str, work: Callable[[], tuple[int, ...]], repeats: int) -> bool:
-    """Runs `work` by each path in turn; prints the best times and their ratio; whether both
-    paths counted the same."""
-    best = dict.fromkeys(PATHS, float("inf"))
+    """Runs `work` by each path in turn; prints the best times and the speed-ups; whether every
+    path found the same."""
+    paths = _native.othello_board8_paths()
+    best = dict.fromkeys(paths, float("inf"))
     found: set[tuple[int, ...]] = set()
     for _ in range(repeats):
-        for path in PATHS:
+        for path in paths:
             _native.set_othello_board8_path(path)
             seconds, result = timed(work)
             best[path] = min(best[path], seconds)
             found.add(result)
-    figures = ", ".join(f"{path} {best[path]:.3f} s" for path in PATHS)
-    results = "; ".join(", ".join(f"{value:,}" for value in result) for result in sorted(found))
-    print(
-        f"{name}: {figures}; portable/avx2 {best['portable'] / best['avx2']:.2f}x"
-        f" ({results}{'' if len(found) == 1 else ': THE PATHS DISAGREE'})"
+    figures = ", ".join(
+        f"{path} {best[path]:.3f} s ({best['portable'] / best[path]:.2f}x)" for path in paths
     )
+    results = "; ".join(", ".join(f"{value:,}" for value in result) for result in sorted(found))
+    print(f"{name}: {figures}; {results}{'' if len(found) == 1 else ': THE PATHS DISAGREE'}")
     return len(found) == 1
 
 
@@ -77,10 +75,8 @@ def main() -> None:
     parser.add_argument("--hash", type=float, default=64.0, help="endgame table MB (default 64)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per path (default 3)")
     args = parser.parse_args()
-    try:
-        _native.set_othello_board8_path("avx2")
-    except ValueError as error:
-        sys.exit(f"no AVX2 path to compare: {error}")
+    if len(_native.othello_board8_paths()) < 2:
+        sys.exit("this CPU runs the portable path only: nothing to compare")
     game = NativeOthello({"size": 8})
     start = game.start()
     agree = compare(

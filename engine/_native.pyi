@@ -162,7 +162,10 @@ def load_othello_patterns(weights: Buffer, /) -> None:
     """Keeps the `patterns` evaluation's weights (native int16s); the first stay."""
 
 def othello_board8_path() -> str:
-    """The path of the 8x8 board operations that runs: 'avx2' or 'portable'."""
+    """The path of the 8x8 board operations that runs: 'portable', 'avx2', 'avx512'."""
+
+def othello_board8_paths() -> list[str]:
+    """The paths this CPU (and build) runs, the slowest first."""
 
 def set_othello_board8_path(name: str, /) -> str:
     """Runs the 8x8 board operations by the path named; returns its name."""

@@ -1,16 +1,24 @@
 /* ubao.engine._native's 8x8 board operations (othello_board8.h) seen from Python: which path
- * runs, a switch between them, and the operations themselves on two words, so that the tests
+ * runs and which may, a switch between them, and the operations themselves on two words, so that the tests
  * compare the paths square for square and the benchmarks time each. */
 #include "bind.h"
 #include "othello_board8.h"
 
-static PyObject *ob_path_name(void) {
-    return PyUnicode_FromString(ob_simd_running() ? "avx2" : "portable");
-}
-
 static PyObject *othello_board8_path(PyObject *module, PyObject *unused) {
     (void)module, (void)unused;
-    return ob_path_name();
+    return PyUnicode_FromString(ob_path_name(ob_path_running()));
+}
+
+static PyObject *othello_board8_paths(PyObject *module, PyObject *unused) {
+    (void)module, (void)unused;
+    PyObject *offered = PyList_New(0);
+    for (int path = 0; offered && path < OB_PATHS; path++) {
+        if (!ob_path_available(path)) continue;
+        PyObject *name = PyUnicode_FromString(ob_path_name(path));
+        if (!name || PyList_Append(offered, name) < 0) Py_CLEAR(offered);
+        Py_XDECREF(name);
+    }
+    return offered;
 }
 
 static PyObject *set_othello_board8_path(PyObject *module, PyObject *name) {
@@ -18,20 +26,19 @@ static PyObject *set_othello_board8_path(PyObject *module, PyObject *name) {
     const char *asked = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
     if (!asked) {
         PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "a path's name: 'avx2' or 'portable'");
+        PyErr_SetString(PyExc_TypeError, "a path's name: 'portable', 'avx2' or 'avx512'");
         return NULL;
     }
-    int simd = strcmp(asked, "avx2") == 0;
-    if (!simd && strcmp(asked, "portable") != 0) {
-        PyErr_Format(PyExc_ValueError, "no board path %R: 'avx2' or 'portable'", name);
+    int path = ob_path_named(asked);
+    if (path < 0) {
+        PyErr_Format(PyExc_ValueError, "no board path %R: 'portable', 'avx2' or 'avx512'", name);
         return NULL;
     }
-    if (simd && !ob_simd_available()) {
-        PyErr_SetString(PyExc_ValueError, "this CPU (or build) has no AVX2 path");
+    if (!ob_path_available(path)) {
+        PyErr_Format(PyExc_ValueError, "this CPU (or build) has no %s path", asked);
         return NULL;
     }
-    ob_select(simd);
-    return ob_path_name();
+    return PyUnicode_FromString(ob_path_name(ob_select(path)));
 }
 
 /* Two words (the mover's discs, the opponent's), disjoint; 0 with an exception set if not. */
@@ -78,7 +85,9 @@ static PyObject *othello_board8_flips(PyObject *module, PyObject *const *args, P
 
 PyMethodDef ob_functions[] = {
     {"othello_board8_path", othello_board8_path, METH_NOARGS,
-     PyDoc_STR("The path of the 8x8 board operations that runs: 'avx2' or 'portable'.")},
+     PyDoc_STR("The path of the 8x8 board operations that runs: 'portable', 'avx2', 'avx512'.")},
+    {"othello_board8_paths", othello_board8_paths, METH_NOARGS,
+     PyDoc_STR("The paths this CPU (and build) runs, the slowest first.")},
     {"set_othello_board8_path", set_othello_board8_path, METH_O,
      PyDoc_STR("Runs the 8x8 board operations by the path named; returns its name.")},
     {"othello_board8_placements", (PyCFunction)(void (*)(void))othello_board8_placements,

@@ -10,10 +10,10 @@
 #include "bits.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define OB_AVX2 1 /* the compiler builds an AVX2 path, run only where the CPU has it */
+#define OB_X86 1 /* the compiler builds the SIMD paths, run only where the CPU has them */
 #include <immintrin.h>
 #else
-#define OB_AVX2 0
+#define OB_X86 0
 #endif
 
 #define INNER 0x7e7e7e7e7e7e7e7eULL /* columns b to g */
@@ -24,7 +24,7 @@
 __attribute__((aligned(64)))
 #endif
 static uint64_t rays[64][8];
-static int rays_ready, simd_running;
+static int rays_ready, running = OB_PORTABLE;
 
 static void ob_init_rays(void) {
     if (rays_ready) return; /* once: a search may be reading them */
@@ -93,7 +93,7 @@ static uint64_t flips_portable(uint64_t own, uint64_t opp, int square) {
 
 /* -- the AVX2 path: the steps 1, 7, 8, 9 as the lanes 0 to 3 of one register --------------- */
 
-#if OB_AVX2
+#if OB_X86
 #define AVX2 __attribute__((target("avx2")))
 
 /* The lanes' union. */
@@ -151,42 +151,80 @@ AVX2 static uint64_t flips_avx2(uint64_t own, uint64_t opp, int square) {
     down = _mm256_andnot_si256(_mm256_cmpeq_epi64(closed, zero), down);
     return lanes_union(_mm256_or_si256(up, down));
 }
+
+/* -- the AVX-512 path: the AVX2 one but for these flips (AVX-512VL and CD on 256 bits) ------ */
+
+/* flips_avx2 with the flips towards a1 as those towards h8: the rays' highest square not the
+ * opponent's, by AVX-512's leading-zero count. */
+#define AVX512 __attribute__((target("avx2,avx512f,avx512vl,avx512cd")))
+AVX512 static uint64_t flips_avx512(uint64_t own, uint64_t opp, int square) {
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1);
+    const __m256i top = _mm256_set1_epi64x((long long)((uint64_t)1 << 63));
+    __m256i own4 = _mm256_set1_epi64x((long long)own), opp4 = _mm256_set1_epi64x((long long)opp);
+    __m256i ray_up = _mm256_load_si256((const __m256i *)rays[square]);
+    __m256i ray_down = _mm256_load_si256((const __m256i *)rays[square] + 1);
+    __m256i beyond = _mm256_andnot_si256(opp4, ray_up);
+    __m256i lowest = _mm256_and_si256(beyond, _mm256_sub_epi64(zero, beyond));
+    __m256i closer = _mm256_and_si256(lowest, own4);
+    __m256i up = _mm256_maskz_and_epi64(_mm256_test_epi64_mask(closer, closer),
+                                        _mm256_sub_epi64(closer, one), ray_up);
+    beyond = _mm256_andnot_si256(opp4, ray_down);
+    __m256i highest = _mm256_srlv_epi64(top, _mm256_lzcnt_epi64(beyond)); /* none: 0 */
+    closer = _mm256_and_si256(highest, own4);
+    __m256i down = _mm256_and_si256(_mm256_sub_epi64(zero, _mm256_add_epi64(closer, closer)),
+                                    ray_down);
+    return lanes_union(_mm256_or_si256(up, down));
+}
 #endif
 
 /* -- the choice ------------------------------------------------------------------------------ */
 
 uint64_t ob_placements(uint64_t own, uint64_t opp) {
-#if OB_AVX2
-    if (simd_running) return placements_avx2(own, opp);
+#if OB_X86
+    if (running != OB_PORTABLE) return placements_avx2(own, opp);
 #endif
     return placements_portable(own, opp);
 }
 
 uint64_t ob_flips(uint64_t own, uint64_t opp, int square) {
-#if OB_AVX2
-    if (simd_running) return flips_avx2(own, opp, square);
+#if OB_X86
+    if (running == OB_AVX512) return flips_avx512(own, opp, square);
+    if (running == OB_AVX2) return flips_avx2(own, opp, square);
 #endif
     return flips_portable(own, opp, square);
 }
 
-int ob_simd_available(void) {
-#if OB_AVX2
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-#else
-    return 0;
-#endif
+static const char *const names[OB_PATHS] = {"portable", "avx2", "avx512"};
+
+const char *ob_path_name(int path) { return names[path]; }
+
+int ob_path_named(const char *name) {
+    for (int path = 0; path < OB_PATHS; path++)
+        if (strcmp(name, names[path]) == 0) return path;
+    return -1;
 }
 
-int ob_simd_running(void) { return simd_running; }
+int ob_path_available(int path) {
+#if OB_X86
+    __builtin_cpu_init();
+    if (path == OB_AVX512)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512cd");
+    if (path == OB_AVX2) return __builtin_cpu_supports("avx2") != 0;
+#endif
+    return path == OB_PORTABLE;
+}
 
-int ob_select(int simd) {
+int ob_path_running(void) { return running; }
+
+int ob_select(int path) {
     ob_init_rays();
-    simd_running = simd && ob_simd_available();
-    return simd_running;
+    while (!ob_path_available(path)) path--;
+    running = path;
+    return running;
 }
 
 int ob_select_from_environment(void) {
     const char *asked = getenv("UBAO_OTHELLO_SIMD");
-    return ob_select(!(asked && strcmp(asked, "0") == 0));
+    return ob_select(asked && strcmp(asked, "0") == 0 ? OB_PORTABLE : OB_PATHS - 1);
 }

@@ -1,5 +1,5 @@
-"""The native 8x8 board operations (engine/native/othello_board8.h): the AVX2 path and the
-portable one give the Python rules' placements and flips on every square of many positions,
+"""The native 8x8 board operations (engine/native/othello_board8.h): each path (portable, AVX2,
+AVX-512) gives the Python rules' placements and flips on every square of many positions,
 perft stays exact by either, and the switch between them works as documented."""
 
 from __future__ import annotations
@@ -26,18 +26,8 @@ PERFT_8X8 = {1: 4, 2: 12, 3: 56, 4: 244, 5: 1_396, 6: 8_200, 7: 55_092}
 """docs/othello.md §5, as in tests/engine/test_othello.py."""
 
 
-def avx2_offered() -> bool:
-    """Whether the core lets the AVX2 path run here (this CPU has it, the build has it)."""
-    before = _native.othello_board8_path()
-    try:
-        _native.set_othello_board8_path("avx2")
-    except ValueError:
-        return False
-    _native.set_othello_board8_path(before)
-    return True
-
-
-PATHS = ["portable", "avx2"] if avx2_offered() else ["portable"]
+PATHS = _native.othello_board8_paths()
+"""The paths this machine runs: the portable one, then AVX2 and AVX-512 where the CPU has them."""
 
 
 @pytest.fixture(params=PATHS)
@@ -73,7 +63,7 @@ def expected(own: int, opp: int, rules: Othello) -> tuple[int, dict[int, int]]:
     return sum(1 << move for move in moves), flips
 
 
-def test_both_paths_place_and_flip_as_the_python_rules_on_every_square(path: str) -> None:
+def test_each_path_places_and_flips_as_the_python_rules_on_every_square(path: str) -> None:
     rules, rng = Othello({"size": 8}), random.Random(37)
     for own, opp in random_boards(rng, 600):
         placements, flips = expected(own, opp, rules)
@@ -84,7 +74,7 @@ def test_both_paths_place_and_flip_as_the_python_rules_on_every_square(path: str
                 assert found == flips.get(square, 0), (path, own, opp, square)
 
 
-def test_both_paths_agree_on_positions_of_random_games() -> None:
+def test_the_paths_agree_on_positions_of_random_games() -> None:
     """The paths side by side on reachable positions, both colours to move."""
     if len(PATHS) < 2:
         pytest.skip("one path only: this CPU has no AVX2")
@@ -103,7 +93,7 @@ def test_both_paths_agree_on_positions_of_random_games() -> None:
                         for square in range(64)
                         if not (own | opp) >> square & 1
                     ]
-                assert found["avx2"] == found["portable"], position
+                assert all(found[name] == found["portable"] for name in PATHS), position
                 position = game.play(position, rng.choice(game.legal_moves(position)))
     finally:
         _native.set_othello_board8_path(before)
@@ -115,11 +105,17 @@ def test_perft_is_exact_by_either_path(path: str, depth: int) -> None:
     assert game.perft(game.start(), depth) == PERFT_8X8[depth]
 
 
-def test_the_avx2_path_is_offered_where_linux_says_the_cpu_has_it() -> None:
+def test_the_simd_paths_are_offered_where_linux_says_the_cpu_has_them() -> None:
     cpuinfo = Path("/proc/cpuinfo")
     if not cpuinfo.exists() or os.uname().machine != "x86_64":
         pytest.skip("no /proc/cpuinfo of an x86-64 CPU to ask")
-    assert avx2_offered() == (" avx2" in cpuinfo.read_text())
+    flags = set(cpuinfo.read_text().split())
+    expected = ["portable"]
+    if "avx2" in flags:
+        expected.append("avx2")
+        if {"avx512vl", "avx512cd"} <= flags:
+            expected.append("avx512")
+    assert expected == PATHS
 
 
 def test_the_fastest_path_offered_runs_by_default() -> None:
