@@ -226,5 +226,7 @@ int ob_select(int path) {
 
 int ob_select_from_environment(void) {
     const char *asked = getenv("UBAO_OTHELLO_SIMD");
-    return ob_select(asked && strcmp(asked, "0") == 0 ? OB_PORTABLE : OB_PATHS - 1);
+    int path = asked ? ob_path_named(asked) : -1;
+    if (asked && strcmp(asked, "0") == 0) path = OB_PORTABLE;
+    return ob_select(path < 0 ? OB_PATHS - 1 : path);
 }

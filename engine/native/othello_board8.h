@@ -4,7 +4,7 @@
  *
  * The paths give the same squares: a portable one in C99 and, on x86-64 CPUs that have AVX2
  * (or AVX-512), ones that shift four directions at once in a 256-bit register. Which runs is
- * chosen at module load (the best the CPU has, unless UBAO_OTHELLO_SIMD=0) and read by every
+ * chosen at module load (the best the CPU has, unless UBAO_OTHELLO_SIMD says) and read by every
  * call: a branch or two, always taken the same way. */
 #ifndef UBAO_OTHELLO_BOARD8_H
 #define UBAO_OTHELLO_BOARD8_H
@@ -23,8 +23,8 @@ enum { OB_PORTABLE, OB_AVX2, OB_AVX512, OB_PATHS };
 /* Chooses the path, before any call of the above: `path` if this CPU (and build) has it, else
  * the best below it; returns the path that runs. */
 int ob_select(int path);
-/* ob_select as the environment asks (UBAO_OTHELLO_SIMD=0: the portable path, else the best);
- * at module load. */
+/* ob_select as the environment asks, at module load: UBAO_OTHELLO_SIMD=0 (or "portable"), the
+ * portable path; a path's name, that path or the best below it; else the best. */
 int ob_select_from_environment(void);
 /* The path that runs; whether this CPU (and build) has `path`. */
 int ob_path_running(void);

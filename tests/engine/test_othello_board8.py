@@ -126,13 +126,19 @@ def test_the_fastest_path_offered_runs_by_default() -> None:
         assert _native.othello_board8_path() == PATHS[-1]
 
 
-def test_the_environment_keeps_the_portable_path() -> None:
+def path_at_load(asked: str) -> str:
+    """The path a fresh interpreter runs with UBAO_OTHELLO_SIMD set to `asked`."""
     code = "from ubao.engine import _native; print(_native.othello_board8_path())"
-    environment = {**os.environ, "UBAO_OTHELLO_SIMD": "0"}
+    environment = {**os.environ, "UBAO_OTHELLO_SIMD": asked}
     run = subprocess.run(
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
     )
-    assert run.stdout.strip() == "portable"
+    return run.stdout.strip()
+
+
+def test_the_environment_keeps_the_portable_path_or_stops_at_a_path_named() -> None:
+    assert path_at_load("0") == "portable"
+    assert path_at_load("avx2") == ("avx2" if "avx2" in PATHS else "portable")
 
 
 def test_a_path_of_another_name_is_refused() -> None:
