@@ -160,3 +160,18 @@ class Solver:
 
 def load_othello_patterns(weights: Buffer, /) -> None:
     """Keeps the `patterns` evaluation's weights (native int16s); the first stay."""
+
+def othello_board8_path() -> str:
+    """The path of the 8x8 board operations that runs: 'portable', 'avx2', 'avx512'."""
+
+def othello_board8_paths() -> list[str]:
+    """The paths this CPU (and build) runs, the slowest first."""
+
+def set_othello_board8_path(name: str, /) -> str:
+    """Runs the 8x8 board operations by the path named; returns its name."""
+
+def othello_board8_placements(own: int, opp: int, /) -> int:
+    """The squares where the mover (own) may place a disc."""
+
+def othello_board8_flips(own: int, opp: int, square: int, /) -> int:
+    """The opponent discs a disc of the mover's on an empty square turns."""

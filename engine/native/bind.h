@@ -33,6 +33,7 @@ int signal_raised(void *context);
 
 extern PyTypeObject ManType, OthType, BaoType, SearchType, SolverType, EndgameType;
 extern PyMethodDef oth_pattern_functions[]; /* bind_othello_patterns.c */
+extern PyMethodDef ob_functions[];          /* bind_othello_board8.c */
 
 typedef struct {
     PyObject_HEAD ManRules rules;

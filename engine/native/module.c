@@ -2,8 +2,10 @@
  * Python engine's own position values (engine/backend.py wraps them as `Game` classes), their
  * search and the mancala solver. This file holds the module and what its types share (bind.h);
  * each type is bound in its own file: bind_mancala.c, bind_othello.c, bind_bao.c,
- * bind_search.c, bind_solve.c, bind_othello_endgame.c, bind_othello_patterns.c. */
+ * bind_search.c, bind_solve.c, bind_othello_endgame.c, bind_othello_patterns.c,
+ * bind_othello_board8.c. */
 #include "bind.h"
+#include "othello_board8.h" /* ob_select_from_environment */
 
 PyObject *position_error;
 
@@ -54,8 +56,13 @@ PyMODINIT_FUNC PyInit__native(void) {
     position_error = PyObject_GetAttrString(game, "PositionError");
     Py_DECREF(game);
     if (!position_error) return NULL;
+    ob_select_from_environment(); /* the 8x8 board operations' path: before any use */
     PyObject *module = PyModule_Create(&native_module);
     if (!module) return NULL;
+    if (PyModule_AddFunctions(module, ob_functions) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
     if (add_type(module, "Mancala", &ManType) < 0 || add_type(module, "Othello", &OthType) < 0 ||
         add_type(module, "Search", &SearchType) < 0 || add_type(module, "Bao", &BaoType) < 0 ||
         add_type(module, "Solver", &SolverType) < 0 ||

@@ -2,7 +2,7 @@
  * operations of othello_words.h; 8x8 boards place and flip by othello_board8.h's shifts. */
 #include "othello.h"
 
-#include "othello_board8.h" /* ob_placements, ob_flips: 8x8 by fixed shifts */
+#include "othello_board8.h" /* ob_placements, ob_flips: 8x8 by fixed shifts (or AVX2) */
 #include "othello_words.h"
 
 #define W 64
