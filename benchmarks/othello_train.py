@@ -134,7 +134,7 @@ def fit(data: list[Path]) -> None:
     counts = [0] * trained.STAGES
     for path in data:
         for text in path.read_text().splitlines():
-            black, white, _, label = map(int, text.split())
+            black, white, _, label = map(int, text.split()[:4])
             if game.size**2 - (black | white).bit_count() <= game.size:
                 continue  # the evaluations count discs exactly here
             occupied = (black | white).bit_count()
