@@ -2,19 +2,26 @@
 
     .venv/bin/pip install numpy   # for the fit only: the engine never imports it
     .venv/bin/python benchmarks/othello_train.py generate --games 3000 --seed 37 --out DATA
-    .venv/bin/python benchmarks/othello_patterns_train.py DATA [DATA ...]
+    .venv/bin/python benchmarks/othello_patterns_train.py DATA [DATA ...] --out first.bin
+    UBAO_PATTERN_WEIGHTS=first.bin .venv/bin/python benchmarks/othello_train.py label DATA \
+        --depth 6 --out LABELLED
+    .venv/bin/python benchmarks/othello_patterns_train.py LABELLED [LABELLED ...]
 
 The positions are those of benchmarks/othello_train.py `generate` (ubao's own games, every
 position from 16 empties on labelled by the native exact solver, the earlier ones by the exact
-result of their game's 16-empty position); nothing comes from another program. Entries that a
-symmetry or a swap of the colours relates share one parameter (`ties`). Every stage is fitted
-at once by ridge-regularised least squares, solved by conjugate gradients on the normal
-equations: some 300,000 unknowns over half a million rows of 47 non-zeros, which numpy's
-vector operations do in minutes where a Python loop would take hours. A tenth of the
-positions (blocks of lines, so mostly whole games) is held out to report the error. Writes
-engine/othello/pattern_weights.bin and its digest in engine/othello/pattern_weights.py; then
-run `python -m ubao.engine.tools.native_constants` (the instances' squares, should KINDS
-change) and rebuild the core.
+result of their game's 16-empty position); where `label` added a search's value to a line, the
+fit takes that (`--blend`: its share, the game's label the rest). Nothing comes from another
+program. Entries that a symmetry or a swap of the colours relates share one parameter
+(`ties`). Every stage is fitted at once by ridge-regularised least squares, solved by conjugate
+gradients on the normal equations: some 300,000 unknowns over half a million rows of 47
+non-zeros, which numpy's vector operations do in minutes where a Python loop would take hours.
+A tenth of the positions (blocks of lines, so mostly whole games) is held out to report the
+error, beside the error of the weights the engine reads now; `--check` files (labelled apart)
+are reported too. Writes engine/othello/pattern_weights.bin and its digest in
+engine/othello/pattern_weights.py, or with `--out FILE` a candidate, FILE and its digest in
+FILE.sha256, which an engine reads when UBAO_PATTERN_WEIGHTS names it; after a change of
+KINDS run `python -m ubao.engine.tools.native_constants` (the instances' squares) and rebuild
+the core.
 """
 
 from __future__ import annotations
