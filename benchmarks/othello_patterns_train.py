@@ -2,19 +2,26 @@
 
     .venv/bin/pip install numpy   # for the fit only: the engine never imports it
     .venv/bin/python benchmarks/othello_train.py generate --games 3000 --seed 37 --out DATA
-    .venv/bin/python benchmarks/othello_patterns_train.py DATA [DATA ...]
+    .venv/bin/python benchmarks/othello_patterns_train.py DATA [DATA ...] --out first.bin
+    UBAO_PATTERN_WEIGHTS=first.bin .venv/bin/python benchmarks/othello_train.py label DATA \
+        --depth 6 --out LABELLED
+    .venv/bin/python benchmarks/othello_patterns_train.py LABELLED [LABELLED ...]
 
 The positions are those of benchmarks/othello_train.py `generate` (ubao's own games, every
 position from 16 empties on labelled by the native exact solver, the earlier ones by the exact
-result of their game's 16-empty position); nothing comes from another program. Entries that a
-symmetry or a swap of the colours relates share one parameter (`ties`). Every stage is fitted
-at once by ridge-regularised least squares, solved by conjugate gradients on the normal
-equations: some 300,000 unknowns over half a million rows of 47 non-zeros, which numpy's
-vector operations do in minutes where a Python loop would take hours. A tenth of the
-positions (blocks of lines, so mostly whole games) is held out to report the error. Writes
-engine/othello/pattern_weights.bin and its digest in engine/othello/pattern_weights.py; then
-run `python -m ubao.engine.tools.native_constants` (the instances' squares, should KINDS
-change) and rebuild the core.
+result of their game's 16-empty position); where `label` added a search's value to a line, the
+fit takes that (`--blend`: its share, the game's label the rest). Nothing comes from another
+program. Entries that a symmetry or a swap of the colours relates share one parameter
+(`ties`). Every stage is fitted at once by ridge-regularised least squares, solved by conjugate
+gradients on the normal equations: some 300,000 unknowns over half a million rows of 47
+non-zeros, which numpy's vector operations do in minutes where a Python loop would take hours.
+A tenth of the positions (blocks of lines, so mostly whole games) is held out to report the
+error, beside the error of the weights the engine reads now; `--check` files (labelled apart)
+are reported too. Writes engine/othello/pattern_weights.bin and its digest in
+engine/othello/pattern_weights.py, or with `--out FILE` a candidate, FILE and its digest in
+FILE.sha256, which an engine reads when UBAO_PATTERN_WEIGHTS names it; after a change of
+KINDS run `python -m ubao.engine.tools.native_constants` (the instances' squares) and rebuild
+the core.
 """
 
 from __future__ import annotations
@@ -40,13 +47,20 @@ Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
 
 
-def load(paths: list[Path]) -> tuple[NDArray[np.uint64], NDArray[np.uint64], Floats]:
-    """Black's discs, White's and Black's final margin of every evaluated position."""
-    rows = [np.loadtxt(path, dtype=np.uint64, usecols=(0, 1)) for path in paths]
-    labels = [np.loadtxt(path, dtype=np.int64, usecols=3) for path in paths]
-    boards = np.concatenate(rows)
-    label = np.concatenate(labels).astype(np.float64)
-    black, white = boards[:, 0], boards[:, 1]
+def load(paths: list[Path], blend: float) -> tuple[NDArray[np.uint64], NDArray[np.uint64], Floats]:
+    """Black's discs, White's and the label of every evaluated position: Black's final margin
+    as `generate` labelled it, or where `label` added a search's value, `blend` times that plus
+    the rest times the game's label."""
+    boards, labels = [], []
+    for path in paths:
+        with path.open() as lines:
+            columns = len(lines.readline().split())
+        boards.append(np.loadtxt(path, dtype=np.uint64, usecols=(0, 1), ndmin=2))
+        numbers = np.loadtxt(path, usecols=range(3, columns), ndmin=2)
+        labels.append(blend * numbers[:, -1] + (1 - blend) * numbers[:, 0])
+    board = np.concatenate(boards)
+    label = np.concatenate(labels)
+    black, white = board[:, 0], board[:, 1]
     discs = _count(black | white)
     kept = discs <= patterns.LAST_DISCS
     return black[kept], white[kept], label[kept]
@@ -155,9 +169,9 @@ def fit(
     return w
 
 
-def report(name: str, w: Floats, columns: Ints, values: Floats, label: Floats, stage: Ints) -> None:
+def report(name: str, value: Floats, label: Floats, stage: Ints) -> None:
     """Root mean square error, over all and per stage."""
-    error = (w[columns] * values).sum(axis=1) - label
+    error = value - label
     shown = " ".join(
         f"{s}:{np.sqrt(np.mean(error[stage == s] ** 2)):.2f}"
         for s in range(patterns.STAGES)
@@ -174,13 +188,57 @@ def table(w: Floats, tied: tuple[Ints, Floats, int]) -> array[int]:
     return array("h", scaled.astype(np.int64).tolist())
 
 
+def predict(w: Floats, columns: Ints, values: Floats) -> Floats:
+    """The fitted parameters' value of each row."""
+    return np.asarray((w[columns] * values).sum(axis=1))
+
+
+def read_now(stage: Ints, entries: Ints, mobility: Floats) -> Floats:
+    """The value the weights the engine reads now (`patterns.weights`: the shipped file, or the
+    candidate `patterns.ENVIRONMENT` names) give each position, to compare with the fit's."""
+    table = np.asarray(patterns.weights(), dtype=np.float64) / patterns.SCALE
+    base = stage * patterns.STAGE_SIZE
+    tables = table[base[:, None] + entries].sum(axis=1)
+    return np.asarray(tables + mobility * table[base + patterns.MOBILITY])
+
+
+def write(data: bytes, out: Path | None) -> None:
+    """The weights file and its digest: the package's (what ships), or `out` and its digest in
+    the file beside it that `patterns.ENVIRONMENT` reads (a candidate)."""
+    if out is not None:
+        out.write_bytes(data)
+        Path(f"{out}{patterns.DIGEST_SUFFIX}").write_text(patterns.digest(data) + "\n")
+        return
+    (PACKAGE / patterns.WEIGHTS_FILE).write_bytes(data)
+    (PACKAGE / "pattern_weights.py").write_text(
+        '"""Generated by benchmarks/othello_patterns_train.py: do not edit. The SHA-256 of\n'
+        "pattern_weights.bin as fitted, which engine/othello/patterns.py checks on loading."
+        '"""\n'
+        f'\nDIGEST = "{patterns.digest(data)}"\n'
+    )
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", type=Path, nargs="+", help="othello_train.py generate output")
     parser.add_argument("--ridge", type=float, default=RIDGE, help="the penalty per parameter")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="conjugate gradient steps")
+    parser.add_argument(
+        "--blend",
+        type=float,
+        default=1.0,
+        help="the search's label's share where `label` added one (the game's the rest)",
+    )
+    parser.add_argument(
+        "--check", type=Path, nargs="*", default=[], help="positions labelled apart to measure on"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write the weights here (and its digest beside it), not the package",
+    )
     args = parser.parse_args(argv)
-    black, white, label = load(args.data)
+    black, white, label = load(args.data, args.blend)
     held = (np.arange(len(black)) // HELD_OUT_BLOCK) % 10 == 9
     stage, entries, mobility = features(black, white)
     for i in np.random.default_rng(0).choice(len(black), 200):  # the evaluation's own entries
@@ -191,15 +249,18 @@ def main(argv: list[str]) -> int:
     print(f"{int(train.sum())} positions to fit, {int(held.sum())} held out", file=sys.stderr)
     size = patterns.STAGES * tied[2]
     w = fit(columns[train], values[train], label[train], size, args.ridge, args.rounds)
-    report("fitted", w, columns[train], values[train], label[train], stage[train])
-    report("held out", w, columns[held], values[held], label[held], stage[held])
+    report("fitted", predict(w, columns[train], values[train]), label[train], stage[train])
+    report("held out", predict(w, columns[held], values[held]), label[held], stage[held])
+    now = read_now(stage[held], entries[held], mobility[held])
+    report("weights read now, held out", now, label[held], stage[held])
+    if args.check:
+        black, white, label = load(args.check, 1.0)
+        stage, entries, mobility = features(black, white)
+        columns, values = design(stage, entries, mobility, tied)
+        report("check", predict(w, columns, values), label, stage)
+        report("weights read now, check", read_now(stage, entries, mobility), label, stage)
     data = patterns.encode(table(w, tied))
-    (PACKAGE / patterns.WEIGHTS_FILE).write_bytes(data)
-    (PACKAGE / "pattern_weights.py").write_text(
-        '"""Generated by benchmarks/othello_patterns_train.py: do not edit. The SHA-256 of\n'
-        'pattern_weights.bin as fitted, which engine/othello/patterns.py checks on loading."""\n'
-        f'\nDIGEST = "{patterns.digest(data)}"\n'
-    )
+    write(data, args.out)
     shown = ", ".join(f"{w[(s + 1) * tied[2] - 1]:.2f}" for s in range(patterns.STAGES))
     print(f"wrote {len(data)} bytes, {size} parameters; mobility weight by stage: {shown}")
     return 0

@@ -4,7 +4,8 @@
 
 Positions come from self-play games on the native core (0 to 10 random opening plies, then
 full-width searches of `--play-depth` plies by `--eval`), or from a file of
-`benchmarks/othello_train.py generate` (`--data`, the evaluation's own training positions).
+`benchmarks/othello_train.py generate` or `label` (`--data`, the evaluation's own training
+positions).
 Each position with more than 12 empty squares is searched full width (no ProbCut) to every
 depth from 1 to `--depth` with one kept table, as iterative deepening does; then, per game stage
 and depth d from 3, the value at d is regressed on the value at the shallow depth the search
@@ -63,7 +64,7 @@ def from_data(path: Path, count: int, seed: int) -> list[Position]:
     """`count` positions drawn from a file of othello_train.py generate."""
     rows = []
     for text in path.read_text().splitlines():
-        black, white, player, _ = map(int, text.split())
+        black, white, player = map(int, text.split()[:3])
         if 64 - (black | white).bit_count() >= LEAST_EMPTIES:
             rows.append(Position(black, white, player))
     return random.Random(seed).sample(rows, min(count, len(rows)))

@@ -5,6 +5,11 @@ Two steps, each rerunnable; nothing comes from another program or a game databas
     .venv/bin/python benchmarks/othello_train.py generate --games 1500 --seed 37 --out DATA
     .venv/bin/python benchmarks/othello_train.py fit DATA
 
+and a third for the `patterns` training (benchmarks/othello_patterns_train.py), which reads
+its output too:
+
+    .venv/bin/python benchmarks/othello_train.py label DATA --depth 6 --out LABELLED
+
 `generate` plays 8x8 self-play games on the native core: 0 to 10 random opening plies (drawn
 from `--seed`), then a search of `--depth` plies (6) with the evaluation `--eval` (`standard`)
 for both sides until 16 squares are empty; from there the game goes on by random moves and the
@@ -12,6 +17,14 @@ native endgame solver gives the exact final margin of every position. Every earl
 of the game is labelled with the exact margin of the game's position at 16 empties (the result
 of that self-play line under perfect play at the end). One line per position: Black's discs,
 White's, the player to move, and the label (Black's final margin), as integers.
+
+`label` adds a fifth number to each line of `generate`'s output: the value of the position by
+a search of `--depth` plies with the evaluation `--eval` (the 8x8 default, `patterns`, unless
+said; multi-ProbCut as the engine plays) on the native core, Black's expected final margin in
+discs, rounded to a disc; a forced result the search proves is its exact margin. Positions
+with `--exact-empties` (16) squares empty or fewer, whose label is already exact, get that
+label again (or, above 16, the endgame solver's). So the earlier positions get a label of
+their own in place of their game's result, as Logistello and Edax were trained.
 
 `fit` counts the features of every position (`trained.features`), fits one weight per feature
 and game stage by least squares (a small ridge keeps rare features sane), and writes the weights,
@@ -31,6 +44,7 @@ from ubao.engine.othello import trained
 from ubao.engine.othello.game import Othello, Position
 from ubao.engine.othello_endgame import OthelloEndgame
 from ubao.engine.search.driver import Searcher
+from ubao.engine.search.scores import forced_result
 
 SOLVED_EMPTIES = 16
 """From here on every position of a game is solved exactly."""
@@ -72,6 +86,35 @@ def generate(games: int, seed: int, out: Path, evaluation: str, depth: int) -> N
                 print(f"{number + 1} games", file=sys.stderr, flush=True)
 
 
+def label(source: Path, out: Path, evaluation: str, depth: int, exact_empties: int) -> None:
+    """Each line of `source` with a fifth number: its search's (or solver's) label."""
+    game = NativeOthello({})
+    solver = OthelloEndgame(game, 64)
+    searcher = Searcher(game, evaluation=evaluation, hash_mb=16)
+    with source.open() as lines, out.open("w") as sink:
+        for number, text in enumerate(lines):
+            black, white, player, exact = map(int, text.split()[:4])
+            position = Position(black, white, player)
+            empties = _empties(position)
+            if empties <= SOLVED_EMPTIES:
+                value = exact
+            elif empties <= exact_empties:
+                value = _black_margin(solver, position)
+            else:
+                value = _black_value(searcher.search(position, depth).score, player)
+            sink.write(f"{black} {white} {player} {exact} {value}\n")
+            if number % 10000 == 9999:
+                print(f"{number + 1} positions", file=sys.stderr, flush=True)
+
+
+def _black_value(score: float, player: int) -> int:
+    """A search's score (the mover's) as Black's margin in whole discs (a forced result: its
+    margin)."""
+    forced = forced_result(score)
+    value = forced[1] if forced is not None else round(score)
+    return -value if player else value
+
+
 def _empties(position: Position) -> int:
     return 64 - (position.black | position.white).bit_count()
 
@@ -91,7 +134,7 @@ def fit(data: list[Path]) -> None:
     counts = [0] * trained.STAGES
     for path in data:
         for text in path.read_text().splitlines():
-            black, white, _, label = map(int, text.split())
+            black, white, _, label = map(int, text.split()[:4])
             if game.size**2 - (black | white).bit_count() <= game.size:
                 continue  # the evaluations count discs exactly here
             occupied = (black | white).bit_count()
@@ -149,11 +192,21 @@ def main(argv: list[str]) -> int:
     making.add_argument("--out", type=Path, required=True)
     making.add_argument("--eval", default="standard", help="the players' evaluation")
     making.add_argument("--depth", type=int, default=6, help="the players' search depth")
+    labelling = commands.add_parser("label", help="a search's label beside each position")
+    labelling.add_argument("data", type=Path)
+    labelling.add_argument("--out", type=Path, required=True)
+    labelling.add_argument("--eval", default="patterns", help="the search's evaluation")
+    labelling.add_argument("--depth", type=int, default=6, help="the search's depth")
+    labelling.add_argument(
+        "--exact-empties", type=int, default=SOLVED_EMPTIES, help="solve exactly from here on"
+    )
     fitting = commands.add_parser("fit", help="least squares; writes the weights module")
     fitting.add_argument("data", type=Path, nargs="+")
     args = parser.parse_args(argv)
     if args.command == "generate":
         generate(args.games, args.seed, args.out, args.eval, args.depth)
+    elif args.command == "label":
+        label(args.data, args.out, args.eval, args.depth, args.exact_empties)
     else:
         fit(args.data)
     return 0

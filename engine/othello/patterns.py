@@ -13,18 +13,23 @@ constants.h and the same weights, handed over once by engine/backend.py.
 
 The weights live in pattern_weights.bin (zlib-compressed little-endian int16, stage after stage,
 each stage the kinds' tables in KINDS order and then the mobility weight), checked against the
-SHA-256 that the training wrote into pattern_weights.py. docs/othello.md explains the fit.
+SHA-256 that the training wrote into pattern_weights.py. A process whose environment names
+another file in `ENVIRONMENT` (a candidate the training wrote with `--out`, to be matched
+against the shipped one) reads that one instead, checked against the SHA-256 the training
+wrote beside it. docs/othello.md explains the fit.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import zlib
 from array import array
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Final
 
 from ubao.engine.othello import pattern_weights
@@ -39,6 +44,10 @@ FIRST_DISCS: Final = 4
 LAST_DISCS: Final = SIZE * SIZE - SIZE - 1
 """The most discs an evaluated position has: with `SIZE` empties or fewer the search counts."""
 WEIGHTS_FILE: Final = "pattern_weights.bin"
+ENVIRONMENT: Final = "UBAO_PATTERN_WEIGHTS"
+"""The environment variable naming a weights file to read instead of the shipped one."""
+DIGEST_SUFFIX: Final = ".sha256"
+"""A named file's SHA-256 is in the file of its name plus this (the training writes both)."""
 
 _EDGE = tuple((0, column) for column in range(SIZE))
 KINDS: Final[tuple[tuple[str, tuple[tuple[int, int], ...]], ...]] = (
@@ -111,16 +120,23 @@ def digest(data: bytes) -> str:
 
 @cache
 def weights() -> array[int]:
-    """The weights, read once and checked against the digest the training recorded."""
-    data = resources.files(__package__).joinpath(WEIGHTS_FILE).read_bytes()
-    if digest(data) != pattern_weights.DIGEST:
-        raise ValueError(f"{WEIGHTS_FILE} is not the file the training wrote (SHA-256 differs)")
+    """The weights, read once and checked against the digest the training recorded: the shipped
+    file's, or the one the environment names (`ENVIRONMENT`)."""
+    named = os.environ.get(ENVIRONMENT)
+    if named:
+        name, data = named, Path(named).read_bytes()
+        expected = Path(named + DIGEST_SUFFIX).read_text().strip()
+    else:
+        name, expected = WEIGHTS_FILE, pattern_weights.DIGEST
+        data = resources.files(__package__).joinpath(WEIGHTS_FILE).read_bytes()
+    if digest(data) != expected:
+        raise ValueError(f"{name} is not the file the training wrote (SHA-256 differs)")
     table = array("h")
     table.frombytes(zlib.decompress(data))
     if sys.byteorder != "little":
         table.byteswap()
     if len(table) != STAGES * STAGE_SIZE:
-        raise ValueError(f"{WEIGHTS_FILE} has {len(table)} weights, not {STAGES * STAGE_SIZE}")
+        raise ValueError(f"{name} has {len(table)} weights, not {STAGES * STAGE_SIZE}")
     return table
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -206,6 +208,27 @@ def test_a_patterns_weights_file_not_as_fitted_is_refused(monkeypatch: pytest.Mo
     patterns.weights.cache_clear()
     monkeypatch.setattr(pattern_weights, "DIGEST", "0" * 64)
     try:
+        with pytest.raises(ValueError, match="not the file the training wrote"):
+            patterns.weights()
+    finally:
+        patterns.weights.cache_clear()
+
+
+def test_a_patterns_weights_file_the_environment_names_is_read_checked_by_its_digest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    candidate = array("h", patterns.weights())
+    candidate[patterns.MOBILITY] += 256  # the first stage's weight per placement, 1 disc more
+    data = patterns.encode(candidate)
+    named = tmp_path / "candidate.bin"
+    named.write_bytes(data)
+    Path(f"{named}{patterns.DIGEST_SUFFIX}").write_text(patterns.digest(data) + "\n")
+    monkeypatch.setenv(patterns.ENVIRONMENT, str(named))
+    patterns.weights.cache_clear()
+    try:
+        assert patterns.weights() == candidate
+        named.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+        patterns.weights.cache_clear()
         with pytest.raises(ValueError, match="not the file the training wrote"):
             patterns.weights()
     finally:
