@@ -7,6 +7,7 @@
 
 #include "bits.h"
 #include "othello_board8.h"
+#include "othello_patterns.h"
 #include "search.h" /* search_clock */
 #include "table.h"  /* RELAXED_LOAD, RELAXED_STORE */
 
@@ -19,6 +20,13 @@
 #define CORNERS 0x8100000000000081ULL
 #define BEYOND 65 /* beyond any margin */
 #define POLL_NODES 65536 /* positions between two looks at the clock and the signals */
+/* TUNING */
+#include <stdio.h>
+static int OE_SORT_EMPTIES = 14, OE_SORT_MARGIN = 8, OE_W_MOBILITY = 64, OE_W_FRONTIER = 4, OE_W_CORNER = 16, OE_W_EVAL = 2, OE_SORT_STEP = 4, OE_SORT_MAX = 3, OE_GUESS_DEPTH = 6, OE_ASPIRE_EMPTIES = 12;
+static void oe_tune(void) {
+    const char *t = getenv("OE_TUNE");
+    if (t) sscanf(t, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &OE_SORT_EMPTIES, &OE_SORT_MARGIN, &OE_W_MOBILITY, &OE_W_FRONTIER, &OE_W_CORNER, &OE_W_EVAL, &OE_SORT_STEP, &OE_SORT_MAX, &OE_GUESS_DEPTH, &OE_ASPIRE_EMPTIES);
+}
 
 /* The 15 diagonals of each slant, as boards: where a full one makes its discs safe from it. */
 static uint64_t diagonals[2][15];
@@ -100,6 +108,7 @@ static void oe_store(OeSolver *s, uint64_t own, uint64_t opp, int empties, int l
 int oe_init(OeSolver *s, double hash_mb) {
     memset(s, 0, sizeof *s);
     oe_diagonals();
+    oe_tune();
     uint64_t buckets = 1;
     while ((double)(buckets * 2 * 2 * sizeof(OeEntry)) <= hash_mb * 1e6) buckets *= 2;
     s->table = calloc(2 * buckets, sizeof(OeEntry));
@@ -228,10 +237,79 @@ static inline int oe_child(OeSolver *s, uint64_t own, uint64_t opp, int alpha, i
 
 typedef struct {
     uint64_t flips;
-    int square, cost;
+    int square, score; /* the higher the score, the sooner the move is searched */
 } OeMove;
 
-/* Many empties: the table, stability, fastest-first order and null windows after the first. */
+/* A shallow negamax with the pattern evaluation at its leaves: the mover's expected margin in
+ * 1/16 discs, for the move order only (the weights are read as the mover's, who may be White:
+ * close enough to sort by). */
+static int oe_estimate(OeSolver *s, uint64_t own, uint64_t opp, int depth, int alpha, int beta) {
+    s->nodes++;
+    uint64_t moves = ob_placements(own, opp);
+    if (depth == 0) {
+        int mobility = bits_count(moves) - bits_count(ob_placements(opp, own));
+        return (int)(16 * oth_patterns_value(own, opp, mobility));
+    }
+    if (!moves) {
+        if (!ob_placements(opp, own)) return 16 * oe_final(own, opp);
+        return -oe_estimate(s, opp, own, depth, -beta, -alpha);
+    }
+    int best = -16 * BEYOND;
+    for (; moves; moves &= moves - 1) {
+        int square = bits_lowest(moves);
+        uint64_t flips = ob_flips(own, opp, square);
+        int value = -oe_estimate(s, opp ^ flips, own | flips | (uint64_t)1 << square, depth - 1,
+                                 -beta, -(alpha > best ? alpha : best));
+        if (value > best) {
+            best = value;
+            if (best >= beta) break;
+        }
+    }
+    return best;
+}
+
+/* The mover's discs that can never turn because they hold a corner or sit on an edge beside
+ * their own corner: a cheap part of the stable discs. */
+static inline int oe_corner_stable(uint64_t own) {
+    uint64_t corners = own & CORNERS;
+    uint64_t beside = (corners << 1 & NOT_A) | (corners >> 1 & NOT_H) | corners << 8 | corners >> 8;
+    return bits_count(corners | (beside & EDGES & own));
+}
+
+/* The empty squares beside a disc of `discs`: where the other side may come to move. */
+static inline uint64_t oe_frontier(uint64_t discs, uint64_t empty) {
+    uint64_t around = (discs << 1 & NOT_A) | (discs >> 1 & NOT_H);
+    around |= discs | around;
+    around |= around << 8 | around >> 8;
+    return around & empty;
+}
+
+/* How deep the shallow search that sorts the moves of a node with `empties` empties goes: -1
+ * below OE_SORT_EMPTIES (mobility alone sorts there), or when no evaluation is loaded. */
+static inline int oe_sort_depth(int empties) {
+    if (empties < OE_SORT_EMPTIES || !oth_patterns_loaded()) return -1;
+    int depth = (empties - OE_SORT_EMPTIES) / OE_SORT_STEP;
+    return depth > OE_SORT_MAX ? OE_SORT_MAX : depth;
+}
+
+/* The score a move sorts by: few replies for the opponent (corners counting twice), few
+ * empty squares beside the mover's discs, discs safe by a corner, and the shallow search's
+ * estimate where it runs; the table's move before all. */
+static int oe_move_score(OeSolver *s, uint64_t mine, uint64_t theirs, int sort_depth,
+                         int alpha) {
+    uint64_t replies = ob_placements(mine, theirs), empty = ~(mine | theirs);
+    int score = -(bits_count(replies) + bits_count(replies & CORNERS)) * OE_W_MOBILITY;
+    score -= bits_count(oe_frontier(theirs, empty)) * OE_W_FRONTIER;
+    score += oe_corner_stable(theirs) * OE_W_CORNER;
+    if (sort_depth >= 0) {
+        int bound = 16 * (alpha - OE_SORT_MARGIN);
+        if (bound < -16 * 64) bound = -16 * 64;
+        score -= oe_estimate(s, mine, theirs, sort_depth, -16 * BEYOND, -bound) * OE_W_EVAL;
+    }
+    return score;
+}
+
+/* Many empties: the table, stability, a sorted move order and null windows after the first. */
 static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
     s->nodes++;
     if (oe_stop(s)) return 0;
@@ -258,7 +336,7 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
         if (high < beta) beta = high;
     }
     OeMove list[32];
-    int n = 0;
+    int n = 0, sort_depth = oe_sort_depth(empties);
     for (; moves; moves &= moves - 1) {
         int square = bits_lowest(moves);
         uint64_t flips = ob_flips(own, opp, square);
@@ -267,16 +345,14 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
             const OeEntry *known = oe_find(s, mine, theirs);
             if (known && -known->high >= beta) return -known->high;
         }
-        uint64_t replies = ob_placements(mine, theirs);
-        int cost = square == first ? -1000
-                                   : 16 * (bits_count(replies) + bits_count(replies & CORNERS));
-        list[n++] = (OeMove){flips, square, cost};
+        int score = square == first ? 1 << 30 : oe_move_score(s, mine, theirs, sort_depth, alpha);
+        list[n++] = (OeMove){flips, square, score};
     }
     int best = -BEYOND, best_move = OE_NO_MOVE, from = alpha;
     for (int i = 0; i < n; i++) {
         int pick = i;
         for (int j = i + 1; j < n; j++)
-            if (list[j].cost < list[pick].cost) pick = j;
+            if (list[j].score > list[pick].score) pick = j;
         OeMove move = list[pick];
         list[pick] = list[i];
         uint64_t mine = opp ^ move.flips, theirs = own | move.flips | (uint64_t)1 << move.square;
@@ -307,11 +383,34 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
 
 void oe_halt(OeSolver *s) { RELAXED_STORE(s->halt, 1); }
 
+/* The root with a wide window: null-width windows (a width of two, margins being even but for
+ * games ended with squares empty) around a guess from a shallow search, each failed one moving
+ * the guess to the bound it proved, until the margin is pinned or out of the caller's window. */
+static int oe_aspire(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
+    int guess = oe_estimate(s, own, opp, OE_GUESS_DEPTH, -16 * BEYOND, 16 * BEYOND);
+    guess = (guess + (guess >= 0 ? 16 : -16)) / 32 * 2; /* to the nearest even margin */
+    int lower = -64, upper = 64;
+    for (;;) {
+        if (lower >= beta || lower == upper) return lower;
+        if (upper <= alpha) return upper;
+        int floor = lower > alpha ? lower : alpha, ceiling = upper < beta ? upper : beta;
+        if (guess < floor) guess = floor;
+        if (guess > ceiling) guess = ceiling;
+        int a = guess - 1 > alpha ? guess - 1 : alpha, b = guess + 1 < beta ? guess + 1 : beta;
+        int value = oe_deep(s, own, opp, a, b, empties);
+        if (s->stopped || (value > a && value < b)) return value;
+        if (value <= a) upper = value, guess = value - (value & 1);
+        else lower = value, guess = value + (value & 1);
+    }
+}
+
 int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta) {
     s->stopped = 0;
     RELAXED_STORE(s->halt, 0);
     s->next_poll = s->nodes;
     int empties = 64 - bits_count(own | opp);
+    if (empties >= OE_ASPIRE_EMPTIES && beta - alpha > 2 && oth_patterns_loaded())
+        return oe_aspire(s, own, opp, alpha, beta, empties);
     /* the root keeps its move in the table at any depth */
     if (empties > OE_SHALLOW) return oe_deep(s, own, opp, alpha, beta, empties);
     return oe_child(s, own, opp, alpha, beta, empties);
