@@ -138,7 +138,9 @@ def main() -> None:
     parser.add_argument("--obf", type=Path, required=True, help="an FFO .obf file")
     parser.add_argument("--first", type=int, default=40, help="its first position's number")
     parser.add_argument("--positions", default="40,41,42", help="the numbers to solve")
-    parser.add_argument("--hash", type=float, default=256.0, help="ubao's table in MB")
+    parser.add_argument(
+        "--hash", type=float, default=64.0, help="ubao's table in MB (Zebra's: 2^22 entries)"
+    )
     parser.add_argument("--edax", type=Path, help="Edax's binary, to run beside")
     parser.add_argument("--zebra", type=Path, help="Zebra's console binary, to run beside")
     args = parser.parse_args()

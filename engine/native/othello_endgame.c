@@ -20,18 +20,30 @@
 #define CORNERS 0x8100000000000081ULL
 #define BEYOND 65 /* beyond any margin */
 #define POLL_NODES 65536 /* positions between two looks at the clock and the signals */
-/* TUNING */
-#include <stdio.h>
-static int OE_SORT_EMPTIES = 14, OE_SORT_MARGIN = 8, OE_W_MOBILITY = 64, OE_W_FRONTIER = 4, OE_W_CORNER = 16, OE_W_EVAL = 2, OE_SORT_STEP = 4, OE_SORT_MAX = 3, OE_GUESS_DEPTH = 6, OE_ASPIRE_EMPTIES = 12;
-static void oe_tune(void) {
-    const char *t = getenv("OE_TUNE");
-    if (t) sscanf(t, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &OE_SORT_EMPTIES, &OE_SORT_MARGIN, &OE_W_MOBILITY, &OE_W_FRONTIER, &OE_W_CORNER, &OE_W_EVAL, &OE_SORT_STEP, &OE_SORT_MAX, &OE_GUESS_DEPTH, &OE_ASPIRE_EMPTIES);
-}
+#define OE_TABLE_EMPTIES 8 /* from here up, nodes keep their bounds in the table, */
+#define OE_ETC_EMPTIES 12  /* and from here up look their children up (cache misses below) */
+#define OE_SORT_EMPTIES 12 /* from here up, a shallow search's estimate sorts the moves too, */
+#define OE_SORT_STEP 3     /* one ply deeper each 3 empties more, */
+#define OE_SORT_MOST 3     /* up to 3 plies; */
+#define OE_SORT_MARGIN 8   /* discs below alpha under which its estimate need not be precise */
+#define OE_W_MOBILITY 64   /* the move order's weights: per reply of the opponent's, */
+#define OE_W_FRONTIER 8    /* per empty square beside the mover's discs, */
+#define OE_W_CORNER 32     /* per disc safe by a corner, */
+#define OE_W_EVAL 1        /* per 1/16 disc of the estimate */
+#define OE_ASPIRE_EMPTIES 12 /* from here up, a wide window at the root becomes narrow ones */
+#define OE_GUESS_DEPTH 4     /* around the estimate of a search this deep */
 
 /* The 15 diagonals of each slant, as boards: where a full one makes its discs safe from it. */
 static uint64_t diagonals[2][15];
+/* Each square's neighbours: a placement turns none unless one of them is the opponent's. */
+static uint64_t neighbours[64];
 
-static void oe_diagonals(void) {
+static void oe_tables(void) {
+    for (int square = 0; square < 64; square++) {
+        uint64_t disc = (uint64_t)1 << square, beside = (disc << 1 & NOT_A) | (disc >> 1 & NOT_H);
+        beside |= disc;
+        neighbours[square] = (beside | beside << 8 | beside >> 8) & ~disc;
+    }
     for (int k = 0; k < 15; k++) {
         uint64_t down = 0, up = 0; /* a1-h8 slant (step 9), h1-a8 slant (step 7) */
         for (int row = 0; row < 8; row++) {
@@ -107,8 +119,7 @@ static void oe_store(OeSolver *s, uint64_t own, uint64_t opp, int empties, int l
 
 int oe_init(OeSolver *s, double hash_mb) {
     memset(s, 0, sizeof *s);
-    oe_diagonals();
-    oe_tune();
+    oe_tables();
     uint64_t buckets = 1;
     while ((double)(buckets * 2 * 2 * sizeof(OeEntry)) <= hash_mb * 1e6) buckets *= 2;
     s->table = calloc(2 * buckets, sizeof(OeEntry));
@@ -154,6 +165,12 @@ static unsigned oe_parity(uint64_t empty) {
     return parity;
 }
 
+/* ob_flips, answering at once where no neighbour is the opponent's (most empty squares tried
+ * in place near the end). */
+static inline uint64_t oe_flips(uint64_t own, uint64_t opp, int square) {
+    return neighbours[square] & opp ? ob_flips(own, opp, square) : 0;
+}
+
 static inline int oe_final(uint64_t own, uint64_t opp) {
     return bits_count(own) - bits_count(opp);
 }
@@ -162,9 +179,9 @@ static inline int oe_final(uint64_t own, uint64_t opp) {
 static int oe_last(OeSolver *s, uint64_t own, uint64_t opp, int square) {
     s->nodes++;
     int margin = 2 * bits_count(own) - 63; /* the margin with the square left empty */
-    int turned = bits_count(ob_flips(own, opp, square));
+    int turned = bits_count(oe_flips(own, opp, square));
     if (turned) return margin + 2 * turned + 1;
-    turned = bits_count(ob_flips(opp, own, square));
+    turned = bits_count(oe_flips(opp, own, square));
     if (turned) return margin - 2 * turned - 1;
     return margin;
 }
@@ -175,12 +192,12 @@ static int oe_last_two(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int b
                        int passed) {
     s->nodes++;
     int best = -BEYOND;
-    uint64_t flips = ob_flips(own, opp, a);
+    uint64_t flips = oe_flips(own, opp, a);
     if (flips) {
         best = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << a, b);
         if (best >= beta) return best;
     }
-    flips = ob_flips(own, opp, b);
+    flips = oe_flips(own, opp, b);
     if (flips) {
         int value = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << b, a);
         if (value > best) best = value;
@@ -202,7 +219,7 @@ static int oe_shallow(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int be
     for (int g = 0; g < 2; g++) {
         for (uint64_t left = groups[g]; left; left &= left - 1) {
             int square = bits_lowest(left);
-            uint64_t flips = ob_flips(own, opp, square);
+            uint64_t flips = oe_flips(own, opp, square);
             if (!flips) continue;
             uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
             uint64_t rest = empty & ~((uint64_t)1 << square);
@@ -289,7 +306,7 @@ static inline uint64_t oe_frontier(uint64_t discs, uint64_t empty) {
 static inline int oe_sort_depth(int empties) {
     if (empties < OE_SORT_EMPTIES || !oth_patterns_loaded()) return -1;
     int depth = (empties - OE_SORT_EMPTIES) / OE_SORT_STEP;
-    return depth > OE_SORT_MAX ? OE_SORT_MAX : depth;
+    return depth > OE_SORT_MOST ? OE_SORT_MOST : depth;
 }
 
 /* The score a move sorts by: few replies for the opponent (corners counting twice), few
@@ -324,7 +341,7 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
         if (most <= alpha) return most;
     }
     int first = OE_NO_MOVE, low = -64, high = 64;
-    const OeEntry *entry = oe_find(s, own, opp);
+    const OeEntry *entry = empties >= OE_TABLE_EMPTIES ? oe_find(s, own, opp) : NULL;
     if (entry) {
         if (entry->low >= beta) return entry->low;
         if (entry->high <= alpha) return entry->high;
@@ -341,7 +358,7 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
         int square = bits_lowest(moves);
         uint64_t flips = ob_flips(own, opp, square);
         uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
-        if (empties > OE_SHALLOW + 1) { /* a child's table entry may refute the window at once */
+        if (empties >= OE_ETC_EMPTIES) { /* a child's table entry may refute the window at once */
             const OeEntry *known = oe_find(s, mine, theirs);
             if (known && -known->high >= beta) return -known->high;
         }
@@ -372,7 +389,9 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
             if (value > alpha) alpha = value;
         }
     }
-    if (best <= from)
+    if (empties < OE_TABLE_EMPTIES)
+        ;
+    else if (best <= from)
         oe_store(s, own, opp, empties, low, best, best_move);
     else if (best >= beta)
         oe_store(s, own, opp, empties, best, high, best_move);

@@ -24,7 +24,7 @@
 
 #define OE_SQUARES 64
 #define OE_NO_MOVE 255
-#define OE_SHALLOW 7 /* empties at and below which the search goes without table or move list */
+#define OE_SHALLOW 6 /* empties at and below which the search goes without table or move list */
 
 /* One proved pair of bounds on the mover's margin, keyed on the whole board. */
 typedef struct {
