@@ -29,7 +29,7 @@
 #define OE_W_MOBILITY 64   /* the move order's weights: per reply of the opponent's, */
 #define OE_W_FRONTIER 8    /* per empty square beside the mover's discs, */
 #define OE_W_CORNER 32     /* per disc safe by a corner, */
-#define OE_W_EVAL 1        /* per 1/16 disc of the estimate */
+#define OE_W_EVAL 2        /* per 1/16 disc of the estimate */
 #define OE_ASPIRE_EMPTIES 12 /* from here up, a wide window at the root becomes narrow ones */
 #define OE_GUESS_DEPTH 4     /* around the estimate of a search this deep */
 
