@@ -389,14 +389,9 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
             if (value > alpha) alpha = value;
         }
     }
-    if (empties < OE_TABLE_EMPTIES)
-        ;
-    else if (best <= from)
-        oe_store(s, own, opp, empties, low, best, best_move);
-    else if (best >= beta)
-        oe_store(s, own, opp, empties, best, high, best_move);
-    else
-        oe_store(s, own, opp, empties, best, best, best_move);
+    if (empties >= OE_TABLE_EMPTIES) /* what the window proved: a bound, or the margin itself */
+        oe_store(s, own, opp, empties, best <= from ? low : best, best >= beta ? high : best,
+                 best_move);
     return best;
 }
 
@@ -430,7 +425,6 @@ int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta) {
     int empties = 64 - bits_count(own | opp);
     if (empties >= OE_ASPIRE_EMPTIES && beta - alpha > 2 && oth_patterns_loaded())
         return oe_aspire(s, own, opp, alpha, beta, empties);
-    /* the root keeps its move in the table at any depth */
     if (empties > OE_SHALLOW) return oe_deep(s, own, opp, alpha, beta, empties);
     return oe_child(s, own, opp, alpha, beta, empties);
 }
