@@ -3,9 +3,11 @@
 The FFO positions (#1-#79, by Gunnar Andersson's numbering) are public with their exact scores;
 Edax's repository has them as problem/fforum-1-19.obf, -20-39, -40-59 and -60-79, one position
 a line: the board (64 of X, O, -, from a1 along each row), the side to move, then each move's
-score. Each position is solved by ubao's native solver (a fresh table each), and by Edax when
-its binary is given (run from its own folder, where it finds data/eval.dat, one position at a
-time, so that its CPU time is its children's):
+score. Each position is solved by ubao's native solver (a fresh table each, `--hash` MB, 64 by
+default: about the memory of Zebra's 2^22 entries; a bigger one is slower, in cache misses), with
+the `patterns` weights loaded as the engine loads them, and by Edax when its binary is given
+(run from its own folder, where it finds data/eval.dat, one position at a time, so that its CPU
+time is its children's):
 
     .venv/bin/python benchmarks/othello_endgame.py --obf EDAX/problem/fforum-40-59.obf \
         --first 40 --positions 40,41,42 [--edax EDAX/bin/lEdax-x86-64-v2] [--zebra ZEBRA/zebra]
