@@ -397,25 +397,20 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
 
 void oe_halt(OeSolver *s) { RELAXED_STORE(s->halt, 1); }
 
-/* The root with a wide window: null-width windows (a width of two, margins being even but for
- * games ended with squares empty) around a guess from a shallow search, each failed one moving
- * the guess to the bound it proved, until the margin is pinned or out of the caller's window. */
+/* The root with a wide window: first a narrow one (two wide: margins are even but for games
+ * ended with squares empty) around a guess from a shallow search; if the margin is not in it,
+ * the bound it proved opens the window on that side (stepping the narrow window along instead
+ * costs about a whole search a step where the guess is far off). */
 static int oe_aspire(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
     int guess = oe_estimate(s, own, opp, OE_GUESS_DEPTH, -16 * BEYOND, 16 * BEYOND);
     guess = (guess + (guess >= 0 ? 16 : -16)) / 32 * 2; /* to the nearest even margin */
-    int lower = -64, upper = 64;
-    for (;;) {
-        if (lower >= beta || lower == upper) return lower;
-        if (upper <= alpha) return upper;
-        int floor = lower > alpha ? lower : alpha, ceiling = upper < beta ? upper : beta;
-        if (guess < floor) guess = floor;
-        if (guess > ceiling) guess = ceiling;
-        int a = guess - 1 > alpha ? guess - 1 : alpha, b = guess + 1 < beta ? guess + 1 : beta;
-        int value = oe_deep(s, own, opp, a, b, empties);
-        if (s->stopped || (value > a && value < b)) return value;
-        if (value <= a) upper = value, guess = value - (value & 1);
-        else lower = value, guess = value + (value & 1);
-    }
+    if (guess <= alpha) guess = alpha + 1;
+    if (guess >= beta) guess = beta - 1;
+    int a = guess - 1 > alpha ? guess - 1 : alpha, b = guess + 1 < beta ? guess + 1 : beta;
+    int value = oe_deep(s, own, opp, a, b, empties);
+    if (s->stopped || (value > a && value < b)) return value;
+    if (value <= a) return value <= alpha ? value : oe_deep(s, own, opp, alpha, value + 1, empties);
+    return value >= beta ? value : oe_deep(s, own, opp, value - 1, beta, empties);
 }
 
 int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta) {
