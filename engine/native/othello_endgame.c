@@ -397,20 +397,27 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
 
 void oe_halt(OeSolver *s) { RELAXED_STORE(s->halt, 1); }
 
-/* The root with a wide window: first a narrow one (two wide: margins are even but for games
- * ended with squares empty) around a guess from a shallow search; if the margin is not in it,
- * the bound it proved opens the window on that side (stepping the narrow window along instead
- * costs about a whole search a step where the guess is far off). */
+/* The root with a wide window: narrow ones (two wide: margins are even but for games ended
+ * with squares empty) around a guess from a shallow search. A window failed high (one move
+ * proved it, cheap) moves the guess up to the bound proved; one failed low (every move
+ * refuted: about a whole search, however far off the guess was) opens the window down from
+ * the bound it proved instead. */
 static int oe_aspire(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
     int guess = oe_estimate(s, own, opp, OE_GUESS_DEPTH, -16 * BEYOND, 16 * BEYOND);
     guess = (guess + (guess >= 0 ? 16 : -16)) / 32 * 2; /* to the nearest even margin */
-    if (guess <= alpha) guess = alpha + 1;
-    if (guess >= beta) guess = beta - 1;
-    int a = guess - 1 > alpha ? guess - 1 : alpha, b = guess + 1 < beta ? guess + 1 : beta;
-    int value = oe_deep(s, own, opp, a, b, empties);
-    if (s->stopped || (value > a && value < b)) return value;
-    if (value <= a) return value <= alpha ? value : oe_deep(s, own, opp, alpha, value + 1, empties);
-    return value >= beta ? value : oe_deep(s, own, opp, value - 1, beta, empties);
+    int above = alpha; /* proved: the margin is above it */
+    for (;;) {
+        if (guess <= above) guess = above + 1;
+        if (guess >= beta) guess = beta - 1;
+        int a = guess - 1 > above ? guess - 1 : above, b = guess + 1 < beta ? guess + 1 : beta;
+        int value = oe_deep(s, own, opp, a, b, empties);
+        if (s->stopped || (value > a && value < b)) return value;
+        if (value <= a)
+            return value <= alpha ? value : oe_deep(s, own, opp, above, value + 1, empties);
+        if (value >= beta) return value;
+        above = value - 1;
+        guess = value + (value & 1);
+    }
 }
 
 int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta) {

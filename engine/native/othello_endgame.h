@@ -4,9 +4,9 @@
  *
  * What makes it fast (docs/engine.md, The Othello endgame solver):
  * - the boards are two words, the mover's discs and the opponent's (othello_board8.h);
- * - at the root, a wide window is first a narrow one (two wide) around a guess from a shallow
- *   search with the pattern evaluation, then, if the margin is not in it, opened on that side
- *   from the bound it proved;
+ * - at the root, a wide window becomes narrow ones (two wide) around a guess from a shallow
+ *   search with the pattern evaluation: moved up to the bound a failed-high one proved, opened
+ *   down from the bound a failed-low one proved;
  * - above OE_SHALLOW empties: the moves in order of the table's move first, then by a score: few
  *   replies for the opponent (corners twice), few empty squares beside the mover's discs, discs
  *   safe by a corner, and from 12 empties up a shallow search's estimate with the pattern
