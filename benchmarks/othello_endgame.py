@@ -3,9 +3,11 @@
 The FFO positions (#1-#79, by Gunnar Andersson's numbering) are public with their exact scores;
 Edax's repository has them as problem/fforum-1-19.obf, -20-39, -40-59 and -60-79, one position
 a line: the board (64 of X, O, -, from a1 along each row), the side to move, then each move's
-score. Each position is solved by ubao's native solver (a fresh table each), and by Edax when
-its binary is given (run from its own folder, where it finds data/eval.dat, one position at a
-time, so that its CPU time is its children's):
+score. Each position is solved by ubao's native solver (a fresh table each, `--hash` MB, 64 by
+default: about the memory of Zebra's 2^22 entries; a bigger one is slower, in cache misses), with
+the `patterns` weights loaded as the engine loads them, and by Edax when its binary is given
+(run from its own folder, where it finds data/eval.dat, one position at a time, so that its CPU
+time is its children's):
 
     .venv/bin/python benchmarks/othello_endgame.py --obf EDAX/problem/fforum-40-59.obf \
         --first 40 --positions 40,41,42 [--edax EDAX/bin/lEdax-x86-64-v2] [--zebra ZEBRA/zebra]
@@ -138,7 +140,9 @@ def main() -> None:
     parser.add_argument("--obf", type=Path, required=True, help="an FFO .obf file")
     parser.add_argument("--first", type=int, default=40, help="its first position's number")
     parser.add_argument("--positions", default="40,41,42", help="the numbers to solve")
-    parser.add_argument("--hash", type=float, default=256.0, help="ubao's table in MB")
+    parser.add_argument(
+        "--hash", type=float, default=64.0, help="ubao's table in MB (Zebra's: 2^22 entries)"
+    )
     parser.add_argument("--edax", type=Path, help="Edax's binary, to run beside")
     parser.add_argument("--zebra", type=Path, help="Zebra's console binary, to run beside")
     args = parser.parse_args()

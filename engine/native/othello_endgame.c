@@ -7,6 +7,7 @@
 
 #include "bits.h"
 #include "othello_board8.h"
+#include "othello_patterns.h"
 #include "search.h" /* search_clock */
 #include "table.h"  /* RELAXED_LOAD, RELAXED_STORE */
 
@@ -19,11 +20,30 @@
 #define CORNERS 0x8100000000000081ULL
 #define BEYOND 65 /* beyond any margin */
 #define POLL_NODES 65536 /* positions between two looks at the clock and the signals */
+#define OE_TABLE_EMPTIES 8 /* from here up, nodes keep their bounds in the table, */
+#define OE_ETC_EMPTIES 12  /* and from here up look their children up (cache misses below) */
+#define OE_SORT_EMPTIES 12 /* from here up, a shallow search's estimate sorts the moves too, */
+#define OE_SORT_STEP 3     /* one ply deeper each 3 empties more, */
+#define OE_SORT_MOST 3     /* up to 3 plies; */
+#define OE_SORT_MARGIN 8   /* discs below alpha under which its estimate need not be precise */
+#define OE_W_MOBILITY 64   /* the move order's weights: per reply of the opponent's, */
+#define OE_W_FRONTIER 8    /* per empty square beside the mover's discs, */
+#define OE_W_CORNER 32     /* per disc safe by a corner, */
+#define OE_W_EVAL 2        /* per 1/16 disc of the estimate */
+#define OE_ASPIRE_EMPTIES 12 /* from here up, a wide window at the root becomes narrow ones */
+#define OE_GUESS_DEPTH 4     /* around the estimate of a search this deep */
 
 /* The 15 diagonals of each slant, as boards: where a full one makes its discs safe from it. */
 static uint64_t diagonals[2][15];
+/* Each square's neighbours: a placement turns none unless one of them is the opponent's. */
+static uint64_t neighbours[64];
 
-static void oe_diagonals(void) {
+static void oe_tables(void) {
+    for (int square = 0; square < 64; square++) {
+        uint64_t disc = (uint64_t)1 << square, beside = (disc << 1 & NOT_A) | (disc >> 1 & NOT_H);
+        beside |= disc;
+        neighbours[square] = (beside | beside << 8 | beside >> 8) & ~disc;
+    }
     for (int k = 0; k < 15; k++) {
         uint64_t down = 0, up = 0; /* a1-h8 slant (step 9), h1-a8 slant (step 7) */
         for (int row = 0; row < 8; row++) {
@@ -99,7 +119,7 @@ static void oe_store(OeSolver *s, uint64_t own, uint64_t opp, int empties, int l
 
 int oe_init(OeSolver *s, double hash_mb) {
     memset(s, 0, sizeof *s);
-    oe_diagonals();
+    oe_tables();
     uint64_t buckets = 1;
     while ((double)(buckets * 2 * 2 * sizeof(OeEntry)) <= hash_mb * 1e6) buckets *= 2;
     s->table = calloc(2 * buckets, sizeof(OeEntry));
@@ -145,6 +165,12 @@ static unsigned oe_parity(uint64_t empty) {
     return parity;
 }
 
+/* ob_flips, answering at once where no neighbour is the opponent's (most empty squares tried
+ * in place near the end). */
+static inline uint64_t oe_flips(uint64_t own, uint64_t opp, int square) {
+    return neighbours[square] & opp ? ob_flips(own, opp, square) : 0;
+}
+
 static inline int oe_final(uint64_t own, uint64_t opp) {
     return bits_count(own) - bits_count(opp);
 }
@@ -153,9 +179,9 @@ static inline int oe_final(uint64_t own, uint64_t opp) {
 static int oe_last(OeSolver *s, uint64_t own, uint64_t opp, int square) {
     s->nodes++;
     int margin = 2 * bits_count(own) - 63; /* the margin with the square left empty */
-    int turned = bits_count(ob_flips(own, opp, square));
+    int turned = bits_count(oe_flips(own, opp, square));
     if (turned) return margin + 2 * turned + 1;
-    turned = bits_count(ob_flips(opp, own, square));
+    turned = bits_count(oe_flips(opp, own, square));
     if (turned) return margin - 2 * turned - 1;
     return margin;
 }
@@ -166,12 +192,12 @@ static int oe_last_two(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int b
                        int passed) {
     s->nodes++;
     int best = -BEYOND;
-    uint64_t flips = ob_flips(own, opp, a);
+    uint64_t flips = oe_flips(own, opp, a);
     if (flips) {
         best = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << a, b);
         if (best >= beta) return best;
     }
-    flips = ob_flips(own, opp, b);
+    flips = oe_flips(own, opp, b);
     if (flips) {
         int value = -oe_last(s, opp ^ flips, own | flips | (uint64_t)1 << b, a);
         if (value > best) best = value;
@@ -193,7 +219,7 @@ static int oe_shallow(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int be
     for (int g = 0; g < 2; g++) {
         for (uint64_t left = groups[g]; left; left &= left - 1) {
             int square = bits_lowest(left);
-            uint64_t flips = ob_flips(own, opp, square);
+            uint64_t flips = oe_flips(own, opp, square);
             if (!flips) continue;
             uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
             uint64_t rest = empty & ~((uint64_t)1 << square);
@@ -228,10 +254,79 @@ static inline int oe_child(OeSolver *s, uint64_t own, uint64_t opp, int alpha, i
 
 typedef struct {
     uint64_t flips;
-    int square, cost;
+    int square, score; /* the higher the score, the sooner the move is searched */
 } OeMove;
 
-/* Many empties: the table, stability, fastest-first order and null windows after the first. */
+/* A shallow negamax with the pattern evaluation at its leaves: the mover's expected margin in
+ * 1/16 discs, for the move order only (the weights are read as the mover's, who may be White:
+ * close enough to sort by). */
+static int oe_estimate(OeSolver *s, uint64_t own, uint64_t opp, int depth, int alpha, int beta) {
+    s->nodes++;
+    uint64_t moves = ob_placements(own, opp);
+    if (depth == 0) {
+        int mobility = bits_count(moves) - bits_count(ob_placements(opp, own));
+        return (int)(16 * oth_patterns_value(own, opp, mobility));
+    }
+    if (!moves) {
+        if (!ob_placements(opp, own)) return 16 * oe_final(own, opp);
+        return -oe_estimate(s, opp, own, depth, -beta, -alpha);
+    }
+    int best = -16 * BEYOND;
+    for (; moves; moves &= moves - 1) {
+        int square = bits_lowest(moves);
+        uint64_t flips = ob_flips(own, opp, square);
+        int value = -oe_estimate(s, opp ^ flips, own | flips | (uint64_t)1 << square, depth - 1,
+                                 -beta, -(alpha > best ? alpha : best));
+        if (value > best) {
+            best = value;
+            if (best >= beta) break;
+        }
+    }
+    return best;
+}
+
+/* The mover's discs that can never turn because they hold a corner or sit on an edge beside
+ * their own corner: a cheap part of the stable discs. */
+static inline int oe_corner_stable(uint64_t own) {
+    uint64_t corners = own & CORNERS;
+    uint64_t beside = (corners << 1 & NOT_A) | (corners >> 1 & NOT_H) | corners << 8 | corners >> 8;
+    return bits_count(corners | (beside & EDGES & own));
+}
+
+/* The empty squares beside a disc of `discs`: where the other side may come to move. */
+static inline uint64_t oe_frontier(uint64_t discs, uint64_t empty) {
+    uint64_t around = (discs << 1 & NOT_A) | (discs >> 1 & NOT_H);
+    around |= discs | around;
+    around |= around << 8 | around >> 8;
+    return around & empty;
+}
+
+/* How deep the shallow search that sorts the moves of a node with `empties` empties goes: -1
+ * below OE_SORT_EMPTIES (mobility alone sorts there), or when no evaluation is loaded. */
+static inline int oe_sort_depth(int empties) {
+    if (empties < OE_SORT_EMPTIES || !oth_patterns_loaded()) return -1;
+    int depth = (empties - OE_SORT_EMPTIES) / OE_SORT_STEP;
+    return depth > OE_SORT_MOST ? OE_SORT_MOST : depth;
+}
+
+/* The score a move sorts by: few replies for the opponent (corners counting twice), few
+ * empty squares beside the mover's discs, discs safe by a corner, and the shallow search's
+ * estimate where it runs; the table's move before all. */
+static int oe_move_score(OeSolver *s, uint64_t mine, uint64_t theirs, int sort_depth,
+                         int alpha) {
+    uint64_t replies = ob_placements(mine, theirs), empty = ~(mine | theirs);
+    int score = -(bits_count(replies) + bits_count(replies & CORNERS)) * OE_W_MOBILITY;
+    score -= bits_count(oe_frontier(theirs, empty)) * OE_W_FRONTIER;
+    score += oe_corner_stable(theirs) * OE_W_CORNER;
+    if (sort_depth >= 0) {
+        int bound = 16 * (alpha - OE_SORT_MARGIN);
+        if (bound < -16 * 64) bound = -16 * 64;
+        score -= oe_estimate(s, mine, theirs, sort_depth, -16 * BEYOND, -bound) * OE_W_EVAL;
+    }
+    return score;
+}
+
+/* Many empties: the table, stability, a sorted move order and null windows after the first. */
 static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
     s->nodes++;
     if (oe_stop(s)) return 0;
@@ -246,7 +341,7 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
         if (most <= alpha) return most;
     }
     int first = OE_NO_MOVE, low = -64, high = 64;
-    const OeEntry *entry = oe_find(s, own, opp);
+    const OeEntry *entry = empties >= OE_TABLE_EMPTIES ? oe_find(s, own, opp) : NULL;
     if (entry) {
         if (entry->low >= beta) return entry->low;
         if (entry->high <= alpha) return entry->high;
@@ -258,25 +353,23 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
         if (high < beta) beta = high;
     }
     OeMove list[32];
-    int n = 0;
+    int n = 0, sort_depth = oe_sort_depth(empties);
     for (; moves; moves &= moves - 1) {
         int square = bits_lowest(moves);
         uint64_t flips = ob_flips(own, opp, square);
         uint64_t mine = opp ^ flips, theirs = own | flips | (uint64_t)1 << square;
-        if (empties > OE_SHALLOW + 1) { /* a child's table entry may refute the window at once */
+        if (empties >= OE_ETC_EMPTIES) { /* a child's table entry may refute the window at once */
             const OeEntry *known = oe_find(s, mine, theirs);
             if (known && -known->high >= beta) return -known->high;
         }
-        uint64_t replies = ob_placements(mine, theirs);
-        int cost = square == first ? -1000
-                                   : 16 * (bits_count(replies) + bits_count(replies & CORNERS));
-        list[n++] = (OeMove){flips, square, cost};
+        int score = square == first ? 1 << 30 : oe_move_score(s, mine, theirs, sort_depth, alpha);
+        list[n++] = (OeMove){flips, square, score};
     }
     int best = -BEYOND, best_move = OE_NO_MOVE, from = alpha;
     for (int i = 0; i < n; i++) {
         int pick = i;
         for (int j = i + 1; j < n; j++)
-            if (list[j].cost < list[pick].cost) pick = j;
+            if (list[j].score > list[pick].score) pick = j;
         OeMove move = list[pick];
         list[pick] = list[i];
         uint64_t mine = opp ^ move.flips, theirs = own | move.flips | (uint64_t)1 << move.square;
@@ -296,23 +389,44 @@ static int oe_deep(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta,
             if (value > alpha) alpha = value;
         }
     }
-    if (best <= from)
-        oe_store(s, own, opp, empties, low, best, best_move);
-    else if (best >= beta)
-        oe_store(s, own, opp, empties, best, high, best_move);
-    else
-        oe_store(s, own, opp, empties, best, best, best_move);
+    if (empties >= OE_TABLE_EMPTIES) /* what the window proved: a bound, or the margin itself */
+        oe_store(s, own, opp, empties, best <= from ? low : best, best >= beta ? high : best,
+                 best_move);
     return best;
 }
 
 void oe_halt(OeSolver *s) { RELAXED_STORE(s->halt, 1); }
+
+/* The root with a wide window: narrow ones (two wide: margins are even but for games ended
+ * with squares empty) around a guess from a shallow search. A window failed high (one move
+ * proved it, cheap) moves the guess up to the bound proved; one failed low (every move
+ * refuted: about a whole search, however far off the guess was) opens the window down from
+ * the bound it proved instead. */
+static int oe_aspire(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta, int empties) {
+    int guess = oe_estimate(s, own, opp, OE_GUESS_DEPTH, -16 * BEYOND, 16 * BEYOND);
+    guess = (guess + (guess >= 0 ? 16 : -16)) / 32 * 2; /* to the nearest even margin */
+    int above = alpha; /* proved: the margin is above it */
+    for (;;) {
+        if (guess <= above) guess = above + 1;
+        if (guess >= beta) guess = beta - 1;
+        int a = guess - 1 > above ? guess - 1 : above, b = guess + 1 < beta ? guess + 1 : beta;
+        int value = oe_deep(s, own, opp, a, b, empties);
+        if (s->stopped || (value > a && value < b)) return value;
+        if (value <= a)
+            return value <= alpha ? value : oe_deep(s, own, opp, above, value + 1, empties);
+        if (value >= beta) return value;
+        above = value - 1;
+        guess = value + (value & 1);
+    }
+}
 
 int oe_search(OeSolver *s, uint64_t own, uint64_t opp, int alpha, int beta) {
     s->stopped = 0;
     RELAXED_STORE(s->halt, 0);
     s->next_poll = s->nodes;
     int empties = 64 - bits_count(own | opp);
-    /* the root keeps its move in the table at any depth */
+    if (empties >= OE_ASPIRE_EMPTIES && beta - alpha > 2 && oth_patterns_loaded())
+        return oe_aspire(s, own, opp, alpha, beta, empties);
     if (empties > OE_SHALLOW) return oe_deep(s, own, opp, alpha, beta, empties);
     return oe_child(s, own, opp, alpha, beta, empties);
 }

@@ -4,14 +4,21 @@
  *
  * What makes it fast (docs/engine.md, The Othello endgame solver):
  * - the boards are two words, the mover's discs and the opponent's (othello_board8.h);
- * - above OE_SHALLOW empties: a transposition table of proved bounds keyed on the whole board,
- *   the table's move first, then the others fastest first (the move leaving the opponent the
- *   fewest replies, corners counting twice), a child's bounds in the table ending the node
- *   before any search (enhanced transposition cut-off), stability cut-offs (the opponent's discs that can
- *   never turn bound the mover's margin), and null windows for every move but the first;
+ * - at the root, a wide window becomes narrow ones (two wide) around a guess from a shallow
+ *   search with the pattern evaluation: moved up to the bound a failed-high one proved, opened
+ *   down from the bound a failed-low one proved;
+ * - above OE_SHALLOW empties: the moves in order of the table's move first, then by a score: few
+ *   replies for the opponent (corners twice), few empty squares beside the mover's discs, discs
+ *   safe by a corner, and from 12 empties up a shallow search's estimate with the pattern
+ *   evaluation (when it is loaded: else the rest sorts alone); stability cut-offs (the opponent's
+ *   discs that can never turn bound the mover's margin) and null windows for every move but the
+ *   first; from 8 empties up a transposition table of proved bounds keyed on the whole board,
+ *   from 12 up a child's bounds in it ending the node before any search (enhanced transposition
+ *   cut-off);
  * - from OE_SHALLOW empties down: no table and no move generation, the empty squares tried in
- *   place, those of regions with an odd number of empties first (parity); the last two
- *   without a loop, the last one by counting its flips only.
+ *   place (those with no opponent's disc beside skipped at once), those of regions with an odd
+ *   number of empties first (parity); the last two without a loop, the last one by counting its
+ *   flips only.
  *
  * A search polls `interrupted`, the deadline and `halt` now and then; once either stops it, `stopped`
  * is set and the value returned means nothing. */
@@ -24,7 +31,7 @@
 
 #define OE_SQUARES 64
 #define OE_NO_MOVE 255
-#define OE_SHALLOW 7 /* empties at and below which the search goes without table or move list */
+#define OE_SHALLOW 6 /* empties at and below which the search goes without table or move list */
 
 /* One proved pair of bounds on the mover's margin, keyed on the whole board. */
 typedef struct {

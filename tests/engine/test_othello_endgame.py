@@ -4,7 +4,10 @@ the solver and the search use it."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -65,13 +68,7 @@ def test_the_native_margin_is_the_python_solvers_on_few_empties(seed: int) -> No
         alpha = rng.randint(-64, 62)
         beta = rng.randint(alpha + 1, 64)
         found = OthelloEndgame(native(), 1.0).margin(position, alpha, beta)
-        assert found is not None
-        if found <= alpha:
-            assert exact <= found
-        elif found >= beta:
-            assert exact >= found
-        else:
-            assert found == exact
+        assert_fail_soft(found, exact, alpha, beta)
 
 
 @pytest.mark.parametrize(("text", "score"), FFO)
@@ -89,6 +86,71 @@ def test_ffo_positions_get_their_published_exact_scores(text: str, score: int) -
     assert outcome is not None
     black, white = outcome.score
     assert (black - white) * (-1 if position.player else 1) == score
+
+
+def assert_fail_soft(found: int | None, exact: int, alpha: int, beta: int) -> None:
+    """`found` is what a fail-soft search of the window (alpha, beta) may answer: the margin
+    inside the window, else a bound on the right side of it."""
+    assert found is not None
+    if found <= alpha:
+        assert exact <= found
+    elif found >= beta:
+        assert exact >= found
+    else:
+        assert found == exact
+
+
+@pytest.mark.parametrize(("text", "score"), FFO)
+def test_the_narrow_windows_at_the_root_keep_every_bound_right(text: str, score: int) -> None:
+    # from 12 empties up a wide window is searched as narrow ones around a shallow guess
+    game = native()
+    position = game.parse_position(text)
+    rng = random.Random(score)
+    windows = [(-64, 64), (score - 9, score + 7), (score + 3, 64), (-64, score - 5)]
+    windows += [(alpha, rng.randint(alpha + 3, 64)) for alpha in rng.sample(range(-64, 61), 4)]
+    solver = OthelloEndgame(game, 4.0)
+    for alpha, beta in windows:
+        alpha, beta = max(alpha, -64), min(beta, 64)
+        assert_fail_soft(
+            OthelloEndgame(game, 4.0).margin(position, alpha, beta), score, alpha, beta
+        )
+        # and with what earlier searches proved still in the table
+        assert_fail_soft(solver.margin(position, alpha, beta), score, alpha, beta)
+
+
+UNLOADED_SOLVE = """
+import json, sys
+from ubao.engine import _native
+from ubao.engine.othello.game import Othello, Position
+game = Othello({"size": 8})
+solver = _native.OthelloEndgame(_native.Othello(size=8, position_type=Position), 4.0)
+found = []
+for text in json.loads(sys.argv[1]):
+    before = solver.nodes()
+    margin = solver.search(game.parse_position(text), -64, 64)
+    found.append((margin, solver.nodes() - before))
+print(json.dumps(found))
+"""
+"""Solves positions in a process where no 8x8 NativeOthello has loaded the pattern weights:
+each margin and the positions searched for it."""
+
+
+def test_without_the_pattern_weights_the_order_differs_and_the_margins_do_not() -> None:
+    # the weights are loaded once per process, by the first 8x8 NativeOthello: a fresh
+    # process that never makes one solves with mobility alone sorting the moves
+    texts = [text for text, _ in FFO[:3]]
+    output = subprocess.run(
+        [sys.executable, "-c", UNLOADED_SOLVE, json.dumps(texts)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    without = json.loads(output)
+    game = native()
+    for (text, score), (margin, nodes) in zip(FFO, without, strict=False):
+        solver = OthelloEndgame(game, 4.0)
+        assert margin == solver.margin(game.parse_position(text)) == score
+        assert nodes != solver.nodes()
 
 
 def test_solve_othello_on_the_native_backend_matches_the_python_backend() -> None:
