@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import socket
 from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
@@ -72,6 +73,9 @@ class Edge:
         previous = loop.get_exception_handler()
 
         def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            if stale_accept_retry(context):
+                log.debug("a retry to accept after the listening socket closed: %s", context)
+                return
             if context.get("message") != ACCEPT_ERROR:
                 if previous is not None:
                     previous(loop, context)
@@ -85,6 +89,20 @@ class Edge:
 
         loop.set_exception_handler(handle)
         return lambda: loop.set_exception_handler(previous)
+
+
+def stale_accept_retry(context: dict[str, Any]) -> bool:
+    """Whether asyncio's retry to accept, which its accept loop schedules a second after running
+    out of descriptors, found the listening socket closed meanwhile (the server stopping): it
+    fails then on the socket's descriptor, -1, with nothing lost."""
+    handle = context.get("handle")
+    callback = getattr(handle, "_callback", None)
+    arguments = getattr(handle, "_args", None) or ()
+    return (
+        getattr(callback, "__name__", None) == "_start_serving"
+        and isinstance(context.get("exception"), ValueError)
+        and any(isinstance(given, socket.socket) and given.fileno() == -1 for given in arguments)
+    )
 
 
 class EdgeConnection(ServerConnection):

@@ -5,6 +5,7 @@ a while rather than once per attempt."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import resource
 import socket
@@ -13,7 +14,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.server import TIMEOUT, Client, running_server, small_limits
+from ubao.server.door import Door, Networks
+from ubao.server.edge import Edge
 
 
 async def raw_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -84,6 +89,41 @@ def test_out_of_descriptors_the_server_logs_a_line_now_and_then_and_recovers(
         server.terminate()
         server.wait(TIMEOUT)
     assert "Traceback" not in log.read_text()
+
+
+async def test_a_retry_to_accept_after_the_socket_closed_logs_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Out of descriptors, asyncio retries accepting a second later even if the server closes
+    its socket meanwhile; that retry fails on descriptor -1 as the server stops, which is no
+    error of ours. Other errors in callbacks still reach the loop's handler."""
+
+    def _start_serving(*arguments: object) -> None:  # named as asyncio's retry
+        """Stands for the retry asyncio schedules."""
+
+    loop = asyncio.get_running_loop()
+    edge = Edge(Door(10, 10), Networks.parse([]), 1.0)
+    heard: list[dict[str, object]] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: heard.append(context))
+    undo = edge.quiet_accept_errors(loop, lambda: 0)
+    listening = socket.socket()
+    listening.close()
+    retry = loop.call_later(60, _start_serving, None, listening)
+    other = loop.call_later(60, print)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="ubao.server"):
+            failure = ValueError("Invalid file descriptor: -1")
+            stale = {"message": "Exception in callback", "exception": failure, "handle": retry}
+            loop.call_exception_handler(stale)
+            assert heard == [] and not [r for r in caplog.records if r.levelno >= logging.WARNING]
+            loop.call_exception_handler({"message": "boom", "exception": failure, "handle": other})
+            assert [context["message"] for context in heard] == ["boom"]
+    finally:
+        retry.cancel()
+        other.cancel()
+        undo()
+        loop.set_exception_handler(previous)
 
 
 def wait_for_line(log: Path, pattern: str) -> str:
