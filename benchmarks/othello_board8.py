@@ -21,21 +21,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+# The midgame positions of docs/othello.md "Move order" (this script runs from benchmarks/).
+from othello_selective import POSITIONS as MIDGAME
+
 from ubao.engine import _native
 from ubao.engine.backend import NativeOthello
 from ubao.engine.othello.game import Position as OthelloPosition
 from ubao.engine.othello_endgame import OthelloEndgame
 from ubao.engine.search.driver import Searcher
-
-MIDGAME = (
-    "--OOO-----OOOO---OOXXO----XXXO-----XXO------X------O-X---------- X",
-    "-----------X-X----OXXO----OXXXXX--OOXXX---OOOX----X-OX---------- X",
-    "----------O-----OOOX-O-XOOXXO-X-OXXOXX--OOOOO-X-O--------------- X",
-    "---O------OOO----XOO-X---XOXOO---XOXOO--XXOXO-O---XXX------X---- X",
-    "------------------X-X-XO---XXXOO--OOOXXO--OOOXXO--O-XO-O--OOOOO- X",
-    "---XX-O----XXO----OXOO---OOXXO--OOOXX----XXXXX----XXXO-----XXO-- X",
-)
-"""The midgame positions of docs/othello.md "Move order"."""
 
 
 def timed(work: Callable[[], tuple[int, ...]]) -> tuple[float, tuple[int, ...]]:
