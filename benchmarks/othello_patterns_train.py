@@ -47,23 +47,25 @@ Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
 
 
-def load(paths: list[Path], blend: float) -> tuple[NDArray[np.uint64], NDArray[np.uint64], Floats]:
-    """Black's discs, White's and the label of every evaluated position: Black's final margin
-    as `generate` labelled it, or where `label` added a search's value, `blend` times that plus
-    the rest times the game's label."""
+Boards = tuple[NDArray[np.uint64], NDArray[np.uint64], Ints]
+
+
+def load(paths: list[Path], blend: float) -> tuple[Boards, Floats]:
+    """Black's discs, White's and the player to move of every evaluated position, and its
+    label: Black's final margin as `generate` labelled it, or where `label` added a search's
+    value, `blend` times that plus the rest times the game's label."""
     boards, labels = [], []
     for path in paths:
         with path.open() as lines:
             columns = len(lines.readline().split())
-        boards.append(np.loadtxt(path, dtype=np.uint64, usecols=(0, 1), ndmin=2))
+        boards.append(np.loadtxt(path, dtype=np.uint64, usecols=(0, 1, 2), ndmin=2))
         numbers = np.loadtxt(path, usecols=range(3, columns), ndmin=2)
         labels.append(blend * numbers[:, -1] + (1 - blend) * numbers[:, 0])
     board = np.concatenate(boards)
     label = np.concatenate(labels)
-    black, white = board[:, 0], board[:, 1]
-    discs = _count(black | white)
-    kept = discs <= patterns.LAST_DISCS
-    return black[kept], white[kept], label[kept]
+    kept = _count(board[:, 0] | board[:, 1]) <= patterns.LAST_DISCS
+    black, white, player = board[kept, 0], board[kept, 1], board[kept, 2].astype(np.int64)
+    return (black, white, player), label[kept]
 
 
 def _count(bits: NDArray[np.uint64]) -> Ints:
@@ -71,8 +73,8 @@ def _count(bits: NDArray[np.uint64]) -> Ints:
 
 
 def ties() -> tuple[Ints, Floats, int]:
-    """Per entry of a stage (each kind's table, then the mobility weight): the free parameter
-    it takes, and the sign it takes it with; and the parameters per stage. Entries that a
+    """Per entry of a stage (each kind's table, then the mobility and tempo weights): the free
+    parameter it takes, and the sign it takes it with; and the parameters per stage. Entries that a
     symmetry of their kind's squares or a swap of the colours turns into each other share one
     parameter (negated across the swap; zero where the swap gives the same entry back), so the
     shipped tables change no value under a symmetry of the board and negate it when the colours
@@ -100,13 +102,15 @@ def ties() -> tuple[Ints, Floats, int]:
         sign[offset : offset + 3**n] = kind_sign
         offset += 3**n
         used += int(compact.max()) + 1
-    parameter[patterns.MOBILITY] = used
-    sign[patterns.MOBILITY] = 1.0
-    return parameter, sign, used + 1
+    parameter[patterns.MOBILITY], parameter[patterns.TEMPO] = used, used + 1
+    sign[patterns.MOBILITY] = sign[patterns.TEMPO] = 1.0
+    return parameter, sign, used + 2
 
 
-def features(black: NDArray[np.uint64], white: NDArray[np.uint64]) -> tuple[Ints, Ints, Floats]:
-    """Per position, its stage, each instance's entry in the stage and the mobility lead."""
+def features(boards: Boards) -> tuple[Ints, Ints, Floats]:
+    """Per position, its stage, each instance's entry in the stage, and its mobility lead and
+    tempo (1: Black to move, -1: White), the two weighed features."""
+    black, white, player = boards
     stage = np.array([patterns.stage_of(d) for d in range(65)])[_count(black | white)]
     entries = np.empty((len(black), len(patterns.INSTANCES)), dtype=np.int64)
     one = np.uint64(1)
@@ -125,19 +129,18 @@ def features(black: NDArray[np.uint64], white: NDArray[np.uint64]) -> tuple[Ints
         ],
         dtype=np.float64,
     )
-    return stage, entries, mobility
+    return stage, entries, np.stack([mobility, np.where(player == 0, 1.0, -1.0)], axis=1)
 
 
 def design(
-    stage: Ints, entries: Ints, mobility: Floats, tied: tuple[Ints, Floats, int]
+    stage: Ints, entries: Ints, weighed: Floats, tied: tuple[Ints, Floats, int]
 ) -> tuple[Ints, Floats]:
     """The rows of the least squares problem: each row's parameter columns and their values."""
     parameter, sign, per_stage = tied
     base = stage[:, None] * per_stage
-    columns = np.concatenate(
-        [base + parameter[entries], base + parameter[patterns.MOBILITY]], axis=1
-    )
-    values = np.concatenate([sign[entries], mobility[:, None]], axis=1)
+    scalars = parameter[[patterns.MOBILITY, patterns.TEMPO]]
+    columns = np.concatenate([base + parameter[entries], base + scalars], axis=1)
+    values = np.concatenate([sign[entries], weighed], axis=1)
     return columns, values
 
 
@@ -193,13 +196,14 @@ def predict(w: Floats, columns: Ints, values: Floats) -> Floats:
     return np.asarray((w[columns] * values).sum(axis=1))
 
 
-def read_now(stage: Ints, entries: Ints, mobility: Floats) -> Floats:
+def read_now(stage: Ints, entries: Ints, weighed: Floats) -> Floats:
     """The value the weights the engine reads now (`patterns.weights`: the shipped file, or the
     candidate `patterns.ENVIRONMENT` names) give each position, to compare with the fit's."""
     table = np.asarray(patterns.weights(), dtype=np.float64) / patterns.SCALE
     base = stage * patterns.STAGE_SIZE
     tables = table[base[:, None] + entries].sum(axis=1)
-    return np.asarray(tables + mobility * table[base + patterns.MOBILITY])
+    scalars = table[base[:, None] + np.array([patterns.MOBILITY, patterns.TEMPO])]
+    return np.asarray(tables + (weighed * scalars).sum(axis=1))
 
 
 def write(data: bytes, out: Path | None) -> None:
@@ -238,31 +242,35 @@ def main(argv: list[str]) -> int:
         help="write the weights here (and its digest beside it), not the package",
     )
     args = parser.parse_args(argv)
-    black, white, label = load(args.data, args.blend)
+    boards, label = load(args.data, args.blend)
+    black, white, _ = boards
     held = (np.arange(len(black)) // HELD_OUT_BLOCK) % 10 == 9
-    stage, entries, mobility = features(black, white)
+    stage, entries, weighed = features(boards)
     for i in np.random.default_rng(0).choice(len(black), 200):  # the evaluation's own entries
         assert entries[i].tolist() == patterns.indices(int(black[i]), int(white[i]))
     tied = ties()
-    columns, values = design(stage, entries, mobility, tied)
+    columns, values = design(stage, entries, weighed, tied)
     train = ~held
     print(f"{int(train.sum())} positions to fit, {int(held.sum())} held out", file=sys.stderr)
     size = patterns.STAGES * tied[2]
     w = fit(columns[train], values[train], label[train], size, args.ridge, args.rounds)
     report("fitted", predict(w, columns[train], values[train]), label[train], stage[train])
     report("held out", predict(w, columns[held], values[held]), label[held], stage[held])
-    now = read_now(stage[held], entries[held], mobility[held])
+    now = read_now(stage[held], entries[held], weighed[held])
     report("weights read now, held out", now, label[held], stage[held])
     if args.check:
-        black, white, label = load(args.check, 1.0)
-        stage, entries, mobility = features(black, white)
-        columns, values = design(stage, entries, mobility, tied)
+        boards, label = load(args.check, 1.0)
+        stage, entries, weighed = features(boards)
+        columns, values = design(stage, entries, weighed, tied)
         report("check", predict(w, columns, values), label, stage)
-        report("weights read now, check", read_now(stage, entries, mobility), label, stage)
+        report("weights read now, check", read_now(stage, entries, weighed), label, stage)
     data = patterns.encode(table(w, tied))
     write(data, args.out)
-    shown = ", ".join(f"{w[(s + 1) * tied[2] - 1]:.2f}" for s in range(patterns.STAGES))
-    print(f"wrote {len(data)} bytes, {size} parameters; mobility weight by stage: {shown}")
+    mobility, tempo = (
+        ", ".join(f"{w[(s + 1) * tied[2] - k]:.2f}" for s in range(patterns.STAGES)) for k in (2, 1)
+    )
+    print(f"wrote {len(data)} bytes, {size} parameters; by stage, mobility weight: {mobility}")
+    print(f"tempo weight: {tempo}")
     return 0
 
 

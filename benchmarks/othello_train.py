@@ -12,11 +12,13 @@ its output too:
 
 `generate` plays 8x8 self-play games on the native core: 0 to 10 random opening plies (drawn
 from `--seed`), then a search of `--depth` plies (6) with the evaluation `--eval` (`standard`)
-for both sides until 16 squares are empty; from there the game goes on by random moves and the
-native endgame solver gives the exact final margin of every position. Every earlier position
-of the game is labelled with the exact margin of the game's position at 16 empties (the result
-of that self-play line under perfect play at the end). One line per position: Black's discs,
-White's, the player to move, and the label (Black's final margin), as integers.
+for both sides until 16 squares are empty (with `--explore P`, each of those plies is a random
+legal move instead with probability P, so that games from one opening part ways); from there the
+game goes on by random moves and the native endgame solver gives the exact final margin of every
+position. Every earlier position of the game is labelled with the exact margin of the game's
+position at 16 empties (the result of that self-play line under perfect play at the end). One
+line per position: Black's discs, White's, the player to move, and the label (Black's final
+margin), as integers.
 
 `label` adds a fifth number to each line of `generate`'s output: the value of the position by
 a search of `--depth` plies with the evaluation `--eval` (the 8x8 default, `patterns`, unless
@@ -52,7 +54,9 @@ RIDGE = 1.0
 WEIGHTS_FILE = Path(trained.__file__).with_name("trained_weights.py")
 
 
-def generate(games: int, seed: int, out: Path, evaluation: str, depth: int) -> None:
+def generate(
+    games: int, seed: int, out: Path, evaluation: str, depth: int, explore: float = 0.0
+) -> None:
     """Self-play games, one labelled position a line in `out`."""
     rng = random.Random(seed)
     game = NativeOthello({})
@@ -70,7 +74,11 @@ def generate(games: int, seed: int, out: Path, evaluation: str, depth: int) -> N
                 position = game.play(position, rng.choice(moves))
             while _empties(position) > SOLVED_EMPTIES and game.legal_moves(position):
                 line.append(position)
-                position = game.play(position, searcher.search(position, depth).move)
+                moves = game.legal_moves(position)
+                if rng.random() < explore:
+                    position = game.play(position, rng.choice(moves))
+                else:
+                    position = game.play(position, searcher.search(position, depth).move)
             end_label = _black_margin(solver, position)
             rows = [(p, end_label) for p in line]
             while True:
@@ -192,6 +200,9 @@ def main(argv: list[str]) -> int:
     making.add_argument("--out", type=Path, required=True)
     making.add_argument("--eval", default="standard", help="the players' evaluation")
     making.add_argument("--depth", type=int, default=6, help="the players' search depth")
+    making.add_argument(
+        "--explore", type=float, default=0.0, help="the chance of a random move at a searched ply"
+    )
     labelling = commands.add_parser("label", help="a search's label beside each position")
     labelling.add_argument("data", type=Path)
     labelling.add_argument("--out", type=Path, required=True)
@@ -204,7 +215,7 @@ def main(argv: list[str]) -> int:
     fitting.add_argument("data", type=Path, nargs="+")
     args = parser.parse_args(argv)
     if args.command == "generate":
-        generate(args.games, args.seed, args.out, args.eval, args.depth)
+        generate(args.games, args.seed, args.out, args.eval, args.depth, args.explore)
     elif args.command == "label":
         label(args.data, args.out, args.eval, args.depth, args.exact_empties)
     else:

@@ -258,14 +258,14 @@ typedef struct {
 } OeMove;
 
 /* A shallow negamax with the pattern evaluation at its leaves: the mover's expected margin in
- * 1/16 discs, for the move order only (the weights are read as the mover's, who may be White:
- * close enough to sort by). */
+ * 1/16 discs, for the move order only (the weights are read as the mover's, who may be White,
+ * the mover as Black: close enough to sort by). */
 static int oe_estimate(OeSolver *s, uint64_t own, uint64_t opp, int depth, int alpha, int beta) {
     s->nodes++;
     uint64_t moves = ob_placements(own, opp);
     if (depth == 0) {
         int mobility = bits_count(moves) - bits_count(ob_placements(opp, own));
-        return (int)(16 * oth_patterns_value(own, opp, mobility));
+        return (int)(16 * oth_patterns_value(own, opp, mobility, 1));
     }
     if (!moves) {
         if (!ob_placements(opp, own)) return 16 * oe_final(own, opp);

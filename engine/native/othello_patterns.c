@@ -30,7 +30,7 @@ int oth_patterns_load(const void *data, size_t bytes) {
 
 int oth_patterns_loaded(void) { return weights != NULL; }
 
-double oth_patterns_value(uint64_t black, uint64_t white, int mobility) {
+double oth_patterns_value(uint64_t black, uint64_t white, int mobility, int tempo) {
     int discs = bits_count(black | white);
     int stage = (discs - OTH_PATTERN_FIRST_DISCS) * OTH_PATTERN_STAGES /
                 (OTH_PATTERN_LAST_DISCS - OTH_PATTERN_FIRST_DISCS + 1);
@@ -42,7 +42,7 @@ double oth_patterns_value(uint64_t black, uint64_t white, int mobility) {
         const uint8_t *b = spread[black >> 8 * row & 255], *w = spread[white >> 8 * row & 255];
         for (int k = 0; k < 8; k++) cell[8 * row + k] = (uint8_t)(b[k] + 2 * w[k]);
     }
-    long total = (long)table[OTH_PATTERN_MOBILITY] * mobility;
+    long total = (long)table[OTH_PATTERN_MOBILITY] * mobility + (long)table[OTH_PATTERN_TEMPO] * tempo;
     for (int i = 0; i < OTH_PATTERN_INSTANCES; i++) {
         int index = 0;
         for (int k = 0; k < lengths[i]; k++) index = 3 * index + cell[squares[i][k]];

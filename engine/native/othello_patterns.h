@@ -11,8 +11,9 @@
 int oth_patterns_load(const void *weights, size_t bytes);
 int oth_patterns_loaded(void);
 
-/* Black's expected final margin in discs, `mobility` Black's placements minus White's: the
- * same double as patterns.value. Only once loaded. */
-double oth_patterns_value(uint64_t black, uint64_t white, int mobility);
+/* Black's expected final margin in discs, `mobility` Black's placements minus White's, `tempo`
+ * 1 when Black is to move and -1 when White is: the same double as patterns.value. Only once
+ * loaded. */
+double oth_patterns_value(uint64_t black, uint64_t white, int mobility, int tempo);
 
 #endif

@@ -139,7 +139,8 @@ static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, d
     }
 #if W == 64 /* `patterns` is drawn on 8x8 only: bind_search.c refuses it on another size */
     if (e == OTH_PATTERNS) {
-        *value = oth_patterns_value(black, white, B_COUNT(black_moves) - B_COUNT(white_moves));
+        *value = oth_patterns_value(black, white, B_COUNT(black_moves) - B_COUNT(white_moves),
+                                    p->player ? -1 : 1);
         return 1;
     }
 #endif

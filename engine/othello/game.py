@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from functools import partial
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ubao.engine.game import (
@@ -282,7 +281,12 @@ class Othello(Searchable[Position, Move]):
         elif evaluation == self.mobility:
             with_squares = False
         elif evaluation == self.trained:
-            return self._fitted_leaf(partial(trained.value, self._trained_tables))
+            tables = self._trained_tables
+            return self._fitted_leaf(
+                lambda black, white, black_moves, white_moves, _player: trained.value(
+                    tables, black, white, black_moves, white_moves
+                )
+            )
         elif evaluation == self.patterns:
             return self._fitted_leaf(patterns.value)
         else:
@@ -307,24 +311,24 @@ class Othello(Searchable[Position, Move]):
         return leaf
 
     def _fitted_leaf(
-        self, value: Callable[[int, int, int, int], float]
+        self, value: Callable[[int, int, int, int, int], float]
     ) -> Callable[[Position], float | None]:
-        """`trained` or `patterns` (`value` of the boards and their placements) fused with the
-        end test, as `standard` is."""
+        """`trained` or `patterns` (`value` of the boards, their placements and the player to
+        move) fused with the end test, as `standard` is."""
         placements = self._placements
         is_over = self.is_over
         squares = self._squares
         endgame = self._endgame_empties
 
         def leaf(position: Position) -> float | None:
-            black, white, _ = position
+            black, white, player = position
             if squares - (black | white).bit_count() <= endgame:
                 return None if is_over(position) else black.bit_count() - white.bit_count()
             black_moves = placements(black, white)
             white_moves = placements(white, black)
             if not (black_moves or white_moves):
                 return None
-            return value(black, white, black_moves, white_moves)
+            return value(black, white, black_moves, white_moves, player)
 
         return leaf
 
@@ -605,9 +609,9 @@ class Othello(Searchable[Position, Move]):
         exact = self._exact(position)
         if exact is not None:
             return exact
-        black, white, _ = position
+        black, white, player = position
         return patterns.value(
-            black, white, self._placements(black, white), self._placements(white, black)
+            black, white, self._placements(black, white), self._placements(white, black), player
         )
 
     def trained_features(self, position: Position) -> tuple[int, ...]:

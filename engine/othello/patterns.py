@@ -7,16 +7,18 @@ line, a diagonal); its instances are its images under the board's eight symmetri
 share one table per stage, indexed by the contents of their squares in base 3 (empty 0, Black 1,
 White 2; the first square the most significant digit). The value is Black's expected final
 margin in discs: the stage's table entries of every instance, plus a weight per legal placement
-more than White, all integers in 1/SCALE of a disc, over SCALE: the same float in Python and in
+more than White, plus the stage's tempo weight when Black is to move (minus it when White is: who
+moves next sways the margin, most in the middle game), all integers in 1/SCALE of a disc, over
+SCALE: the same float in Python and in
 the native core (engine/native/othello_patterns.c), which reads the same instances from
 constants.h and the same weights, handed over once by engine/backend.py.
 
 The weights live in pattern_weights.bin (zlib-compressed little-endian int16, stage after stage,
-each stage the kinds' tables in KINDS order and then the mobility weight), checked against the
-SHA-256 that the training wrote into pattern_weights.py. A process whose environment names
-another file in `ENVIRONMENT` (a candidate the training wrote with `--out`, to be matched
-against the shipped one) reads that one instead, checked against the SHA-256 the training
-wrote beside it. docs/othello.md explains the fit.
+each stage the kinds' tables in KINDS order, then the mobility weight and the tempo weight),
+checked against the SHA-256 that the training wrote into pattern_weights.py. A process whose
+environment names another file in `ENVIRONMENT` (a candidate the training wrote with `--out`, to
+be matched against the shipped one) reads that one instead, checked against the SHA-256 the
+training wrote beside it. docs/othello.md explains the fit.
 """
 
 from __future__ import annotations
@@ -92,18 +94,20 @@ def _images(squares: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
 
 def _layout() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], int]:
     """Every instance as (its kind's table offset in a stage, its squares), and a stage's size
-    (the tables, then the mobility weight)."""
+    (the tables, then the mobility weight and the tempo weight)."""
     instances: list[tuple[int, tuple[int, ...]]] = []
     offset = 0
     for _, squares in KINDS:
         instances.extend((offset, image) for image in _images(squares))
         offset += 3 ** len(squares)
-    return tuple(instances), offset + 1
+    return tuple(instances), offset + 2
 
 
 INSTANCES, STAGE_SIZE = _layout()
-MOBILITY: Final = STAGE_SIZE - 1
+MOBILITY: Final = STAGE_SIZE - 2
 """The index in a stage of the weight per legal placement more than the opponent."""
+TEMPO: Final = STAGE_SIZE - 1
+"""The index in a stage of the weight of Black's being the one to move (White's: its negation)."""
 _MASKS: Final = tuple((offset, tuple(1 << s for s in squares)) for offset, squares in INSTANCES)
 
 
@@ -159,9 +163,10 @@ def indices(black: int, white: int) -> list[int]:
     return found
 
 
-def value(black: int, white: int, black_moves: int, white_moves: int) -> float:
-    """Black's expected final margin in discs."""
+def value(black: int, white: int, black_moves: int, white_moves: int, player: int) -> float:
+    """Black's expected final margin in discs with `player` (0 Black, 1 White) to move."""
     table = weights()
     base = stage_of((black | white).bit_count()) * STAGE_SIZE
     total = table[base + MOBILITY] * (black_moves.bit_count() - white_moves.bit_count())
+    total += table[base + TEMPO] * (-1 if player else 1)
     return (total + sum(table[base + index] for index in indices(black, white))) / SCALE

@@ -85,7 +85,16 @@ WEIGHTS = ["CORNER", "A_SQUARE", "EDGE", "INNER", "SECOND_RING", "C_SQUARE", "X_
 """Othello's square weights, the best first (the order of its `search_moves`)."""
 
 
-PATTERNS = ["SIZE", "STAGES", "SCALE", "FIRST_DISCS", "LAST_DISCS", "STAGE_SIZE", "MOBILITY"]
+PATTERNS = [
+    "SIZE",
+    "STAGES",
+    "SCALE",
+    "FIRST_DISCS",
+    "LAST_DISCS",
+    "STAGE_SIZE",
+    "MOBILITY",
+    "TEMPO",
+]
 """The `patterns` evaluation's numbers (engine/othello/patterns.py)."""
 
 
