@@ -1,6 +1,7 @@
 """The native 8x8 board operations (engine/native/othello_board8.h): each path (portable, AVX2,
 AVX-512) gives the Python rules' placements and flips on every square of many positions,
-perft stays exact by either, and the switch between them works as documented."""
+the `patterns` evaluation's value (its PEXT way runs beside a SIMD path), perft stays exact by
+either, and the switch between them works as documented."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from ubao.engine.backend import NATIVE_BUILT, NativeOthello
 from ubao.engine.game import PositionError
 from ubao.engine.othello.game import PASS, Othello, Position
+from ubao.engine.search import Searcher
 
 if not NATIVE_BUILT:
     pytest.skip("the native core is not built", allow_module_level=True)
@@ -97,6 +99,27 @@ def test_the_paths_agree_on_positions_of_random_games() -> None:
                 position = game.play(position, rng.choice(game.legal_moves(position)))
     finally:
         _native.set_othello_board8_path(before)
+
+
+def test_each_path_evaluates_the_patterns_as_the_python_evaluation(path: str) -> None:
+    """The search's `patterns` leaves: the PEXT way (a SIMD path) and the spelled-out one
+    (portable) give the Python value, so a native search matches the Python one exactly."""
+    rng = random.Random(8)
+    python, native = Othello(), NativeOthello({})
+    for _ in range(12):
+        position = python.start()
+        for _ in range(rng.randrange(4, 44)):
+            moves = python.legal_moves(position)
+            if not moves:
+                break
+            position = python.play(position, rng.choice(moves))
+        ours = Searcher(native, evaluation="patterns", selective=False).search(position, 2)
+        theirs = Searcher(python, evaluation="patterns", selective=False).search(position, 2)
+        assert (ours.move, ours.score, ours.stats.evaluated) == (
+            theirs.move,
+            theirs.score,
+            theirs.stats.evaluated,
+        )
 
 
 @pytest.mark.parametrize("depth", sorted(PERFT_8X8))
