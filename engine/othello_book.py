@@ -23,7 +23,7 @@ from importlib import resources
 
 SIZE = 8
 BOOK_FILE = "othello_book.txt"
-BOOK_SHA256 = "7020b9f2c83a06126462f8d0bfb1a29c39d9f28c92b2bc817c38c95355afba90"
+BOOK_SHA256 = "e344d3e017fcb798f621efcfb591eb251eb438f79f2d86df61123cdd128b520f"
 """The shipped book's hash, written by benchmarks/othello_book.py with the file."""
 BOOK_MARGIN = 1.0
 """How far below the best move's value (discs) a book move may be and still be played."""
