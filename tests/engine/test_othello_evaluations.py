@@ -68,10 +68,11 @@ def test_patterns_is_the_default_on_8x8_and_standard_on_the_sizes_not_fitted_on(
 
 
 @pytest.mark.parametrize("size", range(4, 17, 2))
-def test_every_evaluation_scores_the_start_even(size: int) -> None:
+def test_every_evaluation_scores_the_start_even_but_for_the_movers_tempo(size: int) -> None:
     game = Othello({"size": size})
-    for evaluate in game.evaluations.values():
-        assert evaluate(game.start()) == 0
+    tempo = patterns.weights()[patterns.TEMPO] / patterns.SCALE  # the first stage's, Black to move
+    for name, evaluate in game.evaluations.items():
+        assert evaluate(game.start()) == (tempo if name == "patterns" else 0), name
 
 
 def test_discs_counts_black_minus_white() -> None:
