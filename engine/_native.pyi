@@ -69,7 +69,8 @@ class Search:
     """engine/search/'s `algorithm` (minimax, alphabeta or negamax) over one game's native
     rules with any of its evaluations (by the Python game's names; ValueError for another),
     node for node, with its own transposition table, used `table_depth` or more plies above the
-    horizon (`SearchHints.table_depth`); each iteration runs without the GIL, the
+    horizon (`SearchHints.table_depth`), negamax's moves sorted by evaluation `sort_depth` or
+    more (`SearchHints.sort_depth`; 0: never); each iteration runs without the GIL, the
     strength mode's negamax on `set_threads` threads sharing the table (lazy SMP: the main
     thread's result, every thread's counts). Moves are the game's own: ints, Bao's `BaoMove`.
     `iterate`'s `nodes` limits the search (every thread's nodes since `begin`; 0: no limit):
@@ -83,6 +84,7 @@ class Search:
         evaluation: str,
         algorithm: str,
         table_depth: int,
+        sort_depth: int,
     ) -> None: ...
     def begin(self) -> None: ...
     def iterate(

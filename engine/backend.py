@@ -113,7 +113,8 @@ class NativeRules(ABC):
 
     _core: MancalaCore | OthelloCore | BaoCore
     search_hints: ClassVar[SearchHints]
-    """The game's (`Searchable.search_hints`): the native search reads its `table_depth`."""
+    """The game's (`Searchable.search_hints`): the native search reads its `table_depth` and
+    `sort_depth`."""
 
     @abstractmethod
     def perft(self, position: Any, depth: int) -> int:
@@ -122,8 +123,9 @@ class NativeRules(ABC):
     def search_core(self, algorithm: str, evaluation: str, hash_mb: float, exact: bool) -> Search:
         """The native `algorithm` (any of engine/search/'s) with its own table, for
         `evaluation` (any of the game's) in strength or `exact` mode."""
+        hints = self.search_hints
         return SearchCore(
-            self._core, hash_mb, exact, evaluation, algorithm, self.search_hints.table_depth
+            self._core, hash_mb, exact, evaluation, algorithm, hints.table_depth, hints.sort_depth
         )
 
 

@@ -60,6 +60,12 @@ class SearchHints:
     transposition table. Nearer the horizon a subtree costs less to search again than the
     table's cache miss costs (one ply above it, the children are leaves)."""
 
+    sort_depth: int = 0
+    """The least depth left at which negamax in the strength mode sorts a node's moves, after
+    the table's move, by the evaluation of each child, the mover's best first (0: never). That
+    far from the horizon an evaluation per child costs little beside the subtree a better first
+    move saves: in Othello most at multi-ProbCut's null-window nodes."""
+
     board_keys: bool = False
     """Whether the game implements `board_key`: an optional capability the solver keys its
     table on and prunes with."""

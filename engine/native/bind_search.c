@@ -63,14 +63,15 @@ static int search_evaluation(PyObject *rules, const char *name) {
 }
 
 static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"rules",     "hash_mb",     "exact", "evaluation",
-                            "algorithm", "table_depth", NULL};
+    static char *names[] = {"rules",       "hash_mb",    "exact", "evaluation", "algorithm",
+                            "table_depth", "sort_depth", NULL};
     PyObject *rules;
     double hash_mb;
-    int exact, table_depth;
+    int exact, table_depth, sort_depth;
     const char *evaluation_name, *algorithm_name;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpssi:Search", names, &rules, &hash_mb,
-                                     &exact, &evaluation_name, &algorithm_name, &table_depth))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpssii:Search", names, &rules, &hash_mb,
+                                     &exact, &evaluation_name, &algorithm_name, &table_depth,
+                                     &sort_depth))
         return NULL;
     if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType) &&
         !PyObject_TypeCheck(rules, &BaoType)) {
@@ -91,6 +92,10 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (algorithm < 0) return NULL;
     if (table_depth < 2) { /* one ply above the horizon the children are leaves */
         PyErr_SetString(PyExc_ValueError, "the table's least depth must be at least 2");
+        return NULL;
+    }
+    if (sort_depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "the least depth to sort at must be 0 (never) or more");
         return NULL;
     }
     if (!(hash_mb >= 0 && hash_mb <= MAX_HASH_MB)) {
@@ -115,6 +120,7 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->search.table = &self->table;
     self->search.exact = exact;
     self->search.table_depth = table_depth;
+    self->search.sort_depth = sort_depth;
     self->search.evaluation = evaluation;
     self->search.algorithm = algorithm;
     self->threads = 1;

@@ -53,6 +53,7 @@ typedef struct {
     Table *table; /* shared by every thread of a search */
     int exact;
     int table_depth; /* the least depth left at which a node below the root uses the table */
+    int sort_depth;  /* the least depth left at which negamax sorts by evaluation (0: never) */
     int evaluation; /* one of the game's enum in constants.h */
     int algorithm;  /* SEARCH_NEGAMAX, the only one `search_parallel` runs on threads */
     const ProbCut *probcut; /* negamax's checks, for a game with S_PROGRESS (NULL: none) */

@@ -166,6 +166,28 @@ static inline int S_NAME(restrict)(const SearchState *s, const S_RULES *r, const
     return kept;
 }
 
+/* `moves` from `from` on sorted by their child's evaluation for `me`, the mover, best first, ties
+ * in their order (`sort_by_evaluation`): far from the horizon an evaluation per child costs
+ * little beside what a better first move saves. */
+static void S_NAME(sort)(SearchState *s, const S_RULES *r, const S_POS *p, int *moves, int n,
+                         int from, int me, int ply) {
+    double key[S_MAX_MOVES];
+    for (int i = from; i < n; i++) {
+        S_POS child;
+        int over = S_CHILD_PLY(r, p, moves[i], &child, ply), move = moves[i], j = i;
+        double value;
+        double mine = S_LEAF(r, &child, over, s->evaluation, &value)
+                          ? (me ? -value : value)
+                          : S_ENDED(r, &child, me, ply + 1);
+        for (; j > from && key[j - 1] < mine; j--) {
+            key[j] = key[j - 1];
+            moves[j] = moves[j - 1];
+        }
+        key[j] = mine;
+        moves[j] = move;
+    }
+}
+
 /* `moves` in reverse order. */
 static inline void S_NAME(reverse)(int *moves, int n) {
     for (int i = 0, j = n - 1; i < j; i++, j--) {
@@ -260,6 +282,9 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     if (ranked) /* each root move's place in the game's order */
         for (int i = 0; i < n; i++) rank[moves[i]] = i;
     if (depth > 1 && n > 1) S_NAME(order)(r, p, moves, n, first); /* the table's move first */
+    if (s->sort_depth && depth >= s->sort_depth && !s->exact && n > 2)
+        S_NAME(sort)(s, r, p, moves, n, first != TT_NO_MOVE && S_VALUE(r, p, moves[0]) == first, me,
+                     ply);
     if (s->reverse && ply <= SEARCH_REVERSED_PLIES) /* a helper: the others' moves first */
         S_NAME(reverse)(moves + (ply > 0), n - (ply > 0));
     double alpha0 = alpha, best;

@@ -75,7 +75,7 @@ class Othello(Searchable[Position, Move]):
 
     name: ClassVar[str] = "othello"
     # measured: docs/engine.md, Iterative deepening and time control
-    search_hints = SearchHints(deepening_step=2)
+    search_hints = SearchHints(deepening_step=2, sort_depth=4)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})

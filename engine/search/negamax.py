@@ -23,6 +23,8 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
     to_move = kit.to_move
     leaf = kit.leaf
     table_depth = kit.table_depth
+    sort_depth = kit.sort_depth if not kit.exact else 0
+    sort_by_evaluation = kit.sort_by_evaluation
     key = kit.key
     probe = kit.probe
     exact = kit.exact
@@ -100,6 +102,9 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
         rank = ranks(moves) if ply == 0 and exact else None
         if depth > 1 and len(moves) > 1:
             order(moves, first)
+        if sort_depth and depth >= sort_depth and len(moves) > 2:
+            kept = 1 if first is not None and moves[0] == first else 0  # the table's move
+            sort_by_evaluation(pos, moves, kept, me, ply)
         alpha0 = alpha
         d1 = depth - 1
         p1 = ply + 1

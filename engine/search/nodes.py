@@ -3,13 +3,14 @@ walk (`NodeKit`), and the steps they all take (score an ended game, order the mo
 write the table, search a node whose children are all leaves).
 
 Every interior node does the same steps: probe the table; generate the moves (in the game's
-static order), put the table's move first; make and search the children one at a time until
-one refutes the window; store what it learnt. With the root moves restricted to `allowed`, the
-root's value is not the position's: it is not stored. Below the root, a node with less than
-`search_hints.table_depth` plies left neither probes nor writes the table: one ply above the horizon
-its children are leaves, which cost less to evaluate than a probe and a store (the key's hash
-first), and in a game with cheap moves (mancala) a few plies cost less to search again than the
-table's cache misses.
+static order), put the table's move first (and far enough from the horizon, in negamax's
+strength mode, sort the rest by their children's evaluation: `search_hints.sort_depth`); make
+and search the children one at a time until one refutes the window; store what it learnt. With
+the root moves restricted to `allowed`, the root's value is not the position's: it is not
+stored. Below the root, a node with less than `search_hints.table_depth` plies left neither
+probes nor writes the table: one ply above the horizon its children are leaves, which cost less
+to evaluate than a probe and a store (the key's hash first), and in a game with cheap moves
+(mancala) a few plies cost less to search again than the table's cache misses.
 
 The algorithms (`negamax`, `alphabeta`, `minimax`) unpack the kit into closure variables, the
 fastest way to reach shared state in CPython, and keep their counters as their own.
@@ -62,6 +63,8 @@ class NodeKit:
     leaf: Callable[[Any], float | None]
     """The evaluation fused with the end test (`Searchable.leaf_evaluation`)."""
     table_depth: int
+    sort_depth: int
+    """The least depth left at which negamax sorts by evaluation (`search_hints.sort_depth`)."""
     key: Callable[[Any], Hashable] | None
     """The game's own key, or None where the position is its key."""
     probe: Callable[[int], tuple[int, int, float, Any] | None]
@@ -79,6 +82,7 @@ class NodeKit:
     settled: Callable[[tuple[int, int, float, Any], int, float, float, int], float | None]
     save: Callable[[int, int, int, float, Any, int, bool], None]
     horizon: Horizon
+    sort_by_evaluation: Callable[[Any, list[Any], int, int, int], None]
     probcut: ProbCut | None
     """Multi-ProbCut's checks, which negamax applies (None: a full-width search)."""
 
@@ -176,6 +180,19 @@ def node_kit(
                         break
         return best, best_move, made, scored
 
+    def sort_by_evaluation(pos: Any, moves: list[Any], start: int, me: int, ply: int) -> None:
+        """`moves` from `start` on sorted by their child's evaluation for `me`, the mover, best
+        first, ties in their order; neither made nor evaluated counts as the search's."""
+
+        def mine(move: Any) -> float:
+            child = make(pos, move)
+            value = leaf(child)
+            if value is None:
+                return ended(child, me, ply + 1)
+            return value if me == 0 else -value
+
+        moves[start:] = sorted(moves[start:], key=lambda move: -mine(move))
+
     return NodeKit(
         root=root,
         search_moves=game.search_moves,
@@ -184,6 +201,7 @@ def node_kit(
         to_move=game.to_move,
         leaf=leaf,
         table_depth=game.search_hints.table_depth,
+        sort_depth=game.search_hints.sort_depth,
         key=None if type(game).key is Game.key else game.key,
         probe=table.probe,
         exact=exact,
@@ -197,6 +215,7 @@ def node_kit(
         settled=settled,
         save=save,
         horizon=horizon,
+        sort_by_evaluation=sort_by_evaluation,
         probcut=probcut,
     )
 

@@ -10,7 +10,7 @@ import pytest
 from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
 from ubao.engine.game import Outcome, Step
 from ubao.engine.games import GAMES, make_game
-from ubao.engine.othello.game import PASS
+from ubao.engine.othello.game import PASS, Othello
 from ubao.engine.search import (
     ALGORITHMS,
     ENTRY_BYTES,
@@ -21,6 +21,7 @@ from ubao.engine.search import (
     PLY_SPAN,
     Searcher,
     SearchResult,
+    Tracer,
     TranspositionTable,
     format_score,
     search,
@@ -209,6 +210,32 @@ def test_othello_orders_by_the_opponents_replies_fewest_first_ties_by_the_square
     shown = [game.format_move(position, move) for move in game.search_moves(position)]
     assert game.format_move(position, game.horizon_moves(position)[0]) == "e3"
     assert shown[:4] == ["c5", "e6", "f6", "e3"]
+
+
+def test_far_from_the_horizon_othello_searches_the_best_evaluated_children_first() -> None:
+    """From `sort_depth` plies left, after the table's move, by each child's evaluation (the
+    mover's best first); nearer the horizon, and with no table move, in the game's order."""
+    game = Othello()
+    assert game.search_hints.sort_depth == 4
+    position = game.start()
+    for text in ["d3", "c5", "f6", "f5", "e6", "e3"]:
+        position = game.play_text(position, text)
+    lines: list[str] = []
+    search(game, position, 4, tracer=Tracer(lines.append, 1, 10_000))
+    header = next(i for i, line in enumerate(lines) if line.startswith("negamax to depth 4"))
+    by_depth = [
+        [
+            line.split(":")[0].strip()
+            for line in part
+            if line.startswith("  ") and ": player" in line
+        ]
+        for part in (lines[:header], lines[header:])
+    ]
+    assert by_depth[0] == [game.format_move(position, m) for m in game.search_moves(position)]
+    table_move, *rest = by_depth[1]
+    value = {text: game.patterns(game.play_text(position, text)) for text in rest}  # Black's
+    assert rest == sorted(rest, key=lambda text: -value[text])
+    assert rest != [text for text in by_depth[0] if text != table_move]  # not the game's order
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
