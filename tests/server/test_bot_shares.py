@@ -33,7 +33,7 @@ def test_a_depth_only_seat_searches_within_the_servers_longest_time() -> None:
 
 
 async def test_a_deep_depth_only_bot_moves_at_the_servers_longest_time() -> None:
-    # Othello 8x8 to depth 20 takes far longer than a minute: the engine must stop by itself
+    # Othello 8x8 to depth 40 takes far longer than a minute: the engine must stop by itself
     # at `max_time_ms`, long before the server's own deadline (`move_timeout_s`).
     bots = Bots(BotSettings(move_timeout_s=60.0, start_timeout_s=TIMEOUT))
     bots.max_time_ms = 300
@@ -46,12 +46,12 @@ async def test_a_deep_depth_only_bot_moves_at_the_servers_longest_time() -> None
     loop = asyncio.get_running_loop()
     start = loop.time()
     try:
-        assert await bots.play(othello_turn("deep", SeatSpec.bot(20)), accept) is None
+        assert await bots.play(othello_turn("deep", SeatSpec.bot(40)), accept) is None
     finally:
         await bots.close()
     assert loop.time() - start < 30  # not the 60 s deadline (generous: engine start, load)
     (info,) = offered
-    assert info is not None and info.depth < 20
+    assert info is not None and info.depth < 40
 
 
 # -- the engines are shared fairly -------------------------------------------------------------
@@ -59,7 +59,7 @@ async def test_a_deep_depth_only_bot_moves_at_the_servers_longest_time() -> None
 
 OUT_OF_BOOK = ("c4", "c5", "b6", "d3", "c2", "a7", "d6", "e7", "d7", "e3", "b5", "d2")
 """Twelve plies of a seeded random game: a balanced middle game the opening book
-(engine/othello_book.py), which answers at once, has not got, and where a search of 20 plies
+(engine/othello_book.py), which answers at once, has not got, and where a search of 40 plies
 takes far more than a second (a lopsided one, where a side runs out of moves, can take less)."""
 
 
@@ -172,7 +172,7 @@ async def test_another_address_is_served_before_the_busy_addresss_later_turns() 
         bots.spawn(turn.game_id, task)
         tasks.append(task)
 
-    deep = SeatSpec.bot(20, time_ms=1500)
+    deep = SeatSpec.bot(40, time_ms=1500)
     quick = BotTurn(
         game_id="b",
         seat=1,
