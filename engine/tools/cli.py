@@ -56,7 +56,7 @@ from ubao.engine.search import (
     format_score,
 )
 from ubao.engine.searchable import Searchable, format_line
-from ubao.engine.solve import Solver
+from ubao.engine.solve import Result, Solver
 from ubao.engine.tools import (
     bench,
     gtp,
@@ -487,10 +487,16 @@ def command_solve(args: argparse.Namespace) -> None:
         say_threads(solver.threads_note)
         faster = slow_solve_note(game, solver)
         with still_solving(solver, faster) if progress else contextlib.nullcontext():
-            on_probe = probe_progress(not game.search_hints.board_keys) if progress else None
-            solution = solver.solve(position, on_probe)
+            if args.wld:
+                result = solver.result(position)
+            else:
+                on_probe = probe_progress(not game.search_hints.board_keys) if progress else None
+                solution = solver.solve(position, on_probe)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    if args.wld:
+        emit_result(args, game, position, result)
+        return
     pv = format_line(game, position, solution.pv)
     data = {
         **solution.to_dict(),
@@ -509,6 +515,21 @@ def command_solve(args: argparse.Namespace) -> None:
     ]
     if endgame is not None:
         lines.append(f"endgame database: {endgame.seeds} seeds, {len(endgame.values)} positions")
+    emit(args, data, "\n".join(lines))
+
+
+def emit_result(
+    args: argparse.Namespace, game: Searchable[Any, Any], position: Any, result: Result[Any]
+) -> None:
+    """`solve --wld`'s answer: who wins, a move that keeps it, what it took."""
+    move = None if result.move is None else game.format_move(position, result.move)
+    data = {**result.to_dict(), "move": move, **position_report(game, position)}
+    verdict = {"W": "player 0 wins", "D": "draw", "L": "player 1 wins"}[result.wdl]
+    lines = [
+        f"result: {verdict} (win, draw or loss only: the margin is not sought)",
+        f"move that keeps it: {move or 'none, the game is over'}",
+        f"{result.expanded} positions expanded, {result.probes} probes, {result.seconds:.2f} s",
+    ]
     emit(args, data, "\n".join(lines))
 
 
@@ -1093,6 +1114,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_hash_argument(solve, solving.SOLVER_HASH_MB, "the solver's table memory")
     add_endgame_argument(solve, auto=True)
     add_threads_argument(solve, "the native mancala solver")
+    solve.add_argument(
+        "--wld",
+        action="store_true",
+        help="who wins only (win, draw or loss) and a move that keeps it, not the margin: "
+        "null-window searches around a draw, much faster",
+    )
     solve.add_argument(
         "--progress",
         choices=("auto", "always"),

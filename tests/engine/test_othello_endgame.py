@@ -72,6 +72,24 @@ def test_the_native_margin_is_the_python_solvers_on_few_empties(seed: int) -> No
 
 
 @pytest.mark.parametrize(("text", "score"), FFO)
+def test_the_result_alone_of_ffo_positions_is_their_published_scores_sign(
+    text: str, score: int
+) -> None:
+    """`Solver.result` by the endgame solver: who wins, in fewer positions than the margin."""
+    game = native()
+    position = game.parse_position(text)
+    result = Solver(game).result(position)
+    mover = game.to_move(position)
+    assert result.winner == (None if score == 0 else mover if score > 0 else 1 - mover)
+    assert result.move is not None
+    child = OthelloEndgame(game, 16.0).margin(game.play(position, result.move))
+    assert child is not None and (child > 0) - (child < 0) == -((score > 0) - (score < 0))
+    exact = OthelloEndgame(game, 16.0)
+    assert exact.margin(position) == score
+    assert result.expanded < exact.nodes()
+
+
+@pytest.mark.parametrize(("text", "score"), FFO)
 def test_ffo_positions_get_their_published_exact_scores(text: str, score: int) -> None:
     game = native()
     position = game.parse_position(text)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.support.engine import BACKENDS
+from tests.support.engine import BACKENDS, SMALL_OPTIONS, sample_positions
 from ubao.engine.endgame import open_endgame
 from ubao.engine.games import make_game
 from ubao.engine.mancala.game import Kalah, Mancala, Position
+from ubao.engine.othello.game import Position as OthelloPosition
 from ubao.engine.search import search
 from ubao.engine.solve import UNBOUNDED, Solver, table_entries
 
@@ -243,3 +245,42 @@ def test_one_probe_says_whether_a_position_is_worth_a_value(backend: str) -> Non
         assert Solver(game).at_least(position, mover_value)
         assert not Solver(game).at_least(position, mover_value + 1)
         position = game.play(position, game.parse_move(position, move))
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["kalah", "egyptian", "othello"])
+def test_the_result_alone_is_the_solved_winner_and_its_move_keeps_it(
+    name: str, backend: str
+) -> None:
+    """`result`, the win/loss/draw search: the winner `solve` finds, and a move whose child
+    `solve` gives the same winner."""
+    game = make_game(name, SMALL_OPTIONS[name], backend)
+    results = set()
+    late = [p for p in sample_positions(game, 300, seed=11) if not endless(game, p)]
+    for position in late[8:80:8]:
+        result = Solver(game).result(position)
+        assert result.winner == Solver(game).solve(position).winner
+        assert result.move is not None and result.probes >= 1
+        child = game.play(position, result.move)
+        assert Solver(game).solve(child).winner == result.winner
+        results.add(result.wdl)
+    assert len(results) > 1  # the positions are not all one result
+
+
+def endless(game: Any, position: Any) -> bool:
+    """Whether `position` is too early for the Python solver to be quick: Othello (6x6) with
+    more than 12 empty squares."""
+    return (
+        isinstance(position, OthelloPosition) and (position.black | position.white).bit_count() < 24
+    )
+
+
+def test_a_finished_position_has_its_result_and_no_move() -> None:
+    game = make_game("kalah", {"pits": 2, "seeds": 1})
+    position = game.start()
+    while game.legal_moves(position):
+        position = game.play(position, game.legal_moves(position)[0])
+    result = Solver(game).result(position)
+    assert (result.move, result.probes) == (None, 0)
+    assert result.winner == Solver(game).solve(position).winner

@@ -156,7 +156,7 @@ async def test_sigterm_ends_the_server_soon_whatever_clients_and_engines_do(tmp_
         north_token = await join(north, game_id, 1)
         await south.ok(Move(id=0, game_id=game_id, token=south_token, ply=0, move="1"))
         await north.ok(Move(id=0, game_id=game_id, token=north_token, ply=1, move="1"))
-        thinker = SeatSpec.bot(40, time_ms=2000)
+        thinker = SeatSpec.bot(20, time_ms=2000)
         bots = await create(north, thinker, thinker, game="othello", options={})
         await north.ok(Watch(id=0, game_id=bots))
         await north.event_of(Moved)  # the engines run: the second search has begun

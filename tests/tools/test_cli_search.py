@@ -128,6 +128,19 @@ def test_solve_prints_the_value_and_a_line_of_best_play() -> None:
     assert data["pv"][0] == data["move"]
 
 
+def test_solve_wld_prints_who_wins_and_a_move_that_keeps_it() -> None:
+    out, _ = run("solve", "kalah", "--options", '{"pits":3,"seeds":2}', "--wld")
+    assert out.splitlines()[0] == (
+        "result: player 0 wins (win, draw or loss only: the margin is not sought)"
+    )
+    assert out.splitlines()[1].startswith("move that keeps it: ")
+    data = json.loads(
+        run("solve", "kalah", "--options", '{"pits":2,"seeds":4}', "--wld", "--json")[0]
+    )
+    assert (data["wdl"], data["winner"]) == ("L", 1) and "value" not in data
+    assert data["move"] in ("1", "2") and data["probes"] >= 1
+
+
 def test_python_dash_m_engine_is_ubao_engine() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ubao.engine", "analyse", "kalah", "--depth", "3", "--json"],
