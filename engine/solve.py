@@ -96,7 +96,7 @@ class Solution(Generic[M]):
     @property
     def wdl(self) -> str:
         """W, D or L for player 0 (the first player from the start position)."""
-        return "D" if self.winner is None else "WL"[self.winner]
+        return wdl(self.winner)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,7 +127,7 @@ class Result(Generic[M]):
     @property
     def wdl(self) -> str:
         """W, D or L for player 0."""
-        return "D" if self.winner is None else "WL"[self.winner]
+        return wdl(self.winner)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +137,11 @@ class Result(Generic[M]):
             "probes": self.probes,
             "seconds": self.seconds,
         }
+
+
+def wdl(winner: int | None) -> str:
+    """W, D or L for player 0, who wins being `winner` (None: a draw)."""
+    return "D" if winner is None else "WL"[winner]
 
 
 def margin(outcome: Outcome) -> int:
