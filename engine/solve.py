@@ -365,7 +365,7 @@ class Solver(Generic[P, M]):
                 assert outcome is not None
                 return result_value(outcome) * (-1 if game.to_move(position) else 1) >= value
             probes += 1
-            return self._probe(position, value) >= value
+            return self._test(position, value) >= value
 
         me = game.to_move(position)
         try:
@@ -391,20 +391,6 @@ class Solver(Generic[P, M]):
             probes=probes,
             seconds=time.perf_counter() - start,
         )
-
-    def _probe(self, position: P, beta: int) -> int:
-        """`_test`, by the 8x8 Othello endgame solver where it runs (its margins have the signs
-        of the solver's values: a win is above 0, a loss below)."""
-        if self.othello is None:
-            return self._test(position, beta)
-        left = None if self._deadline is None else self._deadline - time.perf_counter()
-        if left is not None and left <= 0:
-            raise TimeoutError("the solver's time ran out")
-        board = cast("OthelloPosition", position)
-        found = self.othello.margin(board, beta - 1, beta, 0.0 if left is None else left)
-        if found is None:
-            raise TimeoutError("the solver's time ran out")
-        return found
 
     @property
     def threads_note(self) -> str | None:
@@ -460,6 +446,12 @@ class Solver(Generic[P, M]):
         left = None if self._deadline is None else self._deadline - time.perf_counter()
         if left is not None and left <= 0:
             raise TimeoutError("the solver's time ran out")
+        if self.othello is not None:  # its margins: a game scored by points alone
+            board = cast("OthelloPosition", position)
+            found = self.othello.margin(board, beta - 1, beta, 0.0 if left is None else left)
+            if found is None:
+                raise TimeoutError("the solver's time ran out")
+            return found
         if self.native is not None:
             value = self.native.test(cast(Position, position), beta, left)
             self.expanded, self.table_entries = self.native.counts()
