@@ -8,6 +8,7 @@ Othello endgame solver.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from ubao.engine.backend import NativeOthello
@@ -41,6 +42,34 @@ class OthelloEndgame:
         """The mover's final margin if strictly between `alpha` and `beta`, else a bound on it
         (fail-soft); None if `seconds` (0: no limit) ran out or `stop` was called first."""
         return self.core.search(position, alpha, beta, seconds)
+
+    def result(self, position: Position, seconds: float = 0.0) -> tuple[int, Move] | None:
+        """Who wins under perfect play, the margin not sought: one search around a draw (the
+        win/loss/draw search of Edax and Zebra, far cheaper than the margin at 22-26 empties).
+        Gives the mover's margin if it is 0, else a bound on it (at least it in a win, at most
+        it in a loss), and a move that keeps the result: the table's move if it does, else the
+        first that does (in a loss, the table's move); None if `seconds` (0: no limit) ran
+        out or `stop` was called first. The mover must have a move, a pass or placements."""
+        deadline = time.perf_counter() + seconds
+        found = self.core.search(position, -1, 1, seconds)
+        if found is None:
+            return None
+        kids = self.game.children(position)
+        first = self.core.table_move(position)
+        kids.sort(key=lambda kid: kid[0] != first)
+        if found < 0 or kids[0][0] == PASS:
+            return found, kids[0][0]
+        kept = 1 if found > 0 else 0  # the least margin that keeps the result, the mover's
+        for move, child in kids:  # does the opponent's margin stay at most -kept?
+            left = deadline - time.perf_counter() if seconds else 0.0
+            if seconds and left <= 0:
+                return None
+            value = self.core.search(child, -kept, 1 - kept, left)
+            if value is None:
+                return None
+            if value <= -kept:
+                return found, move
+        raise AssertionError("no move keeps the result proved")
 
     def line(self, position: Position, margin: int) -> tuple[Move, ...]:
         """Best play to the end from a position whose mover's margin is `margin`: at each

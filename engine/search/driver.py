@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 
 from ubao.engine.backend import NativeRules
 from ubao.engine.game import M, P, shown
-from ubao.engine.othello_endgame import OthelloEndgame, endgame_for
+from ubao.engine.othello_endgame import MOST, OthelloEndgame, endgame_for
 from ubao.engine.search.control import (
     MAX_NODES,
     MAX_SEARCH_DEPTH,
@@ -21,7 +21,13 @@ from ubao.engine.search.control import (
     SearchAborted,
     SearchControl,
 )
-from ubao.engine.search.scores import final_score, forced_result, mate_distance
+from ubao.engine.search.scores import (
+    MATE,
+    PLY_SPAN,
+    final_score,
+    forced_result,
+    mate_distance,
+)
 from ubao.engine.search.table import DEFAULT_HASH_MB, TranspositionTable
 from ubao.engine.search.trace import Tracer
 from ubao.engine.search.tree import NativeTree, PythonTree
@@ -35,9 +41,12 @@ ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""
 DEFAULT_ALGORITHM = "negamax"
 
+RESULT_REACH = 26
+"""The most empty squares at which a timed 8x8 Othello search first seeks who wins (with half
+its time; the usual search gets the rest if that fails)."""
 ENDGAME_REACH = 24
-"""The most empty squares at which a timed 8x8 Othello search first tries to solve the
-position exactly (with half its time; the usual search gets the rest if that fails)."""
+"""The most empty squares at which a timed 8x8 Othello search, who wins known, seeks the
+margin too (with half the time left)."""
 UNTIMED_ENDGAME_REACH = 20
 """The same for a search with neither time nor depth limit (seconds on the native solver)."""
 
@@ -393,10 +402,15 @@ class Searcher(Generic[P, M]):
         return best
 
     def _solve(self, position: P, soft_deadline: float) -> SearchResult[M] | None:
-        """The exact result of an 8x8 Othello position within the endgame solver's reach, for
-        a search with no depth asked (a depth keeps the search node for node the Python one's),
-        or None: out of reach, or the solver ran out of the time it was given (on a clock, half
-        of what is left)."""
+        """The result of an 8x8 Othello position within the endgame solver's reach, for a
+        search with no depth asked (a depth keeps the search node for node the Python one's),
+        or None: out of reach, lost with the margin not found (the usual search then plays for
+        the opponent's mistakes), or the solver ran out of time.
+
+        With no limit, the margin up to `UNTIMED_ENDGAME_REACH` empties. On a clock, as Edax
+        and Zebra play, who wins first (half the time left), then up to `ENDGAME_REACH`
+        empties the margin (half the rest); a win whose margin was not found is played by a
+        move that keeps it, its score a bound."""
         game = self.game
         if not self._endgame_known:
             self._endgame_known = True
@@ -407,27 +421,33 @@ class Searcher(Generic[P, M]):
         board = cast("OthelloPosition", position)
         empties = 64 - (board.black | board.white).bit_count()
         start = time.perf_counter()
-        left = min(self.control.deadline, soft_deadline) - start
-        if left == inf and empties <= UNTIMED_ENDGAME_REACH:
-            seconds = inf
-        elif empties <= ENDGAME_REACH and left > 0:
-            seconds = left / 2
-        else:
+        end = min(self.control.deadline, soft_deadline)
+        if (end == inf and empties > UNTIMED_ENDGAME_REACH) or empties > RESULT_REACH:
             return None
         nodes_before = endgame.nodes()
         previous, self.control.on_stop = self.control.on_stop, endgame.stop
         try:
-            margin = endgame.margin(board, seconds=0.0 if seconds == inf else seconds)
+            if end == inf:
+                found: int | tuple[int, int] | None = endgame.margin(board)
+            else:
+                found = self._on_clock(endgame, board, empties, end)
         finally:
             self.control.on_stop = previous
-        if margin is None:
+        if found is None:
             return None
-        line = endgame.line(board, margin)
-        end = board
-        for move in line:
-            end = endgame.game.play(end, move)
-        outcome = endgame.game.outcome(end)
-        assert outcome is not None
+        if isinstance(found, int):
+            line = endgame.line(board, found)
+            final = board
+            for move in line:
+                final = endgame.game.play(final, move)
+            outcome = endgame.game.outcome(final)
+            assert outcome is not None
+            score = final_score(outcome, game.to_move(position), len(line))
+            pv, depth, proved = cast(tuple[M, ...], line), len(line), True
+        else:
+            bound, move = found
+            score = MATE + PLY_SPAN * bound - empties  # a win by at least `bound`
+            pv, depth, proved = (cast(M, move),), empties, False
         searched = endgame.nodes() - nodes_before
         stats = SearchStats(
             generated=searched,
@@ -435,13 +455,32 @@ class Searcher(Generic[P, M]):
             evaluated=0,
             cutoffs=0,
             table_hits=0,
-            depth=len(line),
+            depth=depth,
             seconds=time.perf_counter() - start,
             table_entries=0,
         )
-        score = final_score(outcome, game.to_move(position), len(line))
-        pv = cast(tuple[M, ...], line)
-        return SearchResult(pv[0], float(score), pv, stats, False, proved=True)
+        return SearchResult(pv[0], float(score), pv, stats, False, proved)
+
+    @staticmethod
+    def _on_clock(
+        endgame: OthelloEndgame, board: OthelloPosition, empties: int, end: float
+    ) -> int | tuple[int, int] | None:
+        """On a clock ending at `end`: the mover's margin if found in time; else in a win, the
+        bound proved and a move that keeps the win; else None."""
+        left = end - time.perf_counter()
+        found = endgame.result(board, seconds=left / 2) if left > 0 else None
+        if found is None:
+            return None
+        bound, move = found
+        if bound == 0:
+            return 0  # a draw: the margin itself
+        left = end - time.perf_counter()
+        if empties <= ENDGAME_REACH and left > 0:
+            window = (bound - 1, MOST) if bound > 0 else (-MOST, bound + 1)
+            margin = endgame.margin(board, *window, seconds=left / 2)
+            if margin is not None:
+                return margin
+        return (bound, move) if bound > 0 else None
 
     def _result(
         self,

@@ -16,6 +16,7 @@ from ubao.engine.backend import NATIVE_BUILT, NativeOthello
 from ubao.engine.othello.game import Othello, Position
 from ubao.engine.othello_endgame import OthelloEndgame, endgame_for
 from ubao.engine.search import Searcher
+from ubao.engine.search.scores import format_score
 from ubao.engine.solve import Solver
 
 if not NATIVE_BUILT:
@@ -87,6 +88,25 @@ def test_the_result_alone_of_ffo_positions_is_their_published_scores_sign(
     exact = OthelloEndgame(game, 16.0)
     assert exact.margin(position) == score
     assert result.expanded < exact.nodes()
+
+
+@pytest.mark.parametrize(("text", "score"), FFO)
+def test_the_solvers_result_alone_is_the_published_scores_sign_with_a_move_that_keeps_it(
+    text: str, score: int
+) -> None:
+    game = native()
+    position = game.parse_position(text)
+    solver = OthelloEndgame(game, 16.0)
+    found = solver.result(position)
+    assert found is not None
+    bound, move = found
+    assert (bound > 0) - (bound < 0) == (score > 0) - (score < 0)
+    assert bound <= score if score > 0 else bound >= score  # a bound on the right side
+    child = OthelloEndgame(game, 16.0).margin(game.play(position, move))
+    assert child is not None and (child > 0) - (child < 0) == -((score > 0) - (score < 0))
+    exact = OthelloEndgame(game, 16.0)
+    assert exact.margin(position) == score
+    assert solver.nodes() < exact.nodes()
 
 
 @pytest.mark.parametrize(("text", "score"), FFO)
@@ -199,6 +219,20 @@ def test_the_search_solves_a_position_within_reach_and_says_the_exact_result() -
     # the exact mode keeps searching node for node, to the depth asked
     exact = Searcher(game, exact=True).search(position, depth=2)
     assert exact.stats.depth == 2 and exact.margin is None
+
+
+def test_on_a_clock_beyond_the_margins_reach_the_search_plays_the_one_winning_move() -> None:
+    """FFO #47 (25 empties, White to move): g2 wins by 4, every other move loses by 24 or more.
+    Out of the margin's reach on a clock, who wins is sought alone and its move played."""
+    game = native()
+    position = game.parse_position(
+        "-OOOOO----OOOO---OOOOX--XXXXXX---OXOOX--OOOXOX----OOXX----XXXX-- O"
+    )
+    result = Searcher(game).search(position, time_ms=60_000)
+    assert result.move is not None and game.format_move(position, result.move) == "g2"
+    assert result.margin is not None and 0 < result.margin <= 4
+    assert not result.proved and result.pv == (result.move,)
+    assert format_score(result.score, result.proved).endswith(f"by at least {result.margin}")
 
 
 def test_stop_ends_a_solve_and_the_search_still_answers() -> None:
