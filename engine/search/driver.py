@@ -43,7 +43,8 @@ DEFAULT_ALGORITHM = "negamax"
 
 RESULT_REACH = 26
 """The most empty squares at which a timed 8x8 Othello search first seeks who wins (with half
-its time; the usual search gets the rest if that fails)."""
+its time, three quarters beyond `ENDGAME_REACH`; the usual search gets the rest if that
+fails)."""
 ENDGAME_REACH = 24
 """The most empty squares at which a timed 8x8 Othello search, who wins known, seeks the
 margin too (with half the time left)."""
@@ -408,9 +409,9 @@ class Searcher(Generic[P, M]):
         the opponent's mistakes), or the solver ran out of time.
 
         With no limit, the margin up to `UNTIMED_ENDGAME_REACH` empties. On a clock, as Edax
-        and Zebra play, who wins first (half the time left), then up to `ENDGAME_REACH`
-        empties the margin (half the rest); a win whose margin was not found is played by a
-        move that keeps it, its score a bound."""
+        and Zebra play, who wins first (`RESULT_REACH`), then up to `ENDGAME_REACH` empties the
+        margin (half the rest); a win whose margin was not found is played by a move that
+        keeps it, its score a bound."""
         game = self.game
         if not self._endgame_known:
             self._endgame_known = True
@@ -468,7 +469,8 @@ class Searcher(Generic[P, M]):
         """On a clock ending at `end`: the mover's margin if found in time; else in a win, the
         bound proved and a move that keeps the win; else None."""
         left = end - time.perf_counter()
-        found = endgame.result(board, seconds=left / 2) if left > 0 else None
+        share = 0.5 if empties <= ENDGAME_REACH else 0.75  # the margin will not be sought
+        found = endgame.result(board, seconds=left * share) if left > 0 else None
         if found is None:
             return None
         bound, move = found
