@@ -42,9 +42,10 @@ ALGORITHMS = ("minimax", "alphabeta", "negamax")
 DEFAULT_ALGORITHM = "negamax"
 
 RESULT_REACH = 26
-"""The most empty squares at which a timed 8x8 Othello search first seeks who wins (with half
-its time, three quarters beyond `ENDGAME_REACH`; the usual search gets the rest if that
-fails)."""
+"""The most empty squares at which a timed 8x8 Othello search first seeks who wins (with
+`RESULT_SHARE` of its time; the usual search gets the rest if that fails)."""
+RESULT_SHARE = 0.75
+"""Who wins matters more than the margin, and more than the usual search's guess."""
 ENDGAME_REACH = 24
 """The most empty squares at which a timed 8x8 Othello search, who wins known, seeks the
 margin too (with half the time left)."""
@@ -469,8 +470,7 @@ class Searcher(Generic[P, M]):
         """On a clock ending at `end`: the mover's margin if found in time; else in a win, the
         bound proved and a move that keeps the win; else None."""
         left = end - time.perf_counter()
-        share = 0.5 if empties <= ENDGAME_REACH else 0.75  # the margin will not be sought
-        found = endgame.result(board, seconds=left * share) if left > 0 else None
+        found = endgame.result(board, seconds=left * RESULT_SHARE) if left > 0 else None
         if found is None:
             return None
         bound, move = found
