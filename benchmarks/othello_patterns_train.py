@@ -102,14 +102,15 @@ def ties() -> tuple[Ints, Floats, int]:
         sign[offset : offset + 3**n] = kind_sign
         offset += 3**n
         used += int(compact.max()) + 1
-    parameter[patterns.MOBILITY], parameter[patterns.TEMPO] = used, used + 1
-    sign[patterns.MOBILITY] = sign[patterns.TEMPO] = 1.0
-    return parameter, sign, used + 2
+    scalars = [patterns.MOBILITY, patterns.TEMPO, patterns.PARITY]
+    parameter[scalars] = used + np.arange(len(scalars))
+    sign[scalars] = 1.0
+    return parameter, sign, used + len(scalars)
 
 
 def features(boards: Boards) -> tuple[Ints, Ints, Floats]:
-    """Per position, its stage, each instance's entry in the stage, and its mobility lead and
-    tempo (1: Black to move, -1: White), the two weighed features."""
+    """Per position, its stage, each instance's entry in the stage, and its mobility lead, tempo
+    (1: Black to move, -1: White) and parity (`patterns.last_mover`), the weighed features."""
     black, white, player = boards
     stage = np.array([patterns.stage_of(d) for d in range(65)])[_count(black | white)]
     entries = np.empty((len(black), len(patterns.INSTANCES)), dtype=np.int64)
@@ -129,7 +130,9 @@ def features(boards: Boards) -> tuple[Ints, Ints, Floats]:
         ],
         dtype=np.float64,
     )
-    return stage, entries, np.stack([mobility, np.where(player == 0, 1.0, -1.0)], axis=1)
+    tempo = np.where(player == 0, 1.0, -1.0)
+    parity = np.where(_count(black | white) % 2 == 1, tempo, -tempo)
+    return stage, entries, np.stack([mobility, tempo, parity], axis=1)
 
 
 def design(
@@ -138,7 +141,7 @@ def design(
     """The rows of the least squares problem: each row's parameter columns and their values."""
     parameter, sign, per_stage = tied
     base = stage[:, None] * per_stage
-    scalars = parameter[[patterns.MOBILITY, patterns.TEMPO]]
+    scalars = parameter[[patterns.MOBILITY, patterns.TEMPO, patterns.PARITY]]
     columns = np.concatenate([base + parameter[entries], base + scalars], axis=1)
     values = np.concatenate([sign[entries], weighed], axis=1)
     return columns, values
@@ -202,7 +205,7 @@ def read_now(stage: Ints, entries: Ints, weighed: Floats) -> Floats:
     table = np.asarray(patterns.weights(), dtype=np.float64) / patterns.SCALE
     base = stage * patterns.STAGE_SIZE
     tables = table[base[:, None] + entries].sum(axis=1)
-    scalars = table[base[:, None] + np.array([patterns.MOBILITY, patterns.TEMPO])]
+    scalars = table[base[:, None] + np.array([patterns.MOBILITY, patterns.TEMPO, patterns.PARITY])]
     return np.asarray(tables + (weighed * scalars).sum(axis=1))
 
 
@@ -256,21 +259,31 @@ def main(argv: list[str]) -> int:
     w = fit(columns[train], values[train], label[train], size, args.ridge, args.rounds)
     report("fitted", predict(w, columns[train], values[train]), label[train], stage[train])
     report("held out", predict(w, columns[held], values[held]), label[held], stage[held])
-    now = read_now(stage[held], entries[held], weighed[held])
-    report("weights read now, held out", now, label[held], stage[held])
+    try:
+        patterns.weights()
+        compared = True
+    except ValueError as refused:  # the layout changed: there is nothing to compare with
+        print(f"no weights to compare with: {refused}", file=sys.stderr)
+        compared = False
+    if compared:
+        now = read_now(stage[held], entries[held], weighed[held])
+        report("weights read now, held out", now, label[held], stage[held])
     if args.check:
         boards, label = load(args.check, 1.0)
         stage, entries, weighed = features(boards)
         columns, values = design(stage, entries, weighed, tied)
         report("check", predict(w, columns, values), label, stage)
-        report("weights read now, check", read_now(stage, entries, weighed), label, stage)
+        if compared:
+            report("weights read now, check", read_now(stage, entries, weighed), label, stage)
     data = patterns.encode(table(w, tied))
     write(data, args.out)
-    mobility, tempo = (
-        ", ".join(f"{w[(s + 1) * tied[2] - k]:.2f}" for s in range(patterns.STAGES)) for k in (2, 1)
+    mobility, tempo, parity = (
+        ", ".join(f"{w[(s + 1) * tied[2] - k]:.2f}" for s in range(patterns.STAGES))
+        for k in (3, 2, 1)
     )
     print(f"wrote {len(data)} bytes, {size} parameters; by stage, mobility weight: {mobility}")
     print(f"tempo weight: {tempo}")
+    print(f"parity weight: {parity}")
     return 0
 
 

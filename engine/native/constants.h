@@ -58,13 +58,14 @@ enum { BAO_BALANCED, BAO_MATERIAL, BAO_FRONT_ROW, BAO_EVALUATIONS };
 
 /* -- the patterns evaluation's instances (patterns.py; weights load at run time) -- */
 #define OTH_PATTERN_SIZE 8 /* ubao.engine.othello.patterns.SIZE */
-#define OTH_PATTERN_STAGES 10 /* ubao.engine.othello.patterns.STAGES */
+#define OTH_PATTERN_STAGES 12 /* ubao.engine.othello.patterns.STAGES */
 #define OTH_PATTERN_SCALE 256 /* ubao.engine.othello.patterns.SCALE */
 #define OTH_PATTERN_FIRST_DISCS 4 /* ubao.engine.othello.patterns.FIRST_DISCS */
-#define OTH_PATTERN_LAST_DISCS 55 /* ubao.engine.othello.patterns.LAST_DISCS */
-#define OTH_PATTERN_STAGE_SIZE 114779 /* ubao.engine.othello.patterns.STAGE_SIZE */
+#define OTH_PATTERN_LAST_DISCS 60 /* ubao.engine.othello.patterns.LAST_DISCS */
+#define OTH_PATTERN_STAGE_SIZE 114780 /* ubao.engine.othello.patterns.STAGE_SIZE */
 #define OTH_PATTERN_MOBILITY 114777 /* ubao.engine.othello.patterns.MOBILITY */
 #define OTH_PATTERN_TEMPO 114778 /* ubao.engine.othello.patterns.TEMPO */
+#define OTH_PATTERN_PARITY 114779 /* ubao.engine.othello.patterns.PARITY */
 #define OTH_PATTERN_INSTANCES 46
 #define OTH_PATTERN_MOST_SQUARES 10
 #define OTH_PATTERN_OFFSETS {0, 0, 0, 0, 59049, 59049, 59049, 59049, 78732, 78732, 78732, 78732, 78732, 78732, 78732, 78732, 85293, 85293, 85293, 85293, 91854, 91854, 91854, 91854, 98415, 98415, 98415, 98415, 104976, 104976, 111537, 111537, 111537, 111537, 113724, 113724, 113724, 113724, 114453, 114453, 114453, 114453, 114696, 114696, 114696, 114696}

@@ -122,7 +122,9 @@ __attribute__((target("bmi2"))) static long gathered_out(const int16_t *table, u
 double oth_patterns_value(uint64_t black, uint64_t white, int mobility, int tempo) {
     const int16_t *table = stage_table(black, white);
     long total = (long)table[OTH_PATTERN_MOBILITY] * mobility;
-    total += (long)table[OTH_PATTERN_TEMPO] * tempo;
+    /* parity: Black gets the last move (no pass) with an odd number empty and Black to move */
+    int last_mover = bits_count(black | white) % 2 ? tempo : -tempo;
+    total += (long)table[OTH_PATTERN_TEMPO] * tempo + (long)table[OTH_PATTERN_PARITY] * last_mover;
     total += gather && ob_path_running() != OB_PORTABLE ? GATHERED(table, black, white)
                                                         : spelled_out(table, black, white);
     return (double)total / OTH_PATTERN_SCALE;

@@ -118,8 +118,8 @@ static double B_NAME(oth_trained_, W)(const Rules *r, const Pos *p, Bb black_mov
     return (double)total / OTH_TRAINED_SCALE;
 }
 
-/* The evaluation `e` fused with the end test: the disc count in the last `size` empties (and
- * always for `discs`), else square weights (`positional`), five points per placement more than
+/* The evaluation `e` fused with the end test: the disc count in the last `size` empties (the
+ * last 3 for `patterns`, fitted nearer the end; always for `discs`), else square weights (`positional`), five points per placement more than
  * the opponent (`mobility`), or both (`standard`), integers as in Python; or `trained`, or
  * `patterns` (othello_patterns.c). */
 static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, double *value) {
@@ -129,7 +129,11 @@ static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, d
     Bb black_moves = B_NAME(oth_placements_, W)(r, black, white);
     Bb white_moves = B_NAME(oth_placements_, W)(r, white, black);
     if (!B_ANY(black_moves) && !B_ANY(white_moves)) return 0;
-    if (e == OTH_DISCS || r->squares - B_COUNT(occupied) <= r->size) {
+    int counted = r->size;
+#if W == 64
+    if (e == OTH_PATTERNS) counted = r->squares - 1 - OTH_PATTERN_LAST_DISCS;
+#endif
+    if (e == OTH_DISCS || r->squares - B_COUNT(occupied) <= counted) {
         *value = discs;
         return 1;
     }

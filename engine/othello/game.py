@@ -288,7 +288,7 @@ class Othello(Searchable[Position, Move]):
                 )
             )
         elif evaluation == self.patterns:
-            return self._fitted_leaf(patterns.value)
+            return self._fitted_leaf(patterns.value, self._squares - 1 - patterns.LAST_DISCS)
         else:
             return super().leaf_evaluation(evaluation)
         placements = self._placements
@@ -311,14 +311,15 @@ class Othello(Searchable[Position, Move]):
         return leaf
 
     def _fitted_leaf(
-        self, value: Callable[[int, int, int, int, int], float]
+        self, value: Callable[[int, int, int, int, int], float], counted: int | None = None
     ) -> Callable[[Position], float | None]:
         """`trained` or `patterns` (`value` of the boards, their placements and the player to
-        move) fused with the end test, as `standard` is."""
+        move) fused with the end test, as `standard` is; the disc count in the last `counted`
+        empties (by default the last `size`)."""
         placements = self._placements
         is_over = self.is_over
         squares = self._squares
-        endgame = self._endgame_empties
+        endgame = self._endgame_empties if counted is None else counted
 
         def leaf(position: Position) -> float | None:
             black, white, player = position

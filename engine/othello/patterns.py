@@ -8,13 +8,15 @@ share one table per stage, indexed by the contents of their squares in base 3 (e
 White 2; the first square the most significant digit). The value is Black's expected final
 margin in discs: the stage's table entries of every instance, plus a weight per legal placement
 more than White, plus the stage's tempo weight when Black is to move (minus it when White is: who
-moves next sways the margin, most in the middle game), all integers in 1/SCALE of a disc, over
-SCALE: the same float in Python and in
+moves next sways the margin, most in the middle game), plus its parity weight when Black is to
+move with an odd number of squares empty, or White with an even one (minus it otherwise: who
+gets the last move, as the search sees it, sways the endgame), all integers in 1/SCALE of a
+disc, over SCALE: the same float in Python and in
 the native core (engine/native/othello_patterns.c), which reads the same instances from
 constants.h and the same weights, handed over once by engine/backend.py.
 
 The weights live in pattern_weights.bin (zlib-compressed little-endian int16, stage after stage,
-each stage the kinds' tables in KINDS order, then the mobility weight and the tempo weight),
+each stage the kinds' tables in KINDS order, then the mobility, tempo and parity weights),
 checked against the SHA-256 that the training wrote into pattern_weights.py. A process whose
 environment names another file in `ENVIRONMENT` (a candidate the training wrote with `--out`, to
 be matched against the shipped one) reads that one instead, checked against the SHA-256 the
@@ -38,13 +40,15 @@ from ubao.engine.othello import pattern_weights
 
 SIZE: Final = 8
 """The board size the patterns are drawn on."""
-STAGES: Final = 10
-"""Game stages, by the discs on the board from the start (4) to the last evaluated (55)."""
+STAGES: Final = 12
+"""Game stages, by the discs on the board from the start (4) to the last evaluated (60)."""
 SCALE: Final = 256
 """Weights per disc of final margin."""
 FIRST_DISCS: Final = 4
-LAST_DISCS: Final = SIZE * SIZE - SIZE - 1
-"""The most discs an evaluated position has: with `SIZE` empties or fewer the search counts."""
+LAST_DISCS: Final = SIZE * SIZE - 4
+"""The most discs an evaluated position has: with 3 empties or fewer the search counts discs
+(a horizon at 4 to 8 empties, which a deep search reaches from the late middle game, is
+evaluated, as Zebra and Edax do: the disc count there is far from the final margin)."""
 WEIGHTS_FILE: Final = "pattern_weights.bin"
 ENVIRONMENT: Final = "UBAO_PATTERN_WEIGHTS"
 """The environment variable naming a weights file to read instead of the shipped one."""
@@ -94,20 +98,23 @@ def _images(squares: tuple[tuple[int, int], ...]) -> list[tuple[int, ...]]:
 
 def _layout() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], int]:
     """Every instance as (its kind's table offset in a stage, its squares), and a stage's size
-    (the tables, then the mobility weight and the tempo weight)."""
+    (the tables, then the mobility, tempo and parity weights)."""
     instances: list[tuple[int, tuple[int, ...]]] = []
     offset = 0
     for _, squares in KINDS:
         instances.extend((offset, image) for image in _images(squares))
         offset += 3 ** len(squares)
-    return tuple(instances), offset + 2
+    return tuple(instances), offset + 3
 
 
 INSTANCES, STAGE_SIZE = _layout()
-MOBILITY: Final = STAGE_SIZE - 2
+MOBILITY: Final = STAGE_SIZE - 3
 """The index in a stage of the weight per legal placement more than the opponent."""
-TEMPO: Final = STAGE_SIZE - 1
+TEMPO: Final = STAGE_SIZE - 2
 """The index in a stage of the weight of Black's being the one to move (White's: its negation)."""
+PARITY: Final = STAGE_SIZE - 1
+"""The index in a stage of the weight of Black's moving with an odd number of squares empty
+(or White with an even one: then Black, with no pass, gets the last move; its negation else)."""
 _MASKS: Final = tuple((offset, tuple(1 << s for s in squares)) for offset, squares in INSTANCES)
 
 
@@ -115,6 +122,12 @@ def stage_of(discs: int) -> int:
     """The stage of a board with `discs` discs."""
     spread = (discs - FIRST_DISCS) * STAGES // (LAST_DISCS - FIRST_DISCS + 1)
     return max(0, min(STAGES - 1, spread))
+
+
+def last_mover(discs: int, tempo: int) -> int:
+    """The parity feature: 1 when Black gets the last move, as no pass would change it (Black to
+    move, `tempo` 1, with an odd number of squares empty, or White with an even one), else -1."""
+    return tempo if discs % 2 else -tempo
 
 
 def digest(data: bytes) -> str:
@@ -166,7 +179,9 @@ def indices(black: int, white: int) -> list[int]:
 def value(black: int, white: int, black_moves: int, white_moves: int, player: int) -> float:
     """Black's expected final margin in discs with `player` (0 Black, 1 White) to move."""
     table = weights()
-    base = stage_of((black | white).bit_count()) * STAGE_SIZE
+    discs = (black | white).bit_count()
+    base = stage_of(discs) * STAGE_SIZE
+    tempo = -1 if player else 1
     total = table[base + MOBILITY] * (black_moves.bit_count() - white_moves.bit_count())
-    total += table[base + TEMPO] * (-1 if player else 1)
+    total += table[base + TEMPO] * tempo + table[base + PARITY] * last_mover(discs, tempo)
     return (total + sum(table[base + index] for index in indices(black, white))) / SCALE

@@ -94,6 +94,7 @@ PATTERNS = [
     "STAGE_SIZE",
     "MOBILITY",
     "TEMPO",
+    "PARITY",
 ]
 """The `patterns` evaluation's numbers (engine/othello/patterns.py)."""
 

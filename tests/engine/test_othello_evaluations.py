@@ -68,11 +68,21 @@ def test_patterns_is_the_default_on_8x8_and_standard_on_the_sizes_not_fitted_on(
 
 
 @pytest.mark.parametrize("size", range(4, 17, 2))
-def test_every_evaluation_scores_the_start_even_but_for_the_movers_tempo(size: int) -> None:
+def test_every_evaluation_scores_the_start_even_but_for_the_movers_tempo_and_parity(
+    size: int,
+) -> None:
     game = Othello({"size": size})
-    tempo = patterns.weights()[patterns.TEMPO] / patterns.SCALE  # the first stage's, Black to move
+    table = patterns.weights()  # the first stage's weights: Black moves, White gets the last move
+    moving = (table[patterns.TEMPO] - table[patterns.PARITY]) / patterns.SCALE
     for name, evaluate in game.evaluations.items():
-        assert evaluate(game.start()) == (tempo if name == "patterns" else 0), name
+        assert evaluate(game.start()) == (moving if name == "patterns" else 0), name
+
+
+def test_patterns_weighs_who_gets_the_last_move() -> None:
+    assert patterns.last_mover(discs=5, tempo=1) == 1  # 59 empty, Black to move: Black last
+    assert patterns.last_mover(discs=5, tempo=-1) == -1
+    assert patterns.last_mover(discs=4, tempo=1) == -1  # 60 empty: White last
+    assert patterns.last_mover(discs=4, tempo=-1) == 1
 
 
 def test_discs_counts_black_minus_white() -> None:
