@@ -28,6 +28,12 @@ with `--exact-empties` (16) squares empty or fewer, whose label is already exact
 label again (or, above 16, the endgame solver's). So the earlier positions get a label of
 their own in place of their game's result, as Logistello and Edax were trained.
 
+`game-labels` gives the positions with `--empties LOW-HIGH` squares empty of a `label` output
+their game's label again in place of their search's: before the sixth step of the `patterns`
+training (docs/othello.md) a search counted discs at a horizon in the last 8 empties, so that
+12-ply labels at 17 to 20 empties were far off; from 16 empties on each game's positions are
+solved exactly, so its label there is the result of near-perfect play from 4 plies on.
+
 `fit` counts the features of every position (`trained.features`), fits one weight per feature
 and game stage by least squares (a small ridge keeps rare features sane), and writes the weights,
 scaled to integers, to engine/othello/trained_weights.py; then run
@@ -115,12 +121,30 @@ def label(source: Path, out: Path, evaluation: str, depth: int, exact_empties: i
                 print(f"{number + 1} positions", file=sys.stderr, flush=True)
 
 
+def game_labels(source: Path, out: Path, empties: range) -> None:
+    """`source` with the search's label of each position with `empties` squares empty replaced
+    by its game's."""
+    with source.open() as lines, out.open("w") as sink:
+        for text in lines:
+            numbers = text.split()
+            black, white = int(numbers[0]), int(numbers[1])
+            if 64 - (black | white).bit_count() in empties:
+                numbers[-1] = numbers[3]
+            sink.write(" ".join(numbers) + "\n")
+
+
 def _black_value(score: float, player: int) -> int:
     """A search's score (the mover's) as Black's margin in whole discs (a forced result: its
     margin)."""
     forced = forced_result(score)
     value = forced[1] if forced is not None else round(score)
     return -value if player else value
+
+
+def _empties_range(text: str) -> range:
+    """`LOW-HIGH` as the range of empty squares from LOW to HIGH."""
+    low, _, high = text.partition("-")
+    return range(int(low), int(high or low) + 1)
 
 
 def _empties(position: Position) -> int:
@@ -211,6 +235,12 @@ def main(argv: list[str]) -> int:
     labelling.add_argument(
         "--exact-empties", type=int, default=SOLVED_EMPTIES, help="solve exactly from here on"
     )
+    regaining = commands.add_parser("game-labels", help="the game's label back, by empties")
+    regaining.add_argument("data", type=Path)
+    regaining.add_argument("--out", type=Path, required=True)
+    regaining.add_argument(
+        "--empties", type=_empties_range, required=True, metavar="LOW-HIGH", help="e.g. 17-20"
+    )
     fitting = commands.add_parser("fit", help="least squares; writes the weights module")
     fitting.add_argument("data", type=Path, nargs="+")
     args = parser.parse_args(argv)
@@ -218,6 +248,8 @@ def main(argv: list[str]) -> int:
         generate(args.games, args.seed, args.out, args.eval, args.depth, args.explore)
     elif args.command == "label":
         label(args.data, args.out, args.eval, args.depth, args.exact_empties)
+    elif args.command == "game-labels":
+        game_labels(args.data, args.out, args.empties)
     else:
         fit(args.data)
     return 0

@@ -15,6 +15,10 @@ time Zebra really took can be set beside ubao's:
 Zebra's clock is whole seconds, of which it keeps 10 in reserve; a move is given
 `(clock - 10) / (moves left + 1) * 0.7` seconds (timer.c), and may run over by up to 1.6/0.7 of
 that when an iteration is under way. The clock sent solves that for `--seconds`.
+
+`--depth D` searches D plies a move instead, with no clock and no endgame solving (`-l D 0 0`):
+against ubao at the same depth (`--engine1 depth=D,book=off`) a match compares the two
+evaluations, the searches aside.
 """
 
 from __future__ import annotations
@@ -82,18 +86,26 @@ def best_move(output: str) -> tuple[str, float | None]:
     return moves[-1], scores[-1] if scores else None
 
 
-def run_zebra(zebra: Path, game: GgfGame, seconds: float, hash_bits: int) -> GgfMove:
+def zebra_limits(seconds: float, depth: int | None, empties: int) -> list[str]:
+    """Zebra's options for a move: a clock aimed at `seconds`, or `depth` plies and no more."""
+    if depth is not None:
+        return ["-l", *[str(depth), "0", "0"] * 2]
+    clock = str(zebra_clock(seconds, empties))
+    return ["-l", *["60"] * 6, "-time", clock, "0", clock, "0"]
+
+
+def run_zebra(
+    zebra: Path, game: GgfGame, seconds: float, depth: int | None, hash_bits: int
+) -> GgfMove:
     text, empties, legal = zebra_position(game)
     if len(legal) == 1:
         return GgfMove(legal[0], None, 0.0)  # Zebra plays a forced move unsearched, unsaid
-    clock = str(zebra_clock(seconds, empties))
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as file:
         file.write(text)
     started = time.perf_counter()
     output = subprocess.run(
         [str(zebra.resolve()), "-quiet", "-evalone", "-b", "0", "-r", "0",
-         "-h", str(hash_bits), "-l", "60", "60", "60", "60", "60", "60",
-         "-time", clock, "0", clock, "0", "-g", file.name],
+         "-h", str(hash_bits), *zebra_limits(seconds, depth, empties), "-g", file.name],
         cwd=zebra.resolve().parent, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     Path(file.name).unlink()
@@ -101,7 +113,9 @@ def run_zebra(zebra: Path, game: GgfGame, seconds: float, hash_bits: int) -> Ggf
     return GgfMove(move, score, time.perf_counter() - started)
 
 
-def serve(zebra: Path, seconds: float, hash_bits: int, log: Path | None) -> None:
+def serve(
+    zebra: Path, seconds: float, depth: int | None, hash_bits: int, log: Path | None
+) -> None:
     """NBoard on stdin and stdout until `quit`."""
     game: GgfGame | None = None
 
@@ -118,7 +132,7 @@ def serve(zebra: Path, seconds: float, hash_bits: int, log: Path | None) -> None
             case PlayMove(move) if game is not None:
                 game = GgfGame(game.size, game.start, (*game.moves, move))
             case Go() if game is not None:
-                move = run_zebra(zebra, game, seconds, hash_bits)
+                move = run_zebra(zebra, game, seconds, depth, hash_bits)
                 if log is not None:
                     with log.open("a") as sink:
                         sink.write(f"{move.seconds:.3f}\n")
@@ -133,10 +147,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zebra", type=Path, required=True, help="Zebra's console binary")
     parser.add_argument("--seconds", type=float, default=1.0, help="time a move to aim at")
+    parser.add_argument("--depth", type=int, help="search this many plies, with no clock")
     parser.add_argument("--hash-bits", type=int, default=20, help="Zebra's table: 2^N entries")
     parser.add_argument("--log", type=Path, help="append each move's wall seconds here")
     args = parser.parse_args()
-    serve(args.zebra, args.seconds, args.hash_bits, args.log)
+    serve(args.zebra, args.seconds, args.depth, args.hash_bits, args.log)
 
 
 if __name__ == "__main__":

@@ -140,7 +140,8 @@ class Othello(Searchable[Position, Move]):
         )
         """The squares grouped by weight, the best group first: the order of `horizon_moves`."""
         self._endgame_empties = s
-        """From here on the evaluations count discs exactly (see `_exact`)."""
+        """From here on the evaluations count discs exactly (see `_exact`; `patterns`, fitted
+        nearer the end, only in the last 3 empties)."""
         self._trained_tables = trained.tables(
             s, self._weights, self._corner_reliefs, self._directions
         )
