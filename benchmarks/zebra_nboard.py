@@ -113,9 +113,7 @@ def run_zebra(
     return GgfMove(move, score, time.perf_counter() - started)
 
 
-def serve(
-    zebra: Path, seconds: float, depth: int | None, hash_bits: int, log: Path | None
-) -> None:
+def serve(zebra: Path, seconds: float, depth: int | None, hash_bits: int, log: Path | None) -> None:
     """NBoard on stdin and stdout until `quit`."""
     game: GgfGame | None = None
 

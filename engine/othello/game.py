@@ -140,8 +140,9 @@ class Othello(Searchable[Position, Move]):
         )
         """The squares grouped by weight, the best group first: the order of `horizon_moves`."""
         self._endgame_empties = s
-        """From here on the evaluations count discs exactly (see `_exact`; `patterns`, fitted
-        nearer the end, only in the last 3 empties)."""
+        """From here on the evaluations count discs exactly (see `_exact`)."""
+        self._patterns_counted = s * s - 1 - patterns.LAST_DISCS
+        """`patterns`, fitted nearer the end, counts them only from here on."""
         self._trained_tables = trained.tables(
             s, self._weights, self._corner_reliefs, self._directions
         )
@@ -289,7 +290,7 @@ class Othello(Searchable[Position, Move]):
                 )
             )
         elif evaluation == self.patterns:
-            return self._fitted_leaf(patterns.value, self._squares - 1 - patterns.LAST_DISCS)
+            return self._fitted_leaf(patterns.value, self._patterns_counted)
         else:
             return super().leaf_evaluation(evaluation)
         placements = self._placements
@@ -608,7 +609,7 @@ class Othello(Searchable[Position, Move]):
         """Black's expected final margin by pattern tables per game stage, fitted on ubao's
         self-play games labelled by its exact endgame solver (engine/othello/patterns.py);
         8x8 only."""
-        exact = self._exact(position)
+        exact = self._exact(position, self._patterns_counted)
         if exact is not None:
             return exact
         black, white, player = position
@@ -627,15 +628,18 @@ class Othello(Searchable[Position, Move]):
             self._placements(white, black),
         )
 
-    def _exact(self, position: Position) -> int | None:
-        """The disc difference once few squares are empty, else None.
+    def _exact(self, position: Position, counted: int | None = None) -> int | None:
+        """The disc difference once few squares are empty (`counted`, by default `size`), else
+        None.
 
         In the last `size` empties the game ends within reach of a search, corners and
         mobility have mostly been cashed in as discs, and the disc count is what the outcome
         scores; counting it exactly keeps the heuristics from preferring a square to the win.
         """
         black, white, _ = position
-        if self._squares - (black | white).bit_count() > self._endgame_empties:
+        if self._squares - (black | white).bit_count() > (
+            self._endgame_empties if counted is None else counted
+        ):
             return None
         return black.bit_count() - white.bit_count()
 
