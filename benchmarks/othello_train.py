@@ -28,13 +28,6 @@ with `--exact-empties` (16) squares empty or fewer, whose label is already exact
 label again (or, above 16, the endgame solver's). So the earlier positions get a label of
 their own in place of their game's result, as Logistello and Edax were trained.
 
-`replay` gives each game of a `generate` (or `label`) output a better end: `generate` plays
-on from 16 empties by random moves, which reach positions that games between good players
-rarely do, and the last stages of `patterns` were fitted to those. `replay` keeps each game up
-to its 16-empty position and replaces the rest by best play from there (the endgame solver's
-line), each move a random one instead with probability `--explore` (the line then solved
-again from the new position), every position labelled with its exact margin.
-
 `game-labels` gives the positions with `--empties LOW-HIGH` squares empty of a `label` output
 their game's label again in place of their search's: before the sixth step of the `patterns`
 training (docs/othello.md) a search counted discs at a horizon in the last 8 empties, so that
@@ -105,54 +98,6 @@ def generate(
                 sink.write(f"{p.black} {p.white} {p.player} {label}\n")
             if number % 100 == 99:
                 print(f"{number + 1} games", file=sys.stderr, flush=True)
-
-
-def replay(source: Path, out: Path, explore: float, seed: int) -> None:
-    """`source` with each game's random play after its 16-empty position replaced by best play
-    from there, a random move instead with probability `explore`."""
-    rng = random.Random(seed)
-    game = NativeOthello({})
-    solver = OthelloEndgame(game, 64)
-    before = 64
-    with source.open() as lines, out.open("w") as sink:
-        for text in lines:
-            numbers = text.split()
-            position = Position(int(numbers[0]), int(numbers[1]), int(numbers[2]))
-            empties = _empties(position)
-            first_solved, before = empties == SOLVED_EMPTIES < before, empties
-            if empties < SOLVED_EMPTIES:
-                continue  # the random play that follows
-            sink.write(text)
-            if first_solved:
-                for played, black_margin in played_out(game, solver, position, rng, explore)[1:]:
-                    labels = [str(black_margin)] * (len(numbers) - 3)
-                    sink.write(
-                        f"{played.black} {played.white} {played.player} {' '.join(labels)}\n"
-                    )
-
-
-def played_out(
-    game: NativeOthello,
-    solver: OthelloEndgame,
-    position: Position,
-    rng: random.Random,
-    explore: float,
-) -> list[tuple[Position, int]]:
-    """Every position from `position` to the end (not the finished one) with Black's exact
-    margin, played by the solver's best moves, a random one with probability `explore`."""
-    rows: list[tuple[Position, int]] = []
-    margin = _black_margin(solver, position) * (-1 if position.player else 1)  # the mover's
-    line = list(solver.line(position, margin))
-    while line:
-        rows.append((position, -margin if position.player else margin))
-        moves = game.legal_moves(position)
-        if len(moves) > 1 and rng.random() < explore:
-            position = game.play(position, rng.choice(moves))
-            margin = _black_margin(solver, position) * (-1 if position.player else 1)
-            line = list(solver.line(position, margin))
-        else:
-            position, margin = game.play(position, line.pop(0)), -margin
-    return rows
 
 
 def label(source: Path, out: Path, evaluation: str, depth: int, exact_empties: int) -> None:
@@ -290,11 +235,6 @@ def main(argv: list[str]) -> int:
     labelling.add_argument(
         "--exact-empties", type=int, default=SOLVED_EMPTIES, help="solve exactly from here on"
     )
-    replaying = commands.add_parser("replay", help="best play after 16 empties, not random")
-    replaying.add_argument("data", type=Path)
-    replaying.add_argument("--out", type=Path, required=True)
-    replaying.add_argument("--explore", type=float, default=0.1, help="the chance of a random move")
-    replaying.add_argument("--seed", type=int, default=37)
     regaining = commands.add_parser("game-labels", help="the game's label back, by empties")
     regaining.add_argument("data", type=Path)
     regaining.add_argument("--out", type=Path, required=True)
@@ -308,8 +248,6 @@ def main(argv: list[str]) -> int:
         generate(args.games, args.seed, args.out, args.eval, args.depth, args.explore)
     elif args.command == "label":
         label(args.data, args.out, args.eval, args.depth, args.exact_empties)
-    elif args.command == "replay":
-        replay(args.data, args.out, args.explore, args.seed)
     elif args.command == "game-labels":
         game_labels(args.data, args.out, args.empties)
     else:
