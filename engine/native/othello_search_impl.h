@@ -119,9 +119,9 @@ static double B_NAME(oth_trained_, W)(const Rules *r, const Pos *p, Bb black_mov
 }
 
 /* The evaluation `e` fused with the end test: the disc count in the last `size` empties (the
- * last 3 for `patterns`, fitted nearer the end; always for `discs`), else square weights (`positional`), five points per placement more than
- * the opponent (`mobility`), or both (`standard`), integers as in Python; or `trained`, or
- * `patterns` (othello_patterns.c). */
+ * last 3 for `patterns`, fitted nearer the end; always for `discs`), else square weights
+ * (`positional`), five points per placement more than the opponent (`mobility`), or both
+ * (`standard`), integers as in Python; or `trained`, or `patterns` (othello_patterns.c). */
 static int B_NAME(oth_leaf_, W)(const Rules *r, const Pos *p, int over, int e, double *value) {
     Bb black = p->black, white = p->white, occupied = B_OR(black, white);
     int discs = B_COUNT(black) - B_COUNT(white);
