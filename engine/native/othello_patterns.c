@@ -16,8 +16,12 @@
 #include "othello_board8.h"
 
 #define WEIGHTS ((size_t)OTH_PATTERN_STAGES * OTH_PATTERN_STAGE_SIZE)
+#define DISC_COUNTS (OTH_PATTERN_LAST_DISCS - OTH_PATTERN_FIRST_DISCS + 1)
+#define BLEND (2 * DISC_COUNTS) /* patterns.BLEND */
 
-static int16_t *weights; /* written once, before any search reads it */
+/* Per disc count from FIRST_DISCS, the stages' weights blended as patterns.blend_of says:
+ * written once, before any search reads it. */
+static int16_t *weights;
 static uint8_t spread[256][8]; /* a row's byte as its eight squares, 0 or 1 each */
 static const int offsets[OTH_PATTERN_INSTANCES] = OTH_PATTERN_OFFSETS;
 static const int lengths[OTH_PATTERN_INSTANCES] = OTH_PATTERN_LENGTHS;
@@ -57,15 +61,40 @@ static int gather_tables(void) {
     return 1;
 }
 
+static int floor_divide(int n, int d) { return n >= 0 ? n / d : -((-n + d - 1) / d); }
+
+static int stage_within(int stage) {
+    return stage < 0 ? 0 : stage > OTH_PATTERN_STAGES - 1 ? OTH_PATTERN_STAGES - 1 : stage;
+}
+
+/* patterns.blend_of and patterns.blended over every weight of every disc count. */
+static void blend(int16_t *out, const int16_t *stages) {
+    for (int d = 0; d < DISC_COUNTS; d++, out += OTH_PATTERN_STAGE_SIZE) {
+        int place = (2 * d + 1) * OTH_PATTERN_STAGES - DISC_COUNTS;
+        int earlier = floor_divide(place, BLEND), share = place - earlier * BLEND;
+        const int16_t *a = stages + (size_t)stage_within(earlier) * OTH_PATTERN_STAGE_SIZE;
+        const int16_t *b = stages + (size_t)stage_within(earlier + 1) * OTH_PATTERN_STAGE_SIZE;
+        for (int i = 0; i < OTH_PATTERN_STAGE_SIZE; i++) {
+            int total = a[i] * (BLEND - share) + b[i] * share;
+            int rounded = (abs(total) + BLEND / 2) / BLEND;
+            out[i] = (int16_t)(total >= 0 ? rounded : -rounded);
+        }
+    }
+}
+
 int oth_patterns_load(const void *data, size_t bytes) {
     if (weights) return 1;
     if (bytes != WEIGHTS * sizeof *weights) return 0;
-    int16_t *copy = malloc(bytes);
-    if (!copy || !gather_tables()) {
+    int16_t *copy = malloc((size_t)DISC_COUNTS * OTH_PATTERN_STAGE_SIZE * sizeof *copy);
+    int16_t *stages = malloc(bytes);
+    if (!copy || !stages || !gather_tables()) {
         free(copy);
+        free(stages);
         return 0;
     }
-    memcpy(copy, data, bytes);
+    memcpy(stages, data, bytes); /* the buffer need not be aligned for int16_t */
+    blend(copy, stages);
+    free(stages);
     for (int row = 0; row < 256; row++)
         for (int k = 0; k < 8; k++) spread[row][k] = (uint8_t)(row >> k & 1);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -77,13 +106,11 @@ int oth_patterns_load(const void *data, size_t bytes) {
 
 int oth_patterns_loaded(void) { return weights != NULL; }
 
-static const int16_t *stage_table(uint64_t black, uint64_t white) {
-    int discs = bits_count(black | white);
-    int stage = (discs - OTH_PATTERN_FIRST_DISCS) * OTH_PATTERN_STAGES /
-                (OTH_PATTERN_LAST_DISCS - OTH_PATTERN_FIRST_DISCS + 1);
-    if (stage < 0) stage = 0;
-    if (stage > OTH_PATTERN_STAGES - 1) stage = OTH_PATTERN_STAGES - 1;
-    return weights + (size_t)stage * OTH_PATTERN_STAGE_SIZE;
+static const int16_t *blended_table(uint64_t black, uint64_t white) {
+    int row = bits_count(black | white) - OTH_PATTERN_FIRST_DISCS;
+    if (row < 0) row = 0;
+    if (row > DISC_COUNTS - 1) row = DISC_COUNTS - 1;
+    return weights + (size_t)row * OTH_PATTERN_STAGE_SIZE;
 }
 
 static long spelled_out(const int16_t *table, uint64_t black, uint64_t white) {
@@ -120,7 +147,7 @@ __attribute__((target("bmi2"))) static long gathered_out(const int16_t *table, u
 #endif
 
 double oth_patterns_value(uint64_t black, uint64_t white, int mobility, int tempo) {
-    const int16_t *table = stage_table(black, white);
+    const int16_t *table = blended_table(black, white);
     long total = (long)table[OTH_PATTERN_MOBILITY] * mobility;
     /* parity: Black gets the last move (no pass) with an odd number empty and Black to move */
     int last_mover = bits_count(black | white) % 2 ? tempo : -tempo;

@@ -6,12 +6,14 @@ A pattern kind is a list of squares (an edge with its two X-squares, a corner's 
 line, a diagonal); its instances are its images under the board's eight symmetries, and they
 share one table per stage, indexed by the contents of their squares in base 3 (empty 0, Black 1,
 White 2; the first square the most significant digit). The value is Black's expected final
-margin in discs: the stage's table entries of every instance, plus a weight per legal placement
+margin in discs: the table entries of every instance, plus a weight per legal placement
 more than White, plus the stage's tempo weight when Black is to move (minus it when White is: who
 moves next sways the margin, most in the middle game), plus its parity weight when Black is to
 move with an odd number of squares empty, or White with an even one (minus it otherwise: who
 gets the last move, as the search sees it, sways the endgame), all integers in 1/SCALE of a
-disc, over SCALE: the same float in Python and in
+disc, over SCALE. Each stage's weights are what its middle is worth, and a board between two
+middles takes the two stages' weights in proportion to its distance from each (`blend_of`, as
+Zebra does), so that the value does not jump where one stage ends and the next begins: the same float in Python and in
 the native core (engine/native/othello_patterns.c), which reads the same instances from
 constants.h and the same weights, handed over once by engine/backend.py.
 
@@ -124,6 +126,28 @@ def stage_of(discs: int) -> int:
     return max(0, min(STAGES - 1, spread))
 
 
+BLEND: Final = 2 * (LAST_DISCS - FIRST_DISCS + 1)
+"""A board's share of the later of its two stages is in 1/BLEND (the stages' middles fall on
+half discs)."""
+
+
+def blend_of(discs: int) -> tuple[int, int, int]:
+    """The stages whose middles are nearest a board of `discs` discs, earlier first (the same
+    stage twice before the first middle and after the last), and the later one's share."""
+    place = (2 * (discs - FIRST_DISCS) + 1) * STAGES - (LAST_DISCS - FIRST_DISCS + 1)
+    earlier, share = divmod(place, BLEND)
+    return max(0, min(STAGES - 1, earlier)), max(0, min(STAGES - 1, earlier + 1)), share
+
+
+def blended(earlier: int, later: int, share: int) -> int:
+    """A weight between the two stages' weights `earlier` and `later`, the later one's share
+    `share`/BLEND, rounded half away from zero (so that swapping the colours, which negates
+    every weight, still negates the value) the same way here and in C."""
+    total = earlier * (BLEND - share) + later * share
+    rounded = (abs(total) + BLEND // 2) // BLEND
+    return rounded if total >= 0 else -rounded
+
+
 def last_mover(discs: int, tempo: int) -> int:
     """The parity feature: 1 when Black gets the last move, as no pass would change it (Black to
     move, `tempo` 1, with an odd number of squares empty, or White with an even one), else -1."""
@@ -180,8 +204,13 @@ def value(black: int, white: int, black_moves: int, white_moves: int, player: in
     """Black's expected final margin in discs with `player` (0 Black, 1 White) to move."""
     table = weights()
     discs = (black | white).bit_count()
-    base = stage_of(discs) * STAGE_SIZE
+    earlier, later, share = blend_of(discs)
+
+    def weight(index: int) -> int:
+        at = earlier * STAGE_SIZE + index, later * STAGE_SIZE + index
+        return blended(table[at[0]], table[at[1]], share)
+
     tempo = -1 if player else 1
-    total = table[base + MOBILITY] * (black_moves.bit_count() - white_moves.bit_count())
-    total += table[base + TEMPO] * tempo + table[base + PARITY] * last_mover(discs, tempo)
-    return (total + sum(table[base + index] for index in indices(black, white))) / SCALE
+    total = weight(MOBILITY) * (black_moves.bit_count() - white_moves.bit_count())
+    total += weight(TEMPO) * tempo + weight(PARITY) * last_mover(discs, tempo)
+    return (total + sum(weight(index) for index in indices(black, white))) / SCALE
