@@ -13,9 +13,10 @@ move with an odd number of squares empty, or White with an even one (minus it ot
 gets the last move, as the search sees it, sways the endgame), all integers in 1/SCALE of a
 disc, over SCALE. Each stage's weights are what its middle is worth, and a board between two
 middles takes the two stages' weights in proportion to its distance from each (`blend_of`, as
-Zebra does), so that the value does not jump where one stage ends and the next begins: the same float in Python and in
-the native core (engine/native/othello_patterns.c), which reads the same instances from
-constants.h and the same weights, handed over once by engine/backend.py.
+Zebra does), so that the value does not jump where one stage ends and the next begins. The
+same float in Python and in the native core (engine/native/othello_patterns.c), which reads the
+same instances from constants.h and the same weights, handed over once by engine/backend.py and
+blended there once for every disc count.
 
 The weights live in pattern_weights.bin (zlib-compressed little-endian int16, stage after stage,
 each stage the kinds' tables in KINDS order, then the mobility, tempo and parity weights),
