@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from array import array
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,26 @@ def test_patterns_weighs_who_gets_the_last_move() -> None:
     assert patterns.last_mover(discs=5, tempo=-1) == -1
     assert patterns.last_mover(discs=4, tempo=1) == -1  # 60 empty: White last
     assert patterns.last_mover(discs=4, tempo=-1) == 1
+
+
+def test_patterns_blends_the_stages_whose_middles_are_nearest_with_no_jump_between_them() -> None:
+    """Each disc more moves a board the same share from one stage's weights toward the next's
+    (so a search's value does not jump where a stage ends); before the first stage's middle and
+    after the last's, a board takes that stage alone."""
+    step = 2 * patterns.STAGES  # a disc's share, in 1/BLEND
+    counts = range(patterns.FIRST_DISCS, patterns.LAST_DISCS + 1)
+    blends = [patterns.blend_of(discs) for discs in counts]
+    assert blends[0][:2] == (0, 0) and blends[-1][:2] == (patterns.STAGES - 1,) * 2
+    places = [
+        earlier * patterns.BLEND + share for earlier, later, share in blends if later > earlier
+    ]
+    assert len(places) > 40 and all(b - a == step for a, b in pairwise(places))
+    assert all(later - earlier in (0, 1) for earlier, later, _ in blends)
+    half = patterns.BLEND // 2
+    assert (
+        patterns.blended(100, 300, 0) == 100 and patterns.blended(100, 300, patterns.BLEND) == 300
+    )
+    assert patterns.blended(1, 2, half) == 2 and patterns.blended(-1, -2, half) == -2  # half away
 
 
 def test_discs_counts_black_minus_white() -> None:
