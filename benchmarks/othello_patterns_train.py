@@ -12,9 +12,12 @@ position from 16 empties on labelled by the native exact solver, the earlier one
 result of their game's 16-empty position); where `label` added a search's value to a line, the
 fit takes that (`--blend`: its share, the game's label the rest). Nothing comes from another
 program. Entries that a symmetry or a swap of the colours relates share one parameter
-(`ties`). Every stage is fitted at once by ridge-regularised least squares, solved by conjugate
-gradients on the normal equations: some 300,000 unknowns over half a million rows of 47
-non-zeros, which numpy's vector operations do in minutes where a Python loop would take hours.
+(`ties`). A position's value blends its two nearest stages (`patterns.blend_of`), so its row
+takes both stages' parameters, each by its share. Every stage is fitted at once by
+ridge-regularised least squares, solved by conjugate gradients on the normal equations: some
+300,000 unknowns over millions of rows of 94 non-zeros (int32 columns and float32 values, the
+products a million rows at a time), which numpy's vector operations do in minutes where a
+Python loop would take hours.
 A tenth of the positions (blocks of lines, so mostly whole games) is held out to report the
 error, beside the error of the weights the engine reads now; `--check` files (labelled apart)
 are reported too. Writes engine/othello/pattern_weights.bin and its digest in
@@ -43,8 +46,13 @@ HELD_OUT_BLOCK = 2000
 RIDGE = 30.0
 ROUNDS = 150
 
+CHUNK = 1 << 20
+"""Rows per step of the conjugate gradients' products, which bounds their temporary arrays."""
+
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
+Columns = NDArray[np.int32]
+Values = NDArray[np.float32]
 
 
 Boards = tuple[NDArray[np.uint64], NDArray[np.uint64], Ints]
@@ -108,11 +116,17 @@ def ties() -> tuple[Ints, Floats, int]:
     return parameter, sign, used + len(scalars)
 
 
+BLENDS = np.array([patterns.blend_of(discs) for discs in range(patterns.SIZE**2 + 1)])
+"""Per disc count, `patterns.blend_of`: the earlier stage, the later one, the later's share."""
+STAGE_OF = np.array([patterns.stage_of(discs) for discs in range(patterns.SIZE**2 + 1)])
+"""Per disc count, the stage whose discs it is in (the errors are reported by it)."""
+
+
 def features(boards: Boards) -> tuple[Ints, Ints, Floats]:
-    """Per position, its stage, each instance's entry in the stage, and its mobility lead, tempo
+    """Per position, its discs, each instance's entry in a stage, and its mobility lead, tempo
     (1: Black to move, -1: White) and parity (`patterns.last_mover`), the weighed features."""
     black, white, player = boards
-    stage = np.array([patterns.stage_of(d) for d in range(65)])[_count(black | white)]
+    discs = _count(black | white)
     entries = np.empty((len(black), len(patterns.INSTANCES)), dtype=np.int64)
     one = np.uint64(1)
     for k, (offset, squares) in enumerate(patterns.INSTANCES):
@@ -132,33 +146,43 @@ def features(boards: Boards) -> tuple[Ints, Ints, Floats]:
     )
     tempo = np.where(player == 0, 1.0, -1.0)
     parity = np.where(_count(black | white) % 2 == 1, tempo, -tempo)
-    return stage, entries, np.stack([mobility, tempo, parity], axis=1)
+    return discs, entries, np.stack([mobility, tempo, parity], axis=1)
 
 
 def design(
-    stage: Ints, entries: Ints, weighed: Floats, tied: tuple[Ints, Floats, int]
-) -> tuple[Ints, Floats]:
-    """The rows of the least squares problem: each row's parameter columns and their values."""
+    discs: Ints, entries: Ints, weighed: Floats, tied: tuple[Ints, Floats, int]
+) -> tuple[Columns, Values]:
+    """The rows of the least squares problem: each row's parameter columns and their values,
+    the earlier stage's by its share and the later's by its own."""
     parameter, sign, per_stage = tied
-    base = stage[:, None] * per_stage
+    earlier, later, share = BLENDS[discs].T
     scalars = parameter[[patterns.MOBILITY, patterns.TEMPO, patterns.PARITY]]
-    columns = np.concatenate([base + parameter[entries], base + scalars], axis=1)
-    values = np.concatenate([sign[entries], weighed], axis=1)
+    within = np.concatenate([parameter[entries], np.broadcast_to(scalars, weighed.shape)], axis=1)
+    weights = np.concatenate([sign[entries], weighed], axis=1).astype(np.float32)
+    later_share = (share / patterns.BLEND).astype(np.float32)[:, None]
+    columns = np.concatenate(
+        [earlier[:, None] * per_stage + within, later[:, None] * per_stage + within], axis=1
+    ).astype(np.int32)
+    values = np.concatenate([weights * (1 - later_share), weights * later_share], axis=1)
     return columns, values
 
 
 def fit(
-    columns: Ints, values: Floats, label: Floats, size: int, ridge: float, rounds: int
+    columns: Columns, values: Values, label: Floats, size: int, ridge: float, rounds: int
 ) -> Floats:
     """The parameters (in discs) minimising squared error plus `ridge` times their squares, by
     conjugate gradients on the normal equations."""
-    flat = columns.ravel()
 
     def normal(w: Floats) -> Floats:
-        return backward((w[columns] * values).sum(axis=1)) + ridge * w
+        return backward(predict(w, columns, values)) + ridge * w
 
     def backward(r: Floats) -> Floats:
-        return np.bincount(flat, weights=(values * r[:, None]).ravel(), minlength=size)
+        total = np.zeros(size)
+        for start in range(0, len(columns), CHUNK):
+            rows = slice(start, start + CHUNK)
+            weights = (values[rows] * r[rows, None]).ravel()
+            total += np.bincount(columns[rows].ravel(), weights=weights, minlength=size)
+        return total
 
     w = np.zeros(size)
     residual = backward(label)
@@ -175,15 +199,29 @@ def fit(
     return w
 
 
-def report(name: str, value: Floats, label: Floats, stage: Ints) -> None:
-    """Root mean square error, over all and per stage."""
+def report(name: str, value: Floats, label: Floats, discs: Ints) -> None:
+    """Root mean square error, over all and per stage (of the positions in its discs)."""
     error = value - label
+    stage = STAGE_OF[discs]
     shown = " ".join(
         f"{s}:{np.sqrt(np.mean(error[stage == s] ** 2)):.2f}"
         for s in range(patterns.STAGES)
         if np.any(stage == s)
     )
     print(f"{name}: rms {np.sqrt(np.mean(error**2)):.2f} discs; by stage {shown}")
+
+
+def parameters_now(tied: tuple[Ints, Floats, int]) -> Floats:
+    """The weights the engine reads now (`patterns.weights`) as the fit's parameters, in discs:
+    each parameter from the entries that take it (which the ties keep equal)."""
+    parameter, sign, per_stage = tied
+    table = np.asarray(patterns.weights(), dtype=np.float64).reshape(patterns.STAGES, -1)
+    w = np.zeros(patterns.STAGES * per_stage)
+    taken = sign != 0
+    for stage in range(patterns.STAGES):
+        values = table[stage, taken] * sign[taken] / patterns.SCALE
+        w[stage * per_stage + parameter[taken]] = values
+    return w
 
 
 def table(w: Floats, tied: tuple[Ints, Floats, int]) -> array[int]:
@@ -194,19 +232,29 @@ def table(w: Floats, tied: tuple[Ints, Floats, int]) -> array[int]:
     return array("h", scaled.astype(np.int64).tolist())
 
 
-def predict(w: Floats, columns: Ints, values: Floats) -> Floats:
+def predict(w: Floats, columns: Columns, values: Values) -> Floats:
     """The fitted parameters' value of each row."""
-    return np.asarray((w[columns] * values).sum(axis=1))
+    value = np.empty(len(columns))
+    for i in range(0, len(columns), CHUNK):
+        value[i : i + CHUNK] = (w[columns[i : i + CHUNK]] * values[i : i + CHUNK]).sum(axis=1)
+    return value
 
 
-def read_now(stage: Ints, entries: Ints, weighed: Floats) -> Floats:
+def read_now(discs: Ints, entries: Ints, weighed: Floats) -> Floats:
     """The value the weights the engine reads now (`patterns.weights`: the shipped file, or the
-    candidate `patterns.ENVIRONMENT` names) give each position, to compare with the fit's."""
-    table = np.asarray(patterns.weights(), dtype=np.float64) / patterns.SCALE
-    base = stage * patterns.STAGE_SIZE
-    tables = table[base[:, None] + entries].sum(axis=1)
-    scalars = table[base[:, None] + np.array([patterns.MOBILITY, patterns.TEMPO, patterns.PARITY])]
-    return np.asarray(tables + (weighed * scalars).sum(axis=1))
+    candidate `patterns.ENVIRONMENT` names) give each position, blended and rounded as the
+    engine does (`patterns.blended`), to compare with the fit's."""
+    table = np.asarray(patterns.weights(), dtype=np.int64).reshape(patterns.STAGES, -1)
+    earlier, later, share = (column[:, None] for column in BLENDS[discs].T)
+
+    def blended(index: Ints) -> Ints:
+        total = table[earlier, index] * (patterns.BLEND - share) + table[later, index] * share
+        return np.sign(total) * ((np.abs(total) + patterns.BLEND // 2) // patterns.BLEND)
+
+    scalars = np.array([patterns.MOBILITY, patterns.TEMPO, patterns.PARITY])
+    tables = blended(entries).sum(axis=1)
+    weighed_sum = (weighed * blended(np.broadcast_to(scalars, weighed.shape))).sum(axis=1)
+    return np.asarray((tables + weighed_sum) / patterns.SCALE)
 
 
 def write(data: bytes, out: Path | None) -> None:
@@ -240,6 +288,11 @@ def main(argv: list[str]) -> int:
         "--check", type=Path, nargs="*", default=[], help="positions labelled apart to measure on"
     )
     parser.add_argument(
+        "--from-now",
+        action="store_true",
+        help="fit the change to the weights read now (the ridge pulls toward them, not zero)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         help="write the weights here (and its digest beside it), not the package",
@@ -248,17 +301,19 @@ def main(argv: list[str]) -> int:
     boards, label = load(args.data, args.blend)
     black, white, _ = boards
     held = (np.arange(len(black)) // HELD_OUT_BLOCK) % 10 == 9
-    stage, entries, weighed = features(boards)
+    discs, entries, weighed = features(boards)
     for i in np.random.default_rng(0).choice(len(black), 200):  # the evaluation's own entries
         assert entries[i].tolist() == patterns.indices(int(black[i]), int(white[i]))
     tied = ties()
-    columns, values = design(stage, entries, weighed, tied)
+    columns, values = design(discs, entries, weighed, tied)
     train = ~held
     print(f"{int(train.sum())} positions to fit, {int(held.sum())} held out", file=sys.stderr)
     size = patterns.STAGES * tied[2]
-    w = fit(columns[train], values[train], label[train], size, args.ridge, args.rounds)
-    report("fitted", predict(w, columns[train], values[train]), label[train], stage[train])
-    report("held out", predict(w, columns[held], values[held]), label[held], stage[held])
+    start = parameters_now(tied) if args.from_now else np.zeros(size)
+    rest = label[train] - predict(start, columns[train], values[train])
+    w = start + fit(columns[train], values[train], rest, size, args.ridge, args.rounds)
+    report("fitted", predict(w, columns[train], values[train]), label[train], discs[train])
+    report("held out", predict(w, columns[held], values[held]), label[held], discs[held])
     try:
         patterns.weights()
         compared = True
@@ -266,15 +321,15 @@ def main(argv: list[str]) -> int:
         print(f"no weights to compare with: {refused}", file=sys.stderr)
         compared = False
     if compared:
-        now = read_now(stage[held], entries[held], weighed[held])
-        report("weights read now, held out", now, label[held], stage[held])
+        now = read_now(discs[held], entries[held], weighed[held])
+        report("weights read now, held out", now, label[held], discs[held])
     if args.check:
         boards, label = load(args.check, 1.0)
-        stage, entries, weighed = features(boards)
-        columns, values = design(stage, entries, weighed, tied)
-        report("check", predict(w, columns, values), label, stage)
+        discs, entries, weighed = features(boards)
+        columns, values = design(discs, entries, weighed, tied)
+        report("check", predict(w, columns, values), label, discs)
         if compared:
-            report("weights read now, check", read_now(stage, entries, weighed), label, stage)
+            report("weights read now, check", read_now(discs, entries, weighed), label, discs)
     data = patterns.encode(table(w, tied))
     write(data, args.out)
     mobility, tempo, parity = (
