@@ -122,7 +122,8 @@ _MASKS: Final = tuple((offset, tuple(1 << s for s in squares)) for offset, squar
 
 
 def stage_of(discs: int) -> int:
-    """The stage of a board with `discs` discs."""
+    """The stage whose discs a board with `discs` discs is among (the training reports its
+    errors by it; the value blends the two stages whose middles are nearest, `blend_of`)."""
     spread = (discs - FIRST_DISCS) * STAGES // (LAST_DISCS - FIRST_DISCS + 1)
     return max(0, min(STAGES - 1, spread))
 
