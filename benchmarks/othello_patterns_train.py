@@ -145,7 +145,7 @@ def features(boards: Boards) -> tuple[Ints, Ints, Floats]:
         dtype=np.float64,
     )
     tempo = np.where(player == 0, 1.0, -1.0)
-    parity = np.where(_count(black | white) % 2 == 1, tempo, -tempo)
+    parity = np.where(discs % 2 == 1, tempo, -tempo)
     return discs, entries, np.stack([mobility, tempo, parity], axis=1)
 
 
