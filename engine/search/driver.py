@@ -8,7 +8,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from math import inf
+from math import floor, inf, log2
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from ubao.engine.backend import NativeRules
@@ -41,11 +41,15 @@ ALGORITHMS = ("minimax", "alphabeta", "negamax")
 """Every search algorithm by name."""
 DEFAULT_ALGORITHM = "negamax"
 
-RESULT_REACH = 26
-"""The most empty squares at which a timed 8x8 Othello search first seeks who wins (with
-`RESULT_SHARE` of its time; the usual search gets the rest if that fails)."""
 RESULT_SHARE = 0.75
 """Who wins matters more than the margin, and more than the usual search's guess."""
+RESULT_BASE = 24
+RESULT_BASE_SECONDS = 0.4
+"""Who wins at `RESULT_BASE` empty squares takes the native solver about this long (the median
+of positions from 1 s games against Zebra, on the shared 2-core machine), and about twice as
+long for each square more."""
+RESULT_REACH = 30
+"""The most empty squares at which a timed search seeks who wins, whatever its time."""
 ENDGAME_REACH = 24
 """The most empty squares at which a timed 8x8 Othello search, who wins known, seeks the
 margin too (with half the time left)."""
@@ -410,9 +414,9 @@ class Searcher(Generic[P, M]):
         the opponent's mistakes), or the solver ran out of time.
 
         With no limit, the margin up to `UNTIMED_ENDGAME_REACH` empties. On a clock, as Edax
-        and Zebra play, who wins first (`RESULT_REACH`), then up to `ENDGAME_REACH` empties the
-        margin (half the rest); a win whose margin was not found is played by a move that
-        keeps it, its score a bound."""
+        and Zebra play, who wins first (within `result_reach` of its time), then up to
+        `ENDGAME_REACH` empties the margin (half the rest); a win whose margin was not found is
+        played by a move that keeps it, its score a bound."""
         game = self.game
         if not self._endgame_known:
             self._endgame_known = True
@@ -424,7 +428,7 @@ class Searcher(Generic[P, M]):
         empties = 64 - (board.black | board.white).bit_count()
         start = time.perf_counter()
         end = min(self.control.deadline, soft_deadline)
-        if (end == inf and empties > UNTIMED_ENDGAME_REACH) or empties > RESULT_REACH:
+        if empties > (UNTIMED_ENDGAME_REACH if end == inf else result_reach(end - start)):
             return None
         nodes_before = endgame.nodes()
         previous, self.control.on_stop = self.control.on_stop, endgame.stop
@@ -507,6 +511,15 @@ class Searcher(Generic[P, M]):
         )
         # A float on both backends: the Python search's integer evaluations stay ints.
         return SearchResult(pv[0] if pv else None, float(score), pv, stats, stopped, proved)
+
+
+def result_reach(seconds: float) -> int:
+    """The most empty squares at which a search with `seconds` seeks who wins first: where the
+    solver likely answers within its share. A failed try leaves the usual search only the
+    rest: at 1 s a move, who wins from 26 empty squares took 1 to 6 s and mostly failed, and
+    the moves the search then found in a quarter second lost discs the full second kept."""
+    budget = RESULT_SHARE * seconds / RESULT_BASE_SECONDS
+    return min(RESULT_REACH, RESULT_BASE + floor(log2(budget))) if budget > 0 else 0
 
 
 def search(

@@ -16,6 +16,7 @@ from ubao.engine.backend import NATIVE_BUILT, NativeOthello
 from ubao.engine.othello.game import Othello, Position
 from ubao.engine.othello_endgame import OthelloEndgame, endgame_for
 from ubao.engine.search import Searcher
+from ubao.engine.search.driver import RESULT_BASE, RESULT_REACH, result_reach
 from ubao.engine.search.scores import format_score
 from ubao.engine.solve import Solver
 
@@ -233,6 +234,16 @@ def test_on_a_clock_beyond_the_margins_reach_the_search_plays_the_one_winning_mo
     assert result.margin is not None and 0 < result.margin <= 4
     assert not result.proved and result.pv == (result.move,)
     assert format_score(result.score, result.proved).endswith(f"by at least {result.margin}")
+
+
+def test_who_wins_is_sought_first_only_as_far_as_the_time_likely_reaches() -> None:
+    """Each square more doubles what who-wins costs; a try that fails leaves the usual search a
+    quarter of the time. So a second a move seeks it from 24 empty squares, each doubling of
+    the time one square further, never beyond `RESULT_REACH`."""
+    assert result_reach(1.0) == RESULT_BASE
+    assert [result_reach(2.0**k) - RESULT_BASE for k in range(-2, 3)] == [-2, -1, 0, 1, 2]
+    assert result_reach(3600.0) == RESULT_REACH
+    assert result_reach(0.0) == 0
 
 
 def test_stop_ends_a_solve_and_the_search_still_answers() -> None:
