@@ -375,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive,
         default=1,
         metavar="N",
-        help="search threads (native negamax: lazy SMP; default 1)",
+        help="search threads (native negamax: ABDADA; default 1)",
     )
     mode = bot.add_mutually_exclusive_group(required=True)
     mode.add_argument("--join", metavar="GAME_ID", help="play in this game")

@@ -79,7 +79,7 @@ class EngineSettings:
     eval: str | None = None
     algorithm: str = DEFAULT_ALGORITHM
     threads: int = 1
-    """Search threads (lazy SMP in the native search; one elsewhere, and the log says why)."""
+    """Search threads (ABDADA in the native search; one elsewhere, and the log says why)."""
 
     def describe(self) -> str:
         text = f"depth {self.depth}"

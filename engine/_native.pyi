@@ -71,8 +71,10 @@ class Search:
     node for node, with its own transposition table, used `table_depth` or more plies above the
     horizon (`SearchHints.table_depth`), negamax's moves sorted by evaluation `sort_depth` or
     more (`SearchHints.sort_depth`; 0: never); each iteration runs without the GIL, the
-    strength mode's negamax on `set_threads` threads sharing the table (lazy SMP: the main
-    thread's result, every thread's counts). Moves are the game's own: ints, Bao's `BaoMove`.
+    strength mode's negamax on `set_threads` threads sharing the table (ABDADA: the first
+    thread's to finish, every thread's counts; the odd helpers in reverse order near the root
+    with `reversed_helpers`, `SearchHints.reversed_helpers`). Moves are the game's own: ints,
+    Bao's `BaoMove`.
     `iterate`'s `nodes` limits the search (every thread's nodes since `begin`; 0: no limit):
     the main thread stops at its share, which the helpers' about match."""
 
@@ -85,6 +87,7 @@ class Search:
         algorithm: str,
         table_depth: int,
         sort_depth: int,
+        reversed_helpers: bool,
     ) -> None: ...
     def begin(self) -> None: ...
     def iterate(

@@ -113,8 +113,8 @@ class NativeRules(ABC):
 
     _core: MancalaCore | OthelloCore | BaoCore
     search_hints: ClassVar[SearchHints]
-    """The game's (`Searchable.search_hints`): the native search reads its `table_depth` and
-    `sort_depth`."""
+    """The game's (`Searchable.search_hints`): the native search reads its `table_depth`,
+    `sort_depth` and `reversed_helpers`."""
 
     @abstractmethod
     def perft(self, position: Any, depth: int) -> int:
@@ -125,7 +125,14 @@ class NativeRules(ABC):
         `evaluation` (any of the game's) in strength or `exact` mode."""
         hints = self.search_hints
         return SearchCore(
-            self._core, hash_mb, exact, evaluation, algorithm, hints.table_depth, hints.sort_depth
+            self._core,
+            hash_mb,
+            exact,
+            evaluation,
+            algorithm,
+            hints.table_depth,
+            hints.sort_depth,
+            hints.reversed_helpers,
         )
 
 

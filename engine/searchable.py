@@ -66,6 +66,12 @@ class SearchHints:
     far from the horizon an evaluation per child costs little beside the subtree a better first
     move saves: in Othello most at multi-ProbCut's null-window nodes."""
 
+    reversed_helpers: bool = False
+    """Whether a parallel search's odd helper threads search in reverse order near the root
+    (every root move, and every move after the first for a few plies below), so that they start
+    where the main thread will end, besides leaving a child another thread is searching for
+    last (ABDADA). Bao's threads finish each depth sooner so; Kalah's and Othello's later."""
+
     board_keys: bool = False
     """Whether the game implements `board_key`: an optional capability the solver keys its
     table on and prunes with."""

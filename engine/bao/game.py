@@ -121,7 +121,7 @@ class Bao(Searchable[Position, BaoMove]):
 
     name: ClassVar[str] = "bao"
     # measured: docs/engine.md, Iterative deepening and time control
-    search_hints = SearchHints(deepening_step=2)
+    search_hints = SearchHints(deepening_step=2, reversed_helpers=True)
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         self.options = _validated(options or {})

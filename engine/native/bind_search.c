@@ -63,15 +63,16 @@ static int search_evaluation(PyObject *rules, const char *name) {
 }
 
 static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"rules",       "hash_mb",    "exact", "evaluation", "algorithm",
-                            "table_depth", "sort_depth", NULL};
+    static char *names[] = {"rules",      "hash_mb",          "exact",
+                            "evaluation", "algorithm",        "table_depth",
+                            "sort_depth", "reversed_helpers", NULL};
     PyObject *rules;
     double hash_mb;
-    int exact, table_depth, sort_depth;
+    int exact, table_depth, sort_depth, reversed_helpers;
     const char *evaluation_name, *algorithm_name;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpssii:Search", names, &rules, &hash_mb,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Odpssiip:Search", names, &rules, &hash_mb,
                                      &exact, &evaluation_name, &algorithm_name, &table_depth,
-                                     &sort_depth))
+                                     &sort_depth, &reversed_helpers))
         return NULL;
     if (!PyObject_TypeCheck(rules, &ManType) && !PyObject_TypeCheck(rules, &OthType) &&
         !PyObject_TypeCheck(rules, &BaoType)) {
@@ -121,6 +122,7 @@ static PyObject *Search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self->search.exact = exact;
     self->search.table_depth = table_depth;
     self->search.sort_depth = sort_depth;
+    self->search.reversed_helpers = reversed_helpers;
     self->search.evaluation = evaluation;
     self->search.algorithm = algorithm;
     self->threads = 1;
@@ -506,7 +508,7 @@ static PyMethodDef Search_methods[] = {
     {"set_probcut", (PyCFunction)(void (*)(void))Search_set_probcut, METH_FASTCALL,
      "Multi-ProbCut's checks for the next searches: (stages, checks), or (None, None)."},
     {"set_threads", (PyCFunction)Search_set_threads, METH_O,
-     "Threads for the next searches (lazy SMP); returns how many will run."},
+     "Threads for the next searches (ABDADA); returns how many will run."},
     {NULL, NULL, 0, NULL},
 };
 

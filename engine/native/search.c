@@ -79,7 +79,8 @@ static void helper_ready(SearchState *s, const SearchState *main, int index) {
     s->scores[1] = main->scores[1];
     s->nscores = main->nscores;
     s->filled = 0;
-    s->reverse = index & 1;
+    s->busy = main->busy;
+    s->reverse = main->reversed_helpers && index & 1;
     RELAXED_STORE(s->stop, 0);
 }
 
@@ -103,11 +104,14 @@ int search_parallel(const SearchThread *threads, int n, SearchRun run, const voi
     Helper helpers[SEARCH_MAX_THREADS];
     pthread_t ids[SEARCH_MAX_THREADS];
     Table *table = main->table;
+    uint64_t busy[1 << SEARCH_BUSY_BITS];
     int started = 1, first = 0;
     if (n > 1) {
         tt_make_room(table);
         table->shared = 1;
         main->filled = 0;
+        memset(busy, 0, sizeof busy);
+        main->busy = busy;
     }
     for (; started < n && started < SEARCH_MAX_THREADS; started++) {
         helper_ready(threads[started].state, main, started);
@@ -128,7 +132,10 @@ int search_parallel(const SearchThread *threads, int n, SearchRun run, const voi
         }
     }
     if (n > 1) {
-        for (int i = 0; i < started; i++) table->used += threads[i].state->filled;
+        for (int i = 0; i < started; i++) {
+            table->used += threads[i].state->filled;
+            threads[i].state->busy = NULL;
+        }
         if (table->used > table->slots) table->used = table->slots; /* two filled one slot */
         table->shared = 0;
     }

@@ -8,7 +8,7 @@
  * the mancala family; othello.c and othello_search.h: Othello in both board widths;
  * bao_search.c and .h: Bao). Plain C: it runs without the GIL; `stop` may be set from another
  * thread. `search_parallel` runs one negamax iteration on several threads sharing the table
- * (lazy SMP, docs/engine.md). */
+ * (ABDADA, docs/engine.md). */
 #ifndef UBAO_SEARCH_H
 #define UBAO_SEARCH_H
 
@@ -31,6 +31,29 @@
 /* A helper that searches in reverse order (SearchState.reverse) does so at the root (every
  * move) and this many plies below it (every move after the table's or the game's first). */
 #define SEARCH_REVERSED_PLIES 4
+
+/* The busy keys' slots of a parallel iteration (SearchState.busy): far more than the threads'
+ * lines hold at once. A key's slot holds the key while a thread searches its node (0: free). */
+#define SEARCH_BUSY_BITS 12
+#define SEARCH_BUSY_SPREAD 0x9E3779B97F4A7C15ULL /* 2^64 / golden ratio: spreads the keys' bits */
+
+static inline uint64_t *search_busy_slot(uint64_t *busy, int64_t key) {
+    return busy + (((uint64_t)key * SEARCH_BUSY_SPREAD) >> (64 - SEARCH_BUSY_BITS));
+}
+
+/* Whether another thread is searching the node of `key` (or of a key sharing its slot: the
+ * node then only waits its turn). */
+static inline int search_is_busy(uint64_t *busy, int64_t key) {
+    return key && RELAXED_LOAD(*search_busy_slot(busy, key)) == (uint64_t)key;
+}
+
+static inline void search_set_busy(uint64_t *busy, int64_t key, int on) {
+    uint64_t *slot = search_busy_slot(busy, key);
+    if (on)
+        RELAXED_STORE(*slot, (uint64_t)key);
+    else if (RELAXED_LOAD(*slot) == (uint64_t)key)
+        RELAXED_STORE(*slot, 0);
+}
 
 /* Multi-ProbCut's checks (engine/searchable.py `ProbCut`): by row (a stage), then by a node's depth,
  * the shallow depth (0: no check), the slope and the high and low offsets; the stage of each
@@ -60,7 +83,9 @@ typedef struct {
     uint64_t generated, expanded, evaluated, cutoffs, hits; /* over one search's iterations */
     uint64_t open_hits; /* hits of entries whose search met the horizon (not FINAL_DEPTH) */
     int64_t filled; /* the table's empty slots this thread filled (counted while it is shared) */
+    int reversed_helpers; /* the odd helpers search in reverse order near the root */
     int reverse; /* a helper's: its moves in reverse order near the root (search_parallel) */
+    uint64_t *busy; /* threads > 1: the keys some thread is searching (ABDADA); NULL alone */
     double scores[2]; /* the root's last two scores, for the aspiration window */
     int nscores;
     int root_move, root_best; /* the move to search first; the best so far (TT_NO_MOVE: none) */
@@ -118,9 +143,9 @@ typedef struct {
 } SearchThread;
 
 /* One iteration to `depth` from `p`, as `run` does, on every thread at once sharing the table
- * (lazy SMP): `threads[0]` (the main thread, the caller's) and threads[1..n-1] search the
- * same root to the same depth with the main thread's search, window and root move, and the
- * first to finish it ends it: a helper that finishes first stops the main thread, whose state
+ * and the busy keys (ABDADA, docs/engine.md): `threads[0]` (the main thread, the caller's) and
+ * threads[1..n-1] search the same root to the same depth with the main thread's search, window
+ * and root move, and the first to finish it ends it: a helper that finishes first stops the main thread, whose state
  * then takes the helper's score, move, line and window, as if it had finished; the main
  * thread's end (finished, out of time or stopped) stops the helpers. The table makes room for
  * the iteration first (it does not grow while shared); where threads are not built, the main

@@ -294,28 +294,36 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
     } else {
         best = -INFINITY;
         int null = 0; /* the first move gets the full window, the others a null window first */
-        for (int i = 0; i < n; i++) {
-            if (i || moves[0] != ahead) {
-                over1 = S_CHILD_PLY(r, p, moves[i], &child, ply);
+        /* On threads (ABDADA), a child after the first that another thread is searching waits
+         * at the end of the list (`later`), so that the threads share out a node's children. */
+        int later[S_MAX_MOVES], waiting = 0, shared = s->busy && d1 >= td;
+        for (int i = 0; i < n + waiting; i++) {
+            int k = i < n ? moves[i] : later[i - n];
+            if (i || k != ahead) {
+                over1 = S_CHILD_PLY(r, p, k, &child, ply);
                 key1 = d1 >= td ? S_HASH(r, &child) : 0;
+            }
+            if (shared && i && i < n && search_is_busy(s->busy, key1)) {
+                later[waiting++] = k;
+                continue;
             }
             s->generated++;
             int same = child.S_TO_MOVE == me;
             double low = alpha;
-            if (ranked && best_k >= 0 && rank[moves[i]] < rank[best_k])
+            if (ranked && best_k >= 0 && rank[k] < rank[best_k])
                 low = -search_next_up(-alpha); /* a tie goes to the game's first move */
             double high = null ? search_next_up(low) : beta;
+            if (shared) search_set_busy(s->busy, key1, 1);
             double value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, high, p1)
                                 : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -high, -low, p1);
-            if (s->aborted) return 0.0;
-            if (null && low < value && value < beta) {
+            if (!s->aborted && null && low < value && value < beta)
                 value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, beta, p1)
                              : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -beta, -low, p1);
-                if (s->aborted) return 0.0;
-            }
+            if (shared) search_set_busy(s->busy, key1, 0);
+            if (s->aborted) return 0.0;
             if (value > best || (value == best && low < alpha)) {
                 best = value;
-                best_k = moves[i];
+                best_k = k;
                 best_move = S_VALUE(r, p, best_k);
                 if (value > low) {
                     alpha = value;

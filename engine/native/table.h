@@ -3,7 +3,7 @@
  * and the same doubling as it fills, so that a native search visits the same nodes. Plain C:
  * it allocates with malloc and runs without the GIL.
  *
- * Several threads may probe and store at once (a lazy SMP search, search.c) once the table is
+ * Several threads may probe and store at once (a parallel search, search.c) once the table is
  * `shared`: it no longer grows, and each slot keeps its key XOR its data (lockless hashing, as
  * Crafty and Stockfish do), so that a slot torn by two threads writing it at once reads as no
  * match instead of a wrong entry. Every field is read and written whole (relaxed atomics).

@@ -9,7 +9,7 @@ iteration with an aspiration window; the exact mode takes only scores of the ver
 that the three algorithms return the same value at the same depth. The side to move decides
 whether a node maximises, so extra turns and passes need no special case. A game on the
 native backend offers the same three algorithms in C (`search_core`), which then run instead,
-node for node the same, negamax in the strength mode on several threads if asked (lazy SMP).
+node for node the same, negamax in the strength mode on several threads if asked (ABDADA).
 docs/engine.md explains each part.
 
 The parts: `driver` (`Searcher`, iterative deepening, the results), `tree` (one search's tree

@@ -178,7 +178,7 @@ class Searcher(Generic[P, M]):
     searches, so that a bot's next search starts from what its last one learnt.
 
     `threads` above 1 runs the native negamax of the strength mode on that many threads sharing
-    its table (lazy SMP); everything else searches on one (`threads_note` says why).
+    its table (ABDADA); everything else searches on one (`threads_note` says why).
 
     `selective` lets the strength mode's negamax prune by multi-ProbCut where the game has
     checks fitted for the evaluation (`Searchable.probcut`; 8x8 Othello); the exact mode and

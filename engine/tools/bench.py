@@ -427,8 +427,8 @@ def bench_threads(
     """What `threads` threads gain over one in each game whose native search runs threads (the
     Python search runs one): in each fixed position, the deepest iteration one thread completes
     in `seconds`, and the time `threads` threads take to complete it from a fresh table too.
-    Lazy SMP's threads search more nodes than one does, so time to depth is the gain that
-    counts; nodes per second says how busy the threads kept."""
+    The threads search more nodes than one does, so time to depth is the gain that counts;
+    nodes per second says how busy the threads kept."""
     runs = []
     for name in names:
         probe = Searcher(make_game(name, {}, "native"), threads=threads)

@@ -1,4 +1,4 @@
-"""The parallel native search (`threads`, lazy SMP): forced values agree with one thread and
+"""The parallel native search (`threads`, ABDADA): forced values agree with one thread and
 with the solver, every move is legal under many short searches, `stop` still ends it, the exact
 mode stays node for node the Python search's, and everything else says it runs one thread.
 
