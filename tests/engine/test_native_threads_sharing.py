@@ -1,8 +1,9 @@
 """What the helper threads of a parallel native search do: the main thread's search (negamax
 with the shared table, not another algorithm), an iteration that a helper finishes first taken
 as a whole (its value, move and a legal line to the depth asked, or to the game's end: a
-helper's entries do not cut the main thread's line short), and the table's entries still
-counted while the threads share it.
+helper's entries do not cut the main thread's line short), a node's children shared out
+between the threads (ABDADA's busy keys), and the table's entries still counted while the
+threads share it.
 
 Timing is never asserted (the machine is shared), and no test relies on a helper getting a
 core: a helper that never ran leaves the main thread's search, which every check accepts too.
