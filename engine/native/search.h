@@ -145,11 +145,11 @@ typedef struct {
 /* One iteration to `depth` from `p`, as `run` does, on every thread at once sharing the table
  * and the busy keys (ABDADA, docs/engine.md): `threads[0]` (the main thread, the caller's) and
  * threads[1..n-1] search the same root to the same depth with the main thread's search, window
- * and root move, and the first to finish it ends it: a helper that finishes first stops the main thread, whose state
- * then takes the helper's score, move, line and window, as if it had finished; the main
- * thread's end (finished, out of time or stopped) stops the helpers. The table makes room for
- * the iteration first (it does not grow while shared); where threads are not built, the main
- * thread searches alone. Returns 0 and the score in *score, or -1 as `run` does. */
+ * and root move, and the first to finish it ends it: a helper that finishes first stops the
+ * main thread, whose state then takes the helper's score, move, line and window, as if it had
+ * finished; the main thread's end (finished, out of time or stopped) stops the helpers. The
+ * table makes room for the iteration first (it does not grow while shared); where threads are
+ * not built, the main thread searches alone. Returns 0 and the score in *score, or -1 as `run` does. */
 int search_parallel(const SearchThread *threads, int n, SearchRun run, const void *p, int depth,
                     double *score);
 /* Whether this build runs threads (POSIX threads). */
