@@ -104,7 +104,7 @@ int search_parallel(const SearchThread *threads, int n, SearchRun run, const voi
     Helper helpers[SEARCH_MAX_THREADS];
     pthread_t ids[SEARCH_MAX_THREADS];
     Table *table = main->table;
-    uint64_t busy[1 << SEARCH_BUSY_BITS];
+    uint64_t busy[BUSY_SLOTS];
     int started = 1, first = 0;
     if (n > 1) {
         tt_make_room(table);

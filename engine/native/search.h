@@ -32,29 +32,6 @@
  * move) and this many plies below it (every move after the table's or the game's first). */
 #define SEARCH_REVERSED_PLIES 4
 
-/* The busy keys' slots of a parallel iteration (SearchState.busy): far more than the threads'
- * lines hold at once. A key's slot holds the key while a thread searches its node (0: free). */
-#define SEARCH_BUSY_BITS 12
-#define SEARCH_BUSY_SPREAD 0x9E3779B97F4A7C15ULL /* 2^64 / golden ratio: spreads the keys' bits */
-
-static inline uint64_t *search_busy_slot(uint64_t *busy, int64_t key) {
-    return busy + (((uint64_t)key * SEARCH_BUSY_SPREAD) >> (64 - SEARCH_BUSY_BITS));
-}
-
-/* Whether another thread is searching the node of `key` (or of a key sharing its slot: the
- * node then only waits its turn). */
-static inline int search_is_busy(uint64_t *busy, int64_t key) {
-    return key && RELAXED_LOAD(*search_busy_slot(busy, key)) == (uint64_t)key;
-}
-
-static inline void search_set_busy(uint64_t *busy, int64_t key, int on) {
-    uint64_t *slot = search_busy_slot(busy, key);
-    if (on)
-        RELAXED_STORE(*slot, (uint64_t)key);
-    else if (RELAXED_LOAD(*slot) == (uint64_t)key)
-        RELAXED_STORE(*slot, 0);
-}
-
 /* Multi-ProbCut's checks (engine/searchable.py `ProbCut`): by row (a stage), then by a node's depth,
  * the shallow depth (0: no check), the slope and the high and low offsets; the stage of each
  * progress value (a game's S_PROGRESS: Othello's squares occupied). */

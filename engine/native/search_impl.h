@@ -303,7 +303,7 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
                 over1 = S_CHILD_PLY(r, p, k, &child, ply);
                 key1 = d1 >= td ? S_HASH(r, &child) : 0;
             }
-            if (shared && i && i < n && search_is_busy(s->busy, key1)) {
+            if (shared && i && i < n && busy_has(s->busy, (uint64_t)key1)) {
                 later[waiting++] = k;
                 continue;
             }
@@ -313,13 +313,13 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
             if (ranked && best_k >= 0 && rank[k] < rank[best_k])
                 low = -search_next_up(-alpha); /* a tie goes to the game's first move */
             double high = null ? search_next_up(low) : beta;
-            if (shared) search_set_busy(s->busy, key1, 1);
+            if (shared) busy_mark(s->busy, (uint64_t)key1, 1);
             double value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, high, p1)
                                 : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -high, -low, p1);
             if (!s->aborted && null && low < value && value < beta)
                 value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, beta, p1)
                              : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -beta, -low, p1);
-            if (shared) search_set_busy(s->busy, key1, 0);
+            if (shared) busy_mark(s->busy, (uint64_t)key1, 0);
             if (s->aborted) return 0.0;
             if (value > best || (value == best && low < alpha)) {
                 best = value;

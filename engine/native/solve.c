@@ -17,7 +17,6 @@
  * TLB, and (6,5) ran 20 % faster with them. Smaller tables keep calloc's lazily zeroed pages: no
  * faster with huge ones at 128 MB, and their allocation stalled small solves. */
 #define HUGE_TABLE ((size_t)1 << 30)
-#define BUSY_BITS 12 /* the busy keys' slots: far more than the threads' lines hold at once */
 
 int solve_init(Solver *s, const ManRules *r, double megabytes, const int8_t *db, int db_seeds,
                int threads) {
@@ -41,7 +40,7 @@ int solve_init(Solver *s, const ManRules *r, double megabytes, const int8_t *db,
     s->memory = tt_zeroed(bytes, HUGE_TABLE, &start);
     if (!s->memory) return -1;
     s->table = start;
-    if (s->threads > 1 && !(s->busy = calloc((size_t)1 << BUSY_BITS, sizeof *s->busy))) {
+    if (s->threads > 1 && !(s->busy = calloc(BUSY_SLOTS, sizeof *s->busy))) {
         solve_free(s);
         return -1;
     }
@@ -148,26 +147,6 @@ static void store(SolveThread *t, uint64_t key, int low, int high, int move, uin
                     (uint64_t)(uint8_t)move << 32 | (uint64_t)bit_length(work) << 40;
     RELAXED_STORE(slot[at].data, data);
     RELAXED_STORE(slot[at].check, key ^ scrambled(data));
-}
-
-/* -- the keys being searched (ABDADA) ---------------------------------------------------- */
-
-static uint64_t *busy_slot(const Solver *s, uint64_t key) {
-    return s->busy + ((key * FIBONACCI) >> (64 - BUSY_BITS));
-}
-
-/* Whether another thread is searching `key` (or one that shares its slot: the child then only
- * waits its turn). Slots hold key + 1: 0 is free. */
-static int is_busy(const Solver *s, uint64_t key) {
-    return RELAXED_LOAD(*busy_slot(s, key)) == key + 1;
-}
-
-static void set_busy(const Solver *s, uint64_t key, int on) {
-    uint64_t *slot = busy_slot(s, key);
-    if (on)
-        RELAXED_STORE(*slot, key + 1);
-    else if (RELAXED_LOAD(*slot) == key + 1)
-        RELAXED_STORE(*slot, 0);
 }
 
 /* -- the search -------------------------------------------------------------------------- */
@@ -283,13 +262,13 @@ static int node(SolveThread *t, const ManPos *p, uint64_t key, int loose, int be
         const int *list = pass ? later : order;
         for (int i = 0; i < n; i++) {
             const Kid *kid = kids + list[i];
-            if (s->busy && !pass && i > 0 && is_busy(s, kid->key)) {
+            if (s->busy && !pass && i > 0 && busy_has(s->busy, kid->key)) {
                 later[waiting++] = list[i];
                 continue;
             }
-            if (s->busy) set_busy(s, kid->key, 1);
+            if (s->busy) busy_mark(s->busy, kid->key, 1);
             int value = search_kid(t, kid, beta);
-            if (s->busy) set_busy(s, kid->key, 0);
+            if (s->busy) busy_mark(s->busy, kid->key, 0);
             if (t->aborted) return 0;
             if (value > best) {
                 best = value;

@@ -45,6 +45,30 @@ static inline int relaxed_swap_if(int *x, int was, int v) {
 #endif
 }
 
+/* The keys that threads are searching (ABDADA; the parallel search's and the solver's): a
+ * thread that meets a child another thread is searching leaves it for after its node's other
+ * moves. BUSY_SLOTS words, far more than the threads' lines hold at once; a slot holds key + 1
+ * while a thread searches that key (0: free). Keys that share a slot only wait their turn. */
+#define BUSY_BITS 12
+#define BUSY_SLOTS ((size_t)1 << BUSY_BITS)
+#define BUSY_SPREAD 0x9E3779B97F4A7C15ULL /* 2^64 / golden ratio: spreads the keys' bits */
+
+static inline uint64_t *busy_slot(uint64_t *busy, uint64_t key) {
+    return busy + ((key * BUSY_SPREAD) >> (64 - BUSY_BITS));
+}
+
+static inline int busy_has(uint64_t *busy, uint64_t key) {
+    return key + 1 && RELAXED_LOAD(*busy_slot(busy, key)) == key + 1;
+}
+
+static inline void busy_mark(uint64_t *busy, uint64_t key, int on) {
+    uint64_t *slot = busy_slot(busy, key);
+    if (on)
+        RELAXED_STORE(*slot, key + 1);
+    else if (RELAXED_LOAD(*slot) == key + 1)
+        RELAXED_STORE(*slot, 0);
+}
+
 /* One entry, 32 bytes (ENTRY_BYTES of the Python table); a bucket is one 64-byte line. */
 typedef struct {
     uint64_t check; /* the key XOR the three words below: they belong together */
