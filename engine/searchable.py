@@ -42,6 +42,9 @@ class ProbCut:
     """The row of `checks` of each progress value (its game stage, say; at most 32 rows)."""
     checks: tuple[tuple[ProbCutCheck | None, ...], ...]
     """By row, then by a node's depth (from 0, fewer than 32): its check, or None."""
+    full_width: int = 0
+    """A search asked for at most this many plies applies none of the checks: a small depth is
+    searched as asked, full width, where the cuts would cost most (`Searcher.cuts`)."""
 
 
 @dataclass(frozen=True, slots=True)

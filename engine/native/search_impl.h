@@ -202,21 +202,22 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
                               int over, int depth, double alpha, double beta, int ply);
 
 /* Multi-ProbCut at a null-window node (`probcut_cut`): 1 when the shallow search predicts a
- * value of at least beta, -1 when at most alpha, 0 when neither (or it met no horizon). */
+ * value of at least beta, -1 when at most alpha, 0 when neither (or it met no horizon). The
+ * side the node's own evaluation leans to is tried first: its test is the likelier to cut. */
 static int S_NAME(probcut)(SearchState *s, const S_RULES *r, const S_POS *p, int64_t key,
                            int over, const ProbCutCheck *c, double alpha, double beta,
                            int ply) {
-    uint64_t met = s->evaluated + s->open_hits;
-    double bound = (beta + c->high) / c->slope;
-    double value =
-        S_NAME(negamax)(s, r, p, key, over, c->shallow, -search_next_up(-bound), bound, ply);
-    if (s->aborted) return 0;
-    if (value >= bound && s->evaluated + s->open_hits != met) return 1;
-    met = s->evaluated + s->open_hits;
-    bound = (alpha + c->low) / c->slope;
-    value = S_NAME(negamax)(s, r, p, key, over, c->shallow, bound, search_next_up(bound), ply);
-    if (s->aborted) return 0;
-    if (value <= bound && s->evaluated + s->open_hits != met) return -1;
+    double value, high = (beta + c->high) / c->slope, low = (alpha + c->low) / c->slope;
+    S_LEAF(r, p, over, s->evaluation, &value); /* the node has a move: its game goes on */
+    int up = (p->S_TO_MOVE ? -value : value) >= (high + low) / 2;
+    for (int i = 0; i < 2; i++, up = !up) {
+        uint64_t met = s->evaluated + s->open_hits;
+        double lower = up ? -search_next_up(-high) : low, upper = up ? high : search_next_up(low);
+        value = S_NAME(negamax)(s, r, p, key, over, c->shallow, lower, upper, ply);
+        if (s->aborted) return 0;
+        if (s->evaluated + s->open_hits == met) continue; /* exact: it predicts nothing */
+        if (up ? value >= high : value <= low) return up ? 1 : -1;
+    }
     return 0;
 }
 #endif

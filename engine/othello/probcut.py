@@ -22,6 +22,10 @@ THRESHOLD = 1.0
 """How many standard errors beyond the window a prediction must lie to cut."""
 LEAST_DEPTH = 3
 """The shallowest node with a check (its shallow search is one ply)."""
+FULL_WIDTH = 10
+"""A search asked for at most this many plies is full width, as Edax's levels 1 to 10: cuts
+near the root change the move played, and a search this shallow is fast without them
+(measured in docs/othello.md, Multi-ProbCut)."""
 
 
 def shallow_depth(depth: int) -> int:
@@ -58,7 +62,7 @@ def checks(evaluation: str, threshold: float = THRESHOLD) -> ProbCut | None:
             for depth in range(depths)
         )
         stages.append(rows.setdefault(row, len(rows)))
-    return ProbCut(progress=_occupied, stages=tuple(stages), checks=tuple(rows))
+    return ProbCut(_occupied, tuple(stages), tuple(rows), FULL_WIDTH)
 
 
 def _check(

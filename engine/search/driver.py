@@ -181,8 +181,9 @@ class Searcher(Generic[P, M]):
     its table (ABDADA); everything else searches on one (`threads_note` says why).
 
     `selective` lets the strength mode's negamax prune by multi-ProbCut where the game has
-    checks fitted for the evaluation (`Searchable.probcut`; 8x8 Othello); the exact mode and
-    the other algorithms always search full width."""
+    checks fitted for the evaluation (`Searchable.probcut`; 8x8 Othello), in searches deeper
+    than the checks' `full_width` or with no depth asked (`cuts`); the exact mode and the other
+    algorithms always search full width."""
 
     def __init__(
         self,
@@ -206,7 +207,7 @@ class Searcher(Generic[P, M]):
         first move, so that every algorithm returns the same value at the same depth."""
         self.hash_mb = hash_mb
         self.probcut: ProbCut | None = None
-        """Multi-ProbCut's checks (None: a full-width search)."""
+        """Multi-ProbCut's checks (None: every search is full width)."""
         if selective and not exact and algorithm == "negamax":
             self.probcut = game.probcut(self.evaluation_name)
         self.table = TranspositionTable(hash_mb)
@@ -216,8 +217,9 @@ class Searcher(Generic[P, M]):
         has one; it then runs every untraced search."""
         if isinstance(game, NativeRules):
             self.native = game.search_core(algorithm, self.evaluation_name, hash_mb, exact)
-            if self.probcut is not None:
-                self.native.set_probcut(self.probcut.stages, self.probcut.checks)
+        self._native_cuts: ProbCut | None = None
+        """The checks the native core holds (set for a search that cuts, cleared for one that
+        does not)."""
         self.threads_asked = threads
         self.threads = 1
         """Threads an untraced search runs."""
@@ -227,6 +229,15 @@ class Searcher(Generic[P, M]):
         self._endgame_known = exact
         if self.native is not None and threads > 1 and not exact:
             self.threads = self.native.set_threads(threads)
+
+    def cuts(self, depth: int | None) -> ProbCut | None:
+        """The checks a search to `depth` (None: none asked, as on a clock) applies: none when
+        it asks for `full_width` plies or fewer, so that a small depth is searched full width,
+        as asked (Edax's levels 1 to 10 search so)."""
+        probcut = self.probcut
+        if probcut is None or (depth is not None and depth <= probcut.full_width):
+            return None
+        return probcut
 
     @property
     def threads_note(self) -> str | None:
@@ -345,11 +356,15 @@ class Searcher(Generic[P, M]):
         pondering, goes on until its node limit or `stop`).
         """
         game = self.game
-        tree: PythonTree | NativeTree = (
-            NativeTree(self.native, self.control, self.threads, nodes, allowed)
-            if self.native is not None and self._native_runs(tracer)
-            else PythonTree(self, tracer, nodes, allowed)
-        )
+        cuts = self.cuts(depth)
+        tree: PythonTree | NativeTree
+        if self.native is not None and self._native_runs(tracer):
+            if cuts is not self._native_cuts:
+                self.native.set_probcut(*((cuts.stages, cuts.checks) if cuts else (None, None)))
+                self._native_cuts = cuts
+            tree = NativeTree(self.native, self.control, self.threads, nodes, allowed)
+        else:
+            tree = PythonTree(self, tracer, nodes, allowed, cuts)
         moves = game.search_moves(position)
         if allowed is not None:
             moves = [move for move in moves if move in allowed]

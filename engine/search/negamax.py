@@ -174,20 +174,23 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
         ply: int,
     ) -> float | None:
         """Multi-ProbCut at a null-window node: `beta` when the shallow search predicts a value
-        of at least beta, `alpha` when it predicts at most alpha, else None (search it). A
-        shallow search that met no horizon predicts nothing (its value is exact, not a
+        of at least beta, `alpha` when it predicts at most alpha, else None (search it). The
+        side the node's own evaluation leans to is tried first: its test is the likelier to
+        cut. A shallow search that met no horizon predicts nothing (its value is exact, not a
         sample of the regression)."""
-        shallow, slope, high, low = check
-        met = evaluated + open_hits
-        bound = (beta + high) / slope
-        value = negamax(pos, me, shallow, nextafter(bound, -inf), bound, ply)
-        if value >= bound and evaluated + open_hits != met:
-            return beta
-        met = evaluated + open_hits
-        bound = (alpha + low) / slope
-        value = negamax(pos, me, shallow, bound, nextafter(bound, inf), ply)
-        if value <= bound and evaluated + open_hits != met:
-            return alpha
+        shallow, slope, high_offset, low_offset = check
+        high = (beta + high_offset) / slope
+        low = (alpha + low_offset) / slope
+        own = leaf(pos)  # the node has a move: its game goes on
+        leans_up = own is not None and (own if me == 0 else -own) >= (high + low) / 2
+        for up in (leans_up, not leans_up):
+            met = evaluated + open_hits
+            lower, upper = (nextafter(high, -inf), high) if up else (low, nextafter(low, inf))
+            value = negamax(pos, me, shallow, lower, upper, ply)
+            if evaluated + open_hits == met:
+                continue  # exact: it predicts nothing
+            if (value >= high) if up else (value <= low):
+                return beta if up else alpha
         return None
 
     scores: list[float] = []

@@ -18,6 +18,7 @@ from ubao.engine.search.trace import TraceOut, Tracer
 if TYPE_CHECKING:
     from ubao.engine._native import Search
     from ubao.engine.search.driver import Searcher
+    from ubao.engine.searchable import ProbCut
 
 ALGORITHM_NODES: dict[str, Callable[[NodeKit], tuple[Counts, Root]]] = {
     "negamax": negamax_nodes,
@@ -40,6 +41,7 @@ class PythonTree:
         tracer: Tracer | None,
         nodes: int | None = None,
         allowed: frozenset[Any] | None = None,
+        cuts: ProbCut | None = None,
     ) -> None:
         self.root_move: Any = None
         """The move to search first at the root (the last iteration's best)."""
@@ -68,7 +70,7 @@ class PythonTree:
             tracer.max_ply if tracer is not None else -1,
             nodes,
             allowed,
-            searcher.probcut,
+            cuts,
         )
         self._counts, self._root = ALGORITHM_NODES[searcher.algorithm](self._kit)
         self._tracer = tracer

@@ -396,7 +396,7 @@ def command_analyse(args: argparse.Namespace) -> None:
         "mate": result.mate,
         "margin": result.margin,
         "exact": searcher.exact,
-        "probcut": searcher.probcut is not None,
+        "probcut": searcher.cuts(args.depth) is not None,
         "pv": pv,
         "stopped": result.stopped,
         "stats": stats.to_dict(),
@@ -414,7 +414,7 @@ def command_analyse(args: argparse.Namespace) -> None:
         f"score: {whose if scored else 'none, no iteration completed in time'} "
         f"({searcher.algorithm}, {searcher.evaluation_name}, "
         f"{'exact' if searcher.exact else 'strength'} mode"
-        f"{', ProbCut' if searcher.probcut is not None else ''}, {stats.threads} "
+        f"{', ProbCut' if searcher.cuts(args.depth) is not None else ''}, {stats.threads} "
         f"thread{'s' if stats.threads > 1 else ''})",
         f"pv: {' '.join(pv)}",
         f"depth {stats.depth}{' (stopped by the time limit)' if result.stopped else ''}, "

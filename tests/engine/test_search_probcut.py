@@ -63,7 +63,41 @@ def test_only_the_strength_modes_negamax_prunes() -> None:
     assert Searcher(game, evaluation="standard").probcut is None
 
 
-def test_probcut_prunes_and_switched_off_searches_full_width() -> None:
+def test_a_search_asked_for_a_small_depth_is_full_width() -> None:
+    """Up to `FULL_WIDTH` plies (Edax's levels 1 to 10) the search is the full-width one, node
+    for node; deeper, or with no depth asked (on a clock), it cuts."""
+    game = Othello({})
+    searcher = Searcher(game)
+    assert searcher.cuts(probcut.FULL_WIDTH) is None
+    assert searcher.cuts(probcut.FULL_WIDTH + 1) is searcher.probcut is not None
+    assert searcher.cuts(None) is searcher.probcut
+    for position in game_line(game, 7)[16:40:8]:
+        selective = Searcher(game).search(position, 6)
+        whole = Searcher(game, selective=False).search(position, 6)
+        assert work(selective) == work(whole)
+
+
+@needs_native
+def test_the_native_search_cuts_only_beyond_the_full_width() -> None:
+    """One searcher, one native core: its checks follow each search's depth."""
+    game = make_game("othello", {}, backend="native")
+    assert isinstance(game, Othello)
+    position = game_line(game, 7)[24]
+    searcher, whole = Searcher(game), Searcher(game, selective=False)
+    for depth in (probcut.FULL_WIDTH + 2, probcut.FULL_WIDTH, probcut.FULL_WIDTH + 2):
+        searcher.clear()
+        whole.clear()
+        cut, full = searcher.search(position, depth), whole.search(position, depth)
+        if depth <= probcut.FULL_WIDTH:
+            assert work(cut) == work(full)
+        else:
+            assert cut.stats.generated < full.stats.generated * 0.8
+
+
+def test_probcut_prunes_and_switched_off_searches_full_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(probcut, "FULL_WIDTH", 0)  # cuts at 6 plies, a test that runs fast
     game = Othello({})
     line = game_line(game, 7)
     cut = full = 0
@@ -87,6 +121,7 @@ def test_a_value_proved_full_width_stays_proved(monkeypatch: pytest.MonkeyPatch)
     alike, with the same (exact) value. (It may prove more: its shallow searches leave the
     table proved entries of lines that ended.)"""
     monkeypatch.setitem(FITS, "trained", TIGHT)
+    monkeypatch.setattr(probcut, "FULL_WIDTH", 0)
     game = Othello({})
     proved = 0
     for seed in range(4):
@@ -108,6 +143,7 @@ def test_tight_checks_cut_alike_on_both_backends(
     """With tight fits cutting at most nodes, the native search still makes the same moves,
     values and node counts as the Python one."""
     monkeypatch.setitem(FITS, "trained", TIGHT)
+    monkeypatch.setattr(probcut, "FULL_WIDTH", 0)
     reference, native = pair("othello", {})
     assert isinstance(reference, Othello)
     for position in game_line(reference, depth)[12:44:8]:
