@@ -67,11 +67,14 @@ def test_analyse_json_has_every_statistic() -> None:
 
 
 def test_analyse_says_whether_probcut_prunes_and_no_probcut_switches_it_off() -> None:
-    """On 8x8 Othello the strength search prunes by multi-ProbCut unless told not to."""
-    selective = json.loads(run("analyse", "othello", "--depth", "5", "--json")[0])
-    full = json.loads(run("analyse", "othello", "--depth", "5", "--no-probcut", "--json")[0])
+    """On 8x8 Othello a search on a clock (or deeper than 10 plies) prunes by multi-ProbCut
+    unless told not to; one asked for 10 plies or fewer is full width."""
+    selective = json.loads(run("analyse", "othello", "--time-ms", "100", "--json")[0])
+    full = json.loads(run("analyse", "othello", "--time-ms", "100", "--no-probcut", "--json")[0])
     assert selective["probcut"] and not full["probcut"]
-    assert "strength mode, ProbCut," in run("analyse", "othello", "--depth", "3")[0]
+    assert "strength mode, ProbCut," in run("analyse", "othello", "--time-ms", "50")[0]
+    assert not json.loads(run("analyse", "othello", "--depth", "3", "--json")[0])["probcut"]
+    assert "ProbCut" not in run("analyse", "othello", "--depth", "3")[0]
     assert not json.loads(run("analyse", "kalah", "--depth", "3", "--json")[0])["probcut"]
 
 
