@@ -208,8 +208,8 @@ static int S_NAME(probcut)(SearchState *s, const S_RULES *r, const S_POS *p, int
                            int over, const ProbCutCheck *c, double alpha, double beta,
                            int ply) {
     double value, high = (beta + c->high) / c->slope, low = (alpha + c->low) / c->slope;
-    S_LEAF(r, p, over, s->evaluation, &value); /* the node has a move: its game goes on */
-    int up = (p->S_TO_MOVE ? -value : value) >= (high + low) / 2;
+    int up = S_LEAF(r, p, over, s->evaluation, &value) && /* the node's game goes on */
+             (p->S_TO_MOVE ? -value : value) >= (high + low) / 2;
     for (int i = 0; i < 2; i++, up = !up) {
         uint64_t met = s->evaluated + s->open_hits;
         double lower = up ? -search_next_up(-high) : low, upper = up ? high : search_next_up(low);

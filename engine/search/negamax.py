@@ -181,7 +181,7 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
         shallow, slope, high_offset, low_offset = check
         high = (beta + high_offset) / slope
         low = (alpha + low_offset) / slope
-        own = leaf(pos)  # the node has a move: its game goes on
+        own = leaf(pos)  # not None: the node's game goes on
         leans_up = own is not None and (own if me == 0 else -own) >= (high + low) / 2
         for up in (leans_up, not leans_up):
             met = evaluated + open_hits
