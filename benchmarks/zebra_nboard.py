@@ -14,7 +14,13 @@ time Zebra really took can be set beside ubao's:
 
 Zebra's clock is whole seconds, of which it keeps 10 in reserve; a move is given
 `(clock - 10) / (moves left + 1) * 0.7` seconds (timer.c), and may run over by up to 1.6/0.7 of
-that when an iteration is under way. The clock sent solves that for `--seconds`.
+that when an iteration is under way. The clock sent solves that for `--seconds`. Once its
+midgame search reaches within 7 plies of the end (game.c), Zebra solves instead, and lets that
+solve run to a share of the whole clock (end.c: from 0.2 at 32 empties to 0.5 at 22), not of
+the move's: from that clock a move at 24–30 empties took 2–3.5 s where `--seconds 0.65` made
+the midgame's about 1. From 30 empties on, where a search of about a second starts to solve,
+the clock is cut (if need be) so that the solve's share is no more than a midgame move may run
+(1.6/0.7 of `--seconds`).
 
 `--depth D` searches D plies a move instead, with no clock and no endgame solving (`-l D 0 0`):
 against ubao at the same depth (`--engine1 depth=D,book=off`) a match compares the two
@@ -51,16 +57,29 @@ from ubao.engine.protocols.nboard import (
 
 ZEBRA_RESERVE_SECONDS = 10
 ZEBRA_SEARCH_SHARE = 0.7
+ZEBRA_PANIC_FACTOR = 1.6 / ZEBRA_SEARCH_SHARE
+"""How far past its share a midgame move of Zebra's may run (timer.c's PANIC_FACTOR)."""
+ZEBRA_SOLVE_EMPTIES = 30
+"""From here on a search of about a second reaches Zebra's solving depth (empties - 7)."""
 STATUS_LINE = re.compile(r"^-->\s+\S+\s+([+-]?[\d.]+)")
 """Zebra's status line after each iteration: `-->  20  +38 ...`; its second field the score."""
 PV_LINE = re.compile(r"^PV:\s+([a-h][1-8])")
 
 
 def zebra_clock(seconds: float, empties: int) -> int:
-    """The whole seconds of clock for which Zebra's time manager gives this move `seconds`."""
+    """The whole seconds of clock for which Zebra's time manager gives this move `seconds`, and
+    near the end lets a solve run no longer than a midgame move may."""
     discs = 64 - empties
     moves_left = max((65 - discs) // 2 - 5, 2)
-    return ZEBRA_RESERVE_SECONDS + math.ceil(seconds * (moves_left + 1) / ZEBRA_SEARCH_SHARE)
+    budget = seconds * (moves_left + 1) / ZEBRA_SEARCH_SHARE
+    if empties <= ZEBRA_SOLVE_EMPTIES:
+        budget = min(budget, ZEBRA_PANIC_FACTOR * seconds / zebra_solve_share(empties))
+    return ZEBRA_RESERVE_SECONDS + math.ceil(budget)
+
+
+def zebra_solve_share(empties: int) -> float:
+    """The share of its clock (less the reserve) Zebra lets a solve take (end.c)."""
+    return 0.2 if empties > 32 else 0.5 if empties < 22 else 0.5 - (empties - 22) * 0.03
 
 
 def zebra_position(game: GgfGame) -> tuple[str, int, list[str]]:
