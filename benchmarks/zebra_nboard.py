@@ -78,8 +78,8 @@ def zebra_clock(seconds: float, empties: int) -> int:
 
 
 def zebra_solve_share(empties: int) -> float:
-    """The share of its clock (less the reserve) Zebra lets a solve take (end.c)."""
-    return 0.2 if empties > 32 else 0.5 if empties < 22 else 0.5 - (empties - 22) * 0.03
+    """The share of its clock (less the reserve) Zebra lets a solve take, to 32 empties (end.c)."""
+    return 0.5 - max(0, empties - 22) * 0.03
 
 
 def zebra_position(game: GgfGame) -> tuple[str, int, list[str]]:
