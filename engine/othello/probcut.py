@@ -18,7 +18,7 @@ SIZE = 8
 """The board the fits are for."""
 STAGES = 6
 """Game stages by squares occupied, as the trained evaluation's."""
-THRESHOLD = 1.0
+THRESHOLD = 1.5
 """How many standard errors beyond the window a prediction must lie to cut."""
 LEAST_DEPTH = 3
 """The shallowest node with a check (its shallow search is one ply)."""
