@@ -25,6 +25,9 @@ __attribute__((aligned(64)))
 #endif
 static uint64_t rays[64][8];
 static int rays_ready, running = OB_PORTABLE;
+#if BITS_X86
+int bits_popcnt;
+#endif
 
 static void ob_init_rays(void) {
     if (rays_ready) return; /* once: a search may be reading them */
@@ -221,6 +224,9 @@ int ob_select(int path) {
     ob_init_rays();
     while (!ob_path_available(path)) path--;
     running = path;
+#if BITS_X86
+    bits_popcnt = path != OB_PORTABLE && __builtin_cpu_supports("popcnt");
+#endif
     return running;
 }
 
