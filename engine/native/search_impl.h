@@ -317,9 +317,22 @@ static double S_NAME(negamax)(SearchState *s, const S_RULES *r, const S_POS *p, 
             if (shared) busy_mark(s->busy, (uint64_t)key1, 1);
             double value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, high, p1)
                                 : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -high, -low, p1);
-            if (!s->aborted && null && low < value && value < beta)
+            if (!s->aborted && null && low < value && value < beta) {
+                /* At the root the move is played, its bound its score, if time runs out in the
+                 * re-search; it goes back to the best before if the re-search fails low. */
+                int kept_best = s->root_best;
+                double kept_score = s->root_score;
+                if (!ply) {
+                    s->root_best = S_VALUE(r, p, k);
+                    s->root_score = value;
+                }
                 value = same ? S_NAME(negamax)(s, r, &child, key1, over1, d1, low, beta, p1)
                              : -S_NAME(negamax)(s, r, &child, key1, over1, d1, -beta, -low, p1);
+                if (!ply && !s->aborted && value <= low) {
+                    s->root_best = kept_best;
+                    s->root_score = kept_score;
+                }
+            }
             if (shared) busy_mark(s->busy, (uint64_t)key1, 0);
             if (s->aborted) return 0.0;
             if (value > best || (value == best && low < alpha)) {

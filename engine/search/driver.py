@@ -263,7 +263,8 @@ class Searcher(Generic[P, M]):
             self.endgame.core.clear()
 
     def stop(self) -> None:
-        """Make the running search return now with the best move of its last iteration."""
+        """Make the running search return now with the best move of its last iteration, or a
+        move that beat it in the iteration under way."""
         self.control.stop()
 
     def search(
@@ -396,7 +397,8 @@ class Searcher(Generic[P, M]):
                 done = best.stats.depth if best is not None else 0
                 if best is None or tree.root_best not in (None, best.move):
                     # The last best move was searched first; a move that beat it at the new
-                    # depth is the better guess, with its exact score at that depth.
+                    # depth is the better guess, with its score at that depth: exact, or the
+                    # bound its null window proved when time ran out in its re-search.
                     move = tree.root_best if tree.root_best is not None else moves[0]
                     return self._result(tree, tree.root_score, (move,), done, start, True)
                 return self._result(tree, best.score, best.pv, done, start, True)

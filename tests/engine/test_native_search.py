@@ -291,6 +291,30 @@ def test_no_table_and_finished_games_match() -> None:
     assert summary(Searcher(native).search(over, 4)) == summary(Searcher(reference).search(over, 4))
 
 
+@pytest.mark.parametrize(
+    ("name", "position", "depth"),
+    [
+        ("kalah", None, 10),
+        ("othello", "--OOO-----OOOO---OOXXO----XXXO-----XXO------X------O-X---------- X", 6),
+    ],
+)
+def test_a_search_stopped_anywhere_by_its_node_limit_ends_as_python(
+    name: str, position: str | None, depth: int
+) -> None:
+    # Among the limits, some stop a re-search at the root: the move that failed high is played.
+    reference, native = pair(name, {})
+    start = reference.start() if position is None else reference.parse_position(position)
+    whole = Searcher(reference).search(start, depth).stats.generated
+    switched = 0
+    for nodes in range(50, whole, whole // 60):
+        python = Searcher(reference).search(start, depth, nodes=nodes)
+        core = Searcher(native).search(start, depth, nodes=nodes)
+        assert summary(core) == summary(python), nodes
+        # a move that beat the last completed iteration's: its line is the move alone
+        switched += python.stats.depth > 0 and python.pv == (python.move,)
+    assert switched
+
+
 def test_the_native_search_runs_where_the_core_has_it() -> None:
     """Every algorithm with every evaluation on a native game; the Python search elsewhere.
     Threads run the strength mode's negamax only."""

@@ -347,6 +347,28 @@ def test_a_search_stopped_before_it_starts_still_returns_a_legal_move() -> None:
     assert result.move in game.legal_moves(game.start())
 
 
+def test_a_root_move_that_fails_high_is_played_when_time_runs_out_in_its_re_search() -> None:
+    # As Crafty plays: the null window proved the move better than the best so far, and the
+    # search stopped before the full window said by how much.
+    game = make_game("kalah", {}, "python")
+    searcher = Searcher(game)
+    failed: list[str] = []
+    completed: list[SearchResult[int]] = []
+
+    def write(line: str) -> None:
+        root_child = line.startswith("  ") and not line.startswith("   ")
+        if root_child and "null window failed high" in line and not failed:
+            failed.append(line.split(":")[0].strip())
+            searcher.stop()
+
+    result = searcher.search(
+        game.start(), 10, tracer=Tracer(write, 1, 10**6), on_iteration=completed.append
+    )
+    assert result.stopped and failed
+    assert game.format_move(game.start(), result.move) == failed[0]
+    assert result.move != completed[-1].move  # not the last iteration's move
+
+
 def test_a_finished_game_has_no_move_and_scores_its_result() -> None:
     # Player 0 took the last pebble; player 1 is to move in a lost game.
     result = search(Pebbles(), (0, 1), 3, evaluation="zero")
