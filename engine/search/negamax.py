@@ -135,7 +135,7 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
                     if p1 <= trace_ply:
                         out.research(p1, pos, move, value)
                     if ply == 0:  # played, its bound its score, if time runs out in the re-search
-                        kept = root.root_best, root.root_score
+                        before = root.root_best, root.root_score
                         root.root_best, root.root_score = move, value
                     high = beta
                     if side == me:
@@ -143,7 +143,7 @@ def negamax_nodes(kit: NodeKit) -> tuple[Counts, Root]:
                     else:
                         value = -negamax(child, side, d1, -beta, -low, p1)
                     if ply == 0 and value <= low:  # the re-search failed low after all
-                        root.root_best, root.root_score = kept
+                        root.root_best, root.root_score = before
                 if p1 <= trace_ply:
                     out.leave(p1, pos, move, d1, value, me, low, high)
                 if value > best or (value == best and low < alpha):
