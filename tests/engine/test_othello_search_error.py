@@ -38,6 +38,7 @@ def filed_game(folder: Path) -> list[Position]:
     line, moves = [game.start()], []
     while not game.is_over(line[-1]):
         move = searcher.search(line[-1], 1).move
+        assert move is not None  # the game goes on
         moves.append(game.format_move(line[-1], move))
         line.append(game.play(line[-1], move))
     (folder / "games").mkdir()
@@ -68,6 +69,7 @@ def test_the_reference_is_the_solvers_margin_where_the_game_reaches_it(
     solver = OthelloEndgame(game, 16)
     reached = next(p for p in line if bench.empties(p) <= 14)
     margin = solver.margin(reached)
+    assert margin is not None  # no time limit
     found = list(bench.samples(game, solver, tmp_path, 14))
     assert [s.position for s in found] == [
         p for p in line if 14 < bench.empties(p) <= 52 and bench.empties(p) % 2 == 0
