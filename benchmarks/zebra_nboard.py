@@ -24,8 +24,14 @@ that when an iteration is under way. The clock sent solves that for the aim. Onc
 midgame search reaches within 7 plies of the end (game.c), Zebra solves instead, and lets that
 solve run to a share of the whole clock (end.c: from 0.2 at 32 empties to 0.5 at 22), not of
 the move's: from that clock a move at 24–30 empties took 2–3.5 s where the midgame's took about
-1. From 30 empties on, where a search of about a second starts to solve, the clock is cut (if
-need be) so that the solve's share is no more than a midgame move may run (1.6/0.7 of the aim).
+1. From 30 empties on, where a search of about a second starts to solve, the clock is cut so
+that the solve's share is the move's time, `--seconds` (to the nearest whole second of clock),
+as ubao's `time=MS` is a deadline: a solve that does not finish in it is abandoned for the
+midgame search's move, as ubao's is; an increment then keeps the midgame search's aim (Zebra's
+time manager counts it for every move left; its solves do not). Until 2026-12-02 the cut let
+the solve run as long as a midgame move may, 1.6/0.7 of the aim, which made 1.3–1.6 s a move on
+average at 24–27 empties.
+The log's lines are each move's wall seconds and its empty squares.
 
 `--depth D` searches D plies a move instead, with no clock and no endgame solving (`-l D 0 0`):
 against ubao at the same depth (`--engine1 depth=D,book=off`) a match compares the two
@@ -62,8 +68,6 @@ from ubao.engine.protocols.nboard import (
 
 ZEBRA_RESERVE_SECONDS = 10
 ZEBRA_SEARCH_SHARE = 0.7
-ZEBRA_PANIC_FACTOR = 1.6 / ZEBRA_SEARCH_SHARE
-"""How far past its share a midgame move of Zebra's may run (timer.c's PANIC_FACTOR)."""
 ZEBRA_SOLVE_EMPTIES = 30
 """From here on a search of about a second reaches Zebra's solving depth (empties - 7)."""
 FIRST_AIM_SHARE = 0.65
@@ -77,15 +81,22 @@ STATUS_LINE = re.compile(r"^-->\s+\S+\s+([+-]?[\d.]+)")
 PV_LINE = re.compile(r"^PV:\s+([a-h][1-8])")
 
 
-def zebra_clock(aim: float, empties: int) -> int:
-    """The whole seconds of clock for which Zebra's time manager aims this move at `aim`
-    seconds, and near the end lets a solve run no longer than a midgame move may."""
+def zebra_clock(aim: float, empties: int, seconds: float) -> tuple[int, int]:
+    """Whole seconds of clock and of increment for which Zebra's time manager aims this move
+    at `aim` seconds, and near the end lets a solve run about `seconds`, the move's time.
+
+    The aim is the clock past the reserve plus the increment of each move left, shared over
+    the moves left (timer.c); a solve's share is of the clock past the reserve alone (end.c).
+    So near the end the clock sets the solve's time and the increment the aim, as near it as
+    whole seconds come (a little above it: about 0.8 s where 0.65 is asked)."""
     discs = 64 - empties
     moves_left = max((65 - discs) // 2 - 5, 2)
-    budget = aim * (moves_left + 1) / ZEBRA_SEARCH_SHARE
-    if empties <= ZEBRA_SOLVE_EMPTIES:
-        budget = min(budget, ZEBRA_PANIC_FACTOR * aim / zebra_solve_share(empties))
-    return ZEBRA_RESERVE_SECONDS + math.ceil(budget)
+    shares = aim * (moves_left + 1) / ZEBRA_SEARCH_SHARE
+    if empties > ZEBRA_SOLVE_EMPTIES:
+        return ZEBRA_RESERVE_SECONDS + math.ceil(shares), 0
+    solve = max(1, round(seconds / zebra_solve_share(empties)))
+    increment = max(0, round((shares - solve) / moves_left))
+    return ZEBRA_RESERVE_SECONDS + solve, increment
 
 
 class Pace:
@@ -138,12 +149,13 @@ def best_move(output: str) -> tuple[str, float | None]:
     return moves[-1], scores[-1] if scores else None
 
 
-def zebra_limits(aim: float, depth: int | None, empties: int) -> list[str]:
-    """Zebra's options for a move: a clock aimed at `aim` seconds, or `depth` plies and no more."""
+def zebra_limits(aim: float, seconds: float, depth: int | None, empties: int) -> list[str]:
+    """Zebra's options for a move: a clock aimed at `aim` seconds whose solve stops at about
+    `seconds`, or `depth` plies and no more."""
     if depth is not None:
         return ["-l", *[str(depth), "0", "0"] * 2]
-    clock = str(zebra_clock(aim, empties))
-    return ["-l", *["60"] * 6, "-time", clock, "0", clock, "0"]
+    clock, increment = (str(whole) for whole in zebra_clock(aim, empties, seconds))
+    return ["-l", *["60"] * 6, "-time", clock, increment, clock, increment]
 
 
 def run_zebra(zebra: Path, text: str, options: list[str]) -> tuple[str, float | None]:
@@ -167,18 +179,19 @@ def serve(zebra: Path, seconds: float, depth: int | None, hash_bits: int, log: P
     def say(reply: EngineReply) -> None:
         print(format_reply(reply), flush=True)
 
-    def play(game: GgfGame) -> GgfMove:
+    def play(game: GgfGame) -> tuple[GgfMove, int]:
+        """Zebra's move and the position's empty squares."""
         text, empties, legal = zebra_position(game)
         if len(legal) == 1:
-            return GgfMove(legal[0], None, 0.0)  # Zebra plays a forced move unsearched, unsaid
+            return GgfMove(legal[0], None, 0.0), empties  # played unsearched, unsaid
         aim = pace.aim()
-        options = ["-h", str(hash_bits), *zebra_limits(aim, depth, empties)]
+        options = ["-h", str(hash_bits), *zebra_limits(aim, seconds, depth, empties)]
         started = time.perf_counter()
         square, score = run_zebra(zebra, text, options)
         took = time.perf_counter() - started
         if depth is None:
             pace.record(aim, took, empties)
-        return GgfMove(square, score, took)
+        return GgfMove(square, score, took), empties
 
     for line in sys.stdin:
         command = parse_command(line)
@@ -190,10 +203,10 @@ def serve(zebra: Path, seconds: float, depth: int | None, hash_bits: int, log: P
             case PlayMove(move) if game is not None:
                 game = GgfGame(game.size, game.start, (*game.moves, move))
             case Go() if game is not None:
-                move = play(game)
+                move, empties = play(game)
                 if log is not None:
                     with log.open("a") as sink:
-                        sink.write(f"{move.seconds:.3f}\n")
+                        sink.write(f"{move.seconds:.3f} {empties}\n")
                 say(BestMove(move))
             case Ping(number):
                 say(Pong(number))
@@ -209,7 +222,9 @@ def main() -> None:
     )
     parser.add_argument("--depth", type=int, help="search this many plies, with no clock")
     parser.add_argument("--hash-bits", type=int, default=20, help="Zebra's table: 2^N entries")
-    parser.add_argument("--log", type=Path, help="append each move's wall seconds here")
+    parser.add_argument(
+        "--log", type=Path, help="append each move's wall seconds and empty squares here"
+    )
     args = parser.parse_args()
     serve(args.zebra, args.seconds, args.depth, args.hash_bits, args.log)
 

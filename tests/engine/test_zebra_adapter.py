@@ -53,7 +53,25 @@ def test_the_solving_moves_near_the_end_leave_the_aim_alone(adapter: ModuleType)
 @pytest.mark.parametrize("empties", [50, 40, 31])
 def test_the_clock_gives_the_middle_game_move_its_aim(adapter: ModuleType, empties: int) -> None:
     # Zebra's timer.c: (clock - reserve) / (moves left + 1) * 0.7 seconds for this move.
-    clock = adapter.zebra_clock(0.65, empties)
+    clock, increment = adapter.zebra_clock(0.65, empties, 1.0)
     moves_left = max((1 + empties) // 2 - 5, 2)
     given = (clock - adapter.ZEBRA_RESERVE_SECONDS) / (moves_left + 1) * 0.7
+    assert increment == 0
     assert 0.65 <= given < 0.65 + 0.7 / (moves_left + 1)
+
+
+@pytest.mark.parametrize("seconds", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("empties", range(22, 31))
+def test_near_the_end_a_solve_stops_at_about_the_moves_time_and_the_aim_stays(
+    adapter: ModuleType, empties: int, seconds: float
+) -> None:
+    # end.c lets a solve run to a share of the clock less its reserve; timer.c aims a move at
+    # 0.7 of (that clock and the increment of every move left) over the moves left and one.
+    aim = 0.65 * seconds
+    clock, increment = adapter.zebra_clock(aim, empties, seconds)
+    share = adapter.zebra_solve_share(empties)
+    solve = (clock - adapter.ZEBRA_RESERVE_SECONDS) * share
+    assert abs(solve - seconds) <= share / 2 or solve == share  # whole seconds of clock
+    moves_left = max((1 + empties) // 2 - 5, 2)
+    given = (clock - adapter.ZEBRA_RESERVE_SECONDS + moves_left * increment) / (moves_left + 1)
+    assert abs(given * 0.7 - aim) <= 0.7 * (1 + moves_left / 2) / (moves_left + 1)
